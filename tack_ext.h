@@ -1,0 +1,414 @@
+/*
+ * tack_ext.h -- the TACK core: structures, wire codec, verification, signing,
+ * PEM armour and the TACKpy key-file format.
+ *
+ * TACK (Trust Assertions for Certificate Keys) is specified by
+ * draft-perrin-tls-tack-00 (break signatures, the format served by default)
+ * and -02 (two TACKs with activation flags).  This library depends on libc and
+ * OpenSSL 3 libcrypto only: no httpd or APR header, so the module, the
+ * command-line tool, the unit tests and the fuzzers all build it the same way.
+ *
+ * Conventions:
+ *  - Every function that can fail returns a tack_status_t; TACK_OK is 0.
+ *    tack_status_str() turns any status into a sentence fragment suitable for
+ *    "<file>: <reason>" messages.
+ *  - The library never logs, never aborts on input, and never keeps state
+ *    between calls.  Parsers are safe on arbitrary, hostile input.
+ *  - Buffers passed in are borrowed; anything the library allocates is named
+ *    in the function's comment together with the function that frees it.
+ *  - Keys, hashes and MACs are compared in constant time (CRYPTO_memcmp);
+ *    private-key material is wiped (OPENSSL_cleanse) before it is released.
+ */
+#ifndef TACK_EXT_H
+#define TACK_EXT_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <time.h>
+
+#include <openssl/evp.h>
+#include <openssl/x509.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* ---- Sizes (draft-perrin-tls-tack-00 section 3, -02 section 3) ---------- */
+
+/* The TLS extension type.  IANA never assigned one; everyone uses 0xF300. */
+#define TACK_EXT_TYPE 0xF300
+
+#define TACK_KEY_LEN 64  /* P-256 point, x || y, no 0x04 prefix */
+#define TACK_HASH_LEN 32 /* SHA-256 */
+#define TACK_SIG_LEN 64  /* ECDSA r || s, 32 bytes each, zero-padded */
+#define TACK_PRIV_LEN 32 /* P-256 private scalar */
+
+/* public_key + min_generation + generation + expiration + target_hash
+ * + signature = 64 + 1 + 1 + 4 + 32 + 64 */
+#define TACK_LEN 166
+/* The signed part of a TACK: everything before the signature. */
+#define TACK_SIGNED_LEN 102
+/* public_key + signature = 64 + 64 */
+#define TACK_BREAKSIG_LEN 128
+#define TACK_MAX_BREAKSIGS 8
+
+/* draft-00 body: tack_len + tack + break_sigs_len + 8 break sigs + activation
+ * = 1 + 166 + 2 + 8*128 + 1 */
+#define TACK_EXT00_MAX_LEN 1194
+/* tack_len + break_sigs_len + activation = 1 + 2 + 1 */
+#define TACK_EXT00_MIN_LEN 4
+/* draft-02 body: tacks_len + 2 TACKs + activation_flags = 2 + 2*166 + 1 */
+#define TACK_EXT02_MAX_LEN 335
+#define TACK_EXT02_MAX_TACKS 2
+
+/* Key file: version + iterations + salt + ciphertext + public_key + mac
+ * = 1 + 4 + 16 + 32 + 64 + 32 */
+#define TACK_KEYFILE_LEN 149
+#define TACK_KEYFILE_VERSION 1
+#define TACK_KEYFILE_SALT_LEN 16
+#define TACK_KEYFILE_DEFAULT_ITERATIONS 8192
+/* Refuse anything above this rather than spin in PBKDF2 for minutes. */
+#define TACK_KEYFILE_MAX_ITERATIONS 1000000
+
+/* "rrted.ptvtl.d2uiq.ox2xe.w4ss3" plus the terminating NUL */
+#define TACK_FINGERPRINT_SIZE 30
+/* "2042-01-29T01:09Z" plus the terminating NUL */
+#define TACK_TIME_SIZE 18
+
+/* PEM labels of the files TACKpy writes. */
+#define TACK_PEM_LABEL_TACK "TACK"
+#define TACK_PEM_LABEL_BREAKSIG "TACK BREAK SIG"
+#define TACK_PEM_LABEL_KEY "TACK PRIVATE KEY"
+
+/* Largest file tack_file_read accepts by default: TACK files are a few
+ * hundred bytes; a megabyte is certainly a mistake. */
+#define TACK_FILE_MAX_DEFAULT (1024 * 1024)
+
+/* ---- Status codes ------------------------------------------------------- */
+
+typedef enum {
+    TACK_OK = 0,
+    /* wire and structure syntax */
+    TACK_ERR_TRUNCATED,          /* input ends inside a field */
+    TACK_ERR_TRAILING,           /* bytes left after the structure */
+    TACK_ERR_BAD_LENGTH,         /* a length field or a size is wrong */
+    TACK_ERR_BAD_FLAGS,          /* pin_activation not 0/1, or a flag for a
+                                    TACK that is not there */
+    TACK_ERR_TOO_MANY_BREAKSIGS, /* more than 8 break signatures */
+    TACK_ERR_TOO_MANY_TACKS,     /* more TACKs than the format/file allows */
+    TACK_ERR_NO_TACK,            /* a list that must hold a TACK is empty */
+    TACK_ERR_DUPLICATE_KEY,      /* two TACKs with the same public key */
+    /* PEM */
+    TACK_ERR_PEM_NO_BLOCK,    /* no PEM block at all */
+    TACK_ERR_PEM_WRONG_LABEL, /* PEM blocks, but none with the wanted label */
+    TACK_ERR_PEM_BAD,         /* BEGIN without END, mismatched END, ... */
+    TACK_ERR_BASE64,          /* the body is not valid base64 */
+    /* cryptographic checks */
+    TACK_ERR_BAD_KEY,          /* public_key is not a valid P-256 point */
+    TACK_ERR_BAD_SIGNATURE,    /* signature does not verify */
+    TACK_ERR_GENERATION,       /* generation below min_generation */
+    TACK_ERR_EXPIRED,          /* expiration has passed */
+    TACK_ERR_TARGET_MISMATCH,  /* target_hash is not the certificate's */
+    /* key file */
+    TACK_ERR_KEYFILE_VERSION,    /* unknown key-file version byte */
+    TACK_ERR_KEYFILE_ITERATIONS, /* iteration count 0 or above the cap */
+    TACK_ERR_WRONG_PASSWORD,     /* MAC mismatch */
+    TACK_ERR_KEY_MISMATCH,       /* private key does not match public key */
+    /* environment */
+    TACK_ERR_IO,            /* open/read/write failed: see errno */
+    TACK_ERR_FILE_TOO_LARGE,
+    TACK_ERR_NOMEM,
+    TACK_ERR_CRYPTO,        /* OpenSSL failed; details on its error queue */
+    TACK_ERR_INVALID_ARG,   /* a caller bug: NULL pointer, bad size */
+    TACK_ERR_BUFFER_TOO_SMALL,
+    TACK_STATUS_COUNT       /* not a status: the number of them */
+} tack_status_t;
+
+/* tack_status_str returns a static, human-readable description of |status|,
+ * e.g. "signature does not verify".  Never NULL, even for unknown values. */
+const char *tack_status_str(tack_status_t status);
+
+/* ---- Structures ---------------------------------------------------------- */
+
+/* A TACK, fields in host form.  The wire form is TACK_LEN bytes. */
+typedef struct {
+    uint8_t public_key[TACK_KEY_LEN];
+    uint8_t min_generation;
+    uint8_t generation;
+    uint32_t expiration; /* minutes since 1970-01-01T00:00Z */
+    uint8_t target_hash[TACK_HASH_LEN];
+    uint8_t signature[TACK_SIG_LEN];
+} tack_t;
+
+/* A break signature: |public_key| signed "tack_break_sig". */
+typedef struct {
+    uint8_t public_key[TACK_KEY_LEN];
+    uint8_t signature[TACK_SIG_LEN];
+} tack_breaksig_t;
+
+/* The draft-00 extension body: zero or one TACK, zero to eight break
+ * signatures, and the pin_activation flag (0 or 1). */
+typedef struct {
+    int has_tack;
+    tack_t tack;
+    size_t num_breaksigs;
+    tack_breaksig_t breaksigs[TACK_MAX_BREAKSIGS];
+    uint8_t pin_activation;
+} tack_ext00_t;
+
+/* The draft-02 extension body: one or two TACKs with different keys, and
+ * activation_flags (bit 0: first TACK active, bit 1: second). */
+typedef struct {
+    size_t num_tacks;
+    tack_t tacks[TACK_EXT02_MAX_TACKS];
+    uint8_t activation_flags;
+} tack_ext02_t;
+
+/* A TACKpy key file, parsed but not decrypted. */
+typedef struct {
+    uint32_t iterations;
+    uint8_t salt[TACK_KEYFILE_SALT_LEN];
+    uint8_t ciphertext[TACK_PRIV_LEN];
+    uint8_t public_key[TACK_KEY_LEN];
+    uint8_t mac[32];
+} tack_keyfile_t;
+
+/* ---- TACK ----------------------------------------------------------------- */
+
+/* tack_parse decodes exactly TACK_LEN bytes from |in| into |out|.  It checks
+ * syntax only (length); use tack_verify / tack_validate for the rest.
+ * Returns TACK_OK, TACK_ERR_TRUNCATED (fewer bytes) or TACK_ERR_TRAILING. */
+tack_status_t tack_parse(tack_t *out, const uint8_t *in, size_t in_len);
+
+/* tack_encode writes the TACK_LEN-byte wire form of |tack| to |out|. */
+void tack_encode(const tack_t *tack, uint8_t out[TACK_LEN]);
+
+/* tack_verify checks that public_key is a valid P-256 point
+ * (TACK_ERR_BAD_KEY) and that the signature over "tack_sig" || the first 102
+ * bytes verifies (TACK_ERR_BAD_SIGNATURE).  Returns TACK_OK when both hold. */
+tack_status_t tack_verify(const tack_t *tack);
+
+/* tack_check_generation returns TACK_ERR_GENERATION when generation is below
+ * min_generation, TACK_OK otherwise. */
+tack_status_t tack_check_generation(const tack_t *tack);
+
+/* tack_check_expiration returns TACK_ERR_EXPIRED when the TACK's expiration
+ * (a minute) is at or before |now| (seconds since the epoch), TACK_OK
+ * otherwise. */
+tack_status_t tack_check_expiration(const tack_t *tack, time_t now);
+
+/* tack_expiration_time returns the TACK's expiration as a time_t. */
+time_t tack_expiration_time(const tack_t *tack);
+
+/* tack_check_target compares target_hash with the SHA-256 of |cert|'s DER
+ * SubjectPublicKeyInfo in constant time.  Returns TACK_OK on a match,
+ * TACK_ERR_TARGET_MISMATCH otherwise, TACK_ERR_CRYPTO if the hash could not
+ * be computed. */
+tack_status_t tack_check_target(const tack_t *tack, X509 *cert);
+
+/* tack_check_target_hash is tack_check_target for a precomputed SPKI hash. */
+tack_status_t tack_check_target_hash(const tack_t *tack,
+                                     const uint8_t spki_hash[TACK_HASH_LEN]);
+
+/* tack_validate runs every check a TACK client runs, in the draft's order:
+ * signature (tack_verify), generation, target hash against |cert| (skipped
+ * when |cert| is NULL), expiration against |now|.  Returns the first failure
+ * or TACK_OK. */
+tack_status_t tack_validate(const tack_t *tack, X509 *cert, time_t now);
+
+/* tack_sign fills |tack|'s public_key from |key| (a P-256 private key) and
+ * signs the TACK: the caller sets min_generation, generation, expiration and
+ * target_hash first.  Returns TACK_OK, TACK_ERR_GENERATION when generation <
+ * min_generation, TACK_ERR_BAD_KEY when |key| is not a P-256 private key, or
+ * TACK_ERR_CRYPTO. */
+tack_status_t tack_sign(tack_t *tack, EVP_PKEY *key);
+
+/* ---- Break signatures ----------------------------------------------------- */
+
+/* tack_breaksig_parse decodes exactly TACK_BREAKSIG_LEN bytes (syntax only).
+ * Returns TACK_OK, TACK_ERR_TRUNCATED or TACK_ERR_TRAILING. */
+tack_status_t tack_breaksig_parse(tack_breaksig_t *out, const uint8_t *in,
+                                  size_t in_len);
+
+/* tack_breaksig_encode writes the TACK_BREAKSIG_LEN-byte wire form. */
+void tack_breaksig_encode(const tack_breaksig_t *sig,
+                          uint8_t out[TACK_BREAKSIG_LEN]);
+
+/* tack_breaksig_verify checks the key is a P-256 point (TACK_ERR_BAD_KEY) and
+ * the signature over "tack_break_sig" verifies (TACK_ERR_BAD_SIGNATURE). */
+tack_status_t tack_breaksig_verify(const tack_breaksig_t *sig);
+
+/* tack_breaksig_create fills |out| with the break signature of |key|. */
+tack_status_t tack_breaksig_create(tack_breaksig_t *out, EVP_PKEY *key);
+
+/* ---- Extension bodies ----------------------------------------------------- */
+
+/* tack_ext00_parse decodes a draft-00 extension body strictly: tack_len 0 or
+ * 166 (TACK_ERR_BAD_LENGTH), break_sigs_len a multiple of 128
+ * (TACK_ERR_BAD_LENGTH) and at most 1024 (TACK_ERR_TOO_MANY_BREAKSIGS),
+ * pin_activation 0 or 1 (TACK_ERR_BAD_FLAGS), nothing after it
+ * (TACK_ERR_TRAILING).  Short input gives TACK_ERR_TRUNCATED.  No signature
+ * is checked.  |out| is undefined on failure. */
+tack_status_t tack_ext00_parse(tack_ext00_t *out, const uint8_t *in,
+                               size_t in_len);
+
+/* tack_ext00_encode writes the draft-00 body of |ext| to |out| (capacity
+ * |out_cap|; TACK_EXT00_MAX_LEN always suffices) and its length to
+ * |*out_len|.  Returns TACK_ERR_TOO_MANY_BREAKSIGS, TACK_ERR_BAD_FLAGS or
+ * TACK_ERR_BUFFER_TOO_SMALL on failure. */
+tack_status_t tack_ext00_encode(const tack_ext00_t *ext, uint8_t *out,
+                                size_t out_cap, size_t *out_len);
+
+/* tack_ext02_parse decodes a draft-02 body strictly: tacks_len 166 or 332
+ * (0 is TACK_ERR_NO_TACK, anything else TACK_ERR_BAD_LENGTH), the two TACKs'
+ * keys distinct (TACK_ERR_DUPLICATE_KEY), an activation bit for a missing
+ * second TACK refused (TACK_ERR_BAD_FLAGS), nothing after the flags.  Bits
+ * 2-7 of activation_flags are reserved and, as the draft says, ignored; they
+ * are kept in |out| as received. */
+tack_status_t tack_ext02_parse(tack_ext02_t *out, const uint8_t *in,
+                               size_t in_len);
+
+/* tack_ext02_encode writes the draft-02 body of |ext| (1 or 2 TACKs with
+ * distinct keys) to |out|.  Only bits 0 and 1 of activation_flags are
+ * written, and only for TACKs present. */
+tack_status_t tack_ext02_encode(const tack_ext02_t *ext, uint8_t *out,
+                                size_t out_cap, size_t *out_len);
+
+/* ---- Keys and fingerprints ------------------------------------------------ */
+
+/* tack_key_generate creates a new P-256 key in |*out| (free with
+ * EVP_PKEY_free). */
+tack_status_t tack_key_generate(EVP_PKEY **out);
+
+/* tack_key_from_private builds a P-256 key from a raw 32-byte scalar, with
+ * its public point computed.  TACK_ERR_BAD_KEY for 0 or a scalar >= n. */
+tack_status_t tack_key_from_private(EVP_PKEY **out,
+                                    const uint8_t priv[TACK_PRIV_LEN]);
+
+/* tack_key_from_public builds a P-256 public key from x || y.
+ * TACK_ERR_BAD_KEY when the point is not on the curve. */
+tack_status_t tack_key_from_public(EVP_PKEY **out,
+                                   const uint8_t pub[TACK_KEY_LEN]);
+
+/* tack_key_public writes |key|'s public point as x || y. */
+tack_status_t tack_key_public(EVP_PKEY *key, uint8_t out[TACK_KEY_LEN]);
+
+/* tack_key_private writes |key|'s private scalar, zero-padded; the caller
+ * wipes |out| with OPENSSL_cleanse after use. */
+tack_status_t tack_key_private(EVP_PKEY *key, uint8_t out[TACK_PRIV_LEN]);
+
+/* tack_fingerprint writes the key's "TACK ID" -- SHA-256 of the public key,
+ * lower-case RFC 4648 base32, first 25 characters in dotted groups of five --
+ * and a terminating NUL to |out|. */
+void tack_fingerprint(const uint8_t public_key[TACK_KEY_LEN],
+                      char out[TACK_FINGERPRINT_SIZE]);
+
+/* tack_spki_hash writes SHA-256 of |cert|'s DER SubjectPublicKeyInfo. */
+tack_status_t tack_spki_hash(X509 *cert, uint8_t out[TACK_HASH_LEN]);
+
+/* tack_pkey_spki_hash is tack_spki_hash for a bare public key. */
+tack_status_t tack_pkey_spki_hash(EVP_PKEY *pkey, uint8_t out[TACK_HASH_LEN]);
+
+/* tack_time_format writes |minutes| since the epoch as "%Y-%m-%dT%H:%MZ". */
+void tack_time_format(uint32_t minutes, char out[TACK_TIME_SIZE]);
+
+/* ---- PEM ------------------------------------------------------------------ */
+
+/* One decoded PEM block. */
+typedef struct {
+    uint8_t *data;     /* decoded bytes, owned by the tack_pem_t */
+    size_t len;
+    unsigned line;     /* 1-based line of its BEGIN line */
+} tack_pem_block_t;
+
+typedef struct {
+    tack_pem_block_t *blocks;
+    size_t count;
+} tack_pem_t;
+
+/* tack_pem_decode collects every block labelled |label| in |in| (which need
+ * not be NUL-terminated).  Text before, between and after blocks is skipped;
+ * leading and trailing whitespace on lines and CRLF endings are tolerated.
+ * Blocks with other labels are skipped but must be well-formed.  Returns
+ * TACK_OK with at least one block, TACK_ERR_PEM_NO_BLOCK when there is no
+ * block at all, TACK_ERR_PEM_WRONG_LABEL when there are blocks but none with
+ * |label|, TACK_ERR_PEM_BAD for broken armour, TACK_ERR_BASE64 for a bad
+ * body.  On failure |*err_line|, if not NULL, gets the offending line (0 if
+ * none).  On success free |out| with tack_pem_free. */
+tack_status_t tack_pem_decode(tack_pem_t *out, const char *in, size_t in_len,
+                              const char *label, unsigned *err_line);
+
+/* tack_pem_free releases what tack_pem_decode allocated (wiping it: key files
+ * pass through here) and zeroes |pem|.  NULL-safe. */
+void tack_pem_free(tack_pem_t *pem);
+
+/* tack_pem_encode writes "-----BEGIN |label|-----", |in| as base64 wrapped at
+ * 64 columns, and the END line, each ending in "\n", into a malloc'd
+ * NUL-terminated string |*out| (free with free()); |*out_len| excludes the
+ * NUL. */
+tack_status_t tack_pem_encode(char **out, size_t *out_len, const char *label,
+                              const uint8_t *in, size_t in_len);
+
+/* ---- Files ---------------------------------------------------------------- */
+
+/* tack_file_read reads the whole of |path| into a malloc'd buffer (free with
+ * free(); a NUL is appended but not counted in |*out_len|).  Files larger
+ * than |max_len| give TACK_ERR_FILE_TOO_LARGE; open/read failures give
+ * TACK_ERR_IO with errno set. */
+tack_status_t tack_file_read(const char *path, size_t max_len, char **out,
+                             size_t *out_len);
+
+/* tack_tacks_from_pem decodes every TACK block of a PEM text into |out|
+ * (capacity |max|), each exactly TACK_LEN bytes, and sets |*count|.
+ * Returns TACK_ERR_TOO_MANY_TACKS when there are more than |max| blocks.  On
+ * failure |*err_line| (may be NULL) gets the line of the offending block. */
+tack_status_t tack_tacks_from_pem(tack_t *out, size_t max, size_t *count,
+                                  const char *pem, size_t pem_len,
+                                  unsigned *err_line);
+
+/* tack_breaksigs_from_pem decodes every TACK BREAK SIG block, like
+ * tack_tacks_from_pem; more than |max| is TACK_ERR_TOO_MANY_BREAKSIGS. */
+tack_status_t tack_breaksigs_from_pem(tack_breaksig_t *out, size_t max,
+                                      size_t *count, const char *pem,
+                                      size_t pem_len, unsigned *err_line);
+
+/* ---- Key files ------------------------------------------------------------ */
+
+/* tack_keyfile_parse decodes the TACK_KEYFILE_LEN-byte key-file structure:
+ * version 1 (TACK_ERR_KEYFILE_VERSION), iterations 1..1,000,000
+ * (TACK_ERR_KEYFILE_ITERATIONS), exact length.  Nothing is decrypted, so the
+ * public key is available without a password. */
+tack_status_t tack_keyfile_parse(tack_keyfile_t *out, const uint8_t *in,
+                                 size_t in_len);
+
+/* tack_keyfile_encode writes the TACK_KEYFILE_LEN-byte form of |kf|. */
+void tack_keyfile_encode(const tack_keyfile_t *kf,
+                         uint8_t out[TACK_KEYFILE_LEN]);
+
+/* tack_keyfile_decrypt derives the keys from |password| (|password_len|
+ * bytes), checks the MAC in constant time (TACK_ERR_WRONG_PASSWORD),
+ * decrypts the private scalar and checks that it matches the stored public
+ * key (TACK_ERR_KEY_MISMATCH).  On success |*out| is the key (free with
+ * EVP_PKEY_free).  Every intermediate secret is wiped. */
+tack_status_t tack_keyfile_decrypt(const tack_keyfile_t *kf,
+                                   const char *password, size_t password_len,
+                                   EVP_PKEY **out);
+
+/* tack_keyfile_create encrypts |key| under |password| with a fresh random
+ * salt and |iterations| (0 means TACK_KEYFILE_DEFAULT_ITERATIONS) into
+ * |out|. */
+tack_status_t tack_keyfile_create(tack_keyfile_t *out, EVP_PKEY *key,
+                                  const char *password, size_t password_len,
+                                  uint32_t iterations);
+
+/* tack_keyfile_from_pem decodes the TACK PRIVATE KEY block of a PEM text and
+ * parses it with tack_keyfile_parse.  A block of the wrong size is
+ * TACK_ERR_BAD_LENGTH; a second key block is TACK_ERR_TRAILING. */
+tack_status_t tack_keyfile_from_pem(tack_keyfile_t *out, const char *pem,
+                                    size_t pem_len, unsigned *err_line);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* TACK_EXT_H */
