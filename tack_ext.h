@@ -72,8 +72,9 @@ extern "C" {
 
 /* "rrted.ptvtl.d2uiq.ox2xe.w4ss3" plus the terminating NUL */
 #define TACK_FINGERPRINT_SIZE 30
-/* "2042-01-29T01:09Z" plus the terminating NUL */
-#define TACK_TIME_SIZE 18
+/* "2042-01-29T01:09Z" plus the NUL; room for the five-digit years that the
+ * largest uint32 expiration reaches */
+#define TACK_TIME_SIZE 24
 
 /* PEM labels of the files TACKpy writes. */
 #define TACK_PEM_LABEL_TACK "TACK"

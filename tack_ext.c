@@ -1,0 +1,841 @@
+/*
+ * tack_ext.c -- TACK and break-signature codec, ECDSA verification and
+ * signing, fingerprints, and the draft-00 / draft-02 extension bodies.
+ *
+ * PEM and file reading live in tack_pem.c, the key-file format in
+ * tack_keyfile.c.  Wire parsing goes through the cursor in tack_cbs.h only.
+ */
+#include "tack_ext.h"
+#include "tack_cbs.h"
+
+#include <string.h>
+
+#include <openssl/bn.h>
+#include <openssl/core_names.h>
+#include <openssl/crypto.h>
+#include <openssl/ec.h>
+#include <openssl/err.h>
+#include <openssl/evp.h>
+#include <openssl/param_build.h>
+#include <openssl/x509.h>
+
+/* draft-perrin-tls-tack-00 section 3: the signed messages' prefixes. */
+static const char tack_sig_label[] = "tack_sig";             /* 8 bytes */
+static const char tack_breaksig_label[] = "tack_break_sig";  /* 14 bytes */
+
+/* ---- Status strings ------------------------------------------------------ */
+
+static const char *const tack_status_strings[TACK_STATUS_COUNT] = {
+    [TACK_OK] = "success",
+    [TACK_ERR_TRUNCATED] = "truncated: the data ends inside a field",
+    [TACK_ERR_TRAILING] = "unexpected bytes after the end of the structure",
+    [TACK_ERR_BAD_LENGTH] = "wrong length",
+    [TACK_ERR_BAD_FLAGS] = "invalid activation flag value",
+    [TACK_ERR_TOO_MANY_BREAKSIGS] =
+        "too many break signatures (at most 8 are allowed)",
+    [TACK_ERR_TOO_MANY_TACKS] = "too many TACKs",
+    [TACK_ERR_NO_TACK] = "no TACK where one is required",
+    [TACK_ERR_DUPLICATE_KEY] = "two TACKs with the same TACK key",
+    [TACK_ERR_PEM_NO_BLOCK] = "no PEM block found",
+    [TACK_ERR_PEM_WRONG_LABEL] = "no PEM block with the expected label",
+    [TACK_ERR_PEM_BAD] = "malformed PEM armour",
+    [TACK_ERR_BASE64] = "invalid base64 in PEM block",
+    [TACK_ERR_BAD_KEY] = "public key is not a valid P-256 point",
+    [TACK_ERR_BAD_SIGNATURE] = "signature does not verify",
+    [TACK_ERR_GENERATION] = "generation is below min_generation",
+    [TACK_ERR_EXPIRED] = "TACK has expired",
+    [TACK_ERR_TARGET_MISMATCH] =
+        "target_hash does not match the certificate's public key",
+    [TACK_ERR_KEYFILE_VERSION] = "unsupported key file version",
+    [TACK_ERR_KEYFILE_ITERATIONS] =
+        "key file iteration count is zero or above 1000000",
+    [TACK_ERR_WRONG_PASSWORD] = "wrong password (key file MAC mismatch)",
+    [TACK_ERR_KEY_MISMATCH] =
+        "private key does not match the key file's public key",
+    [TACK_ERR_IO] = "I/O error",
+    [TACK_ERR_FILE_TOO_LARGE] = "file is too large",
+    [TACK_ERR_NOMEM] = "out of memory",
+    [TACK_ERR_CRYPTO] = "OpenSSL operation failed",
+    [TACK_ERR_INVALID_ARG] = "invalid argument",
+    [TACK_ERR_BUFFER_TOO_SMALL] = "output buffer too small",
+};
+
+const char *tack_status_str(tack_status_t status)
+{
+    if ((unsigned)status >= TACK_STATUS_COUNT ||
+        tack_status_strings[status] == NULL) {
+        return "unknown error";
+    }
+    return tack_status_strings[status];
+}
+
+/* ---- TACK codec ----------------------------------------------------------- */
+
+/* tack_parse_cbs reads one TACK from |cbs|; 0 if it is too short. */
+static int tack_parse_cbs(tack_t *out, tack_cbs_t *cbs)
+{
+    tack_cbs_t copy = *cbs;
+
+    if (!tack_cbs_copy(&copy, out->public_key, TACK_KEY_LEN) ||
+        !tack_cbs_get_u8(&copy, &out->min_generation) ||
+        !tack_cbs_get_u8(&copy, &out->generation) ||
+        !tack_cbs_get_u32(&copy, &out->expiration) ||
+        !tack_cbs_copy(&copy, out->target_hash, TACK_HASH_LEN) ||
+        !tack_cbs_copy(&copy, out->signature, TACK_SIG_LEN)) {
+        return 0;
+    }
+    *cbs = copy;
+    return 1;
+}
+
+static void tack_encode_cbb(const tack_t *tack, tack_cbb_t *cbb)
+{
+    tack_cbb_add_bytes(cbb, tack->public_key, TACK_KEY_LEN);
+    tack_cbb_add_u8(cbb, tack->min_generation);
+    tack_cbb_add_u8(cbb, tack->generation);
+    tack_cbb_add_u32(cbb, tack->expiration);
+    tack_cbb_add_bytes(cbb, tack->target_hash, TACK_HASH_LEN);
+    tack_cbb_add_bytes(cbb, tack->signature, TACK_SIG_LEN);
+}
+
+tack_status_t tack_parse(tack_t *out, const uint8_t *in, size_t in_len)
+{
+    tack_cbs_t cbs;
+
+    if (out == NULL || (in == NULL && in_len != 0)) {
+        return TACK_ERR_INVALID_ARG;
+    }
+    tack_cbs_init(&cbs, in, in_len);
+    if (!tack_parse_cbs(out, &cbs)) {
+        return TACK_ERR_TRUNCATED;
+    }
+    if (tack_cbs_len(&cbs) != 0) {
+        return TACK_ERR_TRAILING;
+    }
+    return TACK_OK;
+}
+
+void tack_encode(const tack_t *tack, uint8_t out[TACK_LEN])
+{
+    tack_cbb_t cbb;
+
+    tack_cbb_init(&cbb, out, TACK_LEN);
+    tack_encode_cbb(tack, &cbb);
+}
+
+/* ---- Keys ----------------------------------------------------------------- */
+
+/* tack_key_is_p256 is 1 when |key| is an EC key on P-256. */
+static int tack_key_is_p256(EVP_PKEY *key)
+{
+    char group[64];
+    size_t len = 0;
+
+    if (key == NULL || !EVP_PKEY_is_a(key, "EC")) {
+        return 0;
+    }
+    if (!EVP_PKEY_get_utf8_string_param(key, OSSL_PKEY_PARAM_GROUP_NAME,
+                                        group, sizeof(group), &len)) {
+        ERR_clear_error();
+        return 0;
+    }
+    return strcmp(group, "prime256v1") == 0 || strcmp(group, "P-256") == 0;
+}
+
+/* tack_key_fromdata builds a P-256 key from an uncompressed point and, when
+ * |priv| is not NULL, the private scalar. */
+static tack_status_t tack_key_fromdata(EVP_PKEY **out, const uint8_t pub65[65],
+                                       const BIGNUM *priv)
+{
+    OSSL_PARAM_BLD *bld = NULL;
+    OSSL_PARAM *params = NULL;
+    EVP_PKEY_CTX *ctx = NULL;
+    EVP_PKEY *pkey = NULL;
+    tack_status_t st = TACK_ERR_CRYPTO;
+
+    bld = OSSL_PARAM_BLD_new();
+    if (bld == NULL ||
+        !OSSL_PARAM_BLD_push_utf8_string(bld, OSSL_PKEY_PARAM_GROUP_NAME,
+                                         "prime256v1", 0) ||
+        !OSSL_PARAM_BLD_push_octet_string(bld, OSSL_PKEY_PARAM_PUB_KEY, pub65,
+                                          65) ||
+        (priv != NULL &&
+         !OSSL_PARAM_BLD_push_BN(bld, OSSL_PKEY_PARAM_PRIV_KEY, priv))) {
+        goto done;
+    }
+    params = OSSL_PARAM_BLD_to_param(bld);
+    ctx = EVP_PKEY_CTX_new_from_name(NULL, "EC", NULL);
+    if (params == NULL || ctx == NULL || EVP_PKEY_fromdata_init(ctx) <= 0) {
+        goto done;
+    }
+    /* OpenSSL decodes the point with EC_POINT_oct2point, which refuses a
+     * point that is not on the curve: that failure is the peer's, not ours. */
+    if (EVP_PKEY_fromdata(ctx, &pkey,
+                          priv ? EVP_PKEY_KEYPAIR : EVP_PKEY_PUBLIC_KEY,
+                          params) <= 0) {
+        ERR_clear_error();
+        st = TACK_ERR_BAD_KEY;
+        goto done;
+    }
+    *out = pkey;
+    pkey = NULL;
+    st = TACK_OK;
+done:
+    EVP_PKEY_free(pkey);
+    EVP_PKEY_CTX_free(ctx);
+    OSSL_PARAM_free(params); /* holds a copy of |priv|: freed, not wiped */
+    OSSL_PARAM_BLD_free(bld);
+    return st;
+}
+
+tack_status_t tack_key_from_public(EVP_PKEY **out,
+                                   const uint8_t pub[TACK_KEY_LEN])
+{
+    uint8_t pub65[65];
+    EVP_PKEY *pkey = NULL;
+    EVP_PKEY_CTX *ctx;
+    tack_status_t st;
+
+    if (out == NULL || pub == NULL) {
+        return TACK_ERR_INVALID_ARG;
+    }
+    pub65[0] = 0x04; /* uncompressed point: the draft drops this byte */
+    memcpy(pub65 + 1, pub, TACK_KEY_LEN);
+    st = tack_key_fromdata(&pkey, pub65, NULL);
+    if (st != TACK_OK) {
+        return st;
+    }
+    ctx = EVP_PKEY_CTX_new_from_pkey(NULL, pkey, NULL);
+    if (ctx == NULL) {
+        EVP_PKEY_free(pkey);
+        return TACK_ERR_NOMEM;
+    }
+    if (EVP_PKEY_public_check_quick(ctx) != 1) {
+        ERR_clear_error();
+        EVP_PKEY_CTX_free(ctx);
+        EVP_PKEY_free(pkey);
+        return TACK_ERR_BAD_KEY;
+    }
+    EVP_PKEY_CTX_free(ctx);
+    *out = pkey;
+    return TACK_OK;
+}
+
+tack_status_t tack_key_from_private(EVP_PKEY **out,
+                                    const uint8_t priv[TACK_PRIV_LEN])
+{
+    EC_GROUP *group = NULL;
+    EC_POINT *point = NULL;
+    BIGNUM *d = NULL;
+    BN_CTX *bnctx = NULL;
+    uint8_t pub65[65];
+    tack_status_t st = TACK_ERR_CRYPTO;
+
+    if (out == NULL || priv == NULL) {
+        return TACK_ERR_INVALID_ARG;
+    }
+    group = EC_GROUP_new_by_curve_name(NID_X9_62_prime256v1);
+    bnctx = BN_CTX_secure_new();
+    d = BN_secure_new();
+    if (group == NULL || bnctx == NULL || d == NULL ||
+        BN_bin2bn(priv, TACK_PRIV_LEN, d) == NULL) {
+        goto done;
+    }
+    if (BN_is_zero(d) || BN_cmp(d, EC_GROUP_get0_order(group)) >= 0) {
+        st = TACK_ERR_BAD_KEY;
+        goto done;
+    }
+    point = EC_POINT_new(group);
+    if (point == NULL || !EC_POINT_mul(group, point, d, NULL, NULL, bnctx) ||
+        EC_POINT_point2oct(group, point, POINT_CONVERSION_UNCOMPRESSED, pub65,
+                           sizeof(pub65), bnctx) != sizeof(pub65)) {
+        goto done;
+    }
+    st = tack_key_fromdata(out, pub65, d);
+done:
+    EC_POINT_free(point);
+    BN_clear_free(d);
+    BN_CTX_free(bnctx);
+    EC_GROUP_free(group);
+    return st;
+}
+
+tack_status_t tack_key_generate(EVP_PKEY **out)
+{
+    if (out == NULL) {
+        return TACK_ERR_INVALID_ARG;
+    }
+    *out = EVP_PKEY_Q_keygen(NULL, NULL, "EC", "P-256");
+    return *out != NULL ? TACK_OK : TACK_ERR_CRYPTO;
+}
+
+tack_status_t tack_key_public(EVP_PKEY *key, uint8_t out[TACK_KEY_LEN])
+{
+    BIGNUM *x = NULL, *y = NULL;
+    tack_status_t st = TACK_ERR_BAD_KEY;
+
+    if (key == NULL || out == NULL) {
+        return TACK_ERR_INVALID_ARG;
+    }
+    if (!tack_key_is_p256(key)) {
+        return TACK_ERR_BAD_KEY;
+    }
+    /* The affine coordinates, whatever point format the key carries. */
+    if (EVP_PKEY_get_bn_param(key, OSSL_PKEY_PARAM_EC_PUB_X, &x) &&
+        EVP_PKEY_get_bn_param(key, OSSL_PKEY_PARAM_EC_PUB_Y, &y) &&
+        BN_bn2binpad(x, out, 32) == 32 && BN_bn2binpad(y, out + 32, 32) == 32) {
+        st = TACK_OK;
+    } else {
+        ERR_clear_error();
+    }
+    BN_free(x);
+    BN_free(y);
+    return st;
+}
+
+tack_status_t tack_key_private(EVP_PKEY *key, uint8_t out[TACK_PRIV_LEN])
+{
+    BIGNUM *d = NULL;
+    tack_status_t st = TACK_ERR_BAD_KEY;
+
+    if (key == NULL || out == NULL) {
+        return TACK_ERR_INVALID_ARG;
+    }
+    if (!tack_key_is_p256(key)) {
+        return TACK_ERR_BAD_KEY;
+    }
+    if (EVP_PKEY_get_bn_param(key, OSSL_PKEY_PARAM_PRIV_KEY, &d) &&
+        BN_bn2binpad(d, out, TACK_PRIV_LEN) == TACK_PRIV_LEN) {
+        st = TACK_OK;
+    } else {
+        ERR_clear_error();
+    }
+    BN_clear_free(d);
+    return st;
+}
+
+/* ---- ECDSA with raw r || s ------------------------------------------------ */
+
+/* tack_ecdsa_verify checks a raw r || s signature by the raw P-256 key |pub|
+ * over SHA-256(|msg|). */
+static tack_status_t tack_ecdsa_verify(const uint8_t pub[TACK_KEY_LEN],
+                                       const uint8_t *msg, size_t msg_len,
+                                       const uint8_t sig[TACK_SIG_LEN])
+{
+    EVP_PKEY *pkey = NULL;
+    ECDSA_SIG *esig = NULL;
+    BIGNUM *r = NULL, *s = NULL;
+    EVP_MD_CTX *md = NULL;
+    uint8_t *der = NULL;
+    int der_len, rc;
+    tack_status_t st;
+
+    st = tack_key_from_public(&pkey, pub);
+    if (st != TACK_OK) {
+        return st;
+    }
+    st = TACK_ERR_CRYPTO;
+    esig = ECDSA_SIG_new();
+    r = BN_bin2bn(sig, 32, NULL);
+    s = BN_bin2bn(sig + 32, 32, NULL);
+    if (esig == NULL || r == NULL || s == NULL || !ECDSA_SIG_set0(esig, r, s)) {
+        BN_free(r);
+        BN_free(s);
+        goto done;
+    }
+    der_len = i2d_ECDSA_SIG(esig, &der);
+    md = EVP_MD_CTX_new();
+    if (der_len <= 0 || md == NULL ||
+        EVP_DigestVerifyInit(md, NULL, EVP_sha256(), NULL, pkey) != 1) {
+        goto done;
+    }
+    rc = EVP_DigestVerify(md, der, (size_t)der_len, msg, msg_len);
+    if (rc == 1) {
+        st = TACK_OK;
+    } else {
+        /* A signature that does not verify is the input's fault; do not
+         * leave OpenSSL's complaint on the queue for the caller to log. */
+        ERR_clear_error();
+        st = TACK_ERR_BAD_SIGNATURE;
+    }
+done:
+    OPENSSL_free(der);
+    EVP_MD_CTX_free(md);
+    ECDSA_SIG_free(esig);
+    EVP_PKEY_free(pkey);
+    return st;
+}
+
+/* tack_ecdsa_sign signs SHA-256(|msg|) with |key|, as raw r || s. */
+static tack_status_t tack_ecdsa_sign(EVP_PKEY *key, const uint8_t *msg,
+                                     size_t msg_len, uint8_t sig[TACK_SIG_LEN])
+{
+    EVP_MD_CTX *md = NULL;
+    uint8_t der[80]; /* a P-256 DER signature is at most 72 bytes */
+    size_t der_len = sizeof(der);
+    const uint8_t *p = der;
+    ECDSA_SIG *esig = NULL;
+    tack_status_t st = TACK_ERR_CRYPTO;
+
+    md = EVP_MD_CTX_new();
+    if (md == NULL ||
+        EVP_DigestSignInit(md, NULL, EVP_sha256(), NULL, key) != 1 ||
+        EVP_DigestSign(md, der, &der_len, msg, msg_len) != 1) {
+        goto done;
+    }
+    esig = d2i_ECDSA_SIG(NULL, &p, (long)der_len);
+    if (esig == NULL ||
+        BN_bn2binpad(ECDSA_SIG_get0_r(esig), sig, 32) != 32 ||
+        BN_bn2binpad(ECDSA_SIG_get0_s(esig), sig + 32, 32) != 32) {
+        goto done;
+    }
+    st = TACK_OK;
+done:
+    ECDSA_SIG_free(esig);
+    EVP_MD_CTX_free(md);
+    return st;
+}
+
+/* ---- TACK checks ---------------------------------------------------------- */
+
+/* tack_signed_message builds "tack_sig" || the first 102 bytes of |tack|. */
+static void tack_signed_message(const tack_t *tack,
+                                uint8_t msg[8 + TACK_SIGNED_LEN])
+{
+    uint8_t wire[TACK_LEN];
+
+    tack_encode(tack, wire);
+    memcpy(msg, tack_sig_label, 8);
+    memcpy(msg + 8, wire, TACK_SIGNED_LEN);
+}
+
+tack_status_t tack_verify(const tack_t *tack)
+{
+    uint8_t msg[8 + TACK_SIGNED_LEN];
+
+    if (tack == NULL) {
+        return TACK_ERR_INVALID_ARG;
+    }
+    tack_signed_message(tack, msg);
+    return tack_ecdsa_verify(tack->public_key, msg, sizeof(msg),
+                             tack->signature);
+}
+
+tack_status_t tack_check_generation(const tack_t *tack)
+{
+    if (tack == NULL) {
+        return TACK_ERR_INVALID_ARG;
+    }
+    return tack->generation < tack->min_generation ? TACK_ERR_GENERATION
+                                                   : TACK_OK;
+}
+
+time_t tack_expiration_time(const tack_t *tack)
+{
+    return (time_t)tack->expiration * 60;
+}
+
+tack_status_t tack_check_expiration(const tack_t *tack, time_t now)
+{
+    if (tack == NULL) {
+        return TACK_ERR_INVALID_ARG;
+    }
+    return now >= tack_expiration_time(tack) ? TACK_ERR_EXPIRED : TACK_OK;
+}
+
+tack_status_t tack_check_target_hash(const tack_t *tack,
+                                     const uint8_t spki_hash[TACK_HASH_LEN])
+{
+    if (tack == NULL || spki_hash == NULL) {
+        return TACK_ERR_INVALID_ARG;
+    }
+    return CRYPTO_memcmp(tack->target_hash, spki_hash, TACK_HASH_LEN) == 0
+               ? TACK_OK
+               : TACK_ERR_TARGET_MISMATCH;
+}
+
+tack_status_t tack_check_target(const tack_t *tack, X509 *cert)
+{
+    uint8_t hash[TACK_HASH_LEN];
+    tack_status_t st;
+
+    if (tack == NULL || cert == NULL) {
+        return TACK_ERR_INVALID_ARG;
+    }
+    st = tack_spki_hash(cert, hash);
+    if (st != TACK_OK) {
+        return st;
+    }
+    return tack_check_target_hash(tack, hash);
+}
+
+tack_status_t tack_validate(const tack_t *tack, X509 *cert, time_t now)
+{
+    tack_status_t st;
+
+    if (tack == NULL) {
+        return TACK_ERR_INVALID_ARG;
+    }
+    /* draft-00 section 5.1's order: signature, generation, target hash,
+     * expiration. */
+    if ((st = tack_verify(tack)) != TACK_OK ||
+        (st = tack_check_generation(tack)) != TACK_OK) {
+        return st;
+    }
+    if (cert != NULL && (st = tack_check_target(tack, cert)) != TACK_OK) {
+        return st;
+    }
+    return tack_check_expiration(tack, now);
+}
+
+tack_status_t tack_sign(tack_t *tack, EVP_PKEY *key)
+{
+    uint8_t msg[8 + TACK_SIGNED_LEN];
+    tack_status_t st;
+
+    if (tack == NULL || key == NULL) {
+        return TACK_ERR_INVALID_ARG;
+    }
+    if (tack->generation < tack->min_generation) {
+        return TACK_ERR_GENERATION;
+    }
+    st = tack_key_public(key, tack->public_key);
+    if (st != TACK_OK) {
+        return st;
+    }
+    tack_signed_message(tack, msg);
+    return tack_ecdsa_sign(key, msg, sizeof(msg), tack->signature);
+}
+
+/* ---- Break signatures ----------------------------------------------------- */
+
+static int tack_breaksig_parse_cbs(tack_breaksig_t *out, tack_cbs_t *cbs)
+{
+    tack_cbs_t copy = *cbs;
+
+    if (!tack_cbs_copy(&copy, out->public_key, TACK_KEY_LEN) ||
+        !tack_cbs_copy(&copy, out->signature, TACK_SIG_LEN)) {
+        return 0;
+    }
+    *cbs = copy;
+    return 1;
+}
+
+tack_status_t tack_breaksig_parse(tack_breaksig_t *out, const uint8_t *in,
+                                  size_t in_len)
+{
+    tack_cbs_t cbs;
+
+    if (out == NULL || (in == NULL && in_len != 0)) {
+        return TACK_ERR_INVALID_ARG;
+    }
+    tack_cbs_init(&cbs, in, in_len);
+    if (!tack_breaksig_parse_cbs(out, &cbs)) {
+        return TACK_ERR_TRUNCATED;
+    }
+    if (tack_cbs_len(&cbs) != 0) {
+        return TACK_ERR_TRAILING;
+    }
+    return TACK_OK;
+}
+
+void tack_breaksig_encode(const tack_breaksig_t *sig,
+                          uint8_t out[TACK_BREAKSIG_LEN])
+{
+    memcpy(out, sig->public_key, TACK_KEY_LEN);
+    memcpy(out + TACK_KEY_LEN, sig->signature, TACK_SIG_LEN);
+}
+
+tack_status_t tack_breaksig_verify(const tack_breaksig_t *sig)
+{
+    if (sig == NULL) {
+        return TACK_ERR_INVALID_ARG;
+    }
+    return tack_ecdsa_verify(sig->public_key,
+                             (const uint8_t *)tack_breaksig_label,
+                             sizeof(tack_breaksig_label) - 1, sig->signature);
+}
+
+tack_status_t tack_breaksig_create(tack_breaksig_t *out, EVP_PKEY *key)
+{
+    tack_status_t st;
+
+    if (out == NULL || key == NULL) {
+        return TACK_ERR_INVALID_ARG;
+    }
+    st = tack_key_public(key, out->public_key);
+    if (st != TACK_OK) {
+        return st;
+    }
+    return tack_ecdsa_sign(key, (const uint8_t *)tack_breaksig_label,
+                           sizeof(tack_breaksig_label) - 1, out->signature);
+}
+
+/* ---- Extension bodies ----------------------------------------------------- */
+
+tack_status_t tack_ext00_parse(tack_ext00_t *out, const uint8_t *in,
+                               size_t in_len)
+{
+    tack_cbs_t cbs, sigs;
+    uint8_t tack_len;
+    uint16_t sigs_len;
+
+    if (out == NULL || (in == NULL && in_len != 0)) {
+        return TACK_ERR_INVALID_ARG;
+    }
+    memset(out, 0, sizeof(*out));
+    tack_cbs_init(&cbs, in, in_len);
+
+    /* uint8 tack_len: 0 or 166 (draft-00 section 3.1) */
+    if (!tack_cbs_get_u8(&cbs, &tack_len)) {
+        return TACK_ERR_TRUNCATED;
+    }
+    if (tack_len != 0 && tack_len != TACK_LEN) {
+        return TACK_ERR_BAD_LENGTH;
+    }
+    if (tack_len == TACK_LEN) {
+        if (!tack_parse_cbs(&out->tack, &cbs)) {
+            return TACK_ERR_TRUNCATED;
+        }
+        out->has_tack = 1;
+    }
+
+    /* uint16 break_sigs_len: 0..1024, a multiple of 128 */
+    if (!tack_cbs_get_u16(&cbs, &sigs_len)) {
+        return TACK_ERR_TRUNCATED;
+    }
+    if (sigs_len > TACK_MAX_BREAKSIGS * TACK_BREAKSIG_LEN) {
+        return TACK_ERR_TOO_MANY_BREAKSIGS;
+    }
+    if (sigs_len % TACK_BREAKSIG_LEN != 0) {
+        return TACK_ERR_BAD_LENGTH;
+    }
+    if (!tack_cbs_get_sub(&cbs, &sigs, sigs_len)) {
+        return TACK_ERR_TRUNCATED;
+    }
+    while (tack_cbs_len(&sigs) > 0) {
+        if (!tack_breaksig_parse_cbs(&out->breaksigs[out->num_breaksigs],
+                                     &sigs)) {
+            return TACK_ERR_BAD_LENGTH; /* unreachable: length checked */
+        }
+        out->num_breaksigs++;
+    }
+
+    /* uint8 pin_activation: 0 or 1 */
+    if (!tack_cbs_get_u8(&cbs, &out->pin_activation)) {
+        return TACK_ERR_TRUNCATED;
+    }
+    if (out->pin_activation > 1) {
+        return TACK_ERR_BAD_FLAGS;
+    }
+    if (tack_cbs_len(&cbs) != 0) {
+        return TACK_ERR_TRAILING;
+    }
+    return TACK_OK;
+}
+
+tack_status_t tack_ext00_encode(const tack_ext00_t *ext, uint8_t *out,
+                                size_t out_cap, size_t *out_len)
+{
+    tack_cbb_t cbb;
+    uint8_t sig[TACK_BREAKSIG_LEN];
+    size_t i;
+
+    if (ext == NULL || out == NULL || out_len == NULL) {
+        return TACK_ERR_INVALID_ARG;
+    }
+    if (ext->num_breaksigs > TACK_MAX_BREAKSIGS) {
+        return TACK_ERR_TOO_MANY_BREAKSIGS;
+    }
+    if (ext->pin_activation > 1) {
+        return TACK_ERR_BAD_FLAGS;
+    }
+    tack_cbb_init(&cbb, out, out_cap);
+    tack_cbb_add_u8(&cbb, ext->has_tack ? TACK_LEN : 0);
+    if (ext->has_tack) {
+        tack_encode_cbb(&ext->tack, &cbb);
+    }
+    tack_cbb_add_u16(&cbb, (uint16_t)(ext->num_breaksigs * TACK_BREAKSIG_LEN));
+    for (i = 0; i < ext->num_breaksigs; i++) {
+        tack_breaksig_encode(&ext->breaksigs[i], sig);
+        tack_cbb_add_bytes(&cbb, sig, sizeof(sig));
+    }
+    tack_cbb_add_u8(&cbb, ext->pin_activation);
+    if (cbb.err) {
+        return TACK_ERR_BUFFER_TOO_SMALL;
+    }
+    *out_len = cbb.len;
+    return TACK_OK;
+}
+
+tack_status_t tack_ext02_parse(tack_ext02_t *out, const uint8_t *in,
+                               size_t in_len)
+{
+    tack_cbs_t cbs, tacks;
+    uint16_t tacks_len;
+
+    if (out == NULL || (in == NULL && in_len != 0)) {
+        return TACK_ERR_INVALID_ARG;
+    }
+    memset(out, 0, sizeof(*out));
+    tack_cbs_init(&cbs, in, in_len);
+
+    /* uint16 tacks_len: 166 or 332; the draft allows no empty list */
+    if (!tack_cbs_get_u16(&cbs, &tacks_len)) {
+        return TACK_ERR_TRUNCATED;
+    }
+    if (tacks_len == 0) {
+        return TACK_ERR_NO_TACK;
+    }
+    if (tacks_len % TACK_LEN != 0) {
+        return TACK_ERR_BAD_LENGTH;
+    }
+    if (tacks_len > TACK_EXT02_MAX_TACKS * TACK_LEN) {
+        return TACK_ERR_TOO_MANY_TACKS;
+    }
+    if (!tack_cbs_get_sub(&cbs, &tacks, tacks_len)) {
+        return TACK_ERR_TRUNCATED;
+    }
+    while (tack_cbs_len(&tacks) > 0) {
+        if (!tack_parse_cbs(&out->tacks[out->num_tacks], &tacks)) {
+            return TACK_ERR_BAD_LENGTH; /* unreachable: length checked */
+        }
+        out->num_tacks++;
+    }
+    if (out->num_tacks == 2 &&
+        CRYPTO_memcmp(out->tacks[0].public_key, out->tacks[1].public_key,
+                      TACK_KEY_LEN) == 0) {
+        return TACK_ERR_DUPLICATE_KEY;
+    }
+
+    /* uint8 activation_flags: bits 2-7 reserved and ignored by clients */
+    if (!tack_cbs_get_u8(&cbs, &out->activation_flags)) {
+        return TACK_ERR_TRUNCATED;
+    }
+    if (out->num_tacks == 1 && (out->activation_flags & 0x02)) {
+        return TACK_ERR_BAD_FLAGS;
+    }
+    if (tack_cbs_len(&cbs) != 0) {
+        return TACK_ERR_TRAILING;
+    }
+    return TACK_OK;
+}
+
+tack_status_t tack_ext02_encode(const tack_ext02_t *ext, uint8_t *out,
+                                size_t out_cap, size_t *out_len)
+{
+    tack_cbb_t cbb;
+    size_t i;
+    uint8_t mask;
+
+    if (ext == NULL || out == NULL || out_len == NULL) {
+        return TACK_ERR_INVALID_ARG;
+    }
+    if (ext->num_tacks == 0) {
+        return TACK_ERR_NO_TACK;
+    }
+    if (ext->num_tacks > TACK_EXT02_MAX_TACKS) {
+        return TACK_ERR_TOO_MANY_TACKS;
+    }
+    if (ext->num_tacks == 2 &&
+        CRYPTO_memcmp(ext->tacks[0].public_key, ext->tacks[1].public_key,
+                      TACK_KEY_LEN) == 0) {
+        return TACK_ERR_DUPLICATE_KEY;
+    }
+    mask = ext->num_tacks == 2 ? 0x03 : 0x01;
+    tack_cbb_init(&cbb, out, out_cap);
+    tack_cbb_add_u16(&cbb, (uint16_t)(ext->num_tacks * TACK_LEN));
+    for (i = 0; i < ext->num_tacks; i++) {
+        tack_encode_cbb(&ext->tacks[i], &cbb);
+    }
+    tack_cbb_add_u8(&cbb, ext->activation_flags & mask);
+    if (cbb.err) {
+        return TACK_ERR_BUFFER_TOO_SMALL;
+    }
+    *out_len = cbb.len;
+    return TACK_OK;
+}
+
+/* ---- Fingerprints, hashes, times ------------------------------------------ */
+
+void tack_fingerprint(const uint8_t public_key[TACK_KEY_LEN],
+                      char out[TACK_FINGERPRINT_SIZE])
+{
+    static const char alphabet[] = "abcdefghijklmnopqrstuvwxyz234567";
+    uint8_t hash[32];
+    unsigned int md_len = 0;
+    size_t i, o = 0;
+
+    if (!EVP_Digest(public_key, TACK_KEY_LEN, hash, &md_len, EVP_sha256(),
+                    NULL)) {
+        memset(hash, 0, sizeof(hash));
+    }
+    /* 25 base32 characters = 125 bits, taken MSB first from the hash. */
+    for (i = 0; i < 25; i++) {
+        size_t bit = i * 5;
+        unsigned v = ((unsigned)hash[bit / 8] << 8) | hash[bit / 8 + 1];
+
+        v = (v >> (11 - bit % 8)) & 0x1f;
+        if (i > 0 && i % 5 == 0) {
+            out[o++] = '.';
+        }
+        out[o++] = alphabet[v];
+    }
+    out[o] = '\0';
+}
+
+static tack_status_t tack_sha256_der(const uint8_t *der, int der_len,
+                                     uint8_t out[TACK_HASH_LEN])
+{
+    unsigned int md_len = 0;
+
+    if (der_len <= 0) {
+        return TACK_ERR_CRYPTO;
+    }
+    if (!EVP_Digest(der, (size_t)der_len, out, &md_len, EVP_sha256(), NULL)) {
+        return TACK_ERR_CRYPTO;
+    }
+    return TACK_OK;
+}
+
+tack_status_t tack_spki_hash(X509 *cert, uint8_t out[TACK_HASH_LEN])
+{
+    uint8_t *der = NULL;
+    int der_len;
+    tack_status_t st;
+
+    if (cert == NULL || out == NULL) {
+        return TACK_ERR_INVALID_ARG;
+    }
+    /* The whole SubjectPublicKeyInfo SEQUENCE (draft-00 section 3.2). */
+    der_len = i2d_X509_PUBKEY(X509_get_X509_PUBKEY(cert), &der);
+    st = tack_sha256_der(der, der_len, out);
+    OPENSSL_free(der);
+    return st;
+}
+
+tack_status_t tack_pkey_spki_hash(EVP_PKEY *pkey, uint8_t out[TACK_HASH_LEN])
+{
+    uint8_t *der = NULL;
+    int der_len;
+    tack_status_t st;
+
+    if (pkey == NULL || out == NULL) {
+        return TACK_ERR_INVALID_ARG;
+    }
+    der_len = i2d_PUBKEY(pkey, &der);
+    st = tack_sha256_der(der, der_len, out);
+    OPENSSL_free(der);
+    return st;
+}
+
+void tack_time_format(uint32_t minutes, char out[TACK_TIME_SIZE])
+{
+    time_t t = (time_t)minutes * 60;
+    struct tm tm;
+
+    if (gmtime_r(&t, &tm) == NULL ||
+        strftime(out, TACK_TIME_SIZE, "%Y-%m-%dT%H:%MZ", &tm) == 0) {
+        out[0] = '\0';
+    }
+}

@@ -1,0 +1,470 @@
+/*
+ * tack_pem.c -- PEM armour as TACKpy writes it, and whole-file reading.
+ *
+ * TACKpy puts "Created by" / "Created at" lines before each block and its unit
+ * tests indent whole files, so the reader skips any text outside blocks and
+ * strips whitespace around every line.  Inside a block it is strict: only
+ * base64, a matching END line, canonical padding.
+ */
+#include "tack_ext.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <openssl/crypto.h>
+#include <openssl/evp.h>
+
+#define PEM_DASHES "-----"
+#define PEM_BEGIN "-----BEGIN "
+#define PEM_END "-----END "
+
+/* A line of the input without its surrounding whitespace. */
+typedef struct {
+    const char *p;
+    size_t len;
+} pem_line_t;
+
+static int pem_is_space(char c)
+{
+    return c == ' ' || c == '\t' || c == '\r' || c == '\f' || c == '\v';
+}
+
+/* pem_next_line splits the next line off |*in|; 0 at the end of input. */
+static int pem_next_line(const char **in, const char *end, pem_line_t *line)
+{
+    const char *p = *in, *nl, *s, *e;
+
+    if (p >= end) {
+        return 0;
+    }
+    nl = memchr(p, '\n', (size_t)(end - p));
+    e = nl != NULL ? nl : end;
+    *in = nl != NULL ? nl + 1 : end;
+    s = p;
+    while (s < e && pem_is_space(*s)) {
+        s++;
+    }
+    while (e > s && pem_is_space(e[-1])) {
+        e--;
+    }
+    line->p = s;
+    line->len = (size_t)(e - s);
+    return 1;
+}
+
+static int pem_starts_with(const pem_line_t *line, const char *prefix)
+{
+    size_t n = strlen(prefix);
+
+    return line->len >= n && memcmp(line->p, prefix, n) == 0;
+}
+
+/* pem_armour_label finds the label of a "-----BEGIN X-----" or
+ * "-----END X-----" line; 0 if the line is not such armour. */
+static int pem_armour_label(const pem_line_t *line, const char *prefix,
+                            pem_line_t *label)
+{
+    size_t n = strlen(prefix), d = strlen(PEM_DASHES);
+
+    if (!pem_starts_with(line, prefix) || line->len < n + d ||
+        memcmp(line->p + line->len - d, PEM_DASHES, d) != 0) {
+        return 0;
+    }
+    label->p = line->p + n;
+    label->len = line->len - n - d;
+    return 1;
+}
+
+static int pem_label_eq(const pem_line_t *a, const char *b, size_t b_len)
+{
+    return a->len == b_len && memcmp(a->p, b, b_len) == 0;
+}
+
+static int pem_is_b64(char c)
+{
+    return (c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z') ||
+           (c >= '0' && c <= '9') || c == '+' || c == '/';
+}
+
+/* pem_b64_decode decodes |b64| (no whitespace, length a multiple of four,
+ * '=' padding only at the end) into a malloc'd buffer. */
+static tack_status_t pem_b64_decode(const char *b64, size_t b64_len,
+                                    uint8_t **out, size_t *out_len)
+{
+    size_t i, pad = 0;
+    uint8_t *buf;
+    int n;
+
+    if (b64_len % 4 != 0) {
+        return TACK_ERR_BASE64;
+    }
+    if (b64_len > 0 && b64[b64_len - 1] == '=') {
+        pad = b64[b64_len - 2] == '=' ? 2 : 1;
+    }
+    for (i = 0; i < b64_len - pad; i++) {
+        if (!pem_is_b64(b64[i])) {
+            return TACK_ERR_BASE64;
+        }
+    }
+    buf = malloc(b64_len / 4 * 3 + 1);
+    if (buf == NULL) {
+        return TACK_ERR_NOMEM;
+    }
+    if (b64_len == 0) {
+        *out = buf;
+        *out_len = 0;
+        return TACK_OK;
+    }
+    if (b64_len > INT32_MAX) {
+        free(buf);
+        return TACK_ERR_FILE_TOO_LARGE;
+    }
+    /* EVP_DecodeBlock counts the padding as data: take it off again. */
+    n = EVP_DecodeBlock(buf, (const unsigned char *)b64, (int)b64_len);
+    if (n < 0 || (size_t)n < pad) {
+        free(buf);
+        return TACK_ERR_BASE64;
+    }
+    *out = buf;
+    *out_len = (size_t)n - pad;
+    return TACK_OK;
+}
+
+void tack_pem_free(tack_pem_t *pem)
+{
+    size_t i;
+
+    if (pem == NULL) {
+        return;
+    }
+    for (i = 0; i < pem->count; i++) {
+        if (pem->blocks[i].data != NULL) {
+            OPENSSL_cleanse(pem->blocks[i].data, pem->blocks[i].len);
+            free(pem->blocks[i].data);
+        }
+    }
+    free(pem->blocks);
+    pem->blocks = NULL;
+    pem->count = 0;
+}
+
+/* pem_add_block appends a decoded block to |pem|. */
+static tack_status_t pem_add_block(tack_pem_t *pem, uint8_t *data, size_t len,
+                                   unsigned line)
+{
+    tack_pem_block_t *blocks;
+
+    blocks = realloc(pem->blocks, (pem->count + 1) * sizeof(*blocks));
+    if (blocks == NULL) {
+        return TACK_ERR_NOMEM;
+    }
+    pem->blocks = blocks;
+    blocks[pem->count].data = data;
+    blocks[pem->count].len = len;
+    blocks[pem->count].line = line;
+    pem->count++;
+    return TACK_OK;
+}
+
+tack_status_t tack_pem_decode(tack_pem_t *out, const char *in, size_t in_len,
+                              const char *label, unsigned *err_line)
+{
+    const char *p = in, *end = in + in_len;
+    pem_line_t line, cur_label = {NULL, 0}, l;
+    size_t label_len;
+    unsigned lineno = 0, begin_line = 0;
+    int inside = 0, wanted = 0, any_block = 0;
+    char *b64 = NULL;
+    size_t b64_len = 0;
+    uint8_t *data;
+    size_t data_len;
+    tack_status_t st = TACK_OK;
+
+    if (err_line != NULL) {
+        *err_line = 0;
+    }
+    if (out == NULL || label == NULL || (in == NULL && in_len != 0)) {
+        return TACK_ERR_INVALID_ARG;
+    }
+    out->blocks = NULL;
+    out->count = 0;
+    label_len = strlen(label);
+    /* The base64 of one block is never longer than the input. */
+    b64 = malloc(in_len + 1);
+    if (b64 == NULL) {
+        return TACK_ERR_NOMEM;
+    }
+
+    while (st == TACK_OK && pem_next_line(&p, end, &line)) {
+        lineno++;
+        if (!inside) {
+            if (pem_armour_label(&line, PEM_BEGIN, &cur_label)) {
+                inside = 1;
+                any_block = 1;
+                begin_line = lineno;
+                wanted = pem_label_eq(&cur_label, label, label_len);
+                b64_len = 0;
+            } else if (pem_starts_with(&line, PEM_END)) {
+                st = TACK_ERR_PEM_BAD; /* END without BEGIN */
+            }
+            continue;
+        }
+        if (pem_starts_with(&line, PEM_END)) {
+            if (!pem_armour_label(&line, PEM_END, &l) ||
+                l.len != cur_label.len ||
+                memcmp(l.p, cur_label.p, l.len) != 0) {
+                st = TACK_ERR_PEM_BAD; /* END of another label */
+                continue;
+            }
+            inside = 0;
+            if (!wanted) {
+                continue;
+            }
+            st = pem_b64_decode(b64, b64_len, &data, &data_len);
+            if (st == TACK_ERR_BASE64) {
+                lineno = begin_line;
+            }
+            if (st == TACK_OK) {
+                st = pem_add_block(out, data, data_len, begin_line);
+                if (st != TACK_OK) {
+                    free(data);
+                }
+            }
+            continue;
+        }
+        if (pem_starts_with(&line, PEM_BEGIN)) {
+            st = TACK_ERR_PEM_BAD; /* BEGIN inside a block */
+            continue;
+        }
+        if (wanted) {
+            size_t i;
+
+            /* Only base64 between the armour lines: TACK files carry no
+             * RFC 1421 headers. */
+            for (i = 0; i < line.len; i++) {
+                if (!pem_is_b64(line.p[i]) && line.p[i] != '=') {
+                    st = TACK_ERR_BASE64;
+                    break;
+                }
+            }
+            if (st == TACK_OK) {
+                memcpy(b64 + b64_len, line.p, line.len);
+                b64_len += line.len;
+            }
+        }
+    }
+    if (st == TACK_OK && inside) {
+        st = TACK_ERR_PEM_BAD; /* BEGIN without END */
+        lineno = begin_line;
+    }
+    if (st == TACK_OK && out->count == 0) {
+        st = any_block ? TACK_ERR_PEM_WRONG_LABEL : TACK_ERR_PEM_NO_BLOCK;
+        lineno = 0;
+    }
+    OPENSSL_cleanse(b64, b64_len);
+    free(b64);
+    if (st != TACK_OK) {
+        tack_pem_free(out);
+        if (err_line != NULL) {
+            *err_line = lineno;
+        }
+    }
+    return st;
+}
+
+tack_status_t tack_pem_encode(char **out, size_t *out_len, const char *label,
+                              const uint8_t *in, size_t in_len)
+{
+    size_t label_len, lines, cap, o = 0, i;
+    char *buf;
+    int n;
+
+    if (out == NULL || out_len == NULL || label == NULL ||
+        (in == NULL && in_len != 0)) {
+        return TACK_ERR_INVALID_ARG;
+    }
+    label_len = strlen(label);
+    lines = (in_len + 47) / 48; /* 48 bytes make one 64-column line */
+    /* BEGIN and END lines, 65 bytes per body line, the NUL */
+    cap = 2 * (strlen(PEM_BEGIN) + label_len + strlen(PEM_DASHES) + 1) +
+          lines * 65 + 1;
+    buf = malloc(cap);
+    if (buf == NULL) {
+        return TACK_ERR_NOMEM;
+    }
+    o += (size_t)snprintf(buf + o, cap - o, "%s%s%s\n", PEM_BEGIN, label,
+                          PEM_DASHES);
+    for (i = 0; i < in_len; i += 48) {
+        size_t chunk = in_len - i < 48 ? in_len - i : 48;
+
+        n = EVP_EncodeBlock((unsigned char *)buf + o, in + i, (int)chunk);
+        o += (size_t)n;
+        buf[o++] = '\n';
+    }
+    o += (size_t)snprintf(buf + o, cap - o, "%s%s%s\n", PEM_END, label,
+                          PEM_DASHES);
+    *out = buf;
+    *out_len = o;
+    return TACK_OK;
+}
+
+tack_status_t tack_file_read(const char *path, size_t max_len, char **out,
+                             size_t *out_len)
+{
+    struct stat sb;
+    char *buf = NULL, *nb;
+    size_t len = 0, cap = 0, ncap;
+    ssize_t n;
+    int fd, saved;
+
+    if (path == NULL || out == NULL || out_len == NULL ||
+        max_len > SIZE_MAX / 4) {
+        return TACK_ERR_INVALID_ARG;
+    }
+    fd = open(path, O_RDONLY | O_CLOEXEC);
+    if (fd < 0) {
+        return TACK_ERR_IO;
+    }
+    if (fstat(fd, &sb) != 0) {
+        goto io_error;
+    }
+    if (S_ISDIR(sb.st_mode)) {
+        errno = EISDIR;
+        goto io_error;
+    }
+    /* Read until EOF whatever st_size says, but never more than max_len + 1
+     * bytes: a FIFO or a growing file is bounded all the same.  The buffer
+     * tops out at max_len + 2 (one byte over the limit, and the NUL). */
+    for (;;) {
+        if (len + 1 >= cap) {
+            ncap = cap != 0 ? cap * 2 : 4096;
+            if (ncap > max_len + 2) {
+                ncap = max_len + 2;
+            }
+            nb = realloc(buf, ncap);
+            if (nb == NULL) {
+                free(buf);
+                close(fd);
+                return TACK_ERR_NOMEM;
+            }
+            buf = nb;
+            cap = ncap;
+        }
+        n = read(fd, buf + len, cap - 1 - len);
+        if (n < 0) {
+            if (errno == EINTR) {
+                continue;
+            }
+            goto io_error;
+        }
+        if (n == 0) {
+            break;
+        }
+        len += (size_t)n;
+        if (len > max_len) {
+            free(buf);
+            close(fd);
+            return TACK_ERR_FILE_TOO_LARGE;
+        }
+    }
+    close(fd);
+    buf[len] = '\0';
+    *out = buf;
+    *out_len = len;
+    return TACK_OK;
+
+io_error:
+    saved = errno;
+    free(buf);
+    close(fd);
+    errno = saved;
+    return TACK_ERR_IO;
+}
+
+/* pem_blocks_check decodes all |label| blocks of |pem| and checks their count
+ * against |max| (|too_many| when exceeded) and each size against |size|. */
+static tack_status_t pem_blocks_check(tack_pem_t *blocks, const char *pem,
+                                      size_t pem_len, const char *label,
+                                      size_t max, tack_status_t too_many,
+                                      size_t size, unsigned *err_line)
+{
+    tack_status_t st;
+    size_t i;
+
+    st = tack_pem_decode(blocks, pem, pem_len, label, err_line);
+    if (st != TACK_OK) {
+        return st;
+    }
+    if (blocks->count > max) {
+        if (err_line != NULL) {
+            *err_line = blocks->blocks[max].line;
+        }
+        tack_pem_free(blocks);
+        return too_many;
+    }
+    for (i = 0; i < blocks->count; i++) {
+        if (blocks->blocks[i].len != size) {
+            if (err_line != NULL) {
+                *err_line = blocks->blocks[i].line;
+            }
+            tack_pem_free(blocks);
+            return TACK_ERR_BAD_LENGTH;
+        }
+    }
+    return TACK_OK;
+}
+
+tack_status_t tack_tacks_from_pem(tack_t *out, size_t max, size_t *count,
+                                  const char *pem, size_t pem_len,
+                                  unsigned *err_line)
+{
+    tack_pem_t blocks;
+    tack_status_t st;
+    size_t i;
+
+    if (out == NULL || count == NULL) {
+        return TACK_ERR_INVALID_ARG;
+    }
+    st = pem_blocks_check(&blocks, pem, pem_len, TACK_PEM_LABEL_TACK, max,
+                          TACK_ERR_TOO_MANY_TACKS, TACK_LEN, err_line);
+    if (st != TACK_OK) {
+        return st;
+    }
+    for (i = 0; i < blocks.count && st == TACK_OK; i++) {
+        st = tack_parse(&out[i], blocks.blocks[i].data, blocks.blocks[i].len);
+    }
+    *count = blocks.count;
+    tack_pem_free(&blocks);
+    return st;
+}
+
+tack_status_t tack_breaksigs_from_pem(tack_breaksig_t *out, size_t max,
+                                      size_t *count, const char *pem,
+                                      size_t pem_len, unsigned *err_line)
+{
+    tack_pem_t blocks;
+    tack_status_t st;
+    size_t i;
+
+    if (out == NULL || count == NULL) {
+        return TACK_ERR_INVALID_ARG;
+    }
+    st = pem_blocks_check(&blocks, pem, pem_len, TACK_PEM_LABEL_BREAKSIG, max,
+                          TACK_ERR_TOO_MANY_BREAKSIGS, TACK_BREAKSIG_LEN,
+                          err_line);
+    if (st != TACK_OK) {
+        return st;
+    }
+    for (i = 0; i < blocks.count && st == TACK_OK; i++) {
+        st = tack_breaksig_parse(&out[i], blocks.blocks[i].data,
+                                 blocks.blocks[i].len);
+    }
+    *count = blocks.count;
+    tack_pem_free(&blocks);
+    return st;
+}
