@@ -45,7 +45,7 @@ ASAN_CFLAGS := -O1 -g -fno-omit-frame-pointer \
                -fsanitize=address,undefined -fno-sanitize-recover=all
 
 .PHONY: all core tool module check check-asan test test-unit test-tool \
-        test-apache demo deps clean
+        test-apache demo deps clean fuzz fuzz-build fuzz-smoke
 
 all: core tool module
 
@@ -78,6 +78,29 @@ module: $(if $(wildcard mod_tack.c),.libs/mod_tack.so)
 	    -Wc,-D_GNU_SOURCE -o mod_tack.so mod_tack.c $(CORE_SRC) \
 	    $(SSL_LIBS) $(JANSSON_LIBS)
 
+# ---- fuzzing (libFuzzer + ASan + UBSan; seeds in fuzz/corpus/) ----------
+FUZZ_TARGETS := tack ext00 ext02 pem keyfile validate
+FUZZ_BUILD   := build-fuzz
+FUZZ_FLAGS   := -g -O1 -fno-omit-frame-pointer \
+                -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=all
+FUZZ_SECONDS ?= 60
+FUZZ_BINS    := $(FUZZ_TARGETS:%=$(FUZZ_BUILD)/fuzz_%)
+
+$(FUZZ_BUILD)/fuzz_%: fuzz/fuzz_%.c fuzz/fuzz_common.h $(CORE_SRC) $(CORE_HDR)
+	@mkdir -p $(FUZZ_BUILD)
+	$(ASAN_CC) $(CPPFLAGS) $(FUZZ_FLAGS) $(WARN) -I. -Ifuzz -o $@ $< \
+	    $(CORE_SRC) $(SSL_LIBS)
+
+fuzz-build: $(FUZZ_BINS)
+
+# Each target runs FUZZ_SECONDS; new inputs go to fuzz/out/, never to the
+# committed seeds.  fuzz-smoke is the short run that make test includes.
+fuzz: $(FUZZ_BINS)
+	scripts/fuzz.sh $(FUZZ_SECONDS) $(FUZZ_TARGETS)
+
+fuzz-smoke: $(FUZZ_BINS)
+	scripts/fuzz.sh 4 $(FUZZ_TARGETS)
+
 # ---- tests --------------------------------------------------------------
 $(BUILD)/check_tack: $(UNIT_SRC) t/unit/*.h $(BUILD)/libtack.a
 	$(CC) $(CPPFLAGS) $(CFLAGS) $(WARN) $(CHECK_CFLAGS) -I. -It/unit \
@@ -105,7 +128,7 @@ test-tool: tool
 test-apache: module tool
 	t/run-apache-tests
 
-test: test-unit test-tool test-apache
+test: test-unit fuzz-smoke test-tool test-apache
 
 demo: all
 	scripts/demo.sh
@@ -114,5 +137,5 @@ deps:
 	scripts/deps.sh
 
 clean:
-	rm -rf $(BUILD) $(BUILD_ASAN) tack *.lo *.la *.slo .libs t/logs \
+	rm -rf $(BUILD) $(BUILD_ASAN) $(FUZZ_BUILD) fuzz/out tack *.lo *.la *.slo .libs t/logs \
 	    t/conf/httpd.conf t/conf/apache_test_config.pm
