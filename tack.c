@@ -1,0 +1,266 @@
+/*
+ * tack.c -- the `tack` command-line tool: main, the command table and the
+ * help texts.  The commands live in tack_cli_*.c (see tack_cli.h).
+ *
+ * Files are the ones TACKpy 0.9.x reads and writes; the flags of genkey,
+ * sign, break and view are TACKpy's.
+ */
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <openssl/crypto.h>
+#include <openssl/err.h>
+
+#include "tack_cli.h"
+
+typedef struct {
+    const char *name;
+    int (*run)(int argc, char **argv);
+    const char *summary;
+    const char *help;
+} cli_command_t;
+
+static const cli_command_t cli_commands[] = {
+    {"genkey", cmd_genkey, "create a new TACK key",
+     "usage: tack genkey [-p PASSWORD | --password-file FILE] [-o FILE]\n"
+     "                   [--force] [--iterations N]\n"
+     "\n"
+     "Creates a new TACK key (ECDSA P-256) and writes it as a password-\n"
+     "protected \"TACK PRIVATE KEY\" file that TACKpy can read, to FILE\n"
+     "(mode 0600) or to standard output.  The TACK ID is printed on\n"
+     "standard error.\n"
+     "\n"
+     "  -p PASSWORD           the password (visible to other users in ps:\n"
+     "                        prefer the alternatives)\n"
+     "  --password-file FILE  read the password from FILE's first line\n"
+     "                        (else $TACK_PASSWORD, else a prompt when\n"
+     "                        standard input is a terminal, asked twice)\n"
+     "  -o, --output FILE     write here instead of standard output\n"
+     "  -f, --force           replace FILE if it exists (never by default)\n"
+     "  --iterations N        PBKDF2 iterations (default 8192, as TACKpy)\n"},
+    {"sign", cmd_sign, "sign a TACK for a certificate (or a fleet)",
+     "usage: tack sign -k KEYFILE -c CERT [-m MIN_GENERATION] [-g GENERATION]\n"
+     "                 [-e EXPIRATION] [-o FILE] [password options]\n"
+     "       tack sign -k KEYFILE -c CERT|DIR [-c CERT|DIR]... -o DIR\n"
+     "\n"
+     "Signs a TACK whose target_hash is the SHA-256 of CERT's public key\n"
+     "(SubjectPublicKeyInfo).  CERT is PEM or DER; in a chain file the\n"
+     "first certificate is used.\n"
+     "\n"
+     "  -k, --key KEYFILE       the TACK PRIVATE KEY file\n"
+     "  -c, --certificate CERT  the server's certificate; repeat it, name\n"
+     "                          more after the options, or name a\n"
+     "                          directory to sign a whole fleet\n"
+     "  -m, --min-generation N  0-255, default 0\n"
+     "  -g, --generation N      0-255, default MIN_GENERATION\n"
+     "  -e, --expiration WHEN   a UTC time (2030-06-06Z, 2030-06-06T12:00Z)\n"
+     "                          or a duration from now (30d, 12h, 1d12h);\n"
+     "                          default: the certificate's notAfter.  Always\n"
+     "                          rounded up to the minute.\n"
+     "  -o, --output FILE|DIR   default standard output.  With several\n"
+     "                          certificates (or a directory) DIR receives\n"
+     "                          one file per certificate, named after it:\n"
+     "                          www.example.org.crt -> www.example.org.tack.pem\n"
+     "  -f, --force             replace existing output files\n"
+     "  -p PASSWORD, --password-file FILE   see `tack help genkey`\n"
+     "  --no-progress           no progress line on a terminal\n"
+     "  --now WHEN              pretend the time is WHEN (for tests)\n"
+     "\n"
+     "In a directory, files ending in .crt, .cert, .pem, .cer or .der are\n"
+     "taken (.pem only if it holds a CERTIFICATE block; *.tack.pem never).\n"
+     "Every certificate is signed before any file is written: a name\n"
+     "collision, an existing file or a certificate that cannot be signed\n"
+     "stops the run with nothing written.\n"},
+    {"break", cmd_break, "create the break signature of a key",
+     "usage: tack break -k KEYFILE [-o FILE] [password options]\n"
+     "\n"
+     "Writes the \"TACK BREAK SIG\" of the key: a public statement that the\n"
+     "key is compromised.  Clients that receive it discard every pin on\n"
+     "that key (draft-perrin-tls-tack-00).  Serve it with\n"
+     "`tack serverinfo -b` or mod_tack's configuration.\n"
+     "\n"
+     "  -k, --key KEYFILE   the TACK PRIVATE KEY file\n"
+     "  -o, --output FILE   default standard output\n"
+     "  -f, --force         replace FILE if it exists\n"},
+    {"view", cmd_view, "show TACKs, break signatures, keys, certificates",
+     "usage: tack view [--json] [-c CERT] [--now WHEN] FILE...\n"
+     "\n"
+     "Shows every TACK, TACK BREAK SIG, TACK PRIVATE KEY (its public part:\n"
+     "no password needed), certificate or SERVERINFO block in each FILE,\n"
+     "in the form TACKpy prints:\n"
+     "\n"
+     "  TACK ID        = rrted.ptvtl.d2uiq.ox2xe.w4ss3\n"
+     "  min_generation = 0\n"
+     "  generation     = 0\n"
+     "  expiration     = 2042-01-29T01:09Z\n"
+     "  target_hash    = bf3e45a3...\n"
+     "\n"
+     "For a certificate: key_sha256 (the SHA-256 of its public key, which\n"
+     "a TACK's target_hash must equal) and the same as an HPKP-style\n"
+     "pin-sha256.  Signatures are always checked; one that fails makes the\n"
+     "exit status 1.\n"
+     "\n"
+     "  --json      one JSON array of every item, for scripts\n"
+     "  -c CERT     also check each TACK against CERT: target hash,\n"
+     "              generation, expiration (exit status 1 on failure)\n"
+     "  --now WHEN  the time for expiration checks\n"},
+    {"serverinfo", cmd_serverinfo, "build an OpenSSL SERVERINFO file",
+     "usage: tack serverinfo -t TACK [-b BREAKSIGS...] [-a 0|1]\n"
+     "                       [--format draft-00|draft-02] [-c CERT] [--v2]\n"
+     "                       [-o FILE]\n"
+     "\n"
+     "Writes the TACK extension (type 62208) as a \"SERVERINFO FOR TACK\" PEM\n"
+     "block, so that servers other than mod_tack can serve it:\n"
+     "  Apache mod_ssl:  SSLOpenSSLConfCmd ServerInfoFile FILE\n"
+     "  nginx:           ssl_conf_command ServerInfoFile FILE;\n"
+     "  openssl:         openssl s_server -serverinfo FILE ...\n"
+     "Such servers send it with the certificate it was loaded with, in\n"
+     "TLS 1.2 only (with --v2 also in TLS 1.3 EncryptedExtensions).\n"
+     "\n"
+     "  -t, --tack FILE        the TACK (draft-02: up to two, by two -t or a\n"
+     "                         pair file)\n"
+     "  -b, --break-sigs FILE  break signatures, up to 8 in all; repeat -b\n"
+     "                         or list files after it (draft-00 only)\n"
+     "  -a, --activation N     pin_activation, 0 (default) or 1; draft-02:\n"
+     "                         activation_flags 0-3\n"
+     "  --format F             draft-00 (default) or draft-02\n"
+     "  -c, --certificate CERT refuse a TACK whose target_hash is not CERT's\n"
+     "  --v2                   SERVERINFOV2 with TLS 1.3 too; see the\n"
+     "                         caveat in tack(1) before using it\n"
+     "  -o, --output FILE      default standard output; -f replaces FILE\n"
+     "\n"
+     "TACKs and break signatures are verified first (signature, generation,\n"
+     "expiration): what every TACK client would reject is never written.\n"},
+    {"check", cmd_check, "connect to a server and check its TACK",
+     "usage: tack check HOST[:PORT] [--servername NAME] [--tls1_2|--tls1_3]\n"
+     "                  [--format draft-00|draft-02|auto] [--ca FILE]\n"
+     "                  [--pins FILE] [--now WHEN] [--require] [--json]\n"
+     "\n"
+     "Connects (port 443 by default), asks for the TACK extension in the\n"
+     "ClientHello, shows what came back (TLS 1.2 ServerHello or TLS 1.3\n"
+     "EncryptedExtensions) and checks it as a TACK client must, in the\n"
+     "order of draft-perrin-tls-tack-00 section 5: syntax (decode_error),\n"
+     "break signatures and the TACK's signature (decrypt_error), generation\n"
+     "(decode_error), target hash against the presented certificate\n"
+     "(illegal_parameter), expiration (certificate_expired).\n"
+     "\n"
+     "  --servername NAME  SNI name and pin name (default HOST unless it is\n"
+     "                     an IP address)\n"
+     "  --tls1_2, --tls1_3 only that version\n"
+     "  --format F         how to parse the reply (default auto: draft-00,\n"
+     "                     else draft-02)\n"
+     "  --ca FILE          verify the certificate chain and name against\n"
+     "                     these CAs; without it the chain is not checked\n"
+     "                     (TACK does not depend on CAs)\n"
+     "  --pins FILE        be a full TACK client with this pin store:\n"
+     "                     activation, min_generation revocation, break\n"
+     "                     signatures; a rejection (access_denied,\n"
+     "                     certificate_revoked) exits 1.  The file is\n"
+     "                     created if missing and replaced atomically.\n"
+     "  --require          a reply without a TACK is a failure\n"
+     "  --now WHEN         the client's clock (UTC time, @SECONDS, +30d)\n"
+     "  --timeout SECONDS  connect and handshake timeout (default 10)\n"
+     "  --json             the result as JSON\n"
+     "\n"
+     "Exit status 0 when the connection is accepted, 1 when a TACK client\n"
+     "would reject it (the alert is named) or it fails, 2 on usage errors.\n"},
+    {"pins", cmd_pins, "list (or edit) a pin store",
+     "usage: tack pins --pins FILE [--json] [--now WHEN] [--delete NAME]\n"
+     "\n"
+     "Lists the name records of the pin store written by\n"
+     "`tack check --pins FILE`: host name, the pinned TACK ID, the key's\n"
+     "min_generation, when the name was first seen and until when the pin\n"
+     "is active.  --delete NAME removes a name's pin.\n"},
+    {NULL, NULL, NULL, NULL}};
+
+static const char cli_overview[] =
+    "usage: tack COMMAND [OPTIONS]\n"
+    "\n"
+    "TACK (Trust Assertions for Certificate Keys, draft-perrin-tls-tack):\n"
+    "keys, TACKs and break signatures in TACKpy's file formats, files for\n"
+    "servers, and a TACK client.\n"
+    "\n"
+    "Commands:\n";
+
+static const char cli_overview_tail[] =
+    "\n"
+    "`tack help COMMAND` (or `tack COMMAND --help`) explains each one.\n"
+    "Passwords: -p PASSWORD, --password-file FILE, $TACK_PASSWORD, or a\n"
+    "prompt on a terminal.\n"
+    "Exit status: 0 success; 1 a TACK, file or connection fails a check;\n"
+    "2 usage errors and unreadable or unusable files.\n";
+
+int cli_help(FILE *fp, const char *cmd)
+{
+    const cli_command_t *c;
+
+    if (cmd == NULL) {
+        fputs(cli_overview, fp);
+        for (c = cli_commands; c->name != NULL; c++) {
+            fprintf(fp, "  %-11s %s\n", c->name, c->summary);
+        }
+        fprintf(fp, "  %-11s %s\n", "help", "explain a command");
+        fprintf(fp, "  %-11s %s\n", "version", "print the version");
+        fputs(cli_overview_tail, fp);
+        return CLI_EXIT_OK;
+    }
+    for (c = cli_commands; c->name != NULL; c++) {
+        if (strcmp(c->name, cmd) == 0) {
+            fputs(c->help, fp);
+            return CLI_EXIT_OK;
+        }
+    }
+    cli_err("no command \"%s\"; `tack help` lists them", cmd);
+    return CLI_EXIT_USAGE;
+}
+
+int cli_usage_error(const char *cmd, const char *fmt, ...)
+{
+    va_list ap;
+
+    fprintf(stderr, "tack %s: ", cmd);
+    va_start(ap, fmt);
+    vfprintf(stderr, fmt, ap);
+    va_end(ap);
+    fprintf(stderr, "\n(`tack help %s` explains the options)\n", cmd);
+    return CLI_EXIT_USAGE;
+}
+
+int main(int argc, char **argv)
+{
+    const cli_command_t *c;
+    const char *name;
+    int rc;
+
+    if (argc < 2) {
+        cli_help(stderr, NULL);
+        return CLI_EXIT_USAGE;
+    }
+    name = argv[1];
+    if (strcmp(name, "help") == 0 || strcmp(name, "--help") == 0 ||
+        strcmp(name, "-h") == 0) {
+        if (argc > 3) {
+            return cli_usage_error("help", "one command at a time");
+        }
+        return cli_help(stdout, argc == 3 ? argv[2] : NULL);
+    }
+    if (strcmp(name, "version") == 0 || strcmp(name, "--version") == 0) {
+        printf("tack %s (mod_tack; %s)\n", TACK_CLI_VERSION,
+               OpenSSL_version(OPENSSL_VERSION));
+        return CLI_EXIT_OK;
+    }
+    for (c = cli_commands; c->name != NULL; c++) {
+        if (strcmp(c->name, name) == 0) {
+            break;
+        }
+    }
+    if (c->name == NULL) {
+        cli_err("no command \"%s\"; `tack help` lists them", name);
+        return CLI_EXIT_USAGE;
+    }
+    /* getopt_long sees "tack-CMD ARGS..." and reports errors itself. */
+    rc = c->run(argc - 1, argv + 1);
+    ERR_clear_error();
+    return rc;
+}

@@ -1,0 +1,219 @@
+/*
+ * tack_cli.h -- shared declarations of the `tack` command-line tool.
+ *
+ * The tool is split by concern:
+ *   tack.c            main, command table, help texts
+ *   tack_cli_util.c   messages, files, output, passwords, times, encodings
+ *   tack_cli_keys.c   genkey, sign (one certificate or a fleet), break
+ *   tack_cli_view.c   view (human and JSON forms), serverinfo
+ *   tack_cli_check.c  check: the TLS client and the draft's client checks
+ *   tack_cli_pins.c   the pin store (draft-00 section 5) and `tack pins`
+ *
+ * Exit status, everywhere: 0 success; 1 a TACK, file or connection was read
+ * and fails a check; 2 usage errors, unreadable, malformed or unusable files
+ * (a wrong password included).
+ */
+#ifndef TACK_CLI_H
+#define TACK_CLI_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <sys/types.h>
+#include <time.h>
+
+#include <jansson.h>
+#include <openssl/evp.h>
+#include <openssl/x509.h>
+
+#include "tack_ext.h"
+
+#define TACK_CLI_VERSION "0.1.0"
+
+#define CLI_EXIT_OK 0
+#define CLI_EXIT_CHECK 1
+#define CLI_EXIT_USAGE 2
+
+/* Long-option values shared by several commands (beyond any short option). */
+enum {
+    CLI_OPT_PASSWORD_FILE = 256,
+    CLI_OPT_FORCE,
+    CLI_OPT_JSON,
+    CLI_OPT_NOW,
+    CLI_OPT_FORMAT,
+    CLI_OPT_SERVERNAME,
+    CLI_OPT_TLS12,
+    CLI_OPT_TLS13,
+    CLI_OPT_PINS,
+    CLI_OPT_CA,
+    CLI_OPT_ITERATIONS,
+    CLI_OPT_REQUIRE,
+    CLI_OPT_TIMEOUT,
+    CLI_OPT_V2,
+    CLI_OPT_NO_PROGRESS,
+    CLI_OPT_DELETE,
+    CLI_OPT_HELP
+};
+
+/* ---- commands ------------------------------------------------------------ */
+
+int cmd_genkey(int argc, char **argv);
+int cmd_sign(int argc, char **argv);
+int cmd_break(int argc, char **argv);
+int cmd_view(int argc, char **argv);
+int cmd_serverinfo(int argc, char **argv);
+int cmd_check(int argc, char **argv);
+int cmd_pins(int argc, char **argv);
+
+/* cli_help prints the help of |cmd| (NULL: the overview) to |fp|; returns 0,
+ * or CLI_EXIT_USAGE for an unknown command. */
+int cli_help(FILE *fp, const char *cmd);
+
+/* cli_usage_error prints "tack CMD: MESSAGE" and a pointer to `tack help
+ * CMD`; returns CLI_EXIT_USAGE. */
+int cli_usage_error(const char *cmd, const char *fmt, ...)
+    __attribute__((format(printf, 2, 3)));
+
+/* ---- messages ------------------------------------------------------------ */
+
+/* cli_err prints "tack: " and the formatted message and a newline to stderr. */
+void cli_err(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+void cli_warn(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+
+/* cli_ssl_errors drains OpenSSL's error queue to stderr, one line each. */
+void cli_ssl_errors(void);
+
+/* ---- files --------------------------------------------------------------- */
+
+/* cli_read_file reads |path| ("-" for stdin) whole, NUL-terminated.  On
+ * failure it prints "tack: PATH: reason" and returns CLI_EXIT_USAGE. */
+int cli_read_file(const char *path, char **out, size_t *out_len);
+
+/* cli_write_output writes |data| to |path| (NULL or "-": stdout).  A file is
+ * written to a temporary name in the same directory, synced, then moved into
+ * place, so that a reader never sees half a file.  An existing file is
+ * refused unless |force|.  |mode| is the new file's mode (the umask applies
+ * except to 0600).  Prints the error and returns CLI_EXIT_USAGE on failure. */
+int cli_write_output(const char *path, const void *data, size_t len,
+                     mode_t mode, int force);
+
+/* cli_write_atomic is cli_write_output without the existence check, for files
+ * the tool owns (the pin store). */
+int cli_write_atomic(const char *path, const void *data, size_t len,
+                     mode_t mode);
+
+/* cli_is_dir returns 1 when |path| is an existing directory. */
+int cli_is_dir(const char *path);
+
+/* ---- passwords and keys --------------------------------------------------- */
+
+typedef struct {
+    const char *password;      /* -p */
+    const char *password_file; /* --password-file */
+} cli_pw_opts_t;
+
+/* cli_password_get finds the password: -p, then --password-file (its first
+ * line), then $TACK_PASSWORD, then a prompt with echo off when stdin is a
+ * terminal (twice when |confirm|).  |*out| is malloc'd; release it with
+ * cli_password_free.  Prints the error and returns CLI_EXIT_USAGE when there
+ * is no way to get one. */
+int cli_password_get(const cli_pw_opts_t *pw, const char *what, int confirm,
+                     char **out, size_t *out_len);
+void cli_password_free(char *pw, size_t len);
+
+/* cli_load_keyfile reads and parses a TACK PRIVATE KEY file (no password). */
+int cli_load_keyfile(const char *path, tack_keyfile_t *out);
+
+/* cli_load_key reads a TACK PRIVATE KEY file and decrypts it. */
+int cli_load_key(const char *path, const cli_pw_opts_t *pw, EVP_PKEY **out);
+
+/* cli_load_cert reads the first certificate of a PEM or DER file. */
+int cli_load_cert(const char *path, X509 **out);
+
+/* cli_load_tacks reads every TACK block of |path| (at most |max|). */
+int cli_load_tacks(const char *path, tack_t *out, size_t max, size_t *count);
+
+/* cli_load_breaksigs appends the TACK BREAK SIG blocks of |path| to |out|
+ * (capacity |max|, |*count| in and out). */
+int cli_load_breaksigs(const char *path, tack_breaksig_t *out, size_t max,
+                       size_t *count);
+
+/* ---- PEM output ----------------------------------------------------------- */
+
+/* cli_pem_with_header returns a malloc'd text: TACKpy's "Created by" and
+ * "Created at" lines, then the PEM block(s) of |n| items of |item_len| bytes
+ * each under |label|. */
+int cli_pem_with_header(char **out, size_t *out_len, const char *label,
+                        const uint8_t *items, size_t item_len, size_t n);
+
+/* ---- times ---------------------------------------------------------------- */
+
+/* cli_now returns the current time, or the --now override when set. */
+time_t cli_now(void);
+extern int cli_now_set;
+extern time_t cli_now_value;
+
+/* cli_parse_time parses an absolute UTC time: 2030, 2030-06, 2030-06-06,
+ * 2030-06-06T12, 2030-06-06T12:00, 2030-06-06T12:00:00, each with an optional
+ * trailing Z, or @SECONDS.  Returns 1 on success. */
+int cli_parse_time(const char *s, time_t *out);
+
+/* cli_parse_duration parses 30d, 12h, 90m, 2w, 45s (or a sum: 1d12h) into
+ * seconds.  Returns 1 on success. */
+int cli_parse_duration(const char *s, long long *out);
+
+/* cli_parse_when parses an absolute time, a duration from |base|, or
+ * "+DURATION" from |base|.  Returns 1 on success. */
+int cli_parse_when(const char *s, time_t base, time_t *out);
+
+/* cli_format_time writes seconds as "%Y-%m-%dT%H:%MZ" (with ":%S" when the
+ * seconds are not zero and |secs|) into |out|. */
+void cli_format_time(time_t t, int secs, char *out, size_t out_size);
+
+/* cli_asn1_time converts an ASN1_TIME; returns 1 on success. */
+int cli_asn1_time(const ASN1_TIME *at, time_t *out);
+
+/* ---- encodings and numbers ------------------------------------------------ */
+
+void cli_hex(const uint8_t *in, size_t len, char *out); /* 2*len+1 */
+/* cli_unhex decodes exactly |len| bytes of hex; returns 1 on success. */
+int cli_unhex(const char *in, uint8_t *out, size_t len);
+/* cli_base64 returns a malloc'd, unwrapped base64 string. */
+char *cli_base64(const uint8_t *in, size_t len);
+/* cli_parse_uint parses a decimal number in [lo, hi]; returns 1 on success. */
+int cli_parse_uint(const char *s, unsigned long lo, unsigned long hi,
+                   unsigned long *out);
+
+/* ---- views shared by view and check --------------------------------------- */
+
+/* cli_print_tack writes TACKpy's human form of a TACK. */
+void cli_print_tack(FILE *fp, const tack_t *tack);
+void cli_print_breaksig(FILE *fp, const tack_breaksig_t *sig);
+json_t *cli_json_tack(const tack_t *tack, time_t now);
+json_t *cli_json_breaksig(const tack_breaksig_t *sig);
+
+/* cli_cert_subject returns a malloc'd one-line subject. */
+char *cli_cert_subject(X509 *cert);
+
+/* ---- pin store (draft-00 section 5) --------------------------------------- */
+
+/* The TACK-related facts of one handshake, after every syntax, signature and
+ * certificate check has passed. */
+typedef struct {
+    const char *name;                /* the host name pinned */
+    size_t num_tacks;                /* 0, 1 or 2 */
+    const tack_t *tacks[2];
+    int active[2];                   /* activation flag for each TACK */
+    size_t num_breaksigs;
+    const tack_breaksig_t *breaksigs; /* all verified */
+    time_t now;
+} cli_pin_input_t;
+
+/* cli_pins_apply loads |path| (missing: empty store), applies the client
+ * rules to |in|, saves the store atomically when it changed and prints what
+ * it did to |fp|.  Returns 0 when the connection is accepted, 1 when it is
+ * rejected (|*alert| = the draft's alert name), 2 on a store error. */
+int cli_pins_apply(const char *path, const cli_pin_input_t *in, FILE *fp,
+                   const char **alert, json_t *report);
+
+#endif /* TACK_CLI_H */

@@ -1,0 +1,725 @@
+/*
+ * tack_cli_check.c -- `tack check`: a TLS client that asks for the TACK
+ * extension, shows the reply and checks it as draft-perrin-tls-tack-00
+ * section 5 tells a client to, optionally with a pin store.
+ */
+#include <arpa/inet.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <getopt.h>
+#include <netdb.h>
+#include <poll.h>
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <sys/time.h>
+#include <unistd.h>
+
+#include <openssl/err.h>
+#include <openssl/ssl.h>
+#include <openssl/x509v3.h>
+
+#include "tack_cli.h"
+
+enum { CHECK_FMT_AUTO, CHECK_FMT_00, CHECK_FMT_02 };
+
+/* What the server sent in the TACK extension, filled by check_cb_ext_parse. */
+typedef struct {
+    int received;
+    unsigned int context;
+    uint8_t data[65536];
+    size_t len;
+} check_reply_t;
+
+typedef struct {
+    const char *host;
+    const char *port;
+    const char *servername;
+    const char *ca;
+    const char *pins;
+    int min_version, max_version;
+    int format;
+    int require;
+    int json;
+    int timeout;
+} check_opts_t;
+
+/* check_cb_ext_add asks for the TACK with an empty extension (spec 1). */
+static int check_cb_ext_add(SSL *s, unsigned int ext_type,
+                            unsigned int context, const unsigned char **out,
+                            size_t *outlen, X509 *x, size_t chainidx, int *al,
+                            void *add_arg)
+{
+    static const unsigned char empty[1] = {0};
+
+    (void)s;
+    (void)ext_type;
+    (void)context;
+    (void)x;
+    (void)chainidx;
+    (void)al;
+    (void)add_arg;
+    *out = empty;
+    *outlen = 0;
+    return 1;
+}
+
+/* check_cb_ext_parse keeps the reply; every check runs after the handshake,
+ * so that what came back can be shown even when it is wrong. */
+static int check_cb_ext_parse(SSL *s, unsigned int ext_type,
+                              unsigned int context, const unsigned char *in,
+                              size_t inlen, X509 *x, size_t chainidx, int *al,
+                              void *parse_arg)
+{
+    check_reply_t *r = parse_arg;
+
+    (void)s;
+    (void)ext_type;
+    (void)x;
+    (void)chainidx;
+    (void)al;
+    if (inlen > sizeof(r->data)) {
+        inlen = sizeof(r->data);
+    }
+    memcpy(r->data, in, inlen);
+    r->len = inlen;
+    r->context = context;
+    r->received = 1;
+    return 1;
+}
+
+/* check_split_hostport: "host", "host:port", "[v6]:port", "v6". */
+static int check_split_hostport(char *arg, const char **host,
+                                const char **port)
+{
+    char *colon;
+
+    *port = "443";
+    if (arg[0] == '[') {
+        char *end = strchr(arg, ']');
+
+        if (end == NULL || (end[1] != '\0' && end[1] != ':')) {
+            return 0;
+        }
+        *end = '\0';
+        *host = arg + 1;
+        if (end[1] == ':') {
+            *port = end + 2;
+        }
+    } else {
+        colon = strchr(arg, ':');
+        *host = arg;
+        if (colon != NULL && strchr(colon + 1, ':') == NULL) {
+            *colon = '\0';
+            *port = colon + 1;
+        }
+    }
+    return **host != '\0' && **port != '\0';
+}
+
+static int check_is_ip(const char *host)
+{
+    unsigned char buf[sizeof(struct in6_addr)];
+
+    return inet_pton(AF_INET, host, buf) == 1 ||
+           inet_pton(AF_INET6, host, buf) == 1;
+}
+
+/* check_connect opens a TCP connection within |timeout| seconds; the socket
+ * keeps that timeout for the handshake.  Returns the fd or -1 with |err|. */
+static int check_connect(const char *host, const char *port, int timeout,
+                         char *err, size_t err_size)
+{
+    struct addrinfo hints, *res = NULL, *ai;
+    struct timeval tv;
+    int fd = -1, rc;
+
+    memset(&hints, 0, sizeof(hints));
+    hints.ai_family = AF_UNSPEC;
+    hints.ai_socktype = SOCK_STREAM;
+    rc = getaddrinfo(host, port, &hints, &res);
+    if (rc != 0) {
+        snprintf(err, err_size, "%s port %s: %s", host, port,
+                 gai_strerror(rc));
+        return -1;
+    }
+    snprintf(err, err_size, "%s port %s: no address", host, port);
+    for (ai = res; ai != NULL; ai = ai->ai_next) {
+        struct pollfd pfd;
+        int flags, soerr = 0;
+        socklen_t slen = sizeof(soerr);
+
+        fd = socket(ai->ai_family, ai->ai_socktype | SOCK_CLOEXEC,
+                    ai->ai_protocol);
+        if (fd < 0) {
+            continue;
+        }
+        flags = fcntl(fd, F_GETFL);
+        fcntl(fd, F_SETFL, flags | O_NONBLOCK);
+        rc = connect(fd, ai->ai_addr, ai->ai_addrlen);
+        if (rc != 0 && errno == EINPROGRESS) {
+            pfd.fd = fd;
+            pfd.events = POLLOUT;
+            rc = poll(&pfd, 1, timeout * 1000);
+            if (rc == 0) {
+                soerr = ETIMEDOUT;
+            } else if (rc < 0 ||
+                       getsockopt(fd, SOL_SOCKET, SO_ERROR, &soerr, &slen)) {
+                soerr = errno;
+            }
+            rc = soerr ? -1 : 0;
+            errno = soerr;
+        }
+        if (rc == 0) {
+            fcntl(fd, F_SETFL, flags);
+            tv.tv_sec = timeout;
+            tv.tv_usec = 0;
+            setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof(tv));
+            setsockopt(fd, SOL_SOCKET, SO_SNDTIMEO, &tv, sizeof(tv));
+            break;
+        }
+        snprintf(err, err_size, "%s port %s: %s", host, port,
+                 strerror(errno));
+        close(fd);
+        fd = -1;
+    }
+    freeaddrinfo(res);
+    return fd;
+}
+
+/* ---- the report: printed as it goes, and collected for --json ------------ */
+
+typedef struct {
+    const check_opts_t *o;
+    json_t *report;
+    FILE *out; /* the human form; NULL with --json */
+} check_ctx_t;
+
+static void check_line(check_ctx_t *c, const char *key, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+
+static void check_line(check_ctx_t *c, const char *key, const char *fmt, ...)
+{
+    va_list ap;
+
+    if (c->out == NULL) {
+        return;
+    }
+    fprintf(c->out, "%-14s = ", key);
+    va_start(ap, fmt);
+    vfprintf(c->out, fmt, ap);
+    va_end(ap);
+    fputc('\n', c->out);
+}
+
+/* check_reject records the verdict; returns CLI_EXIT_CHECK. */
+static int check_reject(check_ctx_t *c, const char *alert, const char *fmt,
+                        ...) __attribute__((format(printf, 3, 4)));
+
+static int check_reject(check_ctx_t *c, const char *alert, const char *fmt,
+                        ...)
+{
+    char reason[512];
+    va_list ap;
+
+    va_start(ap, fmt);
+    vsnprintf(reason, sizeof(reason), fmt, ap);
+    va_end(ap);
+    json_object_set_new(c->report, "result", json_string("rejected"));
+    json_object_set_new(c->report, "alert",
+                        alert ? json_string(alert) : json_null());
+    json_object_set_new(c->report, "reason", json_string(reason));
+    if (alert != NULL) {
+        check_line(c, "result", "rejected: %s (%s)", alert, reason);
+        cli_err("check %s: rejected with %s: %s", c->o->host, alert, reason);
+    } else {
+        check_line(c, "result", "failed: %s", reason);
+        cli_err("check %s: %s", c->o->host, reason);
+    }
+    return CLI_EXIT_CHECK;
+}
+
+static const char *check_chain_alert(long verr)
+{
+    switch (verr) {
+    case X509_V_ERR_CERT_HAS_EXPIRED:
+    case X509_V_ERR_CERT_NOT_YET_VALID:
+        return "certificate_expired";
+    case X509_V_ERR_UNABLE_TO_GET_ISSUER_CERT:
+    case X509_V_ERR_UNABLE_TO_GET_ISSUER_CERT_LOCALLY:
+    case X509_V_ERR_DEPTH_ZERO_SELF_SIGNED_CERT:
+    case X509_V_ERR_SELF_SIGNED_CERT_IN_CHAIN:
+    case X509_V_ERR_UNABLE_TO_VERIFY_LEAF_SIGNATURE:
+        return "unknown_ca";
+    case X509_V_ERR_CERT_REVOKED:
+        return "certificate_revoked";
+    default:
+        return "bad_certificate";
+    }
+}
+
+/* check_tack_fields prints one TACK and runs the per-TACK client checks in
+ * the draft's order after the signature: generation (decode_error), target
+ * hash (illegal_parameter), expiration (certificate_expired). */
+static int check_one_tack(check_ctx_t *c, const tack_t *tack, X509 *cert,
+                          time_t now, json_t *arr, size_t idx)
+{
+    tack_status_t st;
+    char when[TACK_TIME_SIZE];
+
+    if (c->out != NULL) {
+        fputc('\n', c->out);
+        cli_print_tack(c->out, tack);
+    }
+    json_array_append_new(arr, cli_json_tack(tack, now));
+    st = tack_verify(tack);
+    if (st != TACK_OK) {
+        return check_reject(c, "decrypt_error", "TACK %zu: %s", idx + 1,
+                            tack_status_str(st));
+    }
+    st = tack_check_generation(tack);
+    if (st != TACK_OK) {
+        return check_reject(c, "decode_error",
+                            "TACK %zu: generation %u is below "
+                            "min_generation %u",
+                            idx + 1, tack->generation, tack->min_generation);
+    }
+    st = tack_check_target(tack, cert);
+    if (st != TACK_OK) {
+        return check_reject(c, "illegal_parameter",
+                            "TACK %zu: target_hash is not the SHA-256 of the "
+                            "server certificate's public key",
+                            idx + 1);
+    }
+    st = tack_check_expiration(tack, now);
+    if (st != TACK_OK) {
+        tack_time_format(tack->expiration, when);
+        return check_reject(c, "certificate_expired",
+                            "TACK %zu expired at %s", idx + 1, when);
+    }
+    return CLI_EXIT_OK;
+}
+
+static const char *check_where(unsigned int context)
+{
+    if (context & SSL_EXT_TLS1_3_ENCRYPTED_EXTENSIONS) {
+        return "TLS 1.3 EncryptedExtensions";
+    }
+    return "TLS 1.2 ServerHello";
+}
+
+/* check_reply parses and checks what came back, then applies the pin store.
+ * Returns the exit status. */
+static int check_reply(check_ctx_t *c, const check_reply_t *r, X509 *cert,
+                       time_t now)
+{
+    tack_ext00_t e0;
+    tack_ext02_t e2;
+    tack_status_t st00 = TACK_ERR_INVALID_ARG, st02 = TACK_ERR_INVALID_ARG;
+    const char *format;
+    cli_pin_input_t pin;
+    json_t *ext, *tacks, *sigs;
+    size_t i;
+    int rc;
+
+    memset(&pin, 0, sizeof(pin));
+    ext = json_object();
+    json_object_set_new(c->report, "extension", ext);
+    json_object_set_new(ext, "received", json_boolean(r->received));
+    if (!r->received) {
+        check_line(c, "extension", "none (the server sent no TACK)");
+    } else {
+        char *hex = malloc(2 * r->len + 1);
+
+        if (hex != NULL) {
+            cli_hex(r->data, r->len, hex);
+            json_object_set_new(ext, "hex", json_string(hex));
+            free(hex);
+        }
+        json_object_set_new(ext, "message",
+                            json_string(check_where(r->context)));
+        json_object_set_new(ext, "length", json_integer((json_int_t)r->len));
+        if (c->o->format != CHECK_FMT_02) {
+            st00 = tack_ext00_parse(&e0, r->data, r->len);
+        }
+        if (c->o->format == CHECK_FMT_02 ||
+            (c->o->format == CHECK_FMT_AUTO && st00 != TACK_OK)) {
+            st02 = tack_ext02_parse(&e2, r->data, r->len);
+        }
+        format = st00 == TACK_OK ? "draft-00"
+                 : st02 == TACK_OK ? "draft-02"
+                                   : NULL;
+        check_line(c, "extension", "%s, %zu bytes, in the %s",
+                   format ? format : "unparsable", r->len,
+                   check_where(r->context));
+        if (format == NULL) {
+            tack_status_t st = c->o->format == CHECK_FMT_00 ? st00 : st02;
+
+            if (c->o->format == CHECK_FMT_AUTO) {
+                return check_reject(c, "decode_error",
+                                    "the extension is neither a draft-00 "
+                                    "(%s) nor a draft-02 body (%s)",
+                                    tack_status_str(st00),
+                                    tack_status_str(st02));
+            }
+            return check_reject(c, "decode_error", "the extension: %s",
+                                tack_status_str(st));
+        }
+        json_object_set_new(ext, "format", json_string(format));
+    }
+
+    tacks = json_array();
+    sigs = json_array();
+    json_object_set_new(c->report, "tacks", tacks);
+    json_object_set_new(c->report, "break_sigs", sigs);
+    if (r->received && st00 == TACK_OK) {
+        check_line(c, "pin_activation", "%u", e0.pin_activation);
+        json_object_set_new(ext, "pin_activation",
+                            json_integer(e0.pin_activation));
+        if (!e0.has_tack) {
+            check_line(c, "tack", "none");
+        }
+        /* Break signatures first: the draft checks them before the TACK. */
+        for (i = 0; i < e0.num_breaksigs; i++) {
+            tack_status_t st = tack_breaksig_verify(&e0.breaksigs[i]);
+
+            if (c->out != NULL) {
+                if (i == 0) {
+                    fputc('\n', c->out);
+                }
+                cli_print_breaksig(c->out, &e0.breaksigs[i]);
+            }
+            json_array_append_new(sigs, cli_json_breaksig(&e0.breaksigs[i]));
+            if (st != TACK_OK) {
+                return check_reject(c, "decrypt_error",
+                                    "break signature %zu: %s", i + 1,
+                                    tack_status_str(st));
+            }
+        }
+        if (e0.has_tack) {
+            rc = check_one_tack(c, &e0.tack, cert, now, tacks, 0);
+            if (rc != CLI_EXIT_OK) {
+                return rc;
+            }
+            pin.num_tacks = 1;
+            pin.tacks[0] = &e0.tack;
+            pin.active[0] = e0.pin_activation;
+        }
+        pin.num_breaksigs = e0.num_breaksigs;
+        pin.breaksigs = e0.breaksigs;
+    } else if (r->received) {
+        check_line(c, "activation_flags", "%u", e2.activation_flags);
+        json_object_set_new(ext, "activation_flags",
+                            json_integer(e2.activation_flags));
+        for (i = 0; i < e2.num_tacks; i++) {
+            rc = check_one_tack(c, &e2.tacks[i], cert, now, tacks, i);
+            if (rc != CLI_EXIT_OK) {
+                return rc;
+            }
+            pin.tacks[i] = &e2.tacks[i];
+            pin.active[i] = (e2.activation_flags >> i) & 1;
+        }
+        pin.num_tacks = e2.num_tacks;
+    }
+    if (c->out != NULL && (pin.num_tacks > 0 || pin.num_breaksigs > 0)) {
+        fputc('\n', c->out);
+    }
+    if (pin.num_tacks > 0) {
+        check_line(c, "tack check", "ok (signature, generation, target hash, "
+                                    "expiration)");
+    }
+
+    if (c->o->pins != NULL) {
+        const char *alert = NULL;
+        json_t *pj = json_object();
+
+        json_object_set_new(c->report, "pins", pj);
+        pin.name = c->o->servername ? c->o->servername : c->o->host;
+        pin.now = now;
+        rc = cli_pins_apply(c->o->pins, &pin, c->out, &alert, pj);
+        if (rc == CLI_EXIT_USAGE) {
+            return rc;
+        }
+        if (rc != CLI_EXIT_OK) {
+            const char *why = json_string_value(json_object_get(pj, "reason"));
+
+            return check_reject(c, alert, "%s", why ? why : "pin store");
+        }
+    }
+    if (pin.num_tacks == 0 && c->o->require) {
+        return check_reject(c, NULL, "the server sent no TACK (--require)");
+    }
+    json_object_set_new(c->report, "result", json_string("accepted"));
+    check_line(c, "result", "accepted%s",
+               pin.num_tacks ? "" : " (no TACK: nothing to check)");
+    return CLI_EXIT_OK;
+}
+
+int cmd_check(int argc, char **argv)
+{
+    static const struct option longopts[] = {
+        {"servername", required_argument, NULL, CLI_OPT_SERVERNAME},
+        {"tls1_2", no_argument, NULL, CLI_OPT_TLS12},
+        {"tls1_3", no_argument, NULL, CLI_OPT_TLS13},
+        {"pins", required_argument, NULL, CLI_OPT_PINS},
+        {"ca", required_argument, NULL, CLI_OPT_CA},
+        {"format", required_argument, NULL, CLI_OPT_FORMAT},
+        {"now", required_argument, NULL, CLI_OPT_NOW},
+        {"require", no_argument, NULL, CLI_OPT_REQUIRE},
+        {"json", no_argument, NULL, CLI_OPT_JSON},
+        {"timeout", required_argument, NULL, CLI_OPT_TIMEOUT},
+        {"help", no_argument, NULL, 'h'},
+        {NULL, 0, NULL, 0}};
+    static check_reply_t reply;
+    check_opts_t o;
+    check_ctx_t cx;
+    char *target = NULL;
+    char err[512];
+    unsigned long ul;
+    SSL_CTX *ctx = NULL;
+    SSL *ssl = NULL;
+    X509 *cert = NULL;
+    int fd = -1, c, rc = CLI_EXIT_OK;
+    time_t now;
+
+    memset(&o, 0, sizeof(o));
+    o.timeout = 10;
+    while ((c = getopt_long(argc, argv, "h", longopts, NULL)) != -1) {
+        switch (c) {
+        case CLI_OPT_SERVERNAME:
+            o.servername = optarg;
+            break;
+        case CLI_OPT_TLS12:
+            o.min_version = o.max_version = TLS1_2_VERSION;
+            break;
+        case CLI_OPT_TLS13:
+            o.min_version = o.max_version = TLS1_3_VERSION;
+            break;
+        case CLI_OPT_PINS:
+            o.pins = optarg;
+            break;
+        case CLI_OPT_CA:
+            o.ca = optarg;
+            break;
+        case CLI_OPT_FORMAT:
+            if (strcmp(optarg, "draft-00") == 0) {
+                o.format = CHECK_FMT_00;
+            } else if (strcmp(optarg, "draft-02") == 0) {
+                o.format = CHECK_FMT_02;
+            } else if (strcmp(optarg, "auto") == 0) {
+                o.format = CHECK_FMT_AUTO;
+            } else {
+                return cli_usage_error("check",
+                                       "--format: draft-00, draft-02 or "
+                                       "auto, not \"%s\"",
+                                       optarg);
+            }
+            break;
+        case CLI_OPT_NOW:
+            if (!cli_parse_when(optarg, time(NULL), &cli_now_value)) {
+                return cli_usage_error("check", "--now: bad time \"%s\"",
+                                       optarg);
+            }
+            cli_now_set = 1;
+            break;
+        case CLI_OPT_REQUIRE:
+            o.require = 1;
+            break;
+        case CLI_OPT_JSON:
+            o.json = 1;
+            break;
+        case CLI_OPT_TIMEOUT:
+            if (!cli_parse_uint(optarg, 1, 3600, &ul)) {
+                return cli_usage_error("check", "--timeout: 1 to 3600 "
+                                                "seconds");
+            }
+            o.timeout = (int)ul;
+            break;
+        case 'h':
+            return cli_help(stdout, "check");
+        default:
+            return cli_usage_error("check", "unknown option");
+        }
+    }
+    if (optind + 1 != argc) {
+        return cli_usage_error("check", "want one HOST[:PORT]");
+    }
+    target = strdup(argv[optind]);
+    if (target == NULL || !check_split_hostport(target, &o.host, &o.port)) {
+        free(target);
+        return cli_usage_error("check", "bad HOST[:PORT] \"%s\"",
+                               argv[optind]);
+    }
+    if (o.servername == NULL && !check_is_ip(o.host)) {
+        o.servername = o.host;
+    }
+    now = cli_now();
+
+    memset(&cx, 0, sizeof(cx));
+    cx.o = &o;
+    cx.report = json_object();
+    cx.out = o.json ? NULL : stdout;
+    json_object_set_new(cx.report, "host", json_string(o.host));
+    json_object_set_new(cx.report, "port", json_string(o.port));
+    json_object_set_new(cx.report, "servername",
+                        o.servername ? json_string(o.servername)
+                                     : json_null());
+
+    ctx = SSL_CTX_new(TLS_client_method());
+    if (ctx == NULL) {
+        cli_ssl_errors();
+        rc = CLI_EXIT_USAGE;
+        goto done;
+    }
+    if ((o.min_version && !SSL_CTX_set_min_proto_version(ctx, o.min_version)) ||
+        (o.max_version && !SSL_CTX_set_max_proto_version(ctx, o.max_version))) {
+        cli_ssl_errors();
+        rc = CLI_EXIT_USAGE;
+        goto done;
+    }
+    /* Ask in the ClientHello; accept the answer in a TLS 1.2 ServerHello or
+     * a TLS 1.3 EncryptedExtensions (this project's 1.3 mapping), on full
+     * handshakes only. */
+    if (SSL_CTX_add_custom_ext(
+            ctx, TACK_EXT_TYPE,
+            SSL_EXT_CLIENT_HELLO | SSL_EXT_TLS1_2_SERVER_HELLO |
+                SSL_EXT_TLS1_3_ENCRYPTED_EXTENSIONS |
+                SSL_EXT_IGNORE_ON_RESUMPTION,
+            check_cb_ext_add, NULL, NULL, check_cb_ext_parse, &reply) != 1) {
+        cli_err("cannot register the TACK extension with OpenSSL");
+        cli_ssl_errors();
+        rc = CLI_EXIT_USAGE;
+        goto done;
+    }
+    /* The chain is checked after the handshake, so that a TACK can be shown
+     * even from a server whose chain fails. */
+    SSL_CTX_set_verify(ctx, SSL_VERIFY_NONE, NULL);
+    if (o.ca != NULL) {
+        int ok = cli_is_dir(o.ca)
+                     ? SSL_CTX_load_verify_locations(ctx, NULL, o.ca)
+                     : SSL_CTX_load_verify_locations(ctx, o.ca, NULL);
+
+        if (ok != 1) {
+            cli_err("%s: cannot load CA certificates from it", o.ca);
+            cli_ssl_errors();
+            rc = CLI_EXIT_USAGE;
+            goto done;
+        }
+        if (cli_now_set) {
+            X509_VERIFY_PARAM_set_time(SSL_CTX_get0_param(ctx), now);
+        }
+    }
+
+    fd = check_connect(o.host, o.port, o.timeout, err, sizeof(err));
+    if (fd < 0) {
+        rc = check_reject(&cx, NULL, "cannot connect to %s", err);
+        goto done;
+    }
+    ssl = SSL_new(ctx);
+    if (ssl == NULL || SSL_set_fd(ssl, fd) != 1) {
+        cli_ssl_errors();
+        rc = CLI_EXIT_USAGE;
+        goto done;
+    }
+    if (o.servername != NULL) {
+        SSL_set_tlsext_host_name(ssl, o.servername);
+    }
+    if (o.ca != NULL) {
+        if (o.servername != NULL) {
+            SSL_set1_host(ssl, o.servername);
+        } else {
+            X509_VERIFY_PARAM_set1_ip_asc(SSL_get0_param(ssl), o.host);
+        }
+    }
+    memset(&reply, 0, sizeof(reply));
+    if (SSL_connect(ssl) != 1) {
+        unsigned long e = ERR_peek_last_error();
+        char buf[256];
+
+        ERR_error_string_n(e, buf, sizeof(buf));
+        if (e == 0) {
+            snprintf(buf, sizeof(buf), "%s",
+                     errno ? strerror(errno) : "connection closed");
+        }
+        ERR_clear_error();
+        rc = check_reject(&cx, NULL, "TLS handshake with %s port %s failed: "
+                                     "%s",
+                          o.host, o.port, buf);
+        goto done;
+    }
+    check_line(&cx, "server", "%s port %s%s%s", o.host, o.port,
+               o.servername ? ", server name " : "",
+               o.servername ? o.servername : "");
+    check_line(&cx, "connection", "%s, %s", SSL_get_version(ssl),
+               SSL_get_cipher_name(ssl));
+    json_object_set_new(cx.report, "protocol",
+                        json_string(SSL_get_version(ssl)));
+    json_object_set_new(cx.report, "cipher",
+                        json_string(SSL_get_cipher_name(ssl)));
+
+    cert = SSL_get1_peer_certificate(ssl);
+    if (cert == NULL) {
+        rc = check_reject(&cx, "illegal_parameter",
+                          "the server presented no certificate");
+        goto done;
+    } else {
+        uint8_t hash[TACK_HASH_LEN];
+        char hex[2 * TACK_HASH_LEN + 1];
+        char *subject = cli_cert_subject(cert);
+
+        memset(hash, 0, sizeof(hash));
+        tack_spki_hash(cert, hash);
+        cli_hex(hash, sizeof(hash), hex);
+        check_line(&cx, "certificate", "%s", subject ? subject : "?");
+        check_line(&cx, "key_sha256", "%s", hex);
+        json_object_set_new(cx.report, "certificate",
+                            json_pack("{s:s?, s:s}", "subject", subject,
+                                      "key_sha256", hex));
+        free(subject);
+    }
+    if (o.ca == NULL) {
+        check_line(&cx, "chain", "not verified (no --ca; TACK does not "
+                                 "depend on CAs)");
+        json_object_set_new(cx.report, "chain",
+                            json_pack("{s:b}", "verified", 0));
+    } else {
+        long verr = SSL_get_verify_result(ssl);
+
+        if (verr != X509_V_OK) {
+            json_object_set_new(
+                cx.report, "chain",
+                json_pack("{s:b, s:s}", "verified", 0, "error",
+                          X509_verify_cert_error_string(verr)));
+            check_line(&cx, "chain", "FAILED: %s",
+                       X509_verify_cert_error_string(verr));
+            rc = check_reject(&cx, check_chain_alert(verr),
+                              "certificate chain: %s",
+                              X509_verify_cert_error_string(verr));
+            goto done;
+        }
+        json_object_set_new(cx.report, "chain",
+                            json_pack("{s:b}", "verified", 1));
+        check_line(&cx, "chain", "verified against %s", o.ca);
+    }
+    rc = check_reply(&cx, &reply, cert, now);
+
+done:
+    if (o.json) {
+        json_dumpf(cx.report, stdout, JSON_INDENT(2));
+        putchar('\n');
+    }
+    fflush(stdout);
+    json_decref(cx.report);
+    X509_free(cert);
+    if (ssl != NULL) {
+        SSL_shutdown(ssl);
+        SSL_free(ssl);
+    }
+    if (fd >= 0) {
+        close(fd);
+    }
+    SSL_CTX_free(ctx);
+    free(target);
+    return rc;
+}

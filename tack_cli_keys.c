@@ -1,0 +1,731 @@
+/*
+ * tack_cli_keys.c -- the commands that use a TACK private key: genkey, sign
+ * (one certificate, or a whole fleet into a directory) and break.
+ */
+#include <dirent.h>
+#include <errno.h>
+#include <getopt.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <openssl/crypto.h>
+
+#include "tack_cli.h"
+
+/* ---- genkey ---------------------------------------------------------------- */
+
+int cmd_genkey(int argc, char **argv)
+{
+    static const struct option longopts[] = {
+        {"password", required_argument, NULL, 'p'},
+        {"password-file", required_argument, NULL, CLI_OPT_PASSWORD_FILE},
+        {"output", required_argument, NULL, 'o'},
+        {"force", no_argument, NULL, 'f'},
+        {"iterations", required_argument, NULL, CLI_OPT_ITERATIONS},
+        {"help", no_argument, NULL, 'h'},
+        {NULL, 0, NULL, 0}};
+    cli_pw_opts_t pw = {NULL, NULL};
+    const char *out_path = NULL;
+    unsigned long iterations = TACK_KEYFILE_DEFAULT_ITERATIONS;
+    int force = 0, c, rc;
+    EVP_PKEY *key = NULL;
+    tack_keyfile_t kf;
+    uint8_t raw[TACK_KEYFILE_LEN];
+    char *pass = NULL, *text = NULL;
+    size_t pass_len = 0, text_len = 0;
+    char fp[TACK_FINGERPRINT_SIZE];
+    tack_status_t st;
+
+    while ((c = getopt_long(argc, argv, "p:o:fxh", longopts, NULL)) != -1) {
+        switch (c) {
+        case 'p':
+            pw.password = optarg;
+            break;
+        case CLI_OPT_PASSWORD_FILE:
+            pw.password_file = optarg;
+            break;
+        case 'o':
+            out_path = optarg;
+            break;
+        case 'f':
+            force = 1;
+            break;
+        case 'x': /* TACKpy: "use the pure-Python crypto"; meaningless here */
+            break;
+        case CLI_OPT_ITERATIONS:
+            if (!cli_parse_uint(optarg, 1, TACK_KEYFILE_MAX_ITERATIONS,
+                                &iterations)) {
+                return cli_usage_error("genkey",
+                                       "--iterations: want 1 to %d, not "
+                                       "\"%s\"",
+                                       TACK_KEYFILE_MAX_ITERATIONS, optarg);
+            }
+            break;
+        case 'h':
+            return cli_help(stdout, "genkey");
+        default:
+            return cli_usage_error("genkey", "unknown option");
+        }
+    }
+    if (optind != argc) {
+        return cli_usage_error("genkey", "unexpected argument \"%s\"",
+                               argv[optind]);
+    }
+    if (out_path != NULL && strcmp(out_path, "-") != 0 && !force &&
+        access(out_path, F_OK) == 0) {
+        /* Say so before asking for a password. */
+        cli_err("%s: exists; not overwritten (use --force to replace it)",
+                out_path);
+        return CLI_EXIT_USAGE;
+    }
+    rc = cli_password_get(&pw, "the new key", 1, &pass, &pass_len);
+    if (rc != CLI_EXIT_OK) {
+        return rc;
+    }
+    st = tack_key_generate(&key);
+    if (st == TACK_OK) {
+        st = tack_keyfile_create(&kf, key, pass, pass_len,
+                                 (uint32_t)iterations);
+    }
+    cli_password_free(pass, pass_len);
+    EVP_PKEY_free(key);
+    if (st != TACK_OK) {
+        cli_err("cannot create the key: %s", tack_status_str(st));
+        cli_ssl_errors();
+        return CLI_EXIT_USAGE;
+    }
+    tack_keyfile_encode(&kf, raw);
+    tack_fingerprint(kf.public_key, fp);
+    OPENSSL_cleanse(&kf, sizeof(kf));
+    rc = cli_pem_with_header(&text, &text_len, TACK_PEM_LABEL_KEY, raw,
+                             sizeof(raw), 1);
+    OPENSSL_cleanse(raw, sizeof(raw));
+    if (rc != CLI_EXIT_OK) {
+        return rc;
+    }
+    rc = cli_write_output(out_path, text, text_len, 0600, force);
+    OPENSSL_cleanse(text, text_len);
+    free(text);
+    if (rc == CLI_EXIT_OK && out_path != NULL && strcmp(out_path, "-")) {
+        fprintf(stderr, "tack: wrote %s, TACK ID %s\n", out_path, fp);
+    }
+    return rc;
+}
+
+/* ---- sign -------------------------------------------------------------------- */
+
+typedef struct {
+    char *cert_path;
+    char *out_path; /* NULL: standard output */
+    char *pem;
+    size_t pem_len;
+} sign_job_t;
+
+typedef struct {
+    sign_job_t *jobs;
+    size_t count, cap;
+} sign_jobs_t;
+
+typedef struct {
+    unsigned long min_generation, generation;
+    int have_generation;
+    const char *expiration; /* -e as given, NULL: the certificate's */
+    time_t now;
+} sign_params_t;
+
+static int sign_jobs_add(sign_jobs_t *jobs, const char *path)
+{
+    if (jobs->count == jobs->cap) {
+        size_t ncap = jobs->cap ? jobs->cap * 2 : 16;
+        sign_job_t *n = realloc(jobs->jobs, ncap * sizeof(*n));
+
+        if (n == NULL) {
+            cli_err("out of memory");
+            return CLI_EXIT_USAGE;
+        }
+        jobs->jobs = n;
+        jobs->cap = ncap;
+    }
+    memset(&jobs->jobs[jobs->count], 0, sizeof(sign_job_t));
+    jobs->jobs[jobs->count].cert_path = strdup(path);
+    if (jobs->jobs[jobs->count].cert_path == NULL) {
+        cli_err("out of memory");
+        return CLI_EXIT_USAGE;
+    }
+    jobs->count++;
+    return CLI_EXIT_OK;
+}
+
+static void sign_jobs_free(sign_jobs_t *jobs)
+{
+    size_t i;
+
+    for (i = 0; i < jobs->count; i++) {
+        free(jobs->jobs[i].cert_path);
+        free(jobs->jobs[i].out_path);
+        free(jobs->jobs[i].pem);
+    }
+    free(jobs->jobs);
+}
+
+static int sign_has_suffix(const char *name, const char *suffix)
+{
+    size_t n = strlen(name), s = strlen(suffix);
+
+    return n > s && strcasecmp(name + n - s, suffix) == 0;
+}
+
+static const char *const sign_cert_suffixes[] = {".crt", ".cert", ".pem",
+                                                 ".cer", ".der", NULL};
+
+static int sign_dir_cmp(const struct dirent **a, const struct dirent **b)
+{
+    return strcmp((*a)->d_name, (*b)->d_name);
+}
+
+/* sign_dir_wants tells whether a directory entry looks like a certificate:
+ * a certificate suffix, not one of our own outputs, and (for .pem, which
+ * keys share) a CERTIFICATE block inside. */
+static int sign_dir_wants(const char *path, const char *name)
+{
+    size_t i;
+    int suffix = 0;
+    char *text = NULL;
+    size_t len = 0;
+    int wants;
+    struct stat sb;
+
+    if (name[0] == '.' || sign_has_suffix(name, ".tack.pem")) {
+        return 0;
+    }
+    for (i = 0; sign_cert_suffixes[i] != NULL; i++) {
+        if (sign_has_suffix(name, sign_cert_suffixes[i])) {
+            suffix = 1;
+        }
+    }
+    if (!suffix || stat(path, &sb) != 0 || !S_ISREG(sb.st_mode)) {
+        return 0;
+    }
+    if (sign_has_suffix(name, ".der") || sign_has_suffix(name, ".cer")) {
+        return 1;
+    }
+    if (tack_file_read(path, TACK_FILE_MAX_DEFAULT, &text, &len) != TACK_OK) {
+        return 1; /* let the loader report it */
+    }
+    wants = strstr(text, "-----BEGIN CERTIFICATE-----") != NULL;
+    OPENSSL_cleanse(text, len); /* it may have been a key */
+    free(text);
+    return wants;
+}
+
+static int sign_collect_dir(sign_jobs_t *jobs, const char *dir,
+                            size_t *skipped)
+{
+    struct dirent **names = NULL;
+    int n, i, rc = CLI_EXIT_OK;
+
+    n = scandir(dir, &names, NULL, sign_dir_cmp);
+    if (n < 0) {
+        cli_err("%s: %s", dir, strerror(errno));
+        return CLI_EXIT_USAGE;
+    }
+    for (i = 0; i < n; i++) {
+        size_t len = strlen(dir) + strlen(names[i]->d_name) + 2;
+        char *path = malloc(len);
+
+        if (path == NULL) {
+            rc = CLI_EXIT_USAGE;
+        } else if (rc == CLI_EXIT_OK) {
+            snprintf(path, len, "%s%s%s", dir,
+                     dir[strlen(dir) - 1] == '/' ? "" : "/",
+                     names[i]->d_name);
+            if (sign_dir_wants(path, names[i]->d_name)) {
+                rc = sign_jobs_add(jobs, path);
+            } else if (names[i]->d_name[0] != '.') {
+                (*skipped)++;
+            }
+        }
+        free(path);
+        free(names[i]);
+    }
+    free(names);
+    return rc;
+}
+
+/* sign_out_name: "dir/www.example.org.crt" -> "OUT/www.example.org.tack.pem" */
+static char *sign_out_name(const char *out_dir, const char *cert_path)
+{
+    const char *base = strrchr(cert_path, '/');
+    size_t blen, i, len;
+    char *res;
+
+    base = base ? base + 1 : cert_path;
+    blen = strlen(base);
+    for (i = 0; sign_cert_suffixes[i] != NULL; i++) {
+        if (sign_has_suffix(base, sign_cert_suffixes[i])) {
+            blen -= strlen(sign_cert_suffixes[i]);
+            break;
+        }
+    }
+    len = strlen(out_dir) + 1 + blen + sizeof(".tack.pem");
+    res = malloc(len);
+    if (res != NULL) {
+        snprintf(res, len, "%s%s%.*s.tack.pem", out_dir,
+                 out_dir[strlen(out_dir) - 1] == '/' ? "" : "/", (int)blen,
+                 base);
+    }
+    return res;
+}
+
+static int sign_out_cmp(const void *a, const void *b)
+{
+    const sign_job_t *const *x = a;
+    const sign_job_t *const *y = b;
+
+    return strcmp((*x)->out_path, (*y)->out_path);
+}
+
+/* sign_check_names refuses two certificates that would write one file, and
+ * (without --force) files that exist -- all before anything is written. */
+static int sign_check_names(sign_jobs_t *jobs, int force)
+{
+    sign_job_t **order;
+    size_t i;
+    int rc = CLI_EXIT_OK;
+
+    order = malloc(jobs->count * sizeof(*order));
+    if (order == NULL) {
+        cli_err("out of memory");
+        return CLI_EXIT_USAGE;
+    }
+    for (i = 0; i < jobs->count; i++) {
+        order[i] = &jobs->jobs[i];
+    }
+    qsort(order, jobs->count, sizeof(*order), sign_out_cmp);
+    for (i = 1; i < jobs->count; i++) {
+        if (strcmp(order[i - 1]->out_path, order[i]->out_path) == 0) {
+            cli_err("%s and %s would both be signed into %s; nothing "
+                    "written",
+                    order[i - 1]->cert_path, order[i]->cert_path,
+                    order[i]->out_path);
+            rc = CLI_EXIT_USAGE;
+            break;
+        }
+    }
+    for (i = 0; rc == CLI_EXIT_OK && !force && i < jobs->count; i++) {
+        if (access(jobs->jobs[i].out_path, F_OK) == 0) {
+            cli_err("%s: exists; nothing written (use --force to replace "
+                    "existing TACK files)",
+                    jobs->jobs[i].out_path);
+            rc = CLI_EXIT_USAGE;
+        }
+    }
+    free(order);
+    return rc;
+}
+
+/* sign_one builds the PEM text of the TACK for one certificate. */
+static int sign_one(sign_job_t *job, EVP_PKEY *key, const sign_params_t *sp)
+{
+    X509 *cert = NULL;
+    tack_t tack;
+    uint8_t raw[TACK_LEN];
+    time_t exp_time, not_after;
+    long long minutes;
+    char when[32];
+    tack_status_t st;
+    int rc = cli_load_cert(job->cert_path, &cert);
+
+    if (rc != CLI_EXIT_OK) {
+        return rc;
+    }
+    memset(&tack, 0, sizeof(tack));
+    tack.min_generation = (uint8_t)sp->min_generation;
+    tack.generation = (uint8_t)(sp->have_generation ? sp->generation
+                                                    : sp->min_generation);
+    if (!cli_asn1_time(X509_get0_notAfter(cert), &not_after)) {
+        cli_err("%s: the certificate's notAfter does not parse",
+                job->cert_path);
+        X509_free(cert);
+        return CLI_EXIT_USAGE;
+    }
+    if (sp->expiration == NULL) {
+        exp_time = not_after;
+    } else if (!cli_parse_when(sp->expiration, sp->now, &exp_time)) {
+        X509_free(cert);
+        return cli_usage_error("sign",
+                               "-e: \"%s\" is neither a UTC time "
+                               "(2030-06-06Z, 2030-06-06T12:00Z) nor a "
+                               "duration (30d, 12h)",
+                               sp->expiration);
+    }
+    /* Expiration counts whole minutes: round up, as TACKpy does, so that a
+     * TACK never expires before the moment asked for. */
+    minutes = ((long long)exp_time + 59) / 60;
+    if (minutes * 60 <= (long long)sp->now) {
+        cli_format_time((time_t)(minutes * 60), 0, when, sizeof(when));
+        if (sp->expiration == NULL) {
+            cli_err("%s: the certificate expired at %s; give -e for a TACK "
+                    "that expires later",
+                    job->cert_path, when);
+        } else {
+            cli_err("%s: expiration %s is not in the future", job->cert_path,
+                    when);
+        }
+        X509_free(cert);
+        return CLI_EXIT_USAGE;
+    }
+    if (minutes > (long long)UINT32_MAX) {
+        cli_err("%s: expiration is too far in the future", job->cert_path);
+        X509_free(cert);
+        return CLI_EXIT_USAGE;
+    }
+    tack.expiration = (uint32_t)minutes;
+    st = tack_spki_hash(cert, tack.target_hash);
+    X509_free(cert);
+    if (st != TACK_OK) {
+        cli_err("%s: cannot hash the certificate's public key: %s",
+                job->cert_path, tack_status_str(st));
+        cli_ssl_errors();
+        return CLI_EXIT_USAGE;
+    }
+    st = tack_sign(&tack, key);
+    if (st == TACK_OK) {
+        /* A TACK that fails its own check would make every client refuse
+         * the server: never hand one out. */
+        st = tack_verify(&tack);
+    }
+    if (st != TACK_OK) {
+        cli_err("%s: cannot sign: %s", job->cert_path, tack_status_str(st));
+        cli_ssl_errors();
+        return CLI_EXIT_USAGE;
+    }
+    tack_encode(&tack, raw);
+    return cli_pem_with_header(&job->pem, &job->pem_len, TACK_PEM_LABEL_TACK,
+                               raw, sizeof(raw), 1);
+}
+
+static void sign_progress(size_t done, size_t total, const char *what)
+{
+    fprintf(stderr, "\rtack sign: %s %zu/%zu (%zu%%)", what, done, total,
+            total ? done * 100 / total : 100);
+    fflush(stderr);
+}
+
+int cmd_sign(int argc, char **argv)
+{
+    static const struct option longopts[] = {
+        {"key", required_argument, NULL, 'k'},
+        {"password", required_argument, NULL, 'p'},
+        {"password-file", required_argument, NULL, CLI_OPT_PASSWORD_FILE},
+        {"certificate", required_argument, NULL, 'c'},
+        {"min-generation", required_argument, NULL, 'm'},
+        {"generation", required_argument, NULL, 'g'},
+        {"expiration", required_argument, NULL, 'e'},
+        {"output", required_argument, NULL, 'o'},
+        {"force", no_argument, NULL, 'f'},
+        {"now", required_argument, NULL, CLI_OPT_NOW},
+        {"no-progress", no_argument, NULL, CLI_OPT_NO_PROGRESS},
+        {"help", no_argument, NULL, 'h'},
+        {NULL, 0, NULL, 0}};
+    cli_pw_opts_t pw = {NULL, NULL};
+    sign_params_t sp;
+    sign_jobs_t jobs = {NULL, 0, 0};
+    const char *key_path = NULL, *out_path = NULL;
+    const char **certs = NULL;
+    size_t ncerts = 0, i, skipped = 0;
+    int force = 0, progress = 1, fleet = 0, c, rc = CLI_EXIT_OK;
+    EVP_PKEY *key = NULL;
+
+    memset(&sp, 0, sizeof(sp));
+    certs = calloc((size_t)argc + 1, sizeof(*certs));
+    if (certs == NULL) {
+        cli_err("out of memory");
+        return CLI_EXIT_USAGE;
+    }
+    while ((c = getopt_long(argc, argv, "k:p:c:m:g:e:o:fxh", longopts,
+                            NULL)) != -1) {
+        switch (c) {
+        case 'k':
+            key_path = optarg;
+            break;
+        case 'p':
+            pw.password = optarg;
+            break;
+        case CLI_OPT_PASSWORD_FILE:
+            pw.password_file = optarg;
+            break;
+        case 'c':
+            certs[ncerts++] = optarg;
+            break;
+        case 'm':
+            if (!cli_parse_uint(optarg, 0, 255, &sp.min_generation)) {
+                free(certs);
+                return cli_usage_error("sign", "-m: want 0 to 255, not "
+                                               "\"%s\"",
+                                       optarg);
+            }
+            break;
+        case 'g':
+            if (!cli_parse_uint(optarg, 0, 255, &sp.generation)) {
+                free(certs);
+                return cli_usage_error("sign", "-g: want 0 to 255, not "
+                                               "\"%s\"",
+                                       optarg);
+            }
+            sp.have_generation = 1;
+            break;
+        case 'e':
+            sp.expiration = optarg;
+            break;
+        case 'o':
+            out_path = optarg;
+            break;
+        case 'f':
+            force = 1;
+            break;
+        case 'x':
+            break;
+        case CLI_OPT_NOW:
+            if (!cli_parse_when(optarg, time(NULL), &cli_now_value)) {
+                free(certs);
+                return cli_usage_error("sign", "--now: bad time \"%s\"",
+                                       optarg);
+            }
+            cli_now_set = 1;
+            break;
+        case CLI_OPT_NO_PROGRESS:
+            progress = 0;
+            break;
+        case 'h':
+            free(certs);
+            return cli_help(stdout, "sign");
+        default:
+            free(certs);
+            return cli_usage_error("sign", "unknown option");
+        }
+    }
+    /* Certificates may also follow the options, as in `-c DIR/ *.crt`. */
+    for (; optind < argc; optind++) {
+        certs[ncerts++] = argv[optind];
+    }
+    if (key_path == NULL || ncerts == 0) {
+        free(certs);
+        return cli_usage_error("sign", "needs -k KEYFILE and -c CERT");
+    }
+    if (sp.have_generation && sp.generation < sp.min_generation) {
+        free(certs);
+        return cli_usage_error("sign",
+                               "-g %lu is below -m %lu: a client would "
+                               "reject the TACK",
+                               sp.generation, sp.min_generation);
+    }
+    sp.now = cli_now();
+    if (sp.expiration != NULL) {
+        time_t t;
+
+        if (!cli_parse_when(sp.expiration, sp.now, &t)) {
+            free(certs);
+            return cli_usage_error("sign",
+                                   "-e: \"%s\" is neither a UTC time "
+                                   "(2030-06-06Z, 2030-06-06T12:00Z) nor a "
+                                   "duration (30d, 12h)",
+                                   sp.expiration);
+        }
+    }
+
+    /* One certificate file and no output directory: the TACKpy way. */
+    fleet = ncerts > 1 || cli_is_dir(certs[0]) ||
+            (out_path != NULL && cli_is_dir(out_path));
+    for (i = 0; rc == CLI_EXIT_OK && i < ncerts; i++) {
+        if (cli_is_dir(certs[i])) {
+            rc = sign_collect_dir(&jobs, certs[i], &skipped);
+        } else {
+            rc = sign_jobs_add(&jobs, certs[i]);
+        }
+    }
+    free(certs);
+    if (rc != CLI_EXIT_OK) {
+        goto done;
+    }
+    if (fleet) {
+        if (out_path == NULL || !cli_is_dir(out_path)) {
+            rc = cli_usage_error("sign",
+                                 "several certificates need -o DIR, an "
+                                 "existing directory");
+            goto done;
+        }
+        if (jobs.count == 0) {
+            cli_err("no certificate found (%zu other files skipped)",
+                    skipped);
+            rc = CLI_EXIT_USAGE;
+            goto done;
+        }
+        for (i = 0; i < jobs.count; i++) {
+            jobs.jobs[i].out_path =
+                sign_out_name(out_path, jobs.jobs[i].cert_path);
+            if (jobs.jobs[i].out_path == NULL) {
+                cli_err("out of memory");
+                rc = CLI_EXIT_USAGE;
+                goto done;
+            }
+        }
+        rc = sign_check_names(&jobs, force);
+        if (rc != CLI_EXIT_OK) {
+            goto done;
+        }
+    } else if (out_path != NULL) {
+        jobs.jobs[0].out_path = strdup(out_path);
+        if (!force && strcmp(out_path, "-") != 0 &&
+            access(out_path, F_OK) == 0) {
+            cli_err("%s: exists; not overwritten (use --force to replace "
+                    "it)",
+                    out_path);
+            rc = CLI_EXIT_USAGE;
+            goto done;
+        }
+    }
+
+    rc = cli_load_key(key_path, &pw, &key);
+    if (rc != CLI_EXIT_OK) {
+        goto done;
+    }
+    progress = progress && fleet && isatty(STDERR_FILENO);
+    /* Sign everything first, write afterwards: a certificate that cannot be
+     * signed stops the run before any file changes. */
+    for (i = 0; i < jobs.count; i++) {
+        rc = sign_one(&jobs.jobs[i], key, &sp);
+        if (rc != CLI_EXIT_OK) {
+            if (progress) {
+                fputc('\n', stderr);
+            }
+            if (fleet) {
+                cli_err("nothing written");
+            }
+            goto done;
+        }
+        if (progress && (i % 64 == 0 || i + 1 == jobs.count)) {
+            sign_progress(i + 1, jobs.count, "signed");
+        }
+    }
+    for (i = 0; i < jobs.count; i++) {
+        rc = cli_write_output(jobs.jobs[i].out_path, jobs.jobs[i].pem,
+                              jobs.jobs[i].pem_len, 0644, force);
+        if (rc != CLI_EXIT_OK) {
+            if (progress) {
+                fputc('\n', stderr);
+            }
+            cli_err("stopped after writing %zu of %zu files", i, jobs.count);
+            goto done;
+        }
+        if (progress && (i % 64 == 0 || i + 1 == jobs.count)) {
+            sign_progress(i + 1, jobs.count, "written");
+        }
+    }
+    if (progress) {
+        fputc('\n', stderr);
+    }
+    if (fleet) {
+        fprintf(stderr, "tack: signed %zu certificate%s into %s", jobs.count,
+                jobs.count == 1 ? "" : "s", out_path);
+        if (skipped > 0) {
+            fprintf(stderr, " (%zu other file%s skipped)", skipped,
+                    skipped == 1 ? "" : "s");
+        }
+        fputc('\n', stderr);
+    }
+
+done:
+    EVP_PKEY_free(key);
+    sign_jobs_free(&jobs);
+    return rc;
+}
+
+/* ---- break ------------------------------------------------------------------- */
+
+int cmd_break(int argc, char **argv)
+{
+    static const struct option longopts[] = {
+        {"key", required_argument, NULL, 'k'},
+        {"password", required_argument, NULL, 'p'},
+        {"password-file", required_argument, NULL, CLI_OPT_PASSWORD_FILE},
+        {"output", required_argument, NULL, 'o'},
+        {"force", no_argument, NULL, 'f'},
+        {"help", no_argument, NULL, 'h'},
+        {NULL, 0, NULL, 0}};
+    cli_pw_opts_t pw = {NULL, NULL};
+    const char *key_path = NULL, *out_path = NULL;
+    int force = 0, c, rc;
+    EVP_PKEY *key = NULL;
+    tack_breaksig_t sig;
+    uint8_t raw[TACK_BREAKSIG_LEN];
+    char *text = NULL;
+    size_t text_len = 0;
+    tack_status_t st;
+
+    while ((c = getopt_long(argc, argv, "k:p:o:fxh", longopts, NULL)) != -1) {
+        switch (c) {
+        case 'k':
+            key_path = optarg;
+            break;
+        case 'p':
+            pw.password = optarg;
+            break;
+        case CLI_OPT_PASSWORD_FILE:
+            pw.password_file = optarg;
+            break;
+        case 'o':
+            out_path = optarg;
+            break;
+        case 'f':
+            force = 1;
+            break;
+        case 'x':
+            break;
+        case 'h':
+            return cli_help(stdout, "break");
+        default:
+            return cli_usage_error("break", "unknown option");
+        }
+    }
+    if (optind != argc) {
+        return cli_usage_error("break", "unexpected argument \"%s\"",
+                               argv[optind]);
+    }
+    if (key_path == NULL) {
+        return cli_usage_error("break", "needs -k KEYFILE");
+    }
+    if (out_path != NULL && strcmp(out_path, "-") != 0 && !force &&
+        access(out_path, F_OK) == 0) {
+        cli_err("%s: exists; not overwritten (use --force to replace it)",
+                out_path);
+        return CLI_EXIT_USAGE;
+    }
+    rc = cli_load_key(key_path, &pw, &key);
+    if (rc != CLI_EXIT_OK) {
+        return rc;
+    }
+    st = tack_breaksig_create(&sig, key);
+    EVP_PKEY_free(key);
+    if (st == TACK_OK) {
+        st = tack_breaksig_verify(&sig);
+    }
+    if (st != TACK_OK) {
+        cli_err("%s: cannot create the break signature: %s", key_path,
+                tack_status_str(st));
+        cli_ssl_errors();
+        return CLI_EXIT_USAGE;
+    }
+    tack_breaksig_encode(&sig, raw);
+    rc = cli_pem_with_header(&text, &text_len, TACK_PEM_LABEL_BREAKSIG, raw,
+                             sizeof(raw), 1);
+    if (rc != CLI_EXIT_OK) {
+        return rc;
+    }
+    rc = cli_write_output(out_path, text, text_len, 0644, force);
+    free(text);
+    return rc;
+}

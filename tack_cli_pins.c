@@ -1,0 +1,604 @@
+/*
+ * tack_cli_pins.c -- the client's pin store (draft-perrin-tls-tack-00
+ * section 5, summarised in the spec's section 8) and `tack pins`.
+ *
+ * The store is a JSON file:
+ *   { "format": "tack-pins-1",
+ *     "keys":  { HEX(public_key): { "tack_id", "min_generation" } },
+ *     "names": { NAME: { "key": HEX, "first_seen": SECONDS,
+ *                        "active_until": SECONDS, ...readable copies } } }
+ * Name records point at key records.  It is locked (flock on FILE.lock)
+ * while a check reads and rewrites it, and replaced atomically.
+ */
+#include <ctype.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <getopt.h>
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/file.h>
+#include <unistd.h>
+
+#include "tack_cli.h"
+
+#define PINS_FORMAT "tack-pins-1"
+#define PINS_MAX_ACTIVE (30 * 86400) /* draft-00 5.3: MIN(30 days, ...) */
+
+typedef struct {
+    const char *path;
+    json_t *root;
+    json_t *keys;
+    json_t *names;
+    int lock_fd;
+} pins_t;
+
+static void pins_close(pins_t *p)
+{
+    json_decref(p->root);
+    if (p->lock_fd >= 0) {
+        close(p->lock_fd); /* releases the flock */
+    }
+    p->root = NULL;
+    p->lock_fd = -1;
+}
+
+/* pins_lock takes an exclusive lock beside the store: the store itself is
+ * replaced by rename, so it cannot carry the lock. */
+static int pins_lock(pins_t *p)
+{
+    size_t len = strlen(p->path) + sizeof(".lock");
+    char *name = malloc(len);
+
+    if (name == NULL) {
+        cli_err("out of memory");
+        return CLI_EXIT_USAGE;
+    }
+    snprintf(name, len, "%s.lock", p->path);
+    p->lock_fd = open(name, O_RDWR | O_CREAT | O_CLOEXEC, 0600);
+    if (p->lock_fd < 0 || flock(p->lock_fd, LOCK_EX) != 0) {
+        cli_err("%s: cannot lock: %s", name, strerror(errno));
+        free(name);
+        return CLI_EXIT_USAGE;
+    }
+    free(name);
+    return CLI_EXIT_OK;
+}
+
+/* pins_valid checks the shape of a loaded store, so that the rules below
+ * can trust it. */
+static int pins_valid(pins_t *p, char *why, size_t why_size)
+{
+    const char *k;
+    json_t *v;
+
+    p->keys = json_object_get(p->root, "keys");
+    p->names = json_object_get(p->root, "names");
+    if (!json_is_object(p->root) ||
+        !json_is_string(json_object_get(p->root, "format")) ||
+        strcmp(json_string_value(json_object_get(p->root, "format")),
+               PINS_FORMAT) != 0) {
+        snprintf(why, why_size, "no \"format\": \"%s\"", PINS_FORMAT);
+        return 0;
+    }
+    if (!json_is_object(p->keys) || !json_is_object(p->names)) {
+        snprintf(why, why_size, "\"keys\" and \"names\" must be objects");
+        return 0;
+    }
+    json_object_foreach(p->keys, k, v)
+    {
+        uint8_t key[TACK_KEY_LEN];
+
+        if (!cli_unhex(k, key, sizeof(key)) || !json_is_object(v) ||
+            !json_is_integer(json_object_get(v, "min_generation"))) {
+            snprintf(why, why_size, "bad key record \"%.32s...\"", k);
+            return 0;
+        }
+    }
+    json_object_foreach(p->names, k, v)
+    {
+        json_t *key = json_object_get(v, "key");
+
+        if (!json_is_object(v) || !json_is_string(key) ||
+            json_object_get(p->keys, json_string_value(key)) == NULL ||
+            !json_is_integer(json_object_get(v, "first_seen")) ||
+            !json_is_integer(json_object_get(v, "active_until"))) {
+            snprintf(why, why_size, "bad name record \"%s\"", k);
+            return 0;
+        }
+    }
+    return 1;
+}
+
+/* pins_open locks and loads the store; a missing file is an empty store. */
+static int pins_open(pins_t *p, const char *path, int lock)
+{
+    json_error_t jerr;
+    char why[256];
+    char *text = NULL;
+    size_t len = 0;
+
+    memset(p, 0, sizeof(*p));
+    p->path = path;
+    p->lock_fd = -1;
+    if (lock && pins_lock(p) != CLI_EXIT_OK) {
+        return CLI_EXIT_USAGE;
+    }
+    if (access(path, F_OK) != 0 && errno == ENOENT) {
+        p->root = json_pack("{s:s, s:{}, s:{}}", "format", PINS_FORMAT,
+                            "keys", "names");
+        p->keys = json_object_get(p->root, "keys");
+        p->names = json_object_get(p->root, "names");
+        return CLI_EXIT_OK;
+    }
+    if (cli_read_file(path, &text, &len) != CLI_EXIT_OK) {
+        pins_close(p);
+        return CLI_EXIT_USAGE;
+    }
+    p->root = json_loadb(text, len, 0, &jerr);
+    free(text);
+    if (p->root == NULL) {
+        cli_err("%s: not a pin store: line %d: %s", path, jerr.line,
+                jerr.text);
+        pins_close(p);
+        return CLI_EXIT_USAGE;
+    }
+    if (!pins_valid(p, why, sizeof(why))) {
+        cli_err("%s: not a pin store: %s", path, why);
+        pins_close(p);
+        return CLI_EXIT_USAGE;
+    }
+    return CLI_EXIT_OK;
+}
+
+static int pins_save(pins_t *p)
+{
+    char *text = json_dumps(p->root, JSON_INDENT(2) | JSON_SORT_KEYS);
+    int rc;
+
+    if (text == NULL) {
+        cli_err("%s: cannot encode the store", p->path);
+        return CLI_EXIT_USAGE;
+    }
+    rc = cli_write_atomic(p->path, text, strlen(text), 0600);
+    free(text);
+    return rc;
+}
+
+static json_int_t pins_int(json_t *obj, const char *key)
+{
+    return json_integer_value(json_object_get(obj, key));
+}
+
+/* pins_set_times stores the times as numbers, with readable copies. */
+static void pins_set_times(json_t *rec, time_t first_seen,
+                           time_t active_until)
+{
+    char a[32], b[32];
+
+    cli_format_time(first_seen, 1, a, sizeof(a));
+    cli_format_time(active_until, 1, b, sizeof(b));
+    json_object_set_new(rec, "first_seen", json_integer(first_seen));
+    json_object_set_new(rec, "active_until", json_integer(active_until));
+    json_object_set_new(rec, "first_seen_utc", json_string(a));
+    json_object_set_new(rec, "active_until_utc",
+                        json_string(active_until ? b : "never active"));
+}
+
+static void pins_key_hex(const uint8_t key[TACK_KEY_LEN],
+                         char out[2 * TACK_KEY_LEN + 1])
+{
+    cli_hex(key, TACK_KEY_LEN, out);
+}
+
+/* pins_new_name creates an inactive pin of |name| on |tack|'s key, with a
+ * key record if there is none. */
+static void pins_new_name(pins_t *p, const char *name, const tack_t *tack,
+                          time_t now)
+{
+    char hex[2 * TACK_KEY_LEN + 1], fpr[TACK_FINGERPRINT_SIZE];
+    json_t *rec;
+
+    pins_key_hex(tack->public_key, hex);
+    if (json_object_get(p->keys, hex) == NULL) {
+        tack_fingerprint(tack->public_key, fpr);
+        json_object_set_new(p->keys, hex,
+                            json_pack("{s:s, s:i}", "tack_id", fpr,
+                                      "min_generation",
+                                      (int)tack->min_generation));
+    }
+    rec = json_pack("{s:s}", "key", hex);
+    pins_set_times(rec, now, 0);
+    json_object_set_new(p->names, name, rec);
+}
+
+/* pins_gc drops key records no name points at. */
+static void pins_gc(pins_t *p)
+{
+    const char *k, *n;
+    json_t *v, *nv;
+    void *tmp;
+
+    json_object_foreach_safe(p->keys, tmp, k, v)
+    {
+        int used = 0;
+
+        json_object_foreach(p->names, n, nv)
+        {
+            if (strcmp(json_string_value(json_object_get(nv, "key")), k) ==
+                0) {
+                used = 1;
+            }
+        }
+        if (!used) {
+            json_object_del(p->keys, k);
+        }
+    }
+}
+
+static void pins_note(FILE *fp, json_t *report, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+
+/* pins_note prints one "pin = ..." line and keeps it in the report. */
+static void pins_note(FILE *fp, json_t *report, const char *fmt, ...)
+{
+    char buf[512];
+    va_list ap;
+    json_t *notes = json_object_get(report, "actions");
+
+    va_start(ap, fmt);
+    vsnprintf(buf, sizeof(buf), fmt, ap);
+    va_end(ap);
+    if (fp != NULL) {
+        fprintf(fp, "%-14s = %s\n", "pin", buf);
+    }
+    if (notes == NULL) {
+        notes = json_array();
+        json_object_set_new(report, "actions", notes);
+    }
+    json_array_append_new(notes, json_string(buf));
+}
+
+/* pins_normalise lower-cases the name and drops a trailing dot. */
+static char *pins_normalise(const char *name)
+{
+    char *s = strdup(name);
+    size_t i, len;
+
+    if (s == NULL) {
+        return NULL;
+    }
+    for (i = 0; s[i] != '\0'; i++) {
+        s[i] = (char)tolower((unsigned char)s[i]);
+    }
+    len = strlen(s);
+    if (len > 1 && s[len - 1] == '.') {
+        s[len - 1] = '\0';
+    }
+    return s;
+}
+
+/* pins_rules applies draft-00 section 5 to the loaded store.  Returns 0
+ * (accepted) or 1 (rejected, |*alert| set); |*changed| tells whether the
+ * store must be written. */
+static int pins_rules(pins_t *p, const cli_pin_input_t *in, const char *name,
+                      FILE *fp, json_t *report, const char **alert,
+                      int *changed)
+{
+    char hex[2 * TACK_KEY_LEN + 1], fpr[TACK_FINGERPRINT_SIZE];
+    char when[32];
+    const tack_t *tacks[2] = {NULL, NULL};
+    int active[2] = {0, 0};
+    size_t ntacks = 0, i, j;
+    json_t *pin, *krec;
+    time_t now = in->now;
+
+    /* Break signatures (5.2): every key record named by a valid one goes,
+     * with the name records pointing at it. */
+    for (i = 0; i < in->num_breaksigs; i++) {
+        const char *n;
+        json_t *v;
+        void *tmp;
+
+        pins_key_hex(in->breaksigs[i].public_key, hex);
+        tack_fingerprint(in->breaksigs[i].public_key, fpr);
+        if (json_object_get(p->keys, hex) == NULL) {
+            continue;
+        }
+        json_object_foreach_safe(p->names, tmp, n, v)
+        {
+            if (strcmp(json_string_value(json_object_get(v, "key")), hex) ==
+                0) {
+                pins_note(fp, report, "%s: discarded (break signature for "
+                                      "%s)",
+                          n, fpr);
+                json_object_del(p->names, n);
+            }
+        }
+        json_object_del(p->keys, hex);
+        *changed = 1;
+    }
+    /* A TACK whose key the same reply breaks is not pinned. */
+    for (i = 0; i < in->num_tacks; i++) {
+        int broken = 0;
+
+        for (j = 0; j < in->num_breaksigs; j++) {
+            if (memcmp(in->breaksigs[j].public_key, in->tacks[i]->public_key,
+                       TACK_KEY_LEN) == 0) {
+                broken = 1;
+            }
+        }
+        if (!broken) {
+            tacks[ntacks] = in->tacks[i];
+            active[ntacks] = in->active[i];
+            ntacks++;
+        }
+    }
+
+    /* Generations (5.3): revocation, then raising the floor. */
+    for (i = 0; i < ntacks; i++) {
+        pins_key_hex(tacks[i]->public_key, hex);
+        krec = json_object_get(p->keys, hex);
+        if (krec == NULL) {
+            continue;
+        }
+        if (tacks[i]->generation < pins_int(krec, "min_generation")) {
+            tack_fingerprint(tacks[i]->public_key, fpr);
+            *alert = "certificate_revoked";
+            json_object_set_new(
+                report, "reason",
+                json_sprintf("TACK generation %u of %s is below the pinned "
+                             "min_generation %d",
+                             tacks[i]->generation, fpr,
+                             (int)pins_int(krec, "min_generation")));
+            return 1;
+        }
+        if (tacks[i]->min_generation > pins_int(krec, "min_generation")) {
+            pins_note(fp, report, "min_generation of %s raised from %d to %u",
+                      json_string_value(json_object_get(krec, "tack_id")),
+                      (int)pins_int(krec, "min_generation"),
+                      tacks[i]->min_generation);
+            json_object_set_new(krec, "min_generation",
+                                json_integer(tacks[i]->min_generation));
+            *changed = 1;
+        }
+    }
+
+    /* Pin activation (5.3, the table in the spec's section 8). */
+    pin = json_object_get(p->names, name);
+    if (pin == NULL) {
+        if (ntacks > 0) {
+            tack_fingerprint(tacks[0]->public_key, fpr);
+            pins_new_name(p, name, tacks[0], now);
+            pins_note(fp, report, "%s: new inactive pin on %s", name, fpr);
+            *changed = 1;
+        } else {
+            pins_note(fp, report, "%s: no pin", name);
+        }
+        return 0;
+    } else {
+        const char *key = json_string_value(json_object_get(pin, "key"));
+        time_t first = (time_t)pins_int(pin, "first_seen");
+        time_t until = (time_t)pins_int(pin, "active_until");
+        int is_active = until > now;
+        int match = -1;
+
+        krec = json_object_get(p->keys, key);
+        for (i = 0; i < ntacks; i++) {
+            pins_key_hex(tacks[i]->public_key, hex);
+            if (strcmp(hex, key) == 0) {
+                match = (int)i;
+                break;
+            }
+        }
+        if (match >= 0) {
+            /* The period grows with the pin's age, capped at 30 days. */
+            if (active[match]) {
+                time_t age = now - first;
+                time_t ext = age < PINS_MAX_ACTIVE ? age : PINS_MAX_ACTIVE;
+                time_t end = now + (ext > 0 ? ext : 0);
+
+                if (end > until) {
+                    pins_set_times(pin, first, end);
+                    *changed = 1;
+                    until = end;
+                }
+                cli_format_time(until, 1, when, sizeof(when));
+                pins_note(fp, report, "%s: %s until %s", name,
+                          until > now ? (is_active ? "active, extended"
+                                                   : "activated")
+                                      : "inactive (seen for the first time "
+                                        "just now)",
+                          when);
+            } else if (is_active) {
+                cli_format_time(until, 1, when, sizeof(when));
+                pins_note(fp, report, "%s: active until %s (activation "
+                                      "off: not extended)",
+                          name, when);
+            } else {
+                pins_note(fp, report, "%s: inactive (activation off)", name);
+            }
+            return 0;
+        }
+        if (is_active) {
+            cli_format_time(until, 1, when, sizeof(when));
+            *alert = "access_denied";
+            json_object_set_new(
+                report, "reason",
+                json_sprintf("%s is pinned to %s until %s, and the server "
+                             "presents %s",
+                             name,
+                             json_string_value(
+                                 json_object_get(krec, "tack_id")),
+                             when,
+                             ntacks ? "a TACK with another key" : "no TACK"));
+            return 1;
+        }
+        if (ntacks > 0) {
+            tack_fingerprint(tacks[0]->public_key, fpr);
+            pins_note(fp, report, "%s: inactive pin on %s replaced by a new "
+                                  "inactive pin on %s",
+                      name,
+                      json_string_value(json_object_get(krec, "tack_id")),
+                      fpr);
+            pins_new_name(p, name, tacks[0], now);
+        } else {
+            pins_note(fp, report, "%s: inactive pin on %s deleted (no TACK)",
+                      name,
+                      json_string_value(json_object_get(krec, "tack_id")));
+            json_object_del(p->names, name);
+        }
+        *changed = 1;
+        return 0;
+    }
+}
+
+int cli_pins_apply(const char *path, const cli_pin_input_t *in, FILE *fp,
+                   const char **alert, json_t *report)
+{
+    pins_t p;
+    char *name;
+    int changed = 0, verdict, rc;
+
+    name = pins_normalise(in->name);
+    if (name == NULL) {
+        cli_err("out of memory");
+        return CLI_EXIT_USAGE;
+    }
+    rc = pins_open(&p, path, 1);
+    if (rc != CLI_EXIT_OK) {
+        free(name);
+        return rc;
+    }
+    json_object_set_new(report, "file", json_string(path));
+    json_object_set_new(report, "name", json_string(name));
+    verdict = pins_rules(&p, in, name, fp, report, alert, &changed);
+    if (changed) {
+        pins_gc(&p);
+        rc = pins_save(&p);
+    }
+    pins_close(&p);
+    free(name);
+    if (rc != CLI_EXIT_OK) {
+        return rc;
+    }
+    return verdict ? CLI_EXIT_CHECK : CLI_EXIT_OK;
+}
+
+/* ---- tack pins -------------------------------------------------------------- */
+
+int cmd_pins(int argc, char **argv)
+{
+    static const struct option longopts[] = {
+        {"pins", required_argument, NULL, CLI_OPT_PINS},
+        {"json", no_argument, NULL, CLI_OPT_JSON},
+        {"now", required_argument, NULL, CLI_OPT_NOW},
+        {"delete", required_argument, NULL, CLI_OPT_DELETE},
+        {"help", no_argument, NULL, 'h'},
+        {NULL, 0, NULL, 0}};
+    const char *path = NULL, *del = NULL;
+    int json = 0, c, rc;
+    pins_t p;
+    const char *n;
+    json_t *v;
+    time_t now;
+
+    while ((c = getopt_long(argc, argv, "h", longopts, NULL)) != -1) {
+        switch (c) {
+        case CLI_OPT_PINS:
+            path = optarg;
+            break;
+        case CLI_OPT_JSON:
+            json = 1;
+            break;
+        case CLI_OPT_DELETE:
+            del = optarg;
+            break;
+        case CLI_OPT_NOW:
+            if (!cli_parse_when(optarg, time(NULL), &cli_now_value)) {
+                return cli_usage_error("pins", "--now: bad time \"%s\"",
+                                       optarg);
+            }
+            cli_now_set = 1;
+            break;
+        case 'h':
+            return cli_help(stdout, "pins");
+        default:
+            return cli_usage_error("pins", "unknown option");
+        }
+    }
+    if (optind == argc - 1 && path == NULL) {
+        path = argv[optind++];
+    }
+    if (path == NULL || optind != argc) {
+        return cli_usage_error("pins", "want --pins FILE");
+    }
+    if (del == NULL && access(path, F_OK) != 0) {
+        cli_err("%s: %s", path, strerror(errno));
+        return CLI_EXIT_USAGE;
+    }
+    rc = pins_open(&p, path, del != NULL);
+    if (rc != CLI_EXIT_OK) {
+        return rc;
+    }
+    now = cli_now();
+    if (del != NULL) {
+        char *name = pins_normalise(del);
+
+        if (name == NULL || json_object_get(p.names, name) == NULL) {
+            cli_err("%s: no pin for \"%s\"", path, del);
+            free(name);
+            pins_close(&p);
+            return CLI_EXIT_CHECK;
+        }
+        json_object_del(p.names, name);
+        free(name);
+        pins_gc(&p);
+        rc = pins_save(&p);
+        pins_close(&p);
+        return rc;
+    }
+    if (json) {
+        json_t *out = json_array();
+
+        json_object_foreach(p.names, n, v)
+        {
+            json_t *krec = json_object_get(
+                p.keys, json_string_value(json_object_get(v, "key")));
+
+            json_array_append_new(
+                out,
+                json_pack("{s:s, s:O, s:O, s:O, s:O, s:O, s:b}", "name", n,
+                          "tack_id", json_object_get(krec, "tack_id"),
+                          "public_key", json_object_get(v, "key"),
+                          "min_generation",
+                          json_object_get(krec, "min_generation"),
+                          "first_seen", json_object_get(v, "first_seen"),
+                          "active_until", json_object_get(v, "active_until"),
+                          "active", pins_int(v, "active_until") > now));
+        }
+        json_dumpf(out, stdout, JSON_INDENT(2));
+        putchar('\n');
+        json_decref(out);
+    } else {
+        printf("%-30s %-29s %-3s %-17s %s\n", "NAME", "TACK ID", "MIN",
+               "FIRST SEEN", "ACTIVE UNTIL");
+        json_object_foreach(p.names, n, v)
+        {
+            json_t *krec = json_object_get(
+                p.keys, json_string_value(json_object_get(v, "key")));
+            char first[32], until[32];
+            time_t u = (time_t)pins_int(v, "active_until");
+
+            cli_format_time((time_t)pins_int(v, "first_seen"), 0, first,
+                            sizeof(first));
+            cli_format_time(u, 0, until, sizeof(until));
+            printf("%-30s %-29s %-3d %-17s %s\n", n,
+                   json_string_value(json_object_get(krec, "tack_id")),
+                   (int)pins_int(krec, "min_generation"), first,
+                   u > now ? until : u ? "inactive" : "inactive (new)");
+        }
+    }
+    pins_close(&p);
+    return CLI_EXIT_OK;
+}
