@@ -23,6 +23,7 @@ my $top = abs_path(File::Spec->catdir((File::Spec->splitpath(
 our $TACK = "$top/tack";
 my $tmp = tempdir('tack-tool-XXXXXX', TMPDIR => 1, CLEANUP => 1);
 my @servers;
+my %stdin_of;
 
 sub top  { $top }
 sub tmp  { $tmp }
@@ -128,15 +129,20 @@ sub wait_port {
 sub start_s_server {
     my ($port, @args) = @_;
     my $log = "$tmp/s_server.$port.log";
+    # s_server stops at end of input: give it a pipe that stays open.
+    pipe(my $r, my $w) or die "pipe: $!";
     my $pid = fork();
     die "fork: $!" unless defined $pid;
     if ($pid == 0) {
-        open(STDIN, '<', '/dev/null');
+        close($w);
+        open(STDIN, '<&', $r);
         open(STDOUT, '>>', $log);
         open(STDERR, '>&', \*STDOUT);
         exec('openssl', 's_server', '-accept', "127.0.0.1:$port", @args)
             or POSIX::_exit(127);
     }
+    close($r);
+    $stdin_of{$pid} = $w;
     push @servers, $pid;
     die "s_server on $port did not start: " . slurp($log)
         unless wait_port($port);
@@ -147,6 +153,7 @@ sub stop_server {
     my ($pid) = @_;
     kill('TERM', $pid);
     waitpid($pid, 0);
+    close(delete $stdin_of{$pid}) if $stdin_of{$pid};
     @servers = grep { $_ != $pid } @servers;
 }
 
@@ -164,6 +171,58 @@ sub pem_body {
     $text =~ /-----BEGIN \Q$label\E-----\s*\n(.*?)-----END \Q$label\E-----/s
         or return undef;
     return MIME::Base64::decode_base64($1);
+}
+
+1;
+
+package TackTool;
+
+push @EXPORT, qw(forge_tack serverinfo_pem);
+
+# forge_tack(%a): a TACK signed with a throwaway openssl key, with fields the
+# tool itself refuses to sign (generation below min_generation).  Keys:
+# min_generation, generation, expiration (minutes), target (32 bytes).
+sub forge_tack {
+    my (%a) = @_;
+    my $k = "$tmp/forge.key";
+    unless (-e $k) {
+        my ($rc, $o, $e) = run_cmd('openssl', 'ecparam', '-name',
+            'prime256v1', '-genkey', '-noout', '-out', $k);
+        die "ecparam: $e" if $rc;
+    }
+    my ($rc, $der, $e) = run_cmd('openssl', 'ec', '-in', $k, '-pubout',
+                                 '-outform', 'DER');
+    die "ec: $e" if $rc;
+    my $pub = substr($der, -64);
+    my $signed = $pub . chr($a{min_generation}) . chr($a{generation})
+        . pack('N', $a{expiration}) . $a{target};
+    spew("$tmp/forge.msg", "tack_sig" . $signed);
+    ($rc, my $o, $e) = run_cmd('openssl', 'dgst', '-sha256', '-sign', $k,
+        '-out', "$tmp/forge.sig", "$tmp/forge.msg");
+    die "dgst: $e" if $rc;
+    my $sig = slurp("$tmp/forge.sig");
+    # SEQUENCE { INTEGER r, INTEGER s }, short lengths for P-256
+    my ($rl) = unpack('C', substr($sig, 3, 1));
+    my $r = substr($sig, 4, $rl);
+    my ($sl) = unpack('C', substr($sig, 5 + $rl, 1));
+    my $s = substr($sig, 6 + $rl, $sl);
+    for ($r, $s) {
+        $_ =~ s/^\x00+//;
+        $_ = ("\x00" x (32 - length($_))) . $_;
+    }
+    return $signed . $r . $s;
+}
+
+# serverinfo_pem(BODY): a SERVERINFO block carrying any extension body.
+sub serverinfo_pem {
+    my ($body) = @_;
+    require MIME::Base64;
+    my $b64 = MIME::Base64::encode_base64(
+        pack('nn', 0xf300, length($body)) . $body, '');
+    $b64 =~ s/(.{64})/$1\n/g;
+    $b64 .= "\n" unless $b64 =~ /\n$/;
+    return "-----BEGIN SERVERINFO FOR TACK-----\n$b64"
+         . "-----END SERVERINFO FOR TACK-----\n";
 }
 
 1;
