@@ -73,10 +73,15 @@ tack: $(TOOL_SRC) $(TOOL_HDR) $(BUILD)/libtack.a
 # ---- module (issue 3 owns this section) ---------------------------------
 module: $(if $(wildcard mod_tack.c),.libs/mod_tack.so)
 
-.libs/mod_tack.so: mod_tack.c $(CORE_SRC) $(CORE_HDR)
+MODULE_SRC := mod_tack.c mod_tack_config.c
+MODULE_HDR := mod_tack.h
+
+# -fvisibility=hidden: only tack_module (marked in mod_tack.h) is exported,
+# so the core's symbols cannot clash with another module's.
+.libs/mod_tack.so: $(MODULE_SRC) $(MODULE_HDR) $(CORE_SRC) $(CORE_HDR)
 	$(APXS) -c -Wc,-Wall -Wc,-Wextra -Wc,-Wno-unused-parameter \
-	    -Wc,-D_GNU_SOURCE -o mod_tack.so mod_tack.c $(CORE_SRC) \
-	    $(SSL_LIBS) $(JANSSON_LIBS)
+	    -Wc,-fvisibility=hidden -Wc,-D_GNU_SOURCE -o mod_tack.so \
+	    $(MODULE_SRC) $(CORE_SRC) $(SSL_LIBS)
 
 # ---- fuzzing (libFuzzer + ASan + UBSan; seeds in fuzz/corpus/) ----------
 FUZZ_TARGETS := tack ext00 ext02 pem keyfile validate

@@ -1,0 +1,431 @@
+/*
+ * mod_tack.c -- serve TACK (draft-perrin-tls-tack) from Apache httpd 2.4.
+ *
+ * The glue between httpd, mod_ssl and OpenSSL: the module record, the hooks
+ * and the OpenSSL extension callbacks.  Directives and the loading and
+ * checking of files live in mod_tack_config.c; everything about TACK itself
+ * goes through the core library (tack_ext.h).
+ *
+ * At start-up, mod_ssl's ssl_init_server hook hands over each vhost's
+ * SSL_CTX with its certificates loaded.  For each certificate the module
+ * builds, once, the extension bodies it may send (one per subset of its TACKs
+ * still unexpired) and registers extension 0xF300 with a per-vhost runtime
+ * table as callback argument.  A handshake then only compares the
+ * certificate pointer OpenSSL chose and the current time against that table:
+ * no allocation, no lock, no file I/O, no signature work.
+ */
+#include <string.h>
+#include <time.h>
+
+#include "httpd.h"
+#include "http_config.h"
+#include "http_core.h"
+#include "http_log.h"
+#include "apr_atomic.h"
+#include "apr_strings.h"
+
+#include <openssl/err.h>
+#include <openssl/ssl.h>
+
+#include "mod_ssl.h"
+#if defined(__has_include)
+#if __has_include("mod_ssl_openssl.h")
+#include "mod_ssl_openssl.h"
+#define TACK_HAVE_MOD_SSL_OPENSSL_H 1
+#endif
+#endif
+#ifndef TACK_HAVE_MOD_SSL_OPENSSL_H
+/* Debian's apache2-dev lacks mod_ssl_openssl.h; optional hooks are found by
+ * name at run time, so declaring the hook here is enough. */
+APR_DECLARE_EXTERNAL_HOOK(ssl, SSL, int, init_server,
+                          (server_rec * s, apr_pool_t *p, int is_proxy,
+                           SSL_CTX *ctx))
+#endif
+
+#include "mod_tack.h"
+
+APLOG_USE_MODULE(tack);
+
+/* One prebuilt extension body; len 0 means "send nothing". */
+typedef struct {
+    const uint8_t *data;
+    size_t len;
+} tack_body_t;
+
+/* One certificate of a vhost and what goes out with it.  bodies[] is indexed
+ * by the set of its TACKs that are still unexpired (bit i: tacks[i]), so an
+ * expiry while the server runs needs no rebuilding. */
+typedef struct {
+    X509 *cert;
+    const char *label;
+    int ntacks;
+    const tack_item_t *tacks[TACK_EXT02_MAX_TACKS];
+    apr_uint32_t expired_logged[TACK_EXT02_MAX_TACKS]; /* once per process */
+    tack_body_t bodies[1 << TACK_EXT02_MAX_TACKS];
+} tack_slot_t;
+
+/* What one vhost's SSL_CTX serves: the add/parse callbacks' argument. */
+typedef struct tack_rt {
+    server_rec *s;
+    const char *name; /* "www.example.org:443", for log lines */
+    int format;
+    size_t nsigs;
+    int nslots;
+    tack_slot_t *slots;
+    tack_body_t fallback; /* a certificate not in the table: no TACK */
+} tack_rt_t;
+
+/* ---- building the bodies (start-up) ---------------------------------------- */
+
+static void tack_openssl_log(server_rec *s, const char *what)
+{
+    unsigned long e;
+    char buf[256];
+
+    while ((e = ERR_get_error()) != 0) {
+        ERR_error_string_n(e, buf, sizeof(buf));
+        ap_log_error(APLOG_MARK, APLOG_ERR, 0, s, "TACK00050: %s: OpenSSL: %s",
+                     what, buf);
+    }
+}
+
+/* tack_body_build encodes the body for the TACKs of |slot| selected by
+ * |mask|.  Returns an empty body when there is nothing to send. */
+static tack_body_t tack_body_build(apr_pool_t *p, server_rec *s,
+                                   const tack_sel_t *sel,
+                                   const tack_slot_t *slot, unsigned mask)
+{
+    tack_body_t body = {NULL, 0};
+    tack_status_t st;
+    uint8_t *buf;
+    size_t len = 0;
+    int i;
+
+    if (sel->format == TACK_FORMAT_02) {
+        tack_ext02_t ext;
+
+        memset(&ext, 0, sizeof(ext));
+        for (i = 0; i < slot->ntacks; i++) {
+            if (!(mask & (1u << i))) {
+                continue;
+            }
+            /* -02 section 3: bit n activates the n-th TACK of the list */
+            if (sel->pin_activation && !slot->tacks[i]->file->inactive) {
+                ext.activation_flags |= (uint8_t)(1u << ext.num_tacks);
+            }
+            ext.tacks[ext.num_tacks++] = slot->tacks[i]->tack;
+        }
+        if (ext.num_tacks == 0) {
+            return body; /* -02 has no empty list: send nothing */
+        }
+        buf = apr_palloc(p, TACK_EXT02_MAX_LEN);
+        st = tack_ext02_encode(&ext, buf, TACK_EXT02_MAX_LEN, &len);
+    }
+    else {
+        tack_ext00_t ext;
+        const tack_item_t *item = NULL;
+
+        memset(&ext, 0, sizeof(ext));
+        if (slot && slot->ntacks && (mask & 1u)) {
+            item = slot->tacks[0];
+            ext.has_tack = 1;
+            ext.tack = item->tack;
+        }
+        if (!item && sel->nsigs == 0) {
+            return body; /* nothing configured, or the TACK expired */
+        }
+        ext.num_breaksigs = sel->nsigs;
+        memcpy(ext.breaksigs, sel->sigs, sel->nsigs * sizeof(sel->sigs[0]));
+        ext.pin_activation = sel->pin_activation && !(item && item->file->inactive);
+        buf = apr_palloc(p, TACK_EXT00_MAX_LEN);
+        st = tack_ext00_encode(&ext, buf, TACK_EXT00_MAX_LEN, &len);
+    }
+    if (st != TACK_OK) {
+        ap_log_error(APLOG_MARK, APLOG_ERR, 0, s,
+                     "TACK00051: vhost %s: cannot encode the extension: %s",
+                     tack_vhost_name(s), tack_status_str(st));
+        return body;
+    }
+    body.data = buf;
+    body.len = len;
+    return body;
+}
+
+static tack_rt_t *tack_rt_build(apr_pool_t *p, server_rec *s,
+                                const tack_sel_t *sel)
+{
+    tack_rt_t *rt = apr_pcalloc(p, sizeof(*rt));
+    int c, i;
+    unsigned mask;
+
+    rt->s = s;
+    rt->name = tack_vhost_name(s);
+    rt->format = sel->format;
+    rt->nsigs = sel->nsigs;
+    rt->nslots = sel->ncerts;
+    rt->slots = apr_pcalloc(p, sizeof(tack_slot_t) * (sel->ncerts + 1));
+    for (c = 0; c < sel->ncerts; c++) {
+        tack_slot_t *slot = &rt->slots[c];
+
+        slot->cert = sel->certs[c].x509;
+        slot->label = sel->certs[c].label;
+        slot->ntacks = sel->certs[c].ntacks;
+        for (i = 0; i < slot->ntacks; i++) {
+            slot->tacks[i] = sel->certs[c].tacks[i];
+        }
+        for (mask = 0; mask < (1u << slot->ntacks); mask++) {
+            slot->bodies[mask] = tack_body_build(p, s, sel, slot, mask);
+        }
+    }
+    rt->fallback = tack_body_build(p, s, sel, &rt->slots[sel->ncerts], 0);
+    return rt;
+}
+
+/* ---- the handshake --------------------------------------------------------- */
+
+/* tack_cb_ext_parse sees the client's request in the ClientHello.
+ * draft-00 section 4.1: the request is empty; anything else is malformed. */
+static int tack_cb_ext_parse(SSL *ssl, unsigned int ext_type,
+                             unsigned int context, const unsigned char *in,
+                             size_t inlen, X509 *x, size_t chainidx, int *al,
+                             void *parse_arg)
+{
+    tack_rt_t *rt = parse_arg;
+    conn_rec *c = SSL_get_app_data(ssl);
+
+    if (inlen != 0) {
+        if (c) {
+            ap_log_cserror(APLOG_MARK, APLOG_INFO, 0, c, rt->s,
+                           "TACK00052: vhost %s: non-empty TACK request (%" APR_SIZE_T_FMT " "
+                           "bytes) in ClientHello; decode_error alert",
+                           rt->name, inlen);
+        }
+        *al = SSL_AD_DECODE_ERROR;
+        return 0;
+    }
+    return 1;
+}
+
+static void tack_note_expired(tack_rt_t *rt, tack_slot_t *slot, int i)
+{
+    const tack_item_t *item = slot->tacks[i];
+
+    if (apr_atomic_cas32(&slot->expired_logged[i], 1, 0) != 0) {
+        return;
+    }
+    ap_log_error(APLOG_MARK, APLOG_WARNING, 0, rt->s,
+                 "TACK00053: vhost %s: TackFile %s: TACK (key %s) expired at "
+                 "%s; no longer served%s",
+                 rt->name, item->file->path, item->fingerprint, item->expiry,
+                 rt->nsigs ? " (break signatures still are)" : "");
+}
+
+/* tack_cb_ext_add answers a ClientHello that carried the request (OpenSSL
+ * calls it only then, and, with SSL_EXT_IGNORE_ON_RESUMPTION, only on full
+ * handshakes).  mod_ssl has switched to the SNI vhost's SSL_CTX by now, so
+ * |add_arg| is that vhost's table; and the certificate to be presented is
+ * already chosen, so SSL_get_certificate() picks the slot. */
+static int tack_cb_ext_add(SSL *ssl, unsigned int ext_type,
+                           unsigned int context, const unsigned char **out,
+                           size_t *outlen, X509 *x, size_t chainidx, int *al,
+                           void *add_arg)
+{
+    tack_rt_t *rt = add_arg;
+    X509 *cert = SSL_get_certificate(ssl);
+    conn_rec *c = SSL_get_app_data(ssl);
+    tack_slot_t *slot = NULL;
+    const tack_body_t *body;
+    unsigned mask = 0;
+    int i;
+
+    for (i = 0; i < rt->nslots; i++) {
+        if (rt->slots[i].cert == cert) {
+            slot = &rt->slots[i];
+            break;
+        }
+    }
+    if (slot) {
+        time_t now = time(NULL);
+
+        mask = (1u << slot->ntacks) - 1;
+        for (i = 0; i < slot->ntacks; i++) {
+            if (now >= slot->tacks[i]->expires) {
+                mask &= ~(1u << i);
+                tack_note_expired(rt, slot, i);
+            }
+        }
+        body = &slot->bodies[mask];
+    }
+    else {
+        body = &rt->fallback;
+    }
+    if (c) {
+        ap_log_cserror(APLOG_MARK, APLOG_DEBUG, 0, c, rt->s,
+                       "TACK00054: vhost %s: %s: TACK requested; %s: %s%s%s, "
+                       "%" APR_SIZE_T_FMT " break signature(s): %s %" APR_SIZE_T_FMT " bytes",
+                       rt->name, SSL_get_version(ssl),
+                       slot ? slot->label : "unknown certificate",
+                       slot && slot->ntacks ? "TACK key " : "no TACK",
+                       slot && slot->ntacks ? slot->tacks[0]->fingerprint : "",
+                       slot && slot->ntacks > 1 ? " and another" : "",
+                       rt->format == TACK_FORMAT_02 ? 0 : rt->nsigs,
+                       body->len ? "sending" : "sending nothing,", body->len);
+    }
+    if (body->len == 0) {
+        return 0;
+    }
+    *out = body->data;
+    *outlen = body->len;
+    return 1;
+}
+
+/* ---- hooks ----------------------------------------------------------------- */
+
+#define TACK_MAX_SLOTS 16
+
+static const char *tack_key_type(EVP_PKEY *pkey)
+{
+    switch (EVP_PKEY_get_base_id(pkey)) {
+    case EVP_PKEY_RSA:
+        return "RSA";
+    case EVP_PKEY_RSA_PSS:
+        return "RSA-PSS";
+    case EVP_PKEY_EC:
+        return "ECDSA";
+    default:
+        return OBJ_nid2sn(EVP_PKEY_get_base_id(pkey));
+    }
+}
+
+/* tack_hook_init_server runs once per SSL vhost, at every start and restart,
+ * on a fresh SSL_CTX with its certificates loaded.
+ *
+ * The SNI trap: OpenSSL 3.0 collects the ClientHello's extensions with the
+ * extension table of the context the connection started on -- the default
+ * vhost of the address -- before mod_ssl switches to the SNI vhost's.  If
+ * that first context has not registered 0xF300, the request is dropped for
+ * every vhost behind it (and libssl over-reads its table).  So the extension
+ * is registered on every server context, with or without anything to send.
+ * Which vhost's flags decide TLS 1.3 is tested in t/apache/tls13.t. */
+static int tack_hook_init_server(server_rec *s, apr_pool_t *p, int is_proxy,
+                                 SSL_CTX *ctx)
+{
+    tack_conf_t *conf = tack_config_get(s);
+    tack_certsel_t certs[TACK_MAX_SLOTS];
+    tack_sel_t sel;
+    tack_rt_t *rt;
+    unsigned int context;
+    int n = 0, ok, c;
+
+    if (is_proxy) {
+        return OK; /* a client-role context for backend connections */
+    }
+    memset(certs, 0, sizeof(certs));
+    for (ok = SSL_CTX_set_current_cert(ctx, SSL_CERT_SET_FIRST);
+         ok && n < TACK_MAX_SLOTS;
+         ok = SSL_CTX_set_current_cert(ctx, SSL_CERT_SET_NEXT)) {
+        X509 *x509 = SSL_CTX_get0_certificate(ctx);
+        char subject[256];
+
+        if (!x509 || tack_spki_hash(x509, certs[n].hash) != TACK_OK) {
+            tack_openssl_log(s, "hashing a certificate");
+            continue;
+        }
+        X509_NAME_oneline(X509_get_subject_name(x509), subject,
+                          sizeof(subject));
+        certs[n].x509 = x509;
+        certs[n].label = apr_psprintf(p, "%s certificate %s",
+                                      tack_key_type(X509_get0_pubkey(x509)),
+                                      subject);
+        n++;
+    }
+    SSL_CTX_set_current_cert(ctx, SSL_CERT_SET_FIRST);
+    ERR_clear_error();
+
+    tack_config_resolve(p, s, conf, certs, n, 1, &sel);
+    rt = tack_rt_build(p, s, &sel);
+    conf->rt = rt;
+
+    context = SSL_EXT_CLIENT_HELLO | SSL_EXT_TLS1_2_SERVER_HELLO
+              | SSL_EXT_IGNORE_ON_RESUMPTION;
+    if (conf->tls13 == 1) {
+        context |= SSL_EXT_TLS1_3_ENCRYPTED_EXTENSIONS;
+    }
+    else {
+        context |= SSL_EXT_TLS1_2_AND_BELOW_ONLY;
+    }
+    if (!SSL_CTX_add_custom_ext(ctx, TACK_EXT_TYPE, context, tack_cb_ext_add,
+                                NULL, rt, tack_cb_ext_parse, rt)) {
+        ap_log_error(APLOG_MARK, APLOG_ERR, 0, s,
+                     "TACK00055: vhost %s: cannot register TLS extension "
+                     "0xF300 (already registered, e.g. by SSLOpenSSLConfCmd "
+                     "ServerInfoFile?); TACK is not served here",
+                     rt->name);
+        tack_openssl_log(s, "SSL_CTX_add_custom_ext");
+        return OK;
+    }
+    if (tack_config_quiet()) {
+        return OK;
+    }
+    for (c = 0; c < n; c++) {
+        int k;
+
+        for (k = 0; k < sel.certs[c].ntacks; k++) {
+            const tack_item_t *item = sel.certs[c].tacks[k];
+
+            ap_log_error(APLOG_MARK, APLOG_INFO, 0, s,
+                         "TACK00056: vhost %s: serving TACK %s (key %s, "
+                         "expires %s%s) for %s",
+                         rt->name, item->file->path, item->fingerprint,
+                         item->expiry,
+                         sel.format == TACK_FORMAT_02 && item->file->inactive
+                             ? ", inactive"
+                             : "",
+                         sel.certs[c].label);
+        }
+    }
+    if (sel.nsigs) {
+        ap_log_error(APLOG_MARK, APLOG_INFO, 0, s,
+                     "TACK00057: vhost %s: serving %" APR_SIZE_T_FMT " break signature(s)",
+                     rt->name, sel.nsigs);
+    }
+    tack_config_warn_expiry(s, &sel);
+    return OK;
+}
+
+/* tack_hook_post_config runs after mod_ssl's, so after every vhost went
+ * through tack_hook_init_server: report what could not be served. */
+static int tack_hook_post_config(apr_pool_t *pconf, apr_pool_t *plog,
+                                 apr_pool_t *ptemp, server_rec *s)
+{
+    if (tack_config_strict()) {
+        return OK;
+    }
+    tack_config_log_load_errors(s);
+    tack_config_check_unmatched(s);
+    return OK;
+}
+
+static void tack_register_hooks(apr_pool_t *p)
+{
+    static const char *const after_ssl[] = {"mod_ssl.c", NULL};
+
+    ap_hook_check_config(tack_config_check, NULL, NULL, APR_HOOK_MIDDLE);
+    ap_hook_post_config(tack_hook_post_config, after_ssl, NULL,
+                        APR_HOOK_MIDDLE);
+    APR_OPTIONAL_HOOK(ssl, init_server, tack_hook_init_server, NULL, NULL,
+                      APR_HOOK_MIDDLE);
+}
+
+/* Spelled out rather than AP_DECLARE_MODULE(tack), which would repeat the
+ * APLOG_USE_MODULE(tack) that the log calls above already need. */
+module AP_MODULE_DECLARE_DATA tack_module = {
+    STANDARD20_MODULE_STUFF,
+    NULL,                /* per-directory config: none */
+    NULL,                /* merge per-directory */
+    tack_config_create,  /* per-server config */
+    tack_config_merge,   /* merge per-server */
+    tack_config_cmds,    /* directives */
+    tack_register_hooks, /* hooks */
+    AP_MODULE_FLAG_ALWAYS_MERGE,
+};

@@ -1,0 +1,889 @@
+/*
+ * mod_tack_config.c -- the module's configuration: directives, per-server
+ * create/merge, loading and verifying TACK and break-signature files, and
+ * matching TACKs to a vhost's certificates.
+ *
+ * Two regimes (see docs and the facts file):
+ *  - under "apache2 -t" (and so apache2ctl configtest/graceful/restart) every
+ *    problem is an error and the test fails, so a bad edit never reaches a
+ *    running server;
+ *  - at a real start or restart a problem is logged and only what caused it
+ *    is left out: a directive that fails during a restart makes httpd exit,
+ *    which would take every site down for one expired TACK.
+ * Certificates are known to mod_ssl only after the directives have been read:
+ * at a real start they are matched in the ssl_init_server hook (mod_tack.c);
+ * under -t, where that hook does not run, tack_config_check finds each vhost's
+ * SSLCertificateFile lines in the configuration tree.
+ */
+#include <errno.h>
+#include <string.h>
+#include <time.h>
+
+#include "httpd.h"
+#include "http_config.h"
+#include "http_core.h"
+#include "http_log.h"
+#include "apr_strings.h"
+
+#include <openssl/err.h>
+#include <openssl/pem.h>
+
+#include "mod_tack.h"
+
+APLOG_USE_MODULE(tack);
+
+/* ---- small helpers ------------------------------------------------------ */
+
+int tack_config_strict(void)
+{
+    return ap_state_query(AP_SQ_RUN_MODE) == AP_SQ_RM_CONFIG_TEST;
+}
+
+int tack_config_quiet(void)
+{
+    /* httpd reads its configuration twice when it first starts; the first
+     * pass (AP_SQ_MS_CREATE_PRE_CONFIG) would log everything twice.  Under
+     * -t that first pass is the only one. */
+    return !tack_config_strict()
+           && ap_state_query(AP_SQ_MAIN_STATE) == AP_SQ_MS_CREATE_PRE_CONFIG;
+}
+
+const char *tack_vhost_name(server_rec *s)
+{
+    apr_port_t port = s->port;
+
+    if (!port && s->addrs) {
+        port = s->addrs->host_port;
+    }
+    return apr_psprintf(s->process->pconf, "%s:%u",
+                        s->server_hostname ? s->server_hostname : "(unnamed)",
+                        (unsigned)port);
+}
+
+tack_conf_t *tack_config_get(server_rec *s)
+{
+    return ap_get_module_config(s->module_config, &tack_module);
+}
+
+static int tack_key_equal(const uint8_t *a, const uint8_t *b)
+{
+    return CRYPTO_memcmp(a, b, TACK_KEY_LEN) == 0;
+}
+
+/* "TACK 2 of 2 " when a file holds several, "" otherwise. */
+static const char *tack_item_name(apr_pool_t *p, const tack_item_t *item)
+{
+    if (item->file->nitems < 2) {
+        return "TACK";
+    }
+    return apr_psprintf(p, "TACK %u of %d", item->index, item->file->nitems);
+}
+
+/* ---- loading files (at directive time) ---------------------------------- */
+
+/* tack_read_text reads |path| for |directive|; returns an error message or
+ * NULL with |*text| malloc'd (the caller frees it). */
+static const char *tack_read_text(apr_pool_t *p, const char *directive,
+                                  const char *path, char **text, size_t *len)
+{
+    tack_status_t st = tack_file_read(path, TACK_FILE_MAX_DEFAULT, text, len);
+
+    if (st == TACK_ERR_IO) {
+        return apr_psprintf(p, "%s %s: cannot read file: %s", directive, path,
+                            strerror(errno));
+    }
+    if (st != TACK_OK) {
+        return apr_psprintf(p, "%s %s: cannot read file: %s", directive, path,
+                            tack_status_str(st));
+    }
+    return NULL;
+}
+
+static const char *tack_pem_error(apr_pool_t *p, const char *directive,
+                                  const char *path, tack_status_t st,
+                                  unsigned line, const char *label)
+{
+    const char *reason = tack_status_str(st);
+
+    if (st == TACK_ERR_PEM_NO_BLOCK || st == TACK_ERR_PEM_WRONG_LABEL) {
+        reason = apr_psprintf(p, "no \"%s\" PEM block (%s)", label, reason);
+    }
+    if (line) {
+        return apr_psprintf(p, "%s %s: line %u: %s", directive, path, line,
+                            reason);
+    }
+    return apr_psprintf(p, "%s %s: %s", directive, path, reason);
+}
+
+/* tack_load_tackfile reads, decodes and verifies every TACK of |f|: the
+ * checks a client runs that need no certificate (signature, generation,
+ * expiration).  Returns NULL or the reason nothing of the file may be
+ * served. */
+static const char *tack_load_tackfile(apr_pool_t *p, tack_file_t *f)
+{
+    tack_t tacks[TACK_EXT02_MAX_TACKS];
+    size_t count = 0, i;
+    unsigned line = 0;
+    char *text;
+    size_t len;
+    tack_status_t st;
+    time_t now = time(NULL);
+    const char *err;
+
+    err = tack_read_text(p, "TackFile", f->path, &text, &len);
+    if (err) {
+        return err;
+    }
+    /* Room for two: pair files are legal in draft-02; whether the format
+     * allows a pair is decided once the vhost's TackFormat is known. */
+    st = tack_tacks_from_pem(tacks, TACK_EXT02_MAX_TACKS, &count, text, len,
+                             &line);
+    free(text);
+    if (st == TACK_ERR_TOO_MANY_TACKS) {
+        return apr_psprintf(p,
+                            "TackFile %s: more than two TACK blocks (a TACK "
+                            "file holds one, or a pair in TackFormat draft-02)",
+                            f->path);
+    }
+    if (st != TACK_OK) {
+        return tack_pem_error(p, "TackFile", f->path, st, line,
+                              TACK_PEM_LABEL_TACK);
+    }
+    f->nitems = (int)count;
+    for (i = 0; i < count; i++) {
+        tack_item_t *item = &f->items[i];
+
+        item->file = f;
+        item->index = (unsigned)i + 1;
+        item->tack = tacks[i];
+        item->expires = tack_expiration_time(&tacks[i]);
+        tack_fingerprint(tacks[i].public_key, item->fingerprint);
+        tack_time_format(tacks[i].expiration, item->expiry);
+
+        st = tack_validate(&tacks[i], NULL, now);
+        ERR_clear_error();
+        if (st == TACK_ERR_GENERATION) {
+            return apr_psprintf(p,
+                                "TackFile %s: %s: generation %u is below "
+                                "min_generation %u",
+                                f->path, tack_item_name(p, item),
+                                tacks[i].generation, tacks[i].min_generation);
+        }
+        if (st == TACK_ERR_EXPIRED) {
+            return apr_psprintf(p, "TackFile %s: %s (key %s) expired at %s",
+                                f->path, tack_item_name(p, item),
+                                item->fingerprint, item->expiry);
+        }
+        if (st != TACK_OK) {
+            return apr_psprintf(p, "TackFile %s: %s: %s", f->path,
+                                tack_item_name(p, item), tack_status_str(st));
+        }
+    }
+    if (count == 2 && tack_key_equal(tacks[0].public_key, tacks[1].public_key)) {
+        return apr_psprintf(p,
+                            "TackFile %s: both TACKs have the same key %s "
+                            "(a pair must use two TACK keys)",
+                            f->path, f->items[0].fingerprint);
+    }
+    return NULL;
+}
+
+static const char *tack_load_sigfile(apr_pool_t *p, tack_sigfile_t *f)
+{
+    size_t i;
+    unsigned line = 0;
+    char *text;
+    size_t len;
+    tack_status_t st;
+    const char *err;
+
+    err = tack_read_text(p, "TackBreakSigsFile", f->path, &text, &len);
+    if (err) {
+        return err;
+    }
+    st = tack_breaksigs_from_pem(f->sigs, TACK_MAX_BREAKSIGS, &f->num, text,
+                                 len, &line);
+    free(text);
+    if (st == TACK_ERR_TOO_MANY_BREAKSIGS) {
+        return apr_psprintf(p,
+                            "TackBreakSigsFile %s: more than %d break "
+                            "signatures (a vhost serves at most %d)",
+                            f->path, TACK_MAX_BREAKSIGS, TACK_MAX_BREAKSIGS);
+    }
+    if (st != TACK_OK) {
+        f->num = 0;
+        return tack_pem_error(p, "TackBreakSigsFile", f->path, st, line,
+                              TACK_PEM_LABEL_BREAKSIG);
+    }
+    for (i = 0; i < f->num; i++) {
+        tack_fingerprint(f->sigs[i].public_key, f->fingerprints[i]);
+        st = tack_breaksig_verify(&f->sigs[i]);
+        ERR_clear_error();
+        if (st != TACK_OK) {
+            return apr_psprintf(p,
+                                "TackBreakSigsFile %s: break signature %" APR_SIZE_T_FMT " "
+                                "(key %s): %s",
+                                f->path, i + 1, f->fingerprints[i],
+                                tack_status_str(st));
+        }
+    }
+    return NULL;
+}
+
+/* ---- directives ---------------------------------------------------------- */
+
+static const char *tack_where(cmd_parms *cmd)
+{
+    if (!cmd->directive) {
+        return "(command line)";
+    }
+    return apr_psprintf(cmd->pool, "%s:%d", cmd->directive->filename,
+                        cmd->directive->line_num);
+}
+
+static const char *tack_cmd_TackFile(cmd_parms *cmd, void *dcfg,
+                                     const char *arg, const char *flag)
+{
+    tack_conf_t *conf = tack_config_get(cmd->server);
+    tack_file_t *f;
+    const char *err;
+
+    if (flag && strcasecmp(flag, "inactive")) {
+        return apr_psprintf(cmd->pool,
+                            "TackFile %s: unknown flag \"%s\" (only "
+                            "\"inactive\" is allowed)",
+                            arg, flag);
+    }
+    f = apr_pcalloc(cmd->pool, sizeof(*f));
+    f->s = cmd->server;
+    f->where = tack_where(cmd);
+    f->inactive = flag != NULL;
+    f->server_level = !cmd->server->is_virtual;
+    f->path = ap_server_root_relative(cmd->pool, arg);
+    if (!f->path) {
+        return apr_psprintf(cmd->pool, "TackFile %s: invalid file path", arg);
+    }
+    err = tack_load_tackfile(cmd->pool, f);
+    if (err) {
+        if (tack_config_strict()) {
+            return err;
+        }
+        f->error = err;
+        f->nitems = 0;
+    }
+    APR_ARRAY_PUSH(conf->files, tack_file_t *) = f;
+    return NULL;
+}
+
+static const char *tack_cmd_TackBreakSigsFile(cmd_parms *cmd, void *dcfg,
+                                              const char *arg)
+{
+    tack_conf_t *conf = tack_config_get(cmd->server);
+    tack_sigfile_t *f;
+    const char *err;
+
+    f = apr_pcalloc(cmd->pool, sizeof(*f));
+    f->s = cmd->server;
+    f->where = tack_where(cmd);
+    f->path = ap_server_root_relative(cmd->pool, arg);
+    if (!f->path) {
+        return apr_psprintf(cmd->pool, "TackBreakSigsFile %s: invalid file path",
+                            arg);
+    }
+    err = tack_load_sigfile(cmd->pool, f);
+    if (!err && conf->num_sigs + f->num > TACK_MAX_BREAKSIGS) {
+        /* draft-00 section 3: at most 8 break signatures in one extension */
+        err = apr_psprintf(cmd->pool,
+                           "TackBreakSigsFile %s: %" APR_SIZE_T_FMT " break signatures in all "
+                           "for this %s, at most %d allowed",
+                           f->path, conf->num_sigs + f->num,
+                           cmd->server->is_virtual ? "virtual host" : "server",
+                           TACK_MAX_BREAKSIGS);
+    }
+    if (err) {
+        if (tack_config_strict()) {
+            return err;
+        }
+        f->error = err;
+        f->num = 0;
+    }
+    conf->num_sigs += f->num;
+    APR_ARRAY_PUSH(conf->sigfiles, tack_sigfile_t *) = f;
+    return NULL;
+}
+
+static const char *tack_cmd_TackPinActivation(cmd_parms *cmd, void *dcfg,
+                                              int on)
+{
+    tack_config_get(cmd->server)->pin_activation = on ? 1 : 0;
+    return NULL;
+}
+
+static const char *tack_cmd_TackTLS13(cmd_parms *cmd, void *dcfg, int on)
+{
+    tack_config_get(cmd->server)->tls13 = on ? 1 : 0;
+    return NULL;
+}
+
+static const char *tack_cmd_TackFormat(cmd_parms *cmd, void *dcfg,
+                                       const char *arg)
+{
+    tack_conf_t *conf = tack_config_get(cmd->server);
+
+    if (!strcasecmp(arg, "draft-00")) {
+        conf->format = TACK_FORMAT_00;
+    }
+    else if (!strcasecmp(arg, "draft-02")) {
+        conf->format = TACK_FORMAT_02;
+    }
+    else {
+        return apr_psprintf(cmd->pool,
+                            "TackFormat %s: unknown format (draft-00 or "
+                            "draft-02)",
+                            arg);
+    }
+    return NULL;
+}
+
+const command_rec tack_config_cmds[] = {
+    AP_INIT_TAKE12("TackFile", tack_cmd_TackFile, NULL, RSRC_CONF,
+                   "a TACK file, and optionally 'inactive' (repeatable)"),
+    AP_INIT_TAKE1("TackBreakSigsFile", tack_cmd_TackBreakSigsFile, NULL,
+                  RSRC_CONF,
+                  "a file of TACK BREAK SIG blocks (repeatable, 8 in all)"),
+    AP_INIT_FLAG("TackPinActivation", tack_cmd_TackPinActivation, NULL,
+                 RSRC_CONF, "ask clients to activate pins (default off)"),
+    AP_INIT_TAKE1("TackFormat", tack_cmd_TackFormat, NULL, RSRC_CONF,
+                  "draft-00 (default) or draft-02"),
+    AP_INIT_FLAG("TackTLS13", tack_cmd_TackTLS13, NULL, RSRC_CONF,
+                 "also serve TACK in TLS 1.3 EncryptedExtensions (default "
+                 "off)"),
+    {NULL}};
+
+/* ---- create / merge ------------------------------------------------------- */
+
+void *tack_config_create(apr_pool_t *p, server_rec *s)
+{
+    tack_conf_t *conf = apr_pcalloc(p, sizeof(*conf));
+
+    conf->files = apr_array_make(p, 2, sizeof(tack_file_t *));
+    conf->sigfiles = apr_array_make(p, 1, sizeof(tack_sigfile_t *));
+    conf->pin_activation = TACK_UNSET;
+    conf->format = TACK_UNSET;
+    conf->tls13 = TACK_UNSET;
+    return conf;
+}
+
+void *tack_config_merge(apr_pool_t *p, void *basev, void *addv)
+{
+    tack_conf_t *base = basev, *add = addv;
+    tack_conf_t *mrg = apr_pcalloc(p, sizeof(*mrg));
+
+    /* A vhost's own TackFiles; the main server's are candidates, served
+     * for a certificate for which the vhost has no TACK of its own. */
+    mrg->files = add->files;
+    mrg->server_files = base->files;
+    if (add->sigfiles->nelts) {
+        mrg->sigfiles = add->sigfiles;
+        mrg->num_sigs = add->num_sigs;
+    }
+    else {
+        mrg->sigfiles = base->sigfiles;
+        mrg->num_sigs = base->num_sigs;
+    }
+    mrg->pin_activation = add->pin_activation != TACK_UNSET
+                              ? add->pin_activation
+                              : base->pin_activation;
+    mrg->format = add->format != TACK_UNSET ? add->format : base->format;
+    mrg->tls13 = add->tls13 != TACK_UNSET ? add->tls13 : base->tls13;
+    return mrg;
+}
+
+/* ---- matching TACKs to certificates --------------------------------------- */
+
+/* tack_problem logs one problem found while resolving |s|'s configuration:
+ * at error level, with the vhost's name.  Returns 1 (one problem). */
+static int tack_problem(server_rec *s, const char *tag, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+
+static int tack_problem(server_rec *s, const char *tag, const char *fmt, ...)
+{
+    va_list ap;
+    char msg[1024];
+
+    if (tack_config_quiet()) {
+        return 1;
+    }
+    va_start(ap, fmt);
+    apr_vsnprintf(msg, sizeof(msg), fmt, ap);
+    va_end(ap);
+    /* |tag| is the caller's own literal "TACKnnnnn", one per call site. */
+    ap_log_error(APLOG_MARK, APLOG_ERR, 0, s, "%s: vhost %s: %s%s", tag,
+                 tack_vhost_name(s), msg,
+                 tack_config_strict() ? "" : "; left out");
+    return 1;
+}
+
+static const char *tack_cert_list(apr_pool_t *p, tack_certsel_t *certs,
+                                  int ncerts)
+{
+    const char *list = "";
+    int i;
+
+    for (i = 0; i < ncerts; i++) {
+        list = apr_pstrcat(p, list, i ? ", " : "", certs[i].label, NULL);
+    }
+    return list;
+}
+
+/* tack_select tries |item| for |cert|; returns the number of problems. */
+static int tack_select(apr_pool_t *p, server_rec *s, int format,
+                       tack_certsel_t *cert, tack_item_t *item)
+{
+    int j;
+
+    if (format == TACK_FORMAT_00 && cert->ntacks == 1) {
+        return tack_problem(s, "TACK00001",
+                            "TackFile %s (%s): a second TACK for %s, already "
+                            "served by TackFile %s; draft-00 serves one TACK "
+                            "per certificate",
+                            item->file->path, item->file->where, cert->label,
+                            cert->tacks[0]->file->path);
+    }
+    if (cert->ntacks == TACK_EXT02_MAX_TACKS) {
+        return tack_problem(s, "TACK00002",
+                            "TackFile %s (%s): a third TACK for %s; draft-02 "
+                            "serves at most two per certificate",
+                            item->file->path, item->file->where, cert->label);
+    }
+    for (j = 0; j < cert->ntacks; j++) {
+        if (tack_key_equal(cert->tacks[j]->tack.public_key,
+                           item->tack.public_key)) {
+            return tack_problem(s, "TACK00003",
+                                "TackFile %s (%s): %s has the key %s of "
+                                "TackFile %s, also for %s; two TACKs for one "
+                                "certificate need two keys",
+                                item->file->path, item->file->where,
+                                tack_item_name(p, item), item->fingerprint,
+                                cert->tacks[j]->file->path, cert->label);
+        }
+    }
+    cert->tacks[cert->ntacks++] = item;
+    return 0;
+}
+
+/* tack_files_usable returns 1 when |f| is served at all under |format|. */
+static int tack_file_usable(server_rec *s, tack_file_t *f, int format,
+                            int *problems)
+{
+    if (f->error || f->nitems == 0) {
+        return 0;
+    }
+    if (format == TACK_FORMAT_00 && f->nitems > 1) {
+        *problems += tack_problem(s, "TACK00004",
+                                  "TackFile %s (%s): holds %d TACKs; in "
+                                  "TackFormat draft-00 a TACK file holds one "
+                                  "(pair files need TackFormat draft-02)",
+                                  f->path, f->where, f->nitems);
+        return 0;
+    }
+    return 1;
+}
+
+int tack_config_resolve(apr_pool_t *p, server_rec *s, tack_conf_t *conf,
+                        tack_certsel_t *certs, int ncerts, int certs_known,
+                        tack_sel_t *out)
+{
+    int problems = 0, i, c, k, pass;
+    apr_array_header_t *lists[2];
+
+    memset(out, 0, sizeof(*out));
+    out->format = conf->format == TACK_UNSET ? TACK_FORMAT_00 : conf->format;
+    out->pin_activation = conf->pin_activation == 1;
+    out->certs = certs;
+    out->ncerts = ncerts;
+    for (c = 0; c < ncerts; c++) {
+        certs[c].ntacks = 0;
+    }
+
+    /* The vhost's own TACKs first; the main server's fill in certificates
+     * the vhost has no TACK for.  For the main server itself its TackFiles
+     * are the candidates (its own and every vhost's). */
+    lists[0] = s->is_virtual ? conf->files : NULL;
+    lists[1] = s->is_virtual ? conf->server_files : conf->files;
+    for (pass = 0; pass < 2; pass++) {
+        tack_file_t **files;
+        int nfiles;
+
+        if (!lists[pass]) {
+            continue;
+        }
+        files = (tack_file_t **)lists[pass]->elts;
+        nfiles = lists[pass]->nelts;
+        for (i = 0; i < nfiles; i++) {
+            tack_file_t *f = files[i];
+
+            if (!tack_file_usable(s, f, out->format, &problems)) {
+                continue;
+            }
+            for (k = 0; k < f->nitems; k++) {
+                tack_item_t *item = &f->items[k];
+                int hit = 0;
+
+                for (c = 0; c < ncerts; c++) {
+                    if (tack_check_target_hash(&item->tack, certs[c].hash)
+                        != TACK_OK) {
+                        continue;
+                    }
+                    hit = 1;
+                    item->matched = 1;
+                    /* Server-level TACKs only where the vhost has none. */
+                    if (pass == 1 && s->is_virtual) {
+                        int own = 0, j;
+
+                        for (j = 0; j < certs[c].ntacks; j++) {
+                            own |= !certs[c].tacks[j]->file->server_level;
+                        }
+                        if (own) {
+                            continue;
+                        }
+                    }
+                    problems += tack_select(p, s, out->format, &certs[c],
+                                            item);
+                }
+                if (!hit && pass == 0 && certs_known) {
+                    problems += tack_problem(
+                        s, "TACK00005",
+                        "TackFile %s (%s): target_hash of %s (key %s) matches "
+                        "none of the vhost's certificates (%s)",
+                        f->path, f->where, tack_item_name(p, item),
+                        item->fingerprint,
+                        ncerts ? tack_cert_list(p, certs, ncerts) : "none");
+                }
+            }
+        }
+    }
+
+    /* Break signatures: draft-00 only (draft-02 dropped them). */
+    if (conf->sigfiles) {
+        tack_sigfile_t **sf = (tack_sigfile_t **)conf->sigfiles->elts;
+
+        for (i = 0; i < conf->sigfiles->nelts; i++) {
+            size_t j;
+
+            if (sf[i]->error || sf[i]->num == 0) {
+                continue;
+            }
+            if (out->format == TACK_FORMAT_02) {
+                problems += tack_problem(s, "TACK00006",
+                                         "TackBreakSigsFile %s (%s): break "
+                                         "signatures do not exist in "
+                                         "TackFormat draft-02",
+                                         sf[i]->path, sf[i]->where);
+                continue;
+            }
+            for (j = 0; j < sf[i]->num && out->nsigs < TACK_MAX_BREAKSIGS;
+                 j++) {
+                out->sigs[out->nsigs++] = sf[i]->sigs[j];
+            }
+        }
+    }
+
+    /* A break signature for the key of a TACK this vhost serves: the site
+     * says the key is compromised and vouches with it at once.  The break
+     * signature is the later, safer statement: the TACK is left out. */
+    for (c = 0; c < ncerts; c++) {
+        for (k = 0; k < certs[c].ntacks; k++) {
+            tack_item_t *item = certs[c].tacks[k];
+            size_t j;
+
+            for (j = 0; j < out->nsigs; j++) {
+                if (tack_key_equal(out->sigs[j].public_key,
+                                   item->tack.public_key)) {
+                    break;
+                }
+            }
+            if (j == out->nsigs) {
+                continue;
+            }
+            problems += tack_problem(s, "TACK00007",
+                                     "TackFile %s (%s): its key %s is broken "
+                                     "by a break signature of this vhost's "
+                                     "TackBreakSigsFile",
+                                     item->file->path, item->file->where,
+                                     item->fingerprint);
+            memmove(&certs[c].tacks[k], &certs[c].tacks[k + 1],
+                    (size_t)(certs[c].ntacks - k - 1) * sizeof(item));
+            certs[c].ntacks--;
+            k--;
+        }
+    }
+    return problems;
+}
+
+void tack_config_warn_expiry(server_rec *s, const tack_sel_t *sel)
+{
+    time_t now = time(NULL);
+    int c, k;
+
+    if (tack_config_quiet()) {
+        return;
+    }
+    for (c = 0; c < sel->ncerts; c++) {
+        for (k = 0; k < sel->certs[c].ntacks; k++) {
+            const tack_item_t *item = sel->certs[c].tacks[k];
+
+            if (item->expires - now < TACK_EXPIRY_WARN_SECS) {
+                ap_log_error(APLOG_MARK, APLOG_WARNING, 0, s,
+                             "TACK00010: vhost %s: TackFile %s: TACK (key "
+                             "%s) expires at %s, in %ld days; sign a new one",
+                             tack_vhost_name(s), item->file->path,
+                             item->fingerprint, item->expiry,
+                             (long)((item->expires - now) / 86400));
+            }
+        }
+    }
+}
+
+int tack_config_log_load_errors(server_rec *s_main)
+{
+    server_rec *s;
+    int problems = 0, i;
+
+    if (tack_config_quiet()) {
+        return 0;
+    }
+    for (s = s_main; s; s = s->next) {
+        tack_conf_t *conf = tack_config_get(s);
+        tack_file_t **tf = (tack_file_t **)conf->files->elts;
+        tack_sigfile_t **sf = (tack_sigfile_t **)conf->sigfiles->elts;
+
+        /* A vhost may share the main server's break-signature list: each
+         * file is logged with the server it was written in only. */
+        for (i = 0; i < conf->files->nelts; i++) {
+            if (!tf[i]->error || tf[i]->s != s) {
+                continue;
+            }
+            problems++;
+            ap_log_error(APLOG_MARK, APLOG_ERR, 0, s,
+                         "TACK00011: vhost %s: %s (%s); this TACK file is "
+                         "not served",
+                         tack_vhost_name(s), tf[i]->error, tf[i]->where);
+        }
+        for (i = 0; i < conf->sigfiles->nelts; i++) {
+            if (!sf[i]->error || sf[i]->s != s) {
+                continue;
+            }
+            problems++;
+            ap_log_error(APLOG_MARK, APLOG_ERR, 0, s,
+                         "TACK00012: vhost %s: %s (%s); these break "
+                         "signatures are not served",
+                         tack_vhost_name(s), sf[i]->error, sf[i]->where);
+        }
+    }
+    return problems;
+}
+
+int tack_config_check_unmatched(server_rec *s_main)
+{
+    tack_conf_t *conf = tack_config_get(s_main);
+    tack_file_t **tf = (tack_file_t **)conf->files->elts;
+    int problems = 0, i, k;
+
+    for (i = 0; i < conf->files->nelts; i++) {
+        for (k = 0; k < tf[i]->nitems; k++) {
+            tack_item_t *item = &tf[i]->items[k];
+
+            if (tf[i]->error || item->matched) {
+                continue;
+            }
+            problems++;
+            if (tack_config_quiet()) {
+                continue;
+            }
+            ap_log_error(APLOG_MARK, APLOG_ERR, 0, s_main,
+                         "TACK00013: TackFile %s (%s): target_hash of %s "
+                         "(key %s) matches no certificate of any virtual "
+                         "host%s",
+                         tf[i]->path, tf[i]->where,
+                         tack_item_name(s_main->process->pconf, item),
+                         item->fingerprint,
+                         tack_config_strict() ? "" : "; not served");
+        }
+    }
+    return problems;
+}
+
+/* ---- certificates from the configuration tree (apache2 -t only) --------- */
+
+/* What the tree says about one server's certificates. */
+typedef struct {
+    apr_array_header_t *paths; /* const char *, in order */
+    int ssl_on;                /* SSLEngine on (or unset: -1) */
+} tack_tree_certs_t;
+
+/* tack_tree_collect walks a list of sibling nodes for SSLCertificateFile and
+ * SSLEngine, descending into conditional sections (<IfModule>, <IfDefine>,
+ * <IfFile>, <IfVersion>, ...) but not into other containers. */
+static void tack_tree_collect(apr_pool_t *p, const ap_directive_t *d,
+                              tack_tree_certs_t *out)
+{
+    for (; d; d = d->next) {
+        const char *args = d->args;
+
+        if (!strcasecmp(d->directive, "SSLCertificateFile")) {
+            char *word = ap_getword_conf(p, &args);
+            const char *path = ap_server_root_relative(p, word);
+
+            if (path && *word) {
+                APR_ARRAY_PUSH(out->paths, const char *) = path;
+            }
+        }
+        else if (!strcasecmp(d->directive, "SSLEngine")) {
+            char *word = ap_getword_conf(p, &args);
+
+            out->ssl_on = !strcasecmp(word, "on");
+        }
+        else if (!strncasecmp(d->directive, "<If", 3)) {
+            tack_tree_collect(p, d->first_child, out);
+        }
+    }
+}
+
+/* tack_tree_find_vhost returns the <VirtualHost> node that defined |s|. */
+static const ap_directive_t *tack_tree_find_vhost(const ap_directive_t *d,
+                                                  server_rec *s)
+{
+    for (; d; d = d->next) {
+        if (!strcasecmp(d->directive, "<VirtualHost")) {
+            if (d->line_num == (int)s->defn_line_number && d->filename
+                && s->defn_name && !strcmp(d->filename, s->defn_name)) {
+                return d;
+            }
+        }
+        else if (!strncasecmp(d->directive, "<If", 3)) {
+            const ap_directive_t *found =
+                tack_tree_find_vhost(d->first_child, s);
+
+            if (found) {
+                return found;
+            }
+        }
+    }
+    return NULL;
+}
+
+/* tack_tree_cert_hash reads the first certificate of |path| and hashes its
+ * SubjectPublicKeyInfo.  Only CERTIFICATE blocks are read: a private key
+ * in the same file is skipped unseen.  Returns the key type or NID_undef. */
+static int tack_tree_cert_hash(const char *path, uint8_t hash[TACK_HASH_LEN])
+{
+    BIO *bio = BIO_new_file(path, "r");
+    X509 *x509;
+    int type = NID_undef;
+
+    if (!bio) {
+        ERR_clear_error();
+        return NID_undef;
+    }
+    x509 = PEM_read_bio_X509(bio, NULL, NULL, NULL);
+    BIO_free(bio);
+    if (x509 && tack_spki_hash(x509, hash) == TACK_OK) {
+        type = EVP_PKEY_get_base_id(X509_get0_pubkey(x509));
+    }
+    X509_free(x509);
+    ERR_clear_error();
+    return type;
+}
+
+/* tack_tree_certs fills |certs| (capacity |max|) with the certificates
+ * mod_ssl will load for |s|.  mod_ssl appends a vhost's SSLCertificateFile
+ * list to the main server's, and a later certificate replaces an earlier
+ * one of the same key type (one OpenSSL slot per type).  Returns the count;
+ * |*ssl_on| says whether SSLEngine on was seen. */
+static int tack_tree_certs(apr_pool_t *p, server_rec *s,
+                           tack_certsel_t *certs, int max, int *ssl_on)
+{
+    tack_tree_certs_t tc;
+    const ap_directive_t *vh;
+    int types[16], n = 0, i, j;
+
+    tc.paths = apr_array_make(p, 4, sizeof(const char *));
+    tc.ssl_on = -1;
+    tack_tree_collect(p, ap_conftree, &tc);
+    if (s->is_virtual) {
+        vh = tack_tree_find_vhost(ap_conftree, s);
+        if (vh) {
+            tack_tree_collect(p, vh->first_child, &tc);
+        }
+    }
+    *ssl_on = tc.ssl_on == 1;
+    for (i = 0; i < tc.paths->nelts && n < max && n < 16; i++) {
+        const char *path = APR_ARRAY_IDX(tc.paths, i, const char *);
+        uint8_t hash[TACK_HASH_LEN];
+        int type = tack_tree_cert_hash(path, hash);
+
+        if (type == NID_undef) {
+            /* mod_ssl reports unreadable certificates itself */
+            continue;
+        }
+        for (j = 0; j < n && types[j] != type; j++) {
+        }
+        memcpy(certs[j].hash, hash, TACK_HASH_LEN);
+        certs[j].x509 = NULL;
+        certs[j].label = apr_psprintf(p, "certificate %s", path);
+        types[j] = type;
+        if (j == n) {
+            n++;
+        }
+    }
+    return n;
+}
+
+#define TACK_MAX_CERTS 8
+
+int tack_config_check(apr_pool_t *pconf, apr_pool_t *plog, apr_pool_t *ptemp,
+                      server_rec *s_main)
+{
+    server_rec *s;
+    int problems = 0, all_known = 1;
+
+    if (!tack_config_strict()) {
+        return OK;
+    }
+    for (s = s_main; s; s = s->next) {
+        tack_conf_t *conf = tack_config_get(s);
+        tack_certsel_t certs[TACK_MAX_CERTS];
+        tack_sel_t sel;
+        int n, ssl_on, has_tacks;
+
+        memset(certs, 0, sizeof(certs));
+        n = tack_tree_certs(ptemp, s, certs, TACK_MAX_CERTS, &ssl_on);
+        has_tacks = conf->files->nelts
+                    || (conf->server_files && conf->server_files->nelts);
+        if (!n && ssl_on) {
+            /* e.g. mod_md: the certificate is found only at a real start */
+            all_known = 0;
+            if (has_tacks) {
+                ap_log_error(APLOG_MARK, APLOG_INFO, 0, s,
+                             "TACK00014: vhost %s: no SSLCertificateFile "
+                             "found; TACK target hashes are checked at "
+                             "start-up",
+                             tack_vhost_name(s));
+            }
+        }
+        problems += tack_config_resolve(ptemp, s, conf, certs, n, n > 0, &sel);
+        tack_config_warn_expiry(s, &sel);
+    }
+    if (all_known) {
+        problems += tack_config_check_unmatched(s_main);
+    }
+    if (problems) {
+        ap_log_error(APLOG_MARK, APLOG_ERR, 0, s_main,
+                     "TACK00015: %d TACK configuration problem%s; refusing "
+                     "the configuration",
+                     problems, problems == 1 ? "" : "s");
+        return HTTP_INTERNAL_SERVER_ERROR;
+    }
+    return OK;
+}
