@@ -1,0 +1,234 @@
+# `tack check --pins`: the pin store rules of draft-perrin-tls-tack-00
+# section 5, driven through --now against openssl s_server.
+use strict;
+use warnings;
+use FindBin;
+use lib "$FindBin::Bin/lib";
+use Test::More;
+use TackTool;
+use JSON::PP;
+
+plan skip_all => "./tack not built" unless -x $TACK;
+
+my ($rc, $out, $err);
+my $d = tmp();
+my ($crt, $key) = mkcert('www', 'www.example.org', 30);
+my $name = 'www.example.org';
+my $day = 86400;
+my $T0 = 1893456000;    # 2030-01-01T00:00Z
+
+sub ok0 { my @r = @_; die "failed: $r[2]" if $r[0]; return @r }
+
+ok0(tack('genkey', '-p', 'pw', '-o', "$d/k1.pem"));
+ok0(tack('genkey', '-p', 'pw', '-o', "$d/k2.pem"));
+my %id;
+for my $k (qw(k1 k2)) {
+    ($id{$k}) = (tack('view', "$d/$k.pem"))[1] =~ /= (\S+)/;
+    ok0(tack('break', '-k', "$d/$k.pem", '-p', 'pw', '-o', "$d/$k.break"));
+}
+sub sign {
+    my ($k, $file, @args) = @_;
+    ok0(tack('sign', '-k', "$d/$k.pem", '-p', 'pw', '-c', $crt,
+             '-e', '2031-06-01Z', '-o', "$d/$file", @args));
+}
+sign('k1', 'k1.tack');
+sign('k2', 'k2.tack');
+sign('k1', 'k1-g2.tack', '-m', '2');
+sign('k1', 'k1-g1.tack', '-m', '1', '-g', '1');
+
+# serverinfo files, one per situation
+my %si = (
+    k1_act1 => ['-t', "$d/k1.tack", '-a', '1'],
+    k1_act0 => ['-t', "$d/k1.tack", '-a', '0'],
+    k2_act1 => ['-t', "$d/k2.tack", '-a', '1'],
+    k1g2    => ['-t', "$d/k1-g2.tack", '-a', '1'],
+    k1g1    => ['-t', "$d/k1-g1.tack", '-a', '1'],
+    k2_breaks_k1 => ['-t', "$d/k2.tack", '-a', '1', '-b', "$d/k1.break"],
+    breaks_k1 => ['-b', "$d/k1.break"],
+);
+for my $s (keys %si) {
+    ok0(tack('serverinfo', @{ $si{$s} }, '-o', "$d/$s.si"));
+}
+
+my ($port, $pid);
+sub serve {
+    my ($what) = @_;
+    stop_server($pid) if $pid;
+    $port = free_port(18400, 18429);
+    $pid = start_s_server($port, '-cert', $crt, '-key', $key, '-tls1_2',
+        $what eq 'none' ? () : ('-serverinfo', "$d/$what.si"));
+}
+sub check {
+    my ($store, $t) = @_;
+    return tack('check', "127.0.0.1:$port", '--servername', $name,
+                '--pins', "$d/$store", '--now', "\@$t");
+}
+sub pins {
+    my ($store) = @_;
+    my ($rc, $out, $err) = tack('pins', '--pins', "$d/$store", '--json');
+    die "pins: $err" if $rc;
+    my $list = decode_json($out);
+    return { map { $_->{name} => $_ } @$list };
+}
+sub store { decode_json(slurp("$d/$_[0]")) }
+
+# ---- first seen, activation, extension, the 30-day cap
+serve('k1_act1');
+($rc, $out, $err) = check('a.json', $T0);
+is($rc, 0, 'first connection: accepted') or diag($out, $err);
+like($out, qr/^pin            = www\.example\.org: new inactive pin on \Q$id{k1}\E$/m,
+     'first connection: a new inactive pin');
+my $p = pins('a.json');
+is($p->{$name}{first_seen}, $T0, 'first_seen = now');
+is($p->{$name}{active_until}, 0, 'not active yet');
+ok(!$p->{$name}{active}, 'pins: inactive');
+is($p->{$name}{tack_id}, $id{k1}, 'pinned to the TACK key');
+is((stat("$d/a.json"))[2] & 07777, 0600, 'the store is mode 0600');
+
+($rc, $out) = check('a.json', $T0 + 10 * $day);
+is($rc, 0, 'ten days later: accepted');
+like($out, qr/activated until 2030-01-21T00:00Z/,
+     'activated for MIN(30 days, 10 days) = 10 days');
+$p = pins('a.json');
+is($p->{$name}{active_until}, $T0 + 20 * $day, 'active_until = now + 10d');
+
+($rc, $out) = check('a.json', $T0 + 15 * $day);
+like($out, qr/active, extended until 2030-01-31T00:00Z/,
+     'day 15: extended by 15 days');
+($rc, $out) = check('a.json', $T0 + 29 * $day);
+is(pins('a.json')->{$name}{active_until}, $T0 + 58 * $day,
+   'day 29: extended by 29 days');
+($rc, $out) = check('a.json', $T0 + 57 * $day);
+is(pins('a.json')->{$name}{active_until}, $T0 + 87 * $day,
+   'day 57: the extension is capped at 30 days');
+
+($rc, $out, $err) = tack('pins', '--pins', "$d/a.json",
+                         '--now', '@' . ($T0 + 57 * $day));
+is($rc, 0, 'tack pins lists the store');
+like($out, qr/^NAME\s+TACK ID\s+MIN\s+FIRST SEEN\s+ACTIVE UNTIL$/m,
+     'tack pins: a header');
+like($out, qr/^www\.example\.org\s+\Q$id{k1}\E\s+0\s+2030-01-01T00:00Z\s+2030-03-29T00:00Z$/m,
+     'tack pins: the record');
+
+# ---- rejection with an active pin
+serve('none');
+($rc, $out, $err) = check('a.json', $T0 + 60 * $day);
+is($rc, 1, 'active pin, no TACK: rejected (exit 1)');
+like($err, qr/rejected with access_denied: .*pinned to \Q$id{k1}\E until 2030-03-29T00:00Z.*no TACK/,
+     '... access_denied, saying why');
+like($out, qr/^result         = rejected: access_denied/m, '... on stdout too');
+serve('k2_act1');
+($rc, $out, $err) = check('a.json', $T0 + 60 * $day);
+is($rc, 1, 'active pin, a TACK with another key: rejected');
+like($err, qr/access_denied: .*another key/, '... access_denied');
+is(pins('a.json')->{$name}{tack_id}, $id{k1}, '... and the pin stays');
+
+# activation off: accepted, not extended
+serve('k1_act0');
+($rc, $out) = check('a.json', $T0 + 61 * $day);
+is($rc, 0, 'pin_activation 0 with the pinned key: accepted');
+like($out, qr/activation off: not extended/, '... not extended');
+is(pins('a.json')->{$name}{active_until}, $T0 + 87 * $day,
+   '... active_until unchanged');
+
+# after the pin lapses: another key replaces it; no TACK deletes it
+serve('k2_act1');
+($rc, $out) = check('a.json', $T0 + 100 * $day);
+is($rc, 0, 'inactive pin, another key: accepted');
+like($out, qr/inactive pin on \Q$id{k1}\E replaced by a new inactive pin on \Q$id{k2}\E/,
+     '... the pin is replaced');
+$p = pins('a.json');
+is($p->{$name}{tack_id}, $id{k2}, '... by the new key');
+is($p->{$name}{first_seen}, $T0 + 100 * $day, '... first seen now');
+is(scalar(keys %{ store('a.json')->{keys} }), 1,
+   'the unused key record is dropped');
+serve('none');
+($rc, $out) = check('a.json', $T0 + 101 * $day);
+is($rc, 0, 'inactive pin, no TACK: accepted');
+like($out, qr/inactive pin on \Q$id{k2}\E deleted/, '... the pin is deleted');
+is(scalar(keys %{ pins('a.json') }), 0, '... the store is empty');
+
+# ---- revocation by generation
+serve('k1_act1');
+check('g.json', $T0);
+check('g.json', $T0 + 5 * $day);
+serve('k1g2');
+($rc, $out) = check('g.json', $T0 + 6 * $day);
+is($rc, 0, 'a TACK with min_generation 2: accepted');
+like($out, qr/min_generation of \Q$id{k1}\E raised from 0 to 2/,
+     '... the key record is raised');
+is(pins('g.json')->{$name}{min_generation}, 2, 'pins: min_generation 2');
+serve('k1g1');
+($rc, $out, $err) = check('g.json', $T0 + 7 * $day);
+is($rc, 1, 'generation 1 below the stored min_generation 2: rejected');
+like($err, qr/rejected with certificate_revoked: TACK generation 1/,
+     '... certificate_revoked');
+serve('k1_act1');
+($rc, $out, $err) = check('g.json', $T0 + 8 * $day);
+is($rc, 1, 'generation 0 too');
+like($err, qr/certificate_revoked/, '... certificate_revoked');
+
+# ---- a break signature discards the pin
+serve('k1_act1');
+check('b.json', $T0);
+check('b.json', $T0 + 10 * $day);
+ok(pins('b.json')->{$name}{active_until} > $T0 + 10 * $day,
+   'an active pin on k1');
+serve('k2_breaks_k1');
+($rc, $out, $err) = check('b.json', $T0 + 11 * $day);
+is($rc, 0, 'a TACK with k2 and the break signature of k1: accepted')
+    or diag($out, $err);
+like($out, qr/www\.example\.org: discarded \(break signature for \Q$id{k1}\E\)/,
+     '... the k1 pin is discarded');
+like($out, qr/new inactive pin on \Q$id{k2}\E/, '... and k2 pinned afresh');
+my $st = store('b.json');
+is(scalar(keys %{ $st->{keys} }), 1, 'one key record left');
+is((values %{ $st->{keys} })[0]{tack_id}, $id{k2}, '... k2\'s');
+# break signatures alone
+check('c.json', $T0) for serve('k1_act1');
+serve('breaks_k1');
+($rc, $out) = check('c.json', $T0 + 1);
+is($rc, 0, 'a break signature alone: accepted');
+like($out, qr/discarded/, '... the pin is discarded');
+is(scalar(keys %{ pins('c.json') }), 0, '... the store is empty');
+
+# ---- the store file: atomic replacement, corruption, no leftovers
+serve('k1_act1');
+check('d.json', $T0);
+my $ino = (stat("$d/d.json"))[1];
+check('d.json', $T0 + 3 * $day);
+isnt((stat("$d/d.json"))[1], $ino, 'the store is replaced, not rewritten '
+                                  . 'in place');
+my @left = glob("$d/d.json.tmp.*");
+is(scalar(@left), 0, 'no temporary file left behind');
+# a crash mid-write leaves at most a temporary file beside an intact store
+spew("$d/d.json.tmp.ABCDEF", '{"format": "tack-pi');
+($rc, $out) = check('d.json', $T0 + 4 * $day);
+is($rc, 0, 'a stale temporary file does not disturb the store');
+ok(store('d.json')->{names}{$name}, '... which still holds the pin');
+spew("$d/bad.json", '{"format": "tack-pi');
+($rc, $out, $err) = check('bad.json', $T0);
+is($rc, 2, 'a corrupt store exits 2');
+like($err, qr/bad\.json: not a pin store/, '... and names the file');
+spew("$d/bad2.json", '{"format": "something-else", "keys": {}, "names": {}}');
+($rc, $out, $err) = tack('pins', '--pins', "$d/bad2.json");
+is($rc, 2, 'tack pins of a foreign JSON file exits 2');
+like($err, qr/not a pin store: no "format"/, '... explained');
+
+# --delete
+($rc) = tack('pins', '--pins', "$d/d.json", '--delete', 'WWW.example.org.');
+is($rc, 0, 'pins --delete (names compare case-insensitively)');
+is(scalar(keys %{ pins('d.json') }), 0, '... removed');
+($rc, $out, $err) = tack('pins', '--pins', "$d/d.json", '--delete', 'nope');
+is($rc, 1, 'deleting a name that has no pin exits 1');
+
+# --json from check carries the pin actions
+serve('k1_act1');
+($rc, $out) = tack('check', "127.0.0.1:$port", '--servername', $name,
+                   '--pins', "$d/e.json", '--now', "\@$T0", '--json');
+my $j = decode_json($out);
+is($j->{pins}{name}, $name, 'check --json: the pin name');
+like($j->{pins}{actions}[0], qr/new inactive pin/, 'check --json: action');
+stop_server($pid);
+
+done_testing();
