@@ -1,0 +1,122 @@
+# `tack sign` for a fleet: several certificates or directories into -o DIR.
+use strict;
+use warnings;
+use FindBin;
+use lib "$FindBin::Bin/lib";
+use Test::More;
+use TackTool;
+use File::Copy qw(copy);
+use Time::HiRes qw(time);
+
+plan skip_all => "./tack not built" unless -x $TACK;
+
+my ($rc, $out, $err);
+my $d = tmp();
+mkdir("$d/certs") or die;
+mkdir("$d/out") or die;
+my ($a_crt, $a_key) = mkcert('a', 'a.example.org');
+my ($b_crt) = mkcert('b', 'b.example.org');
+my ($c_crt) = mkcert('c', 'c.example.org');
+copy($a_crt, "$d/certs/a.example.org.crt");
+copy($b_crt, "$d/certs/b.example.org.pem");
+run_cmd('openssl', 'x509', '-in', $c_crt, '-outform', 'DER',
+        '-out', "$d/certs/c.example.org.der");
+copy($a_key, "$d/certs/a.example.org.key");   # not a certificate
+copy($a_key, "$d/certs/a-key.pem");           # .pem without a certificate
+spew("$d/certs/README.txt", "notes\n");
+
+(tack('genkey', '-p', 'pw', '-o', "$d/k.pem"))[0] == 0 or die;
+
+($rc, $out, $err) = tack('sign', '-k', "$d/k.pem", '-p', 'pw',
+                         '-c', "$d/certs", '-o', "$d/out");
+is($rc, 0, 'sign a directory into a directory') or diag($err);
+like($err, qr/signed 3 certificates into .*out \(3 other files skipped\)/,
+     'a summary with the skipped files');
+is(join(' ', map { s{.*/}{}r } sort glob("$d/out/*")),
+   'a.example.org.tack.pem b.example.org.tack.pem c.example.org.tack.pem',
+   'one file per certificate, named after it');
+for my $n (qw(a b c)) {
+    my $crt = { a => $a_crt, b => $b_crt, c => $c_crt }->{$n};
+    ($rc, $out, $err) = tack('view', '-c', $crt,
+                             "$d/out/$n.example.org.tack.pem");
+    is($rc, 0, "$n.example.org.tack.pem matches its certificate")
+        or diag($err);
+}
+($rc, $out, $err) = tack('view', '-c', $a_crt,
+                         "$d/out/b.example.org.tack.pem");
+is($rc, 1, '... and not another one');
+
+# existing files: nothing written without --force
+my $before = slurp("$d/out/a.example.org.tack.pem");
+($rc, $out, $err) = tack('sign', '-k', "$d/k.pem", '-p', 'pw',
+                         '-c', "$d/certs", '-o', "$d/out", '-m', '1');
+is($rc, 2, 'existing TACK files: exit 2');
+like($err, qr/exists; nothing written/, '... nothing written');
+is(slurp("$d/out/a.example.org.tack.pem"), $before, '... really');
+($rc, $out, $err) = tack('sign', '-k', "$d/k.pem", '-p', 'pw',
+                         '-c', "$d/certs", '-o', "$d/out", '-m', '1',
+                         '--force');
+is($rc, 0, '--force replaces them');
+like((tack('view', "$d/out/c.example.org.tack.pem"))[1],
+     qr/min_generation = 1/, '... with the new TACKs');
+
+# name collisions: an error before anything is written
+mkdir("$d/out2") or die;
+copy($b_crt, "$d/certs/a.example.org.pem");
+($rc, $out, $err) = tack('sign', '-k', "$d/k.pem", '-p', 'pw',
+                         '-c', "$d/certs", '-o', "$d/out2");
+is($rc, 2, 'a name collision exits 2');
+like($err, qr/a\.example\.org\.crt and .*a\.example\.org\.pem would both be signed into .*a\.example\.org\.tack\.pem; nothing written/,
+     '... naming both certificates and the file');
+is(scalar(glob("$d/out2/*")), undef, '... and nothing is written');
+unlink("$d/certs/a.example.org.pem");
+
+# several -c, and certificates after the options
+mkdir("$d/out3") or die;
+($rc, $out, $err) = tack('sign', '-k', "$d/k.pem", '-p', 'pw', '-o',
+                         "$d/out3", '-c', $a_crt, $b_crt, $c_crt);
+is($rc, 0, 'several certificates as arguments');
+is(scalar(my @x = glob("$d/out3/*.tack.pem")), 3, '... three TACKs');
+($rc, $out, $err) = tack('sign', '-k', "$d/k.pem", '-p', 'pw',
+                         '-c', $a_crt, '-c', $b_crt);
+is($rc, 2, 'several certificates without -o DIR: usage error');
+like($err, qr/need -o DIR/, '... explained');
+
+# a bad certificate stops the run before anything is written
+mkdir("$d/out4") or die;
+spew("$d/broken.crt", "-----BEGIN CERTIFICATE-----\nAAAA\n"
+                    . "-----END CERTIFICATE-----\n");
+($rc, $out, $err) = tack('sign', '-k', "$d/k.pem", '-p', 'pw',
+                         '-o', "$d/out4", '-c', $a_crt, "$d/broken.crt");
+is($rc, 2, 'a certificate that does not parse: exit 2');
+like($err, qr/broken\.crt: /, '... naming it');
+is(scalar(glob("$d/out4/*")), undef, '... and nothing written');
+
+# thousands of vhosts: fast, one key decryption
+mkdir("$d/many") or die;
+mkdir("$d/many-out") or die;
+my $n = 2000;
+for my $i (1 .. $n) {
+    copy($a_crt, sprintf("$d/many/vhost%04d.example.org.crt", $i)) or die;
+}
+my $t0 = time();
+($rc, $out, $err) = tack('sign', '-k', "$d/k.pem", '-p', 'pw',
+                         '-c', "$d/many", '-o', "$d/many-out");
+my $secs = time() - $t0;
+is($rc, 0, "$n certificates signed") or diag($err);
+is(scalar(my @y = glob("$d/many-out/*.tack.pem")), $n, "... $n files");
+cmp_ok($secs, '<', 30, "... in under 30 s (took ${\ sprintf('%.2f', $secs)} s)");
+unlike($err, qr/\r/, 'no progress line when stderr is not a terminal');
+
+# progress on a terminal (script(1) gives the tool a pty)
+SKIP: {
+    skip 'script(1) not installed', 2 unless -x '/usr/bin/script';
+    mkdir("$d/tty-out") or die;
+    my $cmd = "$TACK sign -k $d/k.pem -p pw -c $d/many -o $d/tty-out";
+    ($rc, $out, $err) = run_cmd('script', '-qec', $cmd, '/dev/null');
+    is($rc, 0, 'fleet signing on a terminal');
+    like($out, qr/\rtack sign: signed \d+\/$n .*\rtack sign: written $n\/$n \(100%\)/s,
+         '... shows progress');
+}
+
+done_testing();
