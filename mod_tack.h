@@ -104,6 +104,7 @@ typedef struct {
     int pin_activation;
     size_t nsigs;
     tack_breaksig_t sigs[TACK_MAX_BREAKSIGS];
+    const tack_sigfile_t *sigfiles[TACK_MAX_BREAKSIGS]; /* where each is from */
     int ncerts;
     tack_certsel_t *certs;
 } tack_sel_t;

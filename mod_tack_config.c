@@ -101,12 +101,17 @@ static const char *tack_read_text(apr_pool_t *p, const char *directive,
 
 static const char *tack_pem_error(apr_pool_t *p, const char *directive,
                                   const char *path, tack_status_t st,
-                                  unsigned line, const char *label)
+                                  unsigned line, const char *label,
+                                  size_t size)
 {
     const char *reason = tack_status_str(st);
 
     if (st == TACK_ERR_PEM_NO_BLOCK || st == TACK_ERR_PEM_WRONG_LABEL) {
         reason = apr_psprintf(p, "no \"%s\" PEM block (%s)", label, reason);
+    }
+    else if (st == TACK_ERR_BAD_LENGTH) {
+        reason = apr_psprintf(p, "%s: a \"%s\" block must hold %" APR_SIZE_T_FMT
+                              " bytes", reason, label, size);
     }
     if (line) {
         return apr_psprintf(p, "%s %s: line %u: %s", directive, path, line,
@@ -147,7 +152,7 @@ static const char *tack_load_tackfile(apr_pool_t *p, tack_file_t *f)
     }
     if (st != TACK_OK) {
         return tack_pem_error(p, "TackFile", f->path, st, line,
-                              TACK_PEM_LABEL_TACK);
+                              TACK_PEM_LABEL_TACK, TACK_LEN);
     }
     f->nitems = (int)count;
     for (i = 0; i < count; i++) {
@@ -213,7 +218,7 @@ static const char *tack_load_sigfile(apr_pool_t *p, tack_sigfile_t *f)
     if (st != TACK_OK) {
         f->num = 0;
         return tack_pem_error(p, "TackBreakSigsFile", f->path, st, line,
-                              TACK_PEM_LABEL_BREAKSIG);
+                              TACK_PEM_LABEL_BREAKSIG, TACK_BREAKSIG_LEN);
     }
     for (i = 0; i < f->num; i++) {
         tack_fingerprint(f->sigs[i].public_key, f->fingerprints[i]);
@@ -584,6 +589,7 @@ int tack_config_resolve(apr_pool_t *p, server_rec *s, tack_conf_t *conf,
             }
             for (j = 0; j < sf[i]->num && out->nsigs < TACK_MAX_BREAKSIGS;
                  j++) {
+                out->sigfiles[out->nsigs] = sf[i];
                 out->sigs[out->nsigs++] = sf[i]->sigs[j];
             }
         }
@@ -608,10 +614,14 @@ int tack_config_resolve(apr_pool_t *p, server_rec *s, tack_conf_t *conf,
             }
             problems += tack_problem(s, "TACK00007",
                                      "TackFile %s (%s): its key %s is broken "
-                                     "by a break signature of this vhost's "
-                                     "TackBreakSigsFile",
+                                     "by a break signature in "
+                                     "TackBreakSigsFile %s (%s); a TACK and "
+                                     "the break signature of its key cannot "
+                                     "be served together",
                                      item->file->path, item->file->where,
-                                     item->fingerprint);
+                                     item->fingerprint,
+                                     out->sigfiles[j]->path,
+                                     out->sigfiles[j]->where);
             memmove(&certs[c].tacks[k], &certs[c].tacks[k + 1],
                     (size_t)(certs[c].ntacks - k - 1) * sizeof(item));
             certs[c].ntacks--;
