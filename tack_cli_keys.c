@@ -122,6 +122,7 @@ typedef struct {
     char *out_path; /* NULL: standard output */
     char *pem;
     size_t pem_len;
+    char *tmp; /* written, synced, not yet in place */
 } sign_job_t;
 
 typedef struct {
@@ -167,6 +168,10 @@ static void sign_jobs_free(sign_jobs_t *jobs)
         free(jobs->jobs[i].cert_path);
         free(jobs->jobs[i].out_path);
         free(jobs->jobs[i].pem);
+        if (jobs->jobs[i].tmp != NULL) {
+            unlink(jobs->jobs[i].tmp);
+            free(jobs->jobs[i].tmp);
+        }
     }
     free(jobs->jobs);
 }
@@ -611,19 +616,45 @@ int cmd_sign(int argc, char **argv)
             sign_progress(i + 1, jobs.count, "signed");
         }
     }
+    if (!fleet) {
+        rc = cli_write_output(jobs.jobs[0].out_path, jobs.jobs[0].pem,
+                              jobs.jobs[0].pem_len, 0644, force);
+        goto done;
+    }
+    /* Every file is written and synced under a temporary name first, then
+     * all are moved into place and the directory is synced once: a failure
+     * while writing leaves nothing behind, and thousands of files cost one
+     * directory sync, not thousands. */
     for (i = 0; i < jobs.count; i++) {
-        rc = cli_write_output(jobs.jobs[i].out_path, jobs.jobs[i].pem,
-                              jobs.jobs[i].pem_len, 0644, force);
+        rc = cli_write_temp(jobs.jobs[i].out_path, jobs.jobs[i].pem,
+                            jobs.jobs[i].pem_len, 0644, &jobs.jobs[i].tmp);
         if (rc != CLI_EXIT_OK) {
             if (progress) {
                 fputc('\n', stderr);
             }
-            cli_err("stopped after writing %zu of %zu files", i, jobs.count);
+            cli_err("nothing written");
             goto done;
         }
         if (progress && (i % 64 == 0 || i + 1 == jobs.count)) {
             sign_progress(i + 1, jobs.count, "written");
         }
+    }
+    for (i = 0; i < jobs.count; i++) {
+        rc = cli_commit_temp(jobs.jobs[i].tmp, jobs.jobs[i].out_path, force);
+        jobs.jobs[i].tmp = NULL;
+        if (rc != CLI_EXIT_OK) {
+            if (progress) {
+                fputc('\n', stderr);
+            }
+            cli_err("stopped after placing %zu of %zu files", i, jobs.count);
+            goto done;
+        }
+    }
+    if (cli_fsync_dir(jobs.jobs[0].out_path) != 0) {
+        cli_err("%s: cannot sync the directory: %s", out_path,
+                strerror(errno));
+        rc = CLI_EXIT_USAGE;
+        goto done;
     }
     if (progress) {
         fputc('\n', stderr);

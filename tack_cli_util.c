@@ -124,7 +124,7 @@ int cli_is_dir(const char *path)
     return stat(path, &sb) == 0 && S_ISDIR(sb.st_mode);
 }
 
-static int cli_fsync_dir(const char *path)
+int cli_fsync_dir(const char *path)
 {
     char *dir = strdup(path);
     char *slash;
@@ -154,9 +154,7 @@ static int cli_fsync_dir(const char *path)
     return rc;
 }
 
-/* cli_write_temp writes |data| to a new temporary file next to |path| and
- * syncs it.  Its name goes to |tmp| (a malloc'd string). */
-static int cli_write_temp(const char *path, const void *data, size_t len,
+int cli_write_temp(const char *path, const void *data, size_t len,
                           mode_t mode, char **tmp)
 {
     const uint8_t *p = data;
@@ -239,6 +237,46 @@ int cli_write_atomic(const char *path, const void *data, size_t len,
     return CLI_EXIT_OK;
 }
 
+int cli_commit_temp(char *tmp, const char *path, int force)
+{
+    int e;
+
+    if (force) {
+        if (rename(tmp, path) != 0) {
+            cli_err("%s: cannot replace: %s", path, strerror(errno));
+            unlink(tmp);
+            free(tmp);
+            return CLI_EXIT_USAGE;
+        }
+        free(tmp);
+        return CLI_EXIT_OK;
+    }
+    /* link() puts the complete file in place and fails if the name appeared
+     * meanwhile, which rename() would silently replace. */
+    if (link(tmp, path) == 0) {
+        unlink(tmp);
+        free(tmp);
+        return CLI_EXIT_OK;
+    }
+    e = errno;
+    if (e == EEXIST) {
+        cli_err("%s: exists; not overwritten (use --force to replace it)",
+                path);
+    } else if (e == EPERM || e == ENOTSUP || e == EOPNOTSUPP || e == EMLINK) {
+        /* No hard links on this file system: fall back to rename. */
+        if (rename(tmp, path) == 0) {
+            free(tmp);
+            return CLI_EXIT_OK;
+        }
+        cli_err("%s: cannot create: %s", path, strerror(errno));
+    } else {
+        cli_err("%s: cannot create: %s", path, strerror(e));
+    }
+    unlink(tmp);
+    free(tmp);
+    return CLI_EXIT_USAGE;
+}
+
 int cli_write_output(const char *path, const void *data, size_t len,
                      mode_t mode, int force)
 {
@@ -256,49 +294,20 @@ int cli_write_output(const char *path, const void *data, size_t len,
         cli_err("%s: is a directory", path);
         return CLI_EXIT_USAGE;
     }
-    if (force) {
-        return cli_write_atomic(path, data, len, mode);
-    }
-    if (access(path, F_OK) == 0) {
+    if (!force && access(path, F_OK) == 0) {
         cli_err("%s: exists; not overwritten (use --force to replace it)",
                 path);
         return CLI_EXIT_USAGE;
     }
     rc = cli_write_temp(path, data, len, mode, &tmp);
-    if (rc != CLI_EXIT_OK) {
-        return rc;
+    if (rc == CLI_EXIT_OK) {
+        rc = cli_commit_temp(tmp, path, force);
     }
-    /* link() puts the complete file in place and fails if the name appeared
-     * meanwhile, which rename() would silently replace. */
-    if (link(tmp, path) != 0) {
-        int e = errno;
-
-        if (e == EEXIST) {
-            cli_err("%s: exists; not overwritten (use --force to replace it)",
-                    path);
-        } else if (e == EPERM || e == ENOTSUP || e == EOPNOTSUPP ||
-                   e == EMLINK) {
-            /* No hard links on this file system: fall back to rename. */
-            if (rename(tmp, path) == 0) {
-                free(tmp);
-                cli_fsync_dir(path);
-                return CLI_EXIT_OK;
-            }
-            cli_err("%s: cannot create: %s", path, strerror(errno));
-        } else {
-            cli_err("%s: cannot create: %s", path, strerror(e));
-        }
-        unlink(tmp);
-        free(tmp);
-        return CLI_EXIT_USAGE;
-    }
-    unlink(tmp);
-    free(tmp);
-    if (cli_fsync_dir(path) != 0) {
+    if (rc == CLI_EXIT_OK && cli_fsync_dir(path) != 0) {
         cli_err("%s: cannot sync its directory: %s", path, strerror(errno));
-        return CLI_EXIT_USAGE;
+        rc = CLI_EXIT_USAGE;
     }
-    return CLI_EXIT_OK;
+    return rc;
 }
 
 /* ---- passwords ------------------------------------------------------------ */
