@@ -226,3 +226,64 @@ sub serverinfo_pem {
 }
 
 1;
+
+package TackTool;
+
+push @EXPORT, qw(start_httpd stop_httpd);
+
+# start_httpd(NAME, PORT, BODY): a private apache2 (see the spec's "Running
+# httpd privately") with mod_ssl and BODY (LoadModule lines, vhosts).
+# Returns the configuration file, or undef with the error log in $@.
+sub start_httpd {
+    my ($name, $port, $body) = @_;
+    my $root = "$tmp/httpd-$name";
+    mkdir($root);
+    mkdir("$root/run");
+    my $mods = '/usr/lib/apache2/modules';
+    my $user = $> == 0 ? "User nobody\nGroup nogroup\n" : '';
+    my $conf = "$root/httpd.conf";
+    spew($conf, <<"C");
+ServerRoot $root
+DefaultRuntimeDir $root/run
+PidFile $root/run/httpd.pid
+ErrorLog $root/error.log
+LogLevel warn
+ServerName localhost
+TypesConfig /etc/mime.types
+Listen 127.0.0.1:$port
+${user}LoadModule mpm_event_module $mods/mod_mpm_event.so
+LoadModule authz_core_module $mods/mod_authz_core.so
+LoadModule mime_module $mods/mod_mime.so
+LoadModule socache_shmcb_module $mods/mod_socache_shmcb.so
+LoadModule ssl_module $mods/mod_ssl.so
+SSLSessionCache shmcb:$root/run/scache(512000)
+$body
+C
+    my ($rc, $out, $err) = run_cmd('/usr/sbin/apache2', '-f', $conf,
+                                   '-k', 'start');
+    if ($rc != 0 || !wait_port($port, 10)) {
+        $@ = "apache2 -k start: $out$err"
+           . (-e "$root/error.log" ? slurp("$root/error.log") : '');
+        stop_httpd($conf);
+        return undef;
+    }
+    push @httpds, $conf;
+    return $conf;
+}
+
+my @httpds;
+END { stop_httpd($_) for @httpds }
+
+sub stop_httpd {
+    my ($conf) = @_;
+    @httpds = grep { $_ ne $conf } @httpds;
+    (my $pidfile = $conf) =~ s{httpd\.conf$}{run/httpd.pid};
+    return unless -e $pidfile;
+    run_cmd('/usr/sbin/apache2', '-f', $conf, '-k', 'stop');
+    for (1 .. 100) {
+        last unless -e $pidfile;
+        sleep(0.05);
+    }
+}
+
+1;
