@@ -231,6 +231,9 @@ package TackTool;
 
 push @EXPORT, qw(start_httpd stop_httpd);
 
+my @httpds;
+END { stop_httpd($_) for @httpds }
+
 # start_httpd(NAME, PORT, BODY): a private apache2 (see the spec's "Running
 # httpd privately") with mod_ssl and BODY (LoadModule lines, vhosts).
 # Returns the configuration file, or undef with the error log in $@.
@@ -271,8 +274,6 @@ C
     return $conf;
 }
 
-my @httpds;
-END { stop_httpd($_) for @httpds }
 
 sub stop_httpd {
     my ($conf) = @_;
