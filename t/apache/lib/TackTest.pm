@@ -223,10 +223,23 @@ sub wait_port {
     return 0;
 }
 
+# wait_ready($mark): the pid file is there and the log says the server is
+# up; the listening socket alone is bound long before (first pass).
+sub wait_ready {
+    my ($self, $mark) = @_;
+    for (1 .. 100) {
+        my $log = TackTest::log_since($mark || 0, $self->error_log);
+        return 1 if $self->alive && $log =~ /resuming normal operations/;
+        select(undef, undef, undef, 0.1);
+    }
+    return 0;
+}
+
 sub start {
     my ($self) = @_;
+    my $mark = -s $self->error_log || 0;
     my @r = $self->run_httpd('-k', 'start');
-    $self->wait_port;
+    $self->wait_ready($mark) if $r[0] == 0;
     return @r;
 }
 
@@ -237,12 +250,7 @@ sub graceful {
     my $pid = $self->pid or return 0;
     my $mark = -s $self->error_log;
     kill 'USR1', $pid;
-    for (1 .. 100) {
-        select(undef, undef, undef, 0.1);
-        my $log = TackTest::log_since($mark, $self->error_log);
-        return 1 if $log =~ /resuming normal operations/;
-    }
-    return 0;
+    return $self->wait_ready($mark);
 }
 
 sub stop {
