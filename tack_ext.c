@@ -314,6 +314,25 @@ tack_status_t tack_key_private(EVP_PKEY *key, uint8_t out[TACK_PRIV_LEN])
     return st;
 }
 
+/* tack_key_check_private is TACK_OK when |key| is a P-256 key that holds
+ * its private half, TACK_ERR_BAD_KEY otherwise. */
+static tack_status_t tack_key_check_private(EVP_PKEY *key)
+{
+    BIGNUM *d = NULL;
+    int ok;
+
+    if (!tack_key_is_p256(key)) {
+        return TACK_ERR_BAD_KEY;
+    }
+    ok = EVP_PKEY_get_bn_param(key, OSSL_PKEY_PARAM_PRIV_KEY, &d);
+    BN_clear_free(d);
+    if (!ok) {
+        ERR_clear_error();
+        return TACK_ERR_BAD_KEY;
+    }
+    return TACK_OK;
+}
+
 /* ---- ECDSA with raw r || s ------------------------------------------------ */
 
 /* tack_ecdsa_verify checks a raw r || s signature by the raw P-256 key |pub|
@@ -499,6 +518,9 @@ tack_status_t tack_sign(tack_t *tack, EVP_PKEY *key)
     if (tack->generation < tack->min_generation) {
         return TACK_ERR_GENERATION;
     }
+    if ((st = tack_key_check_private(key)) != TACK_OK) {
+        return st;
+    }
     st = tack_key_public(key, tack->public_key);
     if (st != TACK_OK) {
         return st;
@@ -562,6 +584,9 @@ tack_status_t tack_breaksig_create(tack_breaksig_t *out, EVP_PKEY *key)
 
     if (out == NULL || key == NULL) {
         return TACK_ERR_INVALID_ARG;
+    }
+    if ((st = tack_key_check_private(key)) != TACK_OK) {
+        return st;
     }
     st = tack_key_public(key, out->public_key);
     if (st != TACK_OK) {
@@ -687,11 +712,8 @@ tack_status_t tack_ext02_parse(tack_ext02_t *out, const uint8_t *in,
     if (tacks_len == 0) {
         return TACK_ERR_NO_TACK;
     }
-    if (tacks_len % TACK_LEN != 0) {
+    if (tacks_len != TACK_LEN && tacks_len != 2 * TACK_LEN) {
         return TACK_ERR_BAD_LENGTH;
-    }
-    if (tacks_len > TACK_EXT02_MAX_TACKS * TACK_LEN) {
-        return TACK_ERR_TOO_MANY_TACKS;
     }
     if (!tack_cbs_get_sub(&cbs, &tacks, tacks_len)) {
         return TACK_ERR_TRUNCATED;

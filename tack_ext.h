@@ -239,7 +239,8 @@ void tack_breaksig_encode(const tack_breaksig_t *sig,
  * the signature over "tack_break_sig" verifies (TACK_ERR_BAD_SIGNATURE). */
 tack_status_t tack_breaksig_verify(const tack_breaksig_t *sig);
 
-/* tack_breaksig_create fills |out| with the break signature of |key|. */
+/* tack_breaksig_create fills |out| with the break signature of |key|, a
+ * P-256 private key (TACK_ERR_BAD_KEY otherwise). */
 tack_status_t tack_breaksig_create(tack_breaksig_t *out, EVP_PKEY *key);
 
 /* ---- Extension bodies ----------------------------------------------------- */
