@@ -350,7 +350,7 @@ static char *cli_password_prompt(const char *prompt, size_t *out_len)
             *out_len = len;
         }
     }
-    restored = tcsetattr(STDIN_FILENO, TCSAFLUSH, &old);
+    restored = tcsetattr(STDIN_FILENO, TCSANOW, &old);
     (void)restored;
     fputc('\n', stderr);
     OPENSSL_cleanse(buf, sizeof(buf));

@@ -1,0 +1,45 @@
+# docs/tack.1 renders with man -l, without groff warnings, and documents
+# every command `tack help` lists.
+use strict;
+use warnings;
+use FindBin;
+use lib "$FindBin::Bin/lib";
+use Test::More;
+use TackTool;
+
+my $page = top() . '/docs/tack.1';
+ok(-e $page, 'docs/tack.1 exists');
+
+SKIP: {
+    skip 'man is not installed', 4 unless -x '/usr/bin/man';
+    my ($rc, $out, $err) = run_cmd(
+        { env => { MANWIDTH => 80, LC_ALL => 'C.UTF-8', MANPAGER => 'cat',
+                   PAGER => 'cat' } },
+        'man', '-l', $page);
+    is($rc, 0, 'man -l docs/tack.1 exits 0') or diag($err);
+    is($err, '', '... and says nothing on stderr');
+    like($out, qr/^NAME\n\s+tack\s+\S\s+make, inspect/m, 'it has a NAME section');
+    for my $s ('SYNOPSIS', 'DESCRIPTION', 'COMMANDS', 'PASSWORDS',
+               'EXIT STATUS', 'EXAMPLES') {
+        like($out, qr/^\Q$s\E$/m, "section $s");
+    }
+}
+
+SKIP: {
+    skip 'groff is not installed', 1 unless -x '/usr/bin/groff';
+    my ($rc, $out, $err) = run_cmd('groff', '-man', '-ww', '-z', $page);
+    is($err, '', 'groff -ww finds nothing to warn about') or diag($err);
+}
+
+SKIP: {
+    skip './tack not built', 2 unless -x $TACK;
+    my ($rc, $out) = tack('help');
+    my @cmds = $out =~ /^  (\w+)\s/mg;
+    ok(@cmds >= 7, 'tack help lists the commands');
+    my $src = slurp($page);
+    for my $c (grep { $_ ne 'help' && $_ ne 'version' } @cmds) {
+        like($src, qr/^\.SS "tack \Q$c\E"$/m, "the man page explains $c");
+    }
+}
+
+done_testing();
