@@ -115,7 +115,7 @@ int cli_fsync_dir(const char *path);
 /* cli_is_dir returns 1 when |path| is an existing directory. */
 int cli_is_dir(const char *path);
 
-/* ---- passwords and keys --------------------------------------------------- */
+/* ---- passwords and keys -------------------------------------------------- */
 
 typedef struct {
     const char *password;      /* -p */
@@ -148,7 +148,7 @@ int cli_load_tacks(const char *path, tack_t *out, size_t max, size_t *count);
 int cli_load_breaksigs(const char *path, tack_breaksig_t *out, size_t max,
                        size_t *count);
 
-/* ---- PEM output ----------------------------------------------------------- */
+/* ---- PEM output ---------------------------------------------------------- */
 
 /* cli_pem_with_header returns a malloc'd text: TACKpy's "Created by" and
  * "Created at" lines, then the PEM block(s) of |n| items of |item_len| bytes
@@ -156,7 +156,7 @@ int cli_load_breaksigs(const char *path, tack_breaksig_t *out, size_t max,
 int cli_pem_with_header(char **out, size_t *out_len, const char *label,
                         const uint8_t *items, size_t item_len, size_t n);
 
-/* ---- times ---------------------------------------------------------------- */
+/* ---- times --------------------------------------------------------------- */
 
 /* cli_now returns the current time, or the --now override when set. */
 time_t cli_now(void);
@@ -183,7 +183,7 @@ void cli_format_time(time_t t, int secs, char *out, size_t out_size);
 /* cli_asn1_time converts an ASN1_TIME; returns 1 on success. */
 int cli_asn1_time(const ASN1_TIME *at, time_t *out);
 
-/* ---- encodings and numbers ------------------------------------------------ */
+/* ---- encodings and numbers ----------------------------------------------- */
 
 void cli_hex(const uint8_t *in, size_t len, char *out); /* 2*len+1 */
 /* cli_unhex decodes exactly |len| bytes of hex; returns 1 on success. */
@@ -194,7 +194,7 @@ char *cli_base64(const uint8_t *in, size_t len);
 int cli_parse_uint(const char *s, unsigned long lo, unsigned long hi,
                    unsigned long *out);
 
-/* ---- views shared by view and check --------------------------------------- */
+/* ---- views shared by view and check -------------------------------------- */
 
 /* cli_print_tack writes TACKpy's human form of a TACK. */
 void cli_print_tack(FILE *fp, const tack_t *tack);
@@ -205,7 +205,7 @@ json_t *cli_json_breaksig(const tack_breaksig_t *sig);
 /* cli_cert_subject returns a malloc'd one-line subject. */
 char *cli_cert_subject(X509 *cert);
 
-/* ---- pin store (draft-00 section 5) --------------------------------------- */
+/* ---- pin store (draft-00 section 5) -------------------------------------- */
 
 /* The TACK-related facts of one handshake, after every syntax, signature and
  * certificate check has passed. */

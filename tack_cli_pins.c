@@ -485,7 +485,7 @@ int cli_pins_apply(const char *path, const cli_pin_input_t *in, FILE *fp,
     return verdict ? CLI_EXIT_CHECK : CLI_EXIT_OK;
 }
 
-/* ---- tack pins -------------------------------------------------------------- */
+/* ---- tack pins ----------------------------------------------------------- */
 
 int cmd_pins(int argc, char **argv)
 {

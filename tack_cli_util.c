@@ -310,7 +310,7 @@ int cli_write_output(const char *path, const void *data, size_t len,
     return rc;
 }
 
-/* ---- passwords ------------------------------------------------------------ */
+/* ---- passwords ----------------------------------------------------------- */
 
 void cli_password_free(char *pw, size_t len)
 {
@@ -437,7 +437,7 @@ int cli_password_get(const cli_pw_opts_t *pw, const char *what, int confirm,
     return CLI_EXIT_OK;
 }
 
-/* ---- typed files ----------------------------------------------------------- */
+/* ---- typed files --------------------------------------------------------- */
 
 /* cli_pem_error explains a failed PEM read of |path| wanting |label|. */
 static int cli_pem_error(const char *path, const char *label,
@@ -660,7 +660,7 @@ int cli_pem_with_header(char **out, size_t *out_len, const char *label,
     return CLI_EXIT_OK;
 }
 
-/* ---- times ---------------------------------------------------------------- */
+/* ---- times --------------------------------------------------------------- */
 
 time_t cli_now(void)
 {
@@ -857,7 +857,7 @@ int cli_asn1_time(const ASN1_TIME *at, time_t *out)
     return 1;
 }
 
-/* ---- encodings and numbers ------------------------------------------------ */
+/* ---- encodings and numbers ----------------------------------------------- */
 
 void cli_hex(const uint8_t *in, size_t len, char *out)
 {

@@ -20,7 +20,7 @@
     (SSL_EXT_CLIENT_HELLO | SSL_EXT_TLS1_2_SERVER_HELLO |                    \
      SSL_EXT_TLS1_3_ENCRYPTED_EXTENSIONS | SSL_EXT_IGNORE_ON_RESUMPTION)
 
-/* ---- human and JSON forms --------------------------------------------------- */
+/* ---- human and JSON forms ------------------------------------------------ */
 
 void cli_print_tack(FILE *fp, const tack_t *tack)
 {
@@ -85,7 +85,7 @@ json_t *cli_json_breaksig(const tack_breaksig_t *sig)
                      st == TACK_OK ? NULL : tack_status_str(st));
 }
 
-/* ---- view ---------------------------------------------------------------------- */
+/* ---- view ---------------------------------------------------------------- */
 
 typedef struct {
     int json;
@@ -574,7 +574,7 @@ int cmd_view(int argc, char **argv)
     return v.result;
 }
 
-/* ---- serverinfo ------------------------------------------------------------------ */
+/* ---- serverinfo ---------------------------------------------------------- */
 
 int cmd_serverinfo(int argc, char **argv)
 {

@@ -20,7 +20,8 @@ our @EXPORT = qw(tack run_cmd tmp top vec00 vec02 slurp spew mkcert
 
 my $top = abs_path(File::Spec->catdir((File::Spec->splitpath(
     abs_path(__FILE__)))[1], '..', '..', '..'));
-our $TACK = "$top/tack";
+# TACK_BIN runs the tests against another build (e.g. a sanitizer one).
+our $TACK = $ENV{TACK_BIN} // "$top/tack";
 my $tmp = tempdir('tack-tool-XXXXXX', TMPDIR => 1, CLEANUP => 1);
 my @servers;
 my %stdin_of;
