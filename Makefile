@@ -70,6 +70,17 @@ tack: $(TOOL_SRC) $(TOOL_HDR) $(BUILD)/libtack.a
 	$(CC) $(CPPFLAGS) $(CFLAGS) $(WARN) -I. -o $@ $(TOOL_SRC) \
 	    $(BUILD)/libtack.a $(SSL_LIBS) $(JANSSON_LIBS)
 
+# The tool under AddressSanitizer + UBSan, and its suite run against it
+# (t/tool takes the binary from TACK_BIN).
+.PHONY: test-tool-asan
+$(BUILD_ASAN)/tack: $(TOOL_SRC) $(TOOL_HDR) $(CORE_OBJ_ASAN)
+	$(ASAN_CC) $(CPPFLAGS) $(ASAN_CFLAGS) $(WARN) -I. -o $@ $(TOOL_SRC) \
+	    $(CORE_OBJ_ASAN) $(SSL_LIBS) $(JANSSON_LIBS)
+
+test-tool-asan: $(BUILD_ASAN)/tack
+	TACK_BIN=$(CURDIR)/$(BUILD_ASAN)/tack ASAN_OPTIONS=detect_leaks=1 \
+	    UBSAN_OPTIONS=print_stacktrace=1 $(PROVE) t/tool/
+
 # ---- module (issue 3 owns this section) ---------------------------------
 module: $(if $(wildcard mod_tack.c),.libs/mod_tack.so)
 
