@@ -631,6 +631,18 @@ int tack_config_resolve(apr_pool_t *p, server_rec *s, tack_conf_t *conf,
     return problems;
 }
 
+/* "12 days", "5 hours", "3 minutes": how long until |secs| have passed. */
+static const char *tack_duration(apr_pool_t *p, long secs)
+{
+    if (secs >= 2 * 86400) {
+        return apr_psprintf(p, "%ld days", secs / 86400);
+    }
+    if (secs >= 2 * 3600) {
+        return apr_psprintf(p, "%ld hours", secs / 3600);
+    }
+    return apr_psprintf(p, "%ld minute%s", secs / 60, secs / 60 == 1 ? "" : "s");
+}
+
 void tack_config_warn_expiry(server_rec *s, const tack_sel_t *sel)
 {
     time_t now = time(NULL);
@@ -646,10 +658,11 @@ void tack_config_warn_expiry(server_rec *s, const tack_sel_t *sel)
             if (item->expires - now < TACK_EXPIRY_WARN_SECS) {
                 ap_log_error(APLOG_MARK, APLOG_WARNING, 0, s,
                              "TACK00010: vhost %s: TackFile %s: TACK (key "
-                             "%s) expires at %s, in %ld days; sign a new one",
+                             "%s) expires at %s, in %s; sign a new one",
                              tack_vhost_name(s), item->file->path,
                              item->fingerprint, item->expiry,
-                             (long)((item->expires - now) / 86400));
+                             tack_duration(s->process->pconf,
+                                           (long)(item->expires - now)));
             }
         }
     }

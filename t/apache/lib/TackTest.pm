@@ -126,6 +126,7 @@ sub log_clean {
 
 package TackTest::Httpd;
 
+use File::Copy ();
 use File::Path qw(make_path remove_tree);
 use IO::Socket::INET;
 
@@ -191,6 +192,24 @@ CONF
 sub run_httpd {
     my ($self, @args) = @_;
     my $cmd = join ' ', $HTTPD, '-f', $self->conf_file, @args;
+    my $out = qx{$cmd 2>&1};
+    return ($? >> 8, $out);
+}
+
+# ctl(@args): Debian's apache2ctl on this instance (APACHE_CONFDIR points at
+# the instance, whose apache2.conf is the configuration written last).
+# "apache2ctl graceful" and "restart" run "apache2 -t" first.
+sub ctl {
+    my ($self, @args) = @_;
+    my $root = $self->{root};
+    make_path("$root/run", "$root/lock");
+    File::Copy::copy($self->conf_file, "$root/apache2.conf") or die $!;
+    TackFixture::write_file("$root/envvars",
+        "export APACHE_RUN_USER=nobody\nexport APACHE_RUN_GROUP=nogroup\n"
+        . "export APACHE_RUN_DIR=$root/run\nexport APACHE_LOCK_DIR=$root/lock\n"
+        . "export APACHE_PID_FILE=$root/logs/httpd.pid\n"
+        . "export APACHE_LOG_DIR=$root/logs\n");
+    my $cmd = "APACHE_CONFDIR=$root APACHE_HTTPD=$HTTPD /usr/sbin/apache2ctl @args";
     my $out = qx{$cmd 2>&1};
     return ($? >> 8, $out);
 }
