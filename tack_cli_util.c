@@ -576,7 +576,13 @@ int cli_load_tacks(const char *path, tack_t *out, size_t max, size_t *count)
     st = tack_tacks_from_pem(out, max, count, text, len, &line);
     free(text);
     if (st == TACK_ERR_TOO_MANY_TACKS) {
-        cli_err("%s: more than %zu TACK blocks", path, max);
+        if (max == 1) {
+            cli_err("%s: holds more than one TACK (draft-00 carries one; "
+                    "a TACK pair needs --format draft-02)",
+                    path);
+        } else {
+            cli_err("%s: holds more than %zu TACKs", path, max);
+        }
         return CLI_EXIT_USAGE;
     }
     if (st != TACK_OK) {

@@ -186,4 +186,18 @@ spew($si, $out);
 ($rc, $out) = tack('view', '--now', '2025-01-01Z', $si);
 like($out, qr/draft-02, 335 bytes.*5lcbe.*oagrn/s, 'view shows a draft-02 serverinfo');
 
+# a TACKpy pair file: two TACK blocks
+my $pair = tmp() . '/pair.pem';
+spew($pair, slurp(vec02('TACK1.pem')) . slurp(vec02('TACK2.pem')));
+($rc, $out, $err) = tack('view', '--now', '2025-01-01Z', $pair);
+like($out, qr/5lcbe.*\n(.*\n)*\nTACK ID        = oagrn/, 'view shows both TACKs '
+                                                       . 'of a pair file');
+($rc, $out, $err) = tack('serverinfo', '-t', $pair);
+is($rc, 2, 'a pair file in draft-00 exits 2');
+like($err, qr/pair\.pem: holds more than one TACK .*--format draft-02/,
+     '... and says what to do');
+($rc, $out, $err) = tack('serverinfo', '-t', $pair, '--format', 'draft-02',
+                         '--now', '2025-01-01Z');
+is($rc, 0, 'a pair file in draft-02 is fine') or diag($err);
+
 done_testing();
