@@ -107,8 +107,8 @@ int cli_write_atomic(const char *path, const void *data, size_t len,
  * then moves it to |path| (refusing an existing file unless |force|) and
  * frees |tmp|; on failure it removes the temporary file.  Callers that
  * commit many files into one directory sync it once with cli_fsync_dir. */
-int cli_write_temp(const char *path, const void *data, size_t len,
-                   mode_t mode, char **tmp);
+int cli_write_temp(const char *path, const void *data, size_t len, mode_t mode,
+                   char **tmp);
 int cli_commit_temp(char *tmp, const char *path, int force);
 int cli_fsync_dir(const char *path);
 
@@ -210,10 +210,10 @@ char *cli_cert_subject(X509 *cert);
 /* The TACK-related facts of one handshake, after every syntax, signature and
  * certificate check has passed. */
 typedef struct {
-    const char *name;                /* the host name pinned */
-    size_t num_tacks;                /* 0, 1 or 2 */
+    const char *name; /* the host name pinned */
+    size_t num_tacks; /* 0, 1 or 2 */
     const tack_t *tacks[2];
-    int active[2];                   /* activation flag for each TACK */
+    int active[2]; /* activation flag for each TACK */
     size_t num_breaksigs;
     const tack_breaksig_t *breaksigs; /* all verified */
     time_t now;

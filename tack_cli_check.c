@@ -46,10 +46,9 @@ typedef struct {
 } check_opts_t;
 
 /* check_cb_ext_add asks for the TACK with an empty extension (spec 1). */
-static int check_cb_ext_add(SSL *s, unsigned int ext_type,
-                            unsigned int context, const unsigned char **out,
-                            size_t *outlen, X509 *x, size_t chainidx, int *al,
-                            void *add_arg)
+static int check_cb_ext_add(SSL *s, unsigned int ext_type, unsigned int context,
+                            const unsigned char **out, size_t *outlen, X509 *x,
+                            size_t chainidx, int *al, void *add_arg)
 {
     static const unsigned char empty[1] = {0};
 
@@ -90,8 +89,7 @@ static int check_cb_ext_parse(SSL *s, unsigned int ext_type,
 }
 
 /* check_split_hostport: "host", "host:port", "[v6]:port", "v6". */
-static int check_split_hostport(char *arg, const char **host,
-                                const char **port)
+static int check_split_hostport(char *arg, const char **host, const char **port)
 {
     char *colon;
 
@@ -140,8 +138,7 @@ static int check_connect(const char *host, const char *port, int timeout,
     hints.ai_socktype = SOCK_STREAM;
     rc = getaddrinfo(host, port, &hints, &res);
     if (rc != 0) {
-        snprintf(err, err_size, "%s port %s: %s", host, port,
-                 gai_strerror(rc));
+        snprintf(err, err_size, "%s port %s: %s", host, port, gai_strerror(rc));
         return -1;
     }
     snprintf(err, err_size, "%s port %s: no address", host, port);
@@ -179,8 +176,7 @@ static int check_connect(const char *host, const char *port, int timeout,
             setsockopt(fd, SOL_SOCKET, SO_SNDTIMEO, &tv, sizeof(tv));
             break;
         }
-        snprintf(err, err_size, "%s port %s: %s", host, port,
-                 strerror(errno));
+        snprintf(err, err_size, "%s port %s: %s", host, port, strerror(errno));
         close(fd);
         fd = -1;
     }
@@ -214,11 +210,10 @@ static void check_line(check_ctx_t *c, const char *key, const char *fmt, ...)
 }
 
 /* check_reject records the verdict; returns CLI_EXIT_CHECK. */
-static int check_reject(check_ctx_t *c, const char *alert, const char *fmt,
-                        ...) __attribute__((format(printf, 3, 4)));
+static int check_reject(check_ctx_t *c, const char *alert, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
 
-static int check_reject(check_ctx_t *c, const char *alert, const char *fmt,
-                        ...)
+static int check_reject(check_ctx_t *c, const char *alert, const char *fmt, ...)
 {
     char reason[512];
     va_list ap;
@@ -295,8 +290,8 @@ static int check_one_tack(check_ctx_t *c, const tack_t *tack, X509 *cert,
     st = tack_check_expiration(tack, now);
     if (st != TACK_OK) {
         tack_time_format(tack->expiration, when);
-        return check_reject(c, "certificate_expired",
-                            "TACK %zu expired at %s", idx + 1, when);
+        return check_reject(c, "certificate_expired", "TACK %zu expired at %s",
+                            idx + 1, when);
     }
     return CLI_EXIT_OK;
 }
@@ -347,7 +342,7 @@ static int check_reply(check_ctx_t *c, const check_reply_t *r, X509 *cert,
             (c->o->format == CHECK_FMT_AUTO && st00 != TACK_OK)) {
             st02 = tack_ext02_parse(&e2, r->data, r->len);
         }
-        format = st00 == TACK_OK ? "draft-00"
+        format = st00 == TACK_OK   ? "draft-00"
                  : st02 == TACK_OK ? "draft-02"
                                    : NULL;
         check_line(c, "extension", "%s, %zu bytes, in the %s",
@@ -426,8 +421,9 @@ static int check_reply(check_ctx_t *c, const check_reply_t *r, X509 *cert,
         fputc('\n', c->out);
     }
     if (pin.num_tacks > 0) {
-        check_line(c, "tack check", "ok (signature, generation, target hash, "
-                                    "expiration)");
+        check_line(c, "tack check",
+                   "ok (signature, generation, target hash, "
+                   "expiration)");
     }
 
     if (c->o->pins != NULL) {
@@ -548,8 +544,7 @@ int cmd_check(int argc, char **argv)
     target = strdup(argv[optind]);
     if (target == NULL || !check_split_hostport(target, &o.host, &o.port)) {
         free(target);
-        return cli_usage_error("check", "bad HOST[:PORT] \"%s\"",
-                               argv[optind]);
+        return cli_usage_error("check", "bad HOST[:PORT] \"%s\"", argv[optind]);
     }
     if (o.servername == NULL && !check_is_ip(o.host)) {
         o.servername = o.host;
@@ -563,8 +558,7 @@ int cmd_check(int argc, char **argv)
     json_object_set_new(cx.report, "host", json_string(o.host));
     json_object_set_new(cx.report, "port", json_string(o.port));
     json_object_set_new(cx.report, "servername",
-                        o.servername ? json_string(o.servername)
-                                     : json_null());
+                        o.servername ? json_string(o.servername) : json_null());
 
     ctx = SSL_CTX_new(TLS_client_method());
     if (ctx == NULL) {
@@ -643,8 +637,9 @@ int cmd_check(int argc, char **argv)
                      errno ? strerror(errno) : "connection closed");
         }
         ERR_clear_error();
-        rc = check_reject(&cx, NULL, "TLS handshake with %s port %s failed: "
-                                     "%s",
+        rc = check_reject(&cx, NULL,
+                          "TLS handshake with %s port %s failed: "
+                          "%s",
                           o.host, o.port, buf);
         goto done;
     }
@@ -673,24 +668,24 @@ int cmd_check(int argc, char **argv)
         cli_hex(hash, sizeof(hash), hex);
         check_line(&cx, "certificate", "%s", subject ? subject : "?");
         check_line(&cx, "key_sha256", "%s", hex);
-        json_object_set_new(cx.report, "certificate",
-                            json_pack("{s:s?, s:s}", "subject", subject,
-                                      "key_sha256", hex));
+        json_object_set_new(
+            cx.report, "certificate",
+            json_pack("{s:s?, s:s}", "subject", subject, "key_sha256", hex));
         free(subject);
     }
     if (o.ca == NULL) {
-        check_line(&cx, "chain", "not verified (no --ca; TACK does not "
-                                 "depend on CAs)");
+        check_line(&cx, "chain",
+                   "not verified (no --ca; TACK does not "
+                   "depend on CAs)");
         json_object_set_new(cx.report, "chain",
                             json_pack("{s:b}", "verified", 0));
     } else {
         long verr = SSL_get_verify_result(ssl);
 
         if (verr != X509_V_OK) {
-            json_object_set_new(
-                cx.report, "chain",
-                json_pack("{s:b, s:s}", "verified", 0, "error",
-                          X509_verify_cert_error_string(verr)));
+            json_object_set_new(cx.report, "chain",
+                                json_pack("{s:b, s:s}", "verified", 0, "error",
+                                          X509_verify_cert_error_string(verr)));
             check_line(&cx, "chain", "FAILED: %s",
                        X509_verify_cert_error_string(verr));
             rc = check_reject(&cx, check_chain_alert(verr),

@@ -87,8 +87,8 @@ int cmd_genkey(int argc, char **argv)
     }
     st = tack_key_generate(&key);
     if (st == TACK_OK) {
-        st = tack_keyfile_create(&kf, key, pass, pass_len,
-                                 (uint32_t)iterations);
+        st =
+            tack_keyfile_create(&kf, key, pass, pass_len, (uint32_t)iterations);
     }
     cli_password_free(pass, pass_len);
     EVP_PKEY_free(key);
@@ -184,7 +184,7 @@ static int sign_has_suffix(const char *name, const char *suffix)
 }
 
 static const char *const sign_cert_suffixes[] = {".crt", ".cert", ".pem",
-                                                 ".cer", ".der", NULL};
+                                                 ".cer", ".der",  NULL};
 
 static int sign_dir_cmp(const struct dirent **a, const struct dirent **b)
 {
@@ -226,8 +226,7 @@ static int sign_dir_wants(const char *path, const char *name)
     return wants;
 }
 
-static int sign_collect_dir(sign_jobs_t *jobs, const char *dir,
-                            size_t *skipped)
+static int sign_collect_dir(sign_jobs_t *jobs, const char *dir, size_t *skipped)
 {
     struct dirent **names = NULL;
     int n, i, rc = CLI_EXIT_OK;
@@ -245,8 +244,7 @@ static int sign_collect_dir(sign_jobs_t *jobs, const char *dir,
             rc = CLI_EXIT_USAGE;
         } else if (rc == CLI_EXIT_OK) {
             snprintf(path, len, "%s%s%s", dir,
-                     dir[strlen(dir) - 1] == '/' ? "" : "/",
-                     names[i]->d_name);
+                     dir[strlen(dir) - 1] == '/' ? "" : "/", names[i]->d_name);
             if (sign_dir_wants(path, names[i]->d_name)) {
                 rc = sign_jobs_add(jobs, path);
             } else if (names[i]->d_name[0] != '.') {
@@ -349,8 +347,8 @@ static int sign_one(sign_job_t *job, EVP_PKEY *key, const sign_params_t *sp)
     }
     memset(&tack, 0, sizeof(tack));
     tack.min_generation = (uint8_t)sp->min_generation;
-    tack.generation = (uint8_t)(sp->have_generation ? sp->generation
-                                                    : sp->min_generation);
+    tack.generation =
+        (uint8_t)(sp->have_generation ? sp->generation : sp->min_generation);
     if (!cli_asn1_time(X509_get0_notAfter(cert), &not_after)) {
         cli_err("%s: the certificate's notAfter does not parse",
                 job->cert_path);
@@ -451,8 +449,8 @@ int cmd_sign(int argc, char **argv)
         cli_err("out of memory");
         return CLI_EXIT_USAGE;
     }
-    while ((c = getopt_long(argc, argv, "k:p:c:m:g:e:o:fxh", longopts,
-                            NULL)) != -1) {
+    while ((c = getopt_long(argc, argv, "k:p:c:m:g:e:o:fxh", longopts, NULL)) !=
+           -1) {
         switch (c) {
         case 'k':
             key_path = optarg;
@@ -469,16 +467,18 @@ int cmd_sign(int argc, char **argv)
         case 'm':
             if (!cli_parse_uint(optarg, 0, 255, &sp.min_generation)) {
                 free(certs);
-                return cli_usage_error("sign", "-m: want 0 to 255, not "
-                                               "\"%s\"",
+                return cli_usage_error("sign",
+                                       "-m: want 0 to 255, not "
+                                       "\"%s\"",
                                        optarg);
             }
             break;
         case 'g':
             if (!cli_parse_uint(optarg, 0, 255, &sp.generation)) {
                 free(certs);
-                return cli_usage_error("sign", "-g: want 0 to 255, not "
-                                               "\"%s\"",
+                return cli_usage_error("sign",
+                                       "-g: want 0 to 255, not "
+                                       "\"%s\"",
                                        optarg);
             }
             sp.have_generation = 1;
@@ -558,14 +558,12 @@ int cmd_sign(int argc, char **argv)
     }
     if (fleet) {
         if (out_path == NULL || !cli_is_dir(out_path)) {
-            rc = cli_usage_error("sign",
-                                 "several certificates need -o DIR, an "
-                                 "existing directory");
+            rc = cli_usage_error("sign", "several certificates need -o DIR, an "
+                                         "existing directory");
             goto done;
         }
         if (jobs.count == 0) {
-            cli_err("no certificate found (%zu other files skipped)",
-                    skipped);
+            cli_err("no certificate found (%zu other files skipped)", skipped);
             rc = CLI_EXIT_USAGE;
             goto done;
         }
@@ -651,8 +649,7 @@ int cmd_sign(int argc, char **argv)
         }
     }
     if (cli_fsync_dir(jobs.jobs[0].out_path) != 0) {
-        cli_err("%s: cannot sync the directory: %s", out_path,
-                strerror(errno));
+        cli_err("%s: cannot sync the directory: %s", out_path, strerror(errno));
         rc = CLI_EXIT_USAGE;
         goto done;
     }

@@ -125,8 +125,8 @@ static int pins_open(pins_t *p, const char *path, int lock)
         return CLI_EXIT_USAGE;
     }
     if (access(path, F_OK) != 0 && errno == ENOENT) {
-        p->root = json_pack("{s:s, s:{}, s:{}}", "format", PINS_FORMAT,
-                            "keys", "names");
+        p->root = json_pack("{s:s, s:{}, s:{}}", "format", PINS_FORMAT, "keys",
+                            "names");
         p->keys = json_object_get(p->root, "keys");
         p->names = json_object_get(p->root, "names");
         return CLI_EXIT_OK;
@@ -138,8 +138,7 @@ static int pins_open(pins_t *p, const char *path, int lock)
     p->root = json_loadb(text, len, 0, &jerr);
     free(text);
     if (p->root == NULL) {
-        cli_err("%s: not a pin store: line %d: %s", path, jerr.line,
-                jerr.text);
+        cli_err("%s: not a pin store: line %d: %s", path, jerr.line, jerr.text);
         pins_close(p);
         return CLI_EXIT_USAGE;
     }
@@ -171,8 +170,7 @@ static json_int_t pins_int(json_t *obj, const char *key)
 }
 
 /* pins_set_times stores the times as numbers, with readable copies. */
-static void pins_set_times(json_t *rec, time_t first_seen,
-                           time_t active_until)
+static void pins_set_times(json_t *rec, time_t first_seen, time_t active_until)
 {
     char a[32], b[32];
 
@@ -225,8 +223,7 @@ static void pins_gc(pins_t *p)
 
         json_object_foreach(p->names, n, nv)
         {
-            if (strcmp(json_string_value(json_object_get(nv, "key")), k) ==
-                0) {
+            if (strcmp(json_string_value(json_object_get(nv, "key")), k) == 0) {
                 used = 1;
             }
         }
@@ -309,8 +306,9 @@ static int pins_rules(pins_t *p, const cli_pin_input_t *in, const char *name,
         {
             if (strcmp(json_string_value(json_object_get(v, "key")), hex) ==
                 0) {
-                pins_note(fp, report, "%s: discarded (break signature for "
-                                      "%s)",
+                pins_note(fp, report,
+                          "%s: discarded (break signature for "
+                          "%s)",
                           n, fpr);
                 json_object_del(p->names, n);
             }
@@ -405,15 +403,16 @@ static int pins_rules(pins_t *p, const cli_pin_input_t *in, const char *name,
                 }
                 cli_format_time(until, 1, when, sizeof(when));
                 pins_note(fp, report, "%s: %s until %s", name,
-                          until > now ? (is_active ? "active, extended"
-                                                   : "activated")
-                                      : "inactive (seen for the first time "
-                                        "just now)",
+                          until > now
+                              ? (is_active ? "active, extended" : "activated")
+                              : "inactive (seen for the first time "
+                                "just now)",
                           when);
             } else if (is_active) {
                 cli_format_time(until, 1, when, sizeof(when));
-                pins_note(fp, report, "%s: active until %s (activation "
-                                      "off: not extended)",
+                pins_note(fp, report,
+                          "%s: active until %s (activation "
+                          "off: not extended)",
                           name, when);
             } else {
                 pins_note(fp, report, "%s: inactive (activation off)", name);
@@ -425,21 +424,19 @@ static int pins_rules(pins_t *p, const cli_pin_input_t *in, const char *name,
             *alert = "access_denied";
             json_object_set_new(
                 report, "reason",
-                json_sprintf("%s is pinned to %s until %s, and the server "
-                             "presents %s",
-                             name,
-                             json_string_value(
-                                 json_object_get(krec, "tack_id")),
-                             when,
-                             ntacks ? "a TACK with another key" : "no TACK"));
+                json_sprintf(
+                    "%s is pinned to %s until %s, and the server "
+                    "presents %s",
+                    name, json_string_value(json_object_get(krec, "tack_id")),
+                    when, ntacks ? "a TACK with another key" : "no TACK"));
             return 1;
         }
         if (ntacks > 0) {
             tack_fingerprint(tacks[0]->public_key, fpr);
-            pins_note(fp, report, "%s: inactive pin on %s replaced by a new "
-                                  "inactive pin on %s",
-                      name,
-                      json_string_value(json_object_get(krec, "tack_id")),
+            pins_note(fp, report,
+                      "%s: inactive pin on %s replaced by a new "
+                      "inactive pin on %s",
+                      name, json_string_value(json_object_get(krec, "tack_id")),
                       fpr);
             pins_new_name(p, name, tacks[0], now);
         } else {
@@ -572,10 +569,10 @@ int cmd_pins(int argc, char **argv)
                           "tack_id", json_object_get(krec, "tack_id"),
                           "public_key", json_object_get(v, "key"),
                           "min_generation",
-                          json_object_get(krec, "min_generation"),
-                          "first_seen", json_object_get(v, "first_seen"),
-                          "active_until", json_object_get(v, "active_until"),
-                          "active", pins_int(v, "active_until") > now));
+                          json_object_get(krec, "min_generation"), "first_seen",
+                          json_object_get(v, "first_seen"), "active_until",
+                          json_object_get(v, "active_until"), "active",
+                          pins_int(v, "active_until") > now));
         }
         json_dumpf(out, stdout, JSON_INDENT(2));
         putchar('\n');
@@ -596,7 +593,9 @@ int cmd_pins(int argc, char **argv)
             printf("%-30s %-29s %-3d %-17s %s\n", n,
                    json_string_value(json_object_get(krec, "tack_id")),
                    (int)pins_int(krec, "min_generation"), first,
-                   u > now ? until : u ? "inactive" : "inactive (new)");
+                   u > now ? until
+                   : u     ? "inactive"
+                           : "inactive (new)");
         }
     }
     pins_close(&p);

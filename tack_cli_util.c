@@ -154,8 +154,8 @@ int cli_fsync_dir(const char *path)
     return rc;
 }
 
-int cli_write_temp(const char *path, const void *data, size_t len,
-                          mode_t mode, char **tmp)
+int cli_write_temp(const char *path, const void *data, size_t len, mode_t mode,
+                   char **tmp)
 {
     const uint8_t *p = data;
     size_t plen = strlen(path);
@@ -440,8 +440,8 @@ int cli_password_get(const cli_pw_opts_t *pw, const char *what, int confirm,
 /* ---- typed files --------------------------------------------------------- */
 
 /* cli_pem_error explains a failed PEM read of |path| wanting |label|. */
-static int cli_pem_error(const char *path, const char *label,
-                         tack_status_t st, unsigned line)
+static int cli_pem_error(const char *path, const char *label, tack_status_t st,
+                         unsigned line)
 {
     switch (st) {
     case TACK_ERR_PEM_NO_BLOCK:
@@ -504,8 +504,7 @@ int cli_load_key(const char *path, const cli_pw_opts_t *pw, EVP_PKEY **out)
     cli_password_free(pass, pass_len);
     OPENSSL_cleanse(&kf, sizeof(kf));
     if (st == TACK_ERR_WRONG_PASSWORD) {
-        cli_err("%s: wrong password (the key file's MAC does not match)",
-                path);
+        cli_err("%s: wrong password (the key file's MAC does not match)", path);
         return CLI_EXIT_USAGE;
     }
     if (st != TACK_OK) {

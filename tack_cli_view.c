@@ -16,8 +16,8 @@
 
 /* The SERVERINFOV2 context that serves the TACK in TLS 1.2 ServerHello and
  * TLS 1.3 EncryptedExtensions, on full handshakes only. */
-#define VIEW_SERVERINFO_V2_CONTEXT                                           \
-    (SSL_EXT_CLIENT_HELLO | SSL_EXT_TLS1_2_SERVER_HELLO |                    \
+#define VIEW_SERVERINFO_V2_CONTEXT                                             \
+    (SSL_EXT_CLIENT_HELLO | SSL_EXT_TLS1_2_SERVER_HELLO |                      \
      SSL_EXT_TLS1_3_ENCRYPTED_EXTENSIONS | SSL_EXT_IGNORE_ON_RESUMPTION)
 
 /* ---- human and JSON forms ------------------------------------------------ */
@@ -60,14 +60,13 @@ json_t *cli_json_tack(const tack_t *tack, time_t now)
     cli_hex(tack->public_key, TACK_KEY_LEN, key);
     cli_hex(tack->signature, TACK_SIG_LEN, sig);
     return json_pack(
-        "{s:s, s:s, s:s, s:i, s:i, s:s, s:I, s:s, s:s, s:b, s:s?, s:b}",
-        "type", "tack", "tack_id", fpr, "public_key", key, "min_generation",
+        "{s:s, s:s, s:s, s:i, s:i, s:s, s:I, s:s, s:s, s:b, s:s?, s:b}", "type",
+        "tack", "tack_id", fpr, "public_key", key, "min_generation",
         (int)tack->min_generation, "generation", (int)tack->generation,
-        "expiration", when, "expiration_minutes",
-        (json_int_t)tack->expiration, "target_hash", hash, "signature", sig,
-        "signature_valid", st == TACK_OK, "signature_error",
-        st == TACK_OK ? NULL : tack_status_str(st), "expired",
-        tack_check_expiration(tack, now) != TACK_OK);
+        "expiration", when, "expiration_minutes", (json_int_t)tack->expiration,
+        "target_hash", hash, "signature", sig, "signature_valid", st == TACK_OK,
+        "signature_error", st == TACK_OK ? NULL : tack_status_str(st),
+        "expired", tack_check_expiration(tack, now) != TACK_OK);
 }
 
 json_t *cli_json_breaksig(const tack_breaksig_t *sig)
@@ -89,13 +88,13 @@ json_t *cli_json_breaksig(const tack_breaksig_t *sig)
 
 typedef struct {
     int json;
-    json_t *items;  /* --json: every item of every file */
-    X509 *cert;     /* -c: check TACKs against this certificate */
+    json_t *items; /* --json: every item of every file */
+    X509 *cert;    /* -c: check TACKs against this certificate */
     const char *cert_path;
     time_t now;
-    int printed;    /* items printed so far for the current file */
+    int printed; /* items printed so far for the current file */
     int last_breaksig;
-    int result;     /* worst exit status so far */
+    int result; /* worst exit status so far */
 } view_ctx_t;
 
 static void view_worse(view_ctx_t *v, int rc)
@@ -138,8 +137,7 @@ static void view_tack(view_ctx_t *v, const char *file, const tack_t *tack,
         if (v->cert != NULL) {
             tack_status_t vs = tack_validate(tack, v->cert, v->now);
 
-            json_object_set_new(item, "certificate",
-                                json_string(v->cert_path));
+            json_object_set_new(item, "certificate", json_string(v->cert_path));
             json_object_set_new(item, "valid", json_boolean(vs == TACK_OK));
             if (vs != TACK_OK) {
                 json_object_set_new(item, "error",
@@ -160,9 +158,9 @@ static void view_tack(view_ctx_t *v, const char *file, const tack_t *tack,
     if (v->cert != NULL) {
         st = tack_validate(tack, v->cert, v->now);
         if (!v->json) {
-            printf("status         = %s\n",
-                   st == TACK_OK ? "valid for the certificate"
-                                 : tack_status_str(st));
+            printf("status         = %s\n", st == TACK_OK
+                                                ? "valid for the certificate"
+                                                : tack_status_str(st));
         }
         if (st != TACK_OK) {
             cli_err("%s: TACK %zu: %s (certificate %s)", file, idx + 1,
@@ -214,8 +212,7 @@ static void view_keyfile(view_ctx_t *v, const char *file,
     st = tack_key_from_public(&pub, kf->public_key);
     EVP_PKEY_free(pub);
     if (st != TACK_OK) {
-        cli_err("%s: the key file's public key: %s", file,
-                tack_status_str(st));
+        cli_err("%s: the key file's public key: %s", file, tack_status_str(st));
         view_worse(v, CLI_EXIT_CHECK);
     }
 }
@@ -244,9 +241,9 @@ static void view_cert(view_ctx_t *v, const char *file, X509 *cert)
     }
     if (v->json) {
         view_add(v, file,
-                 json_pack("{s:s, s:s?, s:s, s:s, s:s?}", "type",
-                           "certificate", "subject", subject, "not_after",
-                           when, "key_sha256", hex, "pin_sha256", b64));
+                 json_pack("{s:s, s:s?, s:s, s:s, s:s?}", "type", "certificate",
+                           "subject", subject, "not_after", when, "key_sha256",
+                           hex, "pin_sha256", b64));
     } else {
         printf("key_sha256     = %s\n"
                "notAfter       = %s\n"
@@ -271,9 +268,8 @@ static void view_ext(view_ctx_t *v, const char *file, const uint8_t *body,
         if (v->json) {
             view_add(v, file,
                      json_pack("{s:s, s:s, s:I, s:i}", "type", "extension",
-                               "format", "draft-00", "length",
-                               (json_int_t)len, "pin_activation",
-                               (int)e0.pin_activation));
+                               "format", "draft-00", "length", (json_int_t)len,
+                               "pin_activation", (int)e0.pin_activation));
         } else {
             printf("extension      = TACK (%u), draft-00, %zu bytes\n"
                    "pin_activation = %u\n",
@@ -292,9 +288,8 @@ static void view_ext(view_ctx_t *v, const char *file, const uint8_t *body,
         if (v->json) {
             view_add(v, file,
                      json_pack("{s:s, s:s, s:I, s:i}", "type", "extension",
-                               "format", "draft-02", "length",
-                               (json_int_t)len, "activation_flags",
-                               (int)e2.activation_flags));
+                               "format", "draft-02", "length", (json_int_t)len,
+                               "activation_flags", (int)e2.activation_flags));
         } else {
             printf("extension      = TACK (%u), draft-02, %zu bytes\n"
                    "activation_flags = %u\n",
@@ -313,8 +308,8 @@ static void view_ext(view_ctx_t *v, const char *file, const uint8_t *body,
 
 /* view_serverinfo walks OpenSSL serverinfo data: (type, length, body)
  * records, each preceded by a 4-byte context in the V2 form. */
-static void view_serverinfo(view_ctx_t *v, const char *file,
-                            const uint8_t *p, size_t len, int v2)
+static void view_serverinfo(view_ctx_t *v, const char *file, const uint8_t *p,
+                            size_t len, int v2)
 {
     size_t hdr = v2 ? 8 : 4;
     int found = 0;
@@ -422,9 +417,8 @@ static void view_file(view_ctx_t *v, const char *file)
                     if (st != TACK_OK) {
                         cli_err("%s: line %u: TACK block: %s (%zu bytes, "
                                 "want %d)",
-                                file, pem.blocks[j].line,
-                                tack_status_str(st), pem.blocks[j].len,
-                                TACK_LEN);
+                                file, pem.blocks[j].line, tack_status_str(st),
+                                pem.blocks[j].len, TACK_LEN);
                         view_worse(v, CLI_EXIT_USAGE);
                         continue;
                     }
@@ -443,9 +437,8 @@ static void view_file(view_ctx_t *v, const char *file)
                     if (st != TACK_OK) {
                         cli_err("%s: line %u: TACK BREAK SIG block: %s (%zu "
                                 "bytes, want %d)",
-                                file, pem.blocks[j].line,
-                                tack_status_str(st), pem.blocks[j].len,
-                                TACK_BREAKSIG_LEN);
+                                file, pem.blocks[j].line, tack_status_str(st),
+                                pem.blocks[j].len, TACK_BREAKSIG_LEN);
                         view_worse(v, CLI_EXIT_USAGE);
                         continue;
                     }
@@ -707,8 +700,7 @@ int cmd_serverinfo(int argc, char **argv)
         size_t room = draft02 ? TACK_EXT02_MAX_TACKS - ntacks : 1;
 
         if (room == 0) {
-            cli_err("%s: too many TACKs (draft-02 carries two)",
-                    tack_paths[i]);
+            cli_err("%s: too many TACKs (draft-02 carries two)", tack_paths[i]);
             rc = CLI_EXIT_USAGE;
             break;
         }
