@@ -11,6 +11,7 @@
  *   resumed 0|1
  *   cert_spki <SHA-256 of the server certificate's SubjectPublicKeyInfo>
  *   ext <hex of the extension body> | ext none
+ *   http <status line of the answer to HEAD />
  *
  * Usage: tackprobe -c HOST:PORT [-n SNI] [-v 1.2|1.3] [-x] [-N] [-a SIGALGS]
  *                  [-C CIPHERS] [-o SESSION_OUT] [-i SESSION_IN]
@@ -195,7 +196,17 @@ int main(int argc, char **argv)
              sni ? sni : "localhost");
     BIO_puts(bio, buf);
     (void)BIO_flush(bio);
-    while (BIO_read(bio, buf, sizeof(buf)) > 0) {
+    {
+        int n, first = 1;
+
+        while ((n = BIO_read(bio, buf, sizeof(buf) - 1)) > 0) {
+            if (first) {
+                buf[n] = '\0';
+                buf[strcspn(buf, "\r\n")] = '\0';
+                printf("http %s\n", buf);
+                first = 0;
+            }
+        }
     }
     if (sess_out) {
         SSL_SESSION *sess = SSL_get1_session(ssl);

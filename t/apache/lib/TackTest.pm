@@ -75,6 +75,7 @@ sub probe {
     $r{resumed}   = $1 if $out =~ /^resumed (\d)/m;
     $r{cert_spki} = $1 if $out =~ /^cert_spki ([0-9a-f]+)/m;
     $r{error}     = $1 if $out =~ /^error (.*)/m;
+    $r{http}      = $1 if $out =~ /^http (.*)/m;
     if ($out =~ /^ext ([0-9a-f]+)$/m) {
         $r{ext} = pack('H*', $1);
     }
