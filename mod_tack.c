@@ -75,7 +75,7 @@ typedef struct tack_rt {
     tack_body_t fallback; /* a certificate not in the table: no TACK */
 } tack_rt_t;
 
-/* ---- building the bodies (start-up) ---------------------------------------- */
+/* ---- building the bodies (start-up) -------------------------------------- */
 
 static void tack_openssl_log(server_rec *s, const char *what)
 {
@@ -120,8 +120,7 @@ static tack_body_t tack_body_build(apr_pool_t *p, server_rec *s,
         }
         buf = apr_palloc(p, TACK_EXT02_MAX_LEN);
         st = tack_ext02_encode(&ext, buf, TACK_EXT02_MAX_LEN, &len);
-    }
-    else {
+    } else {
         tack_ext00_t ext;
         const tack_item_t *item = NULL;
 
@@ -136,7 +135,8 @@ static tack_body_t tack_body_build(apr_pool_t *p, server_rec *s,
         }
         ext.num_breaksigs = sel->nsigs;
         memcpy(ext.breaksigs, sel->sigs, sel->nsigs * sizeof(sel->sigs[0]));
-        ext.pin_activation = sel->pin_activation && !(item && item->file->inactive);
+        ext.pin_activation =
+            sel->pin_activation && !(item && item->file->inactive);
         buf = apr_palloc(p, TACK_EXT00_MAX_LEN);
         st = tack_ext00_encode(&ext, buf, TACK_EXT00_MAX_LEN, &len);
     }
@@ -181,7 +181,7 @@ static tack_rt_t *tack_rt_build(apr_pool_t *p, server_rec *s,
     return rt;
 }
 
-/* ---- the handshake --------------------------------------------------------- */
+/* ---- the handshake ------------------------------------------------------- */
 
 /* tack_cb_ext_parse sees the client's request in the ClientHello.
  * draft-00 section 4.1: the request is empty; anything else is malformed. */
@@ -196,8 +196,9 @@ static int tack_cb_ext_parse(SSL *ssl, unsigned int ext_type,
     if (inlen != 0) {
         if (c) {
             ap_log_cserror(APLOG_MARK, APLOG_INFO, 0, c, rt->s,
-                           "TACK00052: vhost %s: non-empty TACK request (%" APR_SIZE_T_FMT " "
-                           "bytes) in ClientHello; decode_error alert",
+                           "TACK00052: vhost %s: non-empty TACK request "
+                           "(%" APR_SIZE_T_FMT " bytes) in ClientHello; "
+                           "decode_error alert",
                            rt->name, inlen);
         }
         *al = SSL_AD_DECODE_ERROR;
@@ -255,21 +256,22 @@ static int tack_cb_ext_add(SSL *ssl, unsigned int ext_type,
             }
         }
         body = &slot->bodies[mask];
-    }
-    else {
+    } else {
         body = &rt->fallback;
     }
     if (c) {
         ap_log_cserror(APLOG_MARK, APLOG_DEBUG, 0, c, rt->s,
-                       "TACK00054: vhost %s: %s: TACK requested; %s: %s%s%s, "
-                       "%" APR_SIZE_T_FMT " break signature(s): %s %" APR_SIZE_T_FMT " bytes",
+                       "TACK00054: vhost %s: %s: TACK requested; %s: %s%s%s "
+                       "(%u live), %" APR_SIZE_T_FMT " break signature(s); "
+                       "answer %" APR_SIZE_T_FMT " bytes%s",
                        rt->name, SSL_get_version(ssl),
                        slot ? slot->label : "unknown certificate",
                        slot && slot->ntacks ? "TACK key " : "no TACK",
                        slot && slot->ntacks ? slot->tacks[0]->fingerprint : "",
                        slot && slot->ntacks > 1 ? " and another" : "",
-                       rt->format == TACK_FORMAT_02 ? 0 : rt->nsigs,
-                       body->len ? "sending" : "sending nothing,", body->len);
+                       (unsigned)__builtin_popcount(mask),
+                       rt->format == TACK_FORMAT_02 ? 0 : rt->nsigs, body->len,
+                       body->len ? "" : " (extension omitted)");
     }
     if (body->len == 0) {
         return 0;
@@ -279,7 +281,7 @@ static int tack_cb_ext_add(SSL *ssl, unsigned int ext_type,
     return 1;
 }
 
-/* ---- hooks ----------------------------------------------------------------- */
+/* ---- hooks --------------------------------------------------------------- */
 
 #define TACK_MAX_SLOTS 16
 
@@ -334,9 +336,9 @@ static int tack_hook_init_server(server_rec *s, apr_pool_t *p, int is_proxy,
         X509_NAME_oneline(X509_get_subject_name(x509), subject,
                           sizeof(subject));
         certs[n].x509 = x509;
-        certs[n].label = apr_psprintf(p, "%s certificate %s",
-                                      tack_key_type(X509_get0_pubkey(x509)),
-                                      subject);
+        certs[n].label =
+            apr_psprintf(p, "%s certificate %s",
+                         tack_key_type(X509_get0_pubkey(x509)), subject);
         n++;
     }
     SSL_CTX_set_current_cert(ctx, SSL_CERT_SET_FIRST);
@@ -344,14 +346,12 @@ static int tack_hook_init_server(server_rec *s, apr_pool_t *p, int is_proxy,
 
     tack_config_resolve(p, s, conf, certs, n, 1, &sel);
     rt = tack_rt_build(p, s, &sel);
-    conf->rt = rt;
 
-    context = SSL_EXT_CLIENT_HELLO | SSL_EXT_TLS1_2_SERVER_HELLO
-              | SSL_EXT_IGNORE_ON_RESUMPTION;
+    context = SSL_EXT_CLIENT_HELLO | SSL_EXT_TLS1_2_SERVER_HELLO |
+              SSL_EXT_IGNORE_ON_RESUMPTION;
     if (conf->tls13 == 1) {
         context |= SSL_EXT_TLS1_3_ENCRYPTED_EXTENSIONS;
-    }
-    else {
+    } else {
         context |= SSL_EXT_TLS1_2_AND_BELOW_ONLY;
     }
     if (!SSL_CTX_add_custom_ext(ctx, TACK_EXT_TYPE, context, tack_cb_ext_add,
@@ -386,7 +386,8 @@ static int tack_hook_init_server(server_rec *s, apr_pool_t *p, int is_proxy,
     }
     if (sel.nsigs) {
         ap_log_error(APLOG_MARK, APLOG_INFO, 0, s,
-                     "TACK00057: vhost %s: serving %" APR_SIZE_T_FMT " break signature(s)",
+                     "TACK00057: vhost %s: serving %" APR_SIZE_T_FMT
+                     " break signature(s)",
                      rt->name, sel.nsigs);
     }
     tack_config_warn_expiry(s, &sel);

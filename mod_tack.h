@@ -73,8 +73,6 @@ typedef struct {
     char fingerprints[TACK_MAX_BREAKSIGS][TACK_FINGERPRINT_SIZE];
 } tack_sigfile_t;
 
-struct tack_rt;
-
 /* Per-server configuration.  AP_MODULE_FLAG_ALWAYS_MERGE gives every vhost
  * its own merged copy, so that every SSL_CTX gets its own callback argument
  * (see the SNI trap in mod_tack.c). */
@@ -86,7 +84,6 @@ typedef struct {
     int pin_activation;
     int format;
     int tls13;
-    struct tack_rt *rt; /* what the handshake serves, built at start-up */
 } tack_conf_t;
 
 /* A certificate of a vhost and the TACKs chosen for it. */

@@ -32,7 +32,7 @@
 
 APLOG_USE_MODULE(tack);
 
-/* ---- small helpers ------------------------------------------------------ */
+/* ---- small helpers ------------------------------------------------------- */
 
 int tack_config_strict(void)
 {
@@ -44,8 +44,8 @@ int tack_config_quiet(void)
     /* httpd reads its configuration twice when it first starts; the first
      * pass (AP_SQ_MS_CREATE_PRE_CONFIG) would log everything twice.  Under
      * -t that first pass is the only one. */
-    return !tack_config_strict()
-           && ap_state_query(AP_SQ_MAIN_STATE) == AP_SQ_MS_CREATE_PRE_CONFIG;
+    return !tack_config_strict() &&
+           ap_state_query(AP_SQ_MAIN_STATE) == AP_SQ_MS_CREATE_PRE_CONFIG;
 }
 
 const char *tack_vhost_name(server_rec *s)
@@ -79,7 +79,7 @@ static const char *tack_item_name(apr_pool_t *p, const tack_item_t *item)
     return apr_psprintf(p, "TACK %u of %d", item->index, item->file->nitems);
 }
 
-/* ---- loading files (at directive time) ---------------------------------- */
+/* ---- loading files (at directive time) ----------------------------------- */
 
 /* tack_read_text reads |path| for |directive|; returns an error message or
  * NULL with |*text| malloc'd (the caller frees it). */
@@ -101,17 +101,16 @@ static const char *tack_read_text(apr_pool_t *p, const char *directive,
 
 static const char *tack_pem_error(apr_pool_t *p, const char *directive,
                                   const char *path, tack_status_t st,
-                                  unsigned line, const char *label,
-                                  size_t size)
+                                  unsigned line, const char *label, size_t size)
 {
     const char *reason = tack_status_str(st);
 
     if (st == TACK_ERR_PEM_NO_BLOCK || st == TACK_ERR_PEM_WRONG_LABEL) {
         reason = apr_psprintf(p, "no \"%s\" PEM block (%s)", label, reason);
-    }
-    else if (st == TACK_ERR_BAD_LENGTH) {
-        reason = apr_psprintf(p, "%s: a \"%s\" block must hold %" APR_SIZE_T_FMT
-                              " bytes", reason, label, size);
+    } else if (st == TACK_ERR_BAD_LENGTH) {
+        reason = apr_psprintf(
+            p, "%s: a \"%s\" block must hold %" APR_SIZE_T_FMT " bytes", reason,
+            label, size);
     }
     if (line) {
         return apr_psprintf(p, "%s %s: line %u: %s", directive, path, line,
@@ -184,7 +183,8 @@ static const char *tack_load_tackfile(apr_pool_t *p, tack_file_t *f)
                                 tack_item_name(p, item), tack_status_str(st));
         }
     }
-    if (count == 2 && tack_key_equal(tacks[0].public_key, tacks[1].public_key)) {
+    if (count == 2 &&
+        tack_key_equal(tacks[0].public_key, tacks[1].public_key)) {
         return apr_psprintf(p,
                             "TackFile %s: both TACKs have the same key %s "
                             "(a pair must use two TACK keys)",
@@ -225,11 +225,11 @@ static const char *tack_load_sigfile(apr_pool_t *p, tack_sigfile_t *f)
         st = tack_breaksig_verify(&f->sigs[i]);
         ERR_clear_error();
         if (st != TACK_OK) {
-            return apr_psprintf(p,
-                                "TackBreakSigsFile %s: break signature %" APR_SIZE_T_FMT " "
-                                "(key %s): %s",
-                                f->path, i + 1, f->fingerprints[i],
-                                tack_status_str(st));
+            return apr_psprintf(
+                p,
+                "TackBreakSigsFile %s: break signature %" APR_SIZE_T_FMT " "
+                "(key %s): %s",
+                f->path, i + 1, f->fingerprints[i], tack_status_str(st));
         }
     }
     return NULL;
@@ -292,14 +292,15 @@ static const char *tack_cmd_TackBreakSigsFile(cmd_parms *cmd, void *dcfg,
     f->where = tack_where(cmd);
     f->path = ap_server_root_relative(cmd->pool, arg);
     if (!f->path) {
-        return apr_psprintf(cmd->pool, "TackBreakSigsFile %s: invalid file path",
-                            arg);
+        return apr_psprintf(cmd->pool,
+                            "TackBreakSigsFile %s: invalid file path", arg);
     }
     err = tack_load_sigfile(cmd->pool, f);
     if (!err && conf->num_sigs + f->num > TACK_MAX_BREAKSIGS) {
         /* draft-00 section 3: at most 8 break signatures in one extension */
         err = apr_psprintf(cmd->pool,
-                           "TackBreakSigsFile %s: %" APR_SIZE_T_FMT " break signatures in all "
+                           "TackBreakSigsFile %s: %" APR_SIZE_T_FMT
+                           " break signatures in all "
                            "for this %s, at most %d allowed",
                            f->path, conf->num_sigs + f->num,
                            cmd->server->is_virtual ? "virtual host" : "server",
@@ -337,11 +338,9 @@ static const char *tack_cmd_TackFormat(cmd_parms *cmd, void *dcfg,
 
     if (!strcasecmp(arg, "draft-00")) {
         conf->format = TACK_FORMAT_00;
-    }
-    else if (!strcasecmp(arg, "draft-02")) {
+    } else if (!strcasecmp(arg, "draft-02")) {
         conf->format = TACK_FORMAT_02;
-    }
-    else {
+    } else {
         return apr_psprintf(cmd->pool,
                             "TackFormat %s: unknown format (draft-00 or "
                             "draft-02)",
@@ -365,7 +364,7 @@ const command_rec tack_config_cmds[] = {
                  "off)"),
     {NULL}};
 
-/* ---- create / merge ------------------------------------------------------- */
+/* ---- create / merge ------------------------------------------------------ */
 
 void *tack_config_create(apr_pool_t *p, server_rec *s)
 {
@@ -391,8 +390,7 @@ void *tack_config_merge(apr_pool_t *p, void *basev, void *addv)
     if (add->sigfiles->nelts) {
         mrg->sigfiles = add->sigfiles;
         mrg->num_sigs = add->num_sigs;
-    }
-    else {
+    } else {
         mrg->sigfiles = base->sigfiles;
         mrg->num_sigs = base->num_sigs;
     }
@@ -404,7 +402,7 @@ void *tack_config_merge(apr_pool_t *p, void *basev, void *addv)
     return mrg;
 }
 
-/* ---- matching TACKs to certificates --------------------------------------- */
+/* ---- matching TACKs to certificates -------------------------------------- */
 
 /* tack_problem logs one problem found while resolving |s|'s configuration:
  * at error level, with the vhost's name.  Returns 1 (one problem). */
@@ -536,8 +534,8 @@ int tack_config_resolve(apr_pool_t *p, server_rec *s, tack_conf_t *conf,
                 int hit = 0;
 
                 for (c = 0; c < ncerts; c++) {
-                    if (tack_check_target_hash(&item->tack, certs[c].hash)
-                        != TACK_OK) {
+                    if (tack_check_target_hash(&item->tack, certs[c].hash) !=
+                        TACK_OK) {
                         continue;
                     }
                     hit = 1;
@@ -553,8 +551,7 @@ int tack_config_resolve(apr_pool_t *p, server_rec *s, tack_conf_t *conf,
                             continue;
                         }
                     }
-                    problems += tack_select(p, s, out->format, &certs[c],
-                                            item);
+                    problems += tack_select(p, s, out->format, &certs[c], item);
                 }
                 if (!hit && pass == 0 && certs_known) {
                     problems += tack_problem(
@@ -619,8 +616,7 @@ int tack_config_resolve(apr_pool_t *p, server_rec *s, tack_conf_t *conf,
                                      "the break signature of its key cannot "
                                      "be served together",
                                      item->file->path, item->file->where,
-                                     item->fingerprint,
-                                     out->sigfiles[j]->path,
+                                     item->fingerprint, out->sigfiles[j]->path,
                                      out->sigfiles[j]->where);
             memmove(&certs[c].tacks[k], &certs[c].tacks[k + 1],
                     (size_t)(certs[c].ntacks - k - 1) * sizeof(item));
@@ -640,7 +636,8 @@ static const char *tack_duration(apr_pool_t *p, long secs)
     if (secs >= 2 * 3600) {
         return apr_psprintf(p, "%ld hours", secs / 3600);
     }
-    return apr_psprintf(p, "%ld minute%s", secs / 60, secs / 60 == 1 ? "" : "s");
+    return apr_psprintf(p, "%ld minute%s", secs / 60,
+                        secs / 60 == 1 ? "" : "s");
 }
 
 void tack_config_warn_expiry(server_rec *s, const tack_sel_t *sel)
@@ -737,7 +734,7 @@ int tack_config_check_unmatched(server_rec *s_main)
     return problems;
 }
 
-/* ---- certificates from the configuration tree (apache2 -t only) --------- */
+/* ---- certificates from the configuration tree (apache2 -t only) ---------- */
 
 /* What the tree says about one server's certificates. */
 typedef struct {
@@ -761,13 +758,11 @@ static void tack_tree_collect(apr_pool_t *p, const ap_directive_t *d,
             if (path && *word) {
                 APR_ARRAY_PUSH(out->paths, const char *) = path;
             }
-        }
-        else if (!strcasecmp(d->directive, "SSLEngine")) {
+        } else if (!strcasecmp(d->directive, "SSLEngine")) {
             char *word = ap_getword_conf(p, &args);
 
             out->ssl_on = !strcasecmp(word, "on");
-        }
-        else if (!strncasecmp(d->directive, "<If", 3)) {
+        } else if (!strncasecmp(d->directive, "<If", 3)) {
             tack_tree_collect(p, d->first_child, out);
         }
     }
@@ -779,12 +774,11 @@ static const ap_directive_t *tack_tree_find_vhost(const ap_directive_t *d,
 {
     for (; d; d = d->next) {
         if (!strcasecmp(d->directive, "<VirtualHost")) {
-            if (d->line_num == (int)s->defn_line_number && d->filename
-                && s->defn_name && !strcmp(d->filename, s->defn_name)) {
+            if (d->line_num == (int)s->defn_line_number && d->filename &&
+                s->defn_name && !strcmp(d->filename, s->defn_name)) {
                 return d;
             }
-        }
-        else if (!strncasecmp(d->directive, "<If", 3)) {
+        } else if (!strncasecmp(d->directive, "<If", 3)) {
             const ap_directive_t *found =
                 tack_tree_find_vhost(d->first_child, s);
 
@@ -824,8 +818,8 @@ static int tack_tree_cert_hash(const char *path, uint8_t hash[TACK_HASH_LEN])
  * list to the main server's, and a later certificate replaces an earlier
  * one of the same key type (one OpenSSL slot per type).  Returns the count;
  * |*ssl_on| says whether SSLEngine on was seen. */
-static int tack_tree_certs(apr_pool_t *p, server_rec *s,
-                           tack_certsel_t *certs, int max, int *ssl_on)
+static int tack_tree_certs(apr_pool_t *p, server_rec *s, tack_certsel_t *certs,
+                           int max, int *ssl_on)
 {
     tack_tree_certs_t tc;
     const ap_directive_t *vh;
@@ -880,10 +874,13 @@ int tack_config_check(apr_pool_t *pconf, apr_pool_t *plog, apr_pool_t *ptemp,
         tack_sel_t sel;
         int n, ssl_on, has_tacks;
 
+        has_tacks = conf->files->nelts ||
+                    (conf->server_files && conf->server_files->nelts);
+        if (!has_tacks && !conf->sigfiles->nelts) {
+            continue; /* nothing to check: leave its certificates alone */
+        }
         memset(certs, 0, sizeof(certs));
         n = tack_tree_certs(ptemp, s, certs, TACK_MAX_CERTS, &ssl_on);
-        has_tacks = conf->files->nelts
-                    || (conf->server_files && conf->server_files->nelts);
         if (!n && ssl_on) {
             /* e.g. mod_md: the certificate is found only at a real start */
             all_known = 0;

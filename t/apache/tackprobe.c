@@ -104,18 +104,37 @@ int main(int argc, char **argv)
 
     while ((opt = getopt(argc, argv, "c:n:v:xNa:C:o:i:")) != -1) {
         switch (opt) {
-        case 'c': connect_to = optarg; break;
-        case 'n': sni = optarg; break;
-        case 'v': version = optarg; break;
-        case 'x': opt_nonempty = 1; break;
-        case 'N': opt_norequest = 1; break;
-        case 'a': sigalgs = optarg; break;
-        case 'C': ciphers = optarg; break;
-        case 'o': sess_out = optarg; break;
-        case 'i': sess_in = optarg; break;
+        case 'c':
+            connect_to = optarg;
+            break;
+        case 'n':
+            sni = optarg;
+            break;
+        case 'v':
+            version = optarg;
+            break;
+        case 'x':
+            opt_nonempty = 1;
+            break;
+        case 'N':
+            opt_norequest = 1;
+            break;
+        case 'a':
+            sigalgs = optarg;
+            break;
+        case 'C':
+            ciphers = optarg;
+            break;
+        case 'o':
+            sess_out = optarg;
+            break;
+        case 'i':
+            sess_in = optarg;
+            break;
         default:
-            fprintf(stderr, "usage: tackprobe -c HOST:PORT [-n SNI] [-v 1.2|1.3]"
-                            " [-x] [-N] [-a SIGALGS] [-C CIPHERS] [-o F] [-i F]\n");
+            fprintf(stderr,
+                    "usage: tackprobe -c HOST:PORT [-n SNI] [-v 1.2|1.3]"
+                    " [-x] [-N] [-a SIGALGS] [-C CIPHERS] [-o F] [-i F]\n");
             return 2;
         }
     }
@@ -130,8 +149,7 @@ int main(int argc, char **argv)
     if (version && !strcmp(version, "1.2")) {
         SSL_CTX_set_min_proto_version(ctx, TLS1_2_VERSION);
         SSL_CTX_set_max_proto_version(ctx, TLS1_2_VERSION);
-    }
-    else if (version && !strcmp(version, "1.3")) {
+    } else if (version && !strcmp(version, "1.3")) {
         SSL_CTX_set_min_proto_version(ctx, TLS1_3_VERSION);
     }
     if (sigalgs && !SSL_CTX_set1_sigalgs_list(ctx, sigalgs)) {
@@ -140,8 +158,8 @@ int main(int argc, char **argv)
     if (ciphers && !SSL_CTX_set_cipher_list(ctx, ciphers)) {
         return fail("ciphers");
     }
-    context = SSL_EXT_CLIENT_HELLO | SSL_EXT_TLS1_2_SERVER_HELLO
-              | SSL_EXT_TLS1_3_ENCRYPTED_EXTENSIONS;
+    context = SSL_EXT_CLIENT_HELLO | SSL_EXT_TLS1_2_SERVER_HELLO |
+              SSL_EXT_TLS1_3_ENCRYPTED_EXTENSIONS;
     if (!SSL_CTX_add_custom_ext(ctx, EXT_TYPE, context, probe_add, NULL, NULL,
                                 probe_parse, NULL)) {
         return fail("SSL_CTX_add_custom_ext");
@@ -157,7 +175,8 @@ int main(int argc, char **argv)
     }
     if (sess_in) {
         FILE *f = fopen(sess_in, "r");
-        SSL_SESSION *sess = f ? PEM_read_SSL_SESSION(f, NULL, NULL, NULL) : NULL;
+        SSL_SESSION *sess =
+            f ? PEM_read_SSL_SESSION(f, NULL, NULL, NULL) : NULL;
 
         if (f) {
             fclose(f);
@@ -178,16 +197,15 @@ int main(int argc, char **argv)
         unsigned int mdlen = 0;
         int len = cert ? i2d_X509_PUBKEY(X509_get_X509_PUBKEY(cert), &der) : -1;
 
-        if (len > 0 && EVP_Digest(der, (size_t)len, md, &mdlen, EVP_sha256(),
-                                  NULL)) {
+        if (len > 0 &&
+            EVP_Digest(der, (size_t)len, md, &mdlen, EVP_sha256(), NULL)) {
             print_hex("cert_spki", md, mdlen);
         }
         OPENSSL_free(der);
     }
     if (got_ext) {
         print_hex("ext", ext_body, ext_len);
-    }
-    else {
+    } else {
         printf("ext none\n");
     }
     /* A request completes the exchange (and, in TLS 1.3, brings the
