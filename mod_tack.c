@@ -84,8 +84,9 @@ static void tack_openssl_log(server_rec *s, const char *what)
 
     while ((e = ERR_get_error()) != 0) {
         ERR_error_string_n(e, buf, sizeof(buf));
-        ap_log_error(APLOG_MARK, APLOG_ERR, 0, s, "TACK00050: %s: OpenSSL: %s",
-                     what, buf);
+        ap_log_error(APLOG_MARK, APLOG_ERR, 0, s,
+                     "TACK00050: vhost %s: %s: OpenSSL: %s",
+                     tack_vhost_name(s), what, buf);
     }
 }
 
@@ -308,7 +309,12 @@ static const char *tack_key_type(EVP_PKEY *pkey)
  * that first context has not registered 0xF300, the request is dropped for
  * every vhost behind it (and libssl over-reads its table).  So the extension
  * is registered on every server context, with or without anything to send.
- * Which vhost's flags decide TLS 1.3 is tested in t/apache/tls13.t. */
+ *
+ * TLS 1.3 and SNI (t/apache/tls13.t): the SNI vhost's TackTLS13 decides, in
+ * both directions.  The default vhost's table only has to know 0xF300 for
+ * the request to be collected; whether it is relevant to TLS 1.3, parsed
+ * and answered is decided with the table of the context mod_ssl switched
+ * to. */
 static int tack_hook_init_server(server_rec *s, apr_pool_t *p, int is_proxy,
                                  SSL_CTX *ctx)
 {

@@ -108,6 +108,8 @@ my @cases = (
 
     ['missing file', vhost('TackFile missing.pem'),
         qr{TackFile \S+/missing\.pem: cannot read file: No such file or directory}],
+    ['a directory', vhost('TackFile @ROOT@'),
+        qr{TackFile \S+/configtest: cannot read file: Is a directory}],
     ['a file without PEM block', vhost('TackFile noblock.pem'),
         qr{TackFile \S+/noblock\.pem: no "TACK" PEM block}],
     ['a break-signature file as TackFile', vhost('TackFile breaks.pem'),
