@@ -211,6 +211,8 @@ static int tack_ext_add(SSL *s, unsigned int ext_type, unsigned int context,
                         const unsigned char **out, size_t *outlen, X509 *x,
                         size_t chainidx, int *al, void *add_arg)
 {
+    (void)s, (void)ext_type, (void)context, (void)x, (void)chainidx;
+    (void)al, (void)add_arg;
     *out = NULL;
     *outlen = 0;
     return 1;
@@ -221,6 +223,8 @@ static int tack_ext_parse(SSL *s, unsigned int ext_type, unsigned int context,
                           size_t chainidx, int *al, void *parse_arg)
 {
     conn_t *c = SSL_get_app_data(s);
+    (void)ext_type, (void)context, (void)x, (void)chainidx, (void)al;
+    (void)parse_arg;
     c->reply_seen = 1;
     c->reply_len = inlen;
     c->reply_ok = opt.expect == NULL ||
@@ -554,6 +558,7 @@ static void conn_http(conn_t *c)
 static void conn_event(conn_t *c, uint32_t events)
 {
     int r;
+    (void)events; /* the state machine asks OpenSSL what it needs */
     switch (c->state) {
     case ST_CONNECTING: {
         int err = 0;

@@ -1,0 +1,242 @@
+#!/bin/bash
+# bench-callgrind.sh -- benchmark 2: instructions executed per handshake,
+# counted by valgrind's callgrind on `apache2 -X` (one process), so the
+# figures do not depend on the machine's load.
+#
+# Part A, inside the module: --toggle-collect='tack_cb_*' collects only what
+# runs inside mod_tack's OpenSSL callbacks (and what they call).  N asking
+# handshakes in TLS 1.2 and N in TLS 1.3; instructions / handshakes is the
+# module's cost per handshake.  The list of functions that ran inside the
+# callbacks must contain no allocator (malloc, apr_palloc, ...) and no lock
+# (pthread_mutex, CRYPTO_THREAD_*lock, ...).
+#
+# Part B, the whole connection: instructions inside ap_run_pre_connection +
+# ap_run_process_connection (SSL_new, the handshake, the SNI switch, reading
+# to EOF) per connection, for a (mod_ssl alone), b0 (mod_tack loaded, client
+# not asking), b (mod_tack, asking) and c (ServerInfoFile, asking).  Each is
+# the difference of two runs of N1 and N1+N connections, so one-time costs
+# (first handshake, lazy initialisation) cancel out.  Accept, lingering close
+# and pool clean-up run outside these hooks and are the same in all cases.
+#
+# Writes $OUT/callgrind.{md,verdicts,tsv}; prints figures and one verdict.
+. "$(dirname "$0")/lib.sh"
+
+N=${BENCH_CG_N:-$([ "$QUICK" = 1 ] && echo 30 || echo 100)}
+N1=${BENCH_CG_N1:-10}
+KEYS=${BENCH_CG_KEYS:-ec rsa}
+TLSV=${BENCH_CG_TLS:-1.2 1.3}
+PORT=18510
+MD=$OUT/callgrind.md
+VERD=$OUT/callgrind.verdicts
+TSV=$OUT/callgrind.tsv
+FORBIDDEN='malloc|calloc|realloc|(^|[^_a-z])free$|CRYPTO_(malloc|zalloc|free|memdup|strdup)|apr_p(c)?alloc|apr_palloc|apr_psprintf|apr_pstr|apr_thread_mutex|apr_proc_mutex|apr_global_mutex|pthread_mutex|pthread_rwlock|pthread_spin|CRYPTO_THREAD_(read|write|un)lock|__lll_lock|futex|lock$'
+
+need_loadgen
+command -v valgrind > /dev/null || die "valgrind missing (apt-get install valgrind)"
+: > "$VERD"
+if ! have_module || ! have_tool; then
+    printf '## 2. Instructions per handshake (callgrind)\n\nNot measured: module or tool missing.\n' > "$MD"
+    echo "2. module instructions per handshake < 200, no allocation, no lock|not measured|NOT MEASURED" >> "$VERD"
+    echo "VERDICT callgrind: NOT MEASURED (module or tool missing)"
+    exit 0
+fi
+
+CGDIR=$OUT/srv/cg
+mkdir -p "$CGDIR/out"
+chmod 1777 "$CGDIR/out" # the server writes its profile as User nobody
+
+# cg_serve CONF_NAME WITH_MODULE VHOSTFILE OUTFILE TOGGLES...: start apache2
+# -X under callgrind, print its pid.
+cg_start() {
+    local with_module=$1 vhosts=$2 outfile=$3
+    shift 3
+    httpd_write_conf "$CGDIR" $PORT "$with_module" "$vhosts"
+    : > "$CGDIR/logs/error.log"
+    # Callgrind opens its output file again at exit, after httpd has
+    # switched to User nobody: create it for nobody beforehand.
+    rm -f "$outfile"
+    install -m 0666 -o nobody /dev/null "$outfile"
+    taskset -c "$SRV_CPU" valgrind --tool=callgrind --vgdb=no \
+        --callgrind-out-file="$outfile" "$@" \
+        "$APACHE" -X -f "$CGDIR/httpd.conf" > "$outfile.log" 2>&1 &
+    echo $!
+}
+
+cg_stop() {
+    local pid=$1 i
+    kill -TERM "$pid" 2>/dev/null
+    for i in $(seq 1 600); do
+        kill -0 "$pid" 2>/dev/null || break
+        sleep 0.1
+    done
+    wait "$pid" 2>/dev/null
+}
+
+# cg_total FILE: the Ir total of a callgrind profile.
+cg_total() { awk '/^totals:/ { print $2 } /^summary:/ { s = $2 } END { }' "$1" | head -1; }
+
+vhost() { # DIR EXTRA...
+    local dir=$1
+    shift
+    printf '<VirtualHost 127.0.0.1:%s>\n    ServerName bench.test\n' "$PORT"
+    printf '    SSLEngine on\n    SSLCertificateFile %s/bench.test.crt\n' "$dir"
+    printf '    SSLCertificateKeyFile %s/bench.test.key\n' "$dir"
+    printf '    SSLOpenSSLConfCmd NumTickets 0\n'
+    for l in "$@"; do printf '    %s\n' "$l"; done
+    printf '</VirtualHost>\n'
+}
+
+prepare_key() { # KEY: certificate, TACK, serverinfo, vhost files
+    local key=$1 KD=$OUT/hs/$1
+    make_cert "$KD" bench.test "$key"
+    make_tack_keys "$OUT/hs"
+    if [ ! -f "$KD/si.pem" ]; then
+        "$TACK" sign -k "$OUT/hs/tack.key" -p "$PW" -c "$KD/bench.test.crt" \
+            -e 30d -o "$KD/tack.pem" > /dev/null 2>&1 || die "tack sign failed"
+        "$TACK" serverinfo -t "$KD/tack.pem" -b "$OUT/hs/breaks.pem" -a 1 \
+            --v2 -o "$KD/si.pem" > /dev/null 2>&1 || die "tack serverinfo failed"
+    fi
+    vhost "$KD" > "$CGDIR/vh-$key-a.conf"
+    vhost "$KD" "TackFile $KD/tack.pem" "TackBreakSigsFile $OUT/hs/breaks.pem" \
+        "TackPinActivation on" "TackTLS13 on" > "$CGDIR/vh-$key-b.conf"
+    vhost "$KD" "SSLOpenSSLConfCmd ServerInfoFile $KD/si.pem" > "$CGDIR/vh-$key-c.conf"
+}
+
+# ---- part A: inside the callbacks -------------------------------------------
+prepare_key ec
+prof=$CGDIR/out/callbacks.out
+pid=$(cg_start 1 "$CGDIR/vh-ec-b.conf" "$prof" --toggle-collect='tack_cb_*')
+args="-s bench.test -e $OUT/hs/ec/si.pem"
+# shellcheck disable=SC2086
+loadgen -q -n 1 --await 120 --timeout 120 --tls 1.2 $args "127.0.0.1:$PORT" > /dev/null \
+    || { cg_stop "$pid"; die "callgrind server did not come up: $(tail -3 "$CGDIR/logs/error.log")"; }
+total_hs=1
+for tls in 1.2 1.3; do
+    # shellcheck disable=SC2086
+    out=$(loadgen -q -c 4 -n "$N" --timeout 60 --tls "$tls" $args "127.0.0.1:$PORT") \
+        || { cg_stop "$pid"; die "loadgen failed under callgrind: $out"; }
+    total_hs=$((total_hs + $(kv handshakes "$out")))
+done
+cg_stop "$pid"
+cb_ir=$(cg_total "$prof")
+cb_per=$(calc "$cb_ir / $total_hs")
+callgrind_annotate --inclusive=yes "$prof" 2> /dev/null > "$prof.incl.txt"
+callgrind_annotate "$prof" 2> /dev/null > "$prof.self.txt"
+# Functions that ran inside the callbacks (exclusive list).
+sed -n '/file:function/,$p' "$prof.self.txt" | awk 'NF >= 3 && $1 ~ /^[0-9,]+$/ {
+        f = $3; sub(/^.*:/, "", f); if (!seen[f]++) print f }' > "$prof.functions"
+add_ir=$(awk '/tack_cb_ext_add/ && $1 ~ /^[0-9,]+$/ { gsub(",", "", $1); print $1; exit }' "$prof.incl.txt")
+parse_ir=$(awk '/tack_cb_ext_parse/ && $1 ~ /^[0-9,]+$/ { gsub(",", "", $1); print $1; exit }' "$prof.incl.txt")
+bad=$(grep -E "$FORBIDDEN" "$prof.functions" | tr '\n' ' ')
+funcs=$(tr '\n' ' ' < "$prof.functions")
+echo "callbacks: $cb_ir instructions over $total_hs asking handshakes = $(fmt 1 "$cb_per") per handshake (add $(fmt 1 "$(calc "${add_ir:-0} / $total_hs")"), parse $(fmt 1 "$(calc "${parse_ir:-0} / $total_hs")"))"
+echo "callbacks: functions executed: $funcs"
+[ -n "$bad" ] && echo "callbacks: FORBIDDEN calls: $bad"
+
+# ---- part B: whole connections ----------------------------------------------
+# cg_conn KEY TLS CASE COUNT: instructions in the connection hooks.
+cg_conn() {
+    local key=$1 tls=$2 case=$3 count=$4 with=0 vh args="" pid out f
+    case $case in
+    a) vh=a ;;
+    b0) vh=b; with=1 ;;
+    b) vh=b; with=1; args="-e $OUT/hs/$key/si.pem" ;;
+    c) vh=c; args="-e $OUT/hs/$key/si.pem" ;;
+    esac
+    f=$CGDIR/out/conn-$key-$tls-$case-$count.out
+    pid=$(cg_start "$with" "$CGDIR/vh-$key-$vh.conf" "$f" \
+        --toggle-collect=ap_run_pre_connection \
+        --toggle-collect=ap_run_process_connection)
+    # The first connection waits for the server to come up; it is one of
+    # COUNT, identical to the others.
+    # shellcheck disable=SC2086
+    loadgen -q -n 1 --await 120 --timeout 120 --tls "$tls" -s bench.test $args \
+        "127.0.0.1:$PORT" > /dev/null || { cg_stop "$pid"; die "server ($key $tls $case) did not come up"; }
+    # shellcheck disable=SC2086
+    out=$(loadgen -q -c 4 -n $((count - 1)) --timeout 60 --tls "$tls" -s bench.test \
+        $args "127.0.0.1:$PORT") || { cg_stop "$pid"; die "loadgen failed ($key $tls $case): $out"; }
+    cg_stop "$pid"
+    cg_total "$f"
+}
+
+printf 'key\ttls\tcase\tn1_ir\tn2_ir\tper_conn\n' > "$TSV"
+for key in $KEYS; do
+    prepare_key "$key"
+    for tls in $TLSV; do
+        for case in a b0 b c; do
+            i1=$(cg_conn "$key" "$tls" "$case" "$N1")
+            i2=$(cg_conn "$key" "$tls" "$case" $((N1 + N)))
+            per=$(calc "($i2 - $i1) / $N")
+            printf '%s\t%s\t%s\t%s\t%s\t%s\n' "$key" "$tls" "$case" "$i1" "$i2" "$per" >> "$TSV"
+            log "callgrind: $key TLS $tls $case: $(fmt 0 "$per") instructions per connection"
+        done
+    done
+done
+
+get() { awk -F'\t' -v k="$1" -v t="$2" -v c="$3" '$1 == k && $2 == t && $3 == c { print $6 }' "$TSV"; }
+
+verdict=PASS
+awk -v x="$cb_per" 'BEGIN { exit !(x < 200) }' || verdict=FAIL
+[ -z "$bad" ] || verdict=FAIL
+{
+    echo "## 2. Instructions per handshake (callgrind)"
+    echo
+    echo "\`valgrind --tool=callgrind\` on \`apache2 -X\` (one process, mpm_event),"
+    echo "driven by the load generator; instruction counts do not depend on the"
+    echo "machine's load."
+    echo
+    echo "### Inside mod_tack's callbacks"
+    echo
+    echo "\`--toggle-collect='tack_cb_*'\`: $total_hs handshakes asking for the TACK"
+    echo "(ECDSA certificate, TACK + 2 break signatures; $N in TLS 1.2, $N in"
+    echo "TLS 1.3, 1 to wait for the server)."
+    echo
+    echo "| | instructions | per handshake |"
+    echo "|---|---|---|"
+    echo "| all callbacks | $cb_ir | **$(fmt 1 "$cb_per")** |"
+    echo "| tack_cb_ext_add (inclusive) | ${add_ir:-0} | $(fmt 1 "$(calc "${add_ir:-0} / $total_hs")") |"
+    echo "| tack_cb_ext_parse (inclusive) | ${parse_ir:-0} | $(fmt 1 "$(calc "${parse_ir:-0} / $total_hs")") |"
+    echo
+    echo "Functions executed inside the callbacks (exclusive cost, whole run):"
+    echo
+    echo '```'
+    sed -n '/file:function/,/^$/p' "$prof.self.txt" | sed '1,2d' | sed '/^$/d'
+    echo '```'
+    echo
+    if [ -z "$bad" ]; then
+        echo "No allocator and no lock among them (checked against \`$FORBIDDEN\`)."
+    else
+        echo "**Forbidden calls inside the callbacks: $bad**"
+    fi
+    echo
+    echo "Under valgrind, \`time()\` is a real system call (5 instructions in user"
+    echo "space); natively it goes through the vDSO, a few dozen instructions."
+    echo "A client that does not ask never reaches the callbacks: OpenSSL calls"
+    echo "them only for a ClientHello carrying the extension."
+    echo
+    echo "### Whole connection"
+    echo
+    echo "Instructions inside \`ap_run_pre_connection\` + \`ap_run_process_connection\`"
+    echo "per connection (difference of runs with $N1 and $((N1 + N)) connections)."
+    echo
+    echo "| cert | TLS | a: mod_ssl, no ask | b0: mod_tack, no ask | b: mod_tack, ask | c: ServerInfoFile, ask | b − c | b/c | b0/a | b/a |"
+    echo "|---|---|---|---|---|---|---|---|---|---|"
+} > "$MD"
+for key in $KEYS; do
+    for tls in $TLSV; do
+        a=$(get "$key" "$tls" a); b0=$(get "$key" "$tls" b0)
+        b=$(get "$key" "$tls" b); c=$(get "$key" "$tls" c)
+        name=$([ "$key" = ec ] && echo "ECDSA P-256" || echo "RSA-2048")
+        printf '| %s | %s | %s | %s | %s | %s | %s | %s | %s | %s |\n' "$name" "$tls" \
+            "$(fmt 0 "$a")" "$(fmt 0 "$b0")" "$(fmt 0 "$b")" "$(fmt 0 "$c")" \
+            "$(fmt 0 "$(calc "$b - $c")")" "$(fmt 4 "$(calc "$b / $c")")" \
+            "$(fmt 4 "$(calc "$b0 / $a")")" "$(fmt 4 "$(calc "$b / $a")")" >> "$MD"
+        echo "connection: $name TLS $tls: a=$(fmt 0 "$a") b0=$(fmt 0 "$b0") b=$(fmt 0 "$b") c=$(fmt 0 "$c") b/c=$(fmt 4 "$(calc "$b / $c")") b/a=$(fmt 4 "$(calc "$b / $a")")"
+        echo "2. whole connection, $name TLS $tls: b/c instructions (informative)|$(fmt 4 "$(calc "$b / $c")") (b − c = $(fmt 0 "$(calc "$b - $c")"))|$(awk -v r="$(calc "$b / $c")" 'BEGIN { print (r <= 1.01) ? "PASS" : "FAIL" }')" >> "$VERD"
+    done
+done
+echo "2. module instructions per handshake < 200, no allocation, no lock|$(fmt 1 "$cb_per")${bad:+, calls: $bad}|$verdict" >> "$VERD"
+echo >> "$MD"
+echo "Profiles: \`bench/out/srv/cg/out/\` (open with \`callgrind_annotate\` or kcachegrind)." >> "$MD"
+
+echo "VERDICT callgrind: $verdict ($(fmt 1 "$cb_per") instructions per handshake in the callbacks${bad:+; forbidden calls: $bad})"

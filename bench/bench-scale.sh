@@ -1,0 +1,283 @@
+#!/bin/bash
+# bench-scale.sh -- benchmark 3: start-up time, graceful-restart time and
+# memory with 100, 1,000 and 10,000 name-based SSL vhosts, each with its own
+# ECDSA P-256 certificate and TACK (every tenth also with 2 break
+# signatures), against the same configuration without mod_tack and without
+# Tack directives.
+#
+# Per round and configuration (A = without, B = with; alternating A/B):
+#   start-up   from exec of `apache2 -k start` to the first completed
+#              handshake with the last vhost (SNI), which in B must carry
+#              that vhost's TACK and break signatures byte for byte;
+#   memory     VmRSS and private memory of the parent and of the child after
+#              that handshake;
+#   graceful   from SIGUSR1 to the "resuming normal operations" notice of
+#              the new generation and a handshake after it;
+#   memory     of the parent again after the graceful restart.
+# Prints the medians, the growth per TACK'd vhost and one verdict line;
+# writes $OUT/scale.{tsv,md,verdicts,dat} and the plot $OUT/scale.png.
+. "$(dirname "$0")/lib.sh"
+
+SIZES=${BENCH_SCALE_SIZES:-100 1000 10000}
+SROUNDS=${BENCH_SCALE_ROUNDS:-$ROUNDS}
+PORT=18520
+SD=$OUT/scale
+TSV=$OUT/scale.tsv
+MD=$OUT/scale.md
+VERD=$OUT/scale.verdicts
+DAT=$OUT/scale.dat
+SRV=$OUT/srv/scale
+
+need_loadgen
+[ -x "$GENCERTS" ] || die "$GENCERTS missing: run make bench-build"
+: > "$VERD"
+if ! have_module || ! have_tool; then
+    printf '## 3. Start-up and memory at scale\n\nNot measured: module or tool missing.\n' > "$MD"
+    echo "3. start-up ratio ≤ 1.10 at 10,000 vhosts, < 2 KiB per vhost|not measured|NOT MEASURED" >> "$VERD"
+    echo "VERDICT scale: NOT MEASURED (module or tool missing)"
+    exit 0
+fi
+
+max=0
+for n in $SIZES; do [ "$n" -gt "$max" ] && max=$n; done
+
+# ---- the fleet: certificates, TACKs, break signatures --------------------
+name_of() { printf 'v%05d.bench.test' "$1"; }
+log "scale: $max certificates"
+"$GENCERTS" -n "$max" -o "$SD/certs" || die "gencerts failed"
+make_tack_keys "$SD"
+have=$(find "$SD/tacks" -name '*.tack.pem' 2> /dev/null | wc -l)
+if [ "$have" -lt "$max" ]; then
+    log "scale: signing $max TACKs"
+    rm -rf "$SD/tacks"
+    mkdir -p "$SD/tacks"
+    "$TACK" sign -k "$SD/tack.key" -p "$PW" -e 90d -c "$SD/certs" \
+        -o "$SD/tacks" --no-progress > /dev/null 2>&1 || die "tack sign failed"
+fi
+for n in $SIZES; do
+    last=$(name_of "$n")
+    if [ $((n % 10)) -eq 0 ]; then
+        "$TACK" serverinfo -t "$SD/tacks/$last.tack.pem" -b "$SD/breaks.pem" \
+            -o "$SD/expect-$n.pem" -f > /dev/null 2>&1 || die "tack serverinfo failed"
+    else
+        "$TACK" serverinfo -t "$SD/tacks/$last.tack.pem" \
+            -o "$SD/expect-$n.pem" -f > /dev/null 2>&1 || die "tack serverinfo failed"
+    fi
+done
+
+# write_vhosts N WITH_TACK FILE
+write_vhosts() {
+    awk -v n="$1" -v tack="$2" -v port=$PORT -v sd="$SD" 'BEGIN {
+        for (i = 1; i <= n; i++) {
+            name = sprintf("v%05d.bench.test", i)
+            printf "<VirtualHost 127.0.0.1:%d>\n    ServerName %s\n", port, name
+            printf "    SSLEngine on\n"
+            printf "    SSLCertificateFile %s/certs/%s.crt\n", sd, name
+            printf "    SSLCertificateKeyFile %s/certs/%s.key\n", sd, name
+            if (tack) {
+                printf "    TackFile %s/tacks/%s.tack.pem\n", sd, name
+                if (i % 10 == 0)
+                    printf "    TackBreakSigsFile %s/breaks.pem\n", sd
+            }
+            printf "</VirtualHost>\n"
+        }
+    }' > "$3"
+}
+
+resumed() { grep -c 'resuming normal operations' "$SRV/logs/error.log" 2> /dev/null; }
+
+# probe N CFG: one handshake with the last vhost; in B it must carry its TACK.
+probe() {
+    local n=$1 cfg=$2 name
+    name=$(name_of "$n")
+    if [ "$cfg" = B ]; then
+        loadgen -q -n 1 --await 300 --timeout 300 --tls 1.2 -s "$name" \
+            -e "$SD/expect-$n.pem" "127.0.0.1:$PORT" > /dev/null
+    else
+        loadgen -q -n 1 --await 300 --timeout 300 --tls 1.2 -s "$name" \
+            "127.0.0.1:$PORT" > /dev/null
+    fi
+}
+
+# one_round N CFG ROUND
+one_round() {
+    local n=$1 cfg=$2 r=$3 t0 t1 t2 t3 ppid cpid k i
+    httpd_write_conf "$SRV" $PORT "$([ "$cfg" = B ] && echo 1 || echo 0)" \
+        "$SD/vhosts-$n-$cfg.conf"
+    httpd_stop "$SRV"
+    : > "$SRV/logs/error.log"
+    t0=$(now_ns)
+    taskset -c "$SRV_CPU" "$APACHE" -f "$SRV/httpd.conf" -k start &
+    probe "$n" "$cfg" || die "no handshake with $(name_of "$n") ($cfg, $n vhosts): $(grep -v notice "$SRV/logs/error.log" | tail -3)"
+    t1=$(now_ns)
+    wait
+    ppid=$(httpd_pid "$SRV")
+    cpid=$(httpd_children "$SRV" | head -1)
+    [ -n "$ppid" ] && [ -n "$cpid" ] || die "no httpd parent/child ($cfg, $n)"
+    local p_rss p_priv c_rss c_priv c_pss
+    p_rss=$(mem_kib "$ppid" VmRSS)
+    p_priv=$(mem_kib "$ppid" Private)
+    c_rss=$(mem_kib "$cpid" VmRSS)
+    c_priv=$(mem_kib "$cpid" Private)
+    c_pss=$(mem_kib "$cpid" Pss)
+    # Graceful restart.
+    k=$(resumed)
+    t2=$(now_ns)
+    kill -USR1 "$ppid"
+    for i in $(seq 1 60000); do
+        [ "$(resumed)" -gt "$k" ] && break
+        sleep 0.005
+    done
+    probe "$n" "$cfg" || die "no handshake after graceful restart ($cfg, $n)"
+    t3=$(now_ns)
+    local g_rss
+    g_rss=$(mem_kib "$ppid" VmRSS)
+    httpd_stop "$SRV"
+    if grep -qE '\[[a-z_]*:(error|crit|alert|emerg)\]' "$SRV/logs/error.log"; then
+        log "scale: errors logged ($cfg, $n):"
+        grep -E '\[[a-z_]*:(error|crit|alert|emerg)\]' "$SRV/logs/error.log" | head -3 >&2
+    fi
+    printf '%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n' "$n" "$cfg" "$r" \
+        "$(calc "($t1 - $t0) / 1e6")" "$(calc "($t3 - $t2) / 1e6")" \
+        "$p_rss" "$p_priv" "$c_rss" "$c_priv" "$c_pss" "$g_rss" >> "$TSV"
+}
+
+printf 'vhosts\tcfg\tround\tstart_ms\tgraceful_ms\tparent_rss_kib\tparent_private_kib\tchild_rss_kib\tchild_private_kib\tchild_pss_kib\tparent_rss_after_graceful_kib\n' > "$TSV"
+trap 'httpd_stop "$SRV"' EXIT
+for n in $SIZES; do
+    write_vhosts "$n" 0 "$SD/vhosts-$n-A.conf"
+    write_vhosts "$n" 1 "$SD/vhosts-$n-B.conf"
+    log "scale: $n vhosts, $SROUNDS rounds"
+    for r in $(seq 1 "$SROUNDS"); do
+        if [ $((r % 2)) -eq 1 ]; then order="A B"; else order="B A"; fi
+        for cfg in $order; do
+            one_round "$n" "$cfg" "$r"
+        done
+    done
+    log "scale: $n vhosts done"
+done
+trap - EXIT
+
+# ---- analysis --------------------------------------------------------------
+med() { # N CFG FIELD
+    awk -F'\t' -v n="$1" -v c="$2" -v f="$3" '
+        NR == 1 { for (i = 1; i <= NF; i++) idx[$i] = i; next }
+        $1 == n && $2 == c { print $idx[f] }' "$TSV" | median
+}
+pratio() { # N FIELD: median of paired B/A
+    awk -F'\t' -v n="$1" -v f="$2" '
+        NR == 1 { for (i = 1; i <= NF; i++) idx[$i] = i; next }
+        $1 == n && $2 == "A" { a[$3] = $idx[f] }
+        $1 == n && $2 == "B" { b[$3] = $idx[f] }
+        END { for (r in a) if ((r in b) && a[r] > 0) printf "%.6f\n", b[r] / a[r] }' "$TSV" | median
+}
+
+{
+    echo "## 3. Start-up and memory at scale"
+    echo
+    echo "Generated configurations of N name-based SSL vhosts on one port, each"
+    echo "with its own ECDSA P-256 certificate; B adds \`LoadModule tack_module\`,"
+    echo "a \`TackFile\` per vhost and \`TackBreakSigsFile\` (2 break signatures) on"
+    echo "every tenth; A is the same without mod_tack.  $SROUNDS rounds per size,"
+    echo "A and B alternating; medians.  Start-up: exec of \`apache2 -k start\` to"
+    echo "the first completed handshake with the last vhost (in B carrying its"
+    echo "TACK, checked byte for byte).  Graceful: SIGUSR1 to the new generation's"
+    echo "\"resuming normal operations\" and a handshake after it.  Memory: VmRSS"
+    echo "(and private = Private_Clean + Private_Dirty) of the parent, and of the"
+    echo "one child after it served a handshake."
+    echo
+    echo "| vhosts | start A ms | start B ms | B/A | graceful A ms | graceful B ms | B/A | parent RSS A MiB | parent RSS B MiB | Δ per vhost | child RSS A MiB | child RSS B MiB | Δ per vhost | child private Δ per vhost |"
+    echo "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|"
+} > "$MD"
+printf '# vhosts start_A_ms start_B_ms graceful_A_ms graceful_B_ms parent_A_MiB parent_B_MiB child_A_MiB child_B_MiB\n' > "$DAT"
+fails=0
+for n in $SIZES; do
+    sa=$(med "$n" A start_ms); sb=$(med "$n" B start_ms); sr=$(pratio "$n" start_ms)
+    ga=$(med "$n" A graceful_ms); gb=$(med "$n" B graceful_ms); gr=$(pratio "$n" graceful_ms)
+    pa=$(med "$n" A parent_rss_kib); pb=$(med "$n" B parent_rss_kib)
+    ca=$(med "$n" A child_rss_kib); cb=$(med "$n" B child_rss_kib)
+    cpa=$(med "$n" A child_private_kib); cpb=$(med "$n" B child_private_kib)
+    pd=$(calc "($pb - $pa) * 1024 / $n"); cd=$(calc "($cb - $ca) * 1024 / $n")
+    cpd=$(calc "($cpb - $cpa) * 1024 / $n")
+    printf '| %s | %s | %s | %s | %s | %s | %s | %s | %s | %s B | %s | %s | %s B | %s B |\n' "$n" \
+        "$(fmt 0 "$sa")" "$(fmt 0 "$sb")" "$(fmt 3 "$sr")" \
+        "$(fmt 0 "$ga")" "$(fmt 0 "$gb")" "$(fmt 3 "$gr")" \
+        "$(fmt 1 "$(calc "$pa / 1024")")" "$(fmt 1 "$(calc "$pb / 1024")")" "$(fmt 0 "$pd")" \
+        "$(fmt 1 "$(calc "$ca / 1024")")" "$(fmt 1 "$(calc "$cb / 1024")")" "$(fmt 0 "$cd")" \
+        "$(fmt 0 "$cpd")" >> "$MD"
+    printf '%s vhosts: start A=%s ms B=%s ms (B/A %s); graceful A=%s B=%s (B/A %s); parent +%s B/vhost, child +%s B/vhost (private +%s)\n' \
+        "$n" "$(fmt 0 "$sa")" "$(fmt 0 "$sb")" "$(fmt 3 "$sr")" "$(fmt 0 "$ga")" \
+        "$(fmt 0 "$gb")" "$(fmt 3 "$gr")" "$(fmt 0 "$pd")" "$(fmt 0 "$cd")" "$(fmt 0 "$cpd")"
+    printf '%s %s %s %s %s %s %s %s %s\n' "$n" "$sa" "$sb" "$ga" "$gb" \
+        "$(calc "$pa / 1024")" "$(calc "$pb / 1024")" "$(calc "$ca / 1024")" \
+        "$(calc "$cb / 1024")" >> "$DAT"
+    if [ "$n" = "$max" ]; then
+        v=$(awk -v r="$sr" 'BEGIN { print (r <= 1.10) ? "PASS" : "FAIL" }')
+        [ "$v" = PASS ] || fails=$((fails + 1))
+        echo "3. start-up time B/A ≤ 1.10 at $n vhosts|$(fmt 3 "$sr") ($(fmt 0 "$sa") → $(fmt 0 "$sb") ms)|$v" >> "$VERD"
+        v=$(awk -v r="$gr" 'BEGIN { print (r <= 1.10) ? "PASS" : "FAIL" }')
+        [ "$v" = PASS ] || fails=$((fails + 1))
+        echo "3. graceful restart B/A ≤ 1.10 at $n vhosts|$(fmt 3 "$gr") ($(fmt 0 "$ga") → $(fmt 0 "$gb") ms)|$v" >> "$VERD"
+        v=$(awk -v p="$pd" -v c="$cd" 'BEGIN { print (p < 2048 && c < 2048) ? "PASS" : "FAIL" }')
+        [ "$v" = PASS ] || fails=$((fails + 1))
+        echo "3. memory growth < 2 KiB per TACK'd vhost (parent, child RSS) at $n|$(fmt 0 "$pd") B, $(fmt 0 "$cd") B|$v" >> "$VERD"
+    fi
+done
+# Linearity: growth per vhost between consecutive sizes.
+lin=$(awk 'NR > 1 && !/^#/ { n[++k] = $1; d[k] = $7 - $6 }
+    END { for (i = 2; i <= k; i++) printf "%s→%s: %.0f B/vhost; ", n[i-1], n[i], (d[i] - d[i-1]) * 1048576 / (n[i] - n[i-1]) }' "$DAT")
+lin_c=$(awk 'NR > 1 && !/^#/ { n[++k] = $1; d[k] = $9 - $8 }
+    END { for (i = 2; i <= k; i++) printf "%s→%s: %.0f B/vhost; ", n[i-1], n[i], (d[i] - d[i-1]) * 1048576 / (n[i] - n[i-1]) }' "$DAT")
+lin_s=$(awk 'NR > 1 && !/^#/ { n[++k] = $1; a[k] = $2; b[k] = $3 }
+    END { for (i = 2; i <= k; i++) printf "%s→%s: A %.3f ms/vhost, B %.3f ms/vhost; ", n[i-1], n[i], (a[i] - a[i-1]) / (n[i] - n[i-1]), (b[i] - b[i-1]) / (n[i] - n[i-1]) }' "$DAT")
+{
+    echo
+    echo "Marginal growth between the sizes (linear growth gives similar figures):"
+    echo
+    echo "- parent RSS, B − A: $lin"
+    echo "- child RSS, B − A: $lin_c"
+    echo "- start-up time: $lin_s"
+    echo
+    echo "Parent RSS after the graceful restart (median, MiB): $(for n in $SIZES; do
+        printf '%s vhosts A %s, B %s; ' "$n" "$(fmt 1 "$(calc "$(med "$n" A parent_rss_after_graceful_kib) / 1024")")" \
+            "$(fmt 1 "$(calc "$(med "$n" B parent_rss_after_graceful_kib) / 1024")")"; done)"
+    echo
+    echo "![start-up time and memory against vhost count](scale.png)"
+    echo
+    echo "Raw rounds: \`bench/out/scale.tsv\`."
+} >> "$MD"
+echo "linearity: parent $lin"
+echo "linearity: child $lin_c"
+
+if command -v gnuplot > /dev/null; then
+    gnuplot <<EOF || log "scale: gnuplot failed"
+set terminal pngcairo size 1000,420 font ",10"
+set output "$OUT/scale.png"
+set multiplot layout 1,2 title "mod_tack at scale ($(date +%Y-%m-%d), $(nproc) cores)"
+set logscale x
+set xlabel "name-based SSL vhosts"
+set key top left
+set grid
+set ylabel "milliseconds"
+set title "start-up and graceful restart"
+plot "$DAT" using 1:2 with linespoints title "start-up, without TACK", \
+     "$DAT" using 1:3 with linespoints title "start-up, with TACK", \
+     "$DAT" using 1:4 with linespoints dt 2 title "graceful, without TACK", \
+     "$DAT" using 1:5 with linespoints dt 2 title "graceful, with TACK"
+set ylabel "MiB (VmRSS)"
+set title "memory"
+plot "$DAT" using 1:6 with linespoints title "parent, without TACK", \
+     "$DAT" using 1:7 with linespoints title "parent, with TACK", \
+     "$DAT" using 1:8 with linespoints dt 2 title "child, without TACK", \
+     "$DAT" using 1:9 with linespoints dt 2 title "child, with TACK"
+unset multiplot
+EOF
+else
+    log "scale: gnuplot not installed, no plot"
+fi
+
+if [ "$fails" -eq 0 ]; then
+    echo "VERDICT scale: PASS (start-up, graceful restart and memory within target at $max vhosts)"
+else
+    echo "VERDICT scale: FAIL ($fails target(s) missed at $max vhosts; see $MD)"
+fi
