@@ -117,6 +117,23 @@ fuzz: $(FUZZ_BINS)
 fuzz-smoke: $(FUZZ_BINS)
 	scripts/fuzz.sh 4 $(FUZZ_TARGETS)
 
+# ---- benchmarks (issue 5; bench/README.md) ------------------------------
+# Not tests: CI does not run them.  `make bench` builds the load generator,
+# runs the four benchmarks (about 20 minutes; BENCH_QUICK=1 for a short smoke
+# run) and writes bench/results.md with the plot bench/scale.png.
+.PHONY: bench bench-build
+
+bench-build: $(BUILD)/loadgen $(BUILD)/gencerts
+
+$(BUILD)/loadgen: bench/loadgen.c | $(BUILD)
+	$(CC) $(CPPFLAGS) $(CFLAGS) $(WARN) -pthread -o $@ $< $(SSL_LIBS)
+
+$(BUILD)/gencerts: bench/gencerts.c | $(BUILD)
+	$(CC) $(CPPFLAGS) $(CFLAGS) $(WARN) -o $@ $< $(SSL_LIBS)
+
+bench: bench-build tool module
+	bash bench/run-all.sh
+
 # ---- tests --------------------------------------------------------------
 $(BUILD)/check_tack: $(UNIT_SRC) t/unit/*.h $(BUILD)/libtack.a
 	$(CC) $(CPPFLAGS) $(CFLAGS) $(WARN) $(CHECK_CFLAGS) -I. -It/unit \
