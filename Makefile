@@ -45,7 +45,8 @@ ASAN_CFLAGS := -O1 -g -fno-omit-frame-pointer \
                -fsanitize=address,undefined -fno-sanitize-recover=all
 
 .PHONY: all core tool module check check-asan test test-unit test-tool \
-        test-apache demo deps clean fuzz fuzz-build fuzz-smoke
+        test-apache demo deps clean fuzz fuzz-build fuzz-smoke \
+        fuzz-long reliability-build test-reliability reliability-full
 
 all: core tool module
 
@@ -95,7 +96,7 @@ MODULE_HDR := mod_tack.h
 	    $(MODULE_SRC) $(CORE_SRC) $(SSL_LIBS)
 
 # ---- fuzzing (libFuzzer + ASan + UBSan; seeds in fuzz/corpus/) ----------
-FUZZ_TARGETS := tack ext00 ext02 pem keyfile validate
+FUZZ_TARGETS := tack ext00 ext02 pem keyfile validate pins
 FUZZ_BUILD   := build-fuzz
 FUZZ_FLAGS   := -g -O1 -fno-omit-frame-pointer \
                 -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=all
@@ -107,6 +108,15 @@ $(FUZZ_BUILD)/fuzz_%: fuzz/fuzz_%.c fuzz/fuzz_common.h $(CORE_SRC) $(CORE_HDR)
 	$(ASAN_CC) $(CPPFLAGS) $(FUZZ_FLAGS) $(WARN) -I. -Ifuzz -o $@ $< \
 	    $(CORE_SRC) $(SSL_LIBS)
 
+# The pin store lives in the tool: its target links the tool's store and
+# utility code (and jansson) besides the core.
+FUZZ_PINS_SRC := tack_cli_pins.c tack_cli_util.c
+$(FUZZ_BUILD)/fuzz_pins: fuzz/fuzz_pins.c fuzz/fuzz_common.h $(FUZZ_PINS_SRC) \
+                         tack_cli.h $(CORE_SRC) $(CORE_HDR)
+	@mkdir -p $(FUZZ_BUILD)
+	$(ASAN_CC) $(CPPFLAGS) $(FUZZ_FLAGS) $(WARN) -I. -Ifuzz -o $@ $< \
+	    $(FUZZ_PINS_SRC) $(CORE_SRC) $(SSL_LIBS) $(JANSSON_LIBS)
+
 fuzz-build: $(FUZZ_BINS)
 
 # Each target runs FUZZ_SECONDS; new inputs go to fuzz/out/, never to the
@@ -116,6 +126,52 @@ fuzz: $(FUZZ_BINS)
 
 fuzz-smoke: $(FUZZ_BINS)
 	scripts/fuzz.sh 4 $(FUZZ_TARGETS)
+
+# ---- benchmarks (issue 5; bench/README.md) ------------------------------
+# Not tests: CI does not run them.  `make bench` builds the load generator,
+# runs the four benchmarks (about 20 minutes; BENCH_QUICK=1 for a short smoke
+# run) and writes bench/results.md with the plot bench/scale.png.
+.PHONY: bench bench-build
+
+bench-build: $(BUILD)/loadgen $(BUILD)/gencerts
+
+$(BUILD)/loadgen: bench/loadgen.c | $(BUILD)
+	$(CC) $(CPPFLAGS) $(CFLAGS) $(WARN) -pthread -o $@ $< $(SSL_LIBS)
+
+$(BUILD)/gencerts: bench/gencerts.c | $(BUILD)
+	$(CC) $(CPPFLAGS) $(CFLAGS) $(WARN) -o $@ $< $(SSL_LIBS)
+
+bench: bench-build tool module
+	bash bench/run-all.sh
+
+# ---- reliability (issue 6): bad-input matrix, hostile clients, reload
+# under load, valgrind.  Private httpds on 127.0.0.1:18600-18699, no
+# Apache::Test.  The quick files run in make test; the long ones (20
+# graceful restarts under load, valgrind) in make reliability-full.
+REL_BUILD := $(BUILD)/rel
+REL_QUICK := t/reliability/matrix.t t/reliability/hostile.t \
+             t/reliability/reload.t
+REL_FULL  := t/reliability/reload.t t/reliability/valgrind.t
+
+$(REL_BUILD):
+	mkdir -p $@
+
+$(REL_BUILD)/rawhello: t/reliability/rawhello.c | $(REL_BUILD)
+	$(CC) $(CPPFLAGS) $(CFLAGS) $(WARN) -o $@ $<
+
+# The load generator is the benchmark's ($(BUILD)/loadgen, section below).
+reliability-build: module tool $(REL_BUILD)/rawhello $(BUILD)/loadgen
+
+test-reliability: reliability-build
+	$(PROVE) $(REL_QUICK)
+
+reliability-full: reliability-build
+	RELIABILITY_FULL=1 $(PROVE) -v $(REL_FULL)
+
+# The long fuzzing campaign: a fixed number of executions per target,
+# recorded in fuzz/out/long.tsv (see docs/fuzzing.md).
+fuzz-long: $(FUZZ_BINS)
+	scripts/fuzz-long.sh
 
 # ---- benchmarks (issue 5; bench/README.md) ------------------------------
 # Not tests: CI does not run them.  `make bench` builds the load generator,
@@ -161,7 +217,7 @@ test-tool: tool
 test-apache: module tool
 	t/run-apache-tests
 
-test: test-unit fuzz-smoke test-tool test-apache
+test: test-unit fuzz-smoke test-tool test-apache test-reliability
 
 demo: all
 	scripts/demo.sh

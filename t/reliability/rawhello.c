@@ -5,6 +5,7 @@
  * in part, or not at all to the end, and reports what the server did.
  *
  *   rawhello -c HOST:PORT [-n SNI] [-m MODE] [-v 1.2|1.3] [-r N] [-i MS]
+ *            [-d SECONDS] [-e HEX]...
  *
  * MODE, the 0xF300 extension in the ClientHello:
  *   none      no TACK request
@@ -27,9 +28,14 @@
  *   closed                         the server closed without a record
  *   dropped                        we reset the connection (drop, half)
  *   timeout                        nothing within 10 seconds
- * With -r N the mode is repeated N times, -i MS apart, and the summary is
+ * With -r N the mode is repeated N times, -i MS apart (with -d, for
+ * SECONDS instead), and the summary is
  *   summary n=N alert50=.. alert47=.. alert_other=.. serverhello=.. closed=..
- *           dropped=.. timeout=.. error=..
+ *           dropped=.. timeout=.. error=.. [match1=.. match2=.. nomatch=..]
+ * where -e HEX (up to 4 times) names the extension bodies expected in the
+ * ServerHellos: matchK counts the ServerHellos carrying exactly the K-th,
+ * nomatch those carrying anything else or nothing.  The reload test uses
+ * this as a byte-exact observer next to the load generator.
  * Exit status 0 unless the connection could not be made (2).
  * TLS 1.3 ServerHellos carry no 0xF300 (it goes into the encrypted
  * EncryptedExtensions); rawhello does not decrypt.
@@ -447,9 +453,14 @@ int main(int argc, char **argv)
     const char *target = NULL, *sni = NULL, *mode = "empty";
     int tls13 = 0, opt, rc = 0;
     long repeat = 0, interval_ms = 0, i;
-    char line[2 * 70000];
+    double duration = 0, t0;
+    const char *expect[4];
+    long matched[4] = {0, 0, 0, 0}, nomatch = 0;
+    int nexpect = 0, k;
+    static char line[2 * 70000];
+    struct timespec now;
 
-    while ((opt = getopt(argc, argv, "c:n:m:v:r:i:")) != -1) {
+    while ((opt = getopt(argc, argv, "c:n:m:v:r:i:d:e:")) != -1) {
         switch (opt) {
         case 'c':
             target = optarg;
@@ -469,9 +480,20 @@ int main(int argc, char **argv)
         case 'i':
             interval_ms = atol(optarg);
             break;
+        case 'd':
+            duration = atof(optarg);
+            break;
+        case 'e':
+            if (nexpect == 4) {
+                fprintf(stderr, "rawhello: at most 4 -e\n");
+                return 2;
+            }
+            expect[nexpect++] = optarg;
+            break;
         default:
             fprintf(stderr, "usage: rawhello -c HOST:PORT [-n SNI] [-m MODE] "
-                            "[-v 1.2|1.3] [-r N] [-i MS]\n");
+                            "[-v 1.2|1.3] [-r N] [-i MS] [-d SECONDS] "
+                            "[-e HEX]...\n");
             return 2;
         }
     }
@@ -480,6 +502,9 @@ int main(int argc, char **argv)
         return 2;
     }
     srand((unsigned)time(NULL) ^ (unsigned)getpid());
+    if (duration > 0 && repeat <= 0) {
+        repeat = 1L << 40;
+    }
     if (repeat <= 0) {
         rc = one_connection(target, sni, mode, tls13, line, sizeof(line));
         printf("%s\n", line);
@@ -491,7 +516,14 @@ int main(int argc, char **argv)
         struct timespec ts = {interval_ms / 1000,
                               (interval_ms % 1000) * 1000000L};
 
+        clock_gettime(CLOCK_MONOTONIC, &now);
+        t0 = (double)now.tv_sec + now.tv_nsec / 1e9;
         for (i = 0; i < repeat; i++) {
+            clock_gettime(CLOCK_MONOTONIC, &now);
+            if (duration > 0 &&
+                (double)now.tv_sec + now.tv_nsec / 1e9 - t0 >= duration) {
+                break;
+            }
             if (one_connection(target, sni, mode, tls13, line,
                                sizeof(line)) != 0) {
                 nerr++;
@@ -502,7 +534,22 @@ int main(int argc, char **argv)
             } else if (!strncmp(line, "alert", 5)) {
                 nalert++;
             } else if (!strncmp(line, "serverhello", 11)) {
+                const char *ext = strstr(line, " ext ");
+
                 nsh++;
+                for (k = 0; k < nexpect; k++) {
+                    if (ext && !strcmp(ext + 5, expect[k])) {
+                        matched[k]++;
+                        break;
+                    }
+                }
+                if (nexpect > 0 && k == nexpect) {
+                    nomatch++;
+                    if (nomatch <= 3) {
+                        fprintf(stderr, "rawhello: unexpected: %.200s\n",
+                                line);
+                    }
+                }
             } else if (!strcmp(line, "closed")) {
                 nclosed++;
             } else if (!strcmp(line, "dropped")) {
@@ -518,8 +565,15 @@ int main(int argc, char **argv)
         }
         printf("summary n=%ld alert50=%ld alert47=%ld alert_other=%ld "
                "serverhello=%ld closed=%ld dropped=%ld timeout=%ld "
-               "error=%ld\n",
-               repeat, n50, n47, nalert, nsh, nclosed, ndrop, nto, nerr);
+               "error=%ld",
+               i, n50, n47, nalert, nsh, nclosed, ndrop, nto, nerr);
+        for (k = 0; k < nexpect; k++) {
+            printf(" match%d=%ld", k + 1, matched[k]);
+        }
+        if (nexpect > 0) {
+            printf(" nomatch=%ld", nomatch);
+        }
+        printf("\n");
     }
     return rc;
 }

@@ -40,7 +40,7 @@ my $TOP = abs_path(dirname(__FILE__) . '/../../..');
 sub top_dir     { $TOP }
 sub tool        { "$TOP/tack" }
 sub module_so   { "$TOP/.libs/mod_tack.so" }
-sub loadgen_bin { "$TOP/build/rel/loadgen" }
+sub loadgen_bin { "$TOP/build/loadgen" }
 sub rawhello_bin { "$TOP/build/rel/rawhello" }
 
 our $HTTPD = $ENV{APACHE2} || '/usr/sbin/apache2';
@@ -433,7 +433,6 @@ DocumentRoot $root/htdocs
 $mods
 LoadModule tack_module $module
 SSLSessionCache shmcb:$root/run/ssl_scache(512000)
-SSLRandomSeed startup builtin
 $extra
 $body
 CONF
@@ -519,11 +518,11 @@ sub start {
 # graceful_signal(): SIGUSR1, no configuration test; waits for the new
 # generation.  Returns 1 when it is up.
 sub graceful_signal {
-    my ($self) = @_;
+    my ($self, $secs) = @_;
     my $pid = $self->pid or return 0;
     my $mark = $self->log_mark;
     kill 'USR1', $pid;
-    return $self->wait_ready($mark);
+    return $self->wait_ready($mark, $secs);
 }
 
 # graceful_k(): "apache2 -k graceful" (parses the configuration in the
@@ -535,11 +534,12 @@ sub graceful_k {
     return ($r, $r->{rc} == 0 ? $self->wait_ready($mark) : 0);
 }
 
+# stop($secs): SIGTERM, then SIGKILL after $secs (15) seconds.
 sub stop {
-    my ($self) = @_;
+    my ($self, $secs) = @_;
     my $pid = $self->pid or return;
     kill 'TERM', $pid;
-    my $end = time + 15;
+    my $end = time + ($secs || 15);
     while (time < $end && kill(0, $pid)) {
         sleep 0.05;
     }
