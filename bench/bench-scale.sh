@@ -20,6 +20,11 @@
 
 SIZES=${BENCH_SCALE_SIZES:-100 1000 10000}
 SROUNDS=${BENCH_SCALE_ROUNDS:-$ROUNDS}
+# At 10,000 vhosts one round (start, graceful restart, stop, twice) takes
+# about two minutes on the reference machine: fewer rounds by default there,
+# to keep `make bench` near 20 minutes.  BENCH_SCALE_ROUNDS_BIG=10 for more.
+BIG_ROUNDS=${BENCH_SCALE_ROUNDS_BIG:-$([ "$QUICK" = 1 ] && echo 2 || echo 5)}
+rounds_for() { if [ "$1" -ge 10000 ]; then echo "$BIG_ROUNDS"; else echo "$SROUNDS"; fi; }
 PORT=18520
 SD=$OUT/scale
 TSV=$OUT/scale.tsv
@@ -106,14 +111,17 @@ one_round() {
         "$SD/vhosts-$n-$cfg.conf"
     httpd_stop "$SRV"
     : > "$SRV/logs/error.log"
+    # -DFOREGROUND: both configuration passes run in this one process, so
+    # its CPU time (utime + stime) is the start-up's CPU cost.
     t0=$(now_ns)
-    taskset -c "$SRV_CPU" "$APACHE" -f "$SRV/httpd.conf" -k start &
+    taskset -c "$SRV_CPU" "$APACHE" -f "$SRV/httpd.conf" -DFOREGROUND &
+    ppid=$!
     probe "$n" "$cfg" || die "no handshake with $(name_of "$n") ($cfg, $n vhosts): $(grep -v notice "$SRV/logs/error.log" | tail -3)"
     t1=$(now_ns)
-    wait
-    ppid=$(httpd_pid "$SRV")
-    cpid=$(httpd_children "$SRV" | head -1)
-    [ -n "$ppid" ] && [ -n "$cpid" ] || die "no httpd parent/child ($cfg, $n)"
+    local cpu0 cpu1 cpu2
+    cpu0=$(proc_cpu_ms "$ppid")
+    cpid=$(ps -o pid= --ppid "$ppid" | tr -d ' ' | head -1)
+    [ -n "$cpid" ] || die "no httpd child ($cfg, $n)"
     local p_rss p_priv c_rss c_priv c_pss
     p_rss=$(mem_kib "$ppid" VmRSS)
     p_priv=$(mem_kib "$ppid" Private)
@@ -123,6 +131,7 @@ one_round() {
     # Graceful restart.
     k=$(resumed)
     t2=$(now_ns)
+    cpu1=$(proc_cpu_ms "$ppid")
     kill -USR1 "$ppid"
     for i in $(seq 1 60000); do
         [ "$(resumed)" -gt "$k" ] && break
@@ -130,25 +139,28 @@ one_round() {
     done
     probe "$n" "$cfg" || die "no handshake after graceful restart ($cfg, $n)"
     t3=$(now_ns)
+    cpu2=$(proc_cpu_ms "$ppid")
     local g_rss
     g_rss=$(mem_kib "$ppid" VmRSS)
-    httpd_stop "$SRV"
+    kill -TERM "$ppid"
+    wait "$ppid" 2> /dev/null
     if grep -qE '\[[a-z_]*:(error|crit|alert|emerg)\]' "$SRV/logs/error.log"; then
         log "scale: errors logged ($cfg, $n):"
         grep -E '\[[a-z_]*:(error|crit|alert|emerg)\]' "$SRV/logs/error.log" | head -3 >&2
     fi
-    printf '%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n' "$n" "$cfg" "$r" \
+    printf '%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n' "$n" "$cfg" "$r" \
         "$(calc "($t1 - $t0) / 1e6")" "$(calc "($t3 - $t2) / 1e6")" \
-        "$p_rss" "$p_priv" "$c_rss" "$c_priv" "$c_pss" "$g_rss" >> "$TSV"
+        "$p_rss" "$p_priv" "$c_rss" "$c_priv" "$c_pss" "$g_rss" \
+        "$cpu0" "$((cpu2 - cpu1))" >> "$TSV"
 }
 
-printf 'vhosts\tcfg\tround\tstart_ms\tgraceful_ms\tparent_rss_kib\tparent_private_kib\tchild_rss_kib\tchild_private_kib\tchild_pss_kib\tparent_rss_after_graceful_kib\n' > "$TSV"
+printf 'vhosts\tcfg\tround\tstart_ms\tgraceful_ms\tparent_rss_kib\tparent_private_kib\tchild_rss_kib\tchild_private_kib\tchild_pss_kib\tparent_rss_after_graceful_kib\tstart_cpu_ms\tgraceful_cpu_ms\n' > "$TSV"
 trap 'httpd_stop "$SRV"' EXIT
 for n in $SIZES; do
     write_vhosts "$n" 0 "$SD/vhosts-$n-A.conf"
     write_vhosts "$n" 1 "$SD/vhosts-$n-B.conf"
-    log "scale: $n vhosts, $SROUNDS rounds"
-    for r in $(seq 1 "$SROUNDS"); do
+    log "scale: $n vhosts, $(rounds_for "$n") rounds"
+    for r in $(seq 1 "$(rounds_for "$n")"); do
         if [ $((r % 2)) -eq 1 ]; then order="A B"; else order="B A"; fi
         for cfg in $order; do
             one_round "$n" "$cfg" "$r"
@@ -178,7 +190,7 @@ pratio() { # N FIELD: median of paired B/A
     echo "Generated configurations of N name-based SSL vhosts on one port, each"
     echo "with its own ECDSA P-256 certificate; B adds \`LoadModule tack_module\`,"
     echo "a \`TackFile\` per vhost and \`TackBreakSigsFile\` (2 break signatures) on"
-    echo "every tenth; A is the same without mod_tack.  $SROUNDS rounds per size,"
+    echo "every tenth; A is the same without mod_tack.  $(for n in $SIZES; do printf '%s rounds at %s, ' "$(rounds_for "$n")" "$n"; done)"
     echo "A and B alternating; medians.  Start-up: exec of \`apache2 -k start\` to"
     echo "the first completed handshake with the last vhost (in B carrying its"
     echo "TACK, checked byte for byte).  Graceful: SIGUSR1 to the new generation's"
@@ -186,38 +198,46 @@ pratio() { # N FIELD: median of paired B/A
     echo "(and private = Private_Clean + Private_Dirty) of the parent, and of the"
     echo "one child after it served a handshake."
     echo
-    echo "| vhosts | start A ms | start B ms | B/A | graceful A ms | graceful B ms | B/A | parent RSS A MiB | parent RSS B MiB | Δ per vhost | child RSS A MiB | child RSS B MiB | Δ per vhost | child private Δ per vhost |"
-    echo "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|"
+    echo "Start-up and graceful CPU: user + system time of the parent process"
+    echo "(started with -DFOREGROUND so that both configuration passes run in it),"
+    echo "which other load on the machine does not inflate."
+    echo
+    echo "| vhosts | start A ms | start B ms | B/A | start CPU B/A | graceful A ms | graceful B ms | B/A | graceful CPU B/A | parent RSS A MiB | parent RSS B MiB | Δ per vhost | child RSS A MiB | child RSS B MiB | Δ per vhost | child private Δ per vhost |"
+    echo "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|"
 } > "$MD"
 printf '# vhosts start_A_ms start_B_ms graceful_A_ms graceful_B_ms parent_A_MiB parent_B_MiB child_A_MiB child_B_MiB\n' > "$DAT"
 fails=0
 for n in $SIZES; do
     sa=$(med "$n" A start_ms); sb=$(med "$n" B start_ms); sr=$(pratio "$n" start_ms)
     ga=$(med "$n" A graceful_ms); gb=$(med "$n" B graceful_ms); gr=$(pratio "$n" graceful_ms)
+    scr=$(pratio "$n" start_cpu_ms); gcr=$(pratio "$n" graceful_cpu_ms)
+    sca=$(med "$n" A start_cpu_ms); scb=$(med "$n" B start_cpu_ms)
+    gca=$(med "$n" A graceful_cpu_ms); gcb=$(med "$n" B graceful_cpu_ms)
     pa=$(med "$n" A parent_rss_kib); pb=$(med "$n" B parent_rss_kib)
     ca=$(med "$n" A child_rss_kib); cb=$(med "$n" B child_rss_kib)
     cpa=$(med "$n" A child_private_kib); cpb=$(med "$n" B child_private_kib)
     pd=$(calc "($pb - $pa) * 1024 / $n"); cd=$(calc "($cb - $ca) * 1024 / $n")
     cpd=$(calc "($cpb - $cpa) * 1024 / $n")
-    printf '| %s | %s | %s | %s | %s | %s | %s | %s | %s | %s B | %s | %s | %s B | %s B |\n' "$n" \
-        "$(fmt 0 "$sa")" "$(fmt 0 "$sb")" "$(fmt 3 "$sr")" \
-        "$(fmt 0 "$ga")" "$(fmt 0 "$gb")" "$(fmt 3 "$gr")" \
+    printf '| %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s B | %s | %s | %s B | %s B |\n' "$n" \
+        "$(fmt 0 "$sa")" "$(fmt 0 "$sb")" "$(fmt 3 "$sr")" "$(fmt 3 "$scr")" \
+        "$(fmt 0 "$ga")" "$(fmt 0 "$gb")" "$(fmt 3 "$gr")" "$(fmt 3 "$gcr")" \
         "$(fmt 1 "$(calc "$pa / 1024")")" "$(fmt 1 "$(calc "$pb / 1024")")" "$(fmt 0 "$pd")" \
         "$(fmt 1 "$(calc "$ca / 1024")")" "$(fmt 1 "$(calc "$cb / 1024")")" "$(fmt 0 "$cd")" \
         "$(fmt 0 "$cpd")" >> "$MD"
-    printf '%s vhosts: start A=%s ms B=%s ms (B/A %s); graceful A=%s B=%s (B/A %s); parent +%s B/vhost, child +%s B/vhost (private +%s)\n' \
-        "$n" "$(fmt 0 "$sa")" "$(fmt 0 "$sb")" "$(fmt 3 "$sr")" "$(fmt 0 "$ga")" \
-        "$(fmt 0 "$gb")" "$(fmt 3 "$gr")" "$(fmt 0 "$pd")" "$(fmt 0 "$cd")" "$(fmt 0 "$cpd")"
+    printf '%s vhosts: start A=%s ms B=%s ms (B/A %s, CPU %s->%s ms B/A %s); graceful A=%s B=%s (B/A %s, CPU %s->%s ms B/A %s); parent +%s B/vhost, child +%s B/vhost (private +%s)\n' \
+        "$n" "$(fmt 0 "$sa")" "$(fmt 0 "$sb")" "$(fmt 3 "$sr")" "$(fmt 0 "$sca")" "$(fmt 0 "$scb")" "$(fmt 3 "$scr")" \
+        "$(fmt 0 "$ga")" "$(fmt 0 "$gb")" "$(fmt 3 "$gr")" "$(fmt 0 "$gca")" "$(fmt 0 "$gcb")" "$(fmt 3 "$gcr")" \
+        "$(fmt 0 "$pd")" "$(fmt 0 "$cd")" "$(fmt 0 "$cpd")"
     printf '%s %s %s %s %s %s %s %s %s\n' "$n" "$sa" "$sb" "$ga" "$gb" \
         "$(calc "$pa / 1024")" "$(calc "$pb / 1024")" "$(calc "$ca / 1024")" \
         "$(calc "$cb / 1024")" >> "$DAT"
     if [ "$n" = "$max" ]; then
         v=$(awk -v r="$sr" 'BEGIN { print (r <= 1.10) ? "PASS" : "FAIL" }')
         [ "$v" = PASS ] || fails=$((fails + 1))
-        echo "3. start-up time B/A ≤ 1.10 at $n vhosts|$(fmt 3 "$sr") ($(fmt 0 "$sa") → $(fmt 0 "$sb") ms)|$v" >> "$VERD"
+        echo "3. start-up time B/A ≤ 1.10 at $n vhosts|$(fmt 3 "$sr") ($(fmt 0 "$sa") → $(fmt 0 "$sb") ms); CPU $(fmt 3 "$scr")|$v" >> "$VERD"
         v=$(awk -v r="$gr" 'BEGIN { print (r <= 1.10) ? "PASS" : "FAIL" }')
         [ "$v" = PASS ] || fails=$((fails + 1))
-        echo "3. graceful restart B/A ≤ 1.10 at $n vhosts|$(fmt 3 "$gr") ($(fmt 0 "$ga") → $(fmt 0 "$gb") ms)|$v" >> "$VERD"
+        echo "3. graceful restart B/A ≤ 1.10 at $n vhosts|$(fmt 3 "$gr") ($(fmt 0 "$ga") → $(fmt 0 "$gb") ms); CPU $(fmt 3 "$gcr")|$v" >> "$VERD"
         v=$(awk -v p="$pd" -v c="$cd" 'BEGIN { print (p < 2048 && c < 2048) ? "PASS" : "FAIL" }')
         [ "$v" = PASS ] || fails=$((fails + 1))
         echo "3. memory growth < 2 KiB per TACK'd vhost (parent, child RSS) at $n|$(fmt 0 "$pd") B, $(fmt 0 "$cd") B|$v" >> "$VERD"

@@ -243,3 +243,9 @@ machine_line() {
         "$(nproc)" "$(awk '/MemTotal/ { printf "%d", $2 / 1024 }' /proc/meminfo)" \
         "$(uname -r)"
 }
+
+# proc_cpu_ms PID: user + system CPU time of the process so far, in ms
+# (its threads included, its children not).
+proc_cpu_ms() {
+    awk -v hz="$(getconf CLK_TCK)" '{ sub(/^.*\) /, ""); printf "%.0f\n", ($12 + $13) * 1000 / hz }' "/proc/$1/stat"
+}
