@@ -150,7 +150,7 @@ bench: bench-build tool module
 # graceful restarts under load, valgrind) in make reliability-full.
 REL_BUILD := $(BUILD)/rel
 REL_QUICK := t/reliability/matrix.t t/reliability/hostile.t \
-             t/reliability/reload.t
+             t/reliability/reload.t t/reliability/secrets.t
 REL_FULL  := t/reliability/reload.t t/reliability/valgrind.t
 
 $(REL_BUILD):
@@ -159,8 +159,14 @@ $(REL_BUILD):
 $(REL_BUILD)/rawhello: t/reliability/rawhello.c | $(REL_BUILD)
 	$(CC) $(CPPFLAGS) $(CFLAGS) $(WARN) -o $@ $<
 
+# An LD_PRELOAD spy for secrets.t: private-key reads with mod_tack on the
+# stack.
+$(REL_BUILD)/keyspy.so: t/reliability/keyspy.c | $(REL_BUILD)
+	$(CC) $(CPPFLAGS) $(CFLAGS) $(WARN) -shared -fPIC -o $@ $< -ldl
+
 # The load generator is the benchmark's ($(BUILD)/loadgen, section below).
-reliability-build: module tool $(REL_BUILD)/rawhello $(BUILD)/loadgen
+reliability-build: module tool $(REL_BUILD)/rawhello $(REL_BUILD)/keyspy.so \
+                   $(BUILD)/loadgen
 
 test-reliability: reliability-build
 	$(PROVE) $(REL_QUICK)

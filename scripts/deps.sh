@@ -3,7 +3,8 @@
 # As root it runs apt-get; otherwise it prints the exact command to run.
 set -e
 PKGS="build-essential pkg-config openssl libssl-dev check libjansson-dev \
-apache2 apache2-dev libapache2-mod-perl2 clang libclang-rt-14-dev man-db"
+apache2 apache2-dev libapache2-mod-perl2 clang libclang-rt-14-dev man-db \
+valgrind gdb"
 
 missing=""
 for p in $PKGS; do

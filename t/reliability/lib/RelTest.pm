@@ -42,6 +42,7 @@ sub tool        { "$TOP/tack" }
 sub module_so   { "$TOP/.libs/mod_tack.so" }
 sub loadgen_bin { "$TOP/build/loadgen" }
 sub rawhello_bin { "$TOP/build/rel/rawhello" }
+sub keyspy_so { "$TOP/build/rel/keyspy.so" }
 
 our $HTTPD = $ENV{APACHE2} || '/usr/sbin/apache2';
 our $APACHE2CTL = '/usr/sbin/apache2ctl';
@@ -73,7 +74,11 @@ sub need {
             push @missing, rawhello_bin() . ' (make reliability-build)'
                 unless -x rawhello_bin();
         }
-        elsif ($w eq 'openssl' || $w eq 'valgrind') {
+        elsif ($w eq 'keyspy') {
+            push @missing, keyspy_so() . ' (make reliability-build)'
+                unless -f keyspy_so();
+        }
+        elsif (grep { $w eq $_ } qw(openssl valgrind gdb script)) {
             push @missing, $w unless grep { -x "$_/$w" } split /:/, $ENV{PATH};
         }
         else {
