@@ -132,6 +132,8 @@ my @cases = (
       want => qr{TackFile ${P}loop1\.pem: cannot read file: Too many levels of symbolic links} },
     { id => 'missing break-signature file', in => 'TackBreakSigsFile missing-bs.pem',
       want => qr{TackBreakSigsFile ${P}missing-bs\.pem: cannot read file: No such file or directory} },
+    { id => 'a read error (/proc/self/mem at offset 0)', in => 'TackFile /proc/self/mem',
+      want => qr{TackFile /proc/self/mem: cannot read file: Input/output error} },
     { id => 'a FIFO (nobody writes)', in => 'TackFile fifo.pem', alone => 1,
       want => qr{TackFile ${P}fifo\.pem: cannot read file: },
       todo => 'tack_file_read opens a FIFO with a blocking open(): httpd hangs' },
@@ -171,6 +173,8 @@ my @cases = (
     # oversized
     { id => 'file over 1 MiB', in => 'TackFile big.pem',
       want => qr{TackFile ${P}big\.pem: cannot read file: file is too large} },
+    { id => 'an endless device (/dev/zero)', in => 'TackBreakSigsFile /dev/zero',
+      want => qr{TackBreakSigsFile /dev/zero: cannot read file: file is too large} },
     { id => 'TACK of 167 bytes', in => 'TackFile long.pem',
       want => qr{TackFile ${P}long\.pem: line 1: wrong length: a "TACK" block must hold 166 bytes} },
     { id => 'break signature of 129 bytes', in => 'TackBreakSigsFile bs-long.pem',
@@ -327,8 +331,8 @@ my $conf_of = sub {
 };
 symlink($d, $h->root . '/fx') or die;
 for my $c (@cases, @good) {
-    $c->{in} =~ s/\b(TackFile|TackBreakSigsFile)(\s+)(?!fx\/)(?!\")(\S)/$1$2fx\/$3/g if defined $c->{in};
-    $c->{out} =~ s/\b(TackFile|TackBreakSigsFile)(\s+)(?!fx\/)(?!\")(\S)/$1$2fx\/$3/g if defined $c->{out};
+    $c->{in} =~ s/\b(TackFile|TackBreakSigsFile)(\s+)(?!fx\/)(?![\"\/])(\S)/$1$2fx\/$3/g if defined $c->{in};
+    $c->{out} =~ s/\b(TackFile|TackBreakSigsFile)(\s+)(?!fx\/)(?![\"\/])(\S)/$1$2fx\/$3/g if defined $c->{out};
 }
 
 # ---- 1. apache2 -t ------------------------------------------------------------
@@ -344,7 +348,7 @@ for my $c (@cases) {
     my $r;
     TODO: {
         local $TODO = $c->{todo};
-        $r = $c->{todo} ? $h->run_httpd(5, '-t') : $h->configtest;
+        $r = $c->{todo} ? $h->run_httpd(3, '-t') : $h->configtest;
         ok(!$r->{timed_out} && !$r->{signal},
            "$c->{id}: apache2 -t ends by itself, without a crash ($r->{seconds}s)")
             or diag("timed out or killed by a signal:\n$r->{out}");
@@ -424,10 +428,10 @@ for my $c (@todo) {
     $ht->write_conf($conf_of->($c) . vhost({ in => 'TackFile fx/good.pem' }, 'good.test'));
     TODO: {
         local $TODO = $c->{todo};
-        my $rt = $ht->run_httpd(5, '-k', 'start');
+        my $rt = $ht->run_httpd(3, '-k', 'start');
         ok(!$rt->{timed_out}, "real start: $c->{id}: does not hang")
-            or diag("apache2 -k start killed after 5 s");
-        ok($rt->{rc} == 0 && $ht->wait_ready(0, 5), "real start: $c->{id}: serves");
+            or diag("apache2 -k start killed after 3 s");
+        ok($rt->{rc} == 0 && $ht->wait_ready(0, 3), "real start: $c->{id}: serves");
         like($ht->log_since(0), $c->{want}, "real start: $c->{id}: logged");
     }
     $ht->stop;
