@@ -150,6 +150,6 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     fuzz_require(rc == CLI_EXIT_OK || rc == CLI_EXIT_USAGE);
     rc = list_store(1);
     fuzz_require(rc == CLI_EXIT_OK || rc == CLI_EXIT_USAGE);
-    unlink(store_path);
+    remove_files();
     return 0;
 }

@@ -375,6 +375,17 @@ sub tack_check {
 
 # ---- private httpd instances -------------------------------------------
 
+# A test that dies, is interrupted or loses its output pipe still stops
+# the servers it started: a signal becomes an exit, and this END block runs
+# before File::Temp's removes the directories (and the pid files).
+$SIG{$_} = sub { exit 1 } for qw(INT TERM HUP PIPE);
+our @INSTANCES;
+END {
+    my $status = $?;
+    $_->stop for grep { defined } @INSTANCES;
+    $? = $status;
+}
+
 package RelTest::Httpd;
 
 use File::Path qw(make_path);
@@ -392,6 +403,7 @@ sub new {
     RelTest::write_file("$root/htdocs/index.html", "ok\n");
     my $self = bless { name => $name, root => $root,
         port => $o{port} || RelTest::free_port() }, $class;
+    push @RelTest::INSTANCES, $self;
     return $self;
 }
 
@@ -470,11 +482,13 @@ sub ctl {
         $RelTest::APACHE2CTL, @args);
 }
 
+# pid: the parent's pid from the pid file (remembered, so that a server
+# whose pid file is gone can still be stopped).
 sub pid {
     my ($self) = @_;
     my $p = RelTest::read_file("$self->{root}/logs/httpd.pid");
-    return unless defined $p && $p =~ /(\d+)/;
-    return $1;
+    return $self->{last_pid} = $1 if defined $p && $p =~ /(\d+)/;
+    return;
 }
 
 sub alive {
@@ -542,7 +556,9 @@ sub graceful_k {
 # stop($secs): SIGTERM, then SIGKILL after $secs (15) seconds.
 sub stop {
     my ($self, $secs) = @_;
-    my $pid = $self->pid or return;
+    my $pid = $self->pid || $self->{last_pid} or return;
+    delete $self->{last_pid};
+    return unless kill 0, $pid;
     kill 'TERM', $pid;
     my $end = time + ($secs || 15);
     while (time < $end && kill(0, $pid)) {
