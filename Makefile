@@ -85,7 +85,7 @@ test-tool-asan: $(BUILD_ASAN)/tack
 # ---- module (issue 3 owns this section) ---------------------------------
 module: $(if $(wildcard mod_tack.c),.libs/mod_tack.so)
 
-MODULE_SRC := mod_tack.c mod_tack_config.c
+MODULE_SRC := mod_tack.c mod_tack_config.c mod_tack_status.c
 MODULE_HDR := mod_tack.h
 
 # -fvisibility=hidden: only tack_module (marked in mod_tack.h) is exported,
@@ -93,7 +93,7 @@ MODULE_HDR := mod_tack.h
 .libs/mod_tack.so: $(MODULE_SRC) $(MODULE_HDR) $(CORE_SRC) $(CORE_HDR)
 	$(APXS) -c -Wc,-Wall -Wc,-Wextra -Wc,-Wno-unused-parameter \
 	    -Wc,-fvisibility=hidden -Wc,-D_GNU_SOURCE -o mod_tack.so \
-	    $(MODULE_SRC) $(CORE_SRC) $(SSL_LIBS)
+	    $(MODULE_SRC) $(CORE_SRC) $(SSL_LIBS) $(JANSSON_LIBS)
 
 # ---- fuzzing (libFuzzer + ASan + UBSan; seeds in fuzz/corpus/) ----------
 FUZZ_TARGETS := tack ext00 ext02 pem keyfile validate pins

@@ -21,6 +21,8 @@
 #include "http_config.h"
 #include "http_core.h"
 #include "http_log.h"
+#include "http_protocol.h"
+#include "http_request.h"
 #include "apr_atomic.h"
 #include "apr_strings.h"
 
@@ -46,35 +48,6 @@ APR_DECLARE_EXTERNAL_HOOK(ssl, SSL, int, init_server,
 
 APLOG_USE_MODULE(tack);
 
-/* One prebuilt extension body; len 0 means "send nothing". */
-typedef struct {
-    const uint8_t *data;
-    size_t len;
-} tack_body_t;
-
-/* One certificate of a vhost and what goes out with it.  bodies[] is indexed
- * by the set of its TACKs that are still unexpired (bit i: tacks[i]), so an
- * expiry while the server runs needs no rebuilding. */
-typedef struct {
-    X509 *cert;
-    const char *label;
-    int ntacks;
-    const tack_item_t *tacks[TACK_EXT02_MAX_TACKS];
-    apr_uint32_t expired_logged[TACK_EXT02_MAX_TACKS]; /* once per process */
-    tack_body_t bodies[1 << TACK_EXT02_MAX_TACKS];
-} tack_slot_t;
-
-/* What one vhost's SSL_CTX serves: the add/parse callbacks' argument. */
-typedef struct tack_rt {
-    server_rec *s;
-    const char *name; /* "www.example.org:443", for log lines */
-    int format;
-    size_t nsigs;
-    int nslots;
-    tack_slot_t *slots;
-    tack_body_t fallback; /* a certificate not in the table: no TACK */
-} tack_rt_t;
-
 /* ---- building the bodies (start-up) -------------------------------------- */
 
 static void tack_openssl_log(server_rec *s, const char *what)
@@ -96,9 +69,11 @@ static tack_body_t tack_body_build(apr_pool_t *p, server_rec *s,
                                    const tack_sel_t *sel,
                                    const tack_slot_t *slot, unsigned mask)
 {
-    tack_body_t body = {NULL, 0};
+    tack_body_t body = {NULL, 0, NULL};
     tack_status_t st;
-    uint8_t *buf;
+    /* TACK_EXT00_MAX_LEN = 1 + 166 + 2 + 8 * 128 + 1 is the larger. */
+    uint8_t buf[TACK_EXT00_MAX_LEN > TACK_EXT02_MAX_LEN ? TACK_EXT00_MAX_LEN
+                                                        : TACK_EXT02_MAX_LEN];
     size_t len = 0;
     int i;
 
@@ -119,8 +94,7 @@ static tack_body_t tack_body_build(apr_pool_t *p, server_rec *s,
         if (ext.num_tacks == 0) {
             return body; /* -02 has no empty list: send nothing */
         }
-        buf = apr_palloc(p, TACK_EXT02_MAX_LEN);
-        st = tack_ext02_encode(&ext, buf, TACK_EXT02_MAX_LEN, &len);
+        st = tack_ext02_encode(&ext, buf, sizeof(buf), &len);
     } else {
         tack_ext00_t ext;
         const tack_item_t *item = NULL;
@@ -138,8 +112,7 @@ static tack_body_t tack_body_build(apr_pool_t *p, server_rec *s,
         memcpy(ext.breaksigs, sel->sigs, sel->nsigs * sizeof(sel->sigs[0]));
         ext.pin_activation =
             sel->pin_activation && !(item && item->file->inactive);
-        buf = apr_palloc(p, TACK_EXT00_MAX_LEN);
-        st = tack_ext00_encode(&ext, buf, TACK_EXT00_MAX_LEN, &len);
+        st = tack_ext00_encode(&ext, buf, sizeof(buf), &len);
     }
     if (st != TACK_OK) {
         ap_log_error(APLOG_MARK, APLOG_ERR, 0, s,
@@ -147,8 +120,19 @@ static tack_body_t tack_body_build(apr_pool_t *p, server_rec *s,
                      tack_vhost_name(s), tack_status_str(st));
         return body;
     }
-    body.data = buf;
+    /* Only the bytes used: at 10,000 vhosts the maximum size (1,194 bytes
+     * per body, two or three bodies per vhost) would cost megabytes. */
+    body.data = apr_pmemdup(p, buf, len);
     body.len = len;
+    for (i = 0; slot && i < slot->ntacks; i++) {
+        if (mask & (1u << i) && (sel->format == TACK_FORMAT_02 || i == 0)) {
+            body.served =
+                body.served
+                    ? apr_pstrcat(p, body.served, " ",
+                                  slot->tacks[i]->fingerprint, NULL)
+                    : slot->tacks[i]->fingerprint;
+        }
+    }
     return body;
 }
 
@@ -157,12 +141,23 @@ static tack_rt_t *tack_rt_build(apr_pool_t *p, server_rec *s,
 {
     tack_rt_t *rt = apr_pcalloc(p, sizeof(*rt));
     int c, i;
+    size_t k;
     unsigned mask;
 
     rt->s = s;
     rt->name = tack_vhost_name(s);
     rt->format = sel->format;
+    rt->pin_activation = sel->pin_activation;
+    rt->tls13 = sel->tls13;
+    rt->store = sel->store;
     rt->nsigs = sel->nsigs;
+    for (k = 0; k < sel->nsigs; k++) {
+        char *fp = apr_palloc(p, TACK_FINGERPRINT_SIZE);
+
+        tack_fingerprint(sel->sigs[k].public_key, fp);
+        rt->sig_keys[k] = fp;
+        rt->sig_files[k] = sel->sigfiles[k]->path;
+    }
     rt->nslots = sel->ncerts;
     rt->slots = apr_pcalloc(p, sizeof(tack_slot_t) * (sel->ncerts + 1));
     for (c = 0; c < sel->ncerts; c++) {
@@ -170,6 +165,9 @@ static tack_rt_t *tack_rt_build(apr_pool_t *p, server_rec *s,
 
         slot->cert = sel->certs[c].x509;
         slot->label = sel->certs[c].label;
+        slot->subject = sel->certs[c].subject;
+        slot->key_type = sel->certs[c].key_type;
+        memcpy(slot->hash, sel->certs[c].hash, TACK_HASH_LEN);
         slot->ntacks = sel->certs[c].ntacks;
         for (i = 0; i < slot->ntacks; i++) {
             slot->tacks[i] = sel->certs[c].tacks[i];
@@ -178,7 +176,13 @@ static tack_rt_t *tack_rt_build(apr_pool_t *p, server_rec *s,
             slot->bodies[mask] = tack_body_build(p, s, sel, slot, mask);
         }
     }
-    rt->fallback = tack_body_build(p, s, sel, &rt->slots[sel->ncerts], 0);
+    /* The last slot: a certificate the table does not know. */
+    rt->slots[c].label = "unknown certificate";
+    rt->slots[c].bodies[0] = tack_body_build(p, s, sel, &rt->slots[c], 0);
+    /* Private counters until post_config hands out shared ones. */
+    for (c = 0; c <= sel->ncerts; c++) {
+        rt->slots[c].ctr = apr_pcalloc(p, sizeof(tack_ctr_t));
+    }
     return rt;
 }
 
@@ -216,9 +220,10 @@ static void tack_note_expired(tack_rt_t *rt, tack_slot_t *slot, int i)
         return;
     }
     ap_log_error(APLOG_MARK, APLOG_WARNING, 0, rt->s,
-                 "TACK00053: vhost %s: TackFile %s: TACK (key %s) expired at "
+                 "TACK00053: vhost %s: %s %s: TACK (key %s) expired at "
                  "%s; no longer served%s",
-                 rt->name, item->file->path, item->fingerprint, item->expiry,
+                 rt->name, item->file->kind, item->file->path,
+                 item->fingerprint, item->expiry,
                  rt->nsigs ? " (break signatures still are)" : "");
 }
 
@@ -226,7 +231,12 @@ static void tack_note_expired(tack_rt_t *rt, tack_slot_t *slot, int i)
  * calls it only then, and, with SSL_EXT_IGNORE_ON_RESUMPTION, only on full
  * handshakes).  mod_ssl has switched to the SNI vhost's SSL_CTX by now, so
  * |add_arg| is that vhost's table; and the certificate to be presented is
- * already chosen, so SSL_get_certificate() picks the slot. */
+ * already chosen, so SSL_get_certificate() picks the slot.
+ *
+ * Besides answering it only counts (two relaxed atomic adds into shared
+ * memory) and notes the body in the connection's conn_config slot, a
+ * pointer that mod_ssl's conn_rec (its SSL app data) already has room for:
+ * no allocation, no lock. */
 static int tack_cb_ext_add(SSL *ssl, unsigned int ext_type,
                            unsigned int context, const unsigned char **out,
                            size_t *outlen, X509 *x, size_t chainidx, int *al,
@@ -235,7 +245,7 @@ static int tack_cb_ext_add(SSL *ssl, unsigned int ext_type,
     tack_rt_t *rt = add_arg;
     X509 *cert = SSL_get_certificate(ssl);
     conn_rec *c = SSL_get_app_data(ssl);
-    tack_slot_t *slot = NULL;
+    tack_slot_t *slot = &rt->slots[rt->nslots];
     const tack_body_t *body;
     unsigned mask = 0;
     int i;
@@ -246,7 +256,7 @@ static int tack_cb_ext_add(SSL *ssl, unsigned int ext_type,
             break;
         }
     }
-    if (slot) {
+    if (slot->ntacks) {
         time_t now = time(NULL);
 
         mask = (1u << slot->ntacks) - 1;
@@ -256,20 +266,23 @@ static int tack_cb_ext_add(SSL *ssl, unsigned int ext_type,
                 tack_note_expired(rt, slot, i);
             }
         }
-        body = &slot->bodies[mask];
-    } else {
-        body = &rt->fallback;
+    }
+    body = &slot->bodies[mask];
+    __atomic_fetch_add(&slot->ctr->requested, 1, __ATOMIC_RELAXED);
+    if (body->served) {
+        __atomic_fetch_add(&slot->ctr->served, 1, __ATOMIC_RELAXED);
     }
     if (c) {
+        ap_set_module_config(c->conn_config, &tack_module, (void *)body);
         ap_log_cserror(APLOG_MARK, APLOG_DEBUG, 0, c, rt->s,
                        "TACK00054: vhost %s: %s: TACK requested; %s: %s%s%s "
                        "(%u live), %" APR_SIZE_T_FMT " break signature(s); "
                        "answer %" APR_SIZE_T_FMT " bytes%s",
                        rt->name, SSL_get_version(ssl),
-                       slot ? slot->label : "unknown certificate",
-                       slot && slot->ntacks ? "TACK key " : "no TACK",
-                       slot && slot->ntacks ? slot->tacks[0]->fingerprint : "",
-                       slot && slot->ntacks > 1 ? " and another" : "",
+                       slot->label,
+                       slot->ntacks ? "TACK key " : "no TACK",
+                       slot->ntacks ? slot->tacks[0]->fingerprint : "",
+                       slot->ntacks > 1 ? " and another" : "",
                        (unsigned)__builtin_popcount(mask),
                        rt->format == TACK_FORMAT_02 ? 0 : rt->nsigs, body->len,
                        body->len ? "" : " (extension omitted)");
@@ -342,9 +355,10 @@ static int tack_hook_init_server(server_rec *s, apr_pool_t *p, int is_proxy,
         X509_NAME_oneline(X509_get_subject_name(x509), subject,
                           sizeof(subject));
         certs[n].x509 = x509;
-        certs[n].label =
-            apr_psprintf(p, "%s certificate %s",
-                         tack_key_type(X509_get0_pubkey(x509)), subject);
+        certs[n].key_type = tack_key_type(X509_get0_pubkey(x509));
+        certs[n].subject = apr_pstrdup(p, subject);
+        certs[n].label = apr_psprintf(p, "%s certificate %s",
+                                      certs[n].key_type, subject);
         n++;
     }
     SSL_CTX_set_current_cert(ctx, SSL_CERT_SET_FIRST);
@@ -352,6 +366,7 @@ static int tack_hook_init_server(server_rec *s, apr_pool_t *p, int is_proxy,
 
     tack_config_resolve(p, s, conf, certs, n, 1, &sel);
     rt = tack_rt_build(p, s, &sel);
+    tack_status_add(p, rt);
 
     context = SSL_EXT_CLIENT_HELLO | SSL_EXT_TLS1_2_SERVER_HELLO |
               SSL_EXT_IGNORE_ON_RESUMPTION;
@@ -370,6 +385,7 @@ static int tack_hook_init_server(server_rec *s, apr_pool_t *p, int is_proxy,
         tack_openssl_log(s, "SSL_CTX_add_custom_ext");
         return OK;
     }
+    rt->registered = 1;
     if (tack_config_quiet()) {
         return OK;
     }
@@ -380,9 +396,10 @@ static int tack_hook_init_server(server_rec *s, apr_pool_t *p, int is_proxy,
             const tack_item_t *item = sel.certs[c].tacks[k];
 
             ap_log_error(APLOG_MARK, APLOG_INFO, 0, s,
-                         "TACK00056: vhost %s: serving TACK %s (key %s, "
+                         "TACK00056: vhost %s: serving TACK %s (%s, key %s, "
                          "expires %s%s) for %s",
-                         rt->name, item->file->path, item->fingerprint,
+                         rt->name, item->file->path, item->file->kind,
+                         item->fingerprint,
                          item->expiry,
                          sel.format == TACK_FORMAT_02 && item->file->inactive
                              ? ", inactive"
@@ -410,7 +427,29 @@ static int tack_hook_post_config(apr_pool_t *pconf, apr_pool_t *plog,
     }
     tack_config_log_load_errors(s);
     tack_config_check_unmatched(s);
-    return OK;
+    tack_config_log_stores(s, 1);
+    return tack_status_post_config(pconf, s);
+}
+
+/* tack_hook_post_read_request sets TACK_REQUESTED=1 on every request of a
+ * connection whose full handshake asked for TACK, and TACK_SERVED to the
+ * fingerprints of the TACKs it received, from the note tack_cb_ext_add left
+ * in the connection's conn_config.  An HTTP/2 stream runs on a secondary
+ * connection: the note is on the master. */
+static int tack_hook_post_read_request(request_rec *r)
+{
+    conn_rec *c = r->connection->master ? r->connection->master
+                                        : r->connection;
+    const tack_body_t *body = ap_get_module_config(c->conn_config,
+                                                   &tack_module);
+
+    if (body) {
+        apr_table_setn(r->subprocess_env, TACK_ENV_REQUESTED, "1");
+        if (body->served) {
+            apr_table_setn(r->subprocess_env, TACK_ENV_SERVED, body->served);
+        }
+    }
+    return DECLINED;
 }
 
 static void tack_register_hooks(apr_pool_t *p)
@@ -422,6 +461,9 @@ static void tack_register_hooks(apr_pool_t *p)
                         APR_HOOK_MIDDLE);
     APR_OPTIONAL_HOOK(ssl, init_server, tack_hook_init_server, NULL, NULL,
                       APR_HOOK_MIDDLE);
+    ap_hook_post_read_request(tack_hook_post_read_request, NULL, NULL,
+                              APR_HOOK_MIDDLE);
+    tack_status_register_hooks(p);
 }
 
 /* Spelled out rather than AP_DECLARE_MODULE(tack), which would repeat the

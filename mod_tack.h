@@ -6,13 +6,16 @@
  *
  * Log tags: every ap_log_* call site carries its own "TACKnnnnn: " tag,
  * never reused.  mod_tack_config.c uses TACK00001-TACK00049, mod_tack.c
- * TACK00050-TACK00099.
+ * TACK00050-TACK00099, mod_tack_status.c TACK00100-TACK00149.  Every tag is
+ * listed with its level and meaning in docs/log-tags.md (t/apache/docs.t
+ * checks both ways).
  */
 #ifndef MOD_TACK_H
 #define MOD_TACK_H
 
 #include "httpd.h"
 #include "http_config.h"
+#include "apr_hash.h"
 
 #include <openssl/ssl.h>
 #include <openssl/x509.h>
@@ -34,10 +37,15 @@ extern module TACK_EXPORT AP_MODULE_DECLARE_DATA tack_module;
 #define TACK_EXPIRY_WARN_SECS (30L * 24 * 60 * 60)
 
 struct tack_file;
+struct tack_store;
+
+/* Files a TackStore directory serves: what "tack sign -c DIR -o DIR" writes.
+ * Other names (and names starting with a dot) are ignored. */
+#define TACK_STORE_SUFFIX ".tack.pem"
 
 /* One TACK of a TackFile, verified (signature, generation, expiry) when the
  * directive was read. */
-typedef struct {
+typedef struct tack_item {
     struct tack_file *file;
     unsigned index; /* 1-based position in its file */
     tack_t tack;
@@ -48,13 +56,17 @@ typedef struct {
      * configuration generation: a server-level TACK that matches none is an
      * error. */
     int matched;
+    /* Store only: the next TACK of the store with the same target_hash. */
+    struct tack_item *next_same;
 } tack_item_t;
 
-/* One TackFile directive. */
+/* One TackFile directive, or one file of a TackStore. */
 typedef struct tack_file {
-    server_rec *s;     /* the context it was written in */
-    const char *path;  /* resolved against ServerRoot */
-    const char *where; /* "conf/file.conf:12" */
+    server_rec *s;            /* the context it was written in */
+    const char *kind;         /* "TackFile" or "TackStore", for messages */
+    struct tack_store *store; /* the store it belongs to, or NULL */
+    const char *path;         /* resolved against ServerRoot */
+    const char *where;        /* "conf/file.conf:12" */
     int inactive;      /* "TackFile FILE inactive" */
     int server_level;  /* outside any <VirtualHost> */
     const char *error; /* why none of it is served (real start), or NULL */
@@ -73,6 +85,24 @@ typedef struct {
     char fingerprints[TACK_MAX_BREAKSIGS][TACK_FINGERPRINT_SIZE];
 } tack_sigfile_t;
 
+/* One TackStore directory, read once per configuration generation however
+ * many servers name it, and indexed by target_hash: a vhost's certificate
+ * finds its TACK with one hash lookup, so 10,000 vhosts cost 10,000
+ * lookups, not 10,000 x 10,000 comparisons. */
+typedef struct tack_store {
+    const char *path;
+    const char *where;    /* the first TackStore line naming it */
+    const char *error;    /* the directory cannot be read, or NULL */
+    int loaded;           /* 0 in the discarded first pass of a start */
+    int nfiles;           /* TACK files served from it */
+    int nduplicates;      /* files repeating another's TACK byte for byte */
+    apr_hash_t *by_hash;  /* target_hash (32 bytes) -> tack_item_t * */
+    apr_array_header_t *files;    /* tack_file_t *, loaded, in name order */
+    apr_array_header_t *bad;      /* tack_file_t *, malformed (->error) */
+    apr_array_header_t *expired;  /* tack_file_t *, expired (->error) */
+    apr_array_header_t *expiring; /* tack_item_t *, within 30 days */
+} tack_store_t;
+
 /* Per-server configuration.  AP_MODULE_FLAG_ALWAYS_MERGE gives every vhost
  * its own merged copy, so that every SSL_CTX gets its own callback argument
  * (see the SNI trap in mod_tack.c). */
@@ -81,6 +111,8 @@ typedef struct {
     apr_array_header_t *server_files; /* main server's: candidates */
     apr_array_header_t *sigfiles;     /* tack_sigfile_t *, own or inherited */
     size_t num_sigs;                  /* break signatures in own sigfiles */
+    tack_store_t *store;              /* TackStore, own or inherited */
+    int store_set;                    /* TackStore given here (maybe none) */
     int pin_activation;
     int format;
     int tls13;
@@ -91,6 +123,8 @@ typedef struct {
     uint8_t hash[TACK_HASH_LEN]; /* SHA-256 of its SubjectPublicKeyInfo */
     X509 *x509;                  /* mod_ssl's certificate; NULL under -t */
     const char *label;           /* for messages */
+    const char *subject;         /* its subject (NULL under -t) */
+    const char *key_type;        /* "RSA", "ECDSA"... (NULL under -t) */
     int ntacks;
     tack_item_t *tacks[TACK_EXT02_MAX_TACKS];
 } tack_certsel_t;
@@ -99,12 +133,89 @@ typedef struct {
 typedef struct {
     int format;
     int pin_activation;
+    int tls13;
+    const tack_store_t *store;
     size_t nsigs;
     tack_breaksig_t sigs[TACK_MAX_BREAKSIGS];
     const tack_sigfile_t *sigfiles[TACK_MAX_BREAKSIGS]; /* where each is from */
     int ncerts;
     tack_certsel_t *certs;
 } tack_sel_t;
+
+/* ---- what a handshake reads (built by mod_tack.c at start-up) ---------- */
+
+/* The handshake counters of one certificate of one vhost.  They live in one
+ * anonymous shared-memory segment created at post_config (see
+ * mod_tack_status.c), so every child process and thread adds to the same
+ * numbers, with relaxed atomic adds: no lock, no allocation. */
+typedef struct {
+    apr_uint64_t requested; /* full handshakes whose ClientHello asked */
+    apr_uint64_t served;    /* of those, the ones that received a TACK */
+} tack_ctr_t;
+
+/* One prebuilt extension body; len 0 means "send nothing".  |served| lists
+ * the key fingerprints of the TACKs it carries, space-separated, or is NULL
+ * when it carries none: the value of the TACK_SERVED variable.  A
+ * connection's conn_config slot points at the body it was answered with. */
+typedef struct {
+    const uint8_t *data;
+    size_t len;
+    const char *served;
+} tack_body_t;
+
+/* One certificate of a vhost and what goes out with it.  bodies[] is indexed
+ * by the set of its TACKs that are still unexpired (bit i: tacks[i]), so an
+ * expiry while the server runs needs no rebuilding. */
+typedef struct {
+    X509 *cert;
+    const char *label;
+    const char *subject;
+    const char *key_type;
+    uint8_t hash[TACK_HASH_LEN];
+    int ntacks;
+    const tack_item_t *tacks[TACK_EXT02_MAX_TACKS];
+    apr_uint32_t expired_logged[TACK_EXT02_MAX_TACKS]; /* once per process */
+    tack_body_t bodies[1 << TACK_EXT02_MAX_TACKS];
+    tack_ctr_t *ctr;
+} tack_slot_t;
+
+/* What one vhost's SSL_CTX serves: the add/parse callbacks' argument.
+ * slots[nslots] stands for a certificate not in the table (no TACK, the
+ * vhost's break signatures only). */
+typedef struct tack_rt {
+    server_rec *s;
+    const char *name; /* "www.example.org:443", for log lines */
+    int format;
+    int pin_activation;
+    int tls13;
+    int registered; /* 0 when SSL_CTX_add_custom_ext failed */
+    const tack_store_t *store;
+    size_t nsigs;
+    const char *sig_keys[TACK_MAX_BREAKSIGS];  /* fingerprints */
+    const char *sig_files[TACK_MAX_BREAKSIGS]; /* where each is from */
+    int nslots;
+    tack_slot_t *slots;
+} tack_rt_t;
+
+/* The variables set on requests (post_read_request), for CGI, SSI, access
+ * control and LogFormat "%{TACK_REQUESTED}e". */
+#define TACK_ENV_REQUESTED "TACK_REQUESTED"
+#define TACK_ENV_SERVED "TACK_SERVED"
+
+/* mod_tack_status.c */
+
+/* tack_status_add records |rt| (a vhost of this configuration generation)
+ * for the counters and the status page. */
+void tack_status_add(apr_pool_t *pconf, tack_rt_t *rt);
+
+/* tack_status_post_config gives every recorded slot its counters in a new
+ * shared-memory segment, carrying over the previous generation's values
+ * (graceful restart).  Returns OK (a failure only costs shared counters). */
+int tack_status_post_config(apr_pool_t *pconf, server_rec *s);
+
+/* tack_status_register_hooks registers the tack-status handler and the
+ * section of mod_status's page. */
+void tack_status_register_hooks(apr_pool_t *p);
 
 /* mod_tack_config.c */
 extern const command_rec tack_config_cmds[];
@@ -144,6 +255,13 @@ int tack_config_resolve(apr_pool_t *p, server_rec *s, tack_conf_t *conf,
  * matched no certificate.  Both return the number of problems. */
 int tack_config_log_load_errors(server_rec *s_main);
 int tack_config_check_unmatched(server_rec *s_main);
+
+/* tack_config_log_stores logs what each TackStore could not serve: at a
+ * real start (after the hooks ran) and under -t.  Malformed files are
+ * errors and count as problems; expired ones are warnings (skipped in both
+ * modes); store TACKs that matched no certificate are reported at debug
+ * level when |report_unmatched|.  Returns the number of problems. */
+int tack_config_log_stores(server_rec *s_main, int report_unmatched);
 
 /* tack_config_warn_expiry logs a warning for a TACK of |sel| that expires
  * within TACK_EXPIRY_WARN_SECS. */

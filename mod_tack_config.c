@@ -23,6 +23,7 @@
 #include "http_config.h"
 #include "http_core.h"
 #include "http_log.h"
+#include "apr_file_info.h"
 #include "apr_strings.h"
 
 #include <openssl/err.h>
@@ -122,8 +123,9 @@ static const char *tack_pem_error(apr_pool_t *p, const char *directive,
 /* tack_load_tackfile reads, decodes and verifies every TACK of |f|: the
  * checks a client runs that need no certificate (signature, generation,
  * expiration).  Returns NULL or the reason nothing of the file may be
- * served. */
-static const char *tack_load_tackfile(apr_pool_t *p, tack_file_t *f)
+ * served; |*expired| is set when that reason is only the expiration. */
+static const char *tack_load_tackfile(apr_pool_t *p, tack_file_t *f,
+                                      int *expired)
 {
     tack_t tacks[TACK_EXT02_MAX_TACKS];
     size_t count = 0, i;
@@ -134,7 +136,8 @@ static const char *tack_load_tackfile(apr_pool_t *p, tack_file_t *f)
     time_t now = time(NULL);
     const char *err;
 
-    err = tack_read_text(p, "TackFile", f->path, &text, &len);
+    *expired = 0;
+    err = tack_read_text(p, f->kind, f->path, &text, &len);
     if (err) {
         return err;
     }
@@ -145,12 +148,12 @@ static const char *tack_load_tackfile(apr_pool_t *p, tack_file_t *f)
     free(text);
     if (st == TACK_ERR_TOO_MANY_TACKS) {
         return apr_psprintf(p,
-                            "TackFile %s: more than two TACK blocks (a TACK "
+                            "%s %s: more than two TACK blocks (a TACK "
                             "file holds one, or a pair in TackFormat draft-02)",
-                            f->path);
+                            f->kind, f->path);
     }
     if (st != TACK_OK) {
-        return tack_pem_error(p, "TackFile", f->path, st, line,
+        return tack_pem_error(p, f->kind, f->path, st, line,
                               TACK_PEM_LABEL_TACK, TACK_LEN);
     }
     f->nitems = (int)count;
@@ -168,27 +171,28 @@ static const char *tack_load_tackfile(apr_pool_t *p, tack_file_t *f)
         ERR_clear_error();
         if (st == TACK_ERR_GENERATION) {
             return apr_psprintf(p,
-                                "TackFile %s: %s: generation %u is below "
+                                "%s %s: %s: generation %u is below "
                                 "min_generation %u",
-                                f->path, tack_item_name(p, item),
+                                f->kind, f->path, tack_item_name(p, item),
                                 tacks[i].generation, tacks[i].min_generation);
         }
         if (st == TACK_ERR_EXPIRED) {
-            return apr_psprintf(p, "TackFile %s: %s (key %s) expired at %s",
-                                f->path, tack_item_name(p, item),
+            *expired = 1;
+            return apr_psprintf(p, "%s %s: %s (key %s) expired at %s",
+                                f->kind, f->path, tack_item_name(p, item),
                                 item->fingerprint, item->expiry);
         }
         if (st != TACK_OK) {
-            return apr_psprintf(p, "TackFile %s: %s: %s", f->path,
+            return apr_psprintf(p, "%s %s: %s: %s", f->kind, f->path,
                                 tack_item_name(p, item), tack_status_str(st));
         }
     }
     if (count == 2 &&
         tack_key_equal(tacks[0].public_key, tacks[1].public_key)) {
         return apr_psprintf(p,
-                            "TackFile %s: both TACKs have the same key %s "
+                            "%s %s: both TACKs have the same key %s "
                             "(a pair must use two TACK keys)",
-                            f->path, f->items[0].fingerprint);
+                            f->kind, f->path, f->items[0].fingerprint);
     }
     return NULL;
 }
@@ -246,12 +250,197 @@ static const char *tack_where(cmd_parms *cmd)
                         cmd->directive->line_num);
 }
 
+/* ---- TackStore ----------------------------------------------------------- */
+
+/* Every store named in this configuration generation, by resolved path, so
+ * that a directory named by many vhosts is read once.  Both live in pconf;
+ * the cleanup forgets them when pconf is cleared for the next generation. */
+static apr_hash_t *tack_stores;
+static apr_array_header_t *tack_store_list;
+
+static apr_status_t tack_stores_forget(void *unused)
+{
+    tack_stores = NULL;
+    tack_store_list = NULL;
+    return APR_SUCCESS;
+}
+
+static int tack_strcmp_ptr(const void *a, const void *b)
+{
+    return strcmp(*(const char *const *)a, *(const char *const *)b);
+}
+
+/* tack_store_name returns 1 for a file name the store serves. */
+static int tack_store_name(const char *name)
+{
+    size_t n = strlen(name), suffix = sizeof(TACK_STORE_SUFFIX) - 1;
+
+    return name[0] != '.' && n > suffix &&
+           !strcmp(name + n - suffix, TACK_STORE_SUFFIX);
+}
+
+/* tack_store_index adds the TACKs of |f| to |st|'s index.  A TACK that
+ * repeats one already indexed byte for byte (the same certificate in two
+ * files) is counted and left out; two different TACKs for one certificate
+ * are both kept, for the vhost's format to decide (draft-02: a pair). */
+static void tack_store_index(tack_store_t *st, tack_file_t *f, time_t now)
+{
+    int k;
+
+    for (k = 0; k < f->nitems; k++) {
+        tack_item_t *item = &f->items[k];
+        tack_item_t *head, *last = NULL, *it;
+        int dup = 0;
+
+        head = apr_hash_get(st->by_hash, item->tack.target_hash,
+                            TACK_HASH_LEN);
+        for (it = head; it; it = it->next_same) {
+            dup |= !memcmp(&it->tack, &item->tack, sizeof(item->tack));
+            last = it;
+        }
+        if (dup) {
+            st->nduplicates++;
+            item->matched = 1; /* reported as a duplicate, not as unused */
+            continue;
+        }
+        if (last) {
+            last->next_same = item;
+        } else {
+            apr_hash_set(st->by_hash, item->tack.target_hash, TACK_HASH_LEN,
+                         item);
+        }
+        if (item->expires - now < TACK_EXPIRY_WARN_SECS) {
+            APR_ARRAY_PUSH(st->expiring, tack_item_t *) = item;
+        }
+    }
+}
+
+/* tack_store_load reads every *.tack.pem of |st|'s directory, in name order,
+ * validating each like a TackFile.  Nothing is logged here: the outcome is
+ * kept in |st| and reported once by tack_config_log_stores. */
+static void tack_store_load(apr_pool_t *p, server_rec *s, tack_store_t *st)
+{
+    apr_array_header_t *names = apr_array_make(p, 64, sizeof(const char *));
+    apr_dir_t *dir;
+    apr_finfo_t fi;
+    apr_status_t rv;
+    time_t now = time(NULL);
+    int i;
+
+    rv = apr_dir_open(&dir, st->path, p);
+    if (rv != APR_SUCCESS) {
+        st->error = apr_psprintf(p, "TackStore %s: cannot read directory: %pm",
+                                 st->path, &rv);
+        return;
+    }
+    for (;;) {
+        rv = apr_dir_read(&fi, APR_FINFO_NAME, dir);
+        if (rv != APR_SUCCESS && rv != APR_INCOMPLETE) {
+            break;
+        }
+        if (fi.name && tack_store_name(fi.name)) {
+            APR_ARRAY_PUSH(names, const char *) = apr_pstrdup(p, fi.name);
+        }
+    }
+    apr_dir_close(dir);
+    if (names->nelts > 1) {
+        qsort(names->elts, (size_t)names->nelts, sizeof(const char *),
+              tack_strcmp_ptr);
+    }
+    for (i = 0; i < names->nelts; i++) {
+        tack_file_t *f = apr_pcalloc(p, sizeof(*f));
+        int expired;
+
+        f->s = s;
+        f->kind = "TackStore";
+        f->store = st;
+        f->where = st->where;
+        f->server_level = 1;
+        f->path = apr_pstrcat(p, st->path, "/",
+                              APR_ARRAY_IDX(names, i, const char *), NULL);
+        f->error = tack_load_tackfile(p, f, &expired);
+        if (f->error) {
+            f->nitems = 0;
+            APR_ARRAY_PUSH(expired ? st->expired : st->bad, tack_file_t *) = f;
+            continue;
+        }
+        APR_ARRAY_PUSH(st->files, tack_file_t *) = f;
+        tack_store_index(st, f, now);
+    }
+    st->nfiles = st->files->nelts;
+}
+
+/* tack_store_get returns the store for directory |path|, reading it the
+ * first time it is named in this generation. */
+static tack_store_t *tack_store_get(cmd_parms *cmd, const char *path)
+{
+    apr_pool_t *p = cmd->pool;
+    tack_store_t *st;
+
+    if (!tack_stores) {
+        tack_stores = apr_hash_make(p);
+        tack_store_list = apr_array_make(p, 2, sizeof(tack_store_t *));
+        apr_pool_cleanup_register(p, NULL, tack_stores_forget,
+                                  apr_pool_cleanup_null);
+    }
+    st = apr_hash_get(tack_stores, path, APR_HASH_KEY_STRING);
+    if (st) {
+        return st;
+    }
+    st = apr_pcalloc(p, sizeof(*st));
+    st->path = path;
+    st->where = tack_where(cmd);
+    st->by_hash = apr_hash_make(p);
+    st->files = apr_array_make(p, 64, sizeof(tack_file_t *));
+    st->bad = apr_array_make(p, 1, sizeof(tack_file_t *));
+    st->expired = apr_array_make(p, 1, sizeof(tack_file_t *));
+    st->expiring = apr_array_make(p, 1, sizeof(tack_item_t *));
+    /* The first pass of an initial start is thrown away before anything
+     * is served, and would only double the start-up time of a large
+     * store: the directory is read in the pass that counts. */
+    if (!tack_config_quiet()) {
+        tack_store_load(p, cmd->server, st);
+        st->loaded = 1;
+    }
+    apr_hash_set(tack_stores, path, APR_HASH_KEY_STRING, st);
+    APR_ARRAY_PUSH(tack_store_list, tack_store_t *) = st;
+    return st;
+}
+
+static const char *tack_cmd_TackStore(cmd_parms *cmd, void *dcfg,
+                                      const char *arg)
+{
+    tack_conf_t *conf = tack_config_get(cmd->server);
+    const char *path;
+    tack_store_t *st;
+
+    conf->store_set = 1;
+    if (!strcasecmp(arg, "none")) {
+        conf->store = NULL;
+        return NULL;
+    }
+    path = ap_server_root_relative(cmd->pool, arg);
+    if (!path) {
+        return apr_psprintf(cmd->pool, "TackStore %s: invalid path", arg);
+    }
+    while (strlen(path) > 1 && path[strlen(path) - 1] == '/') {
+        path = apr_pstrndup(cmd->pool, path, strlen(path) - 1);
+    }
+    st = tack_store_get(cmd, path);
+    if (st->error && tack_config_strict()) {
+        return st->error;
+    }
+    conf->store = st;
+    return NULL;
+}
+
 static const char *tack_cmd_TackFile(cmd_parms *cmd, void *dcfg,
                                      const char *arg, const char *flag)
 {
     tack_conf_t *conf = tack_config_get(cmd->server);
     tack_file_t *f;
     const char *err;
+    int expired;
 
     if (flag && strcasecmp(flag, "inactive")) {
         return apr_psprintf(cmd->pool,
@@ -261,6 +450,7 @@ static const char *tack_cmd_TackFile(cmd_parms *cmd, void *dcfg,
     }
     f = apr_pcalloc(cmd->pool, sizeof(*f));
     f->s = cmd->server;
+    f->kind = "TackFile";
     f->where = tack_where(cmd);
     f->inactive = flag != NULL;
     f->server_level = !cmd->server->is_virtual;
@@ -268,7 +458,7 @@ static const char *tack_cmd_TackFile(cmd_parms *cmd, void *dcfg,
     if (!f->path) {
         return apr_psprintf(cmd->pool, "TackFile %s: invalid file path", arg);
     }
-    err = tack_load_tackfile(cmd->pool, f);
+    err = tack_load_tackfile(cmd->pool, f, &expired);
     if (err) {
         if (tack_config_strict()) {
             return err;
@@ -362,6 +552,9 @@ const command_rec tack_config_cmds[] = {
     AP_INIT_FLAG("TackTLS13", tack_cmd_TackTLS13, NULL, RSRC_CONF,
                  "also serve TACK in TLS 1.3 EncryptedExtensions (default "
                  "off)"),
+    AP_INIT_TAKE1("TackStore", tack_cmd_TackStore, NULL, RSRC_CONF,
+                  "a directory of *.tack.pem files served to every SSL vhost "
+                  "by target_hash, or 'none'"),
     {NULL}};
 
 /* ---- create / merge ------------------------------------------------------ */
@@ -398,6 +591,8 @@ void *tack_config_merge(apr_pool_t *p, void *basev, void *addv)
                               ? add->pin_activation
                               : base->pin_activation;
     mrg->format = add->format != TACK_UNSET ? add->format : base->format;
+    mrg->store_set = add->store_set || base->store_set;
+    mrg->store = add->store_set ? add->store : base->store;
     mrg->tls13 = add->tls13 != TACK_UNSET ? add->tls13 : base->tls13;
     return mrg;
 }
@@ -447,27 +642,31 @@ static int tack_select(apr_pool_t *p, server_rec *s, int format,
 
     if (format == TACK_FORMAT_00 && cert->ntacks == 1) {
         return tack_problem(s, "TACK00001",
-                            "TackFile %s (%s): a second TACK for %s, already "
-                            "served by TackFile %s; draft-00 serves one TACK "
+                            "%s %s (%s): a second TACK for %s, already "
+                            "served by %s %s; draft-00 serves one TACK "
                             "per certificate",
-                            item->file->path, item->file->where, cert->label,
+                            item->file->kind, item->file->path,
+                            item->file->where, cert->label,
+                            cert->tacks[0]->file->kind,
                             cert->tacks[0]->file->path);
     }
     if (cert->ntacks == TACK_EXT02_MAX_TACKS) {
         return tack_problem(s, "TACK00002",
-                            "TackFile %s (%s): a third TACK for %s; draft-02 "
+                            "%s %s (%s): a third TACK for %s; draft-02 "
                             "serves at most two per certificate",
-                            item->file->path, item->file->where, cert->label);
+                            item->file->kind, item->file->path,
+                            item->file->where, cert->label);
     }
     for (j = 0; j < cert->ntacks; j++) {
         if (tack_key_equal(cert->tacks[j]->tack.public_key,
                            item->tack.public_key)) {
             return tack_problem(s, "TACK00003",
-                                "TackFile %s (%s): %s has the key %s of "
-                                "TackFile %s, also for %s; two TACKs for one "
+                                "%s %s (%s): %s has the key %s of "
+                                "%s %s, also for %s; two TACKs for one "
                                 "certificate need two keys",
-                                item->file->path, item->file->where,
-                                tack_item_name(p, item), item->fingerprint,
+                                item->file->kind, item->file->path,
+                                item->file->where, tack_item_name(p, item),
+                                item->fingerprint, cert->tacks[j]->file->kind,
                                 cert->tacks[j]->file->path, cert->label);
         }
     }
@@ -484,10 +683,10 @@ static int tack_file_usable(server_rec *s, tack_file_t *f, int format,
     }
     if (format == TACK_FORMAT_00 && f->nitems > 1) {
         *problems += tack_problem(s, "TACK00004",
-                                  "TackFile %s (%s): holds %d TACKs; in "
+                                  "%s %s (%s): holds %d TACKs; in "
                                   "TackFormat draft-00 a TACK file holds one "
                                   "(pair files need TackFormat draft-02)",
-                                  f->path, f->where, f->nitems);
+                                  f->kind, f->path, f->where, f->nitems);
         return 0;
     }
     return 1;
@@ -503,6 +702,8 @@ int tack_config_resolve(apr_pool_t *p, server_rec *s, tack_conf_t *conf,
     memset(out, 0, sizeof(*out));
     out->format = conf->format == TACK_UNSET ? TACK_FORMAT_00 : conf->format;
     out->pin_activation = conf->pin_activation == 1;
+    out->tls13 = conf->tls13 == 1;
+    out->store = conf->store;
     out->certs = certs;
     out->ncerts = ncerts;
     for (c = 0; c < ncerts; c++) {
@@ -566,6 +767,33 @@ int tack_config_resolve(apr_pool_t *p, server_rec *s, tack_conf_t *conf,
         }
     }
 
+    /* The store: only for certificates no TackFile line gave a TACK to
+     * (explicit lines win), one hash lookup per certificate. */
+    if (conf->store && conf->store->loaded) {
+        for (c = 0; c < ncerts; c++) {
+            tack_item_t *item;
+            const tack_file_t *unusable = NULL;
+
+            if (certs[c].ntacks) {
+                continue;
+            }
+            item = apr_hash_get(conf->store->by_hash, certs[c].hash,
+                                TACK_HASH_LEN);
+            for (; item; item = item->next_same) {
+                item->matched = 1;
+                if (item->file == unusable) {
+                    continue; /* the second TACK of a pair already refused */
+                }
+                if (!tack_file_usable(s, item->file, out->format,
+                                      &problems)) {
+                    unusable = item->file;
+                    continue;
+                }
+                problems += tack_select(p, s, out->format, &certs[c], item);
+            }
+        }
+    }
+
     /* Break signatures: draft-00 only (draft-02 dropped them). */
     if (conf->sigfiles) {
         tack_sigfile_t **sf = (tack_sigfile_t **)conf->sigfiles->elts;
@@ -574,6 +802,19 @@ int tack_config_resolve(apr_pool_t *p, server_rec *s, tack_conf_t *conf,
             size_t j;
 
             if (sf[i]->error || sf[i]->num == 0) {
+                continue;
+            }
+            if (out->format == TACK_FORMAT_02 && sf[i]->s != s) {
+                /* Inherited from the server config, meant "for all": a
+                 * draft-02 vhost cannot carry them, and that is no error. */
+                if (!tack_config_quiet()) {
+                    ap_log_error(APLOG_MARK, APLOG_INFO, 0, s,
+                                 "TACK00023: vhost %s: TackFormat draft-02 "
+                                 "has no break signatures: the %" APR_SIZE_T_FMT
+                                 " inherited from %s (%s) are not served here",
+                                 tack_vhost_name(s), sf[i]->num, sf[i]->path,
+                                 sf[i]->where);
+                }
                 continue;
             }
             if (out->format == TACK_FORMAT_02) {
@@ -610,12 +851,13 @@ int tack_config_resolve(apr_pool_t *p, server_rec *s, tack_conf_t *conf,
                 continue;
             }
             problems += tack_problem(s, "TACK00007",
-                                     "TackFile %s (%s): its key %s is broken "
+                                     "%s %s (%s): its key %s is broken "
                                      "by a break signature in "
                                      "TackBreakSigsFile %s (%s); a TACK and "
                                      "the break signature of its key cannot "
                                      "be served together",
-                                     item->file->path, item->file->where,
+                                     item->file->kind, item->file->path,
+                                     item->file->where,
                                      item->fingerprint, out->sigfiles[j]->path,
                                      out->sigfiles[j]->where);
             memmove(&certs[c].tacks[k], &certs[c].tacks[k + 1],
@@ -652,6 +894,12 @@ void tack_config_warn_expiry(server_rec *s, const tack_sel_t *sel)
         for (k = 0; k < sel->certs[c].ntacks; k++) {
             const tack_item_t *item = sel->certs[c].tacks[k];
 
+            /* A store's TACKs are reported once per store, not per vhost
+             * (tack_config_log_stores): at 10,000 vhosts signed the same
+             * day, one line per TACK would bury everything else. */
+            if (item->file->store) {
+                continue;
+            }
             if (item->expires - now < TACK_EXPIRY_WARN_SECS) {
                 ap_log_error(APLOG_MARK, APLOG_WARNING, 0, s,
                              "TACK00010: vhost %s: TackFile %s: TACK (key "
@@ -700,6 +948,96 @@ int tack_config_log_load_errors(server_rec *s_main)
                          "signatures are not served",
                          tack_vhost_name(s), sf[i]->error, sf[i]->where);
         }
+    }
+    return problems;
+}
+
+int tack_config_log_stores(server_rec *s_main, int report_unmatched)
+{
+    apr_pool_t *p = s_main->process->pconf;
+    time_t now = time(NULL);
+    int problems = 0, i, j, k;
+
+    if (tack_config_quiet() || !tack_store_list) {
+        return 0;
+    }
+    for (i = 0; i < tack_store_list->nelts; i++) {
+        tack_store_t *st = APR_ARRAY_IDX(tack_store_list, i, tack_store_t *);
+        int unmatched = 0;
+
+        if (st->error) {
+            /* Under -t the directive has already failed with it. */
+            problems++;
+            ap_log_error(APLOG_MARK, APLOG_ERR, 0, s_main,
+                         "TACK00016: %s (%s); nothing is served from it",
+                         st->error, st->where);
+            continue;
+        }
+        for (j = 0; j < st->bad->nelts; j++) {
+            tack_file_t *f = APR_ARRAY_IDX(st->bad, j, tack_file_t *);
+
+            problems++;
+            ap_log_error(APLOG_MARK, APLOG_ERR, 0, s_main,
+                         "TACK00017: %s (TackStore at %s)%s", f->error,
+                         st->where,
+                         tack_config_strict() ? "" : "; this file is skipped");
+        }
+        /* Expiry is routine at a provider's scale: a warning in both
+         * modes, never a refused configuration. */
+        for (j = 0; j < st->expired->nelts; j++) {
+            tack_file_t *f = APR_ARRAY_IDX(st->expired, j, tack_file_t *);
+
+            ap_log_error(APLOG_MARK, APLOG_WARNING, 0, s_main,
+                         "TACK00018: %s; skipped: sign a new one", f->error);
+        }
+        if (st->expiring->nelts) {
+            const tack_item_t *first = NULL;
+
+            for (j = 0; j < st->expiring->nelts; j++) {
+                const tack_item_t *it =
+                    APR_ARRAY_IDX(st->expiring, j, tack_item_t *);
+
+                if (!first || it->expires < first->expires) {
+                    first = it;
+                }
+                ap_log_error(APLOG_MARK, APLOG_DEBUG, 0, s_main,
+                             "TACK00019: TackStore %s: TACK (key %s) "
+                             "expires at %s",
+                             it->file->path, it->fingerprint, it->expiry);
+            }
+            ap_log_error(APLOG_MARK, APLOG_WARNING, 0, s_main,
+                         "TACK00020: TackStore %s: %d TACK%s expire%s "
+                         "within 30 days, the first %s at %s, in %s; "
+                         "sign new ones",
+                         st->path, st->expiring->nelts,
+                         st->expiring->nelts == 1 ? "" : "s",
+                         st->expiring->nelts == 1 ? "s" : "",
+                         first->file->path, first->expiry,
+                         tack_duration(p, (long)(first->expires - now)));
+        }
+        for (j = 0; j < st->files->nelts; j++) {
+            tack_file_t *f = APR_ARRAY_IDX(st->files, j, tack_file_t *);
+
+            for (k = 0; k < f->nitems; k++) {
+                if (f->items[k].matched || !report_unmatched) {
+                    continue;
+                }
+                unmatched++;
+                ap_log_error(APLOG_MARK, APLOG_DEBUG, 0, s_main,
+                             "TACK00021: TackStore %s: target_hash of %s "
+                             "(key %s) matches no certificate of any "
+                             "virtual host using the store; not used",
+                             f->path, tack_item_name(p, &f->items[k]),
+                             f->items[k].fingerprint);
+            }
+        }
+        ap_log_error(APLOG_MARK, APLOG_INFO, 0, s_main,
+                     "TACK00022: TackStore %s (%s): %d TACK file%s loaded, "
+                     "%d malformed, %d expired, %d duplicate%s, %d unused",
+                     st->path, st->where, st->nfiles,
+                     st->nfiles == 1 ? "" : "s", st->bad->nelts,
+                     st->expired->nelts, st->nduplicates,
+                     st->nduplicates == 1 ? "" : "s", unmatched);
     }
     return problems;
 }
@@ -768,26 +1106,39 @@ static void tack_tree_collect(apr_pool_t *p, const ap_directive_t *d,
     }
 }
 
-/* tack_tree_find_vhost returns the <VirtualHost> node that defined |s|. */
-static const ap_directive_t *tack_tree_find_vhost(const ap_directive_t *d,
-                                                  server_rec *s)
+/* tack_tree_index_vhosts records every <VirtualHost> node under |d| (and
+ * in conditional sections) by "file:line", the place httpd remembers in
+ * server_rec: one walk of the tree for all vhosts, not one per vhost. */
+static void tack_tree_index_vhosts(apr_pool_t *p, const ap_directive_t *d,
+                                   apr_hash_t *index)
 {
     for (; d; d = d->next) {
         if (!strcasecmp(d->directive, "<VirtualHost")) {
-            if (d->line_num == (int)s->defn_line_number && d->filename &&
-                s->defn_name && !strcmp(d->filename, s->defn_name)) {
-                return d;
+            if (d->filename) {
+                apr_hash_set(index,
+                             apr_psprintf(p, "%s:%d", d->filename,
+                                          d->line_num),
+                             APR_HASH_KEY_STRING, d);
             }
         } else if (!strncasecmp(d->directive, "<If", 3)) {
-            const ap_directive_t *found =
-                tack_tree_find_vhost(d->first_child, s);
-
-            if (found) {
-                return found;
-            }
+            tack_tree_index_vhosts(p, d->first_child, index);
         }
     }
-    return NULL;
+}
+
+/* What the tree says about the main server, and where each vhost is. */
+typedef struct {
+    tack_tree_certs_t top;
+    apr_hash_t *vhosts;
+} tack_tree_t;
+
+static void tack_tree_init(apr_pool_t *p, tack_tree_t *tree)
+{
+    tree->top.paths = apr_array_make(p, 4, sizeof(const char *));
+    tree->top.ssl_on = -1;
+    tack_tree_collect(p, ap_conftree, &tree->top);
+    tree->vhosts = apr_hash_make(p);
+    tack_tree_index_vhosts(p, ap_conftree, tree->vhosts);
 }
 
 /* tack_tree_cert_hash reads the first certificate of |path| and hashes its
@@ -818,18 +1169,21 @@ static int tack_tree_cert_hash(const char *path, uint8_t hash[TACK_HASH_LEN])
  * list to the main server's, and a later certificate replaces an earlier
  * one of the same key type (one OpenSSL slot per type).  Returns the count;
  * |*ssl_on| says whether SSLEngine on was seen. */
-static int tack_tree_certs(apr_pool_t *p, server_rec *s, tack_certsel_t *certs,
-                           int max, int *ssl_on)
+static int tack_tree_certs(apr_pool_t *p, const tack_tree_t *tree,
+                           server_rec *s, tack_certsel_t *certs, int max,
+                           int *ssl_on)
 {
     tack_tree_certs_t tc;
     const ap_directive_t *vh;
     int types[16], n = 0, i, j;
 
-    tc.paths = apr_array_make(p, 4, sizeof(const char *));
-    tc.ssl_on = -1;
-    tack_tree_collect(p, ap_conftree, &tc);
-    if (s->is_virtual) {
-        vh = tack_tree_find_vhost(ap_conftree, s);
+    tc.paths = apr_array_copy(p, tree->top.paths);
+    tc.ssl_on = tree->top.ssl_on;
+    if (s->is_virtual && s->defn_name) {
+        vh = apr_hash_get(tree->vhosts,
+                          apr_psprintf(p, "%s:%u", s->defn_name,
+                                       s->defn_line_number),
+                          APR_HASH_KEY_STRING);
         if (vh) {
             tack_tree_collect(p, vh->first_child, &tc);
         }
@@ -863,24 +1217,30 @@ int tack_config_check(apr_pool_t *pconf, apr_pool_t *plog, apr_pool_t *ptemp,
                       server_rec *s_main)
 {
     server_rec *s;
+    tack_tree_t tree;
     int problems = 0, all_known = 1;
 
     if (!tack_config_strict()) {
         return OK;
     }
+    tack_tree_init(ptemp, &tree);
     for (s = s_main; s; s = s->next) {
         tack_conf_t *conf = tack_config_get(s);
         tack_certsel_t certs[TACK_MAX_CERTS];
         tack_sel_t sel;
-        int n, ssl_on, has_tacks;
+        int n, ssl_on, has_tacks, has_own;
 
         has_tacks = conf->files->nelts ||
                     (conf->server_files && conf->server_files->nelts);
-        if (!has_tacks && !conf->sigfiles->nelts) {
+        has_own = has_tacks || conf->sigfiles->nelts;
+        if (!has_own && !conf->store) {
             continue; /* nothing to check: leave its certificates alone */
         }
         memset(certs, 0, sizeof(certs));
-        n = tack_tree_certs(ptemp, s, certs, TACK_MAX_CERTS, &ssl_on);
+        n = tack_tree_certs(ptemp, &tree, s, certs, TACK_MAX_CERTS, &ssl_on);
+        if (!has_own && !ssl_on) {
+            continue; /* only the store, and no TLS here */
+        }
         if (!n && ssl_on) {
             /* e.g. mod_md: the certificate is found only at a real start */
             all_known = 0;
@@ -898,6 +1258,7 @@ int tack_config_check(apr_pool_t *pconf, apr_pool_t *plog, apr_pool_t *ptemp,
     if (all_known) {
         problems += tack_config_check_unmatched(s_main);
     }
+    problems += tack_config_log_stores(s_main, all_known);
     if (problems) {
         ap_log_error(APLOG_MARK, APLOG_ERR, 0, s_main,
                      "TACK00015: %d TACK configuration problem%s; refusing "

@@ -14,9 +14,11 @@
  *   http <status line of the answer to HEAD />
  *
  * Usage: tackprobe -c HOST:PORT [-n SNI] [-v 1.2|1.3] [-x] [-N] [-a SIGALGS]
- *                  [-C CIPHERS] [-o SESSION_OUT] [-i SESSION_IN]
+ *                  [-C CIPHERS] [-o SESSION_OUT] [-i SESSION_IN] [-f FILE]
  *   -x  send a non-empty request (one zero byte): the server must alert
  *   -N  do not ask for TACK
+ *   -f  batch mode: one handshake (no HTTP request) per SNI name listed in
+ *       FILE, one line each: "NAME <hex of the body>|none|error"
  * Exit status 0 after a complete handshake and HTTP exchange, 2 otherwise.
  * Built with libssl only: it does not share code with the module or core.
  */
@@ -90,11 +92,55 @@ static int fail(const char *what)
     return 2;
 }
 
+/* run_batch: one handshake per name of |file|, reusing |ctx|. */
+static int run_batch(SSL_CTX *ctx, const char *connect_to, const char *file)
+{
+    FILE *f = fopen(file, "r");
+    char name[512];
+
+    if (!f) {
+        return fail("opening the batch file");
+    }
+    while (fgets(name, sizeof(name), f)) {
+        BIO *bio;
+        SSL *ssl;
+        size_t i;
+
+        name[strcspn(name, "\r\n")] = '\0';
+        if (!name[0]) {
+            continue;
+        }
+        got_ext = 0;
+        ext_len = 0;
+        bio = BIO_new_ssl_connect(ctx);
+        BIO_set_conn_hostname(bio, connect_to);
+        BIO_get_ssl(bio, &ssl);
+        SSL_set_tlsext_host_name(ssl, name);
+        printf("%s ", name);
+        if (BIO_do_handshake(bio) <= 0) {
+            printf("error\n");
+            ERR_clear_error();
+        } else if (!got_ext) {
+            printf("none\n");
+        } else {
+            for (i = 0; i < ext_len; i++) {
+                printf("%02x", ext_body[i]);
+            }
+            printf("\n");
+        }
+        SSL_shutdown(ssl);
+        BIO_free_all(bio);
+    }
+    fclose(f);
+    fflush(stdout);
+    return 0;
+}
+
 int main(int argc, char **argv)
 {
     const char *connect_to = NULL, *sni = NULL, *version = NULL;
     const char *sigalgs = NULL, *ciphers = NULL, *sess_out = NULL;
-    const char *sess_in = NULL;
+    const char *sess_in = NULL, *batch = NULL;
     SSL_CTX *ctx;
     SSL *ssl;
     BIO *bio;
@@ -102,7 +148,7 @@ int main(int argc, char **argv)
     char buf[4096];
     unsigned int context;
 
-    while ((opt = getopt(argc, argv, "c:n:v:xNa:C:o:i:")) != -1) {
+    while ((opt = getopt(argc, argv, "c:n:v:xNa:C:o:i:f:")) != -1) {
         switch (opt) {
         case 'c':
             connect_to = optarg;
@@ -130,6 +176,9 @@ int main(int argc, char **argv)
             break;
         case 'i':
             sess_in = optarg;
+            break;
+        case 'f':
+            batch = optarg;
             break;
         default:
             fprintf(stderr,
@@ -163,6 +212,9 @@ int main(int argc, char **argv)
     if (!SSL_CTX_add_custom_ext(ctx, EXT_TYPE, context, probe_add, NULL, NULL,
                                 probe_parse, NULL)) {
         return fail("SSL_CTX_add_custom_ext");
+    }
+    if (batch) {
+        return run_batch(ctx, connect_to, batch);
     }
     bio = BIO_new_ssl_connect(ctx);
     if (!bio) {

@@ -18,7 +18,7 @@ use Test::More;
 use TackFixture qw(read_pem_blocks ext00 ext02 write_file);
 
 use Exporter 'import';
-our @EXPORT = qw(fx t_dir top_dir ssl_port s_client probe tack_of sigs_of
+our @EXPORT = qw(fx t_dir top_dir ssl_port s_client probe probe_batch tack_of sigs_of
     body00 body02 hex log_mark log_since log_clean);
 
 my $T = abs_path(dirname(__FILE__) . '/../..');
@@ -55,6 +55,24 @@ sub s_client {
         my $raw = decode_base64($1);
         my ($type, $len) = unpack('nn', $raw);
         $r{ext} = substr($raw, 4) if $type == 0xF300 && $len == length($raw) - 4;
+    }
+    return \%r;
+}
+
+# probe_batch(port => P, names => [...], version => '1.2'): one handshake per
+# name in one process; returns { name => body bytes, '' for none, undef for
+# a failed handshake }.
+sub probe_batch {
+    my %o = @_;
+    my $file = "$T/tmp/probe-batch.txt";
+    write_file($file, join('', map { "$_\n" } @{ $o{names} }));
+    my $cmd = "$T/tmp/tackprobe -c 127.0.0.1:$o{port} -f $file"
+        . ($o{version} ? " -v $o{version}" : '') . ' 2>&1';
+    my %r;
+    for my $line (split /\n/, qx{$cmd}) {
+        my ($name, $v) = split / /, $line, 2;
+        next unless defined $v;
+        $r{$name} = $v eq 'none' ? '' : $v eq 'error' ? undef : pack('H*', $v);
     }
     return \%r;
 }
@@ -164,6 +182,12 @@ sub write_conf {
     open my $in, '<', $mods or die "$mods: $!";
     my $load = join '', grep { /^LoadModule/ } <$in>;
     close $in;
+    # mpm => 'prefork': another MPM in place of event (one connection per
+    # process, e.g. to prove counters are shared between processes).
+    if ($o{mpm}) {
+        $load =~ s{^LoadModule mpm_event_module (\S+)/mod_mpm_event\.so$}
+                  {LoadModule mpm_$o{mpm}_module $1/mod_mpm_$o{mpm}.so}m;
+    }
     my $module = TackTest::top_dir() . '/.libs/mod_tack.so';
     my $root = $self->{root};
     $body =~ s/\@PORT\@/$self->{port}/g;
@@ -247,7 +271,8 @@ sub wait_port {
 # up; the listening socket alone is bound long before (first pass).
 sub wait_ready {
     my ($self, $mark) = @_;
-    for (1 .. 100) {
+    # $self->{timeout}: seconds (10 unless set, e.g. for 10,000 vhosts)
+    for (1 .. 10 * ($self->{timeout} || 10)) {
         my $log = TackTest::log_since($mark || 0, $self->error_log);
         return 1 if $self->alive && $log =~ /resuming normal operations/;
         select(undef, undef, undef, 0.1);

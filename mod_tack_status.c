@@ -1,0 +1,581 @@
+/*
+ * mod_tack_status.c -- what the module serves, seen from outside: the
+ * handshake counters in shared memory, the "tack-status" handler (HTML for
+ * people, ?json for monitoring) and a section of mod_status's page.
+ *
+ * Counters.  Each certificate of each SSL vhost (and, per vhost, "a
+ * certificate not in the table") has a slot of two 64-bit counters:
+ * handshakes whose ClientHello asked for TACK and, of those, the ones that
+ * received a TACK.  tack_cb_ext_add adds to them with relaxed atomic adds
+ * (__atomic_fetch_add, one "lock xadd" each on x86-64): no lock, no
+ * allocation, no system call, nothing that grows with the number of vhosts.
+ * Relaxed ordering is enough: each counter is independent, and a reader
+ * only needs every increment to land eventually, not an order between them.
+ *
+ * The slots live in one anonymous shared-memory segment (apr_shm, mmap'd
+ * MAP_SHARED|MAP_ANONYMOUS), created in post_config in the parent before
+ * the children fork, so every child process and thread adds to the same
+ * numbers.  The slot of each vhost/certificate is fixed at configuration
+ * time (tack_status_post_config), so a handshake follows one pointer.
+ *
+ * Restarts.  A graceful (or full) restart builds a new generation of
+ * vhosts, so a new segment is created, sized for it, and each slot takes
+ * over the previous values of the slot with the same vhost name and
+ * certificate (SHA-256 of its public key): counters survive restarts, a
+ * new certificate starts from zero.  The old segment is unmapped in the
+ * parent only; children of the old generation still finishing their
+ * connections keep it mapped, and what they count after the copy is lost
+ * (a few handshakes per graceful restart at most).  Counters restart from
+ * zero when httpd is stopped and started.  The segment and the previous
+ * generation's index are kept in a subpool of the process pool (found
+ * again through pool userdata, since the DSO itself is unloaded and
+ * reloaded on restart).
+ */
+#include <string.h>
+#include <time.h>
+
+#include "httpd.h"
+#include "http_config.h"
+#include "http_core.h"
+#include "http_log.h"
+#include "http_protocol.h"
+#include "http_request.h"
+#include "apr_shm.h"
+#include "apr_strings.h"
+#include "mod_status.h"
+
+#include <jansson.h>
+
+#include "mod_tack.h"
+
+APLOG_USE_MODULE(tack);
+
+#define TACK_STATUS_HANDLER "tack-status"
+#define TACK_CTR_USERDATA "mod_tack-counters"
+
+/* One generation of counters, kept in the process pool. */
+typedef struct {
+    apr_pool_t *pool;   /* holds the segment and |keys| */
+    apr_hash_t *keys;   /* "vhost|spki-hash-hex" -> tack_ctr_t * */
+    apr_time_t since;   /* when counting started */
+} tack_ctrgen_t;
+
+/* The vhosts of this configuration generation, in pconf. */
+static apr_array_header_t *tack_rts;
+static apr_time_t tack_ctr_since;
+static int tack_ctr_shared;
+
+static apr_status_t tack_status_forget(void *unused)
+{
+    tack_rts = NULL;
+    tack_ctr_shared = 0;
+    return APR_SUCCESS;
+}
+
+void tack_status_add(apr_pool_t *pconf, tack_rt_t *rt)
+{
+    if (!tack_rts) {
+        tack_rts = apr_array_make(pconf, 16, sizeof(tack_rt_t *));
+        apr_pool_cleanup_register(pconf, NULL, tack_status_forget,
+                                  apr_pool_cleanup_null);
+    }
+    APR_ARRAY_PUSH(tack_rts, tack_rt_t *) = rt;
+}
+
+static const char *tack_hex(apr_pool_t *p, const uint8_t *in, size_t len)
+{
+    static const char digits[] = "0123456789abcdef";
+    char *out = apr_palloc(p, 2 * len + 1);
+    size_t i;
+
+    for (i = 0; i < len; i++) {
+        out[2 * i] = digits[in[i] >> 4];
+        out[2 * i + 1] = digits[in[i] & 15];
+    }
+    out[2 * len] = '\0';
+    return out;
+}
+
+static const char *tack_ctr_key(apr_pool_t *p, const tack_rt_t *rt,
+                                const tack_slot_t *slot, int other)
+{
+    return apr_pstrcat(p, rt->name, "|",
+                       other ? "other" : tack_hex(p, slot->hash,
+                                                  TACK_HASH_LEN),
+                       NULL);
+}
+
+int tack_status_post_config(apr_pool_t *pconf, server_rec *s)
+{
+    apr_pool_t *proc = s->process->pool, *gp;
+    tack_ctrgen_t *prev = NULL, *gen;
+    apr_shm_t *shm;
+    tack_ctr_t *base;
+    apr_status_t rv;
+    size_t n = 0, next = 0;
+    int i, k;
+
+    /* The first pass of an initial start is thrown away: no segment. */
+    if (tack_config_quiet() || !tack_rts) {
+        return OK;
+    }
+    for (i = 0; i < tack_rts->nelts; i++) {
+        n += (size_t)APR_ARRAY_IDX(tack_rts, i, tack_rt_t *)->nslots + 1;
+    }
+    apr_pool_userdata_get((void **)&prev, TACK_CTR_USERDATA, proc);
+    apr_pool_create(&gp, proc);
+    apr_pool_tag(gp, "mod_tack_counters");
+    rv = apr_shm_create(&shm, n * sizeof(tack_ctr_t), NULL, gp);
+    if (rv != APR_SUCCESS) {
+        ap_log_error(APLOG_MARK, APLOG_WARNING, rv, s,
+                     "TACK00100: cannot create the shared-memory segment "
+                     "for the handshake counters (%" APR_SIZE_T_FMT
+                     " bytes); each child process counts on its own",
+                     n * sizeof(tack_ctr_t));
+        apr_pool_destroy(gp);
+        tack_ctr_since = apr_time_now();
+        return OK;
+    }
+    base = apr_shm_baseaddr_get(shm);
+    memset(base, 0, n * sizeof(tack_ctr_t));
+    gen = apr_pcalloc(gp, sizeof(*gen));
+    gen->pool = gp;
+    gen->keys = apr_hash_make(gp);
+    gen->since = prev ? prev->since : apr_time_now();
+    for (i = 0; i < tack_rts->nelts; i++) {
+        tack_rt_t *rt = APR_ARRAY_IDX(tack_rts, i, tack_rt_t *);
+
+        for (k = 0; k <= rt->nslots; k++) {
+            tack_slot_t *slot = &rt->slots[k];
+            tack_ctr_t *ctr = &base[next++];
+            const char *key = tack_ctr_key(gp, rt, slot, k == rt->nslots);
+            tack_ctr_t *old;
+
+            if (!apr_hash_get(gen->keys, key, APR_HASH_KEY_STRING)) {
+                old = prev ? apr_hash_get(prev->keys, key, APR_HASH_KEY_STRING)
+                           : NULL;
+                if (old) {
+                    ctr->requested = old->requested;
+                    ctr->served = old->served;
+                }
+                apr_hash_set(gen->keys, key, APR_HASH_KEY_STRING, ctr);
+            }
+            slot->ctr = ctr;
+        }
+    }
+    if (prev) {
+        apr_pool_destroy(prev->pool); /* unmaps it here, not in children */
+    }
+    apr_pool_userdata_set(gen, TACK_CTR_USERDATA, apr_pool_cleanup_null,
+                          proc);
+    tack_ctr_since = gen->since;
+    tack_ctr_shared = 1;
+    ap_log_error(APLOG_MARK, APLOG_DEBUG, 0, s,
+                 "TACK00101: handshake counters: %" APR_SIZE_T_FMT
+                 " slots (%" APR_SIZE_T_FMT " bytes) in shared memory",
+                 n, n * sizeof(tack_ctr_t));
+    return OK;
+}
+
+/* ---- reading the table --------------------------------------------------- */
+
+static apr_uint64_t tack_load(const apr_uint64_t *v)
+{
+    return __atomic_load_n(v, __ATOMIC_RELAXED);
+}
+
+/* Totals over the whole server, for summaries. */
+typedef struct {
+    int vhosts;          /* SSL vhosts */
+    int serving;         /* of them, serving at least one TACK */
+    int tacks;           /* TACKs served, counting each (vhost, cert) */
+    int expiring;        /* of them, expiring within 30 days */
+    int expired;         /* of them, expired (no longer served) */
+    const tack_item_t *soonest;
+    apr_uint64_t requested, served;
+} tack_totals_t;
+
+static void tack_totals(tack_totals_t *t, time_t now)
+{
+    int i, k, j;
+
+    memset(t, 0, sizeof(*t));
+    for (i = 0; tack_rts && i < tack_rts->nelts; i++) {
+        const tack_rt_t *rt = APR_ARRAY_IDX(tack_rts, i, tack_rt_t *);
+        int serving = 0;
+
+        t->vhosts++;
+        for (k = 0; k <= rt->nslots; k++) {
+            const tack_slot_t *slot = &rt->slots[k];
+
+            t->requested += tack_load(&slot->ctr->requested);
+            t->served += tack_load(&slot->ctr->served);
+            for (j = 0; j < slot->ntacks; j++) {
+                const tack_item_t *item = slot->tacks[j];
+
+                t->tacks++;
+                if (item->expires <= now) {
+                    t->expired++;
+                    continue;
+                }
+                serving = 1;
+                if (item->expires - now < TACK_EXPIRY_WARN_SECS) {
+                    t->expiring++;
+                }
+                if (!t->soonest || item->expires < t->soonest->expires) {
+                    t->soonest = item;
+                }
+            }
+        }
+        t->serving += serving;
+    }
+}
+
+static const char *tack_format_name(int format)
+{
+    return format == TACK_FORMAT_02 ? "draft-02" : "draft-00";
+}
+
+/* Days left, rounded down; negative once expired. */
+static long tack_days_left(time_t expires, time_t now)
+{
+    long secs = (long)(expires - now);
+
+    return secs >= 0 ? secs / 86400 : -((-secs + 86399) / 86400);
+}
+
+static const char *tack_iso_time(apr_pool_t *p, apr_time_t t)
+{
+    apr_time_exp_t tm;
+
+    apr_time_exp_gmt(&tm, t);
+    return apr_psprintf(p, "%04d-%02d-%02dT%02d:%02d:%02dZ", tm.tm_year + 1900,
+                        tm.tm_mon + 1, tm.tm_mday, tm.tm_hour, tm.tm_min,
+                        tm.tm_sec);
+}
+
+static int tack_tack_active(const tack_rt_t *rt, const tack_item_t *item)
+{
+    return rt->pin_activation && !item->file->inactive;
+}
+
+/* ---- JSON (jansson) ------------------------------------------------------ */
+
+static json_t *tack_json_counters(apr_uint64_t requested, apr_uint64_t served)
+{
+    return json_pack("{s:I, s:I}", "requested", (json_int_t)requested,
+                     "served", (json_int_t)served);
+}
+
+static json_t *tack_json_tack(apr_pool_t *p, const tack_rt_t *rt,
+                              const tack_item_t *item, time_t now)
+{
+    return json_pack(
+        "{s:s, s:i, s:i, s:s, s:I, s:b, s:s, s:s, s:s, s:b}", "key",
+        item->fingerprint, "min_generation", (int)item->tack.min_generation,
+        "generation", (int)item->tack.generation, "expires", item->expiry,
+        "days_left", (json_int_t)tack_days_left(item->expires, now),
+        "expired", item->expires <= now, "target_hash",
+        tack_hex(p, item->tack.target_hash, TACK_HASH_LEN), "file",
+        item->file->path, "source",
+        item->file->store ? "TackStore" : "TackFile", "active",
+        tack_tack_active(rt, item));
+}
+
+static json_t *tack_json_vhost(apr_pool_t *p, const tack_rt_t *rt, time_t now)
+{
+    json_t *vh, *certs, *sigs;
+    apr_uint64_t req = 0, srv = 0;
+    size_t j;
+    int k, i;
+
+    certs = json_array();
+    for (k = 0; k <= rt->nslots; k++) {
+        const tack_slot_t *slot = &rt->slots[k];
+        apr_uint64_t r = tack_load(&slot->ctr->requested);
+        apr_uint64_t s = tack_load(&slot->ctr->served);
+        json_t *cert, *tacks;
+
+        req += r;
+        srv += s;
+        if (k == rt->nslots) {
+            break; /* counted in the vhost's totals only */
+        }
+        tacks = json_array();
+        for (i = 0; i < slot->ntacks; i++) {
+            json_array_append_new(tacks,
+                                  tack_json_tack(p, rt, slot->tacks[i], now));
+        }
+        cert = json_pack("{s:s?, s:s?, s:s, s:o, s:o}", "subject",
+                         slot->subject, "key_type", slot->key_type,
+                         "spki_sha256",
+                         tack_hex(p, slot->hash, TACK_HASH_LEN), "tacks",
+                         tacks, "handshakes", tack_json_counters(r, s));
+        json_array_append_new(certs, cert);
+    }
+    sigs = json_array();
+    for (j = 0; j < rt->nsigs; j++) {
+        json_array_append_new(sigs, json_pack("{s:s, s:s}", "key",
+                                              rt->sig_keys[j], "file",
+                                              rt->sig_files[j]));
+    }
+    vh = json_pack("{s:s, s:s, s:b, s:b, s:s?, s:b, s:o, s:o, s:o}", "name",
+                   rt->name, "format", tack_format_name(rt->format),
+                   "pin_activation", rt->pin_activation, "tls13", rt->tls13,
+                   "store", rt->store ? rt->store->path : NULL, "registered",
+                   rt->registered, "break_signatures", sigs, "certificates",
+                   certs, "handshakes", tack_json_counters(req, srv));
+    return vh;
+}
+
+static int tack_json_write(const char *buf, size_t size, void *data)
+{
+    return ap_rwrite(buf, (int)size, (request_rec *)data) < 0 ? -1 : 0;
+}
+
+static int tack_status_json(request_rec *r, time_t now)
+{
+    json_t *doc, *vhosts;
+    tack_totals_t t;
+    int i;
+
+    tack_totals(&t, now);
+    vhosts = json_array();
+    for (i = 0; tack_rts && i < tack_rts->nelts; i++) {
+        json_array_append_new(
+            vhosts, tack_json_vhost(r->pool,
+                                    APR_ARRAY_IDX(tack_rts, i, tack_rt_t *),
+                                    now));
+    }
+    doc = json_pack(
+        "{s:s, s:s, s:s, s:b, s:{s:i, s:i, s:i, s:i, s:i, s:s?}, s:o, s:o}",
+        "server", ap_get_server_description(), "time",
+        tack_iso_time(r->pool, apr_time_now()), "counters_since",
+        tack_iso_time(r->pool, tack_ctr_since), "counters_shared",
+        tack_ctr_shared, "summary", "vhosts", t.vhosts, "serving", t.serving,
+        "tacks", t.tacks, "expiring_30_days", t.expiring, "expired",
+        t.expired, "soonest_expiry", t.soonest ? t.soonest->expiry : NULL,
+        "handshakes", tack_json_counters(t.requested, t.served), "vhosts",
+        vhosts);
+    if (!doc) {
+        return HTTP_INTERNAL_SERVER_ERROR;
+    }
+    ap_set_content_type(r, "application/json");
+    if (!r->header_only) {
+        json_dump_callback(doc, tack_json_write, r, JSON_INDENT(1));
+        ap_rputs("\n", r);
+    }
+    json_decref(doc);
+    return OK;
+}
+
+/* ---- HTML ---------------------------------------------------------------- */
+
+static const char *tack_esc(request_rec *r, const char *s)
+{
+    return ap_escape_html2(r->pool, s ? s : "", 0);
+}
+
+static void tack_html_tack_cells(request_rec *r, const tack_rt_t *rt,
+                                 const tack_item_t *item, time_t now)
+{
+    long days = tack_days_left(item->expires, now);
+
+    ap_rprintf(r,
+               "<td><code>%s</code>%s</td><td>%u / %u</td>"
+               "<td>%s</td><td class=\"%s\">%s</td>"
+               "<td><code>%s</code></td><td>%s <code>%s</code></td>",
+               tack_esc(r, item->fingerprint),
+               tack_tack_active(rt, item) ? "" : " (inactive)",
+               (unsigned)item->tack.min_generation,
+               (unsigned)item->tack.generation, tack_esc(r, item->expiry),
+               days < 0 ? "bad" : days < 30 ? "warn" : "ok",
+               days < 0 ? "expired, not served"
+                        : apr_psprintf(r->pool, "%ld", days),
+               tack_hex(r->pool, item->tack.target_hash, TACK_HASH_LEN),
+               item->file->store ? "TackStore" : "TackFile",
+               tack_esc(r, item->file->path));
+}
+
+static void tack_html_vhost(request_rec *r, const tack_rt_t *rt, time_t now)
+{
+    apr_uint64_t req = 0, srv = 0;
+    size_t j;
+    int k, i;
+
+    for (k = 0; k <= rt->nslots; k++) {
+        req += tack_load(&rt->slots[k].ctr->requested);
+        srv += tack_load(&rt->slots[k].ctr->served);
+    }
+    ap_rprintf(r,
+               "<h2>%s</h2>\n<p>Format %s, pin activation %s, TLS 1.3 %s, "
+               "store %s%s. Handshakes: %" APR_UINT64_T_FMT
+               " requested, %" APR_UINT64_T_FMT " served a TACK.</p>\n",
+               tack_esc(r, rt->name), tack_format_name(rt->format),
+               rt->pin_activation ? "on" : "off", rt->tls13 ? "on" : "off",
+               rt->store ? tack_esc(r, rt->store->path) : "none",
+               rt->registered ? "" : ". <b>Extension not registered</b>", req,
+               srv);
+    ap_rputs("<table>\n<tr><th>Certificate</th><th>TACK key</th>"
+             "<th>min gen. / gen.</th><th>Expires</th><th>Days left</th>"
+             "<th>Target hash</th><th>From</th><th>Requested</th>"
+             "<th>Served</th></tr>\n",
+             r);
+    for (k = 0; k < rt->nslots; k++) {
+        const tack_slot_t *slot = &rt->slots[k];
+        int rows = slot->ntacks ? slot->ntacks : 1;
+
+        ap_rprintf(r, "<tr><td rowspan=\"%d\">%s %s</td>", rows,
+                   tack_esc(r, slot->key_type), tack_esc(r, slot->subject));
+        if (!slot->ntacks) {
+            ap_rputs("<td colspan=\"6\">no TACK</td>", r);
+        }
+        for (i = 0; i < slot->ntacks; i++) {
+            if (i) {
+                ap_rputs("<tr>", r);
+            }
+            tack_html_tack_cells(r, rt, slot->tacks[i], now);
+            if (i == 0) {
+                ap_rprintf(r,
+                           "<td rowspan=\"%d\">%" APR_UINT64_T_FMT "</td>"
+                           "<td rowspan=\"%d\">%" APR_UINT64_T_FMT "</td>",
+                           rows, tack_load(&slot->ctr->requested), rows,
+                           tack_load(&slot->ctr->served));
+            }
+            ap_rputs("</tr>\n", r);
+        }
+        if (!slot->ntacks) {
+            ap_rprintf(r,
+                       "<td>%" APR_UINT64_T_FMT "</td><td>%" APR_UINT64_T_FMT
+                       "</td></tr>\n",
+                       tack_load(&slot->ctr->requested),
+                       tack_load(&slot->ctr->served));
+        }
+    }
+    ap_rputs("</table>\n", r);
+    if (rt->nsigs) {
+        ap_rputs("<p>Break signatures:</p>\n<ul>\n", r);
+        for (j = 0; j < rt->nsigs; j++) {
+            ap_rprintf(r, "<li>key <code>%s</code> from %s</li>\n",
+                       tack_esc(r, rt->sig_keys[j]),
+                       tack_esc(r, rt->sig_files[j]));
+        }
+        ap_rputs("</ul>\n", r);
+    } else {
+        ap_rputs("<p>Break signatures: none.</p>\n", r);
+    }
+}
+
+static int tack_status_html(request_rec *r, time_t now)
+{
+    tack_totals_t t;
+    int i;
+
+    tack_totals(&t, now);
+    ap_set_content_type(r, "text/html; charset=utf-8");
+    if (r->header_only) {
+        return OK;
+    }
+    ap_rputs("<!DOCTYPE html>\n<html><head><title>TACK status</title>\n"
+             "<style>body{font-family:sans-serif}table{border-collapse:"
+             "collapse}td,th{border:1px solid #999;padding:2px 6px;"
+             "text-align:left}td.warn{background:#fd8}td.bad{background:"
+             "#f88}code{font-size:90%}</style></head>\n<body>\n"
+             "<h1>TACK status</h1>\n",
+             r);
+    ap_rprintf(r,
+               "<p>Server: %s<br>Time: %s<br>Counters since %s (%s)</p>\n"
+               "<p>%d SSL virtual hosts, %d serving a TACK; %d TACKs, %d "
+               "expiring within 30 days, %d expired. Soonest expiry: %s. "
+               "Handshakes: %" APR_UINT64_T_FMT " requested a TACK, "
+               "%" APR_UINT64_T_FMT " received one.</p>\n"
+               "<p><a href=\"?json\">JSON</a></p>\n",
+               tack_esc(r, ap_get_server_description()),
+               tack_iso_time(r->pool, apr_time_now()),
+               tack_iso_time(r->pool, tack_ctr_since),
+               tack_ctr_shared ? "shared by all processes"
+                               : "per process: no shared memory",
+               t.vhosts, t.serving, t.tacks, t.expiring, t.expired,
+               t.soonest ? tack_esc(r, t.soonest->expiry) : "none",
+               t.requested, t.served);
+    for (i = 0; tack_rts && i < tack_rts->nelts; i++) {
+        tack_html_vhost(r, APR_ARRAY_IDX(tack_rts, i, tack_rt_t *), now);
+    }
+    ap_rputs("</body></html>\n", r);
+    return OK;
+}
+
+/* tack_args_json returns 1 when the query string holds the word "json"
+ * ("?json", "?json&x", "?x&json"). */
+static int tack_args_json(const char *args)
+{
+    const char *p = args;
+
+    while (p && *p) {
+        size_t n = strcspn(p, "&;");
+
+        if (n == 4 && !strncmp(p, "json", 4)) {
+            return 1;
+        }
+        p += n;
+        p += *p ? 1 : 0;
+    }
+    return 0;
+}
+
+static int tack_status_handler(request_rec *r)
+{
+    if (!r->handler || strcmp(r->handler, TACK_STATUS_HANDLER)) {
+        return DECLINED;
+    }
+    r->allowed |= (AP_METHOD_BIT << M_GET);
+    if (r->method_number != M_GET) {
+        return HTTP_METHOD_NOT_ALLOWED;
+    }
+    apr_table_setn(r->headers_out, "Cache-Control", "no-store");
+    if (tack_args_json(r->args)) {
+        return tack_status_json(r, time(NULL));
+    }
+    return tack_status_html(r, time(NULL));
+}
+
+/* ---- mod_status ---------------------------------------------------------- */
+
+/* tack_status_hook adds a short section to mod_status's page (and key:
+ * value lines to its ?auto form). */
+static int tack_status_hook(request_rec *r, int flags)
+{
+    tack_totals_t t;
+
+    tack_totals(&t, time(NULL));
+    if (flags & AP_STATUS_SHORT) {
+        ap_rprintf(r,
+                   "TackVhosts: %d\nTackServingVhosts: %d\n"
+                   "TackExpiringSoon: %d\nTackExpired: %d\n"
+                   "TackHandshakesRequested: %" APR_UINT64_T_FMT "\n"
+                   "TackHandshakesServed: %" APR_UINT64_T_FMT "\n",
+                   t.vhosts, t.serving, t.expiring, t.expired, t.requested,
+                   t.served);
+        return OK;
+    }
+    ap_rprintf(r,
+               "<hr />\n<h2>TACK (mod_tack)</h2>\n<dl>\n"
+               "<dt>%d SSL virtual hosts, %d serving a TACK</dt>\n"
+               "<dt>%d TACKs expiring within 30 days, %d expired; soonest "
+               "expiry %s</dt>\n"
+               "<dt>Handshakes since %s: %" APR_UINT64_T_FMT
+               " requested a TACK, %" APR_UINT64_T_FMT " received one</dt>\n"
+               "</dl>\n<p>Details: the <code>tack-status</code> handler "
+               "(see docs/directives.md).</p>\n",
+               t.vhosts, t.serving, t.expiring, t.expired,
+               t.soonest ? tack_esc(r, t.soonest->expiry) : "none",
+               tack_iso_time(r->pool, tack_ctr_since), t.requested, t.served);
+    return OK;
+}
+
+void tack_status_register_hooks(apr_pool_t *p)
+{
+    ap_hook_handler(tack_status_handler, NULL, NULL, APR_HOOK_MIDDLE);
+    APR_OPTIONAL_HOOK(ap, status_hook, tack_status_hook, NULL, NULL,
+                      APR_HOOK_MIDDLE);
+}
