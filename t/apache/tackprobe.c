@@ -14,9 +14,11 @@
  *   http <status line of the answer to HEAD />
  *
  * Usage: tackprobe -c HOST:PORT [-n SNI] [-v 1.2|1.3] [-x] [-N] [-a SIGALGS]
- *                  [-C CIPHERS] [-o SESSION_OUT] [-i SESSION_IN] [-f FILE]
+ *                  [-C CIPHERS] [-o SESSION_OUT] [-i SESSION_IN] [-p PATH]
+ *                  [-f FILE]
  *   -x  send a non-empty request (one zero byte): the server must alert
  *   -N  do not ask for TACK
+ *   -p  the path to request with HEAD (default /)
  *   -f  batch mode: one handshake (no HTTP request) per SNI name listed in
  *       FILE, one line each: "NAME <hex of the body>|none|error"
  * Exit status 0 after a complete handshake and HTTP exchange, 2 otherwise.
@@ -140,7 +142,7 @@ int main(int argc, char **argv)
 {
     const char *connect_to = NULL, *sni = NULL, *version = NULL;
     const char *sigalgs = NULL, *ciphers = NULL, *sess_out = NULL;
-    const char *sess_in = NULL, *batch = NULL;
+    const char *sess_in = NULL, *batch = NULL, *path = "/";
     SSL_CTX *ctx;
     SSL *ssl;
     BIO *bio;
@@ -148,7 +150,7 @@ int main(int argc, char **argv)
     char buf[4096];
     unsigned int context;
 
-    while ((opt = getopt(argc, argv, "c:n:v:xNa:C:o:i:f:")) != -1) {
+    while ((opt = getopt(argc, argv, "c:n:v:xNa:C:o:i:f:p:")) != -1) {
         switch (opt) {
         case 'c':
             connect_to = optarg;
@@ -180,10 +182,14 @@ int main(int argc, char **argv)
         case 'f':
             batch = optarg;
             break;
+        case 'p':
+            path = optarg;
+            break;
         default:
             fprintf(stderr,
                     "usage: tackprobe -c HOST:PORT [-n SNI] [-v 1.2|1.3]"
-                    " [-x] [-N] [-a SIGALGS] [-C CIPHERS] [-o F] [-i F]\n");
+                    " [-x] [-N] [-a SIGALGS] [-C CIPHERS] [-o F] [-i F]"
+                    " [-p PATH] [-f FILE]\n");
             return 2;
         }
     }
@@ -262,7 +268,7 @@ int main(int argc, char **argv)
     }
     /* A request completes the exchange (and, in TLS 1.3, brings the
      * session ticket that -o saves). */
-    snprintf(buf, sizeof(buf), "HEAD / HTTP/1.0\r\nHost: %s\r\n\r\n",
+    snprintf(buf, sizeof(buf), "HEAD %s HTTP/1.0\r\nHost: %s\r\n\r\n", path,
              sni ? sni : "localhost");
     BIO_puts(bio, buf);
     (void)BIO_flush(bio);
