@@ -118,6 +118,8 @@ typedef enum {
     /* environment */
     TACK_ERR_IO,            /* open/read/write failed: see errno */
     TACK_ERR_FILE_TOO_LARGE,
+    TACK_ERR_NOT_REGULAR_FILE, /* a FIFO, device, socket: never opened for
+                                  reading, so it cannot block the caller */
     TACK_ERR_NOMEM,
     TACK_ERR_CRYPTO,        /* OpenSSL failed; details on its error queue */
     TACK_ERR_INVALID_ARG,   /* a caller bug: NULL pointer, bad size */
@@ -354,9 +356,11 @@ tack_status_t tack_pem_encode(char **out, size_t *out_len, const char *label,
 /* ---- Files ---------------------------------------------------------------- */
 
 /* tack_file_read reads the whole of |path| into a malloc'd buffer (free with
- * free(); a NUL is appended but not counted in |*out_len|).  Files larger
+ * free(); a NUL is appended but not counted in |*out_len|).  Only regular
+ * files are read: anything else (a FIFO nobody writes to would block httpd
+ * forever, /dev/zero never ends) is TACK_ERR_NOT_REGULAR_FILE.  Files larger
  * than |max_len| give TACK_ERR_FILE_TOO_LARGE; open/read failures give
- * TACK_ERR_IO with errno set. */
+ * TACK_ERR_IO with errno set (EISDIR for a directory). */
 tack_status_t tack_file_read(const char *path, size_t max_len, char **out,
                              size_t *out_len);
 

@@ -326,7 +326,9 @@ tack_status_t tack_file_read(const char *path, size_t max_len, char **out,
         max_len > SIZE_MAX / 4) {
         return TACK_ERR_INVALID_ARG;
     }
-    fd = open(path, O_RDONLY | O_CLOEXEC);
+    /* O_NONBLOCK: opening a FIFO for reading would otherwise wait for a
+     * writer, and a configuration test must never hang on a file name. */
+    fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY);
     if (fd < 0) {
         return TACK_ERR_IO;
     }
@@ -337,9 +339,17 @@ tack_status_t tack_file_read(const char *path, size_t max_len, char **out,
         errno = EISDIR;
         goto io_error;
     }
+    if (!S_ISREG(sb.st_mode)) {
+        close(fd);
+        return TACK_ERR_NOT_REGULAR_FILE;
+    }
+    if (fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) & ~O_NONBLOCK) != 0) {
+        goto io_error;
+    }
     /* Read until EOF whatever st_size says, but never more than max_len + 1
-     * bytes: a FIFO or a growing file is bounded all the same.  The buffer
-     * tops out at max_len + 2 (one byte over the limit, and the NUL). */
+     * bytes: a growing file or a /proc file is bounded all the same.  The
+     * buffer tops out at max_len + 2 (one byte over the limit, and the
+     * NUL). */
     for (;;) {
         if (len + 1 >= cap) {
             ncap = cap != 0 ? cap * 2 : 4096;

@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <openssl/pem.h>
@@ -523,6 +524,30 @@ START_TEST(file_read_of_a_directory_is_an_io_error)
 }
 END_TEST
 
+/* A FIFO that nobody writes to must not block the caller (httpd -t would
+ * hang on it), and a device that never ends must not be read at all. */
+START_TEST(file_read_refuses_fifos_and_devices_without_blocking)
+{
+    char dir[] = "/tmp/tack-unit-fifo-XXXXXX", path[64];
+    char *out = NULL;
+    size_t out_len = 0;
+
+    ck_assert_ptr_nonnull(mkdtemp(dir));
+    snprintf(path, sizeof(path), "%s/f.pem", dir);
+    ck_assert_int_eq(mkfifo(path, 0600), 0);
+    alarm(5); /* a hang fails the test instead of the whole run */
+    ck_assert_status(
+        tack_file_read(path, TACK_FILE_MAX_DEFAULT, &out, &out_len),
+        TACK_ERR_NOT_REGULAR_FILE);
+    ck_assert_status(
+        tack_file_read("/dev/zero", TACK_FILE_MAX_DEFAULT, &out, &out_len),
+        TACK_ERR_NOT_REGULAR_FILE);
+    alarm(0);
+    unlink(path);
+    rmdir(dir);
+}
+END_TEST
+
 START_TEST(file_read_refuses_files_over_the_maximum)
 {
     char data[1000];
@@ -604,6 +629,7 @@ Suite *misc_suite(void)
     tcase_add_test(file, file_read_of_an_empty_file_is_empty);
     tcase_add_test(file, file_read_of_a_missing_file_is_an_io_error);
     tcase_add_test(file, file_read_of_a_directory_is_an_io_error);
+    tcase_add_test(file, file_read_refuses_fifos_and_devices_without_blocking);
     tcase_add_test(file, file_read_refuses_files_over_the_maximum);
     tcase_add_test(file,
                    file_read_with_a_maximum_of_zero_reads_only_empty_files);
