@@ -65,6 +65,15 @@ static int pins_lock(pins_t *p)
     return CLI_EXIT_OK;
 }
 
+/* The latest time a store may hold: 9999-12-31T23:59:59Z. */
+#define PINS_TIME_MAX ((json_int_t)253402300799LL)
+
+static int pins_time_ok(json_t *v)
+{
+    return json_is_integer(v) && json_integer_value(v) >= 0 &&
+           json_integer_value(v) <= PINS_TIME_MAX;
+}
+
 /* pins_valid checks the shape of a loaded store, so that the rules below
  * can trust it. */
 static int pins_valid(pins_t *p, char *why, size_t why_size)
@@ -88,10 +97,23 @@ static int pins_valid(pins_t *p, char *why, size_t why_size)
     json_object_foreach(p->keys, k, v)
     {
         uint8_t key[TACK_KEY_LEN];
+        char fpr[TACK_FINGERPRINT_SIZE];
+        json_t *id = json_object_get(v, "tack_id");
+        json_t *mg = json_object_get(v, "min_generation");
 
+        /* Everything the rules and the listing read is checked here, once:
+         * the key, its TACK ID (which must be the key's), a generation that
+         * fits a byte. */
         if (!cli_unhex(k, key, sizeof(key)) || !json_is_object(v) ||
-            !json_is_integer(json_object_get(v, "min_generation"))) {
+            !json_is_string(id) || !json_is_integer(mg) ||
+            json_integer_value(mg) < 0 || json_integer_value(mg) > 255) {
             snprintf(why, why_size, "bad key record \"%.32s...\"", k);
+            return 0;
+        }
+        tack_fingerprint(key, fpr);
+        if (strcmp(json_string_value(id), fpr) != 0) {
+            snprintf(why, why_size,
+                     "key record \"%.32s...\": tack_id is not its key's", k);
             return 0;
         }
     }
@@ -99,10 +121,12 @@ static int pins_valid(pins_t *p, char *why, size_t why_size)
     {
         json_t *key = json_object_get(v, "key");
 
+        /* Times within 1970..9999, so that the activation arithmetic
+         * (now - first_seen, now + 30 days) cannot overflow. */
         if (!json_is_object(v) || !json_is_string(key) ||
             json_object_get(p->keys, json_string_value(key)) == NULL ||
-            !json_is_integer(json_object_get(v, "first_seen")) ||
-            !json_is_integer(json_object_get(v, "active_until"))) {
+            !pins_time_ok(json_object_get(v, "first_seen")) ||
+            !pins_time_ok(json_object_get(v, "active_until"))) {
             snprintf(why, why_size, "bad name record \"%s\"", k);
             return 0;
         }

@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <signal.h>
 #include <termios.h>
 #include <unistd.h>
 
@@ -320,14 +321,32 @@ void cli_password_free(char *pw, size_t len)
     }
 }
 
+/* The terminal settings to put back if a signal ends the tool while echo is
+ * off at the prompt; otherwise the user's shell would stay silent. */
+static struct termios cli_tty_saved;
+static volatile sig_atomic_t cli_tty_quiet;
+static const int cli_tty_signals[] = {SIGINT, SIGTERM, SIGHUP, SIGQUIT};
+#define CLI_TTY_NSIGNALS (sizeof(cli_tty_signals) / sizeof(cli_tty_signals[0]))
+
+static void cli_tty_on_signal(int sig)
+{
+    /* tcsetattr, signal and raise are async-signal-safe. */
+    if (cli_tty_quiet) {
+        tcsetattr(STDIN_FILENO, TCSANOW, &cli_tty_saved);
+    }
+    signal(sig, SIG_DFL);
+    raise(sig);
+}
+
 /* cli_password_prompt reads one line from the terminal on stdin with echo
  * off.  Returns a malloc'd string or NULL. */
 static char *cli_password_prompt(const char *prompt, size_t *out_len)
 {
     struct termios old, quiet;
+    struct sigaction sa, prev[CLI_TTY_NSIGNALS];
     char buf[1024];
     char *res = NULL;
-    size_t len;
+    size_t len, i;
     int restored;
 
     if (tcgetattr(STDIN_FILENO, &old) != 0) {
@@ -338,7 +357,19 @@ static char *cli_password_prompt(const char *prompt, size_t *out_len)
     quiet.c_lflag |= ICANON;
     fputs(prompt, stderr);
     fflush(stderr);
+    cli_tty_saved = old;
+    memset(&sa, 0, sizeof(sa));
+    sa.sa_handler = cli_tty_on_signal;
+    sigemptyset(&sa.sa_mask);
+    for (i = 0; i < CLI_TTY_NSIGNALS; i++) {
+        sigaction(cli_tty_signals[i], &sa, &prev[i]);
+    }
+    cli_tty_quiet = 1;
     if (tcsetattr(STDIN_FILENO, TCSAFLUSH, &quiet) != 0) {
+        cli_tty_quiet = 0;
+        for (i = 0; i < CLI_TTY_NSIGNALS; i++) {
+            sigaction(cli_tty_signals[i], &prev[i], NULL);
+        }
         return NULL;
     }
     if (fgets(buf, sizeof(buf), stdin) != NULL) {
@@ -352,6 +383,10 @@ static char *cli_password_prompt(const char *prompt, size_t *out_len)
     }
     restored = tcsetattr(STDIN_FILENO, TCSANOW, &old);
     (void)restored;
+    cli_tty_quiet = 0;
+    for (i = 0; i < CLI_TTY_NSIGNALS; i++) {
+        sigaction(cli_tty_signals[i], &prev[i], NULL);
+    }
     fputc('\n', stderr);
     OPENSSL_cleanse(buf, sizeof(buf));
     return res;

@@ -8,7 +8,7 @@ use TackTool;
 use JSON::PP;
 use Digest::SHA qw(sha256_hex);
 
-plan skip_all => "./tack not built" unless -x $TACK;
+BAIL_OUT("$TACK not built: run make tool") unless -x $TACK;
 
 my ($rc, $out, $err);
 

@@ -9,7 +9,7 @@ use TackTool;
 use JSON::PP;
 use MIME::Base64;
 
-plan skip_all => "./tack not built" unless -x $TACK;
+BAIL_OUT("$TACK not built: run make tool") unless -x $TACK;
 
 my ($rc, $out, $err);
 my $d = tmp();

@@ -7,8 +7,9 @@ use lib "$FindBin::Bin/lib";
 use Test::More;
 use TackTool;
 use JSON::PP;
+use Digest::SHA;
 
-plan skip_all => "./tack not built" unless -x $TACK;
+BAIL_OUT("$TACK not built: run make tool") unless -x $TACK;
 
 my ($rc, $out, $err);
 my $d = tmp();
@@ -214,6 +215,32 @@ spew("$d/bad2.json", '{"format": "something-else", "keys": {}, "names": {}}');
 ($rc, $out, $err) = tack('pins', '--pins', "$d/bad2.json");
 is($rc, 2, 'tack pins of a foreign JSON file exits 2');
 like($err, qr/not a pin store: no "format"/, '... explained');
+
+# Stores an attacker (or a bad editor) wrote: found by fuzz/fuzz_pins.c.
+# A key record without its TACK ID used to be listed as "(null)", and a
+# first_seen near the smallest 64-bit integer overflowed the activation
+# arithmetic; both are now refused when the store is loaded.
+my $k1 = '01' x 64;
+spew("$d/no-id.json", qq({"format": "tack-pins-1", "keys": {"$k1": {"min_generation": 0}}, "names": {}}));
+($rc, $out, $err) = tack('pins', '--pins', "$d/no-id.json");
+is($rc, 2, 'a key record without tack_id is refused');
+like($err, qr/no-id\.json: not a pin store: bad key record/, '... explained');
+unlike($out . $err, qr/\(null\)/, '... and nothing prints "(null)"');
+spew("$d/wrong-id.json", qq({"format": "tack-pins-1", "keys": {"$k1": {"tack_id": "aaaaa.aaaaa.aaaaa.aaaaa.aaaaa", "min_generation": 0}}, "names": {}}));
+($rc, $out, $err) = tack('pins', '--pins', "$d/wrong-id.json");
+is($rc, 2, 'a key record whose tack_id is not its key\'s is refused');
+like($err, qr/tack_id is not its key's/, '... explained');
+# The TACK ID of that key, computed here as the draft defines it.
+my $bits = unpack('B*', Digest::SHA::sha256(pack('H*', $k1)));
+my $tid = join('.', unpack('(A5)*', join('', map { ('a' .. 'z', 2 .. 7)[oct("0b$_")] } unpack('(A5)25', $bits))));
+my $old = '{"format": "tack-pins-1", "keys": {"' . $k1 . '": {"tack_id": "' . $tid . '", "min_generation": 0}}, "names": {"a.test": {"key": "' . $k1 . '", "first_seen": FIRST, "active_until": 1800000000}}}';
+for my $first ('-9223372036854775807', '-1', '253402300800') {
+    (my $text = $old) =~ s/FIRST/$first/;
+    spew("$d/time.json", $text);
+    ($rc, $out, $err) = tack('pins', '--pins', "$d/time.json");
+    is($rc, 2, "first_seen $first is refused");
+    like($err, qr/not a pin store: bad name record "a\.test"/, '... explained');
+}
 
 # --delete
 ($rc) = tack('pins', '--pins', "$d/d.json", '--delete', 'WWW.example.org.');

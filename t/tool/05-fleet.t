@@ -8,7 +8,7 @@ use TackTool;
 use File::Copy qw(copy);
 use Time::HiRes qw(time);
 
-plan skip_all => "./tack not built" unless -x $TACK;
+BAIL_OUT("$TACK not built: run make tool") unless -x $TACK;
 
 my ($rc, $out, $err);
 my $d = tmp();

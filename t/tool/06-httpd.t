@@ -8,8 +8,8 @@ use lib "$FindBin::Bin/lib";
 use Test::More;
 use TackTool;
 
-plan skip_all => "./tack not built" unless -x $TACK;
-plan skip_all => "apache2 or mod_ssl not installed"
+BAIL_OUT("$TACK not built: run make tool") unless -x $TACK;
+BAIL_OUT("apache2 or mod_ssl not installed: run make deps")
     unless -x '/usr/sbin/apache2'
         && -e '/usr/lib/apache2/modules/mod_ssl.so';
 

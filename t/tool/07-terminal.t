@@ -7,8 +7,8 @@ use lib "$FindBin::Bin/lib";
 use Test::More;
 use TackTool;
 
-plan skip_all => "./tack not built" unless -x $TACK;
-plan skip_all => 'script(1) not installed' unless -x '/usr/bin/script';
+BAIL_OUT("$TACK not built: run make tool") unless -x $TACK;
+BAIL_OUT("script(1) not installed (package bsdutils)") unless -x '/usr/bin/script';
 
 my $d = tmp();
 my ($crt) = mkcert('www', 'www.example.org');
@@ -50,5 +50,19 @@ ok(!-e "$d/k2.pem", '... writing nothing');
 
 ($rc, $out) = on_tty("\n\n", "$TACK genkey -o $d/k3.pem");
 is($rc, 2, 'genkey refuses an empty typed password');
+
+# Killed at the prompt, the tool must give the terminal its echo back:
+# the shell after it would otherwise stay silent.
+for my $sig (qw(TERM INT HUP)) {
+    open(my $fh, '>', "$d/kill.sh") or die;
+    print $fh "(sleep 1; kill -$sig \$(cat $d/pid)) &\n",
+              "sh -c 'echo \$\$ > $d/pid; exec $TACK genkey -o $d/k4.pem'\n",
+              "stty -a | tr ' ;' '\\n\\n' | grep -x -e echo -e -echo\n";
+    close($fh);
+    ($rc, $out) = run_cmd('sh', '-c', "sleep 3 | script -qec 'sh $d/kill.sh' /dev/null");
+    like($out, qr/(?:^|: )echo\r?$/m, "killed by SIG$sig at the prompt: echo is back on")
+        or diag($out);
+    ok(!-e "$d/k4.pem", '... and no key was written');
+}
 
 done_testing();
