@@ -45,7 +45,7 @@ ASAN_CFLAGS := -O1 -g -fno-omit-frame-pointer \
                -fsanitize=address,undefined -fno-sanitize-recover=all
 
 .PHONY: all core tool module check check-asan test test-unit test-tool \
-        test-apache demo deps clean fuzz fuzz-build fuzz-smoke \
+        test-apache demo deps help clean fuzz fuzz-build fuzz-smoke \
         fuzz-long reliability-build test-reliability reliability-full
 
 all: core tool module
@@ -127,23 +127,6 @@ fuzz: $(FUZZ_BINS)
 fuzz-smoke: $(FUZZ_BINS)
 	scripts/fuzz.sh 4 $(FUZZ_TARGETS)
 
-# ---- benchmarks (issue 5; bench/README.md) ------------------------------
-# Not tests: CI does not run them.  `make bench` builds the load generator,
-# runs the four benchmarks (about 20 minutes; BENCH_QUICK=1 for a short smoke
-# run) and writes bench/results.md with the plot bench/scale.png.
-.PHONY: bench bench-build
-
-bench-build: $(BUILD)/loadgen $(BUILD)/gencerts
-
-$(BUILD)/loadgen: bench/loadgen.c | $(BUILD)
-	$(CC) $(CPPFLAGS) $(CFLAGS) $(WARN) -pthread -o $@ $< $(SSL_LIBS)
-
-$(BUILD)/gencerts: bench/gencerts.c | $(BUILD)
-	$(CC) $(CPPFLAGS) $(CFLAGS) $(WARN) -o $@ $< $(SSL_LIBS)
-
-bench: bench-build tool module
-	bash bench/run-all.sh
-
 # ---- reliability (issue 6): bad-input matrix, hostile clients, reload
 # under load, valgrind.  Private httpds on 127.0.0.1:18600-18699, no
 # Apache::Test.  The quick files run in make test; the long ones (20
@@ -223,13 +206,16 @@ test-tool: tool
 test-apache: module tool
 	t/run-apache-tests
 
-test: test-unit fuzz-smoke test-tool test-apache test-reliability
+test: deps test-unit fuzz-smoke test-tool test-apache test-reliability
 
-demo: all
+demo: deps all
 	scripts/demo.sh
 
 deps:
-	scripts/deps.sh
+	@scripts/deps.sh
+
+help:
+	@sed -n '2,/^$$/s/^# \{0,1\}//p' Makefile
 
 clean:
 	rm -rf $(BUILD) $(BUILD_ASAN) $(FUZZ_BUILD) fuzz/out tack *.lo *.la *.slo .libs t/logs \
