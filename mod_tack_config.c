@@ -16,6 +16,7 @@
  * SSLCertificateFile lines in the configuration tree.
  */
 #include <errno.h>
+#include <stdlib.h>
 #include <string.h>
 #include <time.h>
 
@@ -27,7 +28,8 @@
 #include "apr_strings.h"
 
 #include <openssl/err.h>
-#include <openssl/pem.h>
+#include <openssl/crypto.h>
+#include <openssl/x509.h>
 
 #include "mod_tack.h"
 
@@ -1142,24 +1144,37 @@ static void tack_tree_init(apr_pool_t *p, tack_tree_t *tree)
 }
 
 /* tack_tree_cert_hash reads the first certificate of |path| and hashes its
- * SubjectPublicKeyInfo.  Only CERTIFICATE blocks are read: a private key
- * in the same file is skipped unseen.  Returns the key type or NID_undef. */
+ * SubjectPublicKeyInfo.  The file may hold the private key as well: the
+ * core's PEM reader decodes only the CERTIFICATE blocks (OpenSSL's
+ * PEM_read_bio_X509 would base64-decode a key block in passing and free it
+ * unwiped), and the file's text is wiped before it is released.  Returns the
+ * key type or NID_undef. */
 static int tack_tree_cert_hash(const char *path, uint8_t hash[TACK_HASH_LEN])
 {
-    BIO *bio = BIO_new_file(path, "r");
-    X509 *x509;
+    static const char *const labels[] = {"CERTIFICATE", "X509 CERTIFICATE"};
+    char *text = NULL;
+    size_t len = 0, i;
+    tack_pem_t pem;
     int type = NID_undef;
 
-    if (!bio) {
-        ERR_clear_error();
+    if (tack_file_read(path, TACK_FILE_MAX_DEFAULT, &text, &len) != TACK_OK) {
         return NID_undef;
     }
-    x509 = PEM_read_bio_X509(bio, NULL, NULL, NULL);
-    BIO_free(bio);
-    if (x509 && tack_spki_hash(x509, hash) == TACK_OK) {
-        type = EVP_PKEY_get_base_id(X509_get0_pubkey(x509));
+    for (i = 0; i < sizeof(labels) / sizeof(labels[0]); i++) {
+        if (tack_pem_decode(&pem, text, len, labels[i], NULL) == TACK_OK) {
+            const unsigned char *der = pem.blocks[0].data;
+            X509 *x509 = d2i_X509(NULL, &der, (long)pem.blocks[0].len);
+
+            if (x509 && tack_spki_hash(x509, hash) == TACK_OK) {
+                type = EVP_PKEY_get_base_id(X509_get0_pubkey(x509));
+            }
+            X509_free(x509);
+            tack_pem_free(&pem);
+            break;
+        }
     }
-    X509_free(x509);
+    OPENSSL_cleanse(text, len);
+    free(text);
     ERR_clear_error();
     return type;
 }
