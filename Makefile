@@ -6,6 +6,8 @@
 #   make test         everything: unit, sanitizer, tool and Apache::Test suites
 #   make demo         serve a real TACK through a private httpd and fetch it
 #   make deps         install the Debian packages the project needs
+#   make install      the module, mods-available/tack.{load,conf}, the tool
+#                     and its man page (make uninstall reverses it)
 #
 # Objects built with cc live in build/ (build-asan/ for the sanitizer run);
 # apxs builds the module in the top directory as libtool wants.
@@ -179,6 +181,71 @@ $(BUILD)/gencerts: bench/gencerts.c | $(BUILD)
 bench: bench-build tool module
 	bash bench/run-all.sh
 
+# ---- install (issue 7): Debian's layout, through apxs -------------------
+# make install: the module into apxs's module directory, conf/tack.load and
+# conf/tack.conf into mods-available (then: a2enmod tack), the tool and its
+# man page under PREFIX.  make uninstall reverses it (a2dismod first when
+# the module is enabled).  DESTDIR is honoured for packaging.
+PREFIX         ?= /usr/local
+BINDIR         ?= $(PREFIX)/bin
+MANDIR         ?= $(PREFIX)/share/man
+APXS_MODDIR    := $(shell $(APXS) -q LIBEXECDIR 2>/dev/null)
+APXS_CONFDIR   := $(shell $(APXS) -q SYSCONFDIR 2>/dev/null)
+MODS_AVAILABLE ?= $(APXS_CONFDIR)/mods-available
+MODS_ENABLED   ?= $(APXS_CONFDIR)/mods-enabled
+
+.PHONY: install uninstall test-install test-store-scale
+
+install: module tool
+	install -d $(DESTDIR)$(APXS_MODDIR) $(DESTDIR)$(MODS_AVAILABLE) \
+	    $(DESTDIR)$(BINDIR) $(DESTDIR)$(MANDIR)/man1
+	$(APXS) -i -S LIBEXECDIR=$(DESTDIR)$(APXS_MODDIR) -n tack mod_tack.la
+	sed 's#/usr/lib/apache2/modules/#$(APXS_MODDIR)/#' conf/tack.load \
+	    > $(DESTDIR)$(MODS_AVAILABLE)/tack.load
+	chmod 644 $(DESTDIR)$(MODS_AVAILABLE)/tack.load
+	@if [ -f $(DESTDIR)$(MODS_AVAILABLE)/tack.conf ] && \
+	    ! cmp -s conf/tack.conf $(DESTDIR)$(MODS_AVAILABLE)/tack.conf; then \
+	    echo "keeping the edited $(MODS_AVAILABLE)/tack.conf;" \
+	        "the new sample is tack.conf.dist"; \
+	    install -m 644 conf/tack.conf \
+	        $(DESTDIR)$(MODS_AVAILABLE)/tack.conf.dist; \
+	else \
+	    install -m 644 conf/tack.conf $(DESTDIR)$(MODS_AVAILABLE)/tack.conf; \
+	fi
+	install -m 755 tack $(DESTDIR)$(BINDIR)/tack
+	install -m 644 docs/tack.1 $(DESTDIR)$(MANDIR)/man1/tack.1
+	@echo "installed; next: a2enmod tack && apache2ctl configtest &&" \
+	    "apache2ctl graceful (docs/admin-guide.md)"
+
+uninstall:
+	@if [ -z "$(DESTDIR)" ] && [ -e $(MODS_ENABLED)/tack.load ]; then \
+	    echo a2dismod -q tack; a2dismod -q tack; \
+	    echo "the module was enabled: apache2ctl graceful to unload it"; \
+	fi
+	rm -f $(DESTDIR)$(APXS_MODDIR)/mod_tack.so \
+	    $(DESTDIR)$(MODS_AVAILABLE)/tack.load \
+	    $(DESTDIR)$(MODS_AVAILABLE)/tack.conf.dist \
+	    $(DESTDIR)$(BINDIR)/tack $(DESTDIR)$(MANDIR)/man1/tack.1
+	-@rmdir --ignore-fail-on-non-empty $(DESTDIR)$(MANDIR)/man1 2>/dev/null
+	@if [ -f $(DESTDIR)$(MODS_AVAILABLE)/tack.conf ] && \
+	    ! cmp -s conf/tack.conf $(DESTDIR)$(MODS_AVAILABLE)/tack.conf; then \
+	    echo "keeping the edited $(MODS_AVAILABLE)/tack.conf"; \
+	else \
+	    rm -f $(DESTDIR)$(MODS_AVAILABLE)/tack.conf; \
+	fi
+
+# The install test: make install, a2enmod, configtest, start and graceful
+# of the real Debian apache2 (a private copy of /etc/apache2 on a port in
+# 18700-18749), tack check, make uninstall; as root, leaving the system as
+# it was.
+test-install: module tool
+	$(PROVE) t/install/
+
+# The store at a hosting provider's scale: 10,000 vhosts, one TackStore.
+test-store-scale: module tool $(BUILD)/gencerts
+	TACK_STORE_VHOSTS=$${TACK_STORE_VHOSTS:-10000} t/run-apache-tests \
+	    t/apache/store.t -verbose
+
 # ---- tests --------------------------------------------------------------
 $(BUILD)/check_tack: $(UNIT_SRC) t/unit/*.h $(BUILD)/libtack.a
 	$(CC) $(CPPFLAGS) $(CFLAGS) $(WARN) $(CHECK_CFLAGS) -I. -It/unit \
@@ -203,10 +270,11 @@ test-unit: check check-asan
 test-tool: tool
 	$(PROVE) t/tool/
 
-test-apache: module tool
+test-apache: module tool $(BUILD)/gencerts
 	t/run-apache-tests
 
-test: deps test-unit fuzz-smoke test-tool test-apache test-reliability
+test: deps test-unit fuzz-smoke test-tool test-apache test-reliability \
+      test-install
 
 demo: deps all
 	scripts/demo.sh

@@ -1,0 +1,246 @@
+#!/usr/bin/perl
+# make install / make uninstall on the real Debian system, and the steps of
+# docs/admin-guide.md against the real apache2: a2enmod tack, apache2ctl
+# configtest, start, tack check, apache2ctl graceful.  The server runs from
+# a private copy of /etc/apache2 (APACHE_CONFDIR, Debian's way of running
+# several instances) listening on 127.0.0.1 at a port in 18700-18749, so a
+# running system httpd is never touched.  Whatever happens, the test stops
+# its server, runs make uninstall and puts back any file that was there
+# before, then checks the system is as it found it.  Needs root.
+use strict;
+use warnings;
+
+use Cwd qw(abs_path);
+use Fcntl qw(:flock);
+use File::Basename qw(dirname);
+use File::Copy qw(copy);
+use File::Path qw(make_path remove_tree);
+use File::Temp qw(tempdir);
+use HTTP::Tiny;
+use IO::Socket::INET;
+use JSON::PP qw(decode_json);
+use Test::More;
+
+plan skip_all => 'make install needs root' if $> != 0;
+for my $tool (qw(/usr/sbin/apache2 /usr/sbin/apache2ctl /usr/sbin/a2enmod
+                 /usr/bin/apxs)) {
+    plan skip_all => "$tool missing" unless -x $tool;
+}
+
+my $top = abs_path(dirname(__FILE__) . '/../..');
+chdir $top or die "$top: $!";
+my $moddir = qx{apxs -q LIBEXECDIR}; chomp $moddir;
+my $confdir = qx{apxs -q SYSCONFDIR}; chomp $confdir;
+my @installed = ("$moddir/mod_tack.so", "$confdir/mods-available/tack.load",
+    "$confdir/mods-available/tack.conf", '/usr/local/bin/tack',
+    '/usr/local/share/man/man1/tack.1');
+my @watched = (@installed, "$confdir/mods-available/tack.conf.dist",
+    "$confdir/mods-enabled/tack.load", "$confdir/mods-enabled/tack.conf");
+
+# One install test at a time on this machine.
+open my $lock, '>', '/run/lock/mod_tack-install-test.lock' or die "lock: $!";
+flock $lock, LOCK_EX or die "flock: $!";
+
+my $tmp = tempdir('mod_tack-install-XXXXXX', TMPDIR => 1, CLEANUP => 1);
+my $etc = "$tmp/apache2";
+
+# ---- what the system looks like before ----------------------------------------
+sub snapshot {
+    my %s;
+    for my $dir ($confdir, $moddir, '/usr/local/bin', '/usr/local/share/man/man1') {
+        for (split /\n/, qx{find $dir -printf '%p %y %s %m %l\\n' 2>/dev/null}) {
+            my ($p) = split / /;
+            $s{$p} = $_;
+        }
+    }
+    $s{"sum $_"} = qx{sha256sum $_ 2>/dev/null} for grep { -f } @watched;
+    return \%s;
+}
+my $before = snapshot();
+my %backup;
+for my $f (@watched) {
+    next unless -e $f || -l $f;
+    my $b = "$tmp/backup" . ($f =~ s{/}{_}gr);
+    if (-l $f) {
+        $backup{$f} = ['link', readlink $f];
+    }
+    else {
+        copy($f, $b) or die "backing up $f: $!";
+        $backup{$f} = ['file', $b, (stat $f)[2] & 07777];
+    }
+}
+diag('already installed here, kept aside and put back afterwards: '
+    . join(' ', sort keys %backup)) if %backup;
+
+my $pidfile = "$tmp/run/apache2.pid";
+my $uninstalled = 1; # nothing to undo until make install runs
+my $port;
+
+sub run {
+    my ($cmd) = @_;
+    my $out = qx{$cmd 2>&1};
+    return ($? >> 8, $out);
+}
+sub ctl {
+    my ($args) = @_;
+    return run("APACHE_CONFDIR=$etc APACHE_STARTED_BY_SYSTEMD=1 apache2ctl $args");
+}
+
+sub cleanup {
+    if ($pidfile && -s $pidfile) {
+        ctl('stop');
+        for (1 .. 50) {
+            last unless -e $pidfile;
+            select(undef, undef, undef, 0.1);
+        }
+    }
+    run('make -s uninstall') unless $uninstalled;
+    $uninstalled = 1;
+    for my $f (sort keys %backup) {
+        my ($kind, $what, $mode) = @{ $backup{$f} };
+        unlink $f;
+        if ($kind eq 'link') {
+            symlink $what, $f or warn "restoring $f: $!";
+        }
+        else {
+            copy($what, $f) or warn "restoring $f: $!";
+            chmod $mode, $f;
+        }
+    }
+    %backup = ();
+}
+END { cleanup() }
+$SIG{INT} = $SIG{TERM} = sub { cleanup(); exit 1 };
+
+# ---- make install ----------------------------------------------------------
+$uninstalled = 0;
+my ($rc, $out) = run('make -s install');
+is($rc, 0, 'make install') or diag($out);
+ok(-f $_, "installed $_") for @installed;
+is((stat "$moddir/mod_tack.so")[2] & 0777, 0644, 'the module is mode 644');
+like(scalar qx{cat $confdir/mods-available/tack.load},
+    qr{^# Depends: ssl\nLoadModule tack_module \Q$moddir\E/mod_tack\.so$}m,
+    'tack.load loads it and names its dependency for a2enmod');
+($rc, $out) = run('/usr/local/bin/tack version');
+is($rc, 0, 'the installed tool runs') or diag($out);
+SKIP: {
+    skip 'man is not installed', 1 unless -x '/usr/bin/man';
+    like(scalar qx{man -w tack 2>&1}, qr{^/usr/local/(?:share/)?man/man1/tack\.1}m,
+        'man tack finds the page');
+}
+
+# ---- an instance of the stock Debian configuration ---------------------------
+for my $p (18700 .. 18749) {
+    my $s = IO::Socket::INET->new(LocalAddr => '127.0.0.1', LocalPort => $p,
+        Proto => 'tcp', Listen => 1, ReuseAddr => 1) or next;
+    close $s;
+    $port = $p;
+    last;
+}
+ok($port, "a free port: $port") or BAIL_OUT('no free port in 18700-18749');
+($rc, $out) = run("cp -a $confdir $etc");
+is($rc, 0, "a private copy of $confdir") or diag($out);
+make_path("$tmp/run", "$tmp/lock", "$tmp/log", "$tmp/tack", "$tmp/www");
+chmod 0755, $tmp; # the server's children (www-data) serve $tmp/www
+open my $fh, '>>', "$etc/envvars" or die $!;
+print $fh "export APACHE_RUN_DIR=$tmp/run\nexport APACHE_PID_FILE=$pidfile\n"
+    . "export APACHE_LOCK_DIR=$tmp/lock\nexport APACHE_LOG_DIR=$tmp/log\n";
+close $fh;
+open $fh, '>', "$etc/ports.conf" or die $!;
+print $fh "Listen 127.0.0.1:$port\n";
+close $fh;
+# The site of the admin guide: a certificate, a TACK key, a TACK.
+($rc, $out) = run("openssl req -x509 -newkey ec -pkeyopt ec_paramgen_curve:P-256"
+    . " -nodes -days 30 -subj /CN=www.tack.test -addext subjectAltName=DNS:www.tack.test"
+    . " -addext basicConstraints=critical,CA:FALSE"
+    . " -keyout $tmp/tack/www.key -out $tmp/tack/www.crt");
+is($rc, 0, 'a certificate') or diag($out);
+($rc, $out) = run("/usr/local/bin/tack genkey -p install-test -o $tmp/tack/key.pem");
+is($rc, 0, 'tack genkey') or diag($out);
+($rc, $out) = run("/usr/local/bin/tack sign -k $tmp/tack/key.pem -p install-test"
+    . " -c $tmp/tack/www.crt -o $tmp/tack/www.tack.pem");
+is($rc, 0, 'tack sign') or diag($out);
+sub write_site {
+    my ($extra) = @_;
+    open my $fh, '>', "$etc/sites-available/tack-test.conf" or die $!;
+    print $fh <<"SITE";
+<VirtualHost 127.0.0.1:$port>
+    ServerName www.tack.test
+    DocumentRoot $tmp/www
+    SSLEngine on
+    SSLCertificateFile    $tmp/tack/www.crt
+    SSLCertificateKeyFile $tmp/tack/www.key
+    TackFile $tmp/tack/www.tack.pem
+$extra</VirtualHost>
+SITE
+    close $fh;
+}
+write_site('');
+
+my $env = "APACHE_CONFDIR=$etc";
+($rc, $out) = run("$env a2dissite -q 000-default; $env a2ensite -q tack-test");
+is($rc, 0, 'a2ensite') or diag($out);
+($rc, $out) = run("$env a2enmod tack");
+is($rc, 0, 'a2enmod tack') or diag($out);
+like($out, qr/ssl/i, 'which enables mod_ssl as well');
+ok(-l "$etc/mods-enabled/tack.load" && -l "$etc/mods-enabled/tack.conf",
+    'mods-enabled/tack.load and tack.conf');
+($rc, $out) = ctl('configtest');
+is($rc, 0, 'apache2ctl configtest') or diag($out);
+like($out, qr/Syntax OK/, 'Syntax OK');
+($rc, $out) = ctl('start');
+is($rc, 0, 'apache2ctl start') or diag($out);
+my $up = 0;
+for (1 .. 100) {
+    last if $up = IO::Socket::INET->new(PeerAddr => "127.0.0.1:$port");
+    select(undef, undef, undef, 0.1);
+}
+ok($up, 'listening');
+
+($rc, $out) = run("/usr/local/bin/tack check 127.0.0.1:$port --servername www.tack.test --tls1_2 --require");
+is($rc, 0, 'tack check: the TACK is served and valid') or diag($out);
+my $fpr = qx{/usr/local/bin/tack view $tmp/tack/www.tack.pem};
+my ($fp) = $fpr =~ /([a-z2-7]{5}(?:\.[a-z2-7]{5}){4})/;
+like($out, qr/\Q$fp\E/, "it shows the TACK key $fp");
+
+# Pin activation on and the status page, then a graceful restart.
+write_site("    TackPinActivation on\n    <Location /tack-status>\n"
+    . "        SetHandler tack-status\n        Require local\n    </Location>\n");
+($rc, $out) = ctl('graceful');
+is($rc, 0, 'apache2ctl graceful') or diag($out);
+my ($json, $r);
+for (1 .. 50) {
+    select(undef, undef, undef, 0.2);
+    $r = HTTP::Tiny->new(verify_SSL => 0)->get("https://127.0.0.1:$port/tack-status?json");
+    next unless $r->{success};
+    $json = decode_json($r->{content});
+    last if $json->{vhosts}[0]{pin_activation};
+}
+ok($json && $json->{vhosts}[0]{pin_activation}, 'the new generation serves the status page')
+    or diag("$r->{status} $r->{reason}\n" . qx{tail -5 $tmp/log/error.log});
+is($json && $json->{vhosts}[0]{certificates}[0]{tacks}[0]{key}, $fp,
+    'which shows the TACK');
+($rc, $out) = run("/usr/local/bin/tack check 127.0.0.1:$port --servername www.tack.test --tls1_2 --require");
+like($out, qr/activation\W+(?:on|1|enabled)/i, 'tack check sees pin activation on')
+    or diag($out);
+
+($rc, $out) = ctl('stop');
+is($rc, 0, 'apache2ctl stop') or diag($out);
+for (1 .. 50) {
+    last unless -e $pidfile;
+    select(undef, undef, undef, 0.1);
+}
+
+# ---- make uninstall ------------------------------------------------------
+($rc, $out) = run('make -s uninstall');
+$uninstalled = 1;
+is($rc, 0, 'make uninstall') or diag($out);
+ok(!-e $_, "removed $_") for @installed;
+
+cleanup();
+my $after = snapshot();
+my @diff = grep { ($before->{$_} // '') ne ($after->{$_} // '') }
+    sort(keys %$before, grep { !exists $before->{$_} } keys %$after);
+ok(!@diff, 'the system is as it was before the test') or diag(join "\n", @diff);
+
+done_testing();
