@@ -273,8 +273,8 @@ test-tool: tool
 test-apache: module tool $(BUILD)/gencerts
 	t/run-apache-tests
 
-test: deps test-unit fuzz-smoke test-tool test-apache test-reliability \
-      test-install
+test: deps test-unit fuzz-smoke test-tool test-tool-asan test-apache \
+      test-reliability test-install
 
 demo: deps all
 	scripts/demo.sh
