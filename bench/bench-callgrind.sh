@@ -29,7 +29,7 @@ PORT=18510
 MD=$OUT/callgrind.md
 VERD=$OUT/callgrind.verdicts
 TSV=$OUT/callgrind.tsv
-FORBIDDEN='malloc|calloc|realloc|(^|[^_a-z])free$|CRYPTO_(malloc|zalloc|free|memdup|strdup)|apr_p(c)?alloc|apr_palloc|apr_psprintf|apr_pstr|apr_thread_mutex|apr_proc_mutex|apr_global_mutex|pthread_mutex|pthread_rwlock|pthread_spin|CRYPTO_THREAD_(read|write|un)lock|__lll_lock|futex|lock$'
+FORBIDDEN='malloc|calloc|realloc|free($|@)|CRYPTO_(malloc|zalloc|free|memdup|strdup)|apr_p(c)?alloc|apr_palloc|apr_psprintf|apr_pstr|apr_thread_mutex|apr_proc_mutex|apr_global_mutex|pthread_mutex|pthread_rwlock|pthread_spin|CRYPTO_THREAD_(read|write|un)lock|__lll_lock|futex|lock$'
 
 need_loadgen
 command -v valgrind > /dev/null || die "valgrind missing (apt-get install valgrind)"
@@ -122,9 +122,11 @@ cb_ir=$(cg_total "$prof")
 cb_per=$(calc "$cb_ir / $total_hs")
 callgrind_annotate --inclusive=yes "$prof" 2> /dev/null > "$prof.incl.txt"
 callgrind_annotate "$prof" 2> /dev/null > "$prof.self.txt"
-# Functions that ran inside the callbacks (exclusive list).
-sed -n '/file:function/,$p' "$prof.self.txt" | awk 'NF >= 3 && $1 ~ /^[0-9,]+$/ {
-        f = $3; sub(/^.*:/, "", f); if (!seen[f]++) print f }' > "$prof.functions"
+# Functions that ran inside the callbacks (the exclusive list's names).
+awk '/file:function/ { p = 1; next } p && /^-+$/ { next }
+     p && /^$/ { if (n) exit; next } p { n++; print }' "$prof.self.txt" |
+    sed -E 's/^ *[0-9,]+ \([ 0-9.]+%\) +//; s/ \[.*$//; s/^.*://' |
+    awk '!seen[$0]++' > "$prof.functions"
 add_ir=$(awk '/tack_cb_ext_add/ && $1 ~ /^[0-9,]+$/ { gsub(",", "", $1); print $1; exit }' "$prof.incl.txt")
 parse_ir=$(awk '/tack_cb_ext_parse/ && $1 ~ /^[0-9,]+$/ { gsub(",", "", $1); print $1; exit }' "$prof.incl.txt")
 bad=$(grep -E "$FORBIDDEN" "$prof.functions" | tr '\n' ' ')
@@ -200,7 +202,8 @@ awk -v x="$cb_per" 'BEGIN { exit !(x < 200) }' || verdict=FAIL
     echo "Functions executed inside the callbacks (exclusive cost, whole run):"
     echo
     echo '```'
-    sed -n '/file:function/,/^$/p' "$prof.self.txt" | sed '1,2d' | sed '/^$/d'
+    awk '/file:function/ { p = 1; next } p && /^-+$/ { next }
+         p && /^$/ { if (n) exit; next } p { n++; print }' "$prof.self.txt"
     echo '```'
     echo
     if [ -z "$bad" ]; then

@@ -170,6 +170,49 @@ for n in $SIZES; do
 done
 trap - EXIT
 
+# ---- instructions at start-up (callgrind) ------------------------------------
+# Wall and CPU times of a start-up swing by tens of percent on a shared
+# machine; instruction counts do not.  A and B at CG_N vhosts under callgrind,
+# side by side (one per core: instruction counts do not mind the sharing).
+CG_N=${BENCH_SCALE_CG_N:-$([ "$QUICK" = 1 ] && echo 100 || echo 1000)}
+cg_line_a="" cg_line_b=""
+if command -v valgrind > /dev/null && [ -f "$SD/vhosts-$CG_N-B.conf" ]; then
+    log "scale: start-up instructions at $CG_N vhosts (callgrind, a few minutes)"
+    bash "$BENCH_DIR/cg-startup.sh" "$CG_N" "$MODULE" 18521 "$OUT/srv/cgstart-A" "$SRV_CPU" A > "$OUT/cgstart-A.txt" 2>&1 &
+    pa=$!
+    bash "$BENCH_DIR/cg-startup.sh" "$CG_N" "$MODULE" 18522 "$OUT/srv/cgstart-B" "$CLI_CPU" B > "$OUT/cgstart-B.txt" 2>&1 &
+    pb=$!
+    wait $pa $pb
+    cg_line_a=$(grep '^total=' "$OUT/cgstart-A.txt")
+    cg_line_b=$(grep '^total=' "$OUT/cgstart-B.txt")
+fi
+
+# ---- where the memory goes -----------------------------------------------------
+# One start each at CG_N vhosts: without mod_tack (A), with mod_tack loaded
+# but no Tack directive (A+mod), with TackFile lines but no break signatures
+# (B-sigs), and B.  Resident memory is repeatable to a few tens of KiB.
+memrun() { # NAME WITH_MODULE VHOSTS_FILE
+    local d=$OUT/srv/mem-$1 p c
+    httpd_write_conf "$d" 18523 "$2" <(sed 's/127.0.0.1:18520>/127.0.0.1:18523>/' "$3")
+    taskset -c "$SRV_CPU" "$APACHE" -f "$d/httpd.conf" -DFOREGROUND &
+    p=$!
+    loadgen -q -n 1 --await 300 --timeout 300 --tls 1.2 -s "$(name_of "$CG_N")" \
+        127.0.0.1:18523 > /dev/null || die "memory run $1 failed"
+    c=$(ps -o pid= --ppid "$p" | tr -d ' ' | head -1)
+    printf '%s %s %s\n' "$1" "$(mem_kib "$p" VmRSS)" "$(mem_kib "$c" VmRSS)"
+    kill -TERM "$p"
+    wait "$p" 2> /dev/null
+}
+if [ -f "$SD/vhosts-$CG_N-B.conf" ]; then
+    grep -v TackBreakSigsFile "$SD/vhosts-$CG_N-B.conf" > "$SD/vhosts-$CG_N-Bnosig.conf"
+    {
+        memrun A 0 "$SD/vhosts-$CG_N-A.conf"
+        memrun A+mod 1 "$SD/vhosts-$CG_N-A.conf"
+        memrun B-sigs 1 "$SD/vhosts-$CG_N-Bnosig.conf"
+        memrun B 1 "$SD/vhosts-$CG_N-B.conf"
+    } > "$OUT/scale-mem.txt"
+fi
+
 # ---- analysis --------------------------------------------------------------
 med() { # N CFG FIELD
     awk -F'\t' -v n="$1" -v c="$2" -v f="$3" '
@@ -266,6 +309,38 @@ lin_s=$(awk 'NR > 1 && !/^#/ { n[++k] = $1; a[k] = $2; b[k] = $3 }
     echo
     echo "Raw rounds: \`bench/out/scale.tsv\`."
 } >> "$MD"
+if [ -s "$OUT/scale-mem.txt" ]; then
+    {
+        echo
+        echo "### Where the memory goes ($CG_N vhosts, one start each)"
+        echo
+        echo "| configuration | parent RSS KiB | child RSS KiB | parent Δ per vhost vs previous row |"
+        echo "|---|---|---|---|"
+        awk -v n="$CG_N" '{ d = (NR > 1) ? sprintf("%+.0f B", ($2 - prev) * 1024 / n) : ""
+            printf "| %s | %s | %s | %s |\n", $1, $2, $3, d; prev = $2 }' "$OUT/scale-mem.txt"
+        echo
+        echo "A: no mod_tack; A+mod: \`LoadModule tack_module\`, no Tack directive;"
+        echo "B-sigs: a TackFile per vhost; B: plus TackBreakSigsFile on every tenth."
+    } >> "$MD"
+fi
+if [ -n "$cg_line_a" ] && [ -n "$cg_line_b" ]; then
+    ia=$(kv total "$cg_line_a"); ib=$(kv total "$cg_line_b"); im=$(kv module "$cg_line_b")
+    icr=$(calc "$ib / $ia")
+    {
+        echo
+        echo "### Start-up instructions (callgrind, $CG_N vhosts)"
+        echo
+        echo "\`apache2 -X\` under callgrind from exec to the first handshake with the"
+        echo "last vhost (both configuration passes): A $(fmt 0 "$ia"), B $(fmt 0 "$ib")"
+        echo "instructions, **B/A = $(fmt 3 "$icr")**.  Inside mod_tack's entry points"
+        echo "(directive handlers, config create/merge, hooks; inclusive):"
+        echo "$(fmt 0 "$im") instructions, $(fmt 0 "$(calc "$im / $CG_N")") per vhost,"
+        echo "$(fmt 1 "$(calc "100 * $im / $ib")") % of B.  Profile:"
+        echo "\`bench/out/srv/cgstart-B.srv/cg/startup.out\`."
+    } >> "$MD"
+    echo "3. start-up instructions B/A at $CG_N vhosts (callgrind; informative)|$(fmt 3 "$icr") (mod_tack $(fmt 0 "$(calc "$im / $CG_N")") per vhost)|$(awk -v r="$icr" 'BEGIN { print (r <= 1.10) ? "PASS" : "FAIL" }')" >> "$VERD"
+    echo "start-up instructions at $CG_N vhosts: B/A $(fmt 3 "$icr"); mod_tack $(fmt 0 "$(calc "$im / $CG_N")") per vhost"
+fi
 echo "linearity: parent $lin"
 echo "linearity: child $lin_c"
 
