@@ -11,8 +11,11 @@
  * builds, once, the extension bodies it may send (one per subset of its TACKs
  * still unexpired) and registers extension 0xF300 with a per-vhost runtime
  * table as callback argument.  A handshake then only compares the
- * certificate pointer OpenSSL chose and the current time against that table:
- * no allocation, no lock, no file I/O, no signature work.
+ * certificate pointer OpenSSL chose and the current time against that table,
+ * adds to two shared-memory counters (relaxed atomics, mod_tack_status.c)
+ * and notes the answer in the connection's conn_config slot, from which
+ * post_read_request sets TACK_REQUESTED / TACK_SERVED: no allocation, no
+ * lock, no file I/O, no signature work.
  */
 #include <string.h>
 #include <time.h>
@@ -58,8 +61,8 @@ static void tack_openssl_log(server_rec *s, const char *what)
     while ((e = ERR_get_error()) != 0) {
         ERR_error_string_n(e, buf, sizeof(buf));
         ap_log_error(APLOG_MARK, APLOG_ERR, 0, s,
-                     "TACK00050: vhost %s: %s: OpenSSL: %s",
-                     tack_vhost_name(s), what, buf);
+                     "TACK00050: vhost %s: %s: OpenSSL: %s", tack_vhost_name(s),
+                     what, buf);
     }
 }
 
@@ -126,11 +129,10 @@ static tack_body_t tack_body_build(apr_pool_t *p, server_rec *s,
     body.len = len;
     for (i = 0; slot && i < slot->ntacks; i++) {
         if (mask & (1u << i) && (sel->format == TACK_FORMAT_02 || i == 0)) {
-            body.served =
-                body.served
-                    ? apr_pstrcat(p, body.served, " ",
-                                  slot->tacks[i]->fingerprint, NULL)
-                    : slot->tacks[i]->fingerprint;
+            body.served = body.served
+                              ? apr_pstrcat(p, body.served, " ",
+                                            slot->tacks[i]->fingerprint, NULL)
+                              : slot->tacks[i]->fingerprint;
         }
     }
     return body;
@@ -280,8 +282,7 @@ static int tack_cb_ext_add(SSL *ssl, unsigned int ext_type,
                        "TACK00054: vhost %s: %s: TACK requested; %s: %s%s%s "
                        "(%u live), %" APR_SIZE_T_FMT " break signature(s); "
                        "answer %" APR_SIZE_T_FMT " bytes%s",
-                       rt->name, SSL_get_version(ssl),
-                       slot->label,
+                       rt->name, SSL_get_version(ssl), slot->label,
                        slot->ntacks ? "TACK key " : "no TACK",
                        slot->ntacks ? slot->tacks[0]->fingerprint : "",
                        slot->ntacks > 1 ? " and another" : "",
@@ -359,8 +360,8 @@ static int tack_hook_init_server(server_rec *s, apr_pool_t *p, int is_proxy,
         certs[n].x509 = x509;
         certs[n].key_type = tack_key_type(X509_get0_pubkey(x509));
         certs[n].subject = apr_pstrdup(p, subject);
-        certs[n].label = apr_psprintf(p, "%s certificate %s",
-                                      certs[n].key_type, subject);
+        certs[n].label =
+            apr_psprintf(p, "%s certificate %s", certs[n].key_type, subject);
         n++;
     }
     SSL_CTX_set_current_cert(ctx, SSL_CERT_SET_FIRST);
@@ -401,8 +402,7 @@ static int tack_hook_init_server(server_rec *s, apr_pool_t *p, int is_proxy,
                          "TACK00056: vhost %s: serving TACK %s (%s, key %s, "
                          "expires %s%s) for %s",
                          rt->name, item->file->path, item->file->kind,
-                         item->fingerprint,
-                         item->expiry,
+                         item->fingerprint, item->expiry,
                          sel.format == TACK_FORMAT_02 && item->file->inactive
                              ? ", inactive"
                              : "",
@@ -440,10 +440,9 @@ static int tack_hook_post_config(apr_pool_t *pconf, apr_pool_t *plog,
  * connection: the note is on the master. */
 static int tack_hook_post_read_request(request_rec *r)
 {
-    conn_rec *c = r->connection->master ? r->connection->master
-                                        : r->connection;
-    const tack_body_t *body = ap_get_module_config(c->conn_config,
-                                                   &tack_module);
+    conn_rec *c = r->connection->master ? r->connection->master : r->connection;
+    const tack_body_t *body =
+        ap_get_module_config(c->conn_config, &tack_module);
 
     if (body) {
         apr_table_setn(r->subprocess_env, TACK_ENV_REQUESTED, "1");

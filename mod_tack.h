@@ -67,8 +67,8 @@ typedef struct tack_file {
     struct tack_store *store; /* the store it belongs to, or NULL */
     const char *path;         /* resolved against ServerRoot */
     const char *where;        /* "conf/file.conf:12" */
-    int inactive;      /* "TackFile FILE inactive" */
-    int server_level;  /* outside any <VirtualHost> */
+    int inactive;             /* "TackFile FILE inactive" */
+    int server_level;         /* outside any <VirtualHost> */
     const char *error; /* why none of it is served (real start), or NULL */
     int nitems;
     tack_item_t items[TACK_EXT02_MAX_TACKS];
@@ -91,12 +91,12 @@ typedef struct {
  * lookups, not 10,000 x 10,000 comparisons. */
 typedef struct tack_store {
     const char *path;
-    const char *where;    /* the first TackStore line naming it */
-    const char *error;    /* the directory cannot be read, or NULL */
-    int loaded;           /* 0 in the discarded first pass of a start */
-    int nfiles;           /* TACK files served from it */
-    int nduplicates;      /* files repeating another's TACK byte for byte */
-    apr_hash_t *by_hash;  /* target_hash (32 bytes) -> tack_item_t * */
+    const char *where;   /* the first TackStore line naming it */
+    const char *error;   /* the directory cannot be read, or NULL */
+    int loaded;          /* 0 in the discarded first pass of a start */
+    int nfiles;          /* TACK files served from it */
+    int nduplicates;     /* files repeating another's TACK byte for byte */
+    apr_hash_t *by_hash; /* target_hash (32 bytes) -> tack_item_t * */
     apr_array_header_t *files;    /* tack_file_t *, loaded, in name order */
     apr_array_header_t *bad;      /* tack_file_t *, malformed (->error) */
     apr_array_header_t *expired;  /* tack_file_t *, expired (->error) */

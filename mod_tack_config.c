@@ -180,8 +180,8 @@ static const char *tack_load_tackfile(apr_pool_t *p, tack_file_t *f,
         }
         if (st == TACK_ERR_EXPIRED) {
             *expired = 1;
-            return apr_psprintf(p, "%s %s: %s (key %s) expired at %s",
-                                f->kind, f->path, tack_item_name(p, item),
+            return apr_psprintf(p, "%s %s: %s (key %s) expired at %s", f->kind,
+                                f->path, tack_item_name(p, item),
                                 item->fingerprint, item->expiry);
         }
         if (st != TACK_OK) {
@@ -294,8 +294,7 @@ static void tack_store_index(tack_store_t *st, tack_file_t *f, time_t now)
         tack_item_t *head, *last = NULL, *it;
         int dup = 0;
 
-        head = apr_hash_get(st->by_hash, item->tack.target_hash,
-                            TACK_HASH_LEN);
+        head = apr_hash_get(st->by_hash, item->tack.target_hash, TACK_HASH_LEN);
         for (it = head; it; it = it->next_same) {
             dup |= !memcmp(&it->tack, &item->tack, sizeof(item->tack));
             last = it;
@@ -643,14 +642,13 @@ static int tack_select(apr_pool_t *p, server_rec *s, int format,
     int j;
 
     if (format == TACK_FORMAT_00 && cert->ntacks == 1) {
-        return tack_problem(s, "TACK00001",
-                            "%s %s (%s): a second TACK for %s, already "
-                            "served by %s %s; draft-00 serves one TACK "
-                            "per certificate",
-                            item->file->kind, item->file->path,
-                            item->file->where, cert->label,
-                            cert->tacks[0]->file->kind,
-                            cert->tacks[0]->file->path);
+        return tack_problem(
+            s, "TACK00001",
+            "%s %s (%s): a second TACK for %s, already "
+            "served by %s %s; draft-00 serves one TACK "
+            "per certificate",
+            item->file->kind, item->file->path, item->file->where, cert->label,
+            cert->tacks[0]->file->kind, cert->tacks[0]->file->path);
     }
     if (cert->ntacks == TACK_EXT02_MAX_TACKS) {
         return tack_problem(s, "TACK00002",
@@ -786,8 +784,7 @@ int tack_config_resolve(apr_pool_t *p, server_rec *s, tack_conf_t *conf,
                 if (item->file == unusable) {
                     continue; /* the second TACK of a pair already refused */
                 }
-                if (!tack_file_usable(s, item->file, out->format,
-                                      &problems)) {
+                if (!tack_file_usable(s, item->file, out->format, &problems)) {
                     unusable = item->file;
                     continue;
                 }
@@ -852,16 +849,16 @@ int tack_config_resolve(apr_pool_t *p, server_rec *s, tack_conf_t *conf,
             if (j == out->nsigs) {
                 continue;
             }
-            problems += tack_problem(s, "TACK00007",
-                                     "%s %s (%s): its key %s is broken "
-                                     "by a break signature in "
-                                     "TackBreakSigsFile %s (%s); a TACK and "
-                                     "the break signature of its key cannot "
-                                     "be served together",
-                                     item->file->kind, item->file->path,
-                                     item->file->where,
-                                     item->fingerprint, out->sigfiles[j]->path,
-                                     out->sigfiles[j]->where);
+            problems +=
+                tack_problem(s, "TACK00007",
+                             "%s %s (%s): its key %s is broken "
+                             "by a break signature in "
+                             "TackBreakSigsFile %s (%s); a TACK and "
+                             "the break signature of its key cannot "
+                             "be served together",
+                             item->file->kind, item->file->path,
+                             item->file->where, item->fingerprint,
+                             out->sigfiles[j]->path, out->sigfiles[j]->where);
             memmove(&certs[c].tacks[k], &certs[c].tacks[k + 1],
                     (size_t)(certs[c].ntacks - k - 1) * sizeof(item));
             certs[c].ntacks--;
@@ -1013,8 +1010,8 @@ int tack_config_log_stores(server_rec *s_main, int report_unmatched)
                          "sign new ones",
                          st->path, st->expiring->nelts,
                          st->expiring->nelts == 1 ? "" : "s",
-                         st->expiring->nelts == 1 ? "s" : "",
-                         first->file->path, first->expiry,
+                         st->expiring->nelts == 1 ? "s" : "", first->file->path,
+                         first->expiry,
                          tack_duration(p, (long)(first->expires - now)));
         }
         for (j = 0; j < st->files->nelts; j++) {
@@ -1118,8 +1115,7 @@ static void tack_tree_index_vhosts(apr_pool_t *p, const ap_directive_t *d,
         if (!strcasecmp(d->directive, "<VirtualHost")) {
             if (d->filename) {
                 apr_hash_set(index,
-                             apr_psprintf(p, "%s:%d", d->filename,
-                                          d->line_num),
+                             apr_psprintf(p, "%s:%d", d->filename, d->line_num),
                              APR_HASH_KEY_STRING, d);
             }
         } else if (!strncasecmp(d->directive, "<If", 3)) {
@@ -1195,10 +1191,10 @@ static int tack_tree_certs(apr_pool_t *p, const tack_tree_t *tree,
     tc.paths = apr_array_copy(p, tree->top.paths);
     tc.ssl_on = tree->top.ssl_on;
     if (s->is_virtual && s->defn_name) {
-        vh = apr_hash_get(tree->vhosts,
-                          apr_psprintf(p, "%s:%u", s->defn_name,
-                                       s->defn_line_number),
-                          APR_HASH_KEY_STRING);
+        vh = apr_hash_get(
+            tree->vhosts,
+            apr_psprintf(p, "%s:%u", s->defn_name, s->defn_line_number),
+            APR_HASH_KEY_STRING);
         if (vh) {
             tack_tree_collect(p, vh->first_child, &tc);
         }

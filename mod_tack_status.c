@@ -55,9 +55,9 @@ APLOG_USE_MODULE(tack);
 
 /* One generation of counters, kept in the process pool. */
 typedef struct {
-    apr_pool_t *pool;   /* holds the segment and |keys| */
-    apr_hash_t *keys;   /* "vhost|spki-hash-hex" -> tack_ctr_t * */
-    apr_time_t since;   /* when counting started */
+    apr_pool_t *pool; /* holds the segment and |keys| */
+    apr_hash_t *keys; /* "vhost|spki-hash-hex" -> tack_ctr_t * */
+    apr_time_t since; /* when counting started */
 } tack_ctrgen_t;
 
 /* The vhosts of this configuration generation, in pconf. */
@@ -100,8 +100,7 @@ static const char *tack_ctr_key(apr_pool_t *p, const tack_rt_t *rt,
                                 const tack_slot_t *slot, int other)
 {
     return apr_pstrcat(p, rt->name, "|",
-                       other ? "other" : tack_hex(p, slot->hash,
-                                                  TACK_HASH_LEN),
+                       other ? "other" : tack_hex(p, slot->hash, TACK_HASH_LEN),
                        NULL);
 }
 
@@ -166,8 +165,7 @@ int tack_status_post_config(apr_pool_t *pconf, server_rec *s)
     if (prev) {
         apr_pool_destroy(prev->pool); /* unmaps it here, not in children */
     }
-    apr_pool_userdata_set(gen, TACK_CTR_USERDATA, apr_pool_cleanup_null,
-                          proc);
+    apr_pool_userdata_set(gen, TACK_CTR_USERDATA, apr_pool_cleanup_null, proc);
     tack_ctr_since = gen->since;
     tack_ctr_shared = 1;
     ap_log_error(APLOG_MARK, APLOG_DEBUG, 0, s,
@@ -186,11 +184,11 @@ static apr_uint64_t tack_load(const apr_uint64_t *v)
 
 /* Totals over the whole server, for summaries. */
 typedef struct {
-    int vhosts;          /* SSL vhosts */
-    int serving;         /* of them, serving at least one TACK */
-    int tacks;           /* TACKs served, counting each (vhost, cert) */
-    int expiring;        /* of them, expiring within 30 days */
-    int expired;         /* of them, expired (no longer served) */
+    int vhosts;   /* SSL vhosts */
+    int serving;  /* of them, serving at least one TACK */
+    int tacks;    /* TACKs served, counting each (vhost, cert) */
+    int expiring; /* of them, expiring within 30 days */
+    int expired;  /* of them, expired (no longer served) */
     const tack_item_t *soonest;
     apr_uint64_t requested, served;
 } tack_totals_t;
@@ -263,8 +261,8 @@ static int tack_tack_active(const tack_rt_t *rt, const tack_item_t *item)
 
 static json_t *tack_json_counters(apr_uint64_t requested, apr_uint64_t served)
 {
-    return json_pack("{s:I, s:I}", "requested", (json_int_t)requested,
-                     "served", (json_int_t)served);
+    return json_pack("{s:I, s:I}", "requested", (json_int_t)requested, "served",
+                     (json_int_t)served);
 }
 
 static json_t *tack_json_tack(apr_pool_t *p, const tack_rt_t *rt,
@@ -274,8 +272,8 @@ static json_t *tack_json_tack(apr_pool_t *p, const tack_rt_t *rt,
         "{s:s, s:i, s:i, s:s, s:I, s:b, s:s, s:s, s:s, s:b}", "key",
         item->fingerprint, "min_generation", (int)item->tack.min_generation,
         "generation", (int)item->tack.generation, "expires", item->expiry,
-        "days_left", (json_int_t)tack_days_left(item->expires, now),
-        "expired", item->expires <= now, "target_hash",
+        "days_left", (json_int_t)tack_days_left(item->expires, now), "expired",
+        item->expires <= now, "target_hash",
         tack_hex(p, item->tack.target_hash, TACK_HASH_LEN), "file",
         item->file->path, "source",
         item->file->store ? "TackStore" : "TackFile", "active",
@@ -306,18 +304,18 @@ static json_t *tack_json_vhost(apr_pool_t *p, const tack_rt_t *rt, time_t now)
             json_array_append_new(tacks,
                                   tack_json_tack(p, rt, slot->tacks[i], now));
         }
-        cert = json_pack("{s:s?, s:s?, s:s, s:o, s:o}", "subject",
-                         slot->subject, "key_type", slot->key_type,
-                         "spki_sha256",
-                         tack_hex(p, slot->hash, TACK_HASH_LEN), "tacks",
-                         tacks, "handshakes", tack_json_counters(r, s));
+        cert =
+            json_pack("{s:s?, s:s?, s:s, s:o, s:o}", "subject", slot->subject,
+                      "key_type", slot->key_type, "spki_sha256",
+                      tack_hex(p, slot->hash, TACK_HASH_LEN), "tacks", tacks,
+                      "handshakes", tack_json_counters(r, s));
         json_array_append_new(certs, cert);
     }
     sigs = json_array();
     for (j = 0; j < rt->nsigs; j++) {
-        json_array_append_new(sigs, json_pack("{s:s, s:s}", "key",
-                                              rt->sig_keys[j], "file",
-                                              rt->sig_files[j]));
+        json_array_append_new(sigs,
+                              json_pack("{s:s, s:s}", "key", rt->sig_keys[j],
+                                        "file", rt->sig_files[j]));
     }
     vh = json_pack("{s:s, s:s, s:b, s:b, s:s?, s:b, s:o, s:o, s:o}", "name",
                    rt->name, "format", tack_format_name(rt->format),
@@ -343,9 +341,8 @@ static int tack_status_json(request_rec *r, time_t now)
     vhosts = json_array();
     for (i = 0; tack_rts && i < tack_rts->nelts; i++) {
         json_array_append_new(
-            vhosts, tack_json_vhost(r->pool,
-                                    APR_ARRAY_IDX(tack_rts, i, tack_rt_t *),
-                                    now));
+            vhosts, tack_json_vhost(
+                        r->pool, APR_ARRAY_IDX(tack_rts, i, tack_rt_t *), now));
     }
     doc = json_pack(
         "{s:s, s:s, s:s, s:b, s:{s:i, s:i, s:i, s:i, s:i, s:s?}, s:o, s:o}",
@@ -353,10 +350,9 @@ static int tack_status_json(request_rec *r, time_t now)
         tack_iso_time(r->pool, apr_time_now()), "counters_since",
         tack_iso_time(r->pool, tack_ctr_since), "counters_shared",
         tack_ctr_shared, "summary", "vhosts", t.vhosts, "serving", t.serving,
-        "tacks", t.tacks, "expiring_30_days", t.expiring, "expired",
-        t.expired, "soonest_expiry", t.soonest ? t.soonest->expiry : NULL,
-        "handshakes", tack_json_counters(t.requested, t.served), "vhosts",
-        vhosts);
+        "tacks", t.tacks, "expiring_30_days", t.expiring, "expired", t.expired,
+        "soonest_expiry", t.soonest ? t.soonest->expiry : NULL, "handshakes",
+        tack_json_counters(t.requested, t.served), "vhosts", vhosts);
     if (!doc) {
         return HTTP_INTERNAL_SERVER_ERROR;
     }
@@ -386,10 +382,12 @@ static void tack_html_tack_cells(request_rec *r, const tack_rt_t *rt,
                "<td>%s</td><td class=\"%s\">%s</td>"
                "<td><code>%s</code></td><td>%s <code>%s</code></td>",
                tack_esc(r, item->fingerprint),
-               tack_tack_active(rt, item) ? "" : " (inactive)",
+               item->file->inactive ? " (inactive)" : "",
                (unsigned)item->tack.min_generation,
                (unsigned)item->tack.generation, tack_esc(r, item->expiry),
-               days < 0 ? "bad" : days < 30 ? "warn" : "ok",
+               days < 0    ? "bad"
+               : days < 30 ? "warn"
+                           : "ok",
                days < 0 ? "expired, not served"
                         : apr_psprintf(r->pool, "%ld", days),
                tack_hex(r->pool, item->tack.target_hash, TACK_HASH_LEN),
@@ -485,7 +483,7 @@ static int tack_status_html(request_rec *r, time_t now)
              r);
     ap_rprintf(r,
                "<p>Server: %s<br>Time: %s<br>Counters since %s (%s)</p>\n"
-               "<p>%d SSL virtual hosts, %d serving a TACK; %d TACKs, %d "
+               "<p>%d SSL virtual host%s, %d serving a TACK; %d TACK%s, %d "
                "expiring within 30 days, %d expired. Soonest expiry: %s. "
                "Handshakes: %" APR_UINT64_T_FMT " requested a TACK, "
                "%" APR_UINT64_T_FMT " received one.</p>\n"
@@ -495,9 +493,10 @@ static int tack_status_html(request_rec *r, time_t now)
                tack_iso_time(r->pool, tack_ctr_since),
                tack_ctr_shared ? "shared by all processes"
                                : "per process: no shared memory",
-               t.vhosts, t.serving, t.tacks, t.expiring, t.expired,
-               t.soonest ? tack_esc(r, t.soonest->expiry) : "none",
-               t.requested, t.served);
+               t.vhosts, t.vhosts == 1 ? "" : "s", t.serving, t.tacks,
+               t.tacks == 1 ? "" : "s", t.expiring, t.expired,
+               t.soonest ? tack_esc(r, t.soonest->expiry) : "none", t.requested,
+               t.served);
     for (i = 0; tack_rts && i < tack_rts->nelts; i++) {
         tack_html_vhost(r, APR_ARRAY_IDX(tack_rts, i, tack_rt_t *), now);
     }
@@ -560,15 +559,15 @@ static int tack_status_hook(request_rec *r, int flags)
     }
     ap_rprintf(r,
                "<hr />\n<h2>TACK (mod_tack)</h2>\n<dl>\n"
-               "<dt>%d SSL virtual hosts, %d serving a TACK</dt>\n"
+               "<dt>%d SSL virtual host%s, %d serving a TACK</dt>\n"
                "<dt>%d TACKs expiring within 30 days, %d expired; soonest "
                "expiry %s</dt>\n"
                "<dt>Handshakes since %s: %" APR_UINT64_T_FMT
                " requested a TACK, %" APR_UINT64_T_FMT " received one</dt>\n"
                "</dl>\n<p>Details: the <code>tack-status</code> handler "
                "(see docs/directives.md).</p>\n",
-               t.vhosts, t.serving, t.expiring, t.expired,
-               t.soonest ? tack_esc(r, t.soonest->expiry) : "none",
+               t.vhosts, t.vhosts == 1 ? "" : "s", t.serving, t.expiring,
+               t.expired, t.soonest ? tack_esc(r, t.soonest->expiry) : "none",
                tack_iso_time(r->pool, tack_ctr_since), t.requested, t.served);
     return OK;
 }
