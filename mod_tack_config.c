@@ -29,6 +29,7 @@
 
 #include <openssl/err.h>
 #include <openssl/crypto.h>
+#include <openssl/objects.h>
 #include <openssl/x509.h>
 
 #include "mod_tack.h"
@@ -1139,6 +1140,42 @@ static void tack_tree_init(apr_pool_t *p, tack_tree_t *tree)
     tack_tree_index_vhosts(p, ap_conftree, tree->vhosts);
 }
 
+/* tack_tree_der_hash hashes the SubjectPublicKeyInfo of a DER certificate
+ * and returns its key type (NID_undef on failure).  The core's DER walk
+ * decodes no key: with thousands of vhosts, OpenSSL 3's public-key decoder
+ * in d2i_X509 made "apache2 -t" (and so every apachectl graceful) many
+ * times slower.  A certificate that is not plain DER gets d2i_X509. */
+static int tack_tree_der_hash(const uint8_t *der, size_t len,
+                              uint8_t hash[TACK_HASH_LEN])
+{
+    const uint8_t *oid = NULL, *p;
+    size_t oid_len = 0;
+    ASN1_OBJECT *obj;
+    X509 *x509;
+    int type = NID_undef;
+
+    if (tack_cert_der_spki_hash(der, len, hash, &oid, &oid_len) == TACK_OK &&
+        oid_len < 0x80) {
+        uint8_t enc[2 + 0x7f]; /* OBJECT IDENTIFIER tag, length, contents */
+
+        enc[0] = 0x06;
+        enc[1] = (uint8_t)oid_len;
+        memcpy(enc + 2, oid, oid_len);
+        p = enc;
+        obj = d2i_ASN1_OBJECT(NULL, &p, (long)(oid_len + 2));
+        type = obj ? OBJ_obj2nid(obj) : NID_undef;
+        ASN1_OBJECT_free(obj);
+        return type;
+    }
+    p = der;
+    x509 = d2i_X509(NULL, &p, (long)len);
+    if (x509 && tack_spki_hash(x509, hash) == TACK_OK) {
+        type = EVP_PKEY_get_base_id(X509_get0_pubkey(x509));
+    }
+    X509_free(x509);
+    return type;
+}
+
 /* tack_tree_cert_hash reads the first certificate of |path| and hashes its
  * SubjectPublicKeyInfo.  The file may hold the private key as well: the
  * core's PEM reader decodes only the CERTIFICATE blocks (OpenSSL's
@@ -1158,13 +1195,8 @@ static int tack_tree_cert_hash(const char *path, uint8_t hash[TACK_HASH_LEN])
     }
     for (i = 0; i < sizeof(labels) / sizeof(labels[0]); i++) {
         if (tack_pem_decode(&pem, text, len, labels[i], NULL) == TACK_OK) {
-            const unsigned char *der = pem.blocks[0].data;
-            X509 *x509 = d2i_X509(NULL, &der, (long)pem.blocks[0].len);
-
-            if (x509 && tack_spki_hash(x509, hash) == TACK_OK) {
-                type = EVP_PKEY_get_base_id(X509_get0_pubkey(x509));
-            }
-            X509_free(x509);
+            type = tack_tree_der_hash(pem.blocks[0].data, pem.blocks[0].len,
+                                      hash);
             tack_pem_free(&pem);
             break;
         }

@@ -103,6 +103,65 @@ static inline int tack_cbs_get_u32(tack_cbs_t *cbs, uint32_t *out)
     return 1;
 }
 
+/* tack_cbs_get_der reads one DER element with a single-byte tag: |*tag|
+ * gets the tag, |*contents| its contents and, if |whole| is not NULL,
+ * |*whole| the element with its header.  Only definite, minimally encoded
+ * lengths up to 2^32 - 1 are accepted, as DER requires. */
+static inline int tack_cbs_get_der(tack_cbs_t *cbs, uint8_t *tag,
+                                   tack_cbs_t *contents, tack_cbs_t *whole)
+{
+    tack_cbs_t copy = *cbs;
+    const uint8_t *start = cbs->data;
+    uint8_t t, l0, b;
+    size_t len = 0, header, i, nbytes;
+
+    if (!tack_cbs_get_u8(&copy, &t) || (t & 0x1f) == 0x1f ||
+        !tack_cbs_get_u8(&copy, &l0)) {
+        return 0;
+    }
+    if (l0 < 0x80) {
+        len = l0;
+    } else {
+        nbytes = l0 & 0x7f;
+        if (nbytes == 0 || nbytes > 4) {
+            return 0; /* indefinite (BER) or absurdly long */
+        }
+        for (i = 0; i < nbytes; i++) {
+            if (!tack_cbs_get_u8(&copy, &b) || (i == 0 && b == 0)) {
+                return 0; /* truncated, or a leading zero: not minimal */
+            }
+            len = (len << 8) | b;
+        }
+        if (len < 0x80) {
+            return 0; /* the long form for a short length: not DER */
+        }
+    }
+    header = (size_t)(copy.data - start);
+    if (!tack_cbs_get_sub(&copy, contents, len)) {
+        return 0;
+    }
+    if (whole != NULL) {
+        tack_cbs_init(whole, start, header + len);
+    }
+    *tag = t;
+    *cbs = copy;
+    return 1;
+}
+
+/* tack_cbs_get_der_tag is tack_cbs_get_der requiring tag |want|. */
+static inline int tack_cbs_get_der_tag(tack_cbs_t *cbs, uint8_t want,
+                                       tack_cbs_t *contents, tack_cbs_t *whole)
+{
+    tack_cbs_t copy = *cbs;
+    uint8_t tag;
+
+    if (!tack_cbs_get_der(&copy, &tag, contents, whole) || tag != want) {
+        return 0;
+    }
+    *cbs = copy;
+    return 1;
+}
+
 /* The writer: a fixed buffer and a sticky error flag, checked once at the
  * end, so encoders read as a list of fields. */
 typedef struct {

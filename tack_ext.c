@@ -852,6 +852,67 @@ tack_status_t tack_pkey_spki_hash(EVP_PKEY *pkey, uint8_t out[TACK_HASH_LEN])
     return st;
 }
 
+/* DER tags of the certificate's outer structure (RFC 5280 section 4.1). */
+#define DER_SEQUENCE 0x30
+#define DER_INTEGER 0x02
+#define DER_OID 0x06
+#define DER_CONTEXT_0 0xa0 /* [0] EXPLICIT Version */
+
+tack_status_t tack_cert_der_spki_hash(const uint8_t *der, size_t der_len,
+                                      uint8_t out[TACK_HASH_LEN],
+                                      const uint8_t **alg_oid,
+                                      size_t *alg_oid_len)
+{
+    tack_cbs_t cbs, cert, tbs, skip, spki, spki_whole, alg, oid;
+    unsigned int md_len = 0;
+
+    if ((der == NULL && der_len != 0) || out == NULL) {
+        return TACK_ERR_INVALID_ARG;
+    }
+    tack_cbs_init(&cbs, der, der_len);
+    /* Certificate ::= SEQUENCE { tbsCertificate, signatureAlgorithm,
+     *   signatureValue }; TBSCertificate ::= SEQUENCE { [0] version
+     *   OPTIONAL, serialNumber, signature, issuer, validity, subject,
+     *   subjectPublicKeyInfo, ... } */
+    if (!tack_cbs_get_der_tag(&cbs, DER_SEQUENCE, &cert, NULL)) {
+        return TACK_ERR_TRUNCATED;
+    }
+    if (tack_cbs_len(&cbs) != 0) {
+        return TACK_ERR_TRAILING;
+    }
+    if (!tack_cbs_get_der_tag(&cert, DER_SEQUENCE, &tbs, NULL)) {
+        return TACK_ERR_BAD_LENGTH;
+    }
+    if (tack_cbs_len(&tbs) > 0 && tbs.data[0] == DER_CONTEXT_0 &&
+        !tack_cbs_get_der_tag(&tbs, DER_CONTEXT_0, &skip, NULL)) {
+        return TACK_ERR_BAD_LENGTH;
+    }
+    if (!tack_cbs_get_der_tag(&tbs, DER_INTEGER, &skip, NULL) ||
+        !tack_cbs_get_der_tag(&tbs, DER_SEQUENCE, &skip, NULL) || /* sig */
+        !tack_cbs_get_der_tag(&tbs, DER_SEQUENCE, &skip, NULL) || /* issuer */
+        !tack_cbs_get_der_tag(&tbs, DER_SEQUENCE, &skip, NULL) || /* valid */
+        !tack_cbs_get_der_tag(&tbs, DER_SEQUENCE, &skip, NULL) || /* subj */
+        !tack_cbs_get_der_tag(&tbs, DER_SEQUENCE, &spki, &spki_whole)) {
+        return TACK_ERR_BAD_LENGTH;
+    }
+    /* SubjectPublicKeyInfo ::= SEQUENCE { algorithm AlgorithmIdentifier,
+     *   subjectPublicKey BIT STRING }; AlgorithmIdentifier starts with its
+     *   OID. */
+    if (!tack_cbs_get_der_tag(&spki, DER_SEQUENCE, &alg, NULL) ||
+        !tack_cbs_get_der_tag(&alg, DER_OID, &oid, NULL)) {
+        return TACK_ERR_BAD_LENGTH;
+    }
+    if (!EVP_Digest(spki_whole.data, spki_whole.len, out, &md_len,
+                    EVP_sha256(), NULL)) {
+        return TACK_ERR_CRYPTO;
+    }
+    if (alg_oid != NULL && alg_oid_len != NULL) {
+        *alg_oid = oid.data;
+        *alg_oid_len = oid.len;
+    }
+    return TACK_OK;
+}
+
 void tack_time_format(uint32_t minutes, char out[TACK_TIME_SIZE])
 {
     time_t t = (time_t)minutes * 60;

@@ -313,6 +313,19 @@ tack_status_t tack_spki_hash(X509 *cert, uint8_t out[TACK_HASH_LEN]);
 /* tack_pkey_spki_hash is tack_spki_hash for a bare public key. */
 tack_status_t tack_pkey_spki_hash(EVP_PKEY *pkey, uint8_t out[TACK_HASH_LEN]);
 
+/* tack_cert_der_spki_hash finds the SubjectPublicKeyInfo of a DER X.509
+ * certificate by walking its outer structure (no key or extension is
+ * decoded: a fraction of the cost of d2i_X509, for reading thousands of
+ * certificates) and writes its SHA-256, the target hash, to |out|.  When
+ * |alg_oid| is not NULL it is pointed at the contents of the key's
+ * algorithm OID inside |der| (|*alg_oid_len| bytes).  The certificate's
+ * signature is not checked.  Returns TACK_OK, or TACK_ERR_TRUNCATED /
+ * TACK_ERR_BAD_LENGTH for input that is not a DER certificate. */
+tack_status_t tack_cert_der_spki_hash(const uint8_t *der, size_t der_len,
+                                      uint8_t out[TACK_HASH_LEN],
+                                      const uint8_t **alg_oid,
+                                      size_t *alg_oid_len);
+
 /* tack_time_format writes |minutes| since the epoch as "%Y-%m-%dT%H:%MZ". */
 void tack_time_format(uint32_t minutes, char out[TACK_TIME_SIZE]);
 

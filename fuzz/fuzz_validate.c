@@ -10,14 +10,20 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     tack_t tack;
     const uint8_t *p;
     uint8_t hash[TACK_HASH_LEN];
+    uint8_t walk_hash[TACK_HASH_LEN];
+    const uint8_t *oid = NULL;
+    size_t oid_len = 0;
     X509 *cert;
-    tack_status_t st;
+    tack_status_t st, walk;
 
     if (size < TACK_LEN) {
         return 0;
     }
     fuzz_require(tack_parse(&tack, data, TACK_LEN) == TACK_OK);
     p = data + TACK_LEN;
+    walk = tack_cert_der_spki_hash(p, size - TACK_LEN, walk_hash, &oid,
+                                   &oid_len);
+    fuzz_check_status(walk);
     cert = d2i_X509(NULL, &p, (long)(size - TACK_LEN));
     st = tack_validate(&tack, cert, 1700000000);
     fuzz_check_status(st);
@@ -27,6 +33,18 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         if (st == TACK_OK) {
             fuzz_require((tack_check_target_hash(&tack, hash) == TACK_OK) ==
                          (memcmp(tack.target_hash, hash, TACK_HASH_LEN) == 0));
+            /* The DER walk and OpenSSL's decoder agree on every
+             * certificate that is canonical DER (re-encodes to the input). */
+            if (walk == TACK_OK) {
+                uint8_t *re = NULL;
+                int re_len = i2d_X509(cert, &re);
+
+                if (re_len > 0 && (size_t)re_len == size - TACK_LEN &&
+                    memcmp(re, data + TACK_LEN, (size_t)re_len) == 0) {
+                    fuzz_require(memcmp(walk_hash, hash, TACK_HASH_LEN) == 0);
+                }
+                OPENSSL_free(re);
+            }
         }
         X509_free(cert);
     }

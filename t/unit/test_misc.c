@@ -249,6 +249,82 @@ START_TEST(spki_hash_of_the_vector_certificates)
 }
 END_TEST
 
+/* The DER walk finds the same SubjectPublicKeyInfo as OpenSSL's decoder,
+ * for the RSA vector certificates and freshly made P-256 and RSA ones, and
+ * names the key's algorithm. */
+static void check_der_walk(X509 *cert, const char *want_oid_hex)
+{
+    uint8_t *der = NULL, got[TACK_HASH_LEN], want[TACK_HASH_LEN];
+    uint8_t oid[16];
+    const uint8_t *alg = NULL;
+    size_t alg_len = 0, i, oid_len = strlen(want_oid_hex) / 2;
+    int der_len = i2d_X509(cert, &der);
+
+    ck_assert_int_gt(der_len, 0);
+    ck_assert_status(tack_spki_hash(cert, want), TACK_OK);
+    ck_assert_status(tack_cert_der_spki_hash(der, (size_t)der_len, got, &alg,
+                                             &alg_len),
+                     TACK_OK);
+    ck_assert_mem_eq(got, want, TACK_HASH_LEN);
+    tt_hex_to(oid, oid_len, want_oid_hex);
+    ck_assert_uint_eq(alg_len, oid_len);
+    ck_assert_mem_eq(alg, oid, oid_len);
+    /* every proper prefix fails, and so do trailing bytes */
+    for (i = 0; i < (size_t)der_len; i++) {
+        ck_assert_msg(tack_cert_der_spki_hash(der, i, got, NULL, NULL) !=
+                          TACK_OK,
+                      "prefix of %zu bytes accepted", i);
+    }
+    der = OPENSSL_realloc(der, (size_t)der_len + 1);
+    der[der_len] = 0;
+    ck_assert_status(
+        tack_cert_der_spki_hash(der, (size_t)der_len + 1, got, NULL, NULL),
+        TACK_ERR_TRAILING);
+    OPENSSL_free(der);
+}
+
+START_TEST(cert_der_spki_hash_matches_openssl)
+{
+    static const char rsa_oid[] = "2a864886f70d010101";
+    static const char ec_oid[] = "2a8648ce3d0201";
+    EVP_PKEY *key = NULL;
+    X509 *cert;
+
+    cert = tt_load_cert("draft00/serverX509Cert.pem");
+    check_der_walk(cert, rsa_oid);
+    X509_free(cert);
+    cert = tt_load_cert("draft02/serverX509Cert.pem");
+    check_der_walk(cert, rsa_oid);
+    X509_free(cert);
+    cert = tt_make_cert(&key);
+    check_der_walk(cert, ec_oid);
+    X509_free(cert);
+    EVP_PKEY_free(key);
+}
+END_TEST
+
+START_TEST(cert_der_spki_hash_refuses_what_is_not_der)
+{
+    static const uint8_t bad[][8] = {
+        {0x31, 0x00},             /* a SET, not a SEQUENCE */
+        {0x30, 0x80, 0x00, 0x00}, /* indefinite length (BER) */
+        {0x30, 0x81, 0x05},       /* long form for a short length */
+        {0x30, 0x82, 0x00, 0x90}, /* long form with a leading zero */
+        {0x30, 0x00},             /* an empty certificate */
+        {0x30, 0x02, 0x30, 0x00}, /* an empty tbsCertificate */
+    };
+    static const size_t len[] = {2, 4, 3, 4, 2, 4};
+    uint8_t out[TACK_HASH_LEN];
+    size_t i;
+
+    for (i = 0; i < sizeof(len) / sizeof(len[0]); i++) {
+        ck_assert_msg(tack_cert_der_spki_hash(bad[i], len[i], out, NULL,
+                                              NULL) != TACK_OK,
+                      "case %zu accepted", i);
+    }
+}
+END_TEST
+
 START_TEST(spki_hash_of_a_generated_cert_is_sha256_of_its_der_spki)
 {
     EVP_PKEY *key = NULL;
@@ -613,6 +689,8 @@ Suite *misc_suite(void)
 
     tcase_set_timeout(keys, TT_TIMEOUT);
     tcase_add_test(keys, spki_hash_of_the_vector_certificates);
+    tcase_add_test(keys, cert_der_spki_hash_matches_openssl);
+    tcase_add_test(keys, cert_der_spki_hash_refuses_what_is_not_der);
     tcase_add_test(keys,
                    spki_hash_of_a_generated_cert_is_sha256_of_its_der_spki);
     tcase_add_test(keys, spki_hash_of_the_vector_server_key_matches_its_cert);
