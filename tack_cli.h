@@ -103,14 +103,20 @@ int cli_write_atomic(const char *path, const void *data, size_t len,
                      mode_t mode);
 
 /* cli_write_temp writes |data| to a new temporary file next to |path| (mode
- * |mode|) and syncs it; its name goes to |*tmp| (malloc'd).  cli_commit_temp
- * then moves it to |path| (refusing an existing file unless |force|) and
- * frees |tmp|; on failure it removes the temporary file.  Callers that
- * commit many files into one directory sync it once with cli_fsync_dir. */
+ * |mode|) and, when |sync|, fsyncs it; its name goes to |*tmp| (malloc'd).
+ * cli_commit_temp then moves it to |path| (refusing an existing file unless
+ * |force|) and frees |tmp|; on failure it removes the temporary file.
+ * Callers that write many files into one directory pass |sync| 0, make them
+ * durable at once with cli_sync_files, commit them, then sync the directory
+ * once with cli_fsync_dir. */
 int cli_write_temp(const char *path, const void *data, size_t len, mode_t mode,
-                   char **tmp);
+                   int sync, char **tmp);
 int cli_commit_temp(char *tmp, const char *path, int force);
 int cli_fsync_dir(const char *path);
+
+/* cli_sync_files makes every file written so far on the file system of
+ * |path| durable (syncfs(2)): one call instead of one fsync per file. */
+int cli_sync_files(const char *path);
 
 /* cli_is_dir returns 1 when |path| is an existing directory. */
 int cli_is_dir(const char *path);

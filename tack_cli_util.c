@@ -125,6 +125,20 @@ int cli_is_dir(const char *path)
     return stat(path, &sb) == 0 && S_ISDIR(sb.st_mode);
 }
 
+int cli_sync_files(const char *path)
+{
+    int fd = open(path, O_RDONLY | O_DIRECTORY | O_CLOEXEC), rc, e;
+
+    if (fd < 0) {
+        return -1;
+    }
+    rc = syncfs(fd);
+    e = errno;
+    close(fd);
+    errno = e;
+    return rc;
+}
+
 int cli_fsync_dir(const char *path)
 {
     char *dir = strdup(path);
@@ -156,7 +170,7 @@ int cli_fsync_dir(const char *path)
 }
 
 int cli_write_temp(const char *path, const void *data, size_t len, mode_t mode,
-                   char **tmp)
+                   int sync, char **tmp)
 {
     const uint8_t *p = data;
     size_t plen = strlen(path);
@@ -195,7 +209,7 @@ int cli_write_temp(const char *path, const void *data, size_t len, mode_t mode,
         p += n;
         len -= (size_t)n;
     }
-    if (fsync(fd) != 0) {
+    if (sync && fsync(fd) != 0) {
         goto fail;
     }
     if (close(fd) != 0) {
@@ -219,7 +233,7 @@ int cli_write_atomic(const char *path, const void *data, size_t len,
                      mode_t mode)
 {
     char *tmp = NULL;
-    int rc = cli_write_temp(path, data, len, mode, &tmp);
+    int rc = cli_write_temp(path, data, len, mode, 1, &tmp);
 
     if (rc != CLI_EXIT_OK) {
         return rc;
@@ -300,7 +314,7 @@ int cli_write_output(const char *path, const void *data, size_t len,
                 path);
         return CLI_EXIT_USAGE;
     }
-    rc = cli_write_temp(path, data, len, mode, &tmp);
+    rc = cli_write_temp(path, data, len, mode, 1, &tmp);
     if (rc == CLI_EXIT_OK) {
         rc = cli_commit_temp(tmp, path, force);
     }
