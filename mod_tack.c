@@ -457,6 +457,7 @@ static void tack_register_hooks(apr_pool_t *p)
 {
     static const char *const after_ssl[] = {"mod_ssl.c", NULL};
 
+    ap_hook_pre_config(tack_config_pre_config, NULL, NULL, APR_HOOK_MIDDLE);
     ap_hook_check_config(tack_config_check, NULL, NULL, APR_HOOK_MIDDLE);
     ap_hook_post_config(tack_hook_post_config, after_ssl, NULL,
                         APR_HOOK_MIDDLE);

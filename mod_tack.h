@@ -223,6 +223,10 @@ void *tack_config_create(apr_pool_t *p, server_rec *s);
 void *tack_config_merge(apr_pool_t *p, void *basev, void *addv);
 int tack_config_check(apr_pool_t *pconf, apr_pool_t *plog, apr_pool_t *ptemp,
                       server_rec *s);
+/* tack_config_pre_config starts a configuration pass: it rotates the cache
+ * of verified signatures (see mod_tack_config.c). */
+int tack_config_pre_config(apr_pool_t *pconf, apr_pool_t *plog,
+                           apr_pool_t *ptemp);
 
 /* tack_config_get returns the (merged) configuration of |s|. */
 tack_conf_t *tack_config_get(server_rec *s);

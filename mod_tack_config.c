@@ -123,6 +123,127 @@ static const char *tack_pem_error(apr_pool_t *p, const char *directive,
     return apr_psprintf(p, "%s %s: %s", directive, path, reason);
 }
 
+/* ---- signatures already verified ------------------------------------- */
+
+/* Signatures verified in this process, keyed by the exact bytes of the
+ * signed object (a 166-byte TACK, a 128-byte break signature): only a
+ * successful verification is remembered, and the key covers every signed
+ * byte, so a hit is as good as verifying again.  httpd reads its
+ * configuration twice at start-up and again at every graceful restart, and
+ * a provider's vhosts share break-signature files and TACK keys: without
+ * this, start-up re-verified every ECDSA signature several times over
+ * (bench/findings.md).
+ *
+ * The cache hangs off the process pool's userdata, not a static: httpd
+ * unloads and reloads the module between configuration passes.  It keeps two
+ * generations, each in its own subpool: what the current pass verified and
+ * what the previous one did.  tack_config_pre_config rotates them, so memory
+ * stays bounded by the TACKs of two consecutive configurations. */
+typedef struct {
+    apr_pool_t *pool[2]; /* [0] this pass, [1] the previous one */
+    apr_hash_t *seen[2];
+} tack_vcache_t;
+
+#define TACK_VCACHE_KEY "mod_tack:verified"
+
+static tack_vcache_t *tack_vcache_get(apr_pool_t *pproc)
+{
+    tack_vcache_t *vc = NULL;
+
+    apr_pool_userdata_get((void **)&vc, TACK_VCACHE_KEY, pproc);
+    if (vc == NULL) {
+        vc = apr_pcalloc(pproc, sizeof(*vc));
+        apr_pool_create(&vc->pool[0], pproc);
+        vc->seen[0] = apr_hash_make(vc->pool[0]);
+        apr_pool_userdata_set(vc, TACK_VCACHE_KEY, apr_pool_cleanup_null,
+                              pproc);
+    }
+    return vc;
+}
+
+int tack_config_pre_config(apr_pool_t *pconf, apr_pool_t *plog,
+                           apr_pool_t *ptemp)
+{
+    /* pconf is a child of the process pool (httpd's init_process) */
+    tack_vcache_t *vc = tack_vcache_get(apr_pool_parent_get(pconf));
+
+    if (vc->pool[1] != NULL) {
+        apr_pool_destroy(vc->pool[1]);
+    }
+    vc->pool[1] = vc->pool[0];
+    vc->seen[1] = vc->seen[0];
+    apr_pool_create(&vc->pool[0], apr_pool_parent_get(pconf));
+    vc->seen[0] = apr_hash_make(vc->pool[0]);
+    return OK;
+}
+
+/* tack_vcache_verify returns TACK_OK when |bytes| were verified before in
+ * this pass or the previous one, and otherwise runs |verify| on |obj| and
+ * remembers a success. */
+static tack_status_t tack_vcache_verify(server_rec *s, const uint8_t *bytes,
+                                        size_t len,
+                                        tack_status_t (*verify)(const void *),
+                                        const void *obj)
+{
+    tack_vcache_t *vc = tack_vcache_get(s->process->pool);
+    tack_status_t st;
+    void *key;
+
+    if (apr_hash_get(vc->seen[0], bytes, (apr_ssize_t)len) != NULL) {
+        return TACK_OK;
+    }
+    if (vc->seen[1] == NULL ||
+        apr_hash_get(vc->seen[1], bytes, (apr_ssize_t)len) == NULL) {
+        st = verify(obj);
+        ERR_clear_error();
+        if (st != TACK_OK) {
+            return st;
+        }
+    }
+    key = apr_pmemdup(vc->pool[0], bytes, len);
+    apr_hash_set(vc->seen[0], key, (apr_ssize_t)len, key);
+    return TACK_OK;
+}
+
+static tack_status_t tack_verify_tack(const void *obj)
+{
+    return tack_verify(obj);
+}
+
+static tack_status_t tack_verify_breaksig(const void *obj)
+{
+    return tack_breaksig_verify(obj);
+}
+
+/* tack_validate_cached is tack_validate(tack, NULL, now) with the signature
+ * check answered from the cache when it can be. */
+static tack_status_t tack_validate_cached(server_rec *s, const tack_t *tack,
+                                          time_t now)
+{
+    uint8_t wire[TACK_LEN];
+    tack_status_t st;
+
+    tack_encode(tack, wire);
+    st = tack_vcache_verify(s, wire, sizeof(wire), tack_verify_tack, tack);
+    if (st == TACK_OK) {
+        st = tack_check_generation(tack);
+    }
+    if (st == TACK_OK) {
+        st = tack_check_expiration(tack, now);
+    }
+    return st;
+}
+
+static tack_status_t tack_breaksig_verify_cached(server_rec *s,
+                                                 const tack_breaksig_t *sig)
+{
+    uint8_t wire[TACK_BREAKSIG_LEN];
+
+    tack_breaksig_encode(sig, wire);
+    return tack_vcache_verify(s, wire, sizeof(wire), tack_verify_breaksig,
+                              sig);
+}
+
 /* tack_load_tackfile reads, decodes and verifies every TACK of |f|: the
  * checks a client runs that need no certificate (signature, generation,
  * expiration).  Returns NULL or the reason nothing of the file may be
@@ -170,8 +291,7 @@ static const char *tack_load_tackfile(apr_pool_t *p, tack_file_t *f,
         tack_fingerprint(tacks[i].public_key, item->fingerprint);
         tack_time_format(tacks[i].expiration, item->expiry);
 
-        st = tack_validate(&tacks[i], NULL, now);
-        ERR_clear_error();
+        st = tack_validate_cached(f->s, &tacks[i], now);
         if (st == TACK_ERR_GENERATION) {
             return apr_psprintf(p,
                                 "%s %s: %s: generation %u is below "
@@ -229,8 +349,7 @@ static const char *tack_load_sigfile(apr_pool_t *p, tack_sigfile_t *f)
     }
     for (i = 0; i < f->num; i++) {
         tack_fingerprint(f->sigs[i].public_key, f->fingerprints[i]);
-        st = tack_breaksig_verify(&f->sigs[i]);
-        ERR_clear_error();
+        st = tack_breaksig_verify_cached(f->s, &f->sigs[i]);
         if (st != TACK_OK) {
             return apr_psprintf(
                 p,
