@@ -81,8 +81,11 @@ typedef struct {
     const char *where;
     const char *error; /* why none of it is served, or NULL */
     size_t num;
-    tack_breaksig_t sigs[TACK_MAX_BREAKSIGS];
-    char fingerprints[TACK_MAX_BREAKSIGS][TACK_FINGERPRINT_SIZE];
+    /* The file's contents, loaded once per configuration pass and shared
+     * by every directive naming the same path (hosting configurations name
+     * one file in thousands of vhosts). */
+    const tack_breaksig_t *sigs;
+    const char (*fingerprints)[TACK_FINGERPRINT_SIZE];
 } tack_sigfile_t;
 
 /* One TackStore directory, read once per configuration generation however

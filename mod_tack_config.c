@@ -320,7 +320,19 @@ static const char *tack_load_tackfile(apr_pool_t *p, tack_file_t *f,
     return NULL;
 }
 
-static const char *tack_load_sigfile(apr_pool_t *p, tack_sigfile_t *f)
+/* What one break-signature file holds, read and verified once per
+ * configuration pass however many directives name it. */
+typedef struct {
+    const char *error;
+    size_t num;
+    tack_breaksig_t sigs[TACK_MAX_BREAKSIGS];
+    char fingerprints[TACK_MAX_BREAKSIGS][TACK_FINGERPRINT_SIZE];
+} tack_sigload_t;
+
+#define TACK_SIGLOAD_KEY "mod_tack:sigfiles"
+
+static const char *tack_sigload_read(apr_pool_t *p, tack_sigfile_t *f,
+                                     tack_sigload_t *l)
 {
     size_t i;
     unsigned line = 0;
@@ -333,32 +345,59 @@ static const char *tack_load_sigfile(apr_pool_t *p, tack_sigfile_t *f)
     if (err) {
         return err;
     }
-    st = tack_breaksigs_from_pem(f->sigs, TACK_MAX_BREAKSIGS, &f->num, text,
+    st = tack_breaksigs_from_pem(l->sigs, TACK_MAX_BREAKSIGS, &l->num, text,
                                  len, &line);
     free(text);
     if (st == TACK_ERR_TOO_MANY_BREAKSIGS) {
+        l->num = 0;
         return apr_psprintf(p,
                             "TackBreakSigsFile %s: more than %d break "
                             "signatures (a vhost serves at most %d)",
                             f->path, TACK_MAX_BREAKSIGS, TACK_MAX_BREAKSIGS);
     }
     if (st != TACK_OK) {
-        f->num = 0;
+        l->num = 0;
         return tack_pem_error(p, "TackBreakSigsFile", f->path, st, line,
                               TACK_PEM_LABEL_BREAKSIG, TACK_BREAKSIG_LEN);
     }
-    for (i = 0; i < f->num; i++) {
-        tack_fingerprint(f->sigs[i].public_key, f->fingerprints[i]);
-        st = tack_breaksig_verify_cached(f->s, &f->sigs[i]);
+    for (i = 0; i < l->num; i++) {
+        tack_fingerprint(l->sigs[i].public_key, l->fingerprints[i]);
+        st = tack_breaksig_verify_cached(f->s, &l->sigs[i]);
         if (st != TACK_OK) {
             return apr_psprintf(
                 p,
                 "TackBreakSigsFile %s: break signature %" APR_SIZE_T_FMT " "
                 "(key %s): %s",
-                f->path, i + 1, f->fingerprints[i], tack_status_str(st));
+                f->path, i + 1, l->fingerprints[i], tack_status_str(st));
         }
     }
     return NULL;
+}
+
+/* tack_load_sigfile fills |f| from its file, sharing what another directive
+ * of this pass already loaded from the same path (|p| is the configuration
+ * pool, cleared before each pass). */
+static const char *tack_load_sigfile(apr_pool_t *p, tack_sigfile_t *f)
+{
+    apr_hash_t *loaded = NULL;
+    tack_sigload_t *l;
+
+    apr_pool_userdata_get((void **)&loaded, TACK_SIGLOAD_KEY, p);
+    if (loaded == NULL) {
+        loaded = apr_hash_make(p);
+        apr_pool_userdata_set(loaded, TACK_SIGLOAD_KEY, apr_pool_cleanup_null,
+                              p);
+    }
+    l = apr_hash_get(loaded, f->path, APR_HASH_KEY_STRING);
+    if (l == NULL) {
+        l = apr_pcalloc(p, sizeof(*l));
+        l->error = tack_sigload_read(p, f, l);
+        apr_hash_set(loaded, f->path, APR_HASH_KEY_STRING, l);
+    }
+    f->num = l->num;
+    f->sigs = l->sigs;
+    f->fingerprints = (const char(*)[TACK_FINGERPRINT_SIZE])l->fingerprints;
+    return l->error;
 }
 
 /* ---- directives ---------------------------------------------------------- */
