@@ -546,6 +546,12 @@ int cmd_check(int argc, char **argv)
         free(target);
         return cli_usage_error("check", "bad HOST[:PORT] \"%s\"", argv[optind]);
     }
+    /* By default TLS 1.2: the drafts define TACK for the ServerHello, and a
+     * server with the TLS 1.3 mapping off (mod_tack's default) answers a
+     * TLS 1.3 handshake without it; --tls1_3 checks the mapping. */
+    if (o.max_version == 0) {
+        o.max_version = TLS1_2_VERSION;
+    }
     if (o.servername == NULL && !check_is_ip(o.host)) {
         o.servername = o.host;
     }

@@ -73,6 +73,13 @@ like($out, qr/^extension      = none/m, '... with no TACK');
 is($rc, 1, '... and --require makes that a failure');
 like($err, qr/no TACK/, '... saying so');
 
+# Without a version flag the check speaks TLS 1.2, where the drafts put
+# TACK, even to a server that offers TLS 1.3 (s_server does).
+($rc, $out, $err) = tack('check', "127.0.0.1:$port");
+is($rc, 0, 'a check without a version flag exits 0') or diag($err);
+like($out, qr/^connection     = TLSv1\.2, /m, '... over TLS 1.2 by default');
+like($out, qr/in the TLS 1\.2 ServerHello$/m, '... and gets the TACK');
+
 # An expired TACK: move the client's clock.
 ($rc, $out, $err) = tack('check', "127.0.0.1:$port", '--tls1_2',
                          '--now', '2031-06-02Z');
