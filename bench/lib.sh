@@ -16,8 +16,11 @@ TOP=$(cd "$BENCH_DIR/.." && pwd)
 OUT=${BENCH_OUT:-$BENCH_DIR/out}
 LOADGEN=$TOP/build/loadgen
 GENCERTS=$TOP/build/gencerts
-TACK=$TOP/tack
-MODULE=$TOP/.libs/mod_tack.so
+# run-all.sh snapshots the module and the tool into $OUT/snap at the start,
+# so that a rebuild by someone else during a 20-minute run cannot mix two
+# versions in one report.
+TACK=${BENCH_TACK:-$TOP/tack}
+MODULE=${BENCH_MODULE:-$TOP/.libs/mod_tack.so}
 APACHE=${APACHE:-/usr/sbin/apache2}
 MODDIR=${MODDIR:-/usr/lib/apache2/modules}
 QUICK=${BENCH_QUICK:-0}

@@ -2,6 +2,8 @@
 # run-all.sh -- run the four benchmarks and write bench/results.md (with the
 # plot bench/scale.png).  `make bench` calls it after building; BENCH_QUICK=1
 # gives a short smoke run (fewer rounds; the report says so).
+# BENCH_REPORT_ONLY=1 rewrites the report from the fragments of the last run
+# in bench/out/ without running anything.
 . "$(dirname "$0")/lib.sh"
 
 REPORT=${BENCH_REPORT:-$BENCH_DIR/results.md}
@@ -28,9 +30,31 @@ fi
 [ "$(nproc)" -ge 2 ] || log "bench: fewer than 2 cores: server and load generator share one"
 
 start=$(date +%s)
-rm -f "$OUT"/*.verdicts
 status=0
-for b in handshake callgrind scale tool; do
+if [ "${BENCH_REPORT_ONLY:-0}" != 1 ]; then
+    # One version of the module and the tool for the whole run.
+    rm -rf "$OUT/snap"
+    mkdir -p "$OUT/snap"
+    [ -f "$MODULE" ] && cp "$MODULE" "$OUT/snap/mod_tack.so"
+    [ -x "$TACK" ] && cp "$TACK" "$OUT/snap/tack"
+    {
+        echo "commit $(cd "$TOP" && git rev-parse --short HEAD 2> /dev/null)"
+        (cd "$TOP" && git status --porcelain -- mod_tack*.c mod_tack*.h 'tack*.c' 'tack*.h' 2> /dev/null) |
+            sed 's/^/changed /'
+        [ -f "$OUT/snap/mod_tack.so" ] && echo "mod_tack.so built $(date -u -r "$MODULE" '+%Y-%m-%d %H:%M:%S UTC') sha256 $(sha256sum < "$OUT/snap/mod_tack.so" | cut -c1-16)"
+        [ -f "$OUT/snap/tack" ] && echo "tack built $(date -u -r "$TACK" '+%Y-%m-%d %H:%M:%S UTC') sha256 $(sha256sum < "$OUT/snap/tack" | cut -c1-16)"
+    } > "$OUT/snap/info"
+fi
+[ -f "$OUT/snap/mod_tack.so" ] && export BENCH_MODULE=$OUT/snap/mod_tack.so
+[ -f "$OUT/snap/tack" ] && export BENCH_TACK=$OUT/snap/tack
+if [ "${BENCH_REPORT_ONLY:-0}" = 1 ]; then
+    BENCHES=""
+    elapsed=$(cat "$OUT/elapsed" 2> /dev/null || echo 0)
+else
+    BENCHES="handshake callgrind scale tool"
+    rm -f "$OUT"/*.verdicts
+fi
+for b in $BENCHES; do
     log "bench: ---- $b ----"
     if ! bash "$BENCH_DIR/bench-$b.sh" | tee "$OUT/$b.out"; then
         log "bench: $b failed"
@@ -38,16 +62,22 @@ for b in handshake callgrind scale tool; do
         status=1
     fi
 done
-elapsed=$(($(date +%s) - start))
+if [ -n "$BENCHES" ]; then
+    elapsed=$(($(date +%s) - start))
+    echo "$elapsed" > "$OUT/elapsed"
+    date -u '+%Y-%m-%d %H:%M UTC' > "$OUT/finished"
+    cut -d' ' -f1-3 /proc/loadavg > "$OUT/loadavg"
+fi
 [ -f "$OUT/scale.png" ] && cp "$OUT/scale.png" "$PLOT"
 
 # ---- the report ---------------------------------------------------------------
-git_rev=$(cd "$TOP" && git rev-parse --short HEAD 2> /dev/null)
-git_dirty=$(cd "$TOP" && git status --porcelain -- mod_tack.c mod_tack_config.c mod_tack.h 'tack*.c' 'tack*.h' 2> /dev/null | grep -q . && echo " (with uncommitted changes)")
+git_rev=$(awk '$1 == "commit" { print $2 }' "$OUT/snap/info" 2> /dev/null)
+git_dirty=$(grep -q '^changed' "$OUT/snap/info" 2> /dev/null && echo " with uncommitted changes to $(awk '$1 == "changed" { printf "%s ", $NF }' "$OUT/snap/info")")
+snap_line=$(grep -E '^(mod_tack.so|tack) built' "$OUT/snap/info" 2> /dev/null | tr '\n' ';')
 {
     echo "# mod_tack performance report"
     echo
-    echo "Written by \`make bench\` (bench/run-all.sh) on $(date -u '+%Y-%m-%d %H:%M UTC') in $((elapsed / 60)) min $((elapsed % 60)) s."
+    echo "Written by \`make bench\` (bench/run-all.sh); the run finished $(cat "$OUT/finished" 2> /dev/null) and took $((elapsed / 60)) min $((elapsed % 60)) s."
     [ "$QUICK" = 1 ] && echo "**BENCH_QUICK=1: a smoke run with $ROUNDS rounds; the figures are indicative only.**"
     echo
     echo "## Machine and versions"
@@ -58,8 +88,8 @@ git_dirty=$(cd "$TOP" && git status --porcelain -- mod_tack.c mod_tack_config.c 
     echo "- $(openssl version)"
     echo "- $(valgrind --version), $(gnuplot --version 2> /dev/null)"
     echo "- $(cc --version | head -1)"
-    echo "- mod_tack and tack at commit ${git_rev:-unknown}${git_dirty}"
-    echo "- Load average at the end: $(cut -d' ' -f1-3 /proc/loadavg) (this machine is shared: other"
+    echo "- mod_tack and tack at commit ${git_rev:-unknown}${git_dirty} (copied to bench/out/snap at the start of the run: $snap_line)"
+    echo "- Load average at the end of the run: $(cat "$OUT/loadavg" 2> /dev/null) (this machine is shared: other"
     echo "  test suites may run at the same time, which is why rounds alternate and"
     echo "  instruction counts are the decisive figure)"
     echo
