@@ -856,6 +856,8 @@ tack_status_t tack_pkey_spki_hash(EVP_PKEY *pkey, uint8_t out[TACK_HASH_LEN])
 #define DER_SEQUENCE 0x30
 #define DER_INTEGER 0x02
 #define DER_OID 0x06
+#define DER_NULL 0x05
+#define DER_BIT_STRING 0x03
 #define DER_CONTEXT_0 0xa0 /* [0] EXPLICIT Version */
 
 tack_status_t tack_cert_der_spki_hash(const uint8_t *der, size_t der_len,
@@ -863,7 +865,7 @@ tack_status_t tack_cert_der_spki_hash(const uint8_t *der, size_t der_len,
                                       const uint8_t **alg_oid,
                                       size_t *alg_oid_len)
 {
-    tack_cbs_t cbs, cert, tbs, skip, spki, spki_whole, alg, oid;
+    tack_cbs_t cbs, cert, tbs, skip, spki, spki_whole, alg, oid, bits, params;
     unsigned int md_len = 0;
 
     if ((der == NULL && der_len != 0) || out == NULL) {
@@ -896,10 +898,31 @@ tack_status_t tack_cert_der_spki_hash(const uint8_t *der, size_t der_len,
         return TACK_ERR_BAD_LENGTH;
     }
     /* SubjectPublicKeyInfo ::= SEQUENCE { algorithm AlgorithmIdentifier,
-     *   subjectPublicKey BIT STRING }; AlgorithmIdentifier starts with its
-     *   OID. */
+     *   subjectPublicKey BIT STRING }.  The hash must equal the one of
+     *   OpenSSL's re-encoding (tack_spki_hash, used at a real start), so
+     *   only what is certainly in canonical DER is accepted: parameters
+     *   absent, NULL or a curve OID (RSA, EC, EdDSA keys), a BIT STRING
+     *   with its unused bits zero.  Anything else (RSA-PSS parameters, BER)
+     *   is refused, and the caller decodes the certificate instead. */
     if (!tack_cbs_get_der_tag(&spki, DER_SEQUENCE, &alg, NULL) ||
-        !tack_cbs_get_der_tag(&alg, DER_OID, &oid, NULL)) {
+        !tack_cbs_get_der_tag(&alg, DER_OID, &oid, NULL) || oid.len == 0 ||
+        !tack_cbs_get_der_tag(&spki, DER_BIT_STRING, &bits, NULL) ||
+        tack_cbs_len(&spki) != 0) {
+        return TACK_ERR_BAD_LENGTH;
+    }
+    if (tack_cbs_len(&alg) > 0) {
+        uint8_t ptag;
+
+        if (!tack_cbs_get_der(&alg, &ptag, &params, NULL) ||
+            tack_cbs_len(&alg) != 0 ||
+            !((ptag == DER_NULL && params.len == 0) ||
+              (ptag == DER_OID && params.len > 0))) {
+            return TACK_ERR_BAD_LENGTH;
+        }
+    }
+    if (bits.len == 0 || bits.data[0] > 7 ||
+        (bits.len == 1 && bits.data[0] != 0) ||
+        (bits.data[bits.len - 1] & ((1u << bits.data[0]) - 1)) != 0) {
         return TACK_ERR_BAD_LENGTH;
     }
     if (!EVP_Digest(spki_whole.data, spki_whole.len, out, &md_len,

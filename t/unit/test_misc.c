@@ -325,6 +325,46 @@ START_TEST(cert_der_spki_hash_refuses_what_is_not_der)
 }
 END_TEST
 
+/* Found by fuzz_validate: a key BIT STRING with non-zero unused bits is not
+ * DER; OpenSSL clears those bits when it re-encodes, so hashing the raw
+ * bytes would give another target hash than a real start computes.  The
+ * walk must refuse it (the module then decodes the certificate). */
+START_TEST(cert_der_spki_hash_refuses_nonzero_unused_bits)
+{
+    EVP_PKEY *key = NULL;
+    X509 *cert = tt_make_cert(&key);
+    uint8_t *der = NULL, *spki = NULL, *at, out[TACK_HASH_LEN];
+    int der_len = i2d_X509(cert, &der);
+    int spki_len = i2d_X509_PUBKEY(X509_get_X509_PUBKEY(cert), &spki);
+    size_t i;
+
+    ck_assert_int_gt(der_len, 0);
+    ck_assert_int_gt(spki_len, 0);
+    at = NULL;
+    for (i = 0; i + (size_t)spki_len <= (size_t)der_len; i++) {
+        if (memcmp(der + i, spki, (size_t)spki_len) == 0) {
+            at = der + i;
+            break;
+        }
+    }
+    ck_assert_ptr_nonnull(at);
+    ck_assert_status(
+        tack_cert_der_spki_hash(der, (size_t)der_len, out, NULL, NULL),
+        TACK_OK);
+    /* the P-256 point is the last 65 bytes; its BIT STRING's unused-bits
+     * byte comes just before: claim one unused bit and set it */
+    at[spki_len - 66] = 1;
+    at[spki_len - 1] |= 1;
+    ck_assert_status(
+        tack_cert_der_spki_hash(der, (size_t)der_len, out, NULL, NULL),
+        TACK_ERR_BAD_LENGTH);
+    OPENSSL_free(spki);
+    OPENSSL_free(der);
+    X509_free(cert);
+    EVP_PKEY_free(key);
+}
+END_TEST
+
 START_TEST(spki_hash_of_a_generated_cert_is_sha256_of_its_der_spki)
 {
     EVP_PKEY *key = NULL;
@@ -691,6 +731,7 @@ Suite *misc_suite(void)
     tcase_add_test(keys, spki_hash_of_the_vector_certificates);
     tcase_add_test(keys, cert_der_spki_hash_matches_openssl);
     tcase_add_test(keys, cert_der_spki_hash_refuses_what_is_not_der);
+    tcase_add_test(keys, cert_der_spki_hash_refuses_nonzero_unused_bits);
     tcase_add_test(keys,
                    spki_hash_of_a_generated_cert_is_sha256_of_its_der_spki);
     tcase_add_test(keys, spki_hash_of_the_vector_server_key_matches_its_cert);
