@@ -71,6 +71,8 @@ one_round() {
         >> "$TSV"
 }
 
+# BENCH_HS_ANALYZE_ONLY=1: recompute the figures from the last run's TSV.
+if [ "${BENCH_HS_ANALYZE_ONLY:-0}" != 1 ]; then
 printf 'key\ttls\tcfg\tround\trate\thandshakes\tserver_cpu_ns\tserver_us_per_hs\tclient_us_per_hs\n' > "$TSV"
 for key in $KEYS; do
     KD=$OUT/hs/$key
@@ -125,6 +127,7 @@ for key in $KEYS; do
     done
     trap - EXIT
 done
+fi
 
 # ---- analysis ------------------------------------------------------------
 # col KEY TLS CFG FIELD: the column over the rounds.
@@ -143,7 +146,23 @@ pratio() {
         "$TSV" | median
 }
 
+# piqr KEY TLS CFG1 CFG2 FIELD: quartiles of the per-round ratios, "q1..q3".
+piqr() {
+    awk -F'\t' -v k="$1" -v t="$2" -v c1="$3" -v c2="$4" -v f="$5" '
+        NR == 1 { for (i = 1; i <= NF; i++) idx[$i] = i; next }
+        $1 == k && $2 == t && $3 == c1 { x[$4] = $idx[f] }
+        $1 == k && $2 == t && $3 == c2 { y[$4] = $idx[f] }
+        END { for (r in x) if ((r in y) && y[r] > 0) printf "%.6f\n", x[r] / y[r] }' \
+        "$TSV" | sort -g | awk '{ a[NR] = $1 } END { if (NR) printf "%.3f..%.3f\n", a[int((NR + 3) / 4)], a[int((3 * NR + 3) / 4)] }'
+}
+# insn KEY TLS: b/c instructions per connection from benchmark 2, if run.
+insn() {
+    [ -f "$OUT/callgrind.tsv" ] || return 0
+    awk -F'\t' -v k="$1" -v t="$2" '$1 == k && $2 == t && $3 == "b" { b = $6 }
+        $1 == k && $2 == t && $3 == "c" { c = $6 } END { if (b && c) printf "%.4f\n", b / c }' "$OUT/callgrind.tsv"
+}
 fails=0
+IQRS=""
 misses_ba=""
 {
     echo "## 1. Handshake throughput and server CPU per handshake"
@@ -188,8 +207,14 @@ for key in $KEYS; do
             "$(fmt 1 "$ua")" "$(fmt 1 "$ub")" "$(fmt 1 "$uc")" \
             "$(fmt 3 "$bc_r")" "$(fmt 3 "$bc_u")" "$(fmt 3 "$ba_r")" "$(fmt 3 "$ba_u")"
         v1=$(awk -v r="$bc_r" -v u="$bc_u" 'BEGIN { print (r >= 0.99 && u <= 1.01) ? "PASS" : "FAIL" }')
-        [ "$v1" = PASS ] || fails=$((fails + 1))
+        iq_r=$(piqr "$key" "$tls" b c rate); iq_u=$(piqr "$key" "$tls" b c server_us_per_hs)
+        ins=$(insn "$key" "$tls")
+        if [ "$v1" != PASS ]; then
+            fails=$((fails + 1))
+            v1="FAIL as measured (per-round ratios' IQR: throughput $iq_r, CPU $iq_u${ins:+; instructions b/c $ins})"
+        fi
         echo "1. b/c, $name TLS $tls: throughput ≥ 0.99, server CPU ≤ 1.01|$(fmt 3 "$bc_r"), $(fmt 3 "$bc_u")|$v1" >> "$VERD"
+        IQRS="$IQRS$name TLS $tls: b/c throughput $iq_r, CPU $iq_u; "
         v2=$(awk -v r="$ba_r" 'BEGIN { print (r >= 0.98) ? "PASS" : "MISS" }')
         if [ "$v2" = MISS ]; then
             # The same bytes without the module (c) cost as much: the
@@ -199,6 +224,7 @@ for key in $KEYS; do
             else
                 fails=$((fails + 1))
                 misses_ba="$misses_ba $name/$tls"
+                v2="MISS as measured (per-round ratios' IQR $(piqr "$key" "$tls" b a rate); c/a = $(fmt 3 "$ca_r"))"
             fi
         fi
         echo "1. b/a, $name TLS $tls: throughput ≥ 0.98|$(fmt 3 "$ba_r") (CPU $(fmt 3 "$ba_u"))|$v2" >> "$VERD"
@@ -211,6 +237,9 @@ done
             "$(col "$key" "$tls" a client_us_per_hs | median | xargs -I{} awk 'BEGIN{printf "%.0f", {}}')" \
             "$(col "$key" "$tls" b client_us_per_hs | median | xargs -I{} awk 'BEGIN{printf "%.0f", {}}')"
         done; done)"
+    echo
+    echo "Interquartile ranges of the per-round paired ratios (the resolution of"
+    echo "these wall-clock figures on this machine): $IQRS"
     echo
     echo "Spread of server µs/handshake over the rounds (min..max):"
     for key in $KEYS; do for tls in $TLSV; do for cfg in a b c; do

@@ -234,12 +234,14 @@ pratio() { # N FIELD: median of paired B/A
     echo "with its own ECDSA P-256 certificate; B adds \`LoadModule tack_module\`,"
     echo "a \`TackFile\` per vhost and \`TackBreakSigsFile\` (2 break signatures) on"
     echo "every tenth; A is the same without mod_tack.  $(for n in $SIZES; do printf '%s rounds at %s, ' "$(rounds_for "$n")" "$n"; done)"
-    echo "A and B alternating; medians.  Start-up: exec of \`apache2 -k start\` to"
+    echo "A and B alternating; medians.  Start-up: exec of \`apache2 -DFOREGROUND\` to"
     echo "the first completed handshake with the last vhost (in B carrying its"
     echo "TACK, checked byte for byte).  Graceful: SIGUSR1 to the new generation's"
     echo "\"resuming normal operations\" and a handshake after it.  Memory: VmRSS"
     echo "(and private = Private_Clean + Private_Dirty) of the parent, and of the"
-    echo "one child after it served a handshake."
+    echo "one child after it served a handshake.  (At 100 vhosts the differences"
+    echo "are a few pages and swing accordingly; the child's private memory does"
+    echo "not grow: the tables are shared copy-on-write with the parent.)"
     echo
     echo "Start-up and graceful CPU: user + system time of the parent process"
     echo "(started with -DFOREGROUND so that both configuration passes run in it),"
@@ -345,28 +347,7 @@ echo "linearity: parent $lin"
 echo "linearity: child $lin_c"
 
 if command -v gnuplot > /dev/null; then
-    gnuplot <<EOF || log "scale: gnuplot failed"
-set terminal pngcairo size 1000,420 font ",10"
-set output "$OUT/scale.png"
-set multiplot layout 1,2 title "mod_tack at scale ($(date +%Y-%m-%d), $(nproc) cores)"
-set logscale x
-set xlabel "name-based SSL vhosts"
-set key top left
-set grid
-set ylabel "milliseconds"
-set title "start-up and graceful restart"
-plot "$DAT" using 1:2 with linespoints title "start-up, without TACK", \
-     "$DAT" using 1:3 with linespoints title "start-up, with TACK", \
-     "$DAT" using 1:4 with linespoints dt 2 title "graceful, without TACK", \
-     "$DAT" using 1:5 with linespoints dt 2 title "graceful, with TACK"
-set ylabel "MiB (VmRSS)"
-set title "memory"
-plot "$DAT" using 1:6 with linespoints title "parent, without TACK", \
-     "$DAT" using 1:7 with linespoints title "parent, with TACK", \
-     "$DAT" using 1:8 with linespoints dt 2 title "child, without TACK", \
-     "$DAT" using 1:9 with linespoints dt 2 title "child, with TACK"
-unset multiplot
-EOF
+    bash "$BENCH_DIR/plot-scale.sh" "$DAT" "$OUT/scale.png" || log "scale: gnuplot failed"
 else
     log "scale: gnuplot not installed, no plot"
 fi

@@ -141,8 +141,8 @@ echo "4. tack view / tack check latency (informative)|view $(fmt 1 "$vw") ms, ch
     echo
     echo "Sign rounds, wall s: $(col sign 3 | tr '\n' ' '); user s: $(col sign 4 | tr '\n' ' '); sys s: $(col sign 5 | tr '\n' ' ')"
     echo
-    echo "Wall time well above user + sys is the disk: the tool fsyncs every"
-    echo "file it writes (one fsync per TACK)."
+    echo "Wall time above user + sys is waiting for the disk: the tool syncs"
+    echo "what it wrote before moving the files into place."
 } > "$MD"
 echo "tack sign $NCERTS: $(fmt 2 "$sw") s wall ($(fmt 2 "$su") user, $(fmt 2 "$ss") sys); view $(fmt 1 "$vw") ms; check $(fmt 1 "$c12") ms TLS 1.2, $(fmt 1 "$c13") ms TLS 1.3"
 echo "VERDICT tool: $v (sign $NCERTS in $(fmt 2 "$sw") s, target < 10 s)"

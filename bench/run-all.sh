@@ -108,7 +108,7 @@ snap_line=$(grep -E '^(mod_tack.so|tack) built' "$OUT/snap/info" 2> /dev/null | 
     echo "| target | measured | verdict |"
     echo "|---|---|---|"
     for b in handshake callgrind scale tool; do
-        [ -f "$OUT/$b.verdicts" ] && sed 's/^/| /; s/|/ | /g; s/$/ |/' "$OUT/$b.verdicts" | sed 's/^|  /| /'
+        [ -f "$OUT/$b.verdicts" ] && awk -F'|' '{ printf "| %s | %s | %s |\n", $1, $2, $3 }' "$OUT/$b.verdicts"
     done
     echo
     if [ -f "$BENCH_DIR/findings.md" ]; then
