@@ -38,6 +38,30 @@ static void fail(const char *what)
     exit(1);
 }
 
+/* mkdir_p creates |dir| and its missing parents, like mkdir -p. */
+static int mkdir_p(const char *dir)
+{
+    char path[4096];
+    size_t i, len = strlen(dir);
+
+    if (len == 0 || len >= sizeof(path)) {
+        errno = EINVAL;
+        return -1;
+    }
+    memcpy(path, dir, len + 1);
+    for (i = 1; i <= len; i++) {
+        if (path[i] == '/' || path[i] == '\0') {
+            char c = path[i];
+            path[i] = '\0';
+            if (mkdir(path, 0755) != 0 && errno != EEXIST) {
+                return -1;
+            }
+            path[i] = c;
+        }
+    }
+    return 0;
+}
+
 static void usage(FILE *fp)
 {
     fputs("usage: gencerts -n COUNT -o DIR [--prefix P] [--domain D]\n"
@@ -187,7 +211,7 @@ int main(int argc, char **argv)
         usage(stderr);
         return 2;
     }
-    if (mkdir(dir, 0755) != 0 && errno != EEXIST) {
+    if (mkdir_p(dir) != 0) {
         fprintf(stderr, "gencerts: %s: %s\n", dir, strerror(errno));
         return 1;
     }

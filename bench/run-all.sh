@@ -5,9 +5,10 @@
 # BENCH_REPORT_ONLY=1 rewrites the report from the fragments of the last run
 # in bench/out/ without running anything.
 . "$(dirname "$0")/lib.sh"
+set -o pipefail # a failing benchmark must not hide behind tee
 
 REPORT=${BENCH_REPORT:-$BENCH_DIR/results.md}
-PLOT=$BENCH_DIR/scale.png
+PLOT=$(dirname "$REPORT")/scale.png
 
 # ---- tools the benchmarks need (not test dependencies) ---------------------
 missing=""
