@@ -71,7 +71,7 @@ typedef struct tack_file {
     int server_level;         /* outside any <VirtualHost> */
     const char *error; /* why none of it is served (real start), or NULL */
     int nitems;
-    tack_item_t items[TACK_EXT02_MAX_TACKS];
+    tack_item_t *items; /* nitems of them, allocated by count */
 } tack_file_t;
 
 /* One TackBreakSigsFile directive. */

@@ -30,6 +30,8 @@
 #include <openssl/err.h>
 #include <openssl/crypto.h>
 #include <openssl/objects.h>
+#include <openssl/evp.h>
+#include <openssl/sha.h>
 #include <openssl/x509.h>
 
 #include "mod_tack.h"
@@ -125,10 +127,10 @@ static const char *tack_pem_error(apr_pool_t *p, const char *directive,
 
 /* ---- signatures already verified ------------------------------------- */
 
-/* Signatures verified in this process, keyed by the exact bytes of the
- * signed object (a 166-byte TACK, a 128-byte break signature): only a
- * successful verification is remembered, and the key covers every signed
- * byte, so a hit is as good as verifying again.  httpd reads its
+/* Signatures verified in this process, keyed by the SHA-256 of the exact
+ * bytes of the signed object (a 166-byte TACK, a 128-byte break
+ * signature): only a successful verification is remembered, and the key
+ * covers every signed byte, so a hit is as good as verifying again.  httpd reads its
  * configuration twice at start-up and again at every graceful restart, and
  * a provider's vhosts share break-signature files and TACK keys: without
  * this, start-up re-verified every ECDSA signature several times over
@@ -186,22 +188,32 @@ static tack_status_t tack_vcache_verify(server_rec *s, const uint8_t *bytes,
                                         const void *obj)
 {
     tack_vcache_t *vc = tack_vcache_get(s->process->pool);
+    uint8_t digest[SHA256_DIGEST_LENGTH];
+    unsigned int dlen = 0;
     tack_status_t st;
     void *key;
 
-    if (apr_hash_get(vc->seen[0], bytes, (apr_ssize_t)len) != NULL) {
+    /* Keyed by SHA-256 of the signed object's bytes: 32 bytes an entry
+     * instead of 166, and a collision would need a SHA-256 collision. */
+    if (!EVP_Digest(bytes, len, digest, &dlen, EVP_sha256(), NULL)) {
+        ERR_clear_error();
+        st = verify(obj);
+        ERR_clear_error();
+        return st;
+    }
+    if (apr_hash_get(vc->seen[0], digest, sizeof(digest)) != NULL) {
         return TACK_OK;
     }
     if (vc->seen[1] == NULL ||
-        apr_hash_get(vc->seen[1], bytes, (apr_ssize_t)len) == NULL) {
+        apr_hash_get(vc->seen[1], digest, sizeof(digest)) == NULL) {
         st = verify(obj);
         ERR_clear_error();
         if (st != TACK_OK) {
             return st;
         }
     }
-    key = apr_pmemdup(vc->pool[0], bytes, len);
-    apr_hash_set(vc->seen[0], key, (apr_ssize_t)len, key);
+    key = apr_pmemdup(vc->pool[0], digest, sizeof(digest));
+    apr_hash_set(vc->seen[0], key, sizeof(digest), key);
     return TACK_OK;
 }
 
@@ -281,6 +293,7 @@ static const char *tack_load_tackfile(apr_pool_t *p, tack_file_t *f,
                               TACK_PEM_LABEL_TACK, TACK_LEN);
     }
     f->nitems = (int)count;
+    f->items = apr_pcalloc(p, count * sizeof(*f->items));
     for (i = 0; i < count; i++) {
         tack_item_t *item = &f->items[i];
 
