@@ -25,8 +25,11 @@ my $now = time;
 my $exp = int($now / 60) + 1;
 $exp++ if $exp * 60 - $now < 15;
 
+# One minute short of 10 days from the current minute, so that the warning
+# says "in 9 days" whatever the second the test starts at (at exactly :00
+# the full 10 days would otherwise remain).
 my $tx = tack_bytes(key => "$d/k1.key", cert => "$d/x.test.crt",
-    expiration => minutes_from_now(10 * 24 * 60));
+    expiration => minutes_from_now(10 * 24 * 60) - 1);
 my $ty = tack_bytes(key => "$d/k2.key", cert => "$d/y.test.crt", expiration => $exp);
 my $bs = breaksig_bytes("$d/kb.key");
 write_file("$d/x.pem", pem('TACK', $tx));
