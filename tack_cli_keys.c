@@ -17,6 +17,32 @@
 
 /* ---- genkey -------------------------------------------------------------- */
 
+/* keys_common_opt takes the options genkey, sign and break share: the
+ * password sources, -o FILE, -f (--force), and TACKpy's -x ("use the
+ * pure-Python crypto", meaningless here).  Returns 1 when |c| was one. */
+static int keys_common_opt(int c, cli_pw_opts_t *pw, const char **out_path,
+                           int *force)
+{
+    switch (c) {
+    case 'p':
+        pw->password = optarg;
+        return 1;
+    case CLI_OPT_PASSWORD_FILE:
+        pw->password_file = optarg;
+        return 1;
+    case 'o':
+        *out_path = optarg;
+        return 1;
+    case 'f':
+        *force = 1;
+        return 1;
+    case 'x':
+        return 1;
+    default:
+        return 0;
+    }
+}
+
 int cmd_genkey(int argc, char **argv)
 {
     static const struct option longopts[] = {
@@ -41,20 +67,6 @@ int cmd_genkey(int argc, char **argv)
 
     while ((c = getopt_long(argc, argv, "p:o:fxh", longopts, NULL)) != -1) {
         switch (c) {
-        case 'p':
-            pw.password = optarg;
-            break;
-        case CLI_OPT_PASSWORD_FILE:
-            pw.password_file = optarg;
-            break;
-        case 'o':
-            out_path = optarg;
-            break;
-        case 'f':
-            force = 1;
-            break;
-        case 'x': /* TACKpy: "use the pure-Python crypto"; meaningless here */
-            break;
         case CLI_OPT_ITERATIONS:
             if (!cli_parse_uint(optarg, 1, TACK_KEYFILE_MAX_ITERATIONS,
                                 &iterations)) {
@@ -67,6 +79,9 @@ int cmd_genkey(int argc, char **argv)
         case 'h':
             return cli_help(stdout, "genkey");
         default:
+            if (keys_common_opt(c, &pw, &out_path, &force)) {
+                break;
+            }
             return cli_usage_error("genkey", "unknown option");
         }
     }
@@ -455,12 +470,6 @@ int cmd_sign(int argc, char **argv)
         case 'k':
             key_path = optarg;
             break;
-        case 'p':
-            pw.password = optarg;
-            break;
-        case CLI_OPT_PASSWORD_FILE:
-            pw.password_file = optarg;
-            break;
         case 'c':
             certs[ncerts++] = optarg;
             break;
@@ -486,14 +495,6 @@ int cmd_sign(int argc, char **argv)
         case 'e':
             sp.expiration = optarg;
             break;
-        case 'o':
-            out_path = optarg;
-            break;
-        case 'f':
-            force = 1;
-            break;
-        case 'x':
-            break;
         case CLI_OPT_NOW:
             if (!cli_parse_when(optarg, time(NULL), &cli_now_value)) {
                 free(certs);
@@ -509,6 +510,9 @@ int cmd_sign(int argc, char **argv)
             free(certs);
             return cli_help(stdout, "sign");
         default:
+            if (keys_common_opt(c, &pw, &out_path, &force)) {
+                break;
+            }
             free(certs);
             return cli_usage_error("sign", "unknown option");
         }
@@ -709,23 +713,12 @@ int cmd_break(int argc, char **argv)
         case 'k':
             key_path = optarg;
             break;
-        case 'p':
-            pw.password = optarg;
-            break;
-        case CLI_OPT_PASSWORD_FILE:
-            pw.password_file = optarg;
-            break;
-        case 'o':
-            out_path = optarg;
-            break;
-        case 'f':
-            force = 1;
-            break;
-        case 'x':
-            break;
         case 'h':
             return cli_help(stdout, "break");
         default:
+            if (keys_common_opt(c, &pw, &out_path, &force)) {
+                break;
+            }
             return cli_usage_error("break", "unknown option");
         }
     }
