@@ -56,13 +56,13 @@ APLOG_USE_MODULE(tack);
 static void tack_openssl_log(server_rec *s, const char *what)
 {
     unsigned long e;
-    char buf[256];
+    char buf[256], name[TACK_NAME_SIZE];
 
     while ((e = ERR_get_error()) != 0) {
         ERR_error_string_n(e, buf, sizeof(buf));
         ap_log_error(APLOG_MARK, APLOG_ERR, 0, s,
-                     "TACK00050: vhost %s: %s: OpenSSL: %s", tack_vhost_name(s),
-                     what, buf);
+                     "TACK00050: vhost %s: %s: OpenSSL: %s",
+                     tack_vhost_name_buf(s, name), what, buf);
     }
 }
 
@@ -78,6 +78,7 @@ static tack_body_t tack_body_build(apr_pool_t *p, server_rec *s,
     uint8_t buf[TACK_EXT00_MAX_LEN > TACK_EXT02_MAX_LEN ? TACK_EXT00_MAX_LEN
                                                         : TACK_EXT02_MAX_LEN];
     size_t len = 0;
+    char name[TACK_NAME_SIZE];
     int i;
 
     if (sel->format == TACK_FORMAT_02) {
@@ -120,7 +121,7 @@ static tack_body_t tack_body_build(apr_pool_t *p, server_rec *s,
     if (st != TACK_OK) {
         ap_log_error(APLOG_MARK, APLOG_ERR, 0, s,
                      "TACK00051: vhost %s: cannot encode the extension: %s",
-                     tack_vhost_name(s), tack_status_str(st));
+                     tack_vhost_name_buf(s, name), tack_status_str(st));
         return body;
     }
     /* Only the bytes used: at 10,000 vhosts the maximum size (1,194 bytes
@@ -147,45 +148,59 @@ static tack_rt_t *tack_rt_build(apr_pool_t *p, server_rec *s,
     unsigned mask;
 
     rt->s = s;
-    rt->name = tack_vhost_name(s);
     rt->format = sel->format;
     rt->pin_activation = sel->pin_activation;
     rt->tls13 = sel->tls13;
     rt->store = sel->store;
     rt->nsigs = sel->nsigs;
-    for (k = 0; k < sel->nsigs; k++) {
-        char *fp = apr_palloc(p, TACK_FINGERPRINT_SIZE);
+    if (sel->nsigs) {
+        const char **keys = apr_palloc(p, sel->nsigs * sizeof(*keys));
+        const char **files = apr_palloc(p, sel->nsigs * sizeof(*files));
 
-        tack_fingerprint(sel->sigs[k].public_key, fp);
-        rt->sig_keys[k] = fp;
-        rt->sig_files[k] = sel->sigfiles[k]->path;
+        for (k = 0; k < sel->nsigs; k++) {
+            keys[k] = sel->sigfiles[k]->fingerprints[sel->sigidx[k]];
+            files[k] = sel->sigfiles[k]->path;
+        }
+        rt->sig_keys = keys;
+        rt->sig_files = files;
     }
+    /* Sized by count, as the rest: at 10,000 vhosts every byte per vhost
+     * is 10 KB in the parent and again in each child (bench/findings.md). */
     rt->nslots = sel->ncerts;
     rt->slots = apr_pcalloc(p, sizeof(tack_slot_t) * (sel->ncerts + 1));
-    for (c = 0; c < sel->ncerts; c++) {
-        tack_slot_t *slot = &rt->slots[c];
-
-        slot->cert = sel->certs[c].x509;
-        slot->label = sel->certs[c].label;
-        slot->subject = sel->certs[c].subject;
-        slot->key_type = sel->certs[c].key_type;
-        memcpy(slot->hash, sel->certs[c].hash, TACK_HASH_LEN);
-        slot->ntacks = sel->certs[c].ntacks;
-        for (i = 0; i < slot->ntacks; i++) {
-            slot->tacks[i] = sel->certs[c].tacks[i];
-        }
-        for (mask = 0; mask < (1u << slot->ntacks); mask++) {
-            slot->bodies[mask] = tack_body_build(p, s, sel, slot, mask);
-        }
-    }
-    /* The last slot: a certificate the table does not know. */
-    rt->slots[c].label = "unknown certificate";
-    rt->slots[c].bodies[0] = tack_body_build(p, s, sel, &rt->slots[c], 0);
-    /* Private counters until post_config hands out shared ones. */
     for (c = 0; c <= sel->ncerts; c++) {
-        rt->slots[c].ctr = apr_pcalloc(p, sizeof(tack_ctr_t));
+        tack_slot_t *slot = &rt->slots[c];
+        tack_body_t *bodies;
+
+        /* The last slot stands for a certificate the table does not know:
+         * no certificate, no TACK, the vhost's break signatures only. */
+        if (c < sel->ncerts) {
+            slot->cert = sel->certs[c].x509;
+            slot->key_type = sel->certs[c].key_type;
+            slot->ntacks = sel->certs[c].ntacks;
+            for (i = 0; i < slot->ntacks; i++) {
+                slot->tacks[i] = sel->certs[c].tacks[i];
+            }
+        }
+        bodies = apr_palloc(p, sizeof(*bodies) << slot->ntacks);
+        for (mask = 0; mask < (1u << slot->ntacks); mask++) {
+            bodies[mask] = tack_body_build(p, s, sel, slot, mask);
+        }
+        slot->bodies = bodies;
+        slot->ctr = &tack_ctr_unset;
     }
     return rt;
+}
+
+const char *tack_slot_subject(const tack_slot_t *slot,
+                              char buf[TACK_SUBJECT_SIZE])
+{
+    buf[0] = '\0';
+    if (slot->cert) {
+        X509_NAME_oneline(X509_get_subject_name(slot->cert), buf,
+                          TACK_SUBJECT_SIZE);
+    }
+    return buf;
 }
 
 /* ---- the handshake ------------------------------------------------------- */
@@ -202,13 +217,14 @@ static int tack_cb_ext_parse(SSL *ssl, unsigned int ext_type,
     if (inlen != 0) {
         /* Only here: SSL_get_app_data costs ~40 instructions a call. */
         conn_rec *c = SSL_get_app_data(ssl);
+        char name[TACK_NAME_SIZE];
 
         if (c) {
             ap_log_cserror(APLOG_MARK, APLOG_INFO, 0, c, rt->s,
                            "TACK00052: vhost %s: non-empty TACK request "
                            "(%" APR_SIZE_T_FMT " bytes) in ClientHello; "
                            "decode_error alert",
-                           rt->name, inlen);
+                           tack_rt_name(rt, name), inlen);
         }
         *al = SSL_AD_DECODE_ERROR;
         return 0;
@@ -219,6 +235,7 @@ static int tack_cb_ext_parse(SSL *ssl, unsigned int ext_type,
 static void tack_note_expired(tack_rt_t *rt, tack_slot_t *slot, int i)
 {
     const tack_item_t *item = slot->tacks[i];
+    char name[TACK_NAME_SIZE];
 
     if (apr_atomic_cas32(&slot->expired_logged[i], 1, 0) != 0) {
         return;
@@ -226,7 +243,7 @@ static void tack_note_expired(tack_rt_t *rt, tack_slot_t *slot, int i)
     ap_log_error(APLOG_MARK, APLOG_WARNING, 0, rt->s,
                  "TACK00053: vhost %s: %s %s: TACK (key %s) expired at "
                  "%s; no longer served%s",
-                 rt->name, item->file->kind, item->file->path,
+                 tack_rt_name(rt, name), item->file->kind, item->file->path,
                  item->fingerprint, item->expiry,
                  rt->nsigs ? " (break signatures still are)" : "");
 }
@@ -251,6 +268,9 @@ static int tack_cb_ext_add(SSL *ssl, unsigned int ext_type,
     conn_rec *c = SSL_get_app_data(ssl);
     tack_slot_t *slot = &rt->slots[rt->nslots];
     const tack_body_t *body;
+    /* Written only at LogLevel debug (ap_log_cserror is a macro that
+     * tests the level before evaluating its arguments). */
+    char subject[TACK_SUBJECT_SIZE], name[TACK_NAME_SIZE];
     unsigned mask = 0;
     int i;
 
@@ -278,17 +298,21 @@ static int tack_cb_ext_add(SSL *ssl, unsigned int ext_type,
     }
     if (c) {
         ap_set_module_config(c->conn_config, &tack_module, (void *)body);
-        ap_log_cserror(APLOG_MARK, APLOG_DEBUG, 0, c, rt->s,
-                       "TACK00054: vhost %s: %s: TACK requested; %s: %s%s%s "
-                       "(%u live), %" APR_SIZE_T_FMT " break signature(s); "
-                       "answer %" APR_SIZE_T_FMT " bytes%s",
-                       rt->name, SSL_get_version(ssl), slot->label,
-                       slot->ntacks ? "TACK key " : "no TACK",
-                       slot->ntacks ? slot->tacks[0]->fingerprint : "",
-                       slot->ntacks > 1 ? " and another" : "",
-                       (unsigned)__builtin_popcount(mask),
-                       rt->format == TACK_FORMAT_02 ? 0 : rt->nsigs, body->len,
-                       body->len ? "" : " (extension omitted)");
+        ap_log_cserror(
+            APLOG_MARK, APLOG_DEBUG, 0, c, rt->s,
+            "TACK00054: vhost %s: %s: TACK requested; %s certificate "
+            "%s: %s%s%s "
+            "(%u live), %" APR_SIZE_T_FMT " break signature(s); "
+            "answer %" APR_SIZE_T_FMT " bytes%s",
+            tack_rt_name(rt, name), SSL_get_version(ssl),
+            slot->cert ? slot->key_type : "unknown",
+            tack_slot_subject(slot, subject),
+            slot->ntacks ? "TACK key " : "no TACK",
+            slot->ntacks ? slot->tacks[0]->fingerprint : "",
+            slot->ntacks > 1 ? " and another" : "",
+            (unsigned)__builtin_popcount(mask),
+            rt->format == TACK_FORMAT_02 ? 0 : rt->nsigs, body->len,
+            body->len ? "" : " (extension omitted)");
     }
     if (body->len == 0) {
         return 0;
@@ -338,11 +362,18 @@ static int tack_hook_init_server(server_rec *s, apr_pool_t *p, int is_proxy,
     tack_certsel_t certs[TACK_MAX_SLOTS];
     tack_sel_t sel;
     tack_rt_t *rt;
+    apr_pool_t *tmp;
+    char name[TACK_NAME_SIZE];
     unsigned int context;
     int n = 0, ok, c;
 
     if (is_proxy) {
         return OK; /* a client-role context for backend connections */
+    }
+    /* Labels and messages only live as long as this call: at 10,000 vhosts
+     * whatever stays in |p| is paid for in the parent and every child. */
+    if (apr_pool_create(&tmp, p) != APR_SUCCESS) {
+        tmp = p;
     }
     memset(certs, 0, sizeof(certs));
     for (ok = SSL_CTX_set_current_cert(ctx, SSL_CERT_SET_FIRST);
@@ -359,15 +390,15 @@ static int tack_hook_init_server(server_rec *s, apr_pool_t *p, int is_proxy,
                           sizeof(subject));
         certs[n].x509 = x509;
         certs[n].key_type = tack_key_type(X509_get0_pubkey(x509));
-        certs[n].subject = apr_pstrdup(p, subject);
+        certs[n].subject = apr_pstrdup(tmp, subject);
         certs[n].label =
-            apr_psprintf(p, "%s certificate %s", certs[n].key_type, subject);
+            apr_psprintf(tmp, "%s certificate %s", certs[n].key_type, subject);
         n++;
     }
     SSL_CTX_set_current_cert(ctx, SSL_CERT_SET_FIRST);
     ERR_clear_error();
 
-    tack_config_resolve(p, s, conf, certs, n, 1, &sel);
+    tack_config_resolve(tmp, s, conf, certs, n, 1, &sel);
     rt = tack_rt_build(p, s, &sel);
     tack_status_add(p, rt);
 
@@ -384,13 +415,13 @@ static int tack_hook_init_server(server_rec *s, apr_pool_t *p, int is_proxy,
                      "TACK00055: vhost %s: cannot register TLS extension "
                      "0xF300 (already registered, e.g. by SSLOpenSSLConfCmd "
                      "ServerInfoFile?); TACK is not served here",
-                     rt->name);
+                     tack_vhost_name_buf(s, name));
         tack_openssl_log(s, "SSL_CTX_add_custom_ext");
-        return OK;
+        goto done;
     }
     rt->registered = 1;
     if (tack_config_quiet()) {
-        return OK;
+        goto done;
     }
     for (c = 0; c < n; c++) {
         int k;
@@ -401,8 +432,8 @@ static int tack_hook_init_server(server_rec *s, apr_pool_t *p, int is_proxy,
             ap_log_error(APLOG_MARK, APLOG_INFO, 0, s,
                          "TACK00056: vhost %s: serving TACK %s (%s, key %s, "
                          "expires %s%s) for %s",
-                         rt->name, item->file->path, item->file->kind,
-                         item->fingerprint, item->expiry,
+                         tack_vhost_name_buf(s, name), item->file->path,
+                         item->file->kind, item->fingerprint, item->expiry,
                          sel.format == TACK_FORMAT_02 && item->file->inactive
                              ? ", inactive"
                              : "",
@@ -413,9 +444,13 @@ static int tack_hook_init_server(server_rec *s, apr_pool_t *p, int is_proxy,
         ap_log_error(APLOG_MARK, APLOG_INFO, 0, s,
                      "TACK00057: vhost %s: serving %" APR_SIZE_T_FMT
                      " break signature(s)",
-                     rt->name, sel.nsigs);
+                     tack_vhost_name_buf(s, name), sel.nsigs);
     }
     tack_config_warn_expiry(s, &sel);
+done:
+    if (tmp != p) {
+        apr_pool_destroy(tmp);
+    }
     return OK;
 }
 
@@ -424,13 +459,14 @@ static int tack_hook_init_server(server_rec *s, apr_pool_t *p, int is_proxy,
 static int tack_hook_post_config(apr_pool_t *pconf, apr_pool_t *plog,
                                  apr_pool_t *ptemp, server_rec *s)
 {
+    tack_config_vcache_prune(s);
     if (tack_config_strict()) {
         return OK;
     }
     tack_config_log_load_errors(s);
     tack_config_check_unmatched(s);
     tack_config_log_stores(s, 1);
-    return tack_status_post_config(pconf, s);
+    return tack_status_post_config(pconf, ptemp, s);
 }
 
 /* tack_hook_post_read_request sets TACK_REQUESTED=1 on every request of a

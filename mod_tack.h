@@ -36,6 +36,13 @@ extern module TACK_EXPORT AP_MODULE_DECLARE_DATA tack_module;
  * this many seconds (30 days). */
 #define TACK_EXPIRY_WARN_SECS (30L * 24 * 60 * 60)
 
+/* Where a directive was written, for messages: "(" TACK_WHERE_FMT ")" with
+ * TACK_WHERE(d) gives "(conf/file.conf:12)".  The configuration tree lives
+ * in pconf as long as what was built from it, so a pointer to the directive
+ * costs 8 bytes where a formatted string cost ~50 per TACK'd vhost. */
+#define TACK_WHERE_FMT "%s:%d"
+#define TACK_WHERE(d) ((d) ? (d)->filename : "?"), ((d) ? (d)->line_num : 0)
+
 struct tack_file;
 struct tack_store;
 
@@ -62,13 +69,13 @@ typedef struct tack_item {
 
 /* One TackFile directive, or one file of a TackStore. */
 typedef struct tack_file {
-    server_rec *s;            /* the context it was written in */
-    const char *kind;         /* "TackFile" or "TackStore", for messages */
-    struct tack_store *store; /* the store it belongs to, or NULL */
-    const char *path;         /* resolved against ServerRoot */
-    const char *where;        /* "conf/file.conf:12" */
-    int inactive;             /* "TackFile FILE inactive" */
-    int server_level;         /* outside any <VirtualHost> */
+    server_rec *s;               /* the context it was written in */
+    const char *kind;            /* "TackFile" or "TackStore", for messages */
+    struct tack_store *store;    /* the store it belongs to, or NULL */
+    const char *path;            /* resolved against ServerRoot */
+    const ap_directive_t *where; /* its line, for messages */
+    int inactive;                /* "TackFile FILE inactive" */
+    int server_level;            /* outside any <VirtualHost> */
     const char *error; /* why none of it is served (real start), or NULL */
     int nitems;
     tack_item_t *items; /* nitems of them, allocated by count */
@@ -78,7 +85,7 @@ typedef struct tack_file {
 typedef struct {
     server_rec *s;
     const char *path;
-    const char *where;
+    const ap_directive_t *where;
     const char *error; /* why none of it is served, or NULL */
     size_t num;
     /* The file's contents, loaded once per configuration pass and shared
@@ -94,10 +101,10 @@ typedef struct {
  * lookups, not 10,000 x 10,000 comparisons. */
 typedef struct tack_store {
     const char *path;
-    const char *where;   /* the first TackStore line naming it */
-    const char *error;   /* the directory cannot be read, or NULL */
-    int loaded;          /* 0 in the discarded first pass of a start */
-    int nfiles;          /* TACK files served from it */
+    const ap_directive_t *where; /* the first TackStore line naming it */
+    const char *error;           /* the directory cannot be read, or NULL */
+    int loaded;                  /* 0 in the discarded first pass of a start */
+    int nfiles;                  /* TACK files served from it */
     int nduplicates;     /* files repeating another's TACK byte for byte */
     apr_hash_t *by_hash; /* target_hash (32 bytes) -> tack_item_t * */
     apr_array_header_t *files;    /* tack_file_t *, loaded, in name order */
@@ -110,9 +117,11 @@ typedef struct tack_store {
  * its own merged copy, so that every SSL_CTX gets its own callback argument
  * (see the SNI trap in mod_tack.c). */
 typedef struct {
-    apr_array_header_t *files;        /* tack_file_t *, written here */
-    apr_array_header_t *server_files; /* main server's: candidates */
-    apr_array_header_t *sigfiles;     /* tack_sigfile_t *, own or inherited */
+    /* The arrays are created by the first directive that needs them: most
+     * vhosts of a large server have none, and each would cost ~80 bytes. */
+    apr_array_header_t *files;        /* tack_file_t *, written here; NULL */
+    apr_array_header_t *server_files; /* main server's: candidates; NULL */
+    apr_array_header_t *sigfiles;     /* tack_sigfile_t *, own/inherited */
     size_t num_sigs;                  /* break signatures in own sigfiles */
     tack_store_t *store;              /* TackStore, own or inherited */
     int store_set;                    /* TackStore given here (maybe none) */
@@ -141,6 +150,7 @@ typedef struct {
     size_t nsigs;
     tack_breaksig_t sigs[TACK_MAX_BREAKSIGS];
     const tack_sigfile_t *sigfiles[TACK_MAX_BREAKSIGS]; /* where each is from */
+    unsigned char sigidx[TACK_MAX_BREAKSIGS]; /* its index in that file */
     int ncerts;
     tack_certsel_t *certs;
 } tack_sel_t;
@@ -166,36 +176,41 @@ typedef struct {
     const char *served;
 } tack_body_t;
 
-/* One certificate of a vhost and what goes out with it.  bodies[] is indexed
- * by the set of its TACKs that are still unexpired (bit i: tacks[i]), so an
- * expiry while the server runs needs no rebuilding. */
+/* One certificate of a vhost and what goes out with it.  bodies[] (1 <<
+ * ntacks of them, allocated by count) is indexed by the set of its TACKs
+ * that are still unexpired (bit i: tacks[i]), so an expiry while the server
+ * runs needs no rebuilding.  cert is NULL in the vhost's last slot, "a
+ * certificate not in the table". */
 typedef struct {
-    X509 *cert;
-    const char *label;
-    const char *subject;
+    X509 *cert; /* mod_ssl's, alive as long as this table */
     const char *key_type;
-    uint8_t hash[TACK_HASH_LEN];
     int ntacks;
-    const tack_item_t *tacks[TACK_EXT02_MAX_TACKS];
     apr_uint32_t expired_logged[TACK_EXT02_MAX_TACKS]; /* once per process */
-    tack_body_t bodies[1 << TACK_EXT02_MAX_TACKS];
+    const tack_item_t *tacks[TACK_EXT02_MAX_TACKS];
+    const tack_body_t *bodies;
     tack_ctr_t *ctr;
 } tack_slot_t;
+
+/* tack_slot_subject writes the subject of |slot|'s certificate into |buf|
+ * ("" for the last slot) and returns |buf|.  Computed when shown, not kept:
+ * 30-odd bytes per vhost. */
+#define TACK_SUBJECT_SIZE 256
+const char *tack_slot_subject(const tack_slot_t *slot,
+                              char buf[TACK_SUBJECT_SIZE]);
 
 /* What one vhost's SSL_CTX serves: the add/parse callbacks' argument.
  * slots[nslots] stands for a certificate not in the table (no TACK, the
  * vhost's break signatures only). */
 typedef struct tack_rt {
-    server_rec *s;
-    const char *name; /* "www.example.org:443", for log lines */
+    server_rec *s; /* its name for log lines: tack_rt_name */
     int format;
     int pin_activation;
     int tls13;
     int registered; /* 0 when SSL_CTX_add_custom_ext failed */
     const tack_store_t *store;
     size_t nsigs;
-    const char *sig_keys[TACK_MAX_BREAKSIGS];  /* fingerprints */
-    const char *sig_files[TACK_MAX_BREAKSIGS]; /* where each is from */
+    const char *const *sig_keys;  /* nsigs fingerprints */
+    const char *const *sig_files; /* where each is from */
     int nslots;
     tack_slot_t *slots;
 } tack_rt_t;
@@ -211,10 +226,16 @@ typedef struct tack_rt {
  * for the counters and the status page. */
 void tack_status_add(apr_pool_t *pconf, tack_rt_t *rt);
 
+/* tack_ctr_unset is where every slot's counters point until post_config
+ * hands out the real ones (no handshake runs before). */
+extern tack_ctr_t tack_ctr_unset;
+
 /* tack_status_post_config gives every recorded slot its counters in a new
  * shared-memory segment, carrying over the previous generation's values
- * (graceful restart).  Returns OK (a failure only costs shared counters). */
-int tack_status_post_config(apr_pool_t *pconf, server_rec *s);
+ * (graceful restart); |ptemp| holds what only the hand-over needs.  Returns
+ * OK (a failure only costs shared counters). */
+int tack_status_post_config(apr_pool_t *pconf, apr_pool_t *ptemp,
+                            server_rec *s);
 
 /* tack_status_register_hooks registers the tack-status handler and the
  * section of mod_status's page. */
@@ -231,6 +252,10 @@ int tack_config_check(apr_pool_t *pconf, apr_pool_t *plog, apr_pool_t *ptemp,
 int tack_config_pre_config(apr_pool_t *pconf, apr_pool_t *plog,
                            apr_pool_t *ptemp);
 
+/* tack_config_vcache_prune ends a configuration pass: it forgets the
+ * verified signatures this pass did not use. */
+void tack_config_vcache_prune(server_rec *s);
+
 /* tack_config_get returns the (merged) configuration of |s|. */
 tack_conf_t *tack_config_get(server_rec *s);
 
@@ -244,8 +269,14 @@ int tack_config_strict(void);
  * second. */
 int tack_config_quiet(void);
 
-/* tack_vhost_name returns "name:port" for messages. */
+/* tack_vhost_name returns "name:port" for messages, allocated in pconf:
+ * for configuration time.  tack_vhost_name_buf writes it into |buf| and
+ * returns |buf|, for run time (nothing allocated, nothing kept per vhost);
+ * tack_rt_name is the same for a runtime table. */
+#define TACK_NAME_SIZE 300 /* a 255-byte host name, ':', a port */
 const char *tack_vhost_name(server_rec *s);
+const char *tack_vhost_name_buf(server_rec *s, char buf[TACK_NAME_SIZE]);
+#define tack_rt_name(rt, buf) tack_vhost_name_buf((rt)->s, (buf))
 
 /* tack_config_resolve applies the configuration of |s| to its certificates
  * |certs| (|ncerts| of them; |certs_known| is 0 when they could not be

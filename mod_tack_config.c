@@ -54,21 +54,40 @@ int tack_config_quiet(void)
            ap_state_query(AP_SQ_MAIN_STATE) == AP_SQ_MS_CREATE_PRE_CONFIG;
 }
 
-const char *tack_vhost_name(server_rec *s)
+const char *tack_vhost_name_buf(server_rec *s, char buf[TACK_NAME_SIZE])
 {
     apr_port_t port = s->port;
 
     if (!port && s->addrs) {
         port = s->addrs->host_port;
     }
-    return apr_psprintf(s->process->pconf, "%s:%u",
-                        s->server_hostname ? s->server_hostname : "(unnamed)",
-                        (unsigned)port);
+    apr_snprintf(buf, TACK_NAME_SIZE, "%s:%u",
+                 s->server_hostname ? s->server_hostname : "(unnamed)",
+                 (unsigned)port);
+    return buf;
+}
+
+const char *tack_vhost_name(server_rec *s)
+{
+    char buf[TACK_NAME_SIZE];
+
+    return apr_pstrdup(s->process->pconf, tack_vhost_name_buf(s, buf));
 }
 
 tack_conf_t *tack_config_get(server_rec *s)
 {
     return ap_get_module_config(s->module_config, &tack_module);
+}
+
+/* The arrays of a tack_conf_t are NULL until a directive needs them. */
+static int tack_nelts(const apr_array_header_t *a)
+{
+    return a ? a->nelts : 0;
+}
+
+static void *tack_elts(const apr_array_header_t *a)
+{
+    return a ? a->elts : NULL;
 }
 
 static int tack_key_equal(const uint8_t *a, const uint8_t *b)
@@ -130,20 +149,33 @@ static const char *tack_pem_error(apr_pool_t *p, const char *directive,
 /* Signatures verified in this process, keyed by the SHA-256 of the exact
  * bytes of the signed object (a 166-byte TACK, a 128-byte break
  * signature): only a successful verification is remembered, and the key
- * covers every signed byte, so a hit is as good as verifying again.  httpd reads its
- * configuration twice at start-up and again at every graceful restart, and
- * a provider's vhosts share break-signature files and TACK keys: without
- * this, start-up re-verified every ECDSA signature several times over
+ * covers every signed byte, so a hit is as good as verifying again.  httpd
+ * reads its configuration twice at start-up and again at every graceful
+ * restart, and a provider's vhosts share break-signature files and TACK keys:
+ * without this, start-up re-verified every ECDSA signature several times over
  * (bench/findings.md).
  *
  * The cache hangs off the process pool's userdata, not a static: httpd
- * unloads and reloads the module between configuration passes.  It keeps two
- * generations, each in its own subpool: what the current pass verified and
- * what the previous one did.  tack_config_pre_config rotates them, so memory
- * stays bounded by the TACKs of two consecutive configurations. */
+ * unloads and reloads the module between configuration passes.  One table,
+ * each entry stamped with the last pass that used it: tack_config_pre_config
+ * starts a pass, tack_config_vcache_prune drops what the finished pass did
+ * not use (its entries are reused).  So a restart finds the previous pass's
+ * signatures, and memory stays bounded by one configuration's TACKs: about
+ * 90 bytes a TACK, where two generations of tables cost twice that at the
+ * peak of every start (bench/findings.md, memory). */
+typedef struct tack_vent {
+    union {
+        uint8_t digest[SHA256_DIGEST_LENGTH]; /* in the table */
+        struct tack_vent *next;               /* on the free list */
+    } u;
+    apr_uint32_t pass; /* the last pass that used it */
+} tack_vent_t;
+
 typedef struct {
-    apr_pool_t *pool[2]; /* [0] this pass, [1] the previous one */
-    apr_hash_t *seen[2];
+    apr_pool_t *pool;
+    apr_hash_t *seen; /* digest -> tack_vent_t * */
+    tack_vent_t *free;
+    apr_uint32_t pass;
 } tack_vcache_t;
 
 #define TACK_VCACHE_KEY "mod_tack:verified"
@@ -155,8 +187,9 @@ static tack_vcache_t *tack_vcache_get(apr_pool_t *pproc)
     apr_pool_userdata_get((void **)&vc, TACK_VCACHE_KEY, pproc);
     if (vc == NULL) {
         vc = apr_pcalloc(pproc, sizeof(*vc));
-        apr_pool_create(&vc->pool[0], pproc);
-        vc->seen[0] = apr_hash_make(vc->pool[0]);
+        apr_pool_create(&vc->pool, pproc);
+        apr_pool_tag(vc->pool, "mod_tack_verified");
+        vc->seen = apr_hash_make(vc->pool);
         apr_pool_userdata_set(vc, TACK_VCACHE_KEY, apr_pool_cleanup_null,
                               pproc);
     }
@@ -167,16 +200,25 @@ int tack_config_pre_config(apr_pool_t *pconf, apr_pool_t *plog,
                            apr_pool_t *ptemp)
 {
     /* pconf is a child of the process pool (httpd's init_process) */
-    tack_vcache_t *vc = tack_vcache_get(apr_pool_parent_get(pconf));
-
-    if (vc->pool[1] != NULL) {
-        apr_pool_destroy(vc->pool[1]);
-    }
-    vc->pool[1] = vc->pool[0];
-    vc->seen[1] = vc->seen[0];
-    apr_pool_create(&vc->pool[0], apr_pool_parent_get(pconf));
-    vc->seen[0] = apr_hash_make(vc->pool[0]);
+    tack_vcache_get(apr_pool_parent_get(pconf))->pass++;
     return OK;
+}
+
+void tack_config_vcache_prune(server_rec *s)
+{
+    tack_vcache_t *vc = tack_vcache_get(s->process->pool);
+    apr_hash_index_t *hi;
+
+    /* Deleting the current entry while iterating is allowed by APR. */
+    for (hi = apr_hash_first(NULL, vc->seen); hi; hi = apr_hash_next(hi)) {
+        tack_vent_t *e = apr_hash_this_val(hi);
+
+        if (e->pass != vc->pass) {
+            apr_hash_set(vc->seen, e->u.digest, sizeof(e->u.digest), NULL);
+            e->u.next = vc->free;
+            vc->free = e;
+        }
+    }
 }
 
 /* tack_vcache_verify returns TACK_OK when |bytes| were verified before in
@@ -191,7 +233,7 @@ static tack_status_t tack_vcache_verify(server_rec *s, const uint8_t *bytes,
     uint8_t digest[SHA256_DIGEST_LENGTH];
     unsigned int dlen = 0;
     tack_status_t st;
-    void *key;
+    tack_vent_t *e;
 
     /* Keyed by SHA-256 of the signed object's bytes: 32 bytes an entry
      * instead of 166, and a collision would need a SHA-256 collision. */
@@ -201,19 +243,25 @@ static tack_status_t tack_vcache_verify(server_rec *s, const uint8_t *bytes,
         ERR_clear_error();
         return st;
     }
-    if (apr_hash_get(vc->seen[0], digest, sizeof(digest)) != NULL) {
+    e = apr_hash_get(vc->seen, digest, sizeof(digest));
+    if (e != NULL) {
+        e->pass = vc->pass;
         return TACK_OK;
     }
-    if (vc->seen[1] == NULL ||
-        apr_hash_get(vc->seen[1], digest, sizeof(digest)) == NULL) {
-        st = verify(obj);
-        ERR_clear_error();
-        if (st != TACK_OK) {
-            return st;
-        }
+    st = verify(obj);
+    ERR_clear_error();
+    if (st != TACK_OK) {
+        return st;
     }
-    key = apr_pmemdup(vc->pool[0], digest, sizeof(digest));
-    apr_hash_set(vc->seen[0], key, sizeof(digest), key);
+    if (vc->free) {
+        e = vc->free;
+        vc->free = e->u.next;
+    } else {
+        e = apr_palloc(vc->pool, sizeof(*e));
+    }
+    memcpy(e->u.digest, digest, sizeof(digest));
+    e->pass = vc->pass;
+    apr_hash_set(vc->seen, e->u.digest, sizeof(e->u.digest), e);
     return TACK_OK;
 }
 
@@ -252,8 +300,7 @@ static tack_status_t tack_breaksig_verify_cached(server_rec *s,
     uint8_t wire[TACK_BREAKSIG_LEN];
 
     tack_breaksig_encode(sig, wire);
-    return tack_vcache_verify(s, wire, sizeof(wire), tack_verify_breaksig,
-                              sig);
+    return tack_vcache_verify(s, wire, sizeof(wire), tack_verify_breaksig, sig);
 }
 
 /* tack_load_tackfile reads, decodes and verifies every TACK of |f|: the
@@ -415,13 +462,28 @@ static const char *tack_load_sigfile(apr_pool_t *p, tack_sigfile_t *f)
 
 /* ---- directives ---------------------------------------------------------- */
 
-static const char *tack_where(cmd_parms *cmd)
+/* tack_server_path resolves |arg| against ServerRoot.  An absolute path
+ * that is already canonical is kept as it is: http_config.h promises a
+ * freshly allocated argument in cmd->pool that may be stored, and
+ * ap_server_root_relative would allocate another buffer, sized for
+ * ServerRoot and the argument together, for every TackFile line. */
+static const char *tack_server_path(cmd_parms *cmd, const char *arg)
 {
-    if (!cmd->directive) {
-        return "(command line)";
+    if (arg[0] == '/' && !strstr(arg, "//") && !strstr(arg, "/./") &&
+        !strstr(arg, "/../")) {
+        size_t len = strlen(arg);
+
+        if (!(len >= 2 && strcmp(arg + len - 2, "/.") == 0) &&
+            !(len >= 3 && strcmp(arg + len - 3, "/..") == 0)) {
+            return arg;
+        }
     }
-    return apr_psprintf(cmd->pool, "%s:%d", cmd->directive->filename,
-                        cmd->directive->line_num);
+    return ap_server_root_relative(cmd->pool, arg);
+}
+
+static const ap_directive_t *tack_where(cmd_parms *cmd)
+{
+    return cmd->directive;
 }
 
 /* ---- TackStore ----------------------------------------------------------- */
@@ -627,7 +689,7 @@ static const char *tack_cmd_TackFile(cmd_parms *cmd, void *dcfg,
     f->where = tack_where(cmd);
     f->inactive = flag != NULL;
     f->server_level = !cmd->server->is_virtual;
-    f->path = ap_server_root_relative(cmd->pool, arg);
+    f->path = tack_server_path(cmd, arg);
     if (!f->path) {
         return apr_psprintf(cmd->pool, "TackFile %s: invalid file path", arg);
     }
@@ -638,6 +700,9 @@ static const char *tack_cmd_TackFile(cmd_parms *cmd, void *dcfg,
         }
         f->error = err;
         f->nitems = 0;
+    }
+    if (!conf->files) {
+        conf->files = apr_array_make(cmd->pool, 1, sizeof(tack_file_t *));
     }
     APR_ARRAY_PUSH(conf->files, tack_file_t *) = f;
     return NULL;
@@ -653,7 +718,7 @@ static const char *tack_cmd_TackBreakSigsFile(cmd_parms *cmd, void *dcfg,
     f = apr_pcalloc(cmd->pool, sizeof(*f));
     f->s = cmd->server;
     f->where = tack_where(cmd);
-    f->path = ap_server_root_relative(cmd->pool, arg);
+    f->path = tack_server_path(cmd, arg);
     if (!f->path) {
         return apr_psprintf(cmd->pool,
                             "TackBreakSigsFile %s: invalid file path", arg);
@@ -677,6 +742,9 @@ static const char *tack_cmd_TackBreakSigsFile(cmd_parms *cmd, void *dcfg,
         f->num = 0;
     }
     conf->num_sigs += f->num;
+    if (!conf->sigfiles) {
+        conf->sigfiles = apr_array_make(cmd->pool, 1, sizeof(tack_sigfile_t *));
+    }
     APR_ARRAY_PUSH(conf->sigfiles, tack_sigfile_t *) = f;
     return NULL;
 }
@@ -736,37 +804,40 @@ void *tack_config_create(apr_pool_t *p, server_rec *s)
 {
     tack_conf_t *conf = apr_pcalloc(p, sizeof(*conf));
 
-    conf->files = apr_array_make(p, 2, sizeof(tack_file_t *));
-    conf->sigfiles = apr_array_make(p, 1, sizeof(tack_sigfile_t *));
     conf->pin_activation = TACK_UNSET;
     conf->format = TACK_UNSET;
     conf->tls13 = TACK_UNSET;
     return conf;
 }
 
+/* tack_config_merge merges into |addv| itself: a vhost's own configuration
+ * is created for that vhost only, and httpd replaces it by what the merge
+ * returns, so nothing else sees it (a copy would cost every vhost another
+ * struct). */
 void *tack_config_merge(apr_pool_t *p, void *basev, void *addv)
 {
-    tack_conf_t *base = basev, *add = addv;
-    tack_conf_t *mrg = apr_pcalloc(p, sizeof(*mrg));
+    tack_conf_t *base = basev, *mrg = addv;
 
     /* A vhost's own TackFiles; the main server's are candidates, served
      * for a certificate for which the vhost has no TACK of its own. */
-    mrg->files = add->files;
     mrg->server_files = base->files;
-    if (add->sigfiles->nelts) {
-        mrg->sigfiles = add->sigfiles;
-        mrg->num_sigs = add->num_sigs;
-    } else {
+    if (!mrg->sigfiles) {
         mrg->sigfiles = base->sigfiles;
         mrg->num_sigs = base->num_sigs;
     }
-    mrg->pin_activation = add->pin_activation != TACK_UNSET
-                              ? add->pin_activation
-                              : base->pin_activation;
-    mrg->format = add->format != TACK_UNSET ? add->format : base->format;
-    mrg->store_set = add->store_set || base->store_set;
-    mrg->store = add->store_set ? add->store : base->store;
-    mrg->tls13 = add->tls13 != TACK_UNSET ? add->tls13 : base->tls13;
+    if (mrg->pin_activation == TACK_UNSET) {
+        mrg->pin_activation = base->pin_activation;
+    }
+    if (mrg->format == TACK_UNSET) {
+        mrg->format = base->format;
+    }
+    if (!mrg->store_set) {
+        mrg->store = base->store;
+        mrg->store_set = base->store_set;
+    }
+    if (mrg->tls13 == TACK_UNSET) {
+        mrg->tls13 = base->tls13;
+    }
     return mrg;
 }
 
@@ -816,30 +887,33 @@ static int tack_select(apr_pool_t *p, server_rec *s, int format,
     if (format == TACK_FORMAT_00 && cert->ntacks == 1) {
         return tack_problem(
             s, "TACK00001",
-            "%s %s (%s): a second TACK for %s, already "
+            "%s %s (" TACK_WHERE_FMT "): a second TACK for %s, already "
             "served by %s %s; draft-00 serves one TACK "
             "per certificate",
-            item->file->kind, item->file->path, item->file->where, cert->label,
-            cert->tacks[0]->file->kind, cert->tacks[0]->file->path);
+            item->file->kind, item->file->path, TACK_WHERE(item->file->where),
+            cert->label, cert->tacks[0]->file->kind,
+            cert->tacks[0]->file->path);
     }
     if (cert->ntacks == TACK_EXT02_MAX_TACKS) {
         return tack_problem(s, "TACK00002",
-                            "%s %s (%s): a third TACK for %s; draft-02 "
+                            "%s %s (" TACK_WHERE_FMT
+                            "): a third TACK for %s; draft-02 "
                             "serves at most two per certificate",
                             item->file->kind, item->file->path,
-                            item->file->where, cert->label);
+                            TACK_WHERE(item->file->where), cert->label);
     }
     for (j = 0; j < cert->ntacks; j++) {
         if (tack_key_equal(cert->tacks[j]->tack.public_key,
                            item->tack.public_key)) {
-            return tack_problem(s, "TACK00003",
-                                "%s %s (%s): %s has the key %s of "
-                                "%s %s, also for %s; two TACKs for one "
-                                "certificate need two keys",
-                                item->file->kind, item->file->path,
-                                item->file->where, tack_item_name(p, item),
-                                item->fingerprint, cert->tacks[j]->file->kind,
-                                cert->tacks[j]->file->path, cert->label);
+            return tack_problem(
+                s, "TACK00003",
+                "%s %s (" TACK_WHERE_FMT "): %s has the key %s of "
+                "%s %s, also for %s; two TACKs for one "
+                "certificate need two keys",
+                item->file->kind, item->file->path,
+                TACK_WHERE(item->file->where), tack_item_name(p, item),
+                item->fingerprint, cert->tacks[j]->file->kind,
+                cert->tacks[j]->file->path, cert->label);
         }
     }
     cert->tacks[cert->ntacks++] = item;
@@ -854,11 +928,12 @@ static int tack_file_usable(server_rec *s, tack_file_t *f, int format,
         return 0;
     }
     if (format == TACK_FORMAT_00 && f->nitems > 1) {
-        *problems += tack_problem(s, "TACK00004",
-                                  "%s %s (%s): holds %d TACKs; in "
-                                  "TackFormat draft-00 a TACK file holds one "
-                                  "(pair files need TackFormat draft-02)",
-                                  f->kind, f->path, f->where, f->nitems);
+        *problems +=
+            tack_problem(s, "TACK00004",
+                         "%s %s (" TACK_WHERE_FMT "): holds %d TACKs; in "
+                         "TackFormat draft-00 a TACK file holds one "
+                         "(pair files need TackFormat draft-02)",
+                         f->kind, f->path, TACK_WHERE(f->where), f->nitems);
         return 0;
     }
     return 1;
@@ -929,9 +1004,10 @@ int tack_config_resolve(apr_pool_t *p, server_rec *s, tack_conf_t *conf,
                 if (!hit && pass == 0 && certs_known) {
                     problems += tack_problem(
                         s, "TACK00005",
-                        "TackFile %s (%s): target_hash of %s (key %s) matches "
+                        "TackFile %s (" TACK_WHERE_FMT
+                        "): target_hash of %s (key %s) matches "
                         "none of the vhost's certificates (%s)",
-                        f->path, f->where, tack_item_name(p, item),
+                        f->path, TACK_WHERE(f->where), tack_item_name(p, item),
                         item->fingerprint,
                         ncerts ? tack_cert_list(p, certs, ncerts) : "none");
                 }
@@ -982,23 +1058,26 @@ int tack_config_resolve(apr_pool_t *p, server_rec *s, tack_conf_t *conf,
                     ap_log_error(APLOG_MARK, APLOG_INFO, 0, s,
                                  "TACK00023: vhost %s: TackFormat draft-02 "
                                  "has no break signatures: the %" APR_SIZE_T_FMT
-                                 " inherited from %s (%s) are not served here",
+                                 " inherited from %s (" TACK_WHERE_FMT
+                                 ") are not served here",
                                  tack_vhost_name(s), sf[i]->num, sf[i]->path,
-                                 sf[i]->where);
+                                 TACK_WHERE(sf[i]->where));
                 }
                 continue;
             }
             if (out->format == TACK_FORMAT_02) {
                 problems += tack_problem(s, "TACK00006",
-                                         "TackBreakSigsFile %s (%s): break "
+                                         "TackBreakSigsFile %s (" TACK_WHERE_FMT
+                                         "): break "
                                          "signatures do not exist in "
                                          "TackFormat draft-02",
-                                         sf[i]->path, sf[i]->where);
+                                         sf[i]->path, TACK_WHERE(sf[i]->where));
                 continue;
             }
             for (j = 0; j < sf[i]->num && out->nsigs < TACK_MAX_BREAKSIGS;
                  j++) {
                 out->sigfiles[out->nsigs] = sf[i];
+                out->sigidx[out->nsigs] = (unsigned char)j;
                 out->sigs[out->nsigs++] = sf[i]->sigs[j];
             }
         }
@@ -1021,16 +1100,16 @@ int tack_config_resolve(apr_pool_t *p, server_rec *s, tack_conf_t *conf,
             if (j == out->nsigs) {
                 continue;
             }
-            problems +=
-                tack_problem(s, "TACK00007",
-                             "%s %s (%s): its key %s is broken "
-                             "by a break signature in "
-                             "TackBreakSigsFile %s (%s); a TACK and "
-                             "the break signature of its key cannot "
-                             "be served together",
-                             item->file->kind, item->file->path,
-                             item->file->where, item->fingerprint,
-                             out->sigfiles[j]->path, out->sigfiles[j]->where);
+            problems += tack_problem(
+                s, "TACK00007",
+                "%s %s (" TACK_WHERE_FMT "): its key %s is broken "
+                "by a break signature in "
+                "TackBreakSigsFile %s (" TACK_WHERE_FMT "); a TACK and "
+                "the break signature of its key cannot "
+                "be served together",
+                item->file->kind, item->file->path,
+                TACK_WHERE(item->file->where), item->fingerprint,
+                out->sigfiles[j]->path, TACK_WHERE(out->sigfiles[j]->where));
             memmove(&certs[c].tacks[k], &certs[c].tacks[k + 1],
                     (size_t)(certs[c].ntacks - k - 1) * sizeof(item));
             certs[c].ntacks--;
@@ -1094,30 +1173,33 @@ int tack_config_log_load_errors(server_rec *s_main)
     }
     for (s = s_main; s; s = s->next) {
         tack_conf_t *conf = tack_config_get(s);
-        tack_file_t **tf = (tack_file_t **)conf->files->elts;
-        tack_sigfile_t **sf = (tack_sigfile_t **)conf->sigfiles->elts;
+        tack_file_t **tf = tack_elts(conf->files);
+        tack_sigfile_t **sf = tack_elts(conf->sigfiles);
 
         /* A vhost may share the main server's break-signature list: each
          * file is logged with the server it was written in only. */
-        for (i = 0; i < conf->files->nelts; i++) {
+        for (i = 0; i < tack_nelts(conf->files); i++) {
             if (!tf[i]->error || tf[i]->s != s) {
                 continue;
             }
             problems++;
             ap_log_error(APLOG_MARK, APLOG_ERR, 0, s,
-                         "TACK00011: vhost %s: %s (%s); this TACK file is "
+                         "TACK00011: vhost %s: %s (" TACK_WHERE_FMT
+                         "); this TACK file is "
                          "not served",
-                         tack_vhost_name(s), tf[i]->error, tf[i]->where);
+                         tack_vhost_name(s), tf[i]->error,
+                         TACK_WHERE(tf[i]->where));
         }
-        for (i = 0; i < conf->sigfiles->nelts; i++) {
+        for (i = 0; i < tack_nelts(conf->sigfiles); i++) {
             if (!sf[i]->error || sf[i]->s != s) {
                 continue;
             }
             problems++;
-            ap_log_error(APLOG_MARK, APLOG_ERR, 0, s,
-                         "TACK00012: vhost %s: %s (%s); these break "
-                         "signatures are not served",
-                         tack_vhost_name(s), sf[i]->error, sf[i]->where);
+            ap_log_error(
+                APLOG_MARK, APLOG_ERR, 0, s,
+                "TACK00012: vhost %s: %s (" TACK_WHERE_FMT "); these break "
+                "signatures are not served",
+                tack_vhost_name(s), sf[i]->error, TACK_WHERE(sf[i]->where));
         }
     }
     return problems;
@@ -1140,8 +1222,9 @@ int tack_config_log_stores(server_rec *s_main, int report_unmatched)
             /* Under -t the directive has already failed with it. */
             problems++;
             ap_log_error(APLOG_MARK, APLOG_ERR, 0, s_main,
-                         "TACK00016: %s (%s); nothing is served from it",
-                         st->error, st->where);
+                         "TACK00016: %s (" TACK_WHERE_FMT
+                         "); nothing is served from it",
+                         st->error, TACK_WHERE(st->where));
             continue;
         }
         for (j = 0; j < st->bad->nelts; j++) {
@@ -1149,8 +1232,8 @@ int tack_config_log_stores(server_rec *s_main, int report_unmatched)
 
             problems++;
             ap_log_error(APLOG_MARK, APLOG_ERR, 0, s_main,
-                         "TACK00017: %s (TackStore at %s)%s", f->error,
-                         st->where,
+                         "TACK00017: %s (TackStore at " TACK_WHERE_FMT ")%s",
+                         f->error, TACK_WHERE(st->where),
                          tack_config_strict() ? "" : "; this file is skipped");
         }
         /* Expiry is routine at a provider's scale: a warning in both
@@ -1203,9 +1286,10 @@ int tack_config_log_stores(server_rec *s_main, int report_unmatched)
             }
         }
         ap_log_error(APLOG_MARK, APLOG_INFO, 0, s_main,
-                     "TACK00022: TackStore %s (%s): %d TACK file%s loaded, "
+                     "TACK00022: TackStore %s (" TACK_WHERE_FMT
+                     "): %d TACK file%s loaded, "
                      "%d malformed, %d expired, %d duplicate%s, %d unused",
-                     st->path, st->where, st->nfiles,
+                     st->path, TACK_WHERE(st->where), st->nfiles,
                      st->nfiles == 1 ? "" : "s", st->bad->nelts,
                      st->expired->nelts, st->nduplicates,
                      st->nduplicates == 1 ? "" : "s", unmatched);
@@ -1216,10 +1300,10 @@ int tack_config_log_stores(server_rec *s_main, int report_unmatched)
 int tack_config_check_unmatched(server_rec *s_main)
 {
     tack_conf_t *conf = tack_config_get(s_main);
-    tack_file_t **tf = (tack_file_t **)conf->files->elts;
+    tack_file_t **tf = tack_elts(conf->files);
     int problems = 0, i, k;
 
-    for (i = 0; i < conf->files->nelts; i++) {
+    for (i = 0; i < tack_nelts(conf->files); i++) {
         for (k = 0; k < tf[i]->nitems; k++) {
             tack_item_t *item = &tf[i]->items[k];
 
@@ -1231,10 +1315,11 @@ int tack_config_check_unmatched(server_rec *s_main)
                 continue;
             }
             ap_log_error(APLOG_MARK, APLOG_ERR, 0, s_main,
-                         "TACK00013: TackFile %s (%s): target_hash of %s "
+                         "TACK00013: TackFile %s (" TACK_WHERE_FMT
+                         "): target_hash of %s "
                          "(key %s) matches no certificate of any virtual "
                          "host%s",
-                         tf[i]->path, tf[i]->where,
+                         tf[i]->path, TACK_WHERE(tf[i]->where),
                          tack_item_name(s_main->process->pconf, item),
                          item->fingerprint,
                          tack_config_strict() ? "" : "; not served");
@@ -1366,8 +1451,8 @@ static int tack_tree_cert_hash(const char *path, uint8_t hash[TACK_HASH_LEN])
     }
     for (i = 0; i < sizeof(labels) / sizeof(labels[0]); i++) {
         if (tack_pem_decode(&pem, text, len, labels[i], NULL) == TACK_OK) {
-            type = tack_tree_der_hash(pem.blocks[0].data, pem.blocks[0].len,
-                                      hash);
+            type =
+                tack_tree_der_hash(pem.blocks[0].data, pem.blocks[0].len, hash);
             tack_pem_free(&pem);
             break;
         }
@@ -1444,9 +1529,8 @@ int tack_config_check(apr_pool_t *pconf, apr_pool_t *plog, apr_pool_t *ptemp,
         tack_sel_t sel;
         int n, ssl_on, has_tacks, has_own;
 
-        has_tacks = conf->files->nelts ||
-                    (conf->server_files && conf->server_files->nelts);
-        has_own = has_tacks || conf->sigfiles->nelts;
+        has_tacks = tack_nelts(conf->files) || tack_nelts(conf->server_files);
+        has_own = has_tacks || tack_nelts(conf->sigfiles);
         if (!has_own && !conf->store) {
             continue; /* nothing to check: leave its certificates alone */
         }

@@ -31,6 +31,7 @@
  * again through pool userdata, since the DSO itself is unloaded and
  * reloaded on restart).
  */
+#include <stdlib.h>
 #include <string.h>
 #include <time.h>
 
@@ -44,6 +45,8 @@
 #include "apr_strings.h"
 #include "mod_status.h"
 
+#include <openssl/evp.h>
+
 #include <jansson.h>
 
 #include "mod_tack.h"
@@ -53,10 +56,18 @@ APLOG_USE_MODULE(tack);
 #define TACK_STATUS_HANDLER "tack-status"
 #define TACK_CTR_USERDATA "mod_tack-counters"
 
+/* Each slot's counters are found again after a restart by a key: the first
+ * TACK_CTR_KEY_LEN bytes of SHA-256(vhost name, NUL, certificate SPKI hash
+ * or "other").  The keys live in the segment, after the counters, so that
+ * nothing per slot stays in process memory (bench/findings.md, memory). */
+#define TACK_CTR_KEY_LEN 16
+
 /* One generation of counters, kept in the process pool. */
 typedef struct {
-    apr_pool_t *pool; /* holds the segment and |keys| */
-    apr_hash_t *keys; /* "vhost|spki-hash-hex" -> tack_ctr_t * */
+    apr_pool_t *pool; /* holds the segment */
+    size_t n;         /* slots */
+    tack_ctr_t *ctrs; /* n counters, then n keys, in the segment */
+    const uint8_t (*keys)[TACK_CTR_KEY_LEN];
     apr_time_t since; /* when counting started */
 } tack_ctrgen_t;
 
@@ -64,6 +75,8 @@ typedef struct {
 static apr_array_header_t *tack_rts;
 static apr_time_t tack_ctr_since;
 static int tack_ctr_shared;
+
+tack_ctr_t tack_ctr_unset;
 
 static apr_status_t tack_status_forget(void *unused)
 {
@@ -96,22 +109,76 @@ static const char *tack_hex(apr_pool_t *p, const uint8_t *in, size_t len)
     return out;
 }
 
-static const char *tack_ctr_key(apr_pool_t *p, const tack_rt_t *rt,
-                                const tack_slot_t *slot, int other)
+static void tack_ctr_key(const tack_rt_t *rt, const tack_slot_t *slot,
+                         uint8_t out[TACK_CTR_KEY_LEN])
 {
-    return apr_pstrcat(p, rt->name, "|",
-                       other ? "other" : tack_hex(p, slot->hash, TACK_HASH_LEN),
-                       NULL);
+    uint8_t md[EVP_MAX_MD_SIZE], spki[TACK_HASH_LEN];
+    char name[TACK_NAME_SIZE];
+    unsigned int mdlen = 0;
+    EVP_MD_CTX *ctx = EVP_MD_CTX_new();
+
+    memset(md, 0, sizeof(md));
+    memset(spki, 0, sizeof(spki));
+    tack_rt_name(rt, name);
+    if (slot->cert) {
+        tack_spki_hash(slot->cert, spki);
+    }
+    if (ctx && EVP_DigestInit_ex(ctx, EVP_sha256(), NULL) &&
+        EVP_DigestUpdate(ctx, name, strlen(name) + 1) &&
+        (slot->cert ? EVP_DigestUpdate(ctx, spki, sizeof(spki))
+                    : EVP_DigestUpdate(ctx, "other", 5))) {
+        EVP_DigestFinal_ex(ctx, md, &mdlen);
+    }
+    EVP_MD_CTX_free(ctx);
+    memcpy(out, md, TACK_CTR_KEY_LEN); /* all zero if SHA-256 failed */
 }
 
-int tack_status_post_config(apr_pool_t *pconf, server_rec *s)
+static int tack_ctr_key_cmp(const void *a, const void *b)
+{
+    return memcmp(*(const uint8_t *const *)a, *(const uint8_t *const *)b,
+                  TACK_CTR_KEY_LEN);
+}
+
+/* tack_ctr_carry copies the previous generation's values into the slots of
+ * the new one with the same key; each old slot is taken once.  The index
+ * (a sorted array of pointers to the old keys) lives in |ptemp|. */
+static void tack_ctr_carry(apr_pool_t *ptemp, const tack_ctrgen_t *prev,
+                           tack_ctrgen_t *gen)
+{
+    const uint8_t **idx = apr_palloc(ptemp, prev->n * sizeof(*idx) + 1);
+    char *taken = apr_pcalloc(ptemp, prev->n + 1);
+    size_t i;
+
+    for (i = 0; i < prev->n; i++) {
+        idx[i] = prev->keys[i];
+    }
+    qsort(idx, prev->n, sizeof(*idx), tack_ctr_key_cmp);
+    for (i = 0; i < gen->n; i++) {
+        const uint8_t *key = gen->keys[i];
+        const uint8_t **hit =
+            bsearch(&key, idx, prev->n, sizeof(*idx), tack_ctr_key_cmp);
+        size_t j;
+
+        if (!hit) {
+            continue;
+        }
+        j = (size_t)(*hit - prev->keys[0]) / TACK_CTR_KEY_LEN;
+        if (taken[j]) {
+            continue;
+        }
+        taken[j] = 1;
+        gen->ctrs[i] = prev->ctrs[j];
+    }
+}
+
+int tack_status_post_config(apr_pool_t *pconf, apr_pool_t *ptemp, server_rec *s)
 {
     apr_pool_t *proc = s->process->pool, *gp;
     tack_ctrgen_t *prev = NULL, *gen;
     apr_shm_t *shm;
-    tack_ctr_t *base;
+    uint8_t(*keys)[TACK_CTR_KEY_LEN];
     apr_status_t rv;
-    size_t n = 0, next = 0;
+    size_t n = 0, next = 0, size;
     int i, k;
 
     /* The first pass of an initial start is thrown away: no segment. */
@@ -121,48 +188,46 @@ int tack_status_post_config(apr_pool_t *pconf, server_rec *s)
     for (i = 0; i < tack_rts->nelts; i++) {
         n += (size_t)APR_ARRAY_IDX(tack_rts, i, tack_rt_t *)->nslots + 1;
     }
+    size = n * (sizeof(tack_ctr_t) + TACK_CTR_KEY_LEN);
     apr_pool_userdata_get((void **)&prev, TACK_CTR_USERDATA, proc);
     apr_pool_create(&gp, proc);
     apr_pool_tag(gp, "mod_tack_counters");
-    rv = apr_shm_create(&shm, n * sizeof(tack_ctr_t), NULL, gp);
+    rv = apr_shm_create(&shm, size, NULL, gp);
     if (rv != APR_SUCCESS) {
         ap_log_error(APLOG_MARK, APLOG_WARNING, rv, s,
                      "TACK00100: cannot create the shared-memory segment "
                      "for the handshake counters (%" APR_SIZE_T_FMT
                      " bytes); each child process counts on its own",
-                     n * sizeof(tack_ctr_t));
+                     size);
         apr_pool_destroy(gp);
+        for (i = 0; i < tack_rts->nelts; i++) {
+            tack_rt_t *rt = APR_ARRAY_IDX(tack_rts, i, tack_rt_t *);
+
+            for (k = 0; k <= rt->nslots; k++) {
+                rt->slots[k].ctr = apr_pcalloc(pconf, sizeof(tack_ctr_t));
+            }
+        }
         tack_ctr_since = apr_time_now();
         return OK;
     }
-    base = apr_shm_baseaddr_get(shm);
-    memset(base, 0, n * sizeof(tack_ctr_t));
     gen = apr_pcalloc(gp, sizeof(*gen));
     gen->pool = gp;
-    gen->keys = apr_hash_make(gp);
+    gen->n = n;
+    gen->ctrs = apr_shm_baseaddr_get(shm);
+    keys = (uint8_t(*)[TACK_CTR_KEY_LEN])(gen->ctrs + n);
+    gen->keys = (const uint8_t(*)[TACK_CTR_KEY_LEN])keys;
     gen->since = prev ? prev->since : apr_time_now();
+    memset(gen->ctrs, 0, size);
     for (i = 0; i < tack_rts->nelts; i++) {
         tack_rt_t *rt = APR_ARRAY_IDX(tack_rts, i, tack_rt_t *);
 
         for (k = 0; k <= rt->nslots; k++) {
-            tack_slot_t *slot = &rt->slots[k];
-            tack_ctr_t *ctr = &base[next++];
-            const char *key = tack_ctr_key(gp, rt, slot, k == rt->nslots);
-            tack_ctr_t *old;
-
-            if (!apr_hash_get(gen->keys, key, APR_HASH_KEY_STRING)) {
-                old = prev ? apr_hash_get(prev->keys, key, APR_HASH_KEY_STRING)
-                           : NULL;
-                if (old) {
-                    ctr->requested = old->requested;
-                    ctr->served = old->served;
-                }
-                apr_hash_set(gen->keys, key, APR_HASH_KEY_STRING, ctr);
-            }
-            slot->ctr = ctr;
+            tack_ctr_key(rt, &rt->slots[k], keys[next]);
+            rt->slots[k].ctr = &gen->ctrs[next++];
         }
     }
     if (prev) {
+        tack_ctr_carry(ptemp, prev, gen);
         apr_pool_destroy(prev->pool); /* unmaps it here, not in children */
     }
     apr_pool_userdata_set(gen, TACK_CTR_USERDATA, apr_pool_cleanup_null, proc);
@@ -171,7 +236,7 @@ int tack_status_post_config(apr_pool_t *pconf, server_rec *s)
     ap_log_error(APLOG_MARK, APLOG_DEBUG, 0, s,
                  "TACK00101: handshake counters: %" APR_SIZE_T_FMT
                  " slots (%" APR_SIZE_T_FMT " bytes) in shared memory",
-                 n, n * sizeof(tack_ctr_t));
+                 n, size);
     return OK;
 }
 
@@ -282,6 +347,8 @@ static json_t *tack_json_tack(apr_pool_t *p, const tack_rt_t *rt,
 
 static json_t *tack_json_vhost(apr_pool_t *p, const tack_rt_t *rt, time_t now)
 {
+    char subject[TACK_SUBJECT_SIZE], name[TACK_NAME_SIZE];
+    uint8_t spki[TACK_HASH_LEN];
     json_t *vh, *certs, *sigs;
     apr_uint64_t req = 0, srv = 0;
     size_t j;
@@ -304,11 +371,13 @@ static json_t *tack_json_vhost(apr_pool_t *p, const tack_rt_t *rt, time_t now)
             json_array_append_new(tacks,
                                   tack_json_tack(p, rt, slot->tacks[i], now));
         }
-        cert =
-            json_pack("{s:s?, s:s?, s:s, s:o, s:o}", "subject", slot->subject,
-                      "key_type", slot->key_type, "spki_sha256",
-                      tack_hex(p, slot->hash, TACK_HASH_LEN), "tacks", tacks,
-                      "handshakes", tack_json_counters(r, s));
+        memset(spki, 0, sizeof(spki));
+        tack_spki_hash(slot->cert, spki);
+        cert = json_pack("{s:s, s:s?, s:s, s:o, s:o}", "subject",
+                         tack_slot_subject(slot, subject), "key_type",
+                         slot->key_type, "spki_sha256",
+                         tack_hex(p, spki, sizeof(spki)), "tacks", tacks,
+                         "handshakes", tack_json_counters(r, s));
         json_array_append_new(certs, cert);
     }
     sigs = json_array();
@@ -318,9 +387,10 @@ static json_t *tack_json_vhost(apr_pool_t *p, const tack_rt_t *rt, time_t now)
                                         "file", rt->sig_files[j]));
     }
     vh = json_pack("{s:s, s:s, s:b, s:b, s:s?, s:b, s:o, s:o, s:o}", "name",
-                   rt->name, "format", tack_format_name(rt->format),
-                   "pin_activation", rt->pin_activation, "tls13", rt->tls13,
-                   "store", rt->store ? rt->store->path : NULL, "registered",
+                   tack_rt_name(rt, name), "format",
+                   tack_format_name(rt->format), "pin_activation",
+                   rt->pin_activation, "tls13", rt->tls13, "store",
+                   rt->store ? rt->store->path : NULL, "registered",
                    rt->registered, "break_signatures", sigs, "certificates",
                    certs, "handshakes", tack_json_counters(req, srv));
     return vh;
@@ -421,6 +491,7 @@ static void tack_html_tack_cells(request_rec *r, const tack_rt_t *rt,
 
 static void tack_html_vhost(request_rec *r, const tack_rt_t *rt, time_t now)
 {
+    char subject[TACK_SUBJECT_SIZE], name[TACK_NAME_SIZE];
     apr_uint64_t req = 0, srv = 0;
     size_t j;
     int k, i;
@@ -429,15 +500,15 @@ static void tack_html_vhost(request_rec *r, const tack_rt_t *rt, time_t now)
         req += tack_load(&rt->slots[k].ctr->requested);
         srv += tack_load(&rt->slots[k].ctr->served);
     }
-    ap_rprintf(r,
-               "<h2>%s</h2>\n<p>Format %s, pin activation %s, TLS 1.3 %s, "
-               "store %s%s. Handshakes: %" APR_UINT64_T_FMT
-               " requested, %" APR_UINT64_T_FMT " served a TACK.</p>\n",
-               tack_esc(r, rt->name), tack_format_name(rt->format),
-               rt->pin_activation ? "on" : "off", rt->tls13 ? "on" : "off",
-               rt->store ? tack_esc(r, rt->store->path) : "none",
-               rt->registered ? "" : ". <b>Extension not registered</b>", req,
-               srv);
+    ap_rprintf(
+        r,
+        "<h2>%s</h2>\n<p>Format %s, pin activation %s, TLS 1.3 %s, "
+        "store %s%s. Handshakes: %" APR_UINT64_T_FMT
+        " requested, %" APR_UINT64_T_FMT " served a TACK.</p>\n",
+        tack_esc(r, tack_rt_name(rt, name)), tack_format_name(rt->format),
+        rt->pin_activation ? "on" : "off", rt->tls13 ? "on" : "off",
+        rt->store ? tack_esc(r, rt->store->path) : "none",
+        rt->registered ? "" : ". <b>Extension not registered</b>", req, srv);
     ap_rputs("<table>\n<tr><th>Certificate</th><th>TACK key</th>"
              "<th>min gen. / gen.</th><th>Expires</th><th>Days left</th>"
              "<th>Target hash</th><th>From</th><th>Requested</th>"
@@ -448,7 +519,8 @@ static void tack_html_vhost(request_rec *r, const tack_rt_t *rt, time_t now)
         int rows = slot->ntacks ? slot->ntacks : 1;
 
         ap_rprintf(r, "<tr><td rowspan=\"%d\">%s %s</td>", rows,
-                   tack_esc(r, slot->key_type), tack_esc(r, slot->subject));
+                   tack_esc(r, slot->key_type),
+                   tack_esc(r, tack_slot_subject(slot, subject)));
         if (!slot->ntacks) {
             ap_rputs("<td colspan=\"6\">no TACK</td>", r);
         }
