@@ -176,6 +176,36 @@ static const cli_command_t cli_commands[] = {
      "`tack check --pins FILE`: host name, the pinned TACK ID, the key's\n"
      "min_generation, when the name was first seen and until when the pin\n"
      "is active.  --delete NAME removes a name's pin.\n"},
+    {"preload", cmd_preload, "build or show a preload list of TACK keys",
+     "usage: tack preload build -o FILE [--tack HOST=FILE]... [--hosts FILE]\n"
+     "                          [--expires WHEN] [--timeout SECONDS] [-f]\n"
+     "       tack preload view [--json] [--now WHEN] FILE\n"
+     "\n"
+     "A preload list gives a TACK client the TACK key of each listed host\n"
+     "before its first connection, so that it is not trust-on-first-use:\n"
+     "`tack check --preload FILE` treats a listed host as pinned to the\n"
+     "listed key.  The format is JSON (docs/preload.md).\n"
+     "\n"
+     "build: one entry per host: host name, TACK key (and TACK ID),\n"
+     "min_generation, and when it was observed.\n"
+     "  -t, --tack HOST=FILE  the key and min_generation of the TACK in FILE\n"
+     "                        (its signature must verify); repeat it\n"
+     "  --hosts FILE          check each line's HOST[:PORT] [SERVERNAME] as\n"
+     "                        `tack check` does (TLS 1.2) and list the key\n"
+     "                        of the TACK it serves; every host must pass\n"
+     "                        and serve one ('#' starts a comment)\n"
+     "  -e, --expires WHEN    when the list stops being enforced: a UTC\n"
+     "                        time or a duration (default 90d, at most\n"
+     "                        365d)\n"
+     "  --timeout SECONDS     per host with --hosts (default 10)\n"
+     "  -o, --output FILE     default standard output; -f replaces FILE\n"
+     "  --now WHEN            pretend the time is WHEN (for tests)\n"
+     "\n"
+     "view: the list for people (--json: as JSON).  Exit status 1 when the\n"
+     "list has expired, 2 when it is malformed or of a newer version.\n"
+     "\n"
+     "Entries pin exact names: there is no include-subdomains flag (TACK\n"
+     "pins the name a client connected to; see docs/preload.md).\n"},
     {NULL, NULL, NULL, NULL}};
 
 static const char cli_overview[] =

@@ -8,6 +8,7 @@
  *   tack_cli_view.c   view (human and JSON forms), serverinfo
  *   tack_cli_check.c  check: the TLS client and the draft's client checks
  *   tack_cli_pins.c   the pin store (draft-00 section 5) and `tack pins`
+ *   tack_cli_preload.c  preload lists and `tack preload`
  *
  * Exit status, everywhere: 0 success; 1 a TACK, file or connection was read
  * and fails a check; 2 usage errors, unreadable, malformed or unusable files
@@ -52,7 +53,9 @@ enum {
     CLI_OPT_V2,
     CLI_OPT_NO_PROGRESS,
     CLI_OPT_DELETE,
-    CLI_OPT_HELP
+    CLI_OPT_HELP,
+    CLI_OPT_PRELOAD,
+    CLI_OPT_HOSTS
 };
 
 /* ---- commands ------------------------------------------------------------ */
@@ -64,6 +67,7 @@ int cmd_view(int argc, char **argv);
 int cmd_serverinfo(int argc, char **argv);
 int cmd_check(int argc, char **argv);
 int cmd_pins(int argc, char **argv);
+int cmd_preload(int argc, char **argv);
 
 /* cli_help prints the help of |cmd| (NULL: the overview) to |fp|; returns 0,
  * or CLI_EXIT_USAGE for an unknown command. */
@@ -223,6 +227,15 @@ typedef struct {
     size_t num_breaksigs;
     const tack_breaksig_t *breaksigs; /* all verified */
     time_t now;
+    /* Set by cli_preload_apply (zero without --preload): the key of the
+     * preload entry enforced for |name| (NULL: none) and its min_generation,
+     * which the store's key record is raised to; the keys whose preload
+     * entries a break signature of this reply lifted, which the store
+     * records so that they stay lifted. */
+    const uint8_t *preload_key;
+    int preload_min_generation;
+    size_t num_lifted;
+    const uint8_t *lifted[TACK_MAX_BREAKSIGS];
 } cli_pin_input_t;
 
 /* cli_pins_apply loads |path| (missing: empty store), applies the client
@@ -231,5 +244,61 @@ typedef struct {
  * rejected (|*alert| = the draft's alert name), 2 on a store error. */
 int cli_pins_apply(const char *path, const cli_pin_input_t *in, FILE *fp,
                    const char **alert, json_t *report);
+
+/* cli_pins_key_state reads the store |path| (missing: empty) without
+ * changing it: |*broken| is 1 when |key| is recorded as broken (a break
+ * signature lifted its preload entries), |*min_generation| its key record's
+ * min_generation or -1 when there is none.  Returns 0, or 2 (message
+ * printed) when the store cannot be used. */
+int cli_pins_key_state(const char *path, const uint8_t key[TACK_KEY_LEN],
+                       int *broken, int *min_generation);
+
+/* cli_pins_normalise returns a malloc'd copy of the host name |name| as the
+ * pin store and the preload list compare names: lower case, without a
+ * trailing dot.  NULL when out of memory. */
+char *cli_pins_normalise(const char *name);
+
+/* ---- preload lists (docs/preload.md) ------------------------------------- */
+
+typedef struct {
+    char *host; /* normalised as cli_pins_normalise does */
+    uint8_t public_key[TACK_KEY_LEN];
+    char tack_id[TACK_FINGERPRINT_SIZE];
+    int min_generation; /* 0..255 */
+    time_t observed;
+} cli_preload_entry_t;
+
+typedef struct {
+    int version;
+    time_t generated, expires;
+    size_t num_entries;
+    cli_preload_entry_t *entries; /* sorted by host, no host twice */
+} cli_preload_t;
+
+/* cli_preload_parse checks a whole list (|len| bytes of JSON) and fills
+ * |out|, to be released with cli_preload_free.  Returns 1, or 0 with the
+ * reason in |why| (and |out| empty). */
+int cli_preload_parse(cli_preload_t *out, const char *text, size_t len,
+                      char *why, size_t why_size);
+
+/* cli_preload_load reads and parses the list |path|; on failure it prints
+ * "tack: PATH: reason" and returns CLI_EXIT_USAGE. */
+int cli_preload_load(const char *path, cli_preload_t *out);
+void cli_preload_free(cli_preload_t *l);
+
+/* cli_preload_find returns the entry for the normalised |host|, or NULL. */
+const cli_preload_entry_t *cli_preload_find(const cli_preload_t *l,
+                                            const char *host);
+
+/* cli_preload_apply loads the list |path| and applies it to |in| (whose
+ * TACKs and break signatures have passed every check) before the pin store
+ * |pins| (NULL: none) does; it reads the store but never writes it, and
+ * sets |in|'s preload fields for cli_pins_apply.  Prints what it did to
+ * |fp| and fills |report|.  Returns 0 when the connection is accepted (the
+ * host is not listed, its entry is lifted or matches, or the list has
+ * expired), 1 when it is rejected (|*alert| = the draft's alert name, the
+ * report's "reason" says why), 2 when the list or the store is unusable. */
+int cli_preload_apply(const char *path, const char *pins, cli_pin_input_t *in,
+                      FILE *fp, const char **alert, json_t *report);
 
 #endif /* TACK_CLI_H */
