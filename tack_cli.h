@@ -215,6 +215,46 @@ json_t *cli_json_breaksig(const tack_breaksig_t *sig);
 /* cli_cert_subject returns a malloc'd one-line subject. */
 char *cli_cert_subject(X509 *cert);
 
+/* ---- check: one TLS client connection ----------------------------------- */
+
+enum { CLI_CHECK_FMT_AUTO, CLI_CHECK_FMT_00, CLI_CHECK_FMT_02 };
+
+/* What `tack check` does, as its options say.  servername is the SNI and
+ * pin name (NULL: none, for an IP address); ca, pins and preload are NULL
+ * when not given; min_version and max_version are TLS1_2_VERSION and the
+ * like (0: OpenSSL's); timeout, in seconds, bounds the connection and the
+ * handshake.  json is --json (cli_check_run prints no JSON itself); quiet
+ * keeps stderr silent, errors only in the report (parallel runs). */
+typedef struct {
+    const char *host; /* the name (or address) given */
+    const char *port;
+    const char *servername;
+    const char *ca;
+    const char *pins;
+    const char *preload;
+    int min_version, max_version;
+    int format; /* CLI_CHECK_FMT_* */
+    int require;
+    int json;
+    int timeout;
+    int quiet;
+} cli_check_opts_t;
+
+/* cli_check_run connects to |connect_host| (NULL: o->host) port o->port,
+ * handshakes with SNI o->servername, and checks the reply as `tack check`
+ * does (the --now time must be set before: it reads cli_now()).  Fills
+ * |*report| (a new reference; the caller json_decrefs it) with the object
+ * `tack check --json` prints, and prints the human lines to |out| when not
+ * NULL.  Without o->quiet the reason of a failure also goes to stderr;
+ * with it, nothing does, and an error of the tool itself (not of the
+ * server) is the report's "error" string.  Returns CLI_EXIT_OK when the
+ * connection is accepted, CLI_EXIT_CHECK when it fails or a client would
+ * reject it, CLI_EXIT_USAGE when the options or files are unusable.  It
+ * writes no global state, so runs may go in parallel threads (without
+ * o->pins: the store is one file). */
+int cli_check_run(const cli_check_opts_t *o, const char *connect_host,
+                  FILE *out, json_t **report);
+
 /* ---- pin store (draft-00 section 5) -------------------------------------- */
 
 /* The TACK-related facts of one handshake, after every syntax, signature and
