@@ -450,6 +450,24 @@ static int check_reply(check_ctx_t *c, const check_reply_t *r, X509 *cert,
     /* The pin stores apply here, after every check of the reply: --pins
      * (and a preloaded pin list, o->preload, which is the same rules with
      * pins known in advance). */
+    if (c->o->preload != NULL) {
+        const char *alert = NULL;
+        json_t *pj = json_object();
+
+        json_object_set_new(c->report, "preload", pj);
+        pin.name = c->o->servername ? c->o->servername : c->o->host;
+        pin.now = now;
+        rc = cli_preload_apply(c->o->preload, c->o->pins, &pin, c->out, &alert,
+                               pj);
+        if (rc == CLI_EXIT_USAGE) {
+            return rc;
+        }
+        if (rc != CLI_EXIT_OK) {
+            const char *why = json_string_value(json_object_get(pj, "reason"));
+
+            return check_reject(c, alert, "%s", why ? why : "preload list");
+        }
+    }
     if (c->o->pins != NULL) {
         const char *alert = NULL;
         json_t *pj = json_object();
@@ -677,6 +695,7 @@ int cmd_check(int argc, char **argv)
         {"tls1_2", no_argument, NULL, CLI_OPT_TLS12},
         {"tls1_3", no_argument, NULL, CLI_OPT_TLS13},
         {"pins", required_argument, NULL, CLI_OPT_PINS},
+        {"preload", required_argument, NULL, CLI_OPT_PRELOAD},
         {"ca", required_argument, NULL, CLI_OPT_CA},
         {"format", required_argument, NULL, CLI_OPT_FORMAT},
         {"now", required_argument, NULL, CLI_OPT_NOW},
@@ -706,6 +725,9 @@ int cmd_check(int argc, char **argv)
             break;
         case CLI_OPT_PINS:
             o.pins = optarg;
+            break;
+        case CLI_OPT_PRELOAD:
+            o.preload = optarg;
             break;
         case CLI_OPT_CA:
             o.ca = optarg;
@@ -768,6 +790,17 @@ int cmd_check(int argc, char **argv)
         o.servername = o.host;
     }
 
+    /* A list that cannot be used is a usage error, found before
+     * connecting. */
+    if (o.preload != NULL) {
+        cli_preload_t l;
+
+        if (cli_preload_load(o.preload, &l) != CLI_EXIT_OK) {
+            free(target);
+            return CLI_EXIT_USAGE;
+        }
+        cli_preload_free(&l);
+    }
     rc = cli_check_run(&o, NULL, o.json ? NULL : stdout, &report);
     if (o.json && report != NULL) {
         json_dumpf(report, stdout, JSON_INDENT(2));
