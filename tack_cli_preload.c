@@ -21,7 +21,10 @@
 #include <string.h>
 #include <unistd.h>
 
+#include <arpa/inet.h>
+
 #include <openssl/evp.h>
+#include <openssl/ssl.h>
 
 #include "tack_cli.h"
 
@@ -758,14 +761,182 @@ static int preload_add_tack_file(preload_builder_t *b, const char *arg,
     return rc;
 }
 
-/* preload_add_hosts: --hosts FILE (needs the check engine). */
+/* preload_split_host splits a --hosts word: "host", "host:port",
+ * "[v6]:port" (as `tack check` takes them); it writes into |arg|. */
+static int preload_split_host(char *arg, const char **host, const char **port)
+{
+    char *colon;
+
+    *port = "443";
+    *host = arg;
+    if (arg[0] == '[') {
+        char *end = strchr(arg, ']');
+
+        if (end == NULL || (end[1] != '\0' && end[1] != ':')) {
+            return 0;
+        }
+        *end = '\0';
+        *host = arg + 1;
+        if (end[1] == ':') {
+            *port = end + 2;
+        }
+    } else if ((colon = strchr(arg, ':')) != NULL &&
+               strchr(colon + 1, ':') == NULL) {
+        *colon = '\0';
+        *port = colon + 1;
+    }
+    return **host != '\0' && **port != '\0';
+}
+
+static int preload_is_ip(const char *host)
+{
+    unsigned char buf[sizeof(struct in6_addr)];
+
+    return inet_pton(AF_INET, host, buf) == 1 ||
+           inet_pton(AF_INET6, host, buf) == 1;
+}
+
+/* preload_host_tack picks the key to list from a check's report: the TACK
+ * the server serves (draft-02: the first active one, else the first).
+ * Returns 1 with |key| and |*min_generation|, or 0 with |why|. */
+static int preload_host_tack(json_t *report, uint8_t key[TACK_KEY_LEN],
+                             int *min_generation, char *why, size_t why_size)
+{
+    json_t *tacks = json_object_get(report, "tacks");
+    json_t *sigs = json_object_get(report, "break_sigs");
+    json_t *ext = json_object_get(report, "extension");
+    json_t *t = NULL, *v;
+    json_int_t flags =
+        json_integer_value(json_object_get(ext, "activation_flags"));
+    size_t i;
+
+    json_array_foreach(tacks, i, v)
+    {
+        if (t == NULL) {
+            t = v;
+        }
+        if (i < 2 && ((flags >> i) & 1)) {
+            t = v;
+            break;
+        }
+    }
+    if (t == NULL) {
+        snprintf(why, why_size, "serves no TACK");
+        return 0;
+    }
+    if (!json_is_string(json_object_get(t, "public_key")) ||
+        !cli_unhex(json_string_value(json_object_get(t, "public_key")), key,
+                   TACK_KEY_LEN) ||
+        !json_is_integer(json_object_get(t, "min_generation"))) {
+        snprintf(why, why_size, "the check's report has no TACK key");
+        return 0;
+    }
+    *min_generation =
+        (int)json_integer_value(json_object_get(t, "min_generation"));
+    json_array_foreach(sigs, i, v)
+    {
+        const char *k = json_string_value(json_object_get(v, "public_key"));
+        uint8_t bk[TACK_KEY_LEN];
+
+        if (k != NULL && cli_unhex(k, bk, TACK_KEY_LEN) &&
+            memcmp(bk, key, TACK_KEY_LEN) == 0) {
+            snprintf(why, why_size,
+                     "serves the break signature of its own TACK's key");
+            return 0;
+        }
+    }
+    return 1;
+}
+
+/* preload_add_hosts: --hosts FILE.  Each line is checked as `tack check
+ * HOST[:PORT] --servername NAME` does, without a pin store; a host that
+ * fails or serves no TACK fails the build, so that a list never silently
+ * misses a host it was asked for. */
 static int preload_add_hosts(preload_builder_t *b, const char *path,
                              int timeout)
 {
-    (void)b;
-    (void)timeout;
-    cli_err("%s: --hosts is not available yet", path);
-    return CLI_EXIT_USAGE;
+    char *text = NULL, *line, *save = NULL;
+    size_t len = 0, lineno = 0, failed = 0, checked = 0;
+    int rc;
+
+    rc = cli_read_file(path, &text, &len);
+    if (rc != CLI_EXIT_OK) {
+        return rc;
+    }
+    for (line = strtok_r(text, "\n", &save); line != NULL;
+         line = strtok_r(NULL, "\n", &save)) {
+        char *hash = strchr(line, '#'), *words[3], *w, *wsave = NULL;
+        size_t nwords = 0;
+        cli_check_opts_t o;
+        json_t *report = NULL;
+        char why[256];
+        uint8_t key[TACK_KEY_LEN];
+        int min_gen = 0;
+
+        lineno++;
+        if (hash != NULL) {
+            *hash = '\0';
+        }
+        for (w = strtok_r(line, " \t\r", &wsave); w != NULL && nwords < 3;
+             w = strtok_r(NULL, " \t\r", &wsave)) {
+            words[nwords++] = w;
+        }
+        if (nwords == 0) {
+            continue;
+        }
+        memset(&o, 0, sizeof(o));
+        if (nwords > 2 || !preload_split_host(words[0], &o.host, &o.port)) {
+            cli_err("%s:%zu: want HOST[:PORT] [SERVERNAME]", path, lineno);
+            free(text);
+            return CLI_EXIT_USAGE;
+        }
+        o.servername = nwords == 2             ? words[1]
+                       : preload_is_ip(o.host) ? NULL
+                                               : o.host;
+        o.min_version = o.max_version = TLS1_2_VERSION;
+        o.timeout = timeout;
+        o.quiet = 1;
+        checked++;
+        rc = cli_check_run(&o, NULL, NULL, &report);
+        if (rc == CLI_EXIT_OK &&
+            preload_host_tack(report, key, &min_gen, why, sizeof(why))) {
+            rc = preload_add(b, o.servername ? o.servername : o.host, key,
+                             min_gen, cli_now());
+            if (rc != CLI_EXIT_OK) {
+                json_decref(report);
+                free(text);
+                return rc;
+            }
+        } else {
+            const char *r =
+                json_string_value(json_object_get(report, "reason"));
+            const char *e = json_string_value(json_object_get(report, "error"));
+            const char *a = json_string_value(json_object_get(report, "alert"));
+
+            if (rc == CLI_EXIT_OK) {
+                r = why;
+            }
+            cli_err("%s:%zu: %s port %s: %s%s%s", path, lineno,
+                    o.servername ? o.servername : o.host, o.port, a ? a : "",
+                    a ? ": " : "",
+                    r   ? r
+                    : e ? e
+                        : "check failed");
+            failed++;
+        }
+        json_decref(report);
+    }
+    free(text);
+    if (failed > 0) {
+        cli_err("%s: %zu of %zu hosts failed; nothing written", path, failed,
+                checked);
+        return CLI_EXIT_CHECK;
+    }
+    if (checked == 0) {
+        cli_err("%s: no host in it", path);
+        return CLI_EXIT_USAGE;
+    }
+    return CLI_EXIT_OK;
 }
 
 static int preload_build(int argc, char **argv)
