@@ -288,12 +288,14 @@ int cli_preload_parse(cli_preload_t *out, const char *text, size_t len,
                     "%d days",
                     PRELOAD_MAX_LIFETIME / PRELOAD_DAY);
     } else if (!preload_copy_ok(root, "generated_utc",
-                                (time_t)json_integer_value(gen)) ||
-               !preload_copy_ok(root, "expires_utc",
+                                (time_t)json_integer_value(gen))) {
+        preload_why(why, why_size,
+                    "\"generated_utc\" does not say the same as "
+                    "\"generated\"");
+    } else if (!preload_copy_ok(root, "expires_utc",
                                 (time_t)json_integer_value(exp))) {
         preload_why(why, why_size,
-                    "\"generated_utc\" or \"expires_utc\" does not say the "
-                    "same as the number beside it");
+                    "\"expires_utc\" does not say the same as \"expires\"");
     } else if (!json_is_array(entries)) {
         preload_why(why, why_size, "\"entries\" must be an array");
     } else {
