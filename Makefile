@@ -98,7 +98,7 @@ MODULE_HDR := mod_tack.h
 	    $(MODULE_SRC) $(CORE_SRC) $(SSL_LIBS) $(JANSSON_LIBS)
 
 # ---- fuzzing (libFuzzer + ASan + UBSan; seeds in fuzz/corpus/) ----------
-FUZZ_TARGETS := tack ext00 ext02 pem keyfile validate pins
+FUZZ_TARGETS := tack ext00 ext02 pem keyfile validate pins preload
 FUZZ_BUILD   := build-fuzz
 FUZZ_FLAGS   := -g -O1 -fno-omit-frame-pointer \
                 -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=all
@@ -118,6 +118,17 @@ $(FUZZ_BUILD)/fuzz_pins: fuzz/fuzz_pins.c fuzz/fuzz_common.h $(FUZZ_PINS_SRC) \
 	@mkdir -p $(FUZZ_BUILD)
 	$(ASAN_CC) $(CPPFLAGS) $(FUZZ_FLAGS) $(WARN) -I. -Ifuzz -o $@ $< \
 	    $(FUZZ_PINS_SRC) $(CORE_SRC) $(SSL_LIBS) $(JANSSON_LIBS)
+
+# Preload lists: the list code, and what it links in the tool (the pin
+# store it reads, the check engine `preload build --hosts` runs, the views).
+FUZZ_PRELOAD_SRC := tack_cli_preload.c tack_cli_pins.c tack_cli_check.c \
+                    tack_cli_view.c tack_cli_util.c
+$(FUZZ_BUILD)/fuzz_preload: fuzz/fuzz_preload.c fuzz/fuzz_common.h \
+                            $(FUZZ_PRELOAD_SRC) tack_cli.h $(CORE_SRC) \
+                            $(CORE_HDR)
+	@mkdir -p $(FUZZ_BUILD)
+	$(ASAN_CC) $(CPPFLAGS) $(FUZZ_FLAGS) $(WARN) -I. -Ifuzz -o $@ $< \
+	    $(FUZZ_PRELOAD_SRC) $(CORE_SRC) $(SSL_LIBS) $(JANSSON_LIBS)
 
 fuzz-build: $(FUZZ_BINS)
 
