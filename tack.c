@@ -184,8 +184,9 @@ static const cli_command_t cli_commands[] = {
      "min_generation, when the name was first seen and until when the pin\n"
      "is active.  --delete NAME removes a name's pin.\n"},
     {"preload", cmd_preload, "build or show a preload list of TACK keys",
-     "usage: tack preload build -o FILE [--tack HOST=FILE]... [--hosts FILE]\n"
-     "                          [--expires WHEN] [--timeout SECONDS] [-f]\n"
+     "usage: tack preload build [--tack HOST=FILE]... [--hosts FILE]\n"
+     "                          [-o FILE] [-f] [--expires WHEN]\n"
+     "                          [--timeout SECONDS]\n"
      "       tack preload view [--json] [--now WHEN] FILE\n"
      "\n"
      "A preload list gives a TACK client the TACK key of each listed host\n"
