@@ -75,6 +75,20 @@ static int preload_host_ok(const char *h)
 
 /* ---- loading and checking ------------------------------------------------ */
 
+/* preload_printable copies at most |out_size| - 1 bytes of |in| for a
+ * message, each byte that is not printable ASCII as '?': a list may come
+ * from anyone, and its text must not drive the terminal. */
+static const char *preload_printable(const char *in, char *out, size_t out_size)
+{
+    size_t i;
+
+    for (i = 0; in[i] != '\0' && i + 1 < out_size; i++) {
+        out[i] = in[i] >= 0x20 && in[i] < 0x7f ? in[i] : '?';
+    }
+    out[i] = '\0';
+    return out;
+}
+
 static int preload_time_ok(json_t *v)
 {
     return json_is_integer(v) && json_integer_value(v) >= 0 &&
@@ -166,6 +180,7 @@ static int preload_entry_parse(json_t *v, size_t idx, time_t generated,
     json_t *mg = json_object_get(v, "min_generation");
     json_t *obs = json_object_get(v, "observed");
     const char *bad = NULL, *h;
+    char show[48];
     EVP_PKEY *pk = NULL;
 
     if (!json_is_object(v)) {
@@ -180,15 +195,17 @@ static int preload_entry_parse(json_t *v, size_t idx, time_t generated,
     }
     h = e->host;
     if (!preload_host_ok(h)) {
-        return preload_why(why, why_size,
-                           "entry %zu: \"%.80s\" is not a host name (one "
-                           "exact DNS name, no wildcards)",
-                           idx, json_string_value(host));
+        return preload_why(
+            why, why_size,
+            "entry %zu: \"%s\" is not a host name (one "
+            "exact DNS name, no wildcards)",
+            idx,
+            preload_printable(json_string_value(host), show, sizeof(show)));
     }
     if (!preload_fields_ok(v, known, &bad)) {
         return preload_why(why, why_size,
-                           "entry %zu (%s): unknown member \"%.40s\"%s", idx, h,
-                           bad,
+                           "entry %zu (%s): unknown member \"%s\"%s", idx, h,
+                           preload_printable(bad, show, sizeof(show)),
                            strcmp(bad, "include_subdomains") == 0
                                ? " (TACK pins exact names: list each one)"
                                : "");
@@ -247,6 +264,7 @@ int cli_preload_parse(cli_preload_t *out, const char *text, size_t len,
     json_error_t jerr;
     json_t *root, *fmt, *ver, *gen, *exp, *entries, *v;
     const char *bad = NULL;
+    char show[48];
     size_t i;
     int ok = 0;
 
@@ -275,7 +293,8 @@ int cli_preload_parse(cli_preload_t *out, const char *text, size_t len,
                     "upgrade tack",
                     (long long)json_integer_value(ver), PRELOAD_VERSION);
     } else if (!preload_fields_ok(root, known, &bad)) {
-        preload_why(why, why_size, "unknown member \"%.40s\"", bad);
+        preload_why(why, why_size, "unknown member \"%s\"",
+                    preload_printable(bad, show, sizeof(show)));
     } else if (!preload_time_ok(gen) || !preload_time_ok(exp)) {
         preload_why(why, why_size,
                     "\"generated\" and \"expires\" must be times (seconds "
