@@ -451,6 +451,8 @@ static int check_reply(check_ctx_t *c, const check_reply_t *r, X509 *cert,
      * (and a preloaded pin list, o->preload, which is the same rules with
      * pins known in advance). */
     if (c->o->preload != NULL) {
+        /* The list first: the store may add to it, never weaken it
+         * (docs/preload.md). */
         const char *alert = NULL;
         json_t *pj = json_object();
 
