@@ -759,16 +759,25 @@ int cmd_check(int argc, char **argv)
         {"require", no_argument, NULL, CLI_OPT_REQUIRE},
         {"json", no_argument, NULL, CLI_OPT_JSON},
         {"timeout", required_argument, NULL, CLI_OPT_TIMEOUT},
+        {"all-addresses", no_argument, NULL, CLI_OPT_ALL_ADDRESSES},
+        {"resolve", required_argument, NULL, CLI_OPT_RESOLVE},
         {"help", no_argument, NULL, 'h'},
         {NULL, 0, NULL, 0}};
     cli_check_opts_t o;
     json_t *report = NULL;
     char *target = NULL;
+    char **resolve = NULL;
+    size_t num_resolve = 0;
     unsigned long ul;
-    int c, rc;
+    int c, rc, all = 0;
 
     memset(&o, 0, sizeof(o));
     o.timeout = 10;
+    resolve = calloc((size_t)argc, sizeof(*resolve));
+    if (resolve == NULL) {
+        cli_err("out of memory");
+        return CLI_EXIT_USAGE;
+    }
     while ((c = getopt_long(argc, argv, "h", longopts, NULL)) != -1) {
         switch (c) {
         case CLI_OPT_SERVERNAME:
@@ -794,16 +803,17 @@ int cmd_check(int argc, char **argv)
             } else if (strcmp(optarg, "auto") == 0) {
                 o.format = CLI_CHECK_FMT_AUTO;
             } else {
-                return cli_usage_error("check",
-                                       "--format: draft-00, draft-02 or "
-                                       "auto, not \"%s\"",
-                                       optarg);
+                rc = cli_usage_error("check",
+                                     "--format: draft-00, draft-02 or "
+                                     "auto, not \"%s\"",
+                                     optarg);
+                goto out;
             }
             break;
         case CLI_OPT_NOW:
             if (!cli_parse_when(optarg, time(NULL), &cli_now_value)) {
-                return cli_usage_error("check", "--now: bad time \"%s\"",
-                                       optarg);
+                rc = cli_usage_error("check", "--now: bad time \"%s\"", optarg);
+                goto out;
             }
             cli_now_set = 1;
             break;
@@ -815,24 +825,46 @@ int cmd_check(int argc, char **argv)
             break;
         case CLI_OPT_TIMEOUT:
             if (!cli_parse_uint(optarg, 1, 3600, &ul)) {
-                return cli_usage_error("check", "--timeout: 1 to 3600 "
-                                                "seconds");
+                rc = cli_usage_error("check", "--timeout: 1 to 3600 "
+                                              "seconds");
+                goto out;
             }
             o.timeout = (int)ul;
             break;
+        case CLI_OPT_ALL_ADDRESSES:
+            all = 1;
+            break;
+        case CLI_OPT_RESOLVE:
+            resolve[num_resolve++] = optarg;
+            break;
         case 'h':
-            return cli_help(stdout, "check");
+            rc = cli_help(stdout, "check");
+            goto out;
         default:
-            return cli_usage_error("check", "unknown option");
+            rc = cli_usage_error("check", "unknown option");
+            goto out;
         }
     }
     if (optind + 1 != argc) {
-        return cli_usage_error("check", "want one HOST[:PORT]");
+        rc = cli_usage_error("check", "want one HOST[:PORT]");
+        goto out;
+    }
+    if (num_resolve > 0 && !all) {
+        rc = cli_usage_error("check", "--resolve goes with "
+                                      "--all-addresses");
+        goto out;
+    }
+    if (all && o.pins != NULL) {
+        /* One store written by parallel checks of one name would record
+         * whichever address answered last. */
+        rc = cli_usage_error("check", "--pins does not go with "
+                                      "--all-addresses");
+        goto out;
     }
     target = strdup(argv[optind]);
     if (target == NULL || !check_split_hostport(target, &o.host, &o.port)) {
-        free(target);
-        return cli_usage_error("check", "bad HOST[:PORT] \"%s\"", argv[optind]);
+        rc = cli_usage_error("check", "bad HOST[:PORT] \"%s\"", argv[optind]);
+        goto out;
     }
     /* By default TLS 1.2: the drafts define TACK for the ServerHello, and a
      * server with the TLS 1.3 mapping off (mod_tack's default) answers a
@@ -843,6 +875,10 @@ int cmd_check(int argc, char **argv)
     if (o.servername == NULL && !check_is_ip(o.host)) {
         o.servername = o.host;
     }
+    if (all) {
+        rc = cli_fleet_check(&o, resolve, num_resolve);
+        goto out;
+    }
 
     rc = cli_check_run(&o, NULL, o.json ? NULL : stdout, &report);
     if (o.json && report != NULL) {
@@ -851,6 +887,9 @@ int cmd_check(int argc, char **argv)
     }
     fflush(stdout);
     json_decref(report);
+
+out:
+    free(resolve);
     free(target);
     return rc;
 }
