@@ -555,7 +555,8 @@ static int fleet_judge(fleet_entry_t *entries, size_t num, time_t now,
     return nbad == 0 ? CLI_EXIT_OK : CLI_EXIT_CHECK;
 }
 
-/* fleet_verdict writes the verdict line's text into |out|. */
+/* fleet_verdict writes the verdict line's text into |buf| (|size| bytes):
+ * safe, or not and the first FLEET_VERDICT_NAMES addresses that are not. */
 static void fleet_verdict(fleet_entry_t *entries, size_t num, json_t *fleet,
                           char *buf, size_t size)
 {
