@@ -8,6 +8,7 @@
  *   tack_cli_view.c   view (human and JSON forms), serverinfo
  *   tack_cli_check.c  check: the TLS client and the draft's client checks
  *   tack_cli_pins.c   the pin store (draft-00 section 5) and `tack pins`
+ *   tack_cli_fleet.c  check --all-addresses: every address of a name at once
  *   tack_cli_preload.c  preload lists and `tack preload`
  *
  * Exit status, everywhere: 0 success; 1 a TACK, file or connection was read
@@ -53,6 +54,8 @@ enum {
     CLI_OPT_V2,
     CLI_OPT_NO_PROGRESS,
     CLI_OPT_DELETE,
+    CLI_OPT_ALL_ADDRESSES,
+    CLI_OPT_RESOLVE,
     CLI_OPT_HELP,
     CLI_OPT_PRELOAD,
     CLI_OPT_HOSTS
@@ -254,6 +257,17 @@ typedef struct {
  * o->pins: the store is one file). */
 int cli_check_run(const cli_check_opts_t *o, const char *connect_host,
                   FILE *out, json_t **report);
+
+/* cli_fleet_check runs cli_check_run against every address of o->host at
+ * once (at most 64 at a time, each within o->timeout): the addresses given
+ * by |resolve| (|num_resolve| --resolve HOST:ADDR arguments; with any, the
+ * DNS is not asked) or else every A and AAAA record.  Prints one row per
+ * address and the verdict to stdout (JSON with o->json).  Returns
+ * CLI_EXIT_OK when turning pin activation on is safe for every address,
+ * CLI_EXIT_CHECK when an address would lock clients out (or none is
+ * found), CLI_EXIT_USAGE on a bad argument or an unusable file. */
+int cli_fleet_check(const cli_check_opts_t *o, char *const *resolve,
+                    size_t num_resolve);
 
 /* ---- pin store (draft-00 section 5) -------------------------------------- */
 

@@ -5,15 +5,15 @@
  */
 #include <arpa/inet.h>
 #include <errno.h>
-#include <fcntl.h>
 #include <getopt.h>
 #include <netdb.h>
 #include <poll.h>
+#include <signal.h>
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
-#include <sys/time.h>
+#include <time.h>
 #include <unistd.h>
 
 #include <openssl/err.h>
@@ -110,13 +110,48 @@ static int check_is_ip(const char *host)
            inet_pton(AF_INET6, host, buf) == 1;
 }
 
-/* check_connect opens a TCP connection within |timeout| seconds; the socket
- * keeps that timeout for the handshake.  Returns the fd or -1 with |err|. */
-static int check_connect(const char *host, const char *port, int timeout,
+/* check_deadline returns the CLOCK_MONOTONIC time, in milliseconds,
+ * |timeout| seconds from now. */
+static long long check_deadline(int timeout)
+{
+    struct timespec ts;
+
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (long long)ts.tv_sec * 1000 + ts.tv_nsec / 1000000 +
+           (long long)timeout * 1000;
+}
+
+/* check_wait polls |fd| for |events| until |deadline|; returns 1 when it is
+ * ready, 0 at the deadline, -1 on an error (errno). */
+static int check_wait(int fd, short events, long long deadline)
+{
+    struct pollfd pfd;
+    long long left;
+    int rc;
+
+    for (;;) {
+        left = deadline - check_deadline(0);
+        if (left <= 0) {
+            return 0;
+        }
+        pfd.fd = fd;
+        pfd.events = events;
+        pfd.revents = 0;
+        rc = poll(&pfd, 1, left > 3600000 ? 3600000 : (int)left);
+        if (rc >= 0 || errno != EINTR) {
+            return rc > 0 ? 1 : rc;
+        }
+    }
+}
+
+/* check_connect opens a TCP connection before |deadline|.  The socket stays
+ * non-blocking, so that the handshake keeps to the same deadline (a socket
+ * timeout would bound each read, not a server that answers a byte at a
+ * time).  Returns the fd or -1 with |err|. */
+static int check_connect(const char *host, const char *port, long long deadline,
                          char *err, size_t err_size)
 {
     struct addrinfo hints, *res = NULL, *ai;
-    struct timeval tv;
     int fd = -1, rc;
 
     memset(&hints, 0, sizeof(hints));
@@ -129,22 +164,18 @@ static int check_connect(const char *host, const char *port, int timeout,
     }
     snprintf(err, err_size, "%s port %s: no address", host, port);
     for (ai = res; ai != NULL; ai = ai->ai_next) {
-        struct pollfd pfd;
-        int flags, soerr = 0;
+        int soerr = 0;
         socklen_t slen = sizeof(soerr);
 
-        fd = socket(ai->ai_family, ai->ai_socktype | SOCK_CLOEXEC,
+        fd = socket(ai->ai_family,
+                    ai->ai_socktype | SOCK_CLOEXEC | SOCK_NONBLOCK,
                     ai->ai_protocol);
         if (fd < 0) {
             continue;
         }
-        flags = fcntl(fd, F_GETFL);
-        fcntl(fd, F_SETFL, flags | O_NONBLOCK);
         rc = connect(fd, ai->ai_addr, ai->ai_addrlen);
         if (rc != 0 && errno == EINPROGRESS) {
-            pfd.fd = fd;
-            pfd.events = POLLOUT;
-            rc = poll(&pfd, 1, timeout * 1000);
+            rc = check_wait(fd, POLLOUT, deadline);
             if (rc == 0) {
                 soerr = ETIMEDOUT;
             } else if (rc < 0 ||
@@ -155,11 +186,6 @@ static int check_connect(const char *host, const char *port, int timeout,
             errno = soerr;
         }
         if (rc == 0) {
-            fcntl(fd, F_SETFL, flags);
-            tv.tv_sec = timeout;
-            tv.tv_usec = 0;
-            setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof(tv));
-            setsockopt(fd, SOL_SOCKET, SO_SNDTIMEO, &tv, sizeof(tv));
             break;
         }
         snprintf(err, err_size, "%s port %s: %s", host, port, strerror(errno));
@@ -168,6 +194,48 @@ static int check_connect(const char *host, const char *port, int timeout,
     }
     freeaddrinfo(res);
     return fd;
+}
+
+/* check_ssl_connect runs the handshake on the non-blocking socket until
+ * |deadline|.  Returns 1 on success, 0 on failure with the reason in |why|.
+ */
+static int check_ssl_connect(SSL *ssl, int fd, long long deadline, int timeout,
+                             char *why, size_t why_size)
+{
+    int rc, e;
+
+    for (;;) {
+        errno = 0;
+        rc = SSL_connect(ssl);
+        if (rc == 1) {
+            return 1;
+        }
+        e = SSL_get_error(ssl, rc);
+        if (e != SSL_ERROR_WANT_READ && e != SSL_ERROR_WANT_WRITE) {
+            break;
+        }
+        rc = check_wait(fd, e == SSL_ERROR_WANT_READ ? POLLIN : POLLOUT,
+                        deadline);
+        if (rc == 0) {
+            snprintf(why, why_size, "timed out after %d s", timeout);
+            ERR_clear_error();
+            return 0;
+        }
+        if (rc < 0) {
+            break;
+        }
+    }
+    {
+        unsigned long err = ERR_peek_last_error();
+
+        ERR_error_string_n(err, why, why_size);
+        if (err == 0) {
+            snprintf(why, why_size, "%s",
+                     errno ? strerror(errno) : "connection closed");
+        }
+    }
+    ERR_clear_error();
+    return 0;
 }
 
 /* ---- the report: printed as it goes, and collected for --json ------------ */
@@ -506,6 +574,7 @@ static int check_handshake(check_ctx_t *c, check_reply_t *reply, time_t now)
     SSL_CTX *ctx = NULL;
     SSL *ssl = NULL;
     X509 *cert = NULL;
+    long long deadline;
     int fd = -1, rc = CLI_EXIT_OK;
 
     ctx = SSL_CTX_new(TLS_client_method());
@@ -552,7 +621,8 @@ static int check_handshake(check_ctx_t *c, check_reply_t *reply, time_t now)
         }
     }
 
-    fd = check_connect(c->addr, o->port, o->timeout, err, sizeof(err));
+    deadline = check_deadline(o->timeout);
+    fd = check_connect(c->addr, o->port, deadline, err, sizeof(err));
     if (fd < 0) {
         rc = check_reject(c, NULL, "cannot connect to %s", err);
         goto done;
@@ -572,20 +642,11 @@ static int check_handshake(check_ctx_t *c, check_reply_t *reply, time_t now)
             X509_VERIFY_PARAM_set1_ip_asc(SSL_get0_param(ssl), c->addr);
         }
     }
-    if (SSL_connect(ssl) != 1) {
-        unsigned long e = ERR_peek_last_error();
-        char buf[256];
-
-        ERR_error_string_n(e, buf, sizeof(buf));
-        if (e == 0) {
-            snprintf(buf, sizeof(buf), "%s",
-                     errno ? strerror(errno) : "connection closed");
-        }
-        ERR_clear_error();
+    if (!check_ssl_connect(ssl, fd, deadline, o->timeout, err, sizeof(err))) {
         rc = check_reject(c, NULL,
                           "TLS handshake with %s port %s failed: "
                           "%s",
-                          c->addr, o->port, buf);
+                          c->addr, o->port, err);
         goto done;
     }
     check_line(c, "server", "%s port %s%s%s", c->addr, o->port,
@@ -662,6 +723,7 @@ int cli_check_run(const cli_check_opts_t *o, const char *connect_host,
 {
     check_ctx_t cx;
     check_reply_t *reply;
+    sigset_t pipe_set, old_set;
     int rc;
 
     memset(&cx, 0, sizeof(cx));
@@ -685,7 +747,21 @@ int cli_check_run(const cli_check_opts_t *o, const char *connect_host,
     if (reply == NULL) {
         return check_tool_error(&cx, "out of memory");
     }
+    /* A server that resets the connection makes OpenSSL's write raise
+     * SIGPIPE, which would end the tool and every check running beside
+     * this one: blocked in this thread for the run, and one raised
+     * meanwhile is taken off before the old mask comes back. */
+    sigemptyset(&pipe_set);
+    sigaddset(&pipe_set, SIGPIPE);
+    pthread_sigmask(SIG_BLOCK, &pipe_set, &old_set);
     rc = check_handshake(&cx, reply, cli_now());
+    if (!sigismember(&old_set, SIGPIPE)) {
+        struct timespec zero = {0, 0};
+
+        while (sigtimedwait(&pipe_set, NULL, &zero) == SIGPIPE) {
+        }
+        pthread_sigmask(SIG_SETMASK, &old_set, NULL);
+    }
     free(reply);
     return rc;
 }
@@ -704,16 +780,25 @@ int cmd_check(int argc, char **argv)
         {"require", no_argument, NULL, CLI_OPT_REQUIRE},
         {"json", no_argument, NULL, CLI_OPT_JSON},
         {"timeout", required_argument, NULL, CLI_OPT_TIMEOUT},
+        {"all-addresses", no_argument, NULL, CLI_OPT_ALL_ADDRESSES},
+        {"resolve", required_argument, NULL, CLI_OPT_RESOLVE},
         {"help", no_argument, NULL, 'h'},
         {NULL, 0, NULL, 0}};
     cli_check_opts_t o;
     json_t *report = NULL;
     char *target = NULL;
+    char **resolve = NULL;
+    size_t num_resolve = 0;
     unsigned long ul;
-    int c, rc;
+    int c, rc, all = 0;
 
     memset(&o, 0, sizeof(o));
     o.timeout = 10;
+    resolve = calloc((size_t)argc, sizeof(*resolve));
+    if (resolve == NULL) {
+        cli_err("out of memory");
+        return CLI_EXIT_USAGE;
+    }
     while ((c = getopt_long(argc, argv, "h", longopts, NULL)) != -1) {
         switch (c) {
         case CLI_OPT_SERVERNAME:
@@ -742,16 +827,17 @@ int cmd_check(int argc, char **argv)
             } else if (strcmp(optarg, "auto") == 0) {
                 o.format = CLI_CHECK_FMT_AUTO;
             } else {
-                return cli_usage_error("check",
-                                       "--format: draft-00, draft-02 or "
-                                       "auto, not \"%s\"",
-                                       optarg);
+                rc = cli_usage_error("check",
+                                     "--format: draft-00, draft-02 or "
+                                     "auto, not \"%s\"",
+                                     optarg);
+                goto out;
             }
             break;
         case CLI_OPT_NOW:
             if (!cli_parse_when(optarg, time(NULL), &cli_now_value)) {
-                return cli_usage_error("check", "--now: bad time \"%s\"",
-                                       optarg);
+                rc = cli_usage_error("check", "--now: bad time \"%s\"", optarg);
+                goto out;
             }
             cli_now_set = 1;
             break;
@@ -763,24 +849,46 @@ int cmd_check(int argc, char **argv)
             break;
         case CLI_OPT_TIMEOUT:
             if (!cli_parse_uint(optarg, 1, 3600, &ul)) {
-                return cli_usage_error("check", "--timeout: 1 to 3600 "
-                                                "seconds");
+                rc = cli_usage_error("check", "--timeout: 1 to 3600 "
+                                              "seconds");
+                goto out;
             }
             o.timeout = (int)ul;
             break;
+        case CLI_OPT_ALL_ADDRESSES:
+            all = 1;
+            break;
+        case CLI_OPT_RESOLVE:
+            resolve[num_resolve++] = optarg;
+            break;
         case 'h':
-            return cli_help(stdout, "check");
+            rc = cli_help(stdout, "check");
+            goto out;
         default:
-            return cli_usage_error("check", "unknown option");
+            rc = cli_usage_error("check", "unknown option");
+            goto out;
         }
     }
     if (optind + 1 != argc) {
-        return cli_usage_error("check", "want one HOST[:PORT]");
+        rc = cli_usage_error("check", "want one HOST[:PORT]");
+        goto out;
+    }
+    if (num_resolve > 0 && !all) {
+        rc = cli_usage_error("check", "--resolve goes with "
+                                      "--all-addresses");
+        goto out;
+    }
+    if (all && o.pins != NULL) {
+        /* One store written by parallel checks of one name would record
+         * whichever address answered last. */
+        rc = cli_usage_error("check", "--pins does not go with "
+                                      "--all-addresses");
+        goto out;
     }
     target = strdup(argv[optind]);
     if (target == NULL || !check_split_hostport(target, &o.host, &o.port)) {
-        free(target);
-        return cli_usage_error("check", "bad HOST[:PORT] \"%s\"", argv[optind]);
+        rc = cli_usage_error("check", "bad HOST[:PORT] \"%s\"", argv[optind]);
+        goto out;
     }
     /* By default TLS 1.2: the drafts define TACK for the ServerHello, and a
      * server with the TLS 1.3 mapping off (mod_tack's default) answers a
@@ -791,17 +899,20 @@ int cmd_check(int argc, char **argv)
     if (o.servername == NULL && !check_is_ip(o.host)) {
         o.servername = o.host;
     }
-
     /* A list that cannot be used is a usage error, found before
      * connecting. */
     if (o.preload != NULL) {
         cli_preload_t l;
 
         if (cli_preload_load(o.preload, &l) != CLI_EXIT_OK) {
-            free(target);
-            return CLI_EXIT_USAGE;
+            rc = CLI_EXIT_USAGE;
+            goto out;
         }
         cli_preload_free(&l);
+    }
+    if (all) {
+        rc = cli_fleet_check(&o, resolve, num_resolve);
+        goto out;
     }
     rc = cli_check_run(&o, NULL, o.json ? NULL : stdout, &report);
     if (o.json && report != NULL) {
@@ -810,6 +921,9 @@ int cmd_check(int argc, char **argv)
     }
     fflush(stdout);
     json_decref(report);
+
+out:
+    free(resolve);
     free(target);
     return rc;
 }
