@@ -31,6 +31,7 @@ CORE_SRC := tack_ext.c tack_pem.c tack_keyfile.c
 CORE_HDR := tack_ext.h tack_cbs.h
 
 # ---- command-line tool (issue 4 owns this section) -----------------------
+# -pthread: `tack check --all-addresses` checks the addresses in threads.
 TOOL_SRC := $(wildcard tack.c tack_cli_*.c)
 TOOL_HDR := $(wildcard tack_cli*.h)
 
@@ -70,15 +71,15 @@ $(BUILD_ASAN)/%.o: %.c $(CORE_HDR) | $(BUILD_ASAN)
 tool: $(if $(TOOL_SRC),tack)
 
 tack: $(TOOL_SRC) $(TOOL_HDR) $(BUILD)/libtack.a
-	$(CC) $(CPPFLAGS) $(CFLAGS) $(WARN) -I. -o $@ $(TOOL_SRC) \
+	$(CC) $(CPPFLAGS) $(CFLAGS) $(WARN) -I. -pthread -o $@ $(TOOL_SRC) \
 	    $(BUILD)/libtack.a $(SSL_LIBS) $(JANSSON_LIBS)
 
 # The tool under AddressSanitizer + UBSan, and its suite run against it
 # (t/tool takes the binary from TACK_BIN).
 .PHONY: test-tool-asan
 $(BUILD_ASAN)/tack: $(TOOL_SRC) $(TOOL_HDR) $(CORE_OBJ_ASAN)
-	$(ASAN_CC) $(CPPFLAGS) $(ASAN_CFLAGS) $(WARN) -I. -o $@ $(TOOL_SRC) \
-	    $(CORE_OBJ_ASAN) $(SSL_LIBS) $(JANSSON_LIBS)
+	$(ASAN_CC) $(CPPFLAGS) $(ASAN_CFLAGS) $(WARN) -I. -pthread -o $@ \
+	    $(TOOL_SRC) $(CORE_OBJ_ASAN) $(SSL_LIBS) $(JANSSON_LIBS)
 
 test-tool-asan: $(BUILD_ASAN)/tack
 	TACK_BIN=$(CURDIR)/$(BUILD_ASAN)/tack ASAN_OPTIONS=detect_leaks=1 \
@@ -98,7 +99,7 @@ MODULE_HDR := mod_tack.h
 	    $(MODULE_SRC) $(CORE_SRC) $(SSL_LIBS) $(JANSSON_LIBS)
 
 # ---- fuzzing (libFuzzer + ASan + UBSan; seeds in fuzz/corpus/) ----------
-FUZZ_TARGETS := tack ext00 ext02 pem keyfile validate pins
+FUZZ_TARGETS := tack ext00 ext02 pem keyfile validate pins preload
 FUZZ_BUILD   := build-fuzz
 FUZZ_FLAGS   := -g -O1 -fno-omit-frame-pointer \
                 -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=all
@@ -118,6 +119,18 @@ $(FUZZ_BUILD)/fuzz_pins: fuzz/fuzz_pins.c fuzz/fuzz_common.h $(FUZZ_PINS_SRC) \
 	@mkdir -p $(FUZZ_BUILD)
 	$(ASAN_CC) $(CPPFLAGS) $(FUZZ_FLAGS) $(WARN) -I. -Ifuzz -o $@ $< \
 	    $(FUZZ_PINS_SRC) $(CORE_SRC) $(SSL_LIBS) $(JANSSON_LIBS)
+
+# Preload lists: the list code, and what it links in the tool (the pin
+# store it reads, the check engine `preload build --hosts` runs and what
+# that links, the views).
+FUZZ_PRELOAD_SRC := tack_cli_preload.c tack_cli_pins.c tack_cli_check.c \
+                    tack_cli_fleet.c tack_cli_view.c tack_cli_util.c
+$(FUZZ_BUILD)/fuzz_preload: fuzz/fuzz_preload.c fuzz/fuzz_common.h \
+                            $(FUZZ_PRELOAD_SRC) tack_cli.h $(CORE_SRC) \
+                            $(CORE_HDR)
+	@mkdir -p $(FUZZ_BUILD)
+	$(ASAN_CC) $(CPPFLAGS) $(FUZZ_FLAGS) $(WARN) -I. -Ifuzz -pthread -o $@ \
+	    $< $(FUZZ_PRELOAD_SRC) $(CORE_SRC) $(SSL_LIBS) $(JANSSON_LIBS)
 
 fuzz-build: $(FUZZ_BINS)
 

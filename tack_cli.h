@@ -8,6 +8,8 @@
  *   tack_cli_view.c   view (human and JSON forms), serverinfo
  *   tack_cli_check.c  check: the TLS client and the draft's client checks
  *   tack_cli_pins.c   the pin store (draft-00 section 5) and `tack pins`
+ *   tack_cli_fleet.c  check --all-addresses: every address of a name at once
+ *   tack_cli_preload.c  preload lists and `tack preload`
  *
  * Exit status, everywhere: 0 success; 1 a TACK, file or connection was read
  * and fails a check; 2 usage errors, unreadable, malformed or unusable files
@@ -52,7 +54,11 @@ enum {
     CLI_OPT_V2,
     CLI_OPT_NO_PROGRESS,
     CLI_OPT_DELETE,
-    CLI_OPT_HELP
+    CLI_OPT_ALL_ADDRESSES,
+    CLI_OPT_RESOLVE,
+    CLI_OPT_HELP,
+    CLI_OPT_PRELOAD,
+    CLI_OPT_HOSTS
 };
 
 /* ---- commands ------------------------------------------------------------ */
@@ -64,6 +70,7 @@ int cmd_view(int argc, char **argv);
 int cmd_serverinfo(int argc, char **argv);
 int cmd_check(int argc, char **argv);
 int cmd_pins(int argc, char **argv);
+int cmd_preload(int argc, char **argv);
 
 /* cli_help prints the help of |cmd| (NULL: the overview) to |fp|; returns 0,
  * or CLI_EXIT_USAGE for an unknown command. */
@@ -211,6 +218,57 @@ json_t *cli_json_breaksig(const tack_breaksig_t *sig);
 /* cli_cert_subject returns a malloc'd one-line subject. */
 char *cli_cert_subject(X509 *cert);
 
+/* ---- check: one TLS client connection ----------------------------------- */
+
+enum { CLI_CHECK_FMT_AUTO, CLI_CHECK_FMT_00, CLI_CHECK_FMT_02 };
+
+/* What `tack check` does, as its options say.  servername is the SNI and
+ * pin name (NULL: none, for an IP address); ca, pins and preload are NULL
+ * when not given; min_version and max_version are TLS1_2_VERSION and the
+ * like (0: OpenSSL's); timeout, in seconds, bounds the connection and the
+ * handshake.  json is --json (cli_check_run prints no JSON itself); quiet
+ * keeps stderr silent, errors only in the report (parallel runs). */
+typedef struct {
+    const char *host; /* the name (or address) given */
+    const char *port;
+    const char *servername;
+    const char *ca;
+    const char *pins;
+    const char *preload;
+    int min_version, max_version;
+    int format; /* CLI_CHECK_FMT_* */
+    int require;
+    int json;
+    int timeout;
+    int quiet;
+} cli_check_opts_t;
+
+/* cli_check_run connects to |connect_host| (NULL: o->host) port o->port,
+ * handshakes with SNI o->servername, and checks the reply as `tack check`
+ * does (the --now time must be set before: it reads cli_now()).  Fills
+ * |*report| (a new reference; the caller json_decrefs it) with the object
+ * `tack check --json` prints, and prints the human lines to |out| when not
+ * NULL.  Without o->quiet the reason of a failure also goes to stderr;
+ * with it, nothing does, and an error of the tool itself (not of the
+ * server) is the report's "error" string.  Returns CLI_EXIT_OK when the
+ * connection is accepted, CLI_EXIT_CHECK when it fails or a client would
+ * reject it, CLI_EXIT_USAGE when the options or files are unusable.  It
+ * writes no global state, so runs may go in parallel threads (without
+ * o->pins: the store is one file). */
+int cli_check_run(const cli_check_opts_t *o, const char *connect_host,
+                  FILE *out, json_t **report);
+
+/* cli_fleet_check runs cli_check_run against every address of o->host at
+ * once (at most 64 at a time, each within o->timeout): the addresses given
+ * by |resolve| (|num_resolve| --resolve HOST:ADDR arguments; with any, the
+ * DNS is not asked) or else every A and AAAA record.  Prints one row per
+ * address and the verdict to stdout (JSON with o->json).  Returns
+ * CLI_EXIT_OK when turning pin activation on is safe for every address,
+ * CLI_EXIT_CHECK when an address would lock clients out (or none is
+ * found), CLI_EXIT_USAGE on a bad argument or an unusable file. */
+int cli_fleet_check(const cli_check_opts_t *o, char *const *resolve,
+                    size_t num_resolve);
+
 /* ---- pin store (draft-00 section 5) -------------------------------------- */
 
 /* The TACK-related facts of one handshake, after every syntax, signature and
@@ -223,6 +281,15 @@ typedef struct {
     size_t num_breaksigs;
     const tack_breaksig_t *breaksigs; /* all verified */
     time_t now;
+    /* Set by cli_preload_apply (zero without --preload): the key of the
+     * preload entry enforced for |name| (NULL: none) and its min_generation,
+     * which the store's key record is raised to; the keys whose preload
+     * entries a break signature of this reply lifted, which the store
+     * records so that they stay lifted. */
+    const uint8_t *preload_key;
+    int preload_min_generation;
+    size_t num_lifted;
+    const uint8_t *lifted[TACK_MAX_BREAKSIGS];
 } cli_pin_input_t;
 
 /* cli_pins_apply loads |path| (missing: empty store), applies the client
@@ -231,5 +298,61 @@ typedef struct {
  * rejected (|*alert| = the draft's alert name), 2 on a store error. */
 int cli_pins_apply(const char *path, const cli_pin_input_t *in, FILE *fp,
                    const char **alert, json_t *report);
+
+/* cli_pins_key_state reads the store |path| (missing: empty) without
+ * changing it: |*broken| is 1 when |key| is recorded as broken (a break
+ * signature lifted its preload entries), |*min_generation| its key record's
+ * min_generation or -1 when there is none.  Returns 0, or 2 (message
+ * printed) when the store cannot be used. */
+int cli_pins_key_state(const char *path, const uint8_t key[TACK_KEY_LEN],
+                       int *broken, int *min_generation);
+
+/* cli_pins_normalise returns a malloc'd copy of the host name |name| as the
+ * pin store and the preload list compare names: lower case, without a
+ * trailing dot.  NULL when out of memory. */
+char *cli_pins_normalise(const char *name);
+
+/* ---- preload lists (docs/preload.md) ------------------------------------- */
+
+typedef struct {
+    char *host; /* normalised as cli_pins_normalise does */
+    uint8_t public_key[TACK_KEY_LEN];
+    char tack_id[TACK_FINGERPRINT_SIZE];
+    int min_generation; /* 0..255 */
+    time_t observed;
+} cli_preload_entry_t;
+
+typedef struct {
+    int version;
+    time_t generated, expires;
+    size_t num_entries;
+    cli_preload_entry_t *entries; /* sorted by host, no host twice */
+} cli_preload_t;
+
+/* cli_preload_parse checks a whole list (|len| bytes of JSON) and fills
+ * |out|, to be released with cli_preload_free.  Returns 1, or 0 with the
+ * reason in |why| (and |out| empty). */
+int cli_preload_parse(cli_preload_t *out, const char *text, size_t len,
+                      char *why, size_t why_size);
+
+/* cli_preload_load reads and parses the list |path|; on failure it prints
+ * "tack: PATH: reason" and returns CLI_EXIT_USAGE. */
+int cli_preload_load(const char *path, cli_preload_t *out);
+void cli_preload_free(cli_preload_t *l);
+
+/* cli_preload_find returns the entry for the normalised |host|, or NULL. */
+const cli_preload_entry_t *cli_preload_find(const cli_preload_t *l,
+                                            const char *host);
+
+/* cli_preload_apply loads the list |path| and applies it to |in| (whose
+ * TACKs and break signatures have passed every check) before the pin store
+ * |pins| (NULL: none) does; it reads the store but never writes it, and
+ * sets |in|'s preload fields for cli_pins_apply.  Prints what it did to
+ * |fp| and fills |report|.  Returns 0 when the connection is accepted (the
+ * host is not listed, its entry is lifted or matches, or the list has
+ * expired), 1 when it is rejected (|*alert| = the draft's alert name, the
+ * report's "reason" says why), 2 when the list or the store is unusable. */
+int cli_preload_apply(const char *path, const char *pins, cli_pin_input_t *in,
+                      FILE *fp, const char **alert, json_t *report);
 
 #endif /* TACK_CLI_H */

@@ -5,15 +5,15 @@
  */
 #include <arpa/inet.h>
 #include <errno.h>
-#include <fcntl.h>
 #include <getopt.h>
 #include <netdb.h>
 #include <poll.h>
+#include <signal.h>
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
-#include <sys/time.h>
+#include <time.h>
 #include <unistd.h>
 
 #include <openssl/err.h>
@@ -22,28 +22,14 @@
 
 #include "tack_cli.h"
 
-enum { CHECK_FMT_AUTO, CHECK_FMT_00, CHECK_FMT_02 };
-
-/* What the server sent in the TACK extension, filled by check_cb_ext_parse. */
+/* What the server sent in the TACK extension, filled by check_cb_ext_parse;
+ * one per run (64 KiB: on the heap, so that runs can go in threads). */
 typedef struct {
     int received;
     unsigned int context;
     uint8_t data[65536];
     size_t len;
 } check_reply_t;
-
-typedef struct {
-    const char *host;
-    const char *port;
-    const char *servername;
-    const char *ca;
-    const char *pins;
-    int min_version, max_version;
-    int format;
-    int require;
-    int json;
-    int timeout;
-} check_opts_t;
 
 /* check_cb_ext_add asks for the TACK with an empty extension (spec 1). */
 static int check_cb_ext_add(SSL *s, unsigned int ext_type, unsigned int context,
@@ -124,13 +110,48 @@ static int check_is_ip(const char *host)
            inet_pton(AF_INET6, host, buf) == 1;
 }
 
-/* check_connect opens a TCP connection within |timeout| seconds; the socket
- * keeps that timeout for the handshake.  Returns the fd or -1 with |err|. */
-static int check_connect(const char *host, const char *port, int timeout,
+/* check_deadline returns the CLOCK_MONOTONIC time, in milliseconds,
+ * |timeout| seconds from now. */
+static long long check_deadline(int timeout)
+{
+    struct timespec ts;
+
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (long long)ts.tv_sec * 1000 + ts.tv_nsec / 1000000 +
+           (long long)timeout * 1000;
+}
+
+/* check_wait polls |fd| for |events| until |deadline|; returns 1 when it is
+ * ready, 0 at the deadline, -1 on an error (errno). */
+static int check_wait(int fd, short events, long long deadline)
+{
+    struct pollfd pfd;
+    long long left;
+    int rc;
+
+    for (;;) {
+        left = deadline - check_deadline(0);
+        if (left <= 0) {
+            return 0;
+        }
+        pfd.fd = fd;
+        pfd.events = events;
+        pfd.revents = 0;
+        rc = poll(&pfd, 1, left > 3600000 ? 3600000 : (int)left);
+        if (rc >= 0 || errno != EINTR) {
+            return rc > 0 ? 1 : rc;
+        }
+    }
+}
+
+/* check_connect opens a TCP connection before |deadline|.  The socket stays
+ * non-blocking, so that the handshake keeps to the same deadline (a socket
+ * timeout would bound each read, not a server that answers a byte at a
+ * time).  Returns the fd or -1 with |err|. */
+static int check_connect(const char *host, const char *port, long long deadline,
                          char *err, size_t err_size)
 {
     struct addrinfo hints, *res = NULL, *ai;
-    struct timeval tv;
     int fd = -1, rc;
 
     memset(&hints, 0, sizeof(hints));
@@ -143,22 +164,18 @@ static int check_connect(const char *host, const char *port, int timeout,
     }
     snprintf(err, err_size, "%s port %s: no address", host, port);
     for (ai = res; ai != NULL; ai = ai->ai_next) {
-        struct pollfd pfd;
-        int flags, soerr = 0;
+        int soerr = 0;
         socklen_t slen = sizeof(soerr);
 
-        fd = socket(ai->ai_family, ai->ai_socktype | SOCK_CLOEXEC,
+        fd = socket(ai->ai_family,
+                    ai->ai_socktype | SOCK_CLOEXEC | SOCK_NONBLOCK,
                     ai->ai_protocol);
         if (fd < 0) {
             continue;
         }
-        flags = fcntl(fd, F_GETFL);
-        fcntl(fd, F_SETFL, flags | O_NONBLOCK);
         rc = connect(fd, ai->ai_addr, ai->ai_addrlen);
         if (rc != 0 && errno == EINPROGRESS) {
-            pfd.fd = fd;
-            pfd.events = POLLOUT;
-            rc = poll(&pfd, 1, timeout * 1000);
+            rc = check_wait(fd, POLLOUT, deadline);
             if (rc == 0) {
                 soerr = ETIMEDOUT;
             } else if (rc < 0 ||
@@ -169,11 +186,6 @@ static int check_connect(const char *host, const char *port, int timeout,
             errno = soerr;
         }
         if (rc == 0) {
-            fcntl(fd, F_SETFL, flags);
-            tv.tv_sec = timeout;
-            tv.tv_usec = 0;
-            setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof(tv));
-            setsockopt(fd, SOL_SOCKET, SO_SNDTIMEO, &tv, sizeof(tv));
             break;
         }
         snprintf(err, err_size, "%s port %s: %s", host, port, strerror(errno));
@@ -184,10 +196,53 @@ static int check_connect(const char *host, const char *port, int timeout,
     return fd;
 }
 
+/* check_ssl_connect runs the handshake on the non-blocking socket until
+ * |deadline|.  Returns 1 on success, 0 on failure with the reason in |why|.
+ */
+static int check_ssl_connect(SSL *ssl, int fd, long long deadline, int timeout,
+                             char *why, size_t why_size)
+{
+    int rc, e;
+
+    for (;;) {
+        errno = 0;
+        rc = SSL_connect(ssl);
+        if (rc == 1) {
+            return 1;
+        }
+        e = SSL_get_error(ssl, rc);
+        if (e != SSL_ERROR_WANT_READ && e != SSL_ERROR_WANT_WRITE) {
+            break;
+        }
+        rc = check_wait(fd, e == SSL_ERROR_WANT_READ ? POLLIN : POLLOUT,
+                        deadline);
+        if (rc == 0) {
+            snprintf(why, why_size, "timed out after %d s", timeout);
+            ERR_clear_error();
+            return 0;
+        }
+        if (rc < 0) {
+            break;
+        }
+    }
+    {
+        unsigned long err = ERR_peek_last_error();
+
+        ERR_error_string_n(err, why, why_size);
+        if (err == 0) {
+            snprintf(why, why_size, "%s",
+                     errno ? strerror(errno) : "connection closed");
+        }
+    }
+    ERR_clear_error();
+    return 0;
+}
+
 /* ---- the report: printed as it goes, and collected for --json ------------ */
 
 typedef struct {
-    const check_opts_t *o;
+    const cli_check_opts_t *o;
+    const char *addr; /* where it connects: the address or o->host */
     json_t *report;
     FILE *out; /* the human form; NULL with --json */
 } check_ctx_t;
@@ -227,12 +282,46 @@ static int check_reject(check_ctx_t *c, const char *alert, const char *fmt, ...)
     json_object_set_new(c->report, "reason", json_string(reason));
     if (alert != NULL) {
         check_line(c, "result", "rejected: %s (%s)", alert, reason);
-        cli_err("check %s: rejected with %s: %s", c->o->host, alert, reason);
+        if (!c->o->quiet) {
+            cli_err("check %s: rejected with %s: %s", c->o->host, alert,
+                    reason);
+        }
     } else {
         check_line(c, "result", "failed: %s", reason);
-        cli_err("check %s: %s", c->o->host, reason);
+        if (!c->o->quiet) {
+            cli_err("check %s: %s", c->o->host, reason);
+        }
     }
     return CLI_EXIT_CHECK;
+}
+
+/* check_tool_error records an error of the tool itself (OpenSSL refused a
+ * setting, a file is unusable) as the report's "error": |msg|, or else the
+ * first OpenSSL error.  Without o->quiet it prints |msg| and drains
+ * OpenSSL's error queue to stderr as well.  Returns CLI_EXIT_USAGE. */
+static int check_tool_error(check_ctx_t *c, const char *msg)
+{
+    char buf[256];
+
+    if (msg == NULL) {
+        unsigned long e = ERR_peek_error();
+
+        if (e != 0) {
+            ERR_error_string_n(e, buf, sizeof(buf));
+        } else {
+            snprintf(buf, sizeof(buf), "OpenSSL failed");
+        }
+        msg = buf;
+    }
+    json_object_set_new(c->report, "error", json_string(msg));
+    if (!c->o->quiet) {
+        if (msg != buf) {
+            cli_err("%s", msg);
+        }
+        cli_ssl_errors();
+    }
+    ERR_clear_error();
+    return CLI_EXIT_USAGE;
 }
 
 static const char *check_chain_alert(long verr)
@@ -335,11 +424,11 @@ static int check_reply(check_ctx_t *c, const check_reply_t *r, X509 *cert,
         json_object_set_new(ext, "message",
                             json_string(check_where(r->context)));
         json_object_set_new(ext, "length", json_integer((json_int_t)r->len));
-        if (c->o->format != CHECK_FMT_02) {
+        if (c->o->format != CLI_CHECK_FMT_02) {
             st00 = tack_ext00_parse(&e0, r->data, r->len);
         }
-        if (c->o->format == CHECK_FMT_02 ||
-            (c->o->format == CHECK_FMT_AUTO && st00 != TACK_OK)) {
+        if (c->o->format == CLI_CHECK_FMT_02 ||
+            (c->o->format == CLI_CHECK_FMT_AUTO && st00 != TACK_OK)) {
             st02 = tack_ext02_parse(&e2, r->data, r->len);
         }
         format = st00 == TACK_OK   ? "draft-00"
@@ -349,9 +438,9 @@ static int check_reply(check_ctx_t *c, const check_reply_t *r, X509 *cert,
                    format ? format : "unparsable", r->len,
                    check_where(r->context));
         if (format == NULL) {
-            tack_status_t st = c->o->format == CHECK_FMT_00 ? st00 : st02;
+            tack_status_t st = c->o->format == CLI_CHECK_FMT_00 ? st00 : st02;
 
-            if (c->o->format == CHECK_FMT_AUTO) {
+            if (c->o->format == CLI_CHECK_FMT_AUTO) {
                 return check_reject(c, "decode_error",
                                     "the extension is neither a draft-00 "
                                     "(%s) nor a draft-02 body (%s)",
@@ -426,6 +515,29 @@ static int check_reply(check_ctx_t *c, const check_reply_t *r, X509 *cert,
                    "expiration)");
     }
 
+    /* The pin stores apply here, after every check of the reply: --pins
+     * (and a preloaded pin list, o->preload, which is the same rules with
+     * pins known in advance). */
+    if (c->o->preload != NULL) {
+        /* The list first: the store may add to it, never weaken it
+         * (docs/preload.md). */
+        const char *alert = NULL;
+        json_t *pj = json_object();
+
+        json_object_set_new(c->report, "preload", pj);
+        pin.name = c->o->servername ? c->o->servername : c->o->host;
+        pin.now = now;
+        rc = cli_preload_apply(c->o->preload, c->o->pins, &pin, c->out, &alert,
+                               pj);
+        if (rc == CLI_EXIT_USAGE) {
+            return rc;
+        }
+        if (rc != CLI_EXIT_OK) {
+            const char *why = json_string_value(json_object_get(pj, "reason"));
+
+            return check_reject(c, alert, "%s", why ? why : "preload list");
+        }
+    }
     if (c->o->pins != NULL) {
         const char *alert = NULL;
         json_t *pj = json_object();
@@ -452,6 +564,208 @@ static int check_reply(check_ctx_t *c, const check_reply_t *r, X509 *cert,
     return CLI_EXIT_OK;
 }
 
+/* check_handshake sets up the client, connects to c->addr and checks what
+ * the server presents; the report is filled as it goes.  Returns the exit
+ * status. */
+static int check_handshake(check_ctx_t *c, check_reply_t *reply, time_t now)
+{
+    const cli_check_opts_t *o = c->o;
+    char err[512];
+    SSL_CTX *ctx = NULL;
+    SSL *ssl = NULL;
+    X509 *cert = NULL;
+    long long deadline;
+    int fd = -1, rc = CLI_EXIT_OK;
+
+    ctx = SSL_CTX_new(TLS_client_method());
+    if (ctx == NULL) {
+        rc = check_tool_error(c, NULL);
+        goto done;
+    }
+    if ((o->min_version &&
+         !SSL_CTX_set_min_proto_version(ctx, o->min_version)) ||
+        (o->max_version &&
+         !SSL_CTX_set_max_proto_version(ctx, o->max_version))) {
+        rc = check_tool_error(c, NULL);
+        goto done;
+    }
+    /* Ask in the ClientHello; accept the answer in a TLS 1.2 ServerHello or
+     * a TLS 1.3 EncryptedExtensions (this project's 1.3 mapping), on full
+     * handshakes only. */
+    if (SSL_CTX_add_custom_ext(
+            ctx, TACK_EXT_TYPE,
+            SSL_EXT_CLIENT_HELLO | SSL_EXT_TLS1_2_SERVER_HELLO |
+                SSL_EXT_TLS1_3_ENCRYPTED_EXTENSIONS |
+                SSL_EXT_IGNORE_ON_RESUMPTION,
+            check_cb_ext_add, NULL, NULL, check_cb_ext_parse, reply) != 1) {
+        rc = check_tool_error(c, "cannot register the TACK extension with "
+                                 "OpenSSL");
+        goto done;
+    }
+    /* The chain is checked after the handshake, so that a TACK can be shown
+     * even from a server whose chain fails. */
+    SSL_CTX_set_verify(ctx, SSL_VERIFY_NONE, NULL);
+    if (o->ca != NULL) {
+        int ok = cli_is_dir(o->ca)
+                     ? SSL_CTX_load_verify_locations(ctx, NULL, o->ca)
+                     : SSL_CTX_load_verify_locations(ctx, o->ca, NULL);
+
+        if (ok != 1) {
+            snprintf(err, sizeof(err),
+                     "%s: cannot load CA certificates from it", o->ca);
+            rc = check_tool_error(c, err);
+            goto done;
+        }
+        if (cli_now_set) {
+            X509_VERIFY_PARAM_set_time(SSL_CTX_get0_param(ctx), now);
+        }
+    }
+
+    deadline = check_deadline(o->timeout);
+    fd = check_connect(c->addr, o->port, deadline, err, sizeof(err));
+    if (fd < 0) {
+        rc = check_reject(c, NULL, "cannot connect to %s", err);
+        goto done;
+    }
+    ssl = SSL_new(ctx);
+    if (ssl == NULL || SSL_set_fd(ssl, fd) != 1) {
+        rc = check_tool_error(c, NULL);
+        goto done;
+    }
+    if (o->servername != NULL) {
+        SSL_set_tlsext_host_name(ssl, o->servername);
+    }
+    if (o->ca != NULL) {
+        if (o->servername != NULL) {
+            SSL_set1_host(ssl, o->servername);
+        } else {
+            X509_VERIFY_PARAM_set1_ip_asc(SSL_get0_param(ssl), c->addr);
+        }
+    }
+    if (!check_ssl_connect(ssl, fd, deadline, o->timeout, err, sizeof(err))) {
+        rc = check_reject(c, NULL,
+                          "TLS handshake with %s port %s failed: "
+                          "%s",
+                          c->addr, o->port, err);
+        goto done;
+    }
+    check_line(c, "server", "%s port %s%s%s", c->addr, o->port,
+               o->servername ? ", server name " : "",
+               o->servername ? o->servername : "");
+    check_line(c, "connection", "%s, %s", SSL_get_version(ssl),
+               SSL_get_cipher_name(ssl));
+    json_object_set_new(c->report, "protocol",
+                        json_string(SSL_get_version(ssl)));
+    json_object_set_new(c->report, "cipher",
+                        json_string(SSL_get_cipher_name(ssl)));
+
+    cert = SSL_get1_peer_certificate(ssl);
+    if (cert == NULL) {
+        rc = check_reject(c, "illegal_parameter",
+                          "the server presented no certificate");
+        goto done;
+    } else {
+        uint8_t hash[TACK_HASH_LEN];
+        char hex[2 * TACK_HASH_LEN + 1];
+        char *subject = cli_cert_subject(cert);
+
+        memset(hash, 0, sizeof(hash));
+        tack_spki_hash(cert, hash);
+        cli_hex(hash, sizeof(hash), hex);
+        check_line(c, "certificate", "%s", subject ? subject : "?");
+        check_line(c, "key_sha256", "%s", hex);
+        json_object_set_new(
+            c->report, "certificate",
+            json_pack("{s:s?, s:s}", "subject", subject, "key_sha256", hex));
+        free(subject);
+    }
+    if (o->ca == NULL) {
+        check_line(c, "chain",
+                   "not verified (no --ca; TACK does not "
+                   "depend on CAs)");
+        json_object_set_new(c->report, "chain",
+                            json_pack("{s:b}", "verified", 0));
+    } else {
+        long verr = SSL_get_verify_result(ssl);
+
+        if (verr != X509_V_OK) {
+            json_object_set_new(c->report, "chain",
+                                json_pack("{s:b, s:s}", "verified", 0, "error",
+                                          X509_verify_cert_error_string(verr)));
+            check_line(c, "chain", "FAILED: %s",
+                       X509_verify_cert_error_string(verr));
+            rc = check_reject(c, check_chain_alert(verr),
+                              "certificate chain: %s",
+                              X509_verify_cert_error_string(verr));
+            goto done;
+        }
+        json_object_set_new(c->report, "chain",
+                            json_pack("{s:b}", "verified", 1));
+        check_line(c, "chain", "verified against %s", o->ca);
+    }
+    rc = check_reply(c, reply, cert, now);
+
+done:
+    X509_free(cert);
+    if (ssl != NULL) {
+        SSL_shutdown(ssl);
+        SSL_free(ssl);
+    }
+    if (fd >= 0) {
+        close(fd);
+    }
+    SSL_CTX_free(ctx);
+    return rc;
+}
+
+int cli_check_run(const cli_check_opts_t *o, const char *connect_host,
+                  FILE *out, json_t **report)
+{
+    check_ctx_t cx;
+    check_reply_t *reply;
+    sigset_t pipe_set, old_set;
+    int rc;
+
+    memset(&cx, 0, sizeof(cx));
+    cx.o = o;
+    cx.addr = connect_host ? connect_host : o->host;
+    cx.out = out;
+    cx.report = json_object();
+    *report = cx.report;
+    if (cx.report == NULL) {
+        return CLI_EXIT_USAGE;
+    }
+    json_object_set_new(cx.report, "host", json_string(o->host));
+    if (connect_host != NULL) {
+        json_object_set_new(cx.report, "address", json_string(connect_host));
+    }
+    json_object_set_new(cx.report, "port", json_string(o->port));
+    json_object_set_new(cx.report, "servername",
+                        o->servername ? json_string(o->servername)
+                                      : json_null());
+    reply = calloc(1, sizeof(*reply));
+    if (reply == NULL) {
+        return check_tool_error(&cx, "out of memory");
+    }
+    /* A server that resets the connection makes OpenSSL's write raise
+     * SIGPIPE, which would end the tool and every check running beside
+     * this one: blocked in this thread for the run, and one raised
+     * meanwhile is taken off before the old mask comes back. */
+    sigemptyset(&pipe_set);
+    sigaddset(&pipe_set, SIGPIPE);
+    pthread_sigmask(SIG_BLOCK, &pipe_set, &old_set);
+    rc = check_handshake(&cx, reply, cli_now());
+    if (!sigismember(&old_set, SIGPIPE)) {
+        struct timespec zero = {0, 0};
+
+        while (sigtimedwait(&pipe_set, NULL, &zero) == SIGPIPE) {
+        }
+        pthread_sigmask(SIG_SETMASK, &old_set, NULL);
+    }
+    free(reply);
+    return rc;
+}
+
 int cmd_check(int argc, char **argv)
 {
     static const struct option longopts[] = {
@@ -459,28 +773,32 @@ int cmd_check(int argc, char **argv)
         {"tls1_2", no_argument, NULL, CLI_OPT_TLS12},
         {"tls1_3", no_argument, NULL, CLI_OPT_TLS13},
         {"pins", required_argument, NULL, CLI_OPT_PINS},
+        {"preload", required_argument, NULL, CLI_OPT_PRELOAD},
         {"ca", required_argument, NULL, CLI_OPT_CA},
         {"format", required_argument, NULL, CLI_OPT_FORMAT},
         {"now", required_argument, NULL, CLI_OPT_NOW},
         {"require", no_argument, NULL, CLI_OPT_REQUIRE},
         {"json", no_argument, NULL, CLI_OPT_JSON},
         {"timeout", required_argument, NULL, CLI_OPT_TIMEOUT},
+        {"all-addresses", no_argument, NULL, CLI_OPT_ALL_ADDRESSES},
+        {"resolve", required_argument, NULL, CLI_OPT_RESOLVE},
         {"help", no_argument, NULL, 'h'},
         {NULL, 0, NULL, 0}};
-    static check_reply_t reply;
-    check_opts_t o;
-    check_ctx_t cx;
+    cli_check_opts_t o;
+    json_t *report = NULL;
     char *target = NULL;
-    char err[512];
+    char **resolve = NULL;
+    size_t num_resolve = 0;
     unsigned long ul;
-    SSL_CTX *ctx = NULL;
-    SSL *ssl = NULL;
-    X509 *cert = NULL;
-    int fd = -1, c, rc = CLI_EXIT_OK;
-    time_t now;
+    int c, rc, all = 0;
 
     memset(&o, 0, sizeof(o));
     o.timeout = 10;
+    resolve = calloc((size_t)argc, sizeof(*resolve));
+    if (resolve == NULL) {
+        cli_err("out of memory");
+        return CLI_EXIT_USAGE;
+    }
     while ((c = getopt_long(argc, argv, "h", longopts, NULL)) != -1) {
         switch (c) {
         case CLI_OPT_SERVERNAME:
@@ -495,27 +813,31 @@ int cmd_check(int argc, char **argv)
         case CLI_OPT_PINS:
             o.pins = optarg;
             break;
+        case CLI_OPT_PRELOAD:
+            o.preload = optarg;
+            break;
         case CLI_OPT_CA:
             o.ca = optarg;
             break;
         case CLI_OPT_FORMAT:
             if (strcmp(optarg, "draft-00") == 0) {
-                o.format = CHECK_FMT_00;
+                o.format = CLI_CHECK_FMT_00;
             } else if (strcmp(optarg, "draft-02") == 0) {
-                o.format = CHECK_FMT_02;
+                o.format = CLI_CHECK_FMT_02;
             } else if (strcmp(optarg, "auto") == 0) {
-                o.format = CHECK_FMT_AUTO;
+                o.format = CLI_CHECK_FMT_AUTO;
             } else {
-                return cli_usage_error("check",
-                                       "--format: draft-00, draft-02 or "
-                                       "auto, not \"%s\"",
-                                       optarg);
+                rc = cli_usage_error("check",
+                                     "--format: draft-00, draft-02 or "
+                                     "auto, not \"%s\"",
+                                     optarg);
+                goto out;
             }
             break;
         case CLI_OPT_NOW:
             if (!cli_parse_when(optarg, time(NULL), &cli_now_value)) {
-                return cli_usage_error("check", "--now: bad time \"%s\"",
-                                       optarg);
+                rc = cli_usage_error("check", "--now: bad time \"%s\"", optarg);
+                goto out;
             }
             cli_now_set = 1;
             break;
@@ -527,24 +849,46 @@ int cmd_check(int argc, char **argv)
             break;
         case CLI_OPT_TIMEOUT:
             if (!cli_parse_uint(optarg, 1, 3600, &ul)) {
-                return cli_usage_error("check", "--timeout: 1 to 3600 "
-                                                "seconds");
+                rc = cli_usage_error("check", "--timeout: 1 to 3600 "
+                                              "seconds");
+                goto out;
             }
             o.timeout = (int)ul;
             break;
+        case CLI_OPT_ALL_ADDRESSES:
+            all = 1;
+            break;
+        case CLI_OPT_RESOLVE:
+            resolve[num_resolve++] = optarg;
+            break;
         case 'h':
-            return cli_help(stdout, "check");
+            rc = cli_help(stdout, "check");
+            goto out;
         default:
-            return cli_usage_error("check", "unknown option");
+            rc = cli_usage_error("check", "unknown option");
+            goto out;
         }
     }
     if (optind + 1 != argc) {
-        return cli_usage_error("check", "want one HOST[:PORT]");
+        rc = cli_usage_error("check", "want one HOST[:PORT]");
+        goto out;
+    }
+    if (num_resolve > 0 && !all) {
+        rc = cli_usage_error("check", "--resolve goes with "
+                                      "--all-addresses");
+        goto out;
+    }
+    if (all && o.pins != NULL) {
+        /* One store written by parallel checks of one name would record
+         * whichever address answered last. */
+        rc = cli_usage_error("check", "--pins does not go with "
+                                      "--all-addresses");
+        goto out;
     }
     target = strdup(argv[optind]);
     if (target == NULL || !check_split_hostport(target, &o.host, &o.port)) {
-        free(target);
-        return cli_usage_error("check", "bad HOST[:PORT] \"%s\"", argv[optind]);
+        rc = cli_usage_error("check", "bad HOST[:PORT] \"%s\"", argv[optind]);
+        goto out;
     }
     /* By default TLS 1.2: the drafts define TACK for the ServerHello, and a
      * server with the TLS 1.3 mapping off (mod_tack's default) answers a
@@ -555,172 +899,31 @@ int cmd_check(int argc, char **argv)
     if (o.servername == NULL && !check_is_ip(o.host)) {
         o.servername = o.host;
     }
-    now = cli_now();
+    /* A list that cannot be used is a usage error, found before
+     * connecting. */
+    if (o.preload != NULL) {
+        cli_preload_t l;
 
-    memset(&cx, 0, sizeof(cx));
-    cx.o = &o;
-    cx.report = json_object();
-    cx.out = o.json ? NULL : stdout;
-    json_object_set_new(cx.report, "host", json_string(o.host));
-    json_object_set_new(cx.report, "port", json_string(o.port));
-    json_object_set_new(cx.report, "servername",
-                        o.servername ? json_string(o.servername) : json_null());
-
-    ctx = SSL_CTX_new(TLS_client_method());
-    if (ctx == NULL) {
-        cli_ssl_errors();
-        rc = CLI_EXIT_USAGE;
-        goto done;
-    }
-    if ((o.min_version && !SSL_CTX_set_min_proto_version(ctx, o.min_version)) ||
-        (o.max_version && !SSL_CTX_set_max_proto_version(ctx, o.max_version))) {
-        cli_ssl_errors();
-        rc = CLI_EXIT_USAGE;
-        goto done;
-    }
-    /* Ask in the ClientHello; accept the answer in a TLS 1.2 ServerHello or
-     * a TLS 1.3 EncryptedExtensions (this project's 1.3 mapping), on full
-     * handshakes only. */
-    if (SSL_CTX_add_custom_ext(
-            ctx, TACK_EXT_TYPE,
-            SSL_EXT_CLIENT_HELLO | SSL_EXT_TLS1_2_SERVER_HELLO |
-                SSL_EXT_TLS1_3_ENCRYPTED_EXTENSIONS |
-                SSL_EXT_IGNORE_ON_RESUMPTION,
-            check_cb_ext_add, NULL, NULL, check_cb_ext_parse, &reply) != 1) {
-        cli_err("cannot register the TACK extension with OpenSSL");
-        cli_ssl_errors();
-        rc = CLI_EXIT_USAGE;
-        goto done;
-    }
-    /* The chain is checked after the handshake, so that a TACK can be shown
-     * even from a server whose chain fails. */
-    SSL_CTX_set_verify(ctx, SSL_VERIFY_NONE, NULL);
-    if (o.ca != NULL) {
-        int ok = cli_is_dir(o.ca)
-                     ? SSL_CTX_load_verify_locations(ctx, NULL, o.ca)
-                     : SSL_CTX_load_verify_locations(ctx, o.ca, NULL);
-
-        if (ok != 1) {
-            cli_err("%s: cannot load CA certificates from it", o.ca);
-            cli_ssl_errors();
+        if (cli_preload_load(o.preload, &l) != CLI_EXIT_OK) {
             rc = CLI_EXIT_USAGE;
-            goto done;
+            goto out;
         }
-        if (cli_now_set) {
-            X509_VERIFY_PARAM_set_time(SSL_CTX_get0_param(ctx), now);
-        }
+        cli_preload_free(&l);
     }
-
-    fd = check_connect(o.host, o.port, o.timeout, err, sizeof(err));
-    if (fd < 0) {
-        rc = check_reject(&cx, NULL, "cannot connect to %s", err);
-        goto done;
+    if (all) {
+        rc = cli_fleet_check(&o, resolve, num_resolve);
+        goto out;
     }
-    ssl = SSL_new(ctx);
-    if (ssl == NULL || SSL_set_fd(ssl, fd) != 1) {
-        cli_ssl_errors();
-        rc = CLI_EXIT_USAGE;
-        goto done;
-    }
-    if (o.servername != NULL) {
-        SSL_set_tlsext_host_name(ssl, o.servername);
-    }
-    if (o.ca != NULL) {
-        if (o.servername != NULL) {
-            SSL_set1_host(ssl, o.servername);
-        } else {
-            X509_VERIFY_PARAM_set1_ip_asc(SSL_get0_param(ssl), o.host);
-        }
-    }
-    memset(&reply, 0, sizeof(reply));
-    if (SSL_connect(ssl) != 1) {
-        unsigned long e = ERR_peek_last_error();
-        char buf[256];
-
-        ERR_error_string_n(e, buf, sizeof(buf));
-        if (e == 0) {
-            snprintf(buf, sizeof(buf), "%s",
-                     errno ? strerror(errno) : "connection closed");
-        }
-        ERR_clear_error();
-        rc = check_reject(&cx, NULL,
-                          "TLS handshake with %s port %s failed: "
-                          "%s",
-                          o.host, o.port, buf);
-        goto done;
-    }
-    check_line(&cx, "server", "%s port %s%s%s", o.host, o.port,
-               o.servername ? ", server name " : "",
-               o.servername ? o.servername : "");
-    check_line(&cx, "connection", "%s, %s", SSL_get_version(ssl),
-               SSL_get_cipher_name(ssl));
-    json_object_set_new(cx.report, "protocol",
-                        json_string(SSL_get_version(ssl)));
-    json_object_set_new(cx.report, "cipher",
-                        json_string(SSL_get_cipher_name(ssl)));
-
-    cert = SSL_get1_peer_certificate(ssl);
-    if (cert == NULL) {
-        rc = check_reject(&cx, "illegal_parameter",
-                          "the server presented no certificate");
-        goto done;
-    } else {
-        uint8_t hash[TACK_HASH_LEN];
-        char hex[2 * TACK_HASH_LEN + 1];
-        char *subject = cli_cert_subject(cert);
-
-        memset(hash, 0, sizeof(hash));
-        tack_spki_hash(cert, hash);
-        cli_hex(hash, sizeof(hash), hex);
-        check_line(&cx, "certificate", "%s", subject ? subject : "?");
-        check_line(&cx, "key_sha256", "%s", hex);
-        json_object_set_new(
-            cx.report, "certificate",
-            json_pack("{s:s?, s:s}", "subject", subject, "key_sha256", hex));
-        free(subject);
-    }
-    if (o.ca == NULL) {
-        check_line(&cx, "chain",
-                   "not verified (no --ca; TACK does not "
-                   "depend on CAs)");
-        json_object_set_new(cx.report, "chain",
-                            json_pack("{s:b}", "verified", 0));
-    } else {
-        long verr = SSL_get_verify_result(ssl);
-
-        if (verr != X509_V_OK) {
-            json_object_set_new(cx.report, "chain",
-                                json_pack("{s:b, s:s}", "verified", 0, "error",
-                                          X509_verify_cert_error_string(verr)));
-            check_line(&cx, "chain", "FAILED: %s",
-                       X509_verify_cert_error_string(verr));
-            rc = check_reject(&cx, check_chain_alert(verr),
-                              "certificate chain: %s",
-                              X509_verify_cert_error_string(verr));
-            goto done;
-        }
-        json_object_set_new(cx.report, "chain",
-                            json_pack("{s:b}", "verified", 1));
-        check_line(&cx, "chain", "verified against %s", o.ca);
-    }
-    rc = check_reply(&cx, &reply, cert, now);
-
-done:
-    if (o.json) {
-        json_dumpf(cx.report, stdout, JSON_INDENT(2));
+    rc = cli_check_run(&o, NULL, o.json ? NULL : stdout, &report);
+    if (o.json && report != NULL) {
+        json_dumpf(report, stdout, JSON_INDENT(2));
         putchar('\n');
     }
     fflush(stdout);
-    json_decref(cx.report);
-    X509_free(cert);
-    if (ssl != NULL) {
-        SSL_shutdown(ssl);
-        SSL_free(ssl);
-    }
-    if (fd >= 0) {
-        close(fd);
-    }
-    SSL_CTX_free(ctx);
+    json_decref(report);
+
+out:
+    free(resolve);
     free(target);
     return rc;
 }

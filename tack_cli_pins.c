@@ -6,9 +6,14 @@
  *   { "format": "tack-pins-1",
  *     "keys":  { HEX(public_key): { "tack_id", "min_generation" } },
  *     "names": { NAME: { "key": HEX, "first_seen": SECONDS,
- *                        "active_until": SECONDS, ...readable copies } } }
- * Name records point at key records.  It is locked (flock on FILE.lock)
- * while a check reads and rewrites it, and replaced atomically.
+ *                        "active_until": SECONDS, ...readable copies } },
+ *     "broken_keys": { HEX(public_key): { "tack_id", "seen": SECONDS,
+ *                                         "seen_utc" } } }
+ * Name records point at key records.  "broken_keys" (optional) lists the
+ * keys whose preload entries a break signature lifted (tack_cli_preload.c),
+ * so that they stay lifted once the server stops serving it.  The store is
+ * locked (flock on FILE.lock) while a check reads and rewrites it, and
+ * replaced atomically.
  */
 #include <ctype.h>
 #include <errno.h>
@@ -30,6 +35,7 @@ typedef struct {
     json_t *root;
     json_t *keys;
     json_t *names;
+    json_t *broken; /* "broken_keys", NULL when absent */
     int lock_fd;
 } pins_t;
 
@@ -128,6 +134,31 @@ static int pins_valid(pins_t *p, char *why, size_t why_size)
             !pins_time_ok(json_object_get(v, "first_seen")) ||
             !pins_time_ok(json_object_get(v, "active_until"))) {
             snprintf(why, why_size, "bad name record \"%s\"", k);
+            return 0;
+        }
+    }
+    p->broken = json_object_get(p->root, "broken_keys");
+    if (p->broken != NULL && !json_is_object(p->broken)) {
+        snprintf(why, why_size, "\"broken_keys\" must be an object");
+        return 0;
+    }
+    json_object_foreach(p->broken, k, v)
+    {
+        uint8_t key[TACK_KEY_LEN];
+        char fpr[TACK_FINGERPRINT_SIZE];
+        json_t *id = json_object_get(v, "tack_id");
+
+        if (!cli_unhex(k, key, sizeof(key)) || !json_is_object(v) ||
+            !json_is_string(id) || !pins_time_ok(json_object_get(v, "seen"))) {
+            snprintf(why, why_size, "bad broken key record \"%.32s...\"", k);
+            return 0;
+        }
+        tack_fingerprint(key, fpr);
+        if (strcmp(json_string_value(id), fpr) != 0) {
+            snprintf(why, why_size,
+                     "broken key record \"%.32s...\": tack_id is not its "
+                     "key's",
+                     k);
             return 0;
         }
     }
@@ -280,8 +311,7 @@ static void pins_note(FILE *fp, json_t *report, const char *fmt, ...)
     json_array_append_new(notes, json_string(buf));
 }
 
-/* pins_normalise lower-cases the name and drops a trailing dot. */
-static char *pins_normalise(const char *name)
+char *cli_pins_normalise(const char *name)
 {
     char *s = strdup(name);
     size_t i, len;
@@ -474,6 +504,94 @@ static int pins_rules(pins_t *p, const cli_pin_input_t *in, const char *name,
     }
 }
 
+/* pins_record_lifted remembers the keys whose preload entries a break
+ * signature of this reply lifted: the break signature proves the key's
+ * holder gave it up, and the server may stop serving it long before a
+ * preload list expires. */
+static void pins_record_lifted(pins_t *p, const cli_pin_input_t *in, FILE *fp,
+                               json_t *report, int *changed)
+{
+    char hex[2 * TACK_KEY_LEN + 1], fpr[TACK_FINGERPRINT_SIZE], when[32];
+    size_t i;
+
+    for (i = 0; i < in->num_lifted; i++) {
+        pins_key_hex(in->lifted[i], hex);
+        if (p->broken != NULL && json_object_get(p->broken, hex) != NULL) {
+            continue;
+        }
+        if (p->broken == NULL) {
+            p->broken = json_object();
+            json_object_set_new(p->root, "broken_keys", p->broken);
+        }
+        tack_fingerprint(in->lifted[i], fpr);
+        cli_format_time(in->now, 1, when, sizeof(when));
+        json_object_set_new(p->broken, hex,
+                            json_pack("{s:s, s:I, s:s}", "tack_id", fpr, "seen",
+                                      (json_int_t)in->now, "seen_utc", when));
+        pins_note(fp, report,
+                  "%s: broken key recorded (its preload entries stay "
+                  "lifted)",
+                  fpr);
+        *changed = 1;
+    }
+}
+
+/* pins_raise_to_preload raises the key record of the preload entry just
+ * enforced to the entry's min_generation: a revocation the list announced
+ * outlives the list. */
+static void pins_raise_to_preload(pins_t *p, const cli_pin_input_t *in,
+                                  FILE *fp, json_t *report, int *changed)
+{
+    char hex[2 * TACK_KEY_LEN + 1];
+    json_t *krec;
+    json_int_t old;
+
+    if (in->preload_key == NULL) {
+        return;
+    }
+    pins_key_hex(in->preload_key, hex);
+    krec = json_object_get(p->keys, hex);
+    if (krec == NULL) {
+        return;
+    }
+    old = pins_int(krec, "min_generation");
+    if (in->preload_min_generation > old) {
+        pins_note(fp, report,
+                  "min_generation of %s raised from %d to %d (preload list)",
+                  json_string_value(json_object_get(krec, "tack_id")), (int)old,
+                  in->preload_min_generation);
+        json_object_set_new(krec, "min_generation",
+                            json_integer(in->preload_min_generation));
+        *changed = 1;
+    }
+}
+
+int cli_pins_key_state(const char *path, const uint8_t key[TACK_KEY_LEN],
+                       int *broken, int *min_generation)
+{
+    char hex[2 * TACK_KEY_LEN + 1];
+    json_t *krec;
+    pins_t p;
+    int rc;
+
+    *broken = 0;
+    *min_generation = -1;
+    /* No lock: the store is only ever replaced whole, so this reads one
+     * consistent version. */
+    rc = pins_open(&p, path, 0);
+    if (rc != CLI_EXIT_OK) {
+        return rc;
+    }
+    pins_key_hex(key, hex);
+    *broken = p.broken != NULL && json_object_get(p.broken, hex) != NULL;
+    krec = json_object_get(p.keys, hex);
+    if (krec != NULL) {
+        *min_generation = (int)pins_int(krec, "min_generation");
+    }
+    pins_close(&p);
+    return CLI_EXIT_OK;
+}
+
 int cli_pins_apply(const char *path, const cli_pin_input_t *in, FILE *fp,
                    const char **alert, json_t *report)
 {
@@ -481,7 +599,7 @@ int cli_pins_apply(const char *path, const cli_pin_input_t *in, FILE *fp,
     char *name;
     int changed = 0, verdict, rc;
 
-    name = pins_normalise(in->name);
+    name = cli_pins_normalise(in->name);
     if (name == NULL) {
         cli_err("out of memory");
         return CLI_EXIT_USAGE;
@@ -493,7 +611,11 @@ int cli_pins_apply(const char *path, const cli_pin_input_t *in, FILE *fp,
     }
     json_object_set_new(report, "file", json_string(path));
     json_object_set_new(report, "name", json_string(name));
+    pins_record_lifted(&p, in, fp, report, &changed);
     verdict = pins_rules(&p, in, name, fp, report, alert, &changed);
+    if (verdict == 0) {
+        pins_raise_to_preload(&p, in, fp, report, &changed);
+    }
     if (changed) {
         pins_gc(&p);
         rc = pins_save(&p);
@@ -564,7 +686,7 @@ int cmd_pins(int argc, char **argv)
     }
     now = cli_now();
     if (del != NULL) {
-        char *name = pins_normalise(del);
+        char *name = cli_pins_normalise(del);
 
         if (name == NULL || json_object_get(p.names, name) == NULL) {
             cli_err("%s: no pin for \"%s\"", path, del);

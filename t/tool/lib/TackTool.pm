@@ -289,3 +289,70 @@ sub stop_httpd {
 }
 
 1;
+
+package TackTool;
+
+push @EXPORT, qw(free_port_at wait_addr_port start_s_server_at);
+
+# The fleet check's tests (09-fleet-check.t) run one server per loopback
+# address, 127.0.0.1 to 127.0.0.4, all on one port: on Linux every
+# 127.0.0.0/8 address is the local host, with nothing to configure.
+
+# wait_addr_port(ADDR, PORT, SECS): wait_port on a given address.
+sub wait_addr_port {
+    my ($addr, $port, $secs) = @_;
+    $secs //= 10;
+    for (1 .. $secs * 20) {
+        my $s = IO::Socket::INET->new(PeerAddr => $addr, PeerPort => $port,
+                                      Proto => 'tcp');
+        if ($s) {
+            close($s);
+            return 1;
+        }
+        sleep(0.05);
+    }
+    return 0;
+}
+
+# free_port_at(\@ADDRS, LO, HI): a port in our range free on every address.
+sub free_port_at {
+    my ($addrs, $lo, $hi) = @_;
+    PORT: for my $p ($lo .. $hi) {
+        my @held;
+        for my $a (@$addrs) {
+            my $s = IO::Socket::INET->new(LocalAddr => $a, LocalPort => $p,
+                Proto => 'tcp', ReuseAddr => 1, Listen => 1)
+                or next PORT;
+            push @held, $s;
+        }
+        close($_) for @held;
+        return $p;
+    }
+    die "no port in $lo-$hi free on @$addrs";
+}
+
+# start_s_server_at(ADDR, PORT, ARGS...): start_s_server on ADDR; stopped
+# by stop_server (or at the end) like the others.
+sub start_s_server_at {
+    my ($addr, $port, @args) = @_;
+    my $log = "$tmp/s_server.$addr.$port.log";
+    pipe(my $r, my $w) or die "pipe: $!";
+    my $pid = fork();
+    die "fork: $!" unless defined $pid;
+    if ($pid == 0) {
+        close($w);
+        open(STDIN, '<&', $r);
+        open(STDOUT, '>>', $log);
+        open(STDERR, '>&', \*STDOUT);
+        exec('openssl', 's_server', '-accept', "$addr:$port", @args)
+            or POSIX::_exit(127);
+    }
+    close($r);
+    $stdin_of{$pid} = $w;
+    push @servers, $pid;
+    die "s_server on $addr:$port did not start: " . slurp($log)
+        unless wait_addr_port($addr, $port);
+    return $pid;
+}
+
+1;
