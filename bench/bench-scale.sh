@@ -21,9 +21,10 @@
 SIZES=${BENCH_SCALE_SIZES:-100 1000 10000}
 SROUNDS=${BENCH_SCALE_ROUNDS:-$ROUNDS}
 # At 10,000 vhosts one round (start, graceful restart, stop, twice) takes
-# about two minutes on the reference machine: fewer rounds by default there,
-# to keep `make bench` near 20 minutes.  BENCH_SCALE_ROUNDS_BIG=10 for more.
-BIG_ROUNDS=${BENCH_SCALE_ROUNDS_BIG:-$([ "$QUICK" = 1 ] && echo 2 || echo 5)}
+# about a minute on the reference machine; the issue asks for medians of at
+# least 10 rounds everywhere, so 10 there too (about 11 minutes of the
+# 21-minute run).  BENCH_SCALE_ROUNDS_BIG=N for fewer when iterating.
+BIG_ROUNDS=${BENCH_SCALE_ROUNDS_BIG:-$([ "$QUICK" = 1 ] && echo 2 || echo 10)}
 rounds_for() { if [ "$1" -ge 10000 ]; then echo "$BIG_ROUNDS"; else echo "$SROUNDS"; fi; }
 PORT=18520
 SD=$OUT/scale
