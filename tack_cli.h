@@ -243,6 +243,19 @@ typedef struct {
     int quiet;
 } cli_check_opts_t;
 
+/* cli_note prints "LABEL          = message" to |fp| (when not NULL) and
+ * appends the message to |report|'s "actions" array: the pin store's and
+ * the preload list's account of what they did. */
+void cli_note(FILE *fp, json_t *report, const char *label, const char *fmt,
+              ...) __attribute__((format(printf, 4, 5)));
+
+/* cli_split_hostport splits |arg| in place: "host", "host:port",
+ * "[v6]:port" or a bare IPv6 address; the port defaults to "443".  Returns
+ * 1, or 0 when a part is empty or a bracket is unbalanced.  cli_is_ip
+ * returns 1 when |host| is an IPv4 or IPv6 address (no SNI for those). */
+int cli_split_hostport(char *arg, const char **host, const char **port);
+int cli_is_ip(const char *host);
+
 /* cli_check_run connects to |connect_host| (NULL: o->host) port o->port,
  * handshakes with SNI o->servername, and checks the reply as `tack check`
  * does (the --now time must be set before: it reads cli_now()).  Fills

@@ -74,8 +74,7 @@ static int check_cb_ext_parse(SSL *s, unsigned int ext_type,
     return 1;
 }
 
-/* check_split_hostport: "host", "host:port", "[v6]:port", "v6". */
-static int check_split_hostport(char *arg, const char **host, const char **port)
+int cli_split_hostport(char *arg, const char **host, const char **port)
 {
     char *colon;
 
@@ -102,7 +101,7 @@ static int check_split_hostport(char *arg, const char **host, const char **port)
     return **host != '\0' && **port != '\0';
 }
 
-static int check_is_ip(const char *host)
+int cli_is_ip(const char *host)
 {
     unsigned char buf[sizeof(struct in6_addr)];
 
@@ -886,7 +885,7 @@ int cmd_check(int argc, char **argv)
         goto out;
     }
     target = strdup(argv[optind]);
-    if (target == NULL || !check_split_hostport(target, &o.host, &o.port)) {
+    if (target == NULL || !cli_split_hostport(target, &o.host, &o.port)) {
         rc = cli_usage_error("check", "bad HOST[:PORT] \"%s\"", argv[optind]);
         goto out;
     }
@@ -896,7 +895,7 @@ int cmd_check(int argc, char **argv)
     if (o.max_version == 0) {
         o.max_version = TLS1_2_VERSION;
     }
-    if (o.servername == NULL && !check_is_ip(o.host)) {
+    if (o.servername == NULL && !cli_is_ip(o.host)) {
         o.servername = o.host;
     }
     /* A list that cannot be used is a usage error, found before

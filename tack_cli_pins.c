@@ -288,28 +288,8 @@ static void pins_gc(pins_t *p)
     }
 }
 
-static void pins_note(FILE *fp, json_t *report, const char *fmt, ...)
-    __attribute__((format(printf, 3, 4)));
-
 /* pins_note prints one "pin = ..." line and keeps it in the report. */
-static void pins_note(FILE *fp, json_t *report, const char *fmt, ...)
-{
-    char buf[512];
-    va_list ap;
-    json_t *notes = json_object_get(report, "actions");
-
-    va_start(ap, fmt);
-    vsnprintf(buf, sizeof(buf), fmt, ap);
-    va_end(ap);
-    if (fp != NULL) {
-        fprintf(fp, "%-14s = %s\n", "pin", buf);
-    }
-    if (notes == NULL) {
-        notes = json_array();
-        json_object_set_new(report, "actions", notes);
-    }
-    json_array_append_new(notes, json_string(buf));
-}
+#define pins_note(fp, report, ...) cli_note((fp), (report), "pin", __VA_ARGS__)
 
 char *cli_pins_normalise(const char *name)
 {

@@ -433,29 +433,8 @@ static json_t *preload_json(const cli_preload_t *l)
 
 /* ---- the client rules ---------------------------------------------------- */
 
-static void preload_note(FILE *fp, json_t *report, const char *fmt, ...)
-    __attribute__((format(printf, 3, 4)));
-
-/* preload_note prints one "preload = ..." line and keeps it in the
- * report. */
-static void preload_note(FILE *fp, json_t *report, const char *fmt, ...)
-{
-    char buf[512];
-    va_list ap;
-    json_t *notes = json_object_get(report, "actions");
-
-    va_start(ap, fmt);
-    vsnprintf(buf, sizeof(buf), fmt, ap);
-    va_end(ap);
-    if (fp != NULL) {
-        fprintf(fp, "%-14s = %s\n", "preload", buf);
-    }
-    if (notes == NULL) {
-        notes = json_array();
-        json_object_set_new(report, "actions", notes);
-    }
-    json_array_append_new(notes, json_string(buf));
-}
+/* preload_note prints one "preload = ..." line and keeps it in the report. */
+#define preload_note(fp, report, ...) cli_note((fp), (report), "preload", __VA_ARGS__)
 
 /* preload_rules decides for the loaded list |l|.  Returns CLI_EXIT_OK,
  * CLI_EXIT_CHECK (|*alert| and the report's "reason" set) or
@@ -782,41 +761,6 @@ static int preload_add_tack_file(preload_builder_t *b, const char *arg,
     return rc;
 }
 
-/* preload_split_host splits a --hosts word: "host", "host:port",
- * "[v6]:port" (as `tack check` takes them); it writes into |arg|. */
-static int preload_split_host(char *arg, const char **host, const char **port)
-{
-    char *colon;
-
-    *port = "443";
-    *host = arg;
-    if (arg[0] == '[') {
-        char *end = strchr(arg, ']');
-
-        if (end == NULL || (end[1] != '\0' && end[1] != ':')) {
-            return 0;
-        }
-        *end = '\0';
-        *host = arg + 1;
-        if (end[1] == ':') {
-            *port = end + 2;
-        }
-    } else if ((colon = strchr(arg, ':')) != NULL &&
-               strchr(colon + 1, ':') == NULL) {
-        *colon = '\0';
-        *port = colon + 1;
-    }
-    return **host != '\0' && **port != '\0';
-}
-
-static int preload_is_ip(const char *host)
-{
-    unsigned char buf[sizeof(struct in6_addr)];
-
-    return inet_pton(AF_INET, host, buf) == 1 ||
-           inet_pton(AF_INET6, host, buf) == 1;
-}
-
 /* preload_host_tack picks the key to list from a check's report: the TACK
  * the server serves (draft-02: the first active one, else the first).
  * Returns 1 with |key| and |*min_generation|, or 0 with |why|. */
@@ -906,13 +850,13 @@ static int preload_add_hosts(preload_builder_t *b, const char *path,
             continue;
         }
         memset(&o, 0, sizeof(o));
-        if (nwords > 2 || !preload_split_host(words[0], &o.host, &o.port)) {
+        if (nwords > 2 || !cli_split_hostport(words[0], &o.host, &o.port)) {
             cli_err("%s:%zu: want HOST[:PORT] [SERVERNAME]", path, lineno);
             free(text);
             return CLI_EXIT_USAGE;
         }
         o.servername = nwords == 2             ? words[1]
-                       : preload_is_ip(o.host) ? NULL
+                       : cli_is_ip(o.host) ? NULL
                                                : o.host;
         o.min_version = o.max_version = TLS1_2_VERSION;
         o.timeout = timeout;

@@ -1008,3 +1008,23 @@ char *cli_cert_subject(X509 *cert)
     BIO_free(bio);
     return res;
 }
+
+void cli_note(FILE *fp, json_t *report, const char *label, const char *fmt,
+              ...)
+{
+    char buf[512];
+    va_list ap;
+    json_t *notes = json_object_get(report, "actions");
+
+    va_start(ap, fmt);
+    vsnprintf(buf, sizeof(buf), fmt, ap);
+    va_end(ap);
+    if (fp != NULL) {
+        fprintf(fp, "%-14s = %s\n", label, buf);
+    }
+    if (notes == NULL) {
+        notes = json_array();
+        json_object_set_new(report, "actions", notes);
+    }
+    json_array_append_new(notes, json_string(buf));
+}

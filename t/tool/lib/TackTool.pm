@@ -113,41 +113,13 @@ sub free_port {
 
 sub wait_port {
     my ($port, $secs) = @_;
-    $secs //= 10;
-    for (1 .. $secs * 20) {
-        my $s = IO::Socket::INET->new(PeerAddr => '127.0.0.1',
-            PeerPort => $port, Proto => 'tcp');
-        if ($s) {
-            close($s);
-            return 1;
-        }
-        sleep(0.05);
-    }
-    return 0;
+    return wait_addr_port('127.0.0.1', $port, $secs);
 }
 
 # start_s_server(PORT, ARGS...): `openssl s_server` in the background.
 sub start_s_server {
     my ($port, @args) = @_;
-    my $log = "$tmp/s_server.$port.log";
-    # s_server stops at end of input: give it a pipe that stays open.
-    pipe(my $r, my $w) or die "pipe: $!";
-    my $pid = fork();
-    die "fork: $!" unless defined $pid;
-    if ($pid == 0) {
-        close($w);
-        open(STDIN, '<&', $r);
-        open(STDOUT, '>>', $log);
-        open(STDERR, '>&', \*STDOUT);
-        exec('openssl', 's_server', '-accept', "127.0.0.1:$port", @args)
-            or POSIX::_exit(127);
-    }
-    close($r);
-    $stdin_of{$pid} = $w;
-    push @servers, $pid;
-    die "s_server on $port did not start: " . slurp($log)
-        unless wait_port($port);
-    return $pid;
+    return start_s_server_at('127.0.0.1', $port, @args);
 }
 
 sub stop_server {
@@ -159,6 +131,8 @@ sub stop_server {
 }
 
 END {
+    # waitpid sets $?, which at END is the test's exit status: keep it.
+    local $?;
     for my $pid (@servers) {
         kill('TERM', $pid);
         waitpid($pid, 0);
@@ -336,6 +310,7 @@ sub free_port_at {
 sub start_s_server_at {
     my ($addr, $port, @args) = @_;
     my $log = "$tmp/s_server.$addr.$port.log";
+    # s_server stops at end of input: give it a pipe that stays open.
     pipe(my $r, my $w) or die "pipe: $!";
     my $pid = fork();
     die "fork: $!" unless defined $pid;
