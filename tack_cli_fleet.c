@@ -175,6 +175,13 @@ static int fleet_resolve_dns(const char *host, const char *port,
     for (ai = res; ai != NULL; ai = ai->ai_next) {
         const void *a;
 
+        if (*num >= FLEET_MAX_ADDRS) {
+            cli_warn("%s has more than %d addresses: only the first %d are "
+                     "checked, and the verdict covers only those",
+                     host, FLEET_MAX_ADDRS, FLEET_MAX_ADDRS);
+            break;
+        }
+
         if (ai->ai_family == AF_INET) {
             a = &((const struct sockaddr_in *)ai->ai_addr)->sin_addr;
         } else if (ai->ai_family == AF_INET6) {
