@@ -514,9 +514,8 @@ static int check_reply(check_ctx_t *c, const check_reply_t *r, X509 *cert,
                    "expiration)");
     }
 
-    /* The pin stores apply here, after every check of the reply: --pins
-     * (and a preloaded pin list, o->preload, which is the same rules with
-     * pins known in advance). */
+    /* The client's memory applies here, after every check of the reply:
+     * the preload list (o->preload), then the pin store (--pins). */
     if (c->o->preload != NULL) {
         /* The list first: the store may add to it, never weaken it
          * (docs/preload.md). */
@@ -906,6 +905,14 @@ int cmd_check(int argc, char **argv)
         if (cli_preload_load(o.preload, &l) != CLI_EXIT_OK) {
             rc = CLI_EXIT_USAGE;
             goto out;
+        }
+        /* Said once here, not by every check of a fleet. */
+        if (cli_now() >= l.expires) {
+            char when[32];
+
+            cli_format_time(l.expires, 1, when, sizeof(when));
+            cli_warn("%s: the preload list expired at %s: not enforced",
+                     o.preload, when);
         }
         cli_preload_free(&l);
     }

@@ -203,6 +203,18 @@ like($out, qr/^preload        = .*expired at 2030-04-01T00:00Z: not enforced$/m,
      '... and a line');
 ($rc) = check('l.json', $T0 + 90 * $day - 1);
 is($rc, 1, 'a second earlier it is');
+# A fleet check says it once, not once per address.
+my $pid2 = start_s_server_at('127.0.0.2', $port, '-cert', $crt, '-key', $key,
+    '-tls1_2', '-serverinfo', "$d/k2.si");
+($rc, $out, $err) = tack('check', '--all-addresses', "$name:$port",
+    '--resolve', "$name:127.0.0.1", '--resolve', "$name:127.0.0.2",
+    '--timeout', '2', '--preload', "$d/l.json", '--now', '@' . ($T0 + 90 * $day));
+my @expired = $err =~ /the preload list expired/g;
+is(scalar @expired, 1, 'a fleet check warns of an expired list once')
+    or diag($err);
+is($rc, 0, '... and, the list not enforced, both servers are fine')
+    or diag($out, $err);
+stop_server($pid2);
 
 # a host not in the list: exactly a plain check
 serve('k2');
