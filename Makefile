@@ -81,7 +81,7 @@ $(BUILD_ASAN)/tack: $(TOOL_SRC) $(TOOL_HDR) $(CORE_OBJ_ASAN)
 	$(ASAN_CC) $(CPPFLAGS) $(ASAN_CFLAGS) $(WARN) -I. -pthread -o $@ \
 	    $(TOOL_SRC) $(CORE_OBJ_ASAN) $(SSL_LIBS) $(JANSSON_LIBS)
 
-test-tool-asan: $(BUILD_ASAN)/tack
+test-tool-asan: $(BUILD_ASAN)/tack module
 	TACK_BIN=$(CURDIR)/$(BUILD_ASAN)/tack ASAN_OPTIONS=detect_leaks=1 \
 	    UBSAN_OPTIONS=print_stacktrace=1 $(PROVE) t/tool/
 
@@ -280,7 +280,8 @@ check-asan: $(BUILD_ASAN)/check_tack
 
 test-unit: check check-asan
 
-test-tool: tool
+# The module too: t/tool/06-httpd.t and 11-fleet-httpd.t check it.
+test-tool: tool module
 	$(PROVE) t/tool/
 
 test-apache: module tool $(BUILD)/gencerts
