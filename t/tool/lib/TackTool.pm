@@ -1,7 +1,10 @@
 # TackTool.pm -- helpers for the t/tool/*.t tests of the `tack` tool.
 #
 # Tests run ./tack from the top directory, write only under a temporary
-# directory, and start servers on 127.0.0.1 ports 18400-18449 only.
+# directory, and start servers on ports 18400-18459 and 18470-18489 only
+# (18460-18469 are the demo's): 127.0.0.1, and 127.0.0.2-4 for the fleet
+# checks (09-fleet-check.t 18470-18479, 10-preload.t 18480-18489,
+# 11-fleet-httpd.t 18450-18459).
 package TackTool;
 
 use strict;
