@@ -723,6 +723,20 @@ int cmd_pins(int argc, char **argv)
                    : u     ? "inactive"
                            : "inactive (new)");
         }
+        /* Keys a break signature retired: their preload entries stay
+         * lifted (tack_cli_preload.c).  --json keeps its list of names. */
+        if (p.broken != NULL && json_object_size(p.broken) > 0) {
+            printf("\n%-30s %s\n", "BROKEN TACK KEY", "BREAK SIGNATURE SEEN");
+            json_object_foreach(p.broken, n, v)
+            {
+                char seen[32];
+
+                cli_format_time((time_t)pins_int(v, "seen"), 0, seen,
+                                sizeof(seen));
+                printf("%-30s %s\n",
+                       json_string_value(json_object_get(v, "tack_id")), seen);
+            }
+        }
     }
     pins_close(&p);
     return CLI_EXIT_OK;

@@ -392,6 +392,8 @@ like($out, qr/lifted \(a break signature recorded in the pin store\)/,
 is($rc, 1, '... (without the store it would be rejected)');
 ($rc, $out, $err) = tack('pins', '--pins', "$d/p6.json");
 is($rc, 0, 'tack pins reads a store with broken_keys');
+like($out, qr/^BROKEN TACK KEY\s+BREAK SIGNATURE SEEN\n\Q$id{k1}\E\s+\d{4}-\d\d-\d\dT\d\d:\d\dZ$/m,
+     '... and lists the broken key');
 my $st = store('p6.json');
 $st->{broken_keys}{$hex{k1}}{tack_id} = $id{k2};
 write_list('p7.json', $st);
