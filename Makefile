@@ -114,7 +114,8 @@ $(FUZZ_BUILD)/fuzz_%: fuzz/fuzz_%.c fuzz/fuzz_common.h $(CORE_SRC) $(CORE_HDR)
 # The pin store lives in the tool: its target links the tool's store and
 # utility code (and jansson) besides the core.
 FUZZ_PINS_SRC := tack_cli_pins.c tack_cli_util.c
-$(FUZZ_BUILD)/fuzz_pins: fuzz/fuzz_pins.c fuzz/fuzz_common.h $(FUZZ_PINS_SRC) \
+$(FUZZ_BUILD)/fuzz_pins: fuzz/fuzz_pins.c fuzz/fuzz_common.h fuzz/fuzz_cli.h \
+                         $(FUZZ_PINS_SRC) \
                          tack_cli.h $(CORE_SRC) $(CORE_HDR)
 	@mkdir -p $(FUZZ_BUILD)
 	$(ASAN_CC) $(CPPFLAGS) $(FUZZ_FLAGS) $(WARN) -I. -Ifuzz -o $@ $< \
@@ -125,7 +126,7 @@ $(FUZZ_BUILD)/fuzz_pins: fuzz/fuzz_pins.c fuzz/fuzz_common.h $(FUZZ_PINS_SRC) \
 # that links, the views).
 FUZZ_PRELOAD_SRC := tack_cli_preload.c tack_cli_pins.c tack_cli_check.c \
                     tack_cli_fleet.c tack_cli_view.c tack_cli_util.c
-$(FUZZ_BUILD)/fuzz_preload: fuzz/fuzz_preload.c fuzz/fuzz_common.h \
+$(FUZZ_BUILD)/fuzz_preload: fuzz/fuzz_preload.c fuzz/fuzz_common.h fuzz/fuzz_cli.h \
                             $(FUZZ_PRELOAD_SRC) tack_cli.h $(CORE_SRC) \
                             $(CORE_HDR)
 	@mkdir -p $(FUZZ_BUILD)

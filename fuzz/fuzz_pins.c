@@ -29,7 +29,7 @@
 #include <stdio.h>
 #include <unistd.h>
 
-#include "tack_cli.h"
+#include "fuzz_cli.h"
 
 #define PINS_HEADER 13
 
@@ -42,35 +42,15 @@ static void remove_files(void)
     unlink(lock_path);
 }
 
-/* tack.c holds main and the help texts: the two functions cmd_pins needs
- * from it, for its option errors only. */
-int cli_help(FILE *fp, const char *cmd)
-{
-    return 0;
-}
-
-int cli_usage_error(const char *cmd, const char *fmt, ...)
-{
-    return CLI_EXIT_USAGE;
-}
-
 int LLVMFuzzerInitialize(int *argc, char ***argv);
 
 int LLVMFuzzerInitialize(int *argc, char ***argv)
 {
-    FILE *null = fopen("/dev/null", "w");
-
-    /* The tool reports through stdio; ASan, UBSan and libFuzzer write to
-     * file descriptor 2 (or their own FILE) and stay visible. */
-    if (null != NULL) {
-        stdout = null;
-        stderr = null;
-    }
+    fuzz_cli_init();
     snprintf(store_path, sizeof(store_path), "/dev/shm/fuzz_pins.%ld.json",
              (long)getpid());
     snprintf(lock_path, sizeof(lock_path), "%s.lock", store_path);
     atexit(remove_files);
-    cli_now_set = 1;
     return 0;
 }
 

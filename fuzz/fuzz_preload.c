@@ -29,7 +29,7 @@
 #include <stdio.h>
 #include <unistd.h>
 
-#include "tack_cli.h"
+#include "fuzz_cli.h"
 
 #define PRELOAD_HEADER 11
 
@@ -41,37 +41,17 @@ static void remove_files(void)
     unlink(list_path);
 }
 
-/* tack.c holds main and the help texts: the two functions the commands
- * need from it, for their option errors only. */
-int cli_help(FILE *fp, const char *cmd)
-{
-    return 0;
-}
-
-int cli_usage_error(const char *cmd, const char *fmt, ...)
-{
-    return CLI_EXIT_USAGE;
-}
-
 int LLVMFuzzerInitialize(int *argc, char ***argv);
 
 int LLVMFuzzerInitialize(int *argc, char ***argv)
 {
-    FILE *null = fopen("/dev/null", "w");
-
-    /* The tool reports through stdio; ASan, UBSan and libFuzzer write to
-     * file descriptor 2 (or their own FILE) and stay visible. */
-    if (null != NULL) {
-        stdout = null;
-        stderr = null;
-    }
+    fuzz_cli_init();
     snprintf(list_path, sizeof(list_path), "/dev/shm/fuzz_preload.%ld.json",
              (long)getpid());
     /* Never created: cli_preload_apply only reads the store. */
     snprintf(store_path, sizeof(store_path), "/dev/shm/fuzz_preload.%ld.none",
              (long)getpid());
     atexit(remove_files);
-    cli_now_set = 1;
     return 0;
 }
 
