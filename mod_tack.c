@@ -248,6 +248,31 @@ static void tack_note_expired(tack_rt_t *rt, tack_slot_t *slot, int i)
                  rt->nsigs ? " (break signatures still are)" : "");
 }
 
+/* tack_log_answer traces one answer at LogLevel debug.  Out of line and
+ * cold: its buffers and formatting stay off the handshake path, which only
+ * tests the level. */
+static void __attribute__((noinline, cold))
+tack_log_answer(SSL *ssl, conn_rec *c, const tack_rt_t *rt,
+                const tack_slot_t *slot, unsigned mask, const tack_body_t *body)
+{
+    char subject[TACK_SUBJECT_SIZE], name[TACK_NAME_SIZE];
+
+    ap_log_cserror(APLOG_MARK, APLOG_DEBUG, 0, c, rt->s,
+                   "TACK00054: vhost %s: %s: TACK requested; %s certificate "
+                   "%s: %s%s%s "
+                   "(%u live), %" APR_SIZE_T_FMT " break signature(s); "
+                   "answer %" APR_SIZE_T_FMT " bytes%s",
+                   tack_rt_name(rt, name), SSL_get_version(ssl),
+                   slot->cert ? slot->key_type : "unknown",
+                   tack_slot_subject(slot, subject),
+                   slot->ntacks ? "TACK key " : "no TACK",
+                   slot->ntacks ? slot->tacks[0]->fingerprint : "",
+                   slot->ntacks > 1 ? " and another" : "",
+                   (unsigned)__builtin_popcount(mask),
+                   rt->format == TACK_FORMAT_02 ? 0 : rt->nsigs, body->len,
+                   body->len ? "" : " (extension omitted)");
+}
+
 /* tack_cb_ext_add answers a ClientHello that carried the request (OpenSSL
  * calls it only then, and, with SSL_EXT_IGNORE_ON_RESUMPTION, only on full
  * handshakes).  mod_ssl has switched to the SNI vhost's SSL_CTX by now, so
@@ -268,9 +293,6 @@ static int tack_cb_ext_add(SSL *ssl, unsigned int ext_type,
     conn_rec *c = SSL_get_app_data(ssl);
     tack_slot_t *slot = &rt->slots[rt->nslots];
     const tack_body_t *body;
-    /* Written only at LogLevel debug (ap_log_cserror is a macro that
-     * tests the level before evaluating its arguments). */
-    char subject[TACK_SUBJECT_SIZE], name[TACK_NAME_SIZE];
     unsigned mask = 0;
     int i;
 
@@ -298,21 +320,9 @@ static int tack_cb_ext_add(SSL *ssl, unsigned int ext_type,
     }
     if (c) {
         ap_set_module_config(c->conn_config, &tack_module, (void *)body);
-        ap_log_cserror(
-            APLOG_MARK, APLOG_DEBUG, 0, c, rt->s,
-            "TACK00054: vhost %s: %s: TACK requested; %s certificate "
-            "%s: %s%s%s "
-            "(%u live), %" APR_SIZE_T_FMT " break signature(s); "
-            "answer %" APR_SIZE_T_FMT " bytes%s",
-            tack_rt_name(rt, name), SSL_get_version(ssl),
-            slot->cert ? slot->key_type : "unknown",
-            tack_slot_subject(slot, subject),
-            slot->ntacks ? "TACK key " : "no TACK",
-            slot->ntacks ? slot->tacks[0]->fingerprint : "",
-            slot->ntacks > 1 ? " and another" : "",
-            (unsigned)__builtin_popcount(mask),
-            rt->format == TACK_FORMAT_02 ? 0 : rt->nsigs, body->len,
-            body->len ? "" : " (extension omitted)");
+        if (APLOG_CS_IS_LEVEL(c, rt->s, APLOG_DEBUG)) {
+            tack_log_answer(ssl, c, rt, slot, mask, body);
+        }
     }
     if (body->len == 0) {
         return 0;
