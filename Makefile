@@ -5,7 +5,9 @@
 #   make check-asan   the same under AddressSanitizer + UBSan (clang)
 #   make test         everything: unit, sanitizer, tool and Apache::Test suites
 #   make demo         serve a real TACK through a private httpd and fetch it
-#   make deps         install the Debian packages the project needs
+#   make deps         install the Debian packages the project needs (and
+#                     bring OpenSSL's up to the version apache2 expects)
+#   make preflight    check that a plain mod_ssl httpd starts cleanly here
 #   make install      the module, mods-available/tack.{load,conf}, the tool
 #                     and its man page (make uninstall reverses it)
 #
@@ -48,7 +50,7 @@ ASAN_CFLAGS := -O1 -g -fno-omit-frame-pointer \
                -fsanitize=address,undefined -fno-sanitize-recover=all
 
 .PHONY: all core tool module check check-asan test test-unit test-tool \
-        test-apache demo deps help clean fuzz fuzz-build fuzz-smoke \
+        test-apache demo deps preflight help clean fuzz fuzz-build fuzz-smoke \
         fuzz-long reliability-build test-reliability reliability-full
 
 all: core tool module
@@ -81,7 +83,7 @@ $(BUILD_ASAN)/tack: $(TOOL_SRC) $(TOOL_HDR) $(CORE_OBJ_ASAN)
 	$(ASAN_CC) $(CPPFLAGS) $(ASAN_CFLAGS) $(WARN) -I. -pthread -o $@ \
 	    $(TOOL_SRC) $(CORE_OBJ_ASAN) $(SSL_LIBS) $(JANSSON_LIBS)
 
-test-tool-asan: $(BUILD_ASAN)/tack module
+test-tool-asan: preflight $(BUILD_ASAN)/tack module
 	TACK_BIN=$(CURDIR)/$(BUILD_ASAN)/tack ASAN_OPTIONS=detect_leaks=1 \
 	    UBSAN_OPTIONS=print_stacktrace=1 $(PROVE) t/tool/
 
@@ -167,7 +169,7 @@ $(REL_BUILD)/keyspy.so: t/reliability/keyspy.c | $(REL_BUILD)
 reliability-build: module tool $(REL_BUILD)/rawhello $(REL_BUILD)/keyspy.so \
                    $(BUILD)/loadgen
 
-test-reliability: reliability-build
+test-reliability: preflight reliability-build
 	$(PROVE) $(REL_QUICK)
 
 reliability-full: reliability-build
@@ -252,7 +254,7 @@ uninstall:
 # of the real Debian apache2 (a private copy of /etc/apache2 on a port in
 # 18700-18749), tack check, make uninstall; as root, leaving the system as
 # it was.
-test-install: module tool
+test-install: preflight module tool
 	$(PROVE) t/install/
 
 # The store at a hosting provider's scale: 10,000 vhosts, one TackStore.
@@ -282,15 +284,15 @@ check-asan: $(BUILD_ASAN)/check_tack
 test-unit: check check-asan
 
 # The module too: t/tool/06-httpd.t and 11-fleet-httpd.t check it.
-test-tool: tool module
+test-tool: preflight tool module
 	$(PROVE) t/tool/
 
-test-apache: module tool $(BUILD)/gencerts
+test-apache: preflight module tool $(BUILD)/gencerts
 	t/run-apache-tests
 
 # NO_INSTALL_TEST=1 leaves out the one test that installs into the system
 # apache2 (and restores it): it needs root.
-test: deps test-unit fuzz-smoke test-tool test-tool-asan test-apache \
+test: deps preflight test-unit fuzz-smoke test-tool test-tool-asan test-apache \
       test-reliability $(if $(NO_INSTALL_TEST),,test-install)
 
 demo: deps all
@@ -298,6 +300,11 @@ demo: deps all
 
 deps:
 	@scripts/deps.sh
+
+# Before any suite that starts httpd: a plain mod_ssl must start without a
+# warning here, or every error-log check would fail (scripts/preflight.sh).
+preflight:
+	@scripts/preflight.sh
 
 help:
 	@sed -n '2,/^$$/s/^# \{0,1\}//p' Makefile

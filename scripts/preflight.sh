@@ -1,0 +1,91 @@
+#!/bin/sh
+# preflight.sh -- before the suites: does a plain httpd with mod_ssl, and
+# no mod_tack, start without a warning on this machine?
+#
+# Every httpd-based suite fails a test on any unexpected [warn] or [error]
+# line in its error log, which is how it catches what mod_tack or its
+# configuration causes.  A warning that the machine causes on its own would
+# fail them all, as 7 puzzling failures; the usual one is mod_ssl's AH01882
+# ("compiled against a newer library"), when libssl3 is older than the
+# OpenSSL Debian's apache2 was built with.  This starts mod_ssl alone on
+# 127.0.0.1 (first free port of 18750-18759), stops it, and exits 1 with one
+# line naming the cause and the packages to upgrade; 0 when the log is clean.
+set -u
+
+APACHE2=${APACHE2:-/usr/sbin/apache2}
+MODDIR=${MODDIR:-/usr/lib/apache2/modules}
+
+die() { echo "preflight: $*" >&2; exit 1; }
+
+[ -x "$APACHE2" ] || die "$APACHE2 missing: run make deps"
+
+port=
+for p in 18750 18751 18752 18753 18754 18755 18756 18757 18758 18759; do
+    if perl -MIO::Socket::INET -e 'exit(IO::Socket::INET->new(
+            LocalAddr => "127.0.0.1", LocalPort => $ARGV[0], Listen => 1,
+            ReuseAddr => 1) ? 0 : 1)' "$p"; then
+        port=$p
+        break
+    fi
+done
+[ -n "$port" ] || die "no free port in 127.0.0.1:18750-18759"
+
+dir=$(mktemp -d /tmp/mod_tack-preflight.XXXXXX)
+chmod 755 "$dir"
+cleanup() {
+    if [ -f "$dir/httpd.pid" ]; then
+        "$APACHE2" -f "$dir/httpd.conf" -k stop >/dev/null 2>&1
+        i=0
+        while [ -f "$dir/httpd.pid" ] && [ $i -lt 50 ]; do
+            sleep 0.1
+            i=$((i + 1))
+        done
+    fi
+    rm -rf "$dir"
+}
+trap cleanup EXIT INT TERM
+
+cat > "$dir/httpd.conf" <<EOF
+ServerRoot $dir
+DefaultRuntimeDir $dir
+PidFile $dir/httpd.pid
+Listen 127.0.0.1:$port
+ErrorLog $dir/error.log
+LogLevel warn
+User nobody
+Group nogroup
+ServerName localhost
+LoadModule mpm_event_module $MODDIR/mod_mpm_event.so
+LoadModule authz_core_module $MODDIR/mod_authz_core.so
+LoadModule ssl_module $MODDIR/mod_ssl.so
+EOF
+
+out=$("$APACHE2" -f "$dir/httpd.conf" -k start 2>&1) ||
+    die "a plain httpd with mod_ssl does not start: $out"
+i=0
+until grep -q 'resuming normal operations' "$dir/error.log" 2>/dev/null; do
+    i=$((i + 1))
+    [ $i -lt 100 ] || die "a plain httpd with mod_ssl did not start:" \
+        "$(tail -n 1 "$dir/error.log" 2>/dev/null)"
+    sleep 0.1
+done
+
+bad=$(grep -E '^\[[^]]*\] \[[a-z_]*:(warn|error|crit|alert|emerg)\]' \
+      "$dir/error.log" | head -n 1)
+[ -z "$bad" ] && exit 0
+
+case "$bad" in
+*AH01882*)
+    # "... newer library (OpenSSL 3.0.22 25 Aug 2026 (OpenSSL 3.0.19 ...)"
+    built=$(echo "$bad" | sed -n 's/.*newer library (OpenSSL \([0-9][0-9.]*\).*/\1/p')
+    lib=$(dpkg-query -W -f='${Version}' libssl3 2>/dev/null)
+    die "mod_ssl was built against OpenSSL ${built:-?} but libssl3" \
+        "${lib:-?} is loaded (AH01882 at every httpd start fails the" \
+        "suites' error-log checks): upgrade them, as root:" \
+        "apt-get install -y libssl3 openssl libssl-dev"
+    ;;
+*)
+    die "a plain httpd with mod_ssl, no mod_tack, logs at start (the" \
+        "suites' error-log checks would fail): ${bad#*] }"
+    ;;
+esac
