@@ -19,7 +19,7 @@ OPENSSL_PKGS="libssl3 openssl libssl-dev"
 
 installed_version() {
     dpkg-query -W -f='${Status} ${Version}' "$1" 2>/dev/null |
-        sed -n 's/^install ok installed //p'
+        sed -n 's/^[a-z]* ok installed //p'
 }
 
 candidate_version() {
@@ -55,13 +55,12 @@ done
 
 snapshot() {
     dpkg-query -W -f='${Status} ${Package} ${Version}\n' 2>/dev/null |
-        sed -n 's/^install ok installed //p' | sort
+        sed -n 's/^[a-z]* ok installed //p' | sort
 }
 
 todo=$(wanted)
 if [ -z "$todo" ]; then
-    echo "deps: all packages present; OpenSSL $(installed_version libssl3)" \
-         "is the archive's"
+    echo "deps: all packages present (OpenSSL $(installed_version libssl3))"
     exit 0
 fi
 if [ "$(id -u)" -ne 0 ]; then

@@ -57,7 +57,9 @@ Group nogroup
 ServerName localhost
 LoadModule mpm_event_module $MODDIR/mod_mpm_event.so
 LoadModule authz_core_module $MODDIR/mod_authz_core.so
+LoadModule socache_shmcb_module $MODDIR/mod_socache_shmcb.so
 LoadModule ssl_module $MODDIR/mod_ssl.so
+SSLSessionCache shmcb:$dir/ssl_scache(512000)
 EOF
 
 out=$("$APACHE2" -f "$dir/httpd.conf" -k start 2>&1) ||
