@@ -7,7 +7,8 @@
 # configuration causes.  A warning that the machine causes on its own would
 # fail them all, as 7 puzzling failures; the usual one is mod_ssl's AH01882
 # ("compiled against a newer library"), when libssl3 is older than the
-# OpenSSL Debian's apache2 was built with.  This starts mod_ssl alone on
+# OpenSSL Debian's apache2 was built with.  (Another is a tree the suites'
+# httpd user cannot read, checked first.)  This starts mod_ssl alone on
 # 127.0.0.1 (first free port of 18750-18759), stops it, and exits 1 with one
 # line naming the cause and the packages to upgrade; 0 when the log is clean.
 set -u
@@ -18,6 +19,17 @@ MODDIR=${MODDIR:-/usr/lib/apache2/modules}
 die() { echo "preflight: $*" >&2; exit 1; }
 
 [ -x "$APACHE2" ] || die "$APACHE2 missing: run make deps"
+
+# As root, the suites' httpds serve and read files of this tree as nobody;
+# a clone under a directory others cannot search (root's home is 0700)
+# would fail them with "Permission denied" (AH00035).
+top=$(cd "$(dirname "$0")/.." && pwd)
+if [ "$(id -u)" -eq 0 ] && ! runuser -u nobody -- test -r "$top/README"; then
+    die "httpd's children run as nobody and cannot read $top (a parent" \
+        "directory without search permission for others, as root's 0700" \
+        "home): clone the tree where others can search, e.g. under /tmp" \
+        "or /srv, or chmod o+x each parent"
+fi
 
 port=
 for p in 18750 18751 18752 18753 18754 18755 18756 18757 18758 18759; do
