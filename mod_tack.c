@@ -3,8 +3,9 @@
  *
  * The glue between httpd, mod_ssl and OpenSSL: the module record, the hooks
  * and the OpenSSL extension callbacks.  Directives and the loading and
- * checking of files live in mod_tack_config.c; everything about TACK itself
- * goes through the core library (tack_ext.h).
+ * checking of files live in mod_tack_config.c and its siblings (mod_tack.h
+ * lists them); everything about TACK itself goes through the core library
+ * (tack_ext.h).
  *
  * At start-up, mod_ssl's ssl_init_server hook hands over each vhost's
  * SSL_CTX with its certificates loaded.  For each certificate the module
