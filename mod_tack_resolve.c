@@ -117,12 +117,14 @@ static int tack_file_usable(server_rec *s, tack_file_t *f, int format,
     return 1;
 }
 
-int tack_config_resolve(apr_pool_t *p, server_rec *s, tack_conf_t *conf,
-                        tack_certsel_t *certs, int ncerts, int certs_known,
-                        tack_sel_t *out)
+/* tack_resolve_start fills in |out| the vhost's settings, with the defaults
+ * of the directive reference for what it leaves unset (TackFormat
+ * draft-00, TackPinActivation off, TackTLS13 off), and its certificates,
+ * none of them with a TACK yet. */
+static void tack_resolve_start(tack_sel_t *out, const tack_conf_t *conf,
+                               tack_certsel_t *certs, int ncerts)
 {
-    int problems = 0, i, c, k, pass;
-    apr_array_header_t *lists[2];
+    int c;
 
     memset(out, 0, sizeof(*out));
     out->format = conf->format == TACK_UNSET ? TACK_FORMAT_00 : conf->format;
@@ -134,147 +136,192 @@ int tack_config_resolve(apr_pool_t *p, server_rec *s, tack_conf_t *conf,
     for (c = 0; c < ncerts; c++) {
         certs[c].ntacks = 0;
     }
+}
 
-    /* The vhost's own TACKs first; the main server's fill in certificates
-     * the vhost has no TACK for.  For the main server itself its TackFiles
-     * are the candidates (its own and every vhost's). */
-    lists[0] = s->is_virtual ? conf->files : NULL;
-    lists[1] = s->is_virtual ? conf->server_files : conf->files;
-    for (pass = 0; pass < 2; pass++) {
-        tack_file_t **files;
-        int nfiles;
+/* tack_cert_has_own returns 1 when |cert| already has a TACK from a
+ * TackFile written in the vhost itself. */
+static int tack_cert_has_own(const tack_certsel_t *cert)
+{
+    int own = 0, j;
 
-        if (!lists[pass]) {
+    for (j = 0; j < cert->ntacks; j++) {
+        own |= !cert->tacks[j]->file->server_level;
+    }
+    return own;
+}
+
+/* tack_resolve_item offers |item| (a TACK of TackFile |f|) to each
+ * certificate of |out| its target_hash names.  |inherited|: |f| is the main
+ * server's, seen from a vhost, and fills in only certificates the vhost has
+ * no TACK of its own for.  |must_match|: a TACK that names none of the
+ * certificates is a problem (the vhost's own, when its certificates are
+ * known).  Returns the number of problems. */
+static int tack_resolve_item(apr_pool_t *p, server_rec *s, tack_sel_t *out,
+                             const tack_file_t *f, tack_item_t *item,
+                             int inherited, int must_match)
+{
+    int problems = 0, hit = 0, c;
+
+    for (c = 0; c < out->ncerts; c++) {
+        tack_certsel_t *cert = &out->certs[c];
+
+        if (tack_check_target_hash(&item->tack, cert->hash) != TACK_OK) {
             continue;
         }
-        files = (tack_file_t **)lists[pass]->elts;
-        nfiles = lists[pass]->nelts;
-        for (i = 0; i < nfiles; i++) {
-            tack_file_t *f = files[i];
+        hit = 1;
+        item->matched = 1;
+        /* Server-level TACKs only where the vhost has none. */
+        if (inherited && tack_cert_has_own(cert)) {
+            continue;
+        }
+        problems += tack_select(p, s, out->format, cert, item);
+    }
+    if (!hit && must_match) {
+        problems += tack_problem(
+            s, "TACK00005",
+            "TackFile %s (" TACK_WHERE_FMT "): target_hash of %s (key %s) "
+            "matches none of the vhost's certificates (%s)",
+            f->path, TACK_WHERE(f->where), tack_item_name(p, item),
+            item->fingerprint,
+            out->ncerts ? tack_cert_list(p, out->certs, out->ncerts) : "none");
+    }
+    return problems;
+}
 
-            if (!tack_file_usable(s, f, out->format, &problems)) {
-                continue;
-            }
-            for (k = 0; k < f->nitems; k++) {
-                tack_item_t *item = &f->items[k];
-                int hit = 0;
+/* tack_resolve_files offers every TACK of the usable files of |files|
+ * (TackFile lines, in order) to the certificates of |out|; |inherited| and
+ * |must_match| as for tack_resolve_item.  Returns the number of problems. */
+static int tack_resolve_files(apr_pool_t *p, server_rec *s, tack_sel_t *out,
+                              const apr_array_header_t *files, int inherited,
+                              int must_match)
+{
+    tack_file_t **f = tack_elts(files);
+    int problems = 0, i, k;
 
-                for (c = 0; c < ncerts; c++) {
-                    if (tack_check_target_hash(&item->tack, certs[c].hash) !=
-                        TACK_OK) {
-                        continue;
-                    }
-                    hit = 1;
-                    item->matched = 1;
-                    /* Server-level TACKs only where the vhost has none. */
-                    if (pass == 1 && s->is_virtual) {
-                        int own = 0, j;
-
-                        for (j = 0; j < certs[c].ntacks; j++) {
-                            own |= !certs[c].tacks[j]->file->server_level;
-                        }
-                        if (own) {
-                            continue;
-                        }
-                    }
-                    problems += tack_select(p, s, out->format, &certs[c], item);
-                }
-                if (!hit && pass == 0 && certs_known) {
-                    problems += tack_problem(
-                        s, "TACK00005",
-                        "TackFile %s (" TACK_WHERE_FMT
-                        "): target_hash of %s (key %s) matches "
-                        "none of the vhost's certificates (%s)",
-                        f->path, TACK_WHERE(f->where), tack_item_name(p, item),
-                        item->fingerprint,
-                        ncerts ? tack_cert_list(p, certs, ncerts) : "none");
-                }
-            }
+    for (i = 0; i < tack_nelts(files); i++) {
+        if (!tack_file_usable(s, f[i], out->format, &problems)) {
+            continue;
+        }
+        for (k = 0; k < f[i]->nitems; k++) {
+            problems += tack_resolve_item(p, s, out, f[i], &f[i]->items[k],
+                                          inherited, must_match);
         }
     }
+    return problems;
+}
 
-    /* The store: only for certificates no TackFile line gave a TACK to
-     * (explicit lines win), one hash lookup per certificate. */
-    if (conf->store && conf->store->loaded) {
-        for (c = 0; c < ncerts; c++) {
-            tack_item_t *item;
-            const tack_file_t *unusable = NULL;
+/* tack_resolve_store gives the store's TACKs only to certificates no
+ * TackFile line gave a TACK to (explicit lines win), one hash lookup per
+ * certificate.  Returns the number of problems. */
+static int tack_resolve_store(apr_pool_t *p, server_rec *s, tack_store_t *store,
+                              tack_sel_t *out)
+{
+    int problems = 0, c;
 
-            if (certs[c].ntacks) {
+    if (!store || !store->loaded) {
+        return 0;
+    }
+    for (c = 0; c < out->ncerts; c++) {
+        tack_certsel_t *cert = &out->certs[c];
+        tack_item_t *item;
+        const tack_file_t *unusable = NULL;
+
+        if (cert->ntacks) {
+            continue;
+        }
+        item = apr_hash_get(store->by_hash, cert->hash, TACK_HASH_LEN);
+        for (; item; item = item->next_same) {
+            item->matched = 1;
+            if (item->file == unusable) {
+                continue; /* the second TACK of a pair already refused */
+            }
+            if (!tack_file_usable(s, item->file, out->format, &problems)) {
+                unusable = item->file;
                 continue;
             }
-            item = apr_hash_get(conf->store->by_hash, certs[c].hash,
-                                TACK_HASH_LEN);
-            for (; item; item = item->next_same) {
-                item->matched = 1;
-                if (item->file == unusable) {
-                    continue; /* the second TACK of a pair already refused */
-                }
-                if (!tack_file_usable(s, item->file, out->format, &problems)) {
-                    unusable = item->file;
-                    continue;
-                }
-                problems += tack_select(p, s, out->format, &certs[c], item);
-            }
+            problems += tack_select(p, s, out->format, cert, item);
         }
     }
+    return problems;
+}
 
-    /* Break signatures: draft-00 only (draft-02 dropped them). */
-    if (conf->sigfiles) {
-        tack_sigfile_t **sf = (tack_sigfile_t **)conf->sigfiles->elts;
+/* tack_resolve_breaksigs collects the break signatures of |sigfiles| (the
+ * vhost's own or inherited) into |out|: draft-00 only (draft-02 dropped
+ * them).  Returns the number of problems. */
+static int tack_resolve_breaksigs(server_rec *s,
+                                  const apr_array_header_t *sigfiles,
+                                  tack_sel_t *out)
+{
+    tack_sigfile_t **sf = tack_elts(sigfiles);
+    int problems = 0, i;
 
-        for (i = 0; i < conf->sigfiles->nelts; i++) {
-            size_t j;
+    for (i = 0; i < tack_nelts(sigfiles); i++) {
+        size_t j;
 
-            if (sf[i]->error || sf[i]->num == 0) {
-                continue;
+        if (sf[i]->error || sf[i]->num == 0) {
+            continue;
+        }
+        if (out->format == TACK_FORMAT_02 && sf[i]->s != s) {
+            /* Inherited from the server config, meant "for all": a
+             * draft-02 vhost cannot carry them, and that is no error. */
+            if (!tack_config_quiet()) {
+                ap_log_error(APLOG_MARK, APLOG_INFO, 0, s,
+                             "TACK00023: vhost %s: TackFormat draft-02 "
+                             "has no break signatures: the %" APR_SIZE_T_FMT
+                             " inherited from %s (" TACK_WHERE_FMT
+                             ") are not served here",
+                             tack_vhost_name(s), sf[i]->num, sf[i]->path,
+                             TACK_WHERE(sf[i]->where));
             }
-            if (out->format == TACK_FORMAT_02 && sf[i]->s != s) {
-                /* Inherited from the server config, meant "for all": a
-                 * draft-02 vhost cannot carry them, and that is no error. */
-                if (!tack_config_quiet()) {
-                    ap_log_error(APLOG_MARK, APLOG_INFO, 0, s,
-                                 "TACK00023: vhost %s: TackFormat draft-02 "
-                                 "has no break signatures: the %" APR_SIZE_T_FMT
-                                 " inherited from %s (" TACK_WHERE_FMT
-                                 ") are not served here",
-                                 tack_vhost_name(s), sf[i]->num, sf[i]->path,
-                                 TACK_WHERE(sf[i]->where));
-                }
-                continue;
-            }
-            if (out->format == TACK_FORMAT_02) {
-                problems += tack_problem(s, "TACK00006",
-                                         "TackBreakSigsFile %s (" TACK_WHERE_FMT
-                                         "): break "
-                                         "signatures do not exist in "
-                                         "TackFormat draft-02",
-                                         sf[i]->path, TACK_WHERE(sf[i]->where));
-                continue;
-            }
-            for (j = 0; j < sf[i]->num && out->nsigs < TACK_MAX_BREAKSIGS;
-                 j++) {
-                out->sigfiles[out->nsigs] = sf[i];
-                out->sigidx[out->nsigs] = (unsigned char)j;
-                out->sigs[out->nsigs++] = sf[i]->sigs[j];
-            }
+            continue;
+        }
+        if (out->format == TACK_FORMAT_02) {
+            problems +=
+                tack_problem(s, "TACK00006",
+                             "TackBreakSigsFile %s (" TACK_WHERE_FMT "): break "
+                             "signatures do not exist in "
+                             "TackFormat draft-02",
+                             sf[i]->path, TACK_WHERE(sf[i]->where));
+            continue;
+        }
+        for (j = 0; j < sf[i]->num && out->nsigs < TACK_MAX_BREAKSIGS; j++) {
+            out->sigfiles[out->nsigs] = sf[i];
+            out->sigidx[out->nsigs] = (unsigned char)j;
+            out->sigs[out->nsigs++] = sf[i]->sigs[j];
         }
     }
+    return problems;
+}
 
-    /* A break signature for the key of a TACK this vhost serves: the site
-     * says the key is compromised and vouches with it at once.  The break
-     * signature is the later, safer statement: the TACK is left out. */
-    for (c = 0; c < ncerts; c++) {
-        for (k = 0; k < certs[c].ntacks; k++) {
-            tack_item_t *item = certs[c].tacks[k];
-            size_t j;
+/* tack_breaksig_find returns the index in |sel| of the break signature for
+ * |key|, or sel->nsigs when there is none. */
+static size_t tack_breaksig_find(const tack_sel_t *sel, const uint8_t *key)
+{
+    size_t j;
 
-            for (j = 0; j < out->nsigs; j++) {
-                if (tack_key_equal(out->sigs[j].public_key,
-                                   item->tack.public_key)) {
-                    break;
-                }
-            }
+    for (j = 0; j < sel->nsigs; j++) {
+        if (tack_key_equal(sel->sigs[j].public_key, key)) {
+            break;
+        }
+    }
+    return j;
+}
+
+/* tack_resolve_broken_keys leaves out a TACK whose key a break signature
+ * of this vhost breaks: the site says the key is compromised and vouches
+ * with it at once.  The break signature is the later, safer statement.
+ * Returns the number of problems. */
+static int tack_resolve_broken_keys(server_rec *s, tack_sel_t *out)
+{
+    int problems = 0, c, k;
+
+    for (c = 0; c < out->ncerts; c++) {
+        tack_certsel_t *cert = &out->certs[c];
+
+        for (k = 0; k < cert->ntacks; k++) {
+            tack_item_t *item = cert->tacks[k];
+            size_t j = tack_breaksig_find(out, item->tack.public_key);
+
             if (j == out->nsigs) {
                 continue;
             }
@@ -288,12 +335,34 @@ int tack_config_resolve(apr_pool_t *p, server_rec *s, tack_conf_t *conf,
                 item->file->kind, item->file->path,
                 TACK_WHERE(item->file->where), item->fingerprint,
                 out->sigfiles[j]->path, TACK_WHERE(out->sigfiles[j]->where));
-            memmove(&certs[c].tacks[k], &certs[c].tacks[k + 1],
-                    (size_t)(certs[c].ntacks - k - 1) * sizeof(item));
-            certs[c].ntacks--;
+            memmove(&cert->tacks[k], &cert->tacks[k + 1],
+                    (size_t)(cert->ntacks - k - 1) * sizeof(item));
+            cert->ntacks--;
             k--;
         }
     }
+    return problems;
+}
+
+int tack_config_resolve(apr_pool_t *p, server_rec *s, tack_conf_t *conf,
+                        tack_certsel_t *certs, int ncerts, int certs_known,
+                        tack_sel_t *out)
+{
+    int problems = 0;
+
+    tack_resolve_start(out, conf, certs, ncerts);
+    /* The vhost's own TACKs first; the main server's fill in certificates
+     * the vhost has no TACK for.  For the main server itself its TackFiles
+     * are the candidates (its own and every vhost's). */
+    if (s->is_virtual) {
+        problems += tack_resolve_files(p, s, out, conf->files, 0, certs_known);
+        problems += tack_resolve_files(p, s, out, conf->server_files, 1, 0);
+    } else {
+        problems += tack_resolve_files(p, s, out, conf->files, 0, 0);
+    }
+    problems += tack_resolve_store(p, s, conf->store, out);
+    problems += tack_resolve_breaksigs(s, conf->sigfiles, out);
+    problems += tack_resolve_broken_keys(s, out);
     return problems;
 }
 
