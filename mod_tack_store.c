@@ -174,11 +174,95 @@ tack_store_t *tack_store_get(cmd_parms *cmd, const char *path)
     return st;
 }
 
-int tack_config_log_stores(server_rec *s_main, int report_unmatched)
+/* tack_store_report_files logs the files of |st| that are not served: the
+ * malformed ones (errors, counted as problems) and the expired ones
+ * (warnings: expiry is routine at a provider's scale, never a refused
+ * configuration).  Returns the number of problems. */
+static int tack_store_report_files(server_rec *s_main, const tack_store_t *st)
+{
+    int problems = 0, j;
+
+    for (j = 0; j < st->bad->nelts; j++) {
+        tack_file_t *f = APR_ARRAY_IDX(st->bad, j, tack_file_t *);
+
+        problems++;
+        ap_log_error(APLOG_MARK, APLOG_ERR, 0, s_main,
+                     "TACK00017: %s (TackStore at " TACK_WHERE_FMT ")%s",
+                     f->error, TACK_WHERE(st->where),
+                     tack_config_strict() ? "" : "; this file is skipped");
+    }
+    for (j = 0; j < st->expired->nelts; j++) {
+        tack_file_t *f = APR_ARRAY_IDX(st->expired, j, tack_file_t *);
+
+        ap_log_error(APLOG_MARK, APLOG_WARNING, 0, s_main,
+                     "TACK00018: %s; skipped: sign a new one", f->error);
+    }
+    return problems;
+}
+
+/* tack_store_report_expiring logs the TACKs of |st| that expire within 30
+ * days: each at debug level, then one warning for the store that names the
+ * first to go. */
+static void tack_store_report_expiring(server_rec *s_main,
+                                       const tack_store_t *st, time_t now)
+{
+    const tack_item_t *first = NULL;
+    int j;
+
+    if (!st->expiring->nelts) {
+        return;
+    }
+    for (j = 0; j < st->expiring->nelts; j++) {
+        const tack_item_t *it = APR_ARRAY_IDX(st->expiring, j, tack_item_t *);
+
+        if (!first || it->expires < first->expires) {
+            first = it;
+        }
+        ap_log_error(APLOG_MARK, APLOG_DEBUG, 0, s_main,
+                     "TACK00019: TackStore %s: TACK (key %s) "
+                     "expires at %s",
+                     it->file->path, it->fingerprint, it->expiry);
+    }
+    ap_log_error(
+        APLOG_MARK, APLOG_WARNING, 0, s_main,
+        "TACK00020: TackStore %s: %d TACK%s expire%s "
+        "within 30 days, the first %s at %s, in %s; "
+        "sign new ones",
+        st->path, st->expiring->nelts, st->expiring->nelts == 1 ? "" : "s",
+        st->expiring->nelts == 1 ? "s" : "", first->file->path, first->expiry,
+        tack_duration(s_main->process->pconf, (long)(first->expires - now)));
+}
+
+/* tack_store_report_unused logs, at debug level, the TACKs of |st| that
+ * matched no certificate, and returns how many there are. */
+static int tack_store_report_unused(server_rec *s_main, const tack_store_t *st)
 {
     apr_pool_t *p = s_main->process->pconf;
+    int unmatched = 0, j, k;
+
+    for (j = 0; j < st->files->nelts; j++) {
+        tack_file_t *f = APR_ARRAY_IDX(st->files, j, tack_file_t *);
+
+        for (k = 0; k < f->nitems; k++) {
+            if (f->items[k].matched) {
+                continue;
+            }
+            unmatched++;
+            ap_log_error(APLOG_MARK, APLOG_DEBUG, 0, s_main,
+                         "TACK00021: TackStore %s: target_hash of %s "
+                         "(key %s) matches no certificate of any "
+                         "virtual host using the store; not used",
+                         f->path, tack_item_name(p, &f->items[k]),
+                         f->items[k].fingerprint);
+        }
+    }
+    return unmatched;
+}
+
+int tack_config_log_stores(server_rec *s_main, int report_unmatched)
+{
     time_t now = time(NULL);
-    int problems = 0, i, j, k;
+    int problems = 0, i;
 
     if (tack_config_quiet() || !tack_store_list) {
         return 0;
@@ -196,63 +280,10 @@ int tack_config_log_stores(server_rec *s_main, int report_unmatched)
                          st->error, TACK_WHERE(st->where));
             continue;
         }
-        for (j = 0; j < st->bad->nelts; j++) {
-            tack_file_t *f = APR_ARRAY_IDX(st->bad, j, tack_file_t *);
-
-            problems++;
-            ap_log_error(APLOG_MARK, APLOG_ERR, 0, s_main,
-                         "TACK00017: %s (TackStore at " TACK_WHERE_FMT ")%s",
-                         f->error, TACK_WHERE(st->where),
-                         tack_config_strict() ? "" : "; this file is skipped");
-        }
-        /* Expiry is routine at a provider's scale: a warning in both
-         * modes, never a refused configuration. */
-        for (j = 0; j < st->expired->nelts; j++) {
-            tack_file_t *f = APR_ARRAY_IDX(st->expired, j, tack_file_t *);
-
-            ap_log_error(APLOG_MARK, APLOG_WARNING, 0, s_main,
-                         "TACK00018: %s; skipped: sign a new one", f->error);
-        }
-        if (st->expiring->nelts) {
-            const tack_item_t *first = NULL;
-
-            for (j = 0; j < st->expiring->nelts; j++) {
-                const tack_item_t *it =
-                    APR_ARRAY_IDX(st->expiring, j, tack_item_t *);
-
-                if (!first || it->expires < first->expires) {
-                    first = it;
-                }
-                ap_log_error(APLOG_MARK, APLOG_DEBUG, 0, s_main,
-                             "TACK00019: TackStore %s: TACK (key %s) "
-                             "expires at %s",
-                             it->file->path, it->fingerprint, it->expiry);
-            }
-            ap_log_error(APLOG_MARK, APLOG_WARNING, 0, s_main,
-                         "TACK00020: TackStore %s: %d TACK%s expire%s "
-                         "within 30 days, the first %s at %s, in %s; "
-                         "sign new ones",
-                         st->path, st->expiring->nelts,
-                         st->expiring->nelts == 1 ? "" : "s",
-                         st->expiring->nelts == 1 ? "s" : "", first->file->path,
-                         first->expiry,
-                         tack_duration(p, (long)(first->expires - now)));
-        }
-        for (j = 0; j < st->files->nelts; j++) {
-            tack_file_t *f = APR_ARRAY_IDX(st->files, j, tack_file_t *);
-
-            for (k = 0; k < f->nitems; k++) {
-                if (f->items[k].matched || !report_unmatched) {
-                    continue;
-                }
-                unmatched++;
-                ap_log_error(APLOG_MARK, APLOG_DEBUG, 0, s_main,
-                             "TACK00021: TackStore %s: target_hash of %s "
-                             "(key %s) matches no certificate of any "
-                             "virtual host using the store; not used",
-                             f->path, tack_item_name(p, &f->items[k]),
-                             f->items[k].fingerprint);
-            }
+        problems += tack_store_report_files(s_main, st);
+        tack_store_report_expiring(s_main, st, now);
+        if (report_unmatched) {
+            unmatched = tack_store_report_unused(s_main, st);
         }
         ap_log_error(APLOG_MARK, APLOG_INFO, 0, s_main,
                      "TACK00022: TackStore %s (" TACK_WHERE_FMT
