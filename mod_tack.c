@@ -3,8 +3,9 @@
  *
  * The glue between httpd, mod_ssl and OpenSSL: the module record, the hooks
  * and the OpenSSL extension callbacks.  Directives and the loading and
- * checking of files live in mod_tack_config.c; everything about TACK itself
- * goes through the core library (tack_ext.h).
+ * checking of files live in mod_tack_config.c and its siblings (mod_tack.h
+ * lists them); everything about TACK itself goes through the core library
+ * (tack_ext.h).
  *
  * At start-up, mod_ssl's ssl_init_server hook hands over each vhost's
  * SSL_CTX with its certificates loaded.  For each certificate the module
@@ -350,6 +351,97 @@ static const char *tack_key_type(EVP_PKEY *pkey)
     }
 }
 
+/* tack_ctx_certs fills |certs| (capacity TACK_MAX_SLOTS) with the
+ * certificates mod_ssl loaded into |ctx|, their labels allocated in |tmp|;
+ * returns the count. */
+static int tack_ctx_certs(server_rec *s, apr_pool_t *tmp, SSL_CTX *ctx,
+                          tack_certsel_t *certs)
+{
+    int n = 0, ok;
+
+    for (ok = SSL_CTX_set_current_cert(ctx, SSL_CERT_SET_FIRST);
+         ok && n < TACK_MAX_SLOTS;
+         ok = SSL_CTX_set_current_cert(ctx, SSL_CERT_SET_NEXT)) {
+        X509 *x509 = SSL_CTX_get0_certificate(ctx);
+        char subject[256];
+
+        if (!x509 || tack_spki_hash(x509, certs[n].hash) != TACK_OK) {
+            tack_openssl_log(s, "hashing a certificate");
+            continue;
+        }
+        X509_NAME_oneline(X509_get_subject_name(x509), subject,
+                          sizeof(subject));
+        certs[n].x509 = x509;
+        certs[n].key_type = tack_key_type(X509_get0_pubkey(x509));
+        certs[n].subject = apr_pstrdup(tmp, subject);
+        certs[n].label =
+            apr_psprintf(tmp, "%s certificate %s", certs[n].key_type, subject);
+        n++;
+    }
+    SSL_CTX_set_current_cert(ctx, SSL_CERT_SET_FIRST);
+    ERR_clear_error();
+    return n;
+}
+
+/* tack_ext_register registers extension 0xF300 on |ctx| with |rt| as the
+ * callbacks' argument, in TLS 1.3 EncryptedExtensions too when TackTLS13
+ * is on.  Returns 1, or 0 (logged) when OpenSSL refuses. */
+static int tack_ext_register(server_rec *s, SSL_CTX *ctx,
+                             const tack_conf_t *conf, tack_rt_t *rt)
+{
+    char name[TACK_NAME_SIZE];
+    unsigned int context;
+
+    context = SSL_EXT_CLIENT_HELLO | SSL_EXT_TLS1_2_SERVER_HELLO |
+              SSL_EXT_IGNORE_ON_RESUMPTION;
+    if (conf->tls13 == 1) {
+        context |= SSL_EXT_TLS1_3_ENCRYPTED_EXTENSIONS;
+    } else {
+        context |= SSL_EXT_TLS1_2_AND_BELOW_ONLY;
+    }
+    if (!SSL_CTX_add_custom_ext(ctx, TACK_EXT_TYPE, context, tack_cb_ext_add,
+                                NULL, rt, tack_cb_ext_parse, rt)) {
+        ap_log_error(APLOG_MARK, APLOG_ERR, 0, s,
+                     "TACK00055: vhost %s: cannot register TLS extension "
+                     "0xF300 (already registered, e.g. by SSLOpenSSLConfCmd "
+                     "ServerInfoFile?); TACK is not served here",
+                     tack_vhost_name_buf(s, name));
+        tack_openssl_log(s, "SSL_CTX_add_custom_ext");
+        return 0;
+    }
+    return 1;
+}
+
+/* tack_log_serving logs, at info level, what the vhost serves: each TACK
+ * with its certificate, and the number of break signatures. */
+static void tack_log_serving(server_rec *s, const tack_sel_t *sel)
+{
+    char name[TACK_NAME_SIZE];
+    int c, k;
+
+    for (c = 0; c < sel->ncerts; c++) {
+        for (k = 0; k < sel->certs[c].ntacks; k++) {
+            const tack_item_t *item = sel->certs[c].tacks[k];
+
+            ap_log_error(APLOG_MARK, APLOG_INFO, 0, s,
+                         "TACK00056: vhost %s: serving TACK %s (%s, key %s, "
+                         "expires %s%s) for %s",
+                         tack_vhost_name_buf(s, name), item->file->path,
+                         item->file->kind, item->fingerprint, item->expiry,
+                         sel->format == TACK_FORMAT_02 && item->file->inactive
+                             ? ", inactive"
+                             : "",
+                         sel->certs[c].label);
+        }
+    }
+    if (sel->nsigs) {
+        ap_log_error(APLOG_MARK, APLOG_INFO, 0, s,
+                     "TACK00057: vhost %s: serving %" APR_SIZE_T_FMT
+                     " break signature(s)",
+                     tack_vhost_name_buf(s, name), sel->nsigs);
+    }
+}
+
 /* tack_hook_init_server runs once per SSL vhost, at every start and restart,
  * on a fresh SSL_CTX with its certificates loaded.
  *
@@ -373,9 +465,7 @@ static int tack_hook_init_server(server_rec *s, apr_pool_t *p, int is_proxy,
     tack_sel_t sel;
     tack_rt_t *rt;
     apr_pool_t *tmp;
-    char name[TACK_NAME_SIZE];
-    unsigned int context;
-    int n = 0, ok, c;
+    int n;
 
     if (is_proxy) {
         return OK; /* a client-role context for backend connections */
@@ -386,78 +476,17 @@ static int tack_hook_init_server(server_rec *s, apr_pool_t *p, int is_proxy,
         tmp = p;
     }
     memset(certs, 0, sizeof(certs));
-    for (ok = SSL_CTX_set_current_cert(ctx, SSL_CERT_SET_FIRST);
-         ok && n < TACK_MAX_SLOTS;
-         ok = SSL_CTX_set_current_cert(ctx, SSL_CERT_SET_NEXT)) {
-        X509 *x509 = SSL_CTX_get0_certificate(ctx);
-        char subject[256];
-
-        if (!x509 || tack_spki_hash(x509, certs[n].hash) != TACK_OK) {
-            tack_openssl_log(s, "hashing a certificate");
-            continue;
-        }
-        X509_NAME_oneline(X509_get_subject_name(x509), subject,
-                          sizeof(subject));
-        certs[n].x509 = x509;
-        certs[n].key_type = tack_key_type(X509_get0_pubkey(x509));
-        certs[n].subject = apr_pstrdup(tmp, subject);
-        certs[n].label =
-            apr_psprintf(tmp, "%s certificate %s", certs[n].key_type, subject);
-        n++;
-    }
-    SSL_CTX_set_current_cert(ctx, SSL_CERT_SET_FIRST);
-    ERR_clear_error();
-
+    n = tack_ctx_certs(s, tmp, ctx, certs);
     tack_config_resolve(tmp, s, conf, certs, n, 1, &sel);
     rt = tack_rt_build(p, s, &sel);
     tack_status_add(p, rt);
-
-    context = SSL_EXT_CLIENT_HELLO | SSL_EXT_TLS1_2_SERVER_HELLO |
-              SSL_EXT_IGNORE_ON_RESUMPTION;
-    if (conf->tls13 == 1) {
-        context |= SSL_EXT_TLS1_3_ENCRYPTED_EXTENSIONS;
-    } else {
-        context |= SSL_EXT_TLS1_2_AND_BELOW_ONLY;
-    }
-    if (!SSL_CTX_add_custom_ext(ctx, TACK_EXT_TYPE, context, tack_cb_ext_add,
-                                NULL, rt, tack_cb_ext_parse, rt)) {
-        ap_log_error(APLOG_MARK, APLOG_ERR, 0, s,
-                     "TACK00055: vhost %s: cannot register TLS extension "
-                     "0xF300 (already registered, e.g. by SSLOpenSSLConfCmd "
-                     "ServerInfoFile?); TACK is not served here",
-                     tack_vhost_name_buf(s, name));
-        tack_openssl_log(s, "SSL_CTX_add_custom_ext");
-        goto done;
-    }
-    rt->registered = 1;
-    if (tack_config_quiet()) {
-        goto done;
-    }
-    for (c = 0; c < n; c++) {
-        int k;
-
-        for (k = 0; k < sel.certs[c].ntacks; k++) {
-            const tack_item_t *item = sel.certs[c].tacks[k];
-
-            ap_log_error(APLOG_MARK, APLOG_INFO, 0, s,
-                         "TACK00056: vhost %s: serving TACK %s (%s, key %s, "
-                         "expires %s%s) for %s",
-                         tack_vhost_name_buf(s, name), item->file->path,
-                         item->file->kind, item->fingerprint, item->expiry,
-                         sel.format == TACK_FORMAT_02 && item->file->inactive
-                             ? ", inactive"
-                             : "",
-                         sel.certs[c].label);
+    if (tack_ext_register(s, ctx, conf, rt)) {
+        rt->registered = 1;
+        if (!tack_config_quiet()) {
+            tack_log_serving(s, &sel);
+            tack_config_warn_expiry(s, &sel);
         }
     }
-    if (sel.nsigs) {
-        ap_log_error(APLOG_MARK, APLOG_INFO, 0, s,
-                     "TACK00057: vhost %s: serving %" APR_SIZE_T_FMT
-                     " break signature(s)",
-                     tack_vhost_name_buf(s, name), sel.nsigs);
-    }
-    tack_config_warn_expiry(s, &sel);
-done:
     if (tmp != p) {
         apr_pool_destroy(tmp);
     }

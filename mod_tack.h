@@ -1,11 +1,25 @@
 /*
- * mod_tack.h -- declarations private to the module: what mod_tack.c (hooks,
- * OpenSSL callbacks, the bytes served) and mod_tack_config.c (directives,
- * file loading, matching TACKs to certificates) share.  Not an API: the
- * module exports nothing but tack_module, and every name here is hidden.
+ * mod_tack.h -- declarations private to the module, what its files share.
+ * Not an API: the module exports nothing but tack_module, and every name
+ * here is hidden.  One concern a file, as in mod_md:
+ *
+ *   mod_tack.c             module record, hooks, OpenSSL callbacks, the
+ *                          bytes served (tack_rt_t, tack_slot_t, tack_body_t)
+ *   mod_tack_config.c      directives, create/merge (tack_conf_t), the two
+ *                          regimes (tack_config_strict, tack_config_quiet)
+ *   mod_tack_load.c        loading and verifying TackFile and
+ *                          TackBreakSigsFile files (tack_file_t, tack_item_t,
+ *                          tack_sigfile_t), the verified-signature cache
+ *   mod_tack_store.c       the TackStore (tack_store_t) and its report
+ *   mod_tack_resolve.c     what a vhost serves per certificate
+ *                          (tack_certsel_t, tack_sel_t), start-up reporting
+ *   mod_tack_configtest.c  "apache2 -t": certificates from the
+ *                          configuration tree
+ *   mod_tack_status.c      counters (tack_ctr_t) and the status page
  *
  * Log tags: every ap_log_* call site carries its own "TACKnnnnn: " tag,
- * never reused.  mod_tack_config.c uses TACK00001-TACK00049, mod_tack.c
+ * never reused.  The configuration files (mod_tack_config.c, _load, _store,
+ * _resolve, _configtest) use TACK00001-TACK00049, mod_tack.c
  * TACK00050-TACK00099, mod_tack_status.c TACK00100-TACK00149.  Every tag is
  * listed with its level and meaning in docs/log-tags.md (t/apache/docs.t
  * checks both ways).
@@ -17,6 +31,7 @@
 #include "http_config.h"
 #include "apr_hash.h"
 
+#include <openssl/crypto.h>
 #include <openssl/ssl.h>
 #include <openssl/x509.h>
 
@@ -245,16 +260,6 @@ void tack_status_register_hooks(apr_pool_t *p);
 extern const command_rec tack_config_cmds[];
 void *tack_config_create(apr_pool_t *p, server_rec *s);
 void *tack_config_merge(apr_pool_t *p, void *basev, void *addv);
-int tack_config_check(apr_pool_t *pconf, apr_pool_t *plog, apr_pool_t *ptemp,
-                      server_rec *s);
-/* tack_config_pre_config starts a configuration pass: it rotates the cache
- * of verified signatures (see mod_tack_config.c). */
-int tack_config_pre_config(apr_pool_t *pconf, apr_pool_t *plog,
-                           apr_pool_t *ptemp);
-
-/* tack_config_vcache_prune ends a configuration pass: it forgets the
- * verified signatures this pass did not use. */
-void tack_config_vcache_prune(server_rec *s);
 
 /* tack_config_get returns the (merged) configuration of |s|. */
 tack_conf_t *tack_config_get(server_rec *s);
@@ -278,6 +283,65 @@ const char *tack_vhost_name(server_rec *s);
 const char *tack_vhost_name_buf(server_rec *s, char buf[TACK_NAME_SIZE]);
 #define tack_rt_name(rt, buf) tack_vhost_name_buf((rt)->s, (buf))
 
+/* The arrays of a tack_conf_t are NULL until a directive needs them. */
+static inline int tack_nelts(const apr_array_header_t *a)
+{
+    return a ? a->nelts : 0;
+}
+
+static inline void *tack_elts(const apr_array_header_t *a)
+{
+    return a ? a->elts : NULL;
+}
+
+static inline int tack_key_equal(const uint8_t *a, const uint8_t *b)
+{
+    return CRYPTO_memcmp(a, b, TACK_KEY_LEN) == 0;
+}
+
+static inline const ap_directive_t *tack_where(cmd_parms *cmd)
+{
+    return cmd->directive;
+}
+
+/* mod_tack_load.c */
+
+/* tack_config_pre_config starts a configuration pass: it rotates the cache
+ * of verified signatures (see mod_tack_load.c). */
+int tack_config_pre_config(apr_pool_t *pconf, apr_pool_t *plog,
+                           apr_pool_t *ptemp);
+
+/* tack_config_vcache_prune ends a configuration pass: it forgets the
+ * verified signatures this pass did not use. */
+void tack_config_vcache_prune(server_rec *s);
+
+/* tack_load_tackfile reads, decodes and verifies every TACK of |f|; returns
+ * NULL or the reason nothing of the file may be served (|*expired| set when
+ * that reason is only the expiration). */
+const char *tack_load_tackfile(apr_pool_t *p, tack_file_t *f, int *expired);
+
+/* tack_load_sigfile fills |f| from its file; returns NULL or the reason
+ * none of its break signatures may be served. */
+const char *tack_load_sigfile(apr_pool_t *p, tack_sigfile_t *f);
+
+/* tack_item_name returns "TACK" or, in a pair file, "TACK 2 of 2". */
+const char *tack_item_name(apr_pool_t *p, const tack_item_t *item);
+
+/* mod_tack_store.c */
+
+/* tack_store_get returns the store for directory |path|, reading it the
+ * first time it is named in this generation. */
+tack_store_t *tack_store_get(cmd_parms *cmd, const char *path);
+
+/* tack_config_log_stores logs what each TackStore could not serve: at a
+ * real start (after the hooks ran) and under -t.  Malformed files are
+ * errors and count as problems; expired ones are warnings (skipped in both
+ * modes); store TACKs that matched no certificate are reported at debug
+ * level when |report_unmatched|.  Returns the number of problems. */
+int tack_config_log_stores(server_rec *s_main, int report_unmatched);
+
+/* mod_tack_resolve.c */
+
 /* tack_config_resolve applies the configuration of |s| to its certificates
  * |certs| (|ncerts| of them; |certs_known| is 0 when they could not be
  * found, and then target hashes are not checked): picks the TACKs for each
@@ -294,15 +358,21 @@ int tack_config_resolve(apr_pool_t *p, server_rec *s, tack_conf_t *conf,
 int tack_config_log_load_errors(server_rec *s_main);
 int tack_config_check_unmatched(server_rec *s_main);
 
-/* tack_config_log_stores logs what each TackStore could not serve: at a
- * real start (after the hooks ran) and under -t.  Malformed files are
- * errors and count as problems; expired ones are warnings (skipped in both
- * modes); store TACKs that matched no certificate are reported at debug
- * level when |report_unmatched|.  Returns the number of problems. */
-int tack_config_log_stores(server_rec *s_main, int report_unmatched);
-
 /* tack_config_warn_expiry logs a warning for a TACK of |sel| that expires
  * within TACK_EXPIRY_WARN_SECS. */
 void tack_config_warn_expiry(server_rec *s, const tack_sel_t *sel);
+
+/* tack_duration returns "12 days", "5 hours", "3 minutes": how long until
+ * |secs| have passed, allocated in |p|. */
+const char *tack_duration(apr_pool_t *p, long secs);
+
+/* mod_tack_configtest.c */
+
+/* tack_config_check is the check_config hook: under "apache2 -t" it
+ * resolves every server's TACKs against the certificates its
+ * SSLCertificateFile lines name, and refuses the configuration when
+ * anything is wrong.  Returns OK or HTTP_INTERNAL_SERVER_ERROR. */
+int tack_config_check(apr_pool_t *pconf, apr_pool_t *plog, apr_pool_t *ptemp,
+                      server_rec *s);
 
 #endif /* MOD_TACK_H */

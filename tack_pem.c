@@ -171,18 +171,111 @@ static tack_status_t pem_add_block(tack_pem_t *pem, uint8_t *data, size_t len,
     return TACK_OK;
 }
 
+/* What tack_pem_decode knows between one line and the next. */
+typedef struct {
+    const char *label; /* the label asked for */
+    size_t label_len;
+    pem_line_t cur_label; /* the open block's label */
+    unsigned lineno;      /* the line being read, from 1 */
+    unsigned begin_line;  /* the open block's BEGIN line */
+    int inside;           /* between a BEGIN and its END */
+    int wanted;           /* the open block has the label asked for */
+    int any_block;        /* a BEGIN line was seen */
+    char *b64;            /* the open block's base64, if wanted */
+    size_t b64_len;
+} pem_reader_t;
+
+/* pem_line_outside reads a line outside any block: a BEGIN line opens one,
+ * an END line is an error, anything else (TACKpy's "Created by") is
+ * skipped. */
+static tack_status_t pem_line_outside(pem_reader_t *r, const pem_line_t *line)
+{
+    if (pem_armour_label(line, PEM_BEGIN, &r->cur_label)) {
+        r->inside = 1;
+        r->any_block = 1;
+        r->begin_line = r->lineno;
+        r->wanted = pem_label_eq(&r->cur_label, r->label, r->label_len);
+        r->b64_len = 0;
+    } else if (pem_starts_with(line, PEM_END)) {
+        return TACK_ERR_PEM_BAD; /* END without BEGIN */
+    }
+    return TACK_OK;
+}
+
+/* pem_line_end reads the END line of the open block: it must name the
+ * block's label; a wanted block is decoded and appended to |out| (a base64
+ * error is reported at the BEGIN line). */
+static tack_status_t pem_line_end(pem_reader_t *r, const pem_line_t *line,
+                                  tack_pem_t *out)
+{
+    pem_line_t l;
+    uint8_t *data;
+    size_t data_len;
+    tack_status_t st;
+
+    if (!pem_armour_label(line, PEM_END, &l) || l.len != r->cur_label.len ||
+        memcmp(l.p, r->cur_label.p, l.len) != 0) {
+        return TACK_ERR_PEM_BAD; /* END of another label */
+    }
+    r->inside = 0;
+    if (!r->wanted) {
+        return TACK_OK;
+    }
+    st = pem_b64_decode(r->b64, r->b64_len, &data, &data_len);
+    if (st == TACK_ERR_BASE64) {
+        r->lineno = r->begin_line;
+    }
+    if (st == TACK_OK) {
+        st = pem_add_block(out, data, data_len, r->begin_line);
+        if (st != TACK_OK) {
+            free(data);
+        }
+    }
+    return st;
+}
+
+/* pem_line_body reads a line inside the open block: only base64 between
+ * the armour lines (TACK files carry no RFC 1421 headers), kept when the
+ * block is wanted. */
+static tack_status_t pem_line_body(pem_reader_t *r, const pem_line_t *line)
+{
+    size_t i;
+
+    if (!r->wanted) {
+        return TACK_OK;
+    }
+    for (i = 0; i < line->len; i++) {
+        if (!pem_is_b64(line->p[i]) && line->p[i] != '=') {
+            return TACK_ERR_BASE64;
+        }
+    }
+    memcpy(r->b64 + r->b64_len, line->p, line->len);
+    r->b64_len += line->len;
+    return TACK_OK;
+}
+
+/* pem_read_line reads one line, inside a block or outside. */
+static tack_status_t pem_read_line(pem_reader_t *r, const pem_line_t *line,
+                                   tack_pem_t *out)
+{
+    if (!r->inside) {
+        return pem_line_outside(r, line);
+    }
+    if (pem_starts_with(line, PEM_END)) {
+        return pem_line_end(r, line, out);
+    }
+    if (pem_starts_with(line, PEM_BEGIN)) {
+        return TACK_ERR_PEM_BAD; /* BEGIN inside a block */
+    }
+    return pem_line_body(r, line);
+}
+
 tack_status_t tack_pem_decode(tack_pem_t *out, const char *in, size_t in_len,
                               const char *label, unsigned *err_line)
 {
     const char *p = in, *end = in + in_len;
-    pem_line_t line, cur_label = {NULL, 0}, l;
-    size_t label_len;
-    unsigned lineno = 0, begin_line = 0;
-    int inside = 0, wanted = 0, any_block = 0;
-    char *b64 = NULL;
-    size_t b64_len = 0;
-    uint8_t *data;
-    size_t data_len;
+    pem_reader_t r;
+    pem_line_t line;
     tack_status_t st = TACK_OK;
 
     if (err_line != NULL) {
@@ -193,85 +286,33 @@ tack_status_t tack_pem_decode(tack_pem_t *out, const char *in, size_t in_len,
     }
     out->blocks = NULL;
     out->count = 0;
-    label_len = strlen(label);
+    memset(&r, 0, sizeof(r));
+    r.label = label;
+    r.label_len = strlen(label);
     /* The base64 of one block is never longer than the input. */
-    b64 = malloc(in_len + 1);
-    if (b64 == NULL) {
+    r.b64 = malloc(in_len + 1);
+    if (r.b64 == NULL) {
         return TACK_ERR_NOMEM;
     }
 
     while (st == TACK_OK && pem_next_line(&p, end, &line)) {
-        lineno++;
-        if (!inside) {
-            if (pem_armour_label(&line, PEM_BEGIN, &cur_label)) {
-                inside = 1;
-                any_block = 1;
-                begin_line = lineno;
-                wanted = pem_label_eq(&cur_label, label, label_len);
-                b64_len = 0;
-            } else if (pem_starts_with(&line, PEM_END)) {
-                st = TACK_ERR_PEM_BAD; /* END without BEGIN */
-            }
-            continue;
-        }
-        if (pem_starts_with(&line, PEM_END)) {
-            if (!pem_armour_label(&line, PEM_END, &l) ||
-                l.len != cur_label.len ||
-                memcmp(l.p, cur_label.p, l.len) != 0) {
-                st = TACK_ERR_PEM_BAD; /* END of another label */
-                continue;
-            }
-            inside = 0;
-            if (!wanted) {
-                continue;
-            }
-            st = pem_b64_decode(b64, b64_len, &data, &data_len);
-            if (st == TACK_ERR_BASE64) {
-                lineno = begin_line;
-            }
-            if (st == TACK_OK) {
-                st = pem_add_block(out, data, data_len, begin_line);
-                if (st != TACK_OK) {
-                    free(data);
-                }
-            }
-            continue;
-        }
-        if (pem_starts_with(&line, PEM_BEGIN)) {
-            st = TACK_ERR_PEM_BAD; /* BEGIN inside a block */
-            continue;
-        }
-        if (wanted) {
-            size_t i;
-
-            /* Only base64 between the armour lines: TACK files carry no
-             * RFC 1421 headers. */
-            for (i = 0; i < line.len; i++) {
-                if (!pem_is_b64(line.p[i]) && line.p[i] != '=') {
-                    st = TACK_ERR_BASE64;
-                    break;
-                }
-            }
-            if (st == TACK_OK) {
-                memcpy(b64 + b64_len, line.p, line.len);
-                b64_len += line.len;
-            }
-        }
+        r.lineno++;
+        st = pem_read_line(&r, &line, out);
     }
-    if (st == TACK_OK && inside) {
+    if (st == TACK_OK && r.inside) {
         st = TACK_ERR_PEM_BAD; /* BEGIN without END */
-        lineno = begin_line;
+        r.lineno = r.begin_line;
     }
     if (st == TACK_OK && out->count == 0) {
-        st = any_block ? TACK_ERR_PEM_WRONG_LABEL : TACK_ERR_PEM_NO_BLOCK;
-        lineno = 0;
+        st = r.any_block ? TACK_ERR_PEM_WRONG_LABEL : TACK_ERR_PEM_NO_BLOCK;
+        r.lineno = 0;
     }
-    OPENSSL_cleanse(b64, b64_len);
-    free(b64);
+    OPENSSL_cleanse(r.b64, r.b64_len);
+    free(r.b64);
     if (st != TACK_OK) {
         tack_pem_free(out);
         if (err_line != NULL) {
-            *err_line = lineno;
+            *err_line = r.lineno;
         }
     }
     return st;

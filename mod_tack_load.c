@@ -1,0 +1,390 @@
+/*
+ * mod_tack_load.c -- loading and verifying the files a directive names, at
+ * directive time: a TackFile's TACKs (also each file of a TackStore) and a
+ * TackBreakSigsFile's break signatures, and the cache of signatures already
+ * verified in this process, which spares the ECDSA verifications of httpd's
+ * repeated configuration passes.  Nothing is logged here: each loader
+ * returns the reason a file is not served, for the directive (under -t) or
+ * the start-up report (mod_tack_resolve.c, mod_tack_store.c) to show.
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "httpd.h"
+#include "http_config.h"
+#include "http_log.h"
+#include "apr_strings.h"
+
+#include <openssl/err.h>
+#include <openssl/evp.h>
+#include <openssl/sha.h>
+
+#include "mod_tack.h"
+
+APLOG_USE_MODULE(tack);
+
+/* "TACK 2 of 2 " when a file holds several, "" otherwise. */
+const char *tack_item_name(apr_pool_t *p, const tack_item_t *item)
+{
+    if (item->file->nitems < 2) {
+        return "TACK";
+    }
+    return apr_psprintf(p, "TACK %u of %d", item->index, item->file->nitems);
+}
+
+/* ---- loading files (at directive time) ----------------------------------- */
+
+/* tack_read_text reads |path| for |directive|; returns an error message or
+ * NULL with |*text| malloc'd (the caller frees it). */
+static const char *tack_read_text(apr_pool_t *p, const char *directive,
+                                  const char *path, char **text, size_t *len)
+{
+    tack_status_t st = tack_file_read(path, TACK_FILE_MAX_DEFAULT, text, len);
+
+    if (st == TACK_ERR_IO) {
+        return apr_psprintf(p, "%s %s: cannot read file: %s", directive, path,
+                            strerror(errno));
+    }
+    if (st != TACK_OK) {
+        return apr_psprintf(p, "%s %s: cannot read file: %s", directive, path,
+                            tack_status_str(st));
+    }
+    return NULL;
+}
+
+static const char *tack_pem_error(apr_pool_t *p, const char *directive,
+                                  const char *path, tack_status_t st,
+                                  unsigned line, const char *label, size_t size)
+{
+    const char *reason = tack_status_str(st);
+
+    if (st == TACK_ERR_PEM_NO_BLOCK || st == TACK_ERR_PEM_WRONG_LABEL) {
+        reason = apr_psprintf(p, "no \"%s\" PEM block (%s)", label, reason);
+    } else if (st == TACK_ERR_BAD_LENGTH) {
+        reason = apr_psprintf(
+            p, "%s: a \"%s\" block must hold %" APR_SIZE_T_FMT " bytes", reason,
+            label, size);
+    }
+    if (line) {
+        return apr_psprintf(p, "%s %s: line %u: %s", directive, path, line,
+                            reason);
+    }
+    return apr_psprintf(p, "%s %s: %s", directive, path, reason);
+}
+
+/* ---- signatures already verified ------------------------------------- */
+
+/* Signatures verified in this process, keyed by the SHA-256 of the exact
+ * bytes of the signed object (a 166-byte TACK, a 128-byte break
+ * signature): only a successful verification is remembered, and the key
+ * covers every signed byte, so a hit is as good as verifying again.  httpd
+ * reads its configuration twice at start-up and again at every graceful
+ * restart, and a provider's vhosts share break-signature files and TACK keys:
+ * without this, start-up re-verified every ECDSA signature several times over
+ * (bench/findings.md).
+ *
+ * The cache hangs off the process pool's userdata, not a static: httpd
+ * unloads and reloads the module between configuration passes.  One table,
+ * each entry stamped with the last pass that used it: tack_config_pre_config
+ * starts a pass, tack_config_vcache_prune drops what the finished pass did
+ * not use (its entries are reused).  So a restart finds the previous pass's
+ * signatures, and memory stays bounded by one configuration's TACKs: about
+ * 90 bytes a TACK, where two generations of tables cost twice that at the
+ * peak of every start (bench/findings.md, memory). */
+typedef struct tack_vent {
+    union {
+        uint8_t digest[SHA256_DIGEST_LENGTH]; /* in the table */
+        struct tack_vent *next;               /* on the free list */
+    } u;
+    apr_uint32_t pass; /* the last pass that used it */
+} tack_vent_t;
+
+typedef struct {
+    apr_pool_t *pool;
+    apr_hash_t *seen; /* digest -> tack_vent_t * */
+    tack_vent_t *free;
+    apr_uint32_t pass;
+} tack_vcache_t;
+
+#define TACK_VCACHE_KEY "mod_tack:verified"
+
+static tack_vcache_t *tack_vcache_get(apr_pool_t *pproc)
+{
+    tack_vcache_t *vc = NULL;
+
+    apr_pool_userdata_get((void **)&vc, TACK_VCACHE_KEY, pproc);
+    if (vc == NULL) {
+        vc = apr_pcalloc(pproc, sizeof(*vc));
+        apr_pool_create(&vc->pool, pproc);
+        apr_pool_tag(vc->pool, "mod_tack_verified");
+        vc->seen = apr_hash_make(vc->pool);
+        apr_pool_userdata_set(vc, TACK_VCACHE_KEY, apr_pool_cleanup_null,
+                              pproc);
+    }
+    return vc;
+}
+
+int tack_config_pre_config(apr_pool_t *pconf, apr_pool_t *plog,
+                           apr_pool_t *ptemp)
+{
+    /* pconf is a child of the process pool (httpd's init_process) */
+    tack_vcache_get(apr_pool_parent_get(pconf))->pass++;
+    return OK;
+}
+
+void tack_config_vcache_prune(server_rec *s)
+{
+    tack_vcache_t *vc = tack_vcache_get(s->process->pool);
+    apr_hash_index_t *hi;
+
+    /* Deleting the current entry while iterating is allowed by APR. */
+    for (hi = apr_hash_first(NULL, vc->seen); hi; hi = apr_hash_next(hi)) {
+        tack_vent_t *e = apr_hash_this_val(hi);
+
+        if (e->pass != vc->pass) {
+            apr_hash_set(vc->seen, e->u.digest, sizeof(e->u.digest), NULL);
+            e->u.next = vc->free;
+            vc->free = e;
+        }
+    }
+}
+
+/* tack_vcache_verify returns TACK_OK when |bytes| were verified before in
+ * this pass or the previous one, and otherwise runs |verify| on |obj| and
+ * remembers a success. */
+static tack_status_t tack_vcache_verify(server_rec *s, const uint8_t *bytes,
+                                        size_t len,
+                                        tack_status_t (*verify)(const void *),
+                                        const void *obj)
+{
+    tack_vcache_t *vc = tack_vcache_get(s->process->pool);
+    uint8_t digest[SHA256_DIGEST_LENGTH];
+    unsigned int dlen = 0;
+    tack_status_t st;
+    tack_vent_t *e;
+
+    /* Keyed by SHA-256 of the signed object's bytes: 32 bytes an entry
+     * instead of 166, and a collision would need a SHA-256 collision. */
+    if (!EVP_Digest(bytes, len, digest, &dlen, EVP_sha256(), NULL)) {
+        ERR_clear_error();
+        st = verify(obj);
+        ERR_clear_error();
+        return st;
+    }
+    e = apr_hash_get(vc->seen, digest, sizeof(digest));
+    if (e != NULL) {
+        e->pass = vc->pass;
+        return TACK_OK;
+    }
+    st = verify(obj);
+    ERR_clear_error();
+    if (st != TACK_OK) {
+        return st;
+    }
+    if (vc->free) {
+        e = vc->free;
+        vc->free = e->u.next;
+    } else {
+        e = apr_palloc(vc->pool, sizeof(*e));
+    }
+    memcpy(e->u.digest, digest, sizeof(digest));
+    e->pass = vc->pass;
+    apr_hash_set(vc->seen, e->u.digest, sizeof(e->u.digest), e);
+    return TACK_OK;
+}
+
+static tack_status_t tack_verify_tack(const void *obj)
+{
+    return tack_verify(obj);
+}
+
+static tack_status_t tack_verify_breaksig(const void *obj)
+{
+    return tack_breaksig_verify(obj);
+}
+
+/* tack_validate_cached is tack_validate(tack, NULL, now) with the signature
+ * check answered from the cache when it can be. */
+static tack_status_t tack_validate_cached(server_rec *s, const tack_t *tack,
+                                          time_t now)
+{
+    uint8_t wire[TACK_LEN];
+    tack_status_t st;
+
+    tack_encode(tack, wire);
+    st = tack_vcache_verify(s, wire, sizeof(wire), tack_verify_tack, tack);
+    if (st == TACK_OK) {
+        st = tack_check_generation(tack);
+    }
+    if (st == TACK_OK) {
+        st = tack_check_expiration(tack, now);
+    }
+    return st;
+}
+
+static tack_status_t tack_breaksig_verify_cached(server_rec *s,
+                                                 const tack_breaksig_t *sig)
+{
+    uint8_t wire[TACK_BREAKSIG_LEN];
+
+    tack_breaksig_encode(sig, wire);
+    return tack_vcache_verify(s, wire, sizeof(wire), tack_verify_breaksig, sig);
+}
+
+/* tack_load_tackfile reads, decodes and verifies every TACK of |f|: the
+ * checks a client runs that need no certificate (signature, generation,
+ * expiration).  Returns NULL or the reason nothing of the file may be
+ * served; |*expired| is set when that reason is only the expiration. */
+const char *tack_load_tackfile(apr_pool_t *p, tack_file_t *f, int *expired)
+{
+    tack_t tacks[TACK_EXT02_MAX_TACKS];
+    size_t count = 0, i;
+    unsigned line = 0;
+    char *text;
+    size_t len;
+    tack_status_t st;
+    time_t now = time(NULL);
+    const char *err;
+
+    *expired = 0;
+    err = tack_read_text(p, f->kind, f->path, &text, &len);
+    if (err) {
+        return err;
+    }
+    /* Room for two: pair files are legal in draft-02; whether the format
+     * allows a pair is decided once the vhost's TackFormat is known. */
+    st = tack_tacks_from_pem(tacks, TACK_EXT02_MAX_TACKS, &count, text, len,
+                             &line);
+    free(text);
+    if (st == TACK_ERR_TOO_MANY_TACKS) {
+        return apr_psprintf(p,
+                            "%s %s: more than two TACK blocks (a TACK "
+                            "file holds one, or a pair in TackFormat draft-02)",
+                            f->kind, f->path);
+    }
+    if (st != TACK_OK) {
+        return tack_pem_error(p, f->kind, f->path, st, line,
+                              TACK_PEM_LABEL_TACK, TACK_LEN);
+    }
+    f->nitems = (int)count;
+    f->items = apr_pcalloc(p, count * sizeof(*f->items));
+    for (i = 0; i < count; i++) {
+        tack_item_t *item = &f->items[i];
+
+        item->file = f;
+        item->index = (unsigned)i + 1;
+        item->tack = tacks[i];
+        item->expires = tack_expiration_time(&tacks[i]);
+        tack_fingerprint(tacks[i].public_key, item->fingerprint);
+        tack_time_format(tacks[i].expiration, item->expiry);
+
+        st = tack_validate_cached(f->s, &tacks[i], now);
+        if (st == TACK_ERR_GENERATION) {
+            return apr_psprintf(p,
+                                "%s %s: %s: generation %u is below "
+                                "min_generation %u",
+                                f->kind, f->path, tack_item_name(p, item),
+                                tacks[i].generation, tacks[i].min_generation);
+        }
+        if (st == TACK_ERR_EXPIRED) {
+            *expired = 1;
+            return apr_psprintf(p, "%s %s: %s (key %s) expired at %s", f->kind,
+                                f->path, tack_item_name(p, item),
+                                item->fingerprint, item->expiry);
+        }
+        if (st != TACK_OK) {
+            return apr_psprintf(p, "%s %s: %s: %s", f->kind, f->path,
+                                tack_item_name(p, item), tack_status_str(st));
+        }
+    }
+    if (count == 2 &&
+        tack_key_equal(tacks[0].public_key, tacks[1].public_key)) {
+        return apr_psprintf(p,
+                            "%s %s: both TACKs have the same key %s "
+                            "(a pair must use two TACK keys)",
+                            f->kind, f->path, f->items[0].fingerprint);
+    }
+    return NULL;
+}
+
+/* What one break-signature file holds, read and verified once per
+ * configuration pass however many directives name it. */
+typedef struct {
+    const char *error;
+    size_t num;
+    tack_breaksig_t sigs[TACK_MAX_BREAKSIGS];
+    char fingerprints[TACK_MAX_BREAKSIGS][TACK_FINGERPRINT_SIZE];
+} tack_sigload_t;
+
+#define TACK_SIGLOAD_KEY "mod_tack:sigfiles"
+
+static const char *tack_sigload_read(apr_pool_t *p, tack_sigfile_t *f,
+                                     tack_sigload_t *l)
+{
+    size_t i;
+    unsigned line = 0;
+    char *text;
+    size_t len;
+    tack_status_t st;
+    const char *err;
+
+    err = tack_read_text(p, "TackBreakSigsFile", f->path, &text, &len);
+    if (err) {
+        return err;
+    }
+    st = tack_breaksigs_from_pem(l->sigs, TACK_MAX_BREAKSIGS, &l->num, text,
+                                 len, &line);
+    free(text);
+    if (st == TACK_ERR_TOO_MANY_BREAKSIGS) {
+        l->num = 0;
+        return apr_psprintf(p,
+                            "TackBreakSigsFile %s: more than %d break "
+                            "signatures (a vhost serves at most %d)",
+                            f->path, TACK_MAX_BREAKSIGS, TACK_MAX_BREAKSIGS);
+    }
+    if (st != TACK_OK) {
+        l->num = 0;
+        return tack_pem_error(p, "TackBreakSigsFile", f->path, st, line,
+                              TACK_PEM_LABEL_BREAKSIG, TACK_BREAKSIG_LEN);
+    }
+    for (i = 0; i < l->num; i++) {
+        tack_fingerprint(l->sigs[i].public_key, l->fingerprints[i]);
+        st = tack_breaksig_verify_cached(f->s, &l->sigs[i]);
+        if (st != TACK_OK) {
+            return apr_psprintf(
+                p,
+                "TackBreakSigsFile %s: break signature %" APR_SIZE_T_FMT " "
+                "(key %s): %s",
+                f->path, i + 1, l->fingerprints[i], tack_status_str(st));
+        }
+    }
+    return NULL;
+}
+
+/* tack_load_sigfile fills |f| from its file, sharing what another directive
+ * of this pass already loaded from the same path (|p| is the configuration
+ * pool, cleared before each pass). */
+const char *tack_load_sigfile(apr_pool_t *p, tack_sigfile_t *f)
+{
+    apr_hash_t *loaded = NULL;
+    tack_sigload_t *l;
+
+    apr_pool_userdata_get((void **)&loaded, TACK_SIGLOAD_KEY, p);
+    if (loaded == NULL) {
+        loaded = apr_hash_make(p);
+        apr_pool_userdata_set(loaded, TACK_SIGLOAD_KEY, apr_pool_cleanup_null,
+                              p);
+    }
+    l = apr_hash_get(loaded, f->path, APR_HASH_KEY_STRING);
+    if (l == NULL) {
+        l = apr_pcalloc(p, sizeof(*l));
+        l->error = tack_sigload_read(p, f, l);
+        apr_hash_set(loaded, f->path, APR_HASH_KEY_STRING, l);
+    }
+    f->num = l->num;
+    f->sigs = l->sigs;
+    f->fingerprints = (const char(*)[TACK_FINGERPRINT_SIZE])l->fingerprints;
+    return l->error;
+}

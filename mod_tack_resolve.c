@@ -1,0 +1,484 @@
+/*
+ * mod_tack_resolve.c -- what a vhost serves: the TACKs chosen for each of
+ * its certificates (its own TackFiles, then the main server's, then the
+ * TackStore), its break signatures, format and activation flag, with every
+ * rule of the directive reference applied (tack_config_resolve); and the
+ * start-up report of what is not served: files that did not load,
+ * server-level TACKs that matched no certificate, TACKs about to expire.
+ */
+#include <stdarg.h>
+#include <string.h>
+#include <time.h>
+
+#include "httpd.h"
+#include "http_config.h"
+#include "http_log.h"
+#include "apr_strings.h"
+
+#include "mod_tack.h"
+
+APLOG_USE_MODULE(tack);
+
+/* ---- matching TACKs to certificates -------------------------------------- */
+
+/* tack_problem logs one problem found while resolving |s|'s configuration:
+ * at error level, with the vhost's name.  Returns 1 (one problem). */
+static int tack_problem(server_rec *s, const char *tag, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+
+static int tack_problem(server_rec *s, const char *tag, const char *fmt, ...)
+{
+    va_list ap;
+    char msg[1024];
+
+    if (tack_config_quiet()) {
+        return 1;
+    }
+    va_start(ap, fmt);
+    apr_vsnprintf(msg, sizeof(msg), fmt, ap);
+    va_end(ap);
+    /* |tag| is the caller's own literal "TACKnnnnn", one per call site. */
+    ap_log_error(APLOG_MARK, APLOG_ERR, 0, s, "%s: vhost %s: %s%s", tag,
+                 tack_vhost_name(s), msg,
+                 tack_config_strict() ? "" : "; left out");
+    return 1;
+}
+
+static const char *tack_cert_list(apr_pool_t *p, tack_certsel_t *certs,
+                                  int ncerts)
+{
+    const char *list = "";
+    int i;
+
+    for (i = 0; i < ncerts; i++) {
+        list = apr_pstrcat(p, list, i ? ", " : "", certs[i].label, NULL);
+    }
+    return list;
+}
+
+/* tack_select tries |item| for |cert|; returns the number of problems. */
+static int tack_select(apr_pool_t *p, server_rec *s, int format,
+                       tack_certsel_t *cert, tack_item_t *item)
+{
+    int j;
+
+    if (format == TACK_FORMAT_00 && cert->ntacks == 1) {
+        return tack_problem(
+            s, "TACK00001",
+            "%s %s (" TACK_WHERE_FMT "): a second TACK for %s, already "
+            "served by %s %s; draft-00 serves one TACK "
+            "per certificate",
+            item->file->kind, item->file->path, TACK_WHERE(item->file->where),
+            cert->label, cert->tacks[0]->file->kind,
+            cert->tacks[0]->file->path);
+    }
+    if (cert->ntacks == TACK_EXT02_MAX_TACKS) {
+        return tack_problem(s, "TACK00002",
+                            "%s %s (" TACK_WHERE_FMT
+                            "): a third TACK for %s; draft-02 "
+                            "serves at most two per certificate",
+                            item->file->kind, item->file->path,
+                            TACK_WHERE(item->file->where), cert->label);
+    }
+    for (j = 0; j < cert->ntacks; j++) {
+        if (tack_key_equal(cert->tacks[j]->tack.public_key,
+                           item->tack.public_key)) {
+            return tack_problem(
+                s, "TACK00003",
+                "%s %s (" TACK_WHERE_FMT "): %s has the key %s of "
+                "%s %s, also for %s; two TACKs for one "
+                "certificate need two keys",
+                item->file->kind, item->file->path,
+                TACK_WHERE(item->file->where), tack_item_name(p, item),
+                item->fingerprint, cert->tacks[j]->file->kind,
+                cert->tacks[j]->file->path, cert->label);
+        }
+    }
+    cert->tacks[cert->ntacks++] = item;
+    return 0;
+}
+
+/* tack_files_usable returns 1 when |f| is served at all under |format|. */
+static int tack_file_usable(server_rec *s, tack_file_t *f, int format,
+                            int *problems)
+{
+    if (f->error || f->nitems == 0) {
+        return 0;
+    }
+    if (format == TACK_FORMAT_00 && f->nitems > 1) {
+        *problems +=
+            tack_problem(s, "TACK00004",
+                         "%s %s (" TACK_WHERE_FMT "): holds %d TACKs; in "
+                         "TackFormat draft-00 a TACK file holds one "
+                         "(pair files need TackFormat draft-02)",
+                         f->kind, f->path, TACK_WHERE(f->where), f->nitems);
+        return 0;
+    }
+    return 1;
+}
+
+/* tack_resolve_start fills in |out| the vhost's settings, with the defaults
+ * of the directive reference for what it leaves unset (TackFormat
+ * draft-00, TackPinActivation off, TackTLS13 off), and its certificates,
+ * none of them with a TACK yet. */
+static void tack_resolve_start(tack_sel_t *out, const tack_conf_t *conf,
+                               tack_certsel_t *certs, int ncerts)
+{
+    int c;
+
+    memset(out, 0, sizeof(*out));
+    out->format = conf->format == TACK_UNSET ? TACK_FORMAT_00 : conf->format;
+    out->pin_activation = conf->pin_activation == 1;
+    out->tls13 = conf->tls13 == 1;
+    out->store = conf->store;
+    out->certs = certs;
+    out->ncerts = ncerts;
+    for (c = 0; c < ncerts; c++) {
+        certs[c].ntacks = 0;
+    }
+}
+
+/* tack_cert_has_own returns 1 when |cert| already has a TACK from a
+ * TackFile written in the vhost itself. */
+static int tack_cert_has_own(const tack_certsel_t *cert)
+{
+    int own = 0, j;
+
+    for (j = 0; j < cert->ntacks; j++) {
+        own |= !cert->tacks[j]->file->server_level;
+    }
+    return own;
+}
+
+/* tack_resolve_item offers |item| (a TACK of TackFile |f|) to each
+ * certificate of |out| its target_hash names.  |inherited|: |f| is the main
+ * server's, seen from a vhost, and fills in only certificates the vhost has
+ * no TACK of its own for.  |must_match|: a TACK that names none of the
+ * certificates is a problem (the vhost's own, when its certificates are
+ * known).  Returns the number of problems. */
+static int tack_resolve_item(apr_pool_t *p, server_rec *s, tack_sel_t *out,
+                             const tack_file_t *f, tack_item_t *item,
+                             int inherited, int must_match)
+{
+    int problems = 0, hit = 0, c;
+
+    for (c = 0; c < out->ncerts; c++) {
+        tack_certsel_t *cert = &out->certs[c];
+
+        if (tack_check_target_hash(&item->tack, cert->hash) != TACK_OK) {
+            continue;
+        }
+        hit = 1;
+        item->matched = 1;
+        /* Server-level TACKs only where the vhost has none. */
+        if (inherited && tack_cert_has_own(cert)) {
+            continue;
+        }
+        problems += tack_select(p, s, out->format, cert, item);
+    }
+    if (!hit && must_match) {
+        problems += tack_problem(
+            s, "TACK00005",
+            "TackFile %s (" TACK_WHERE_FMT "): target_hash of %s (key %s) "
+            "matches none of the vhost's certificates (%s)",
+            f->path, TACK_WHERE(f->where), tack_item_name(p, item),
+            item->fingerprint,
+            out->ncerts ? tack_cert_list(p, out->certs, out->ncerts) : "none");
+    }
+    return problems;
+}
+
+/* tack_resolve_files offers every TACK of the usable files of |files|
+ * (TackFile lines, in order) to the certificates of |out|; |inherited| and
+ * |must_match| as for tack_resolve_item.  Returns the number of problems. */
+static int tack_resolve_files(apr_pool_t *p, server_rec *s, tack_sel_t *out,
+                              const apr_array_header_t *files, int inherited,
+                              int must_match)
+{
+    tack_file_t **f = tack_elts(files);
+    int problems = 0, i, k;
+
+    for (i = 0; i < tack_nelts(files); i++) {
+        if (!tack_file_usable(s, f[i], out->format, &problems)) {
+            continue;
+        }
+        for (k = 0; k < f[i]->nitems; k++) {
+            problems += tack_resolve_item(p, s, out, f[i], &f[i]->items[k],
+                                          inherited, must_match);
+        }
+    }
+    return problems;
+}
+
+/* tack_resolve_store gives the store's TACKs only to certificates no
+ * TackFile line gave a TACK to (explicit lines win), one hash lookup per
+ * certificate.  Returns the number of problems. */
+static int tack_resolve_store(apr_pool_t *p, server_rec *s, tack_store_t *store,
+                              tack_sel_t *out)
+{
+    int problems = 0, c;
+
+    if (!store || !store->loaded) {
+        return 0;
+    }
+    for (c = 0; c < out->ncerts; c++) {
+        tack_certsel_t *cert = &out->certs[c];
+        tack_item_t *item;
+        const tack_file_t *unusable = NULL;
+
+        if (cert->ntacks) {
+            continue;
+        }
+        item = apr_hash_get(store->by_hash, cert->hash, TACK_HASH_LEN);
+        for (; item; item = item->next_same) {
+            item->matched = 1;
+            if (item->file == unusable) {
+                continue; /* the second TACK of a pair already refused */
+            }
+            if (!tack_file_usable(s, item->file, out->format, &problems)) {
+                unusable = item->file;
+                continue;
+            }
+            problems += tack_select(p, s, out->format, cert, item);
+        }
+    }
+    return problems;
+}
+
+/* tack_resolve_breaksigs collects the break signatures of |sigfiles| (the
+ * vhost's own or inherited) into |out|: draft-00 only (draft-02 dropped
+ * them).  Returns the number of problems. */
+static int tack_resolve_breaksigs(server_rec *s,
+                                  const apr_array_header_t *sigfiles,
+                                  tack_sel_t *out)
+{
+    tack_sigfile_t **sf = tack_elts(sigfiles);
+    int problems = 0, i;
+
+    for (i = 0; i < tack_nelts(sigfiles); i++) {
+        size_t j;
+
+        if (sf[i]->error || sf[i]->num == 0) {
+            continue;
+        }
+        if (out->format == TACK_FORMAT_02 && sf[i]->s != s) {
+            /* Inherited from the server config, meant "for all": a
+             * draft-02 vhost cannot carry them, and that is no error. */
+            if (!tack_config_quiet()) {
+                ap_log_error(APLOG_MARK, APLOG_INFO, 0, s,
+                             "TACK00023: vhost %s: TackFormat draft-02 "
+                             "has no break signatures: the %" APR_SIZE_T_FMT
+                             " inherited from %s (" TACK_WHERE_FMT
+                             ") are not served here",
+                             tack_vhost_name(s), sf[i]->num, sf[i]->path,
+                             TACK_WHERE(sf[i]->where));
+            }
+            continue;
+        }
+        if (out->format == TACK_FORMAT_02) {
+            problems +=
+                tack_problem(s, "TACK00006",
+                             "TackBreakSigsFile %s (" TACK_WHERE_FMT "): break "
+                             "signatures do not exist in "
+                             "TackFormat draft-02",
+                             sf[i]->path, TACK_WHERE(sf[i]->where));
+            continue;
+        }
+        for (j = 0; j < sf[i]->num && out->nsigs < TACK_MAX_BREAKSIGS; j++) {
+            out->sigfiles[out->nsigs] = sf[i];
+            out->sigidx[out->nsigs] = (unsigned char)j;
+            out->sigs[out->nsigs++] = sf[i]->sigs[j];
+        }
+    }
+    return problems;
+}
+
+/* tack_breaksig_find returns the index in |sel| of the break signature for
+ * |key|, or sel->nsigs when there is none. */
+static size_t tack_breaksig_find(const tack_sel_t *sel, const uint8_t *key)
+{
+    size_t j;
+
+    for (j = 0; j < sel->nsigs; j++) {
+        if (tack_key_equal(sel->sigs[j].public_key, key)) {
+            break;
+        }
+    }
+    return j;
+}
+
+/* tack_resolve_broken_keys leaves out a TACK whose key a break signature
+ * of this vhost breaks: the site says the key is compromised and vouches
+ * with it at once.  The break signature is the later, safer statement.
+ * Returns the number of problems. */
+static int tack_resolve_broken_keys(server_rec *s, tack_sel_t *out)
+{
+    int problems = 0, c, k;
+
+    for (c = 0; c < out->ncerts; c++) {
+        tack_certsel_t *cert = &out->certs[c];
+
+        for (k = 0; k < cert->ntacks; k++) {
+            tack_item_t *item = cert->tacks[k];
+            size_t j = tack_breaksig_find(out, item->tack.public_key);
+
+            if (j == out->nsigs) {
+                continue;
+            }
+            problems += tack_problem(
+                s, "TACK00007",
+                "%s %s (" TACK_WHERE_FMT "): its key %s is broken "
+                "by a break signature in "
+                "TackBreakSigsFile %s (" TACK_WHERE_FMT "); a TACK and "
+                "the break signature of its key cannot "
+                "be served together",
+                item->file->kind, item->file->path,
+                TACK_WHERE(item->file->where), item->fingerprint,
+                out->sigfiles[j]->path, TACK_WHERE(out->sigfiles[j]->where));
+            memmove(&cert->tacks[k], &cert->tacks[k + 1],
+                    (size_t)(cert->ntacks - k - 1) * sizeof(item));
+            cert->ntacks--;
+            k--;
+        }
+    }
+    return problems;
+}
+
+int tack_config_resolve(apr_pool_t *p, server_rec *s, tack_conf_t *conf,
+                        tack_certsel_t *certs, int ncerts, int certs_known,
+                        tack_sel_t *out)
+{
+    int problems = 0;
+
+    tack_resolve_start(out, conf, certs, ncerts);
+    /* The vhost's own TACKs first; the main server's fill in certificates
+     * the vhost has no TACK for.  For the main server itself its TackFiles
+     * are the candidates (its own and every vhost's). */
+    if (s->is_virtual) {
+        problems += tack_resolve_files(p, s, out, conf->files, 0, certs_known);
+        problems += tack_resolve_files(p, s, out, conf->server_files, 1, 0);
+    } else {
+        problems += tack_resolve_files(p, s, out, conf->files, 0, 0);
+    }
+    problems += tack_resolve_store(p, s, conf->store, out);
+    problems += tack_resolve_breaksigs(s, conf->sigfiles, out);
+    problems += tack_resolve_broken_keys(s, out);
+    return problems;
+}
+
+/* "12 days", "5 hours", "3 minutes": how long until |secs| have passed. */
+const char *tack_duration(apr_pool_t *p, long secs)
+{
+    if (secs >= 2 * 86400) {
+        return apr_psprintf(p, "%ld days", secs / 86400);
+    }
+    if (secs >= 2 * 3600) {
+        return apr_psprintf(p, "%ld hours", secs / 3600);
+    }
+    return apr_psprintf(p, "%ld minute%s", secs / 60,
+                        secs / 60 == 1 ? "" : "s");
+}
+
+void tack_config_warn_expiry(server_rec *s, const tack_sel_t *sel)
+{
+    time_t now = time(NULL);
+    int c, k;
+
+    if (tack_config_quiet()) {
+        return;
+    }
+    for (c = 0; c < sel->ncerts; c++) {
+        for (k = 0; k < sel->certs[c].ntacks; k++) {
+            const tack_item_t *item = sel->certs[c].tacks[k];
+
+            /* A store's TACKs are reported once per store, not per vhost
+             * (tack_config_log_stores): at 10,000 vhosts signed the same
+             * day, one line per TACK would bury everything else. */
+            if (item->file->store) {
+                continue;
+            }
+            if (item->expires - now < TACK_EXPIRY_WARN_SECS) {
+                ap_log_error(APLOG_MARK, APLOG_WARNING, 0, s,
+                             "TACK00010: vhost %s: TackFile %s: TACK (key "
+                             "%s) expires at %s, in %s; sign a new one",
+                             tack_vhost_name(s), item->file->path,
+                             item->fingerprint, item->expiry,
+                             tack_duration(s->process->pconf,
+                                           (long)(item->expires - now)));
+            }
+        }
+    }
+}
+
+int tack_config_log_load_errors(server_rec *s_main)
+{
+    server_rec *s;
+    int problems = 0, i;
+
+    if (tack_config_quiet()) {
+        return 0;
+    }
+    for (s = s_main; s; s = s->next) {
+        tack_conf_t *conf = tack_config_get(s);
+        tack_file_t **tf = tack_elts(conf->files);
+        tack_sigfile_t **sf = tack_elts(conf->sigfiles);
+
+        /* A vhost may share the main server's break-signature list: each
+         * file is logged with the server it was written in only. */
+        for (i = 0; i < tack_nelts(conf->files); i++) {
+            if (!tf[i]->error || tf[i]->s != s) {
+                continue;
+            }
+            problems++;
+            ap_log_error(APLOG_MARK, APLOG_ERR, 0, s,
+                         "TACK00011: vhost %s: %s (" TACK_WHERE_FMT
+                         "); this TACK file is "
+                         "not served",
+                         tack_vhost_name(s), tf[i]->error,
+                         TACK_WHERE(tf[i]->where));
+        }
+        for (i = 0; i < tack_nelts(conf->sigfiles); i++) {
+            if (!sf[i]->error || sf[i]->s != s) {
+                continue;
+            }
+            problems++;
+            ap_log_error(
+                APLOG_MARK, APLOG_ERR, 0, s,
+                "TACK00012: vhost %s: %s (" TACK_WHERE_FMT "); these break "
+                "signatures are not served",
+                tack_vhost_name(s), sf[i]->error, TACK_WHERE(sf[i]->where));
+        }
+    }
+    return problems;
+}
+
+int tack_config_check_unmatched(server_rec *s_main)
+{
+    tack_conf_t *conf = tack_config_get(s_main);
+    tack_file_t **tf = tack_elts(conf->files);
+    int problems = 0, i, k;
+
+    for (i = 0; i < tack_nelts(conf->files); i++) {
+        for (k = 0; k < tf[i]->nitems; k++) {
+            tack_item_t *item = &tf[i]->items[k];
+
+            if (tf[i]->error || item->matched) {
+                continue;
+            }
+            problems++;
+            if (tack_config_quiet()) {
+                continue;
+            }
+            ap_log_error(APLOG_MARK, APLOG_ERR, 0, s_main,
+                         "TACK00013: TackFile %s (" TACK_WHERE_FMT
+                         "): target_hash of %s "
+                         "(key %s) matches no certificate of any virtual "
+                         "host%s",
+                         tf[i]->path, TACK_WHERE(tf[i]->where),
+                         tack_item_name(s_main->process->pconf, item),
+                         item->fingerprint,
+                         tack_config_strict() ? "" : "; not served");
+        }
+    }
+    return problems;
+}

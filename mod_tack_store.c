@@ -1,0 +1,298 @@
+/*
+ * mod_tack_store.c -- the TackStore: each directory named in a
+ * configuration generation, read once however many servers name it, its
+ * TACK files loaded (mod_tack_load.c) and indexed by target_hash, and the
+ * start-up report of what each store could not serve.
+ */
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "httpd.h"
+#include "http_config.h"
+#include "http_log.h"
+#include "apr_file_info.h"
+#include "apr_strings.h"
+
+#include "mod_tack.h"
+
+APLOG_USE_MODULE(tack);
+
+/* ---- TackStore ----------------------------------------------------------- */
+
+/* Every store named in this configuration generation, by resolved path, so
+ * that a directory named by many vhosts is read once.  Both live in pconf;
+ * the cleanup forgets them when pconf is cleared for the next generation. */
+static apr_hash_t *tack_stores;
+static apr_array_header_t *tack_store_list;
+
+static apr_status_t tack_stores_forget(void *unused)
+{
+    tack_stores = NULL;
+    tack_store_list = NULL;
+    return APR_SUCCESS;
+}
+
+static int tack_strcmp_ptr(const void *a, const void *b)
+{
+    return strcmp(*(const char *const *)a, *(const char *const *)b);
+}
+
+/* tack_store_name returns 1 for a file name the store serves. */
+static int tack_store_name(const char *name)
+{
+    size_t n = strlen(name), suffix = sizeof(TACK_STORE_SUFFIX) - 1;
+
+    return name[0] != '.' && n > suffix &&
+           !strcmp(name + n - suffix, TACK_STORE_SUFFIX);
+}
+
+/* tack_store_index adds the TACKs of |f| to |st|'s index.  A TACK that
+ * repeats one already indexed byte for byte (the same certificate in two
+ * files) is counted and left out; two different TACKs for one certificate
+ * are both kept, for the vhost's format to decide (draft-02: a pair). */
+static void tack_store_index(tack_store_t *st, tack_file_t *f, time_t now)
+{
+    int k;
+
+    for (k = 0; k < f->nitems; k++) {
+        tack_item_t *item = &f->items[k];
+        tack_item_t *head, *last = NULL, *it;
+        int dup = 0;
+
+        head = apr_hash_get(st->by_hash, item->tack.target_hash, TACK_HASH_LEN);
+        for (it = head; it; it = it->next_same) {
+            dup |= !memcmp(&it->tack, &item->tack, sizeof(item->tack));
+            last = it;
+        }
+        if (dup) {
+            st->nduplicates++;
+            item->matched = 1; /* reported as a duplicate, not as unused */
+            continue;
+        }
+        if (last) {
+            last->next_same = item;
+        } else {
+            apr_hash_set(st->by_hash, item->tack.target_hash, TACK_HASH_LEN,
+                         item);
+        }
+        if (item->expires - now < TACK_EXPIRY_WARN_SECS) {
+            APR_ARRAY_PUSH(st->expiring, tack_item_t *) = item;
+        }
+    }
+}
+
+/* tack_store_load reads every *.tack.pem of |st|'s directory, in name order,
+ * validating each like a TackFile.  Nothing is logged here: the outcome is
+ * kept in |st| and reported once by tack_config_log_stores. */
+static void tack_store_load(apr_pool_t *p, server_rec *s, tack_store_t *st)
+{
+    apr_array_header_t *names = apr_array_make(p, 64, sizeof(const char *));
+    apr_dir_t *dir;
+    apr_finfo_t fi;
+    apr_status_t rv;
+    time_t now = time(NULL);
+    int i;
+
+    rv = apr_dir_open(&dir, st->path, p);
+    if (rv != APR_SUCCESS) {
+        st->error = apr_psprintf(p, "TackStore %s: cannot read directory: %pm",
+                                 st->path, &rv);
+        return;
+    }
+    for (;;) {
+        rv = apr_dir_read(&fi, APR_FINFO_NAME, dir);
+        if (rv != APR_SUCCESS && rv != APR_INCOMPLETE) {
+            break;
+        }
+        if (fi.name && tack_store_name(fi.name)) {
+            APR_ARRAY_PUSH(names, const char *) = apr_pstrdup(p, fi.name);
+        }
+    }
+    apr_dir_close(dir);
+    if (names->nelts > 1) {
+        qsort(names->elts, (size_t)names->nelts, sizeof(const char *),
+              tack_strcmp_ptr);
+    }
+    for (i = 0; i < names->nelts; i++) {
+        tack_file_t *f = apr_pcalloc(p, sizeof(*f));
+        int expired;
+
+        f->s = s;
+        f->kind = "TackStore";
+        f->store = st;
+        f->where = st->where;
+        f->server_level = 1;
+        f->path = apr_pstrcat(p, st->path, "/",
+                              APR_ARRAY_IDX(names, i, const char *), NULL);
+        f->error = tack_load_tackfile(p, f, &expired);
+        if (f->error) {
+            f->nitems = 0;
+            APR_ARRAY_PUSH(expired ? st->expired : st->bad, tack_file_t *) = f;
+            continue;
+        }
+        APR_ARRAY_PUSH(st->files, tack_file_t *) = f;
+        tack_store_index(st, f, now);
+    }
+    st->nfiles = st->files->nelts;
+}
+
+/* tack_store_get returns the store for directory |path|, reading it the
+ * first time it is named in this generation. */
+tack_store_t *tack_store_get(cmd_parms *cmd, const char *path)
+{
+    apr_pool_t *p = cmd->pool;
+    tack_store_t *st;
+
+    if (!tack_stores) {
+        tack_stores = apr_hash_make(p);
+        tack_store_list = apr_array_make(p, 2, sizeof(tack_store_t *));
+        apr_pool_cleanup_register(p, NULL, tack_stores_forget,
+                                  apr_pool_cleanup_null);
+    }
+    st = apr_hash_get(tack_stores, path, APR_HASH_KEY_STRING);
+    if (st) {
+        return st;
+    }
+    st = apr_pcalloc(p, sizeof(*st));
+    st->path = path;
+    st->where = tack_where(cmd);
+    st->by_hash = apr_hash_make(p);
+    st->files = apr_array_make(p, 64, sizeof(tack_file_t *));
+    st->bad = apr_array_make(p, 1, sizeof(tack_file_t *));
+    st->expired = apr_array_make(p, 1, sizeof(tack_file_t *));
+    st->expiring = apr_array_make(p, 1, sizeof(tack_item_t *));
+    /* The first pass of an initial start is thrown away before anything
+     * is served, and would only double the start-up time of a large
+     * store: the directory is read in the pass that counts. */
+    if (!tack_config_quiet()) {
+        tack_store_load(p, cmd->server, st);
+        st->loaded = 1;
+    }
+    apr_hash_set(tack_stores, path, APR_HASH_KEY_STRING, st);
+    APR_ARRAY_PUSH(tack_store_list, tack_store_t *) = st;
+    return st;
+}
+
+/* tack_store_report_files logs the files of |st| that are not served: the
+ * malformed ones (errors, counted as problems) and the expired ones
+ * (warnings: expiry is routine at a provider's scale, never a refused
+ * configuration).  Returns the number of problems. */
+static int tack_store_report_files(server_rec *s_main, const tack_store_t *st)
+{
+    int problems = 0, j;
+
+    for (j = 0; j < st->bad->nelts; j++) {
+        tack_file_t *f = APR_ARRAY_IDX(st->bad, j, tack_file_t *);
+
+        problems++;
+        ap_log_error(APLOG_MARK, APLOG_ERR, 0, s_main,
+                     "TACK00017: %s (TackStore at " TACK_WHERE_FMT ")%s",
+                     f->error, TACK_WHERE(st->where),
+                     tack_config_strict() ? "" : "; this file is skipped");
+    }
+    for (j = 0; j < st->expired->nelts; j++) {
+        tack_file_t *f = APR_ARRAY_IDX(st->expired, j, tack_file_t *);
+
+        ap_log_error(APLOG_MARK, APLOG_WARNING, 0, s_main,
+                     "TACK00018: %s; skipped: sign a new one", f->error);
+    }
+    return problems;
+}
+
+/* tack_store_report_expiring logs the TACKs of |st| that expire within 30
+ * days: each at debug level, then one warning for the store that names the
+ * first to go. */
+static void tack_store_report_expiring(server_rec *s_main,
+                                       const tack_store_t *st, time_t now)
+{
+    const tack_item_t *first = NULL;
+    int j;
+
+    if (!st->expiring->nelts) {
+        return;
+    }
+    for (j = 0; j < st->expiring->nelts; j++) {
+        const tack_item_t *it = APR_ARRAY_IDX(st->expiring, j, tack_item_t *);
+
+        if (!first || it->expires < first->expires) {
+            first = it;
+        }
+        ap_log_error(APLOG_MARK, APLOG_DEBUG, 0, s_main,
+                     "TACK00019: TackStore %s: TACK (key %s) "
+                     "expires at %s",
+                     it->file->path, it->fingerprint, it->expiry);
+    }
+    ap_log_error(
+        APLOG_MARK, APLOG_WARNING, 0, s_main,
+        "TACK00020: TackStore %s: %d TACK%s expire%s "
+        "within 30 days, the first %s at %s, in %s; "
+        "sign new ones",
+        st->path, st->expiring->nelts, st->expiring->nelts == 1 ? "" : "s",
+        st->expiring->nelts == 1 ? "s" : "", first->file->path, first->expiry,
+        tack_duration(s_main->process->pconf, (long)(first->expires - now)));
+}
+
+/* tack_store_report_unused logs, at debug level, the TACKs of |st| that
+ * matched no certificate, and returns how many there are. */
+static int tack_store_report_unused(server_rec *s_main, const tack_store_t *st)
+{
+    apr_pool_t *p = s_main->process->pconf;
+    int unmatched = 0, j, k;
+
+    for (j = 0; j < st->files->nelts; j++) {
+        tack_file_t *f = APR_ARRAY_IDX(st->files, j, tack_file_t *);
+
+        for (k = 0; k < f->nitems; k++) {
+            if (f->items[k].matched) {
+                continue;
+            }
+            unmatched++;
+            ap_log_error(APLOG_MARK, APLOG_DEBUG, 0, s_main,
+                         "TACK00021: TackStore %s: target_hash of %s "
+                         "(key %s) matches no certificate of any "
+                         "virtual host using the store; not used",
+                         f->path, tack_item_name(p, &f->items[k]),
+                         f->items[k].fingerprint);
+        }
+    }
+    return unmatched;
+}
+
+int tack_config_log_stores(server_rec *s_main, int report_unmatched)
+{
+    time_t now = time(NULL);
+    int problems = 0, i;
+
+    if (tack_config_quiet() || !tack_store_list) {
+        return 0;
+    }
+    for (i = 0; i < tack_store_list->nelts; i++) {
+        tack_store_t *st = APR_ARRAY_IDX(tack_store_list, i, tack_store_t *);
+        int unmatched = 0;
+
+        if (st->error) {
+            /* Under -t the directive has already failed with it. */
+            problems++;
+            ap_log_error(APLOG_MARK, APLOG_ERR, 0, s_main,
+                         "TACK00016: %s (" TACK_WHERE_FMT
+                         "); nothing is served from it",
+                         st->error, TACK_WHERE(st->where));
+            continue;
+        }
+        problems += tack_store_report_files(s_main, st);
+        tack_store_report_expiring(s_main, st, now);
+        if (report_unmatched) {
+            unmatched = tack_store_report_unused(s_main, st);
+        }
+        ap_log_error(APLOG_MARK, APLOG_INFO, 0, s_main,
+                     "TACK00022: TackStore %s (" TACK_WHERE_FMT
+                     "): %d TACK file%s loaded, "
+                     "%d malformed, %d expired, %d duplicate%s, %d unused",
+                     st->path, TACK_WHERE(st->where), st->nfiles,
+                     st->nfiles == 1 ? "" : "s", st->bad->nelts,
+                     st->expired->nelts, st->nduplicates,
+                     st->nduplicates == 1 ? "" : "s", unmatched);
+    }
+    return problems;
+}
