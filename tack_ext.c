@@ -55,6 +55,8 @@ static const char *const tack_status_strings[TACK_STATUS_COUNT] = {
     [TACK_ERR_IO] = "I/O error",
     [TACK_ERR_FILE_TOO_LARGE] = "file is too large",
     [TACK_ERR_NOT_REGULAR_FILE] = "not a regular file",
+    [TACK_ERR_PSEUDO_FILE] =
+        "a file of a pseudo-filesystem (proc, sysfs, ...), not read",
     [TACK_ERR_NOMEM] = "out of memory",
     [TACK_ERR_CRYPTO] = "OpenSSL operation failed",
     [TACK_ERR_INVALID_ARG] = "invalid argument",

@@ -120,6 +120,9 @@ typedef enum {
     TACK_ERR_FILE_TOO_LARGE,
     TACK_ERR_NOT_REGULAR_FILE, /* a FIFO, device, socket: never opened for
                                   reading, so it cannot block the caller */
+    TACK_ERR_PSEUDO_FILE,      /* a "regular" file of proc, sysfs, debugfs
+                                  and the like: never read (/proc/kmsg
+                                  blocks, others have side effects) */
     TACK_ERR_NOMEM,
     TACK_ERR_CRYPTO,        /* OpenSSL failed; details on its error queue */
     TACK_ERR_INVALID_ARG,   /* a caller bug: NULL pointer, bad size */
@@ -369,11 +372,17 @@ tack_status_t tack_pem_encode(char **out, size_t *out_len, const char *label,
 /* ---- Files ---------------------------------------------------------------- */
 
 /* tack_file_read reads the whole of |path| into a malloc'd buffer (free with
- * free(); a NUL is appended but not counted in |*out_len|).  Only regular
- * files are read: anything else (a FIFO nobody writes to would block httpd
- * forever, /dev/zero never ends) is TACK_ERR_NOT_REGULAR_FILE.  Files larger
- * than |max_len| give TACK_ERR_FILE_TOO_LARGE; open/read failures give
- * TACK_ERR_IO with errno set (EISDIR for a directory). */
+ * free(); a NUL is appended but not counted in |*out_len|).  No file name
+ * may stall the caller (httpd's parent reads these at a restart), so only
+ * regular files of ordinary filesystems are read, and their type is checked
+ * before they are opened: anything else (a FIFO nobody writes to would block
+ * httpd forever, /dev/zero never ends) is TACK_ERR_NOT_REGULAR_FILE, and a
+ * file of proc, sysfs, debugfs and their kin (/proc/kmsg blocks in read())
+ * is TACK_ERR_PSEUDO_FILE.  The descriptor stays non-blocking while it is
+ * read.  Files larger than |max_len| give TACK_ERR_FILE_TOO_LARGE; open/read
+ * failures give TACK_ERR_IO with errno set (EISDIR for a directory).  A file
+ * on a network filesystem whose server hangs can still block: no flag of
+ * open(2) bounds that. */
 tack_status_t tack_file_read(const char *path, size_t max_len, char **out,
                              size_t *out_len);
 

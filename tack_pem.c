@@ -14,7 +14,10 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/vfs.h>
 #include <unistd.h>
+
+#include <linux/magic.h>
 
 #include <openssl/crypto.h>
 #include <openssl/evp.h>
@@ -354,43 +357,61 @@ tack_status_t tack_pem_encode(char **out, size_t *out_len, const char *label,
     return TACK_OK;
 }
 
-tack_status_t tack_file_read(const char *path, size_t max_len, char **out,
-                             size_t *out_len)
+/* file_pseudo_fs returns 1 when |fs| is a kernel interface dressed as a
+ * filesystem: its "regular" files are not data, and reading one may block
+ * for ever (/proc/kmsg), change the kernel's state or never end. */
+static int file_pseudo_fs(const struct statfs *fs)
 {
-    struct stat sb;
+    static const unsigned long types[] = {
+        PROC_SUPER_MAGIC,   SYSFS_MAGIC,      DEBUGFS_MAGIC,
+        TRACEFS_MAGIC,      SECURITYFS_MAGIC, SELINUX_MAGIC,
+        SMACK_MAGIC,        CGROUP_SUPER_MAGIC, CGROUP2_SUPER_MAGIC,
+        BPF_FS_MAGIC,       PSTOREFS_MAGIC,   EFIVARFS_MAGIC,
+        DEVPTS_SUPER_MAGIC, BINFMTFS_MAGIC,   NSFS_MAGIC,
+    };
+    size_t i;
+
+    for (i = 0; i < sizeof(types) / sizeof(types[0]); i++) {
+        if ((unsigned long)fs->f_type == types[i]) {
+            return 1;
+        }
+    }
+    return 0;
+}
+
+/* file_check_kind judges what |sb| and |fs| describe: TACK_OK for a regular
+ * file of an ordinary filesystem no larger than |max_len|. */
+static tack_status_t file_check_kind(const struct stat *sb,
+                                     const struct statfs *fs, size_t max_len)
+{
+    if (S_ISDIR(sb->st_mode)) {
+        errno = EISDIR;
+        return TACK_ERR_IO;
+    }
+    if (!S_ISREG(sb->st_mode)) {
+        return TACK_ERR_NOT_REGULAR_FILE;
+    }
+    if (file_pseudo_fs(fs)) {
+        return TACK_ERR_PSEUDO_FILE;
+    }
+    if (sb->st_size > 0 && (uintmax_t)sb->st_size > max_len) {
+        return TACK_ERR_FILE_TOO_LARGE;
+    }
+    return TACK_OK;
+}
+
+/* file_read_all reads |fd| to EOF into a malloc'd, NUL-terminated buffer,
+ * whatever st_size said, but never more than max_len + 1 bytes: a file that
+ * grows is bounded all the same.  The buffer tops out at max_len + 2 (one
+ * byte over the limit, and the NUL). */
+static tack_status_t file_read_all(int fd, size_t max_len, char **out,
+                                   size_t *out_len)
+{
     char *buf = NULL, *nb;
     size_t len = 0, cap = 0, ncap;
     ssize_t n;
-    int fd, saved;
+    int saved;
 
-    if (path == NULL || out == NULL || out_len == NULL ||
-        max_len > SIZE_MAX / 4) {
-        return TACK_ERR_INVALID_ARG;
-    }
-    /* O_NONBLOCK: opening a FIFO for reading would otherwise wait for a
-     * writer, and a configuration test must never hang on a file name. */
-    fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY);
-    if (fd < 0) {
-        return TACK_ERR_IO;
-    }
-    if (fstat(fd, &sb) != 0) {
-        goto io_error;
-    }
-    if (S_ISDIR(sb.st_mode)) {
-        errno = EISDIR;
-        goto io_error;
-    }
-    if (!S_ISREG(sb.st_mode)) {
-        close(fd);
-        return TACK_ERR_NOT_REGULAR_FILE;
-    }
-    if (fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) & ~O_NONBLOCK) != 0) {
-        goto io_error;
-    }
-    /* Read until EOF whatever st_size says, but never more than max_len + 1
-     * bytes: a growing file or a /proc file is bounded all the same.  The
-     * buffer tops out at max_len + 2 (one byte over the limit, and the
-     * NUL). */
     for (;;) {
         if (len + 1 >= cap) {
             ncap = cap != 0 ? cap * 2 : 4096;
@@ -400,18 +421,20 @@ tack_status_t tack_file_read(const char *path, size_t max_len, char **out,
             nb = realloc(buf, ncap);
             if (nb == NULL) {
                 free(buf);
-                close(fd);
                 return TACK_ERR_NOMEM;
             }
             buf = nb;
             cap = ncap;
         }
         n = read(fd, buf + len, cap - 1 - len);
+        if (n < 0 && errno == EINTR) {
+            continue;
+        }
         if (n < 0) {
-            if (errno == EINTR) {
-                continue;
-            }
-            goto io_error;
+            saved = errno; /* EAGAIN: it would have blocked */
+            free(buf);
+            errno = saved;
+            return TACK_ERR_IO;
         }
         if (n == 0) {
             break;
@@ -419,22 +442,55 @@ tack_status_t tack_file_read(const char *path, size_t max_len, char **out,
         len += (size_t)n;
         if (len > max_len) {
             free(buf);
-            close(fd);
             return TACK_ERR_FILE_TOO_LARGE;
         }
     }
-    close(fd);
     buf[len] = '\0';
     *out = buf;
     *out_len = len;
     return TACK_OK;
+}
 
-io_error:
+tack_status_t tack_file_read(const char *path, size_t max_len, char **out,
+                             size_t *out_len)
+{
+    struct stat sb;
+    struct statfs fs;
+    tack_status_t st;
+    int fd, saved;
+
+    if (path == NULL || out == NULL || out_len == NULL ||
+        max_len > SIZE_MAX / 4) {
+        return TACK_ERR_INVALID_ARG;
+    }
+    /* The kind of file is judged before it is opened: opening a device can
+     * have effects of its own, and a pseudo-file must not be touched. */
+    if (stat(path, &sb) != 0 || statfs(path, &fs) != 0) {
+        return TACK_ERR_IO;
+    }
+    st = file_check_kind(&sb, &fs, max_len);
+    if (st != TACK_OK) {
+        return st;
+    }
+    /* O_NONBLOCK, kept while reading: a FIFO put in the file's place since
+     * would otherwise wait for a writer.  The opened file is judged again,
+     * as it may not be the one stat() saw. */
+    fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY);
+    if (fd < 0) {
+        return TACK_ERR_IO;
+    }
+    if (fstat(fd, &sb) != 0 || fstatfs(fd, &fs) != 0) {
+        st = TACK_ERR_IO;
+    } else {
+        st = file_check_kind(&sb, &fs, max_len);
+    }
+    if (st == TACK_OK) {
+        st = file_read_all(fd, max_len, out, out_len);
+    }
     saved = errno;
-    free(buf);
     close(fd);
     errno = saved;
-    return TACK_ERR_IO;
+    return st;
 }
 
 /* pem_blocks_check decodes all |label| blocks of |pem| and checks their count

@@ -664,6 +664,30 @@ START_TEST(file_read_refuses_fifos_and_devices_without_blocking)
 }
 END_TEST
 
+/* The "regular" files of proc and sysfs are kernel interfaces: /proc/kmsg
+ * blocks in read() (as root it would also consume the kernel log), so they
+ * are refused before they are opened. */
+START_TEST(file_read_refuses_pseudo_filesystems_before_reading)
+{
+    char *out = NULL;
+    size_t out_len = 0;
+
+    alarm(5); /* a hang fails the test instead of the whole run */
+    ck_assert_status(
+        tack_file_read("/proc/kmsg", TACK_FILE_MAX_DEFAULT, &out, &out_len),
+        TACK_ERR_PSEUDO_FILE);
+    ck_assert_status(
+        tack_file_read("/proc/self/status", TACK_FILE_MAX_DEFAULT, &out,
+                       &out_len),
+        TACK_ERR_PSEUDO_FILE);
+    ck_assert_status(tack_file_read("/sys/kernel/uevent_seqnum",
+                                    TACK_FILE_MAX_DEFAULT, &out, &out_len),
+                     TACK_ERR_PSEUDO_FILE);
+    alarm(0);
+    ck_assert_ptr_null(out);
+}
+END_TEST
+
 START_TEST(file_read_refuses_files_over_the_maximum)
 {
     char data[1000];
@@ -749,6 +773,7 @@ Suite *misc_suite(void)
     tcase_add_test(file, file_read_of_a_missing_file_is_an_io_error);
     tcase_add_test(file, file_read_of_a_directory_is_an_io_error);
     tcase_add_test(file, file_read_refuses_fifos_and_devices_without_blocking);
+    tcase_add_test(file, file_read_refuses_pseudo_filesystems_before_reading);
     tcase_add_test(file, file_read_refuses_files_over_the_maximum);
     tcase_add_test(file,
                    file_read_with_a_maximum_of_zero_reads_only_empty_files);
