@@ -33,9 +33,16 @@ static apr_status_t tack_stores_forget(void *unused)
     return APR_SUCCESS;
 }
 
-static int tack_strcmp_ptr(const void *a, const void *b)
+/* A directory entry of a store, and whether it is a symbolic link. */
+typedef struct {
+    const char *name;
+    int is_link;
+} tack_store_entry_t;
+
+static int tack_entry_cmp(const void *a, const void *b)
 {
-    return strcmp(*(const char *const *)a, *(const char *const *)b);
+    return strcmp(((const tack_store_entry_t *)a)->name,
+                  ((const tack_store_entry_t *)b)->name);
 }
 
 /* tack_store_name returns 1 for a file name the store serves. */
@@ -82,12 +89,33 @@ static void tack_store_index(tack_store_t *st, tack_file_t *f, time_t now)
     }
 }
 
+/* tack_store_file loads one file of a store, |is_link| when the directory
+ * entry is a symbolic link; returns the reason it is not served, or NULL.
+ * A link is never followed: whoever can write in the store directory could
+ * otherwise make httpd's parent, as root, open any file of the machine
+ * (/etc/shadow, /proc/kmsg).  A file kept elsewhere is named with TackFile,
+ * where the path is the administrator's own. */
+static const char *tack_store_file(apr_pool_t *p, tack_file_t *f, int is_link,
+                                   int *expired)
+{
+    if (is_link) {
+        *expired = 0;
+        return apr_psprintf(p,
+                            "TackStore %s: a symbolic link, not followed (a "
+                            "TackStore serves the regular files in it; name "
+                            "a file kept elsewhere with TackFile)",
+                            f->path);
+    }
+    return tack_load_tackfile(p, f, expired);
+}
+
 /* tack_store_load reads every *.tack.pem of |st|'s directory, in name order,
  * validating each like a TackFile.  Nothing is logged here: the outcome is
  * kept in |st| and reported once by tack_config_log_stores. */
 static void tack_store_load(apr_pool_t *p, server_rec *s, tack_store_t *st)
 {
-    apr_array_header_t *names = apr_array_make(p, 64, sizeof(const char *));
+    apr_array_header_t *names =
+        apr_array_make(p, 64, sizeof(tack_store_entry_t));
     apr_dir_t *dir;
     apr_finfo_t fi;
     apr_status_t rv;
@@ -101,20 +129,28 @@ static void tack_store_load(apr_pool_t *p, server_rec *s, tack_store_t *st)
         return;
     }
     for (;;) {
-        rv = apr_dir_read(&fi, APR_FINFO_NAME, dir);
+        /* APR_FINFO_LINK: the entry itself (lstat), not where a link leads:
+         * a symbolic link is not followed (tack_store_file). */
+        rv = apr_dir_read(&fi, APR_FINFO_NAME | APR_FINFO_TYPE | APR_FINFO_LINK,
+                          dir);
         if (rv != APR_SUCCESS && rv != APR_INCOMPLETE) {
             break;
         }
         if (fi.name && tack_store_name(fi.name)) {
-            APR_ARRAY_PUSH(names, const char *) = apr_pstrdup(p, fi.name);
+            tack_store_entry_t *e = apr_array_push(names);
+
+            e->name = apr_pstrdup(p, fi.name);
+            e->is_link = fi.filetype == APR_LNK;
         }
     }
     apr_dir_close(dir);
     if (names->nelts > 1) {
-        qsort(names->elts, (size_t)names->nelts, sizeof(const char *),
-              tack_strcmp_ptr);
+        qsort(names->elts, (size_t)names->nelts, sizeof(tack_store_entry_t),
+              tack_entry_cmp);
     }
     for (i = 0; i < names->nelts; i++) {
+        const tack_store_entry_t *e =
+            &APR_ARRAY_IDX(names, i, tack_store_entry_t);
         tack_file_t *f = apr_pcalloc(p, sizeof(*f));
         int expired;
 
@@ -123,9 +159,8 @@ static void tack_store_load(apr_pool_t *p, server_rec *s, tack_store_t *st)
         f->store = st;
         f->where = st->where;
         f->server_level = 1;
-        f->path = apr_pstrcat(p, st->path, "/",
-                              APR_ARRAY_IDX(names, i, const char *), NULL);
-        f->error = tack_load_tackfile(p, f, &expired);
+        f->path = apr_pstrcat(p, st->path, "/", e->name, NULL);
+        f->error = tack_store_file(p, f, e->is_link, &expired);
         if (f->error) {
             f->nitems = 0;
             APR_ARRAY_PUSH(expired ? st->expired : st->bad, tack_file_t *) = f;

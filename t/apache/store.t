@@ -25,7 +25,7 @@ my $tool = top_dir() . '/tack';
 my $gencerts = top_dir() . '/build/gencerts';
 my $pw = 'store-pw';
 
-plan tests => 42;
+plan tests => 50;
 
 my $h = TackTest::Httpd->new('store');
 $h->{timeout} = 10 + $N / 50; # mod_ssl alone needs 20-40 s at 10,000
@@ -230,6 +230,37 @@ is($get->('bad.test'), hex(body00(undef, [$breaks], 0)),
     'the malformed file is not served');
 is($get->($names[-1]), hex(body00(tk("$d/store/$names[-1].tack.pem"), [$breaks], 0)),
     'every other vhost still is');
+
+# ---- symbolic links: never followed -----------------------------------------
+# Whoever can write in the store could point a link anywhere: httpd's parent,
+# as root, opened the target before looking at it, so a link to /proc/kmsg
+# hung a graceful restart for good (the parent blocked in read(), every
+# handshake timed out, SIGTERM no longer stopped it).  A link is now refused
+# like a malformed file, its target never opened.
+unlink("$d/store/bad.test.tack.pem", "$d/store/short.tack.pem");
+make_path("$d/elsewhere");
+write_file("$d/elsewhere/bad.test.pem", pem('TACK', $x->('k1', 'bad.test')));
+symlink("$d/elsewhere/bad.test.pem", "$d/store/bad.test.tack.pem")
+    or die "symlink: $!";
+symlink('/proc/kmsg', "$d/store/kmsg.tack.pem") or die "symlink: $!";
+($rc, $out) = $h->ctl('configtest');
+isnt($rc, 0, 'apache2ctl configtest fails on a symbolic link in the store');
+like($out, qr/TACK00017: TackStore \S+\/store\/bad\.test\.tack\.pem: a symbolic link, not followed \(a TackStore serves the regular files in it; name a file kept elsewhere with TackFile\)/,
+    'naming the link and what to do instead');
+like($out, qr/TACK00017: TackStore \S+\/store\/kmsg\.tack\.pem: a symbolic link, not followed/,
+    'a link to /proc/kmsg is refused without being read');
+$mark = log_mark($h->error_log);
+my $t_sig = time;
+ok($h->graceful, 'a graceful restart by signal with both links in the store serves');
+cmp_ok(time - $t_sig, '<', 10, 'within a bounded time');
+$log = log_since($mark, $h->error_log);
+like($log, qr/\[tack:error\].*TACK00017: TackStore \S+\/kmsg\.tack\.pem: a symbolic link, not followed .*; this file is skipped/,
+    'and logs the link as an error');
+is($get->('bad.test'), hex(body00(undef, [$breaks], 0)),
+    'the TACK behind the link is not served');
+is($get->($names[0]), hex(body00(tk("$d/store/$names[0].tack.pem"), [$breaks], 0)),
+    'every other vhost still is');
+unlink("$d/store/bad.test.tack.pem", "$d/store/kmsg.tack.pem");
 
 # ---- a directory that cannot be read ---------------------------------------
 $h->write_conf("TackStore \@ROOT\@/missing\n" . vh('dup.test', '@ROOT@/extra'));
