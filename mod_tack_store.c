@@ -69,7 +69,7 @@ static void tack_store_index(tack_store_t *st, tack_file_t *f, time_t now)
 
         head = apr_hash_get(st->by_hash, item->tack.target_hash, TACK_HASH_LEN);
         for (it = head; it; it = it->next_same) {
-            dup |= !memcmp(&it->tack, &item->tack, sizeof(item->tack));
+            dup |= tack_equal(&it->tack, &item->tack);
             last = it;
         }
         if (dup) {

@@ -126,6 +126,15 @@ void tack_encode(const tack_t *tack, uint8_t out[TACK_LEN])
     tack_encode_cbb(tack, &cbb);
 }
 
+int tack_equal(const tack_t *a, const tack_t *b)
+{
+    uint8_t x[TACK_LEN], y[TACK_LEN];
+
+    tack_encode(a, x);
+    tack_encode(b, y);
+    return memcmp(x, y, TACK_LEN) == 0;
+}
+
 /* ---- Keys ----------------------------------------------------------------- */
 
 /* tack_key_is_p256 is 1 when |key| is an EC key on P-256. */

@@ -189,6 +189,11 @@ tack_status_t tack_parse(tack_t *out, const uint8_t *in, size_t in_len);
 /* tack_encode writes the TACK_LEN-byte wire form of |tack| to |out|. */
 void tack_encode(const tack_t *tack, uint8_t out[TACK_LEN]);
 
+/* tack_equal returns 1 when |a| and |b| are the same TACK, every field equal
+ * (their wire forms compared: a memcmp of the structs would also compare
+ * their padding, which nothing sets), and 0 otherwise. */
+int tack_equal(const tack_t *a, const tack_t *b);
+
 /* tack_verify checks that public_key is a valid P-256 point
  * (TACK_ERR_BAD_KEY) and that the signature over "tack_sig" || the first 102
  * bytes verifies (TACK_ERR_BAD_SIGNATURE).  Returns TACK_OK when both hold. */

@@ -36,6 +36,13 @@ tack_sign("$d/k1.key", "$d/ec.crt", "$d/a.pem", '-e', '100d');
 tack_sign("$d/k2.key", "$d/ec.crt", "$d/a2.pem", '-e', '100d');
 tack_sign("$d/k3.key", "$d/rsa.crt", "$d/b-rsa.pem", '-e', '100d');
 tack_break("$d/kb.key", "$d/a.breaks.pem");
+# A TackStore holding the same TACK twice: its deduplication compares TACKs
+# (it once compared whole structs, padding included, and memcheck saw
+# uninitialised bytes decide).
+make_cert($d, 'st', 'ec', 's.test');
+mkdir "$d/store";
+tack_sign("$d/k1.key", "$d/st.crt", "$d/store/s1.tack.pem", '-e', '100d');
+write_file("$d/store/s2.tack.pem", read_file("$d/store/s1.tack.pem"));
 my %T = map { $_ => (pem_blocks("$d/$_.pem", 'TACK'))[0] } qw(a a2 b-rsa);
 my $BS = (pem_blocks("$d/a.breaks.pem", 'TACK BREAK SIG'))[0];
 my %BODY = (
@@ -69,6 +76,13 @@ my $conf = <<"C";
     $ec
     TackFile $d/b-rsa.pem
     TackFile $d/a2.pem
+</VirtualHost>
+<VirtualHost 127.0.0.1:\@PORT\@>
+    ServerName s.test
+    SSLEngine on
+    SSLCertificateFile $d/st.crt
+    SSLCertificateKeyFile $d/st.key
+    TackStore $d/store
 </VirtualHost>
 <VirtualHost 127.0.0.1:\@PORT\@>
     ServerName t13.test
