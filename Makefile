@@ -31,9 +31,11 @@ CORE_SRC := tack_ext.c tack_pem.c tack_keyfile.c
 CORE_HDR := tack_ext.h tack_cbs.h
 
 # ---- command-line tool (issue 4 owns this section) -----------------------
+# Its sources live in tool/; the binary is ./tack at the top, where the
+# tests, make install and the demo run it.
 # -pthread: `tack check --all-addresses` checks the addresses in threads.
-TOOL_SRC := $(wildcard tack.c tack_cli_*.c)
-TOOL_HDR := $(wildcard tack_cli*.h)
+TOOL_SRC := $(wildcard tool/tack.c tool/tack_cli_*.c)
+TOOL_HDR := $(wildcard tool/tack_cli*.h)
 
 # ---- unit tests -----------------------------------------------------------
 UNIT_SRC := $(wildcard t/unit/*.c)
@@ -113,25 +115,26 @@ $(FUZZ_BUILD)/fuzz_%: fuzz/fuzz_%.c fuzz/fuzz_common.h $(CORE_SRC) $(CORE_HDR)
 
 # The pin store lives in the tool: its target links the tool's store and
 # utility code (and jansson) besides the core.
-FUZZ_PINS_SRC := tack_cli_pins.c tack_cli_util.c
+FUZZ_PINS_SRC := tool/tack_cli_pins.c tool/tack_cli_util.c
 $(FUZZ_BUILD)/fuzz_pins: fuzz/fuzz_pins.c fuzz/fuzz_common.h fuzz/fuzz_cli.h \
                          $(FUZZ_PINS_SRC) \
-                         tack_cli.h $(CORE_SRC) $(CORE_HDR)
+                         tool/tack_cli.h $(CORE_SRC) $(CORE_HDR)
 	@mkdir -p $(FUZZ_BUILD)
-	$(ASAN_CC) $(CPPFLAGS) $(FUZZ_FLAGS) $(WARN) -I. -Ifuzz -o $@ $< \
+	$(ASAN_CC) $(CPPFLAGS) $(FUZZ_FLAGS) $(WARN) -I. -Itool -Ifuzz -o $@ $< \
 	    $(FUZZ_PINS_SRC) $(CORE_SRC) $(SSL_LIBS) $(JANSSON_LIBS)
 
 # Preload lists: the list code, and what it links in the tool (the pin
 # store it reads, the check engine `preload build --hosts` runs and what
 # that links, the views).
-FUZZ_PRELOAD_SRC := tack_cli_preload.c tack_cli_pins.c tack_cli_check.c \
-                    tack_cli_fleet.c tack_cli_view.c tack_cli_util.c
+FUZZ_PRELOAD_SRC := tool/tack_cli_preload.c tool/tack_cli_pins.c \
+                    tool/tack_cli_check.c tool/tack_cli_fleet.c \
+                    tool/tack_cli_view.c tool/tack_cli_util.c
 $(FUZZ_BUILD)/fuzz_preload: fuzz/fuzz_preload.c fuzz/fuzz_common.h fuzz/fuzz_cli.h \
-                            $(FUZZ_PRELOAD_SRC) tack_cli.h $(CORE_SRC) \
+                            $(FUZZ_PRELOAD_SRC) tool/tack_cli.h $(CORE_SRC) \
                             $(CORE_HDR)
 	@mkdir -p $(FUZZ_BUILD)
-	$(ASAN_CC) $(CPPFLAGS) $(FUZZ_FLAGS) $(WARN) -I. -Ifuzz -pthread -o $@ \
-	    $< $(FUZZ_PRELOAD_SRC) $(CORE_SRC) $(SSL_LIBS) $(JANSSON_LIBS)
+	$(ASAN_CC) $(CPPFLAGS) $(FUZZ_FLAGS) $(WARN) -I. -Itool -Ifuzz -pthread \
+	    -o $@ $< $(FUZZ_PRELOAD_SRC) $(CORE_SRC) $(SSL_LIBS) $(JANSSON_LIBS)
 
 fuzz-build: $(FUZZ_BINS)
 

@@ -1,5 +1,6 @@
 /*
- * tack_cli.h -- shared declarations of the `tack` command-line tool.
+ * tack_cli.h -- shared declarations of the `tack` command-line tool, whose
+ * sources are the files of tool/ (the binary is built as ./tack at the top).
  *
  * The tool is split by concern:
  *   tack.c            main, command table, help texts
