@@ -7,7 +7,9 @@
  *   tack_cli_util.c   messages, files, output, passwords, times, encodings
  *   tack_cli_keys.c   genkey, sign (one certificate or a fleet), break
  *   tack_cli_view.c   view (human and JSON forms), serverinfo
- *   tack_cli_check.c  check: the TLS client and the draft's client checks
+ *   tack_cli_check.c  `tack check`: options, then the engine or the fleet
+ *   tack_cli_engine.c the check engine: the TLS client and the draft's
+ *                     client checks (cli_check_run)
  *   tack_cli_pins.c   the pin store (draft-00 section 5) and `tack pins`
  *   tack_cli_fleet.c  check --all-addresses: every address of a name at once
  *   tack_cli_preload.c  preload lists and `tack preload`
