@@ -126,12 +126,12 @@ $(FUZZ_BUILD)/fuzz_pins: fuzz/fuzz_pins.c fuzz/fuzz_common.h fuzz/fuzz_cli.h \
 # Preload lists: the list code, and what it links in the tool (the pin
 # store it reads, the check engine `preload build --hosts` runs and what
 # that links, the views).
-FUZZ_PRELOAD_SRC := tool/tack_cli_preload.c tool/tack_cli_pins.c \
-                    tool/tack_cli_engine.c tool/tack_cli_view.c \
-                    tool/tack_cli_util.c
+FUZZ_PRELOAD_SRC := tool/tack_cli_preload.c tool/tack_cli_preload_cmd.c \
+                    tool/tack_cli_pins.c tool/tack_cli_engine.c \
+                    tool/tack_cli_view.c tool/tack_cli_util.c
 $(FUZZ_BUILD)/fuzz_preload: fuzz/fuzz_preload.c fuzz/fuzz_common.h fuzz/fuzz_cli.h \
-                            $(FUZZ_PRELOAD_SRC) tool/tack_cli.h $(CORE_SRC) \
-                            $(CORE_HDR)
+                            $(FUZZ_PRELOAD_SRC) tool/tack_cli.h \
+                            tool/tack_cli_preload.h $(CORE_SRC) $(CORE_HDR)
 	@mkdir -p $(FUZZ_BUILD)
 	$(ASAN_CC) $(CPPFLAGS) $(FUZZ_FLAGS) $(WARN) -I. -Itool -Ifuzz -pthread \
 	    -o $@ $< $(FUZZ_PRELOAD_SRC) $(CORE_SRC) $(SSL_LIBS) $(JANSSON_LIBS)

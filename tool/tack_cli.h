@@ -12,7 +12,9 @@
  *                     client checks (cli_check_run)
  *   tack_cli_pins.c   the pin store (draft-00 section 5) and `tack pins`
  *   tack_cli_fleet.c  check --all-addresses: every address of a name at once
- *   tack_cli_preload.c  preload lists and `tack preload`
+ *   tack_cli_preload.c  preload lists: read, check, apply (check --preload)
+ *   tack_cli_preload_cmd.c  `tack preload view|build`
+ *   tack_cli_preload.h  the format's constants the last two share
  *
  * Exit status, everywhere: 0 success; 1 a TACK, file or connection was read
  * and fails a check; 2 usage errors, unreadable, malformed or unusable files
