@@ -128,7 +128,8 @@ $(FUZZ_BUILD)/fuzz_pins: fuzz/fuzz_pins.c fuzz/fuzz_common.h fuzz/fuzz_cli.h \
 # that links, the views).
 FUZZ_PRELOAD_SRC := tool/tack_cli_preload.c tool/tack_cli_preload_cmd.c \
                     tool/tack_cli_pins.c tool/tack_cli_engine.c \
-                    tool/tack_cli_view.c tool/tack_cli_util.c
+                    tool/tack_cli_view.c tool/tack_cli_load.c \
+                    tool/tack_cli_util.c
 $(FUZZ_BUILD)/fuzz_preload: fuzz/fuzz_preload.c fuzz/fuzz_common.h fuzz/fuzz_cli.h \
                             $(FUZZ_PRELOAD_SRC) tool/tack_cli.h \
                             tool/tack_cli_preload.h $(CORE_SRC) $(CORE_HDR)

@@ -4,7 +4,8 @@
  *
  * The tool is split by concern:
  *   tack.c            main, command table, help texts
- *   tack_cli_util.c   messages, files, output, passwords, times, encodings
+ *   tack_cli_util.c   messages, files, output, times, encodings, notes
+ *   tack_cli_load.c   passwords; key, certificate, TACK and PEM files
  *   tack_cli_keys.c   genkey, sign (one certificate or a fleet), break
  *   tack_cli_view.c   view (human and JSON forms), serverinfo
  *   tack_cli_check.c  `tack check`: options, then the engine or the fleet
