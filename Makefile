@@ -125,10 +125,10 @@ $(FUZZ_BUILD)/fuzz_pins: fuzz/fuzz_pins.c fuzz/fuzz_common.h fuzz/fuzz_cli.h \
 
 # Preload lists: the list code, and what it links in the tool (the pin
 # store it reads, the check engine `preload build --hosts` runs and what
-# that links, the views).
+# that links: the forms of a TACK it prints).
 FUZZ_PRELOAD_SRC := tool/tack_cli_preload.c tool/tack_cli_preload_cmd.c \
                     tool/tack_cli_pins.c tool/tack_cli_engine.c \
-                    tool/tack_cli_view.c tool/tack_cli_load.c \
+                    tool/tack_cli_show.c tool/tack_cli_load.c \
                     tool/tack_cli_util.c
 $(FUZZ_BUILD)/fuzz_preload: fuzz/fuzz_preload.c fuzz/fuzz_common.h fuzz/fuzz_cli.h \
                             $(FUZZ_PRELOAD_SRC) tool/tack_cli.h \

@@ -7,7 +7,8 @@
  *   tack_cli_util.c   messages, files, output, times, encodings, notes
  *   tack_cli_load.c   passwords; key, certificate, TACK and PEM files
  *   tack_cli_keys.c   genkey, sign (one certificate or a fleet), break
- *   tack_cli_view.c   view (human and JSON forms), serverinfo
+ *   tack_cli_view.c   view, serverinfo
+ *   tack_cli_show.c   the human and JSON forms of a TACK, a break signature
  *   tack_cli_check.c  `tack check`: options, then the engine or the fleet
  *   tack_cli_engine.c the check engine: the TLS client and the draft's
  *                     client checks (cli_check_run)
@@ -213,7 +214,7 @@ char *cli_base64(const uint8_t *in, size_t len);
 int cli_parse_uint(const char *s, unsigned long lo, unsigned long hi,
                    unsigned long *out);
 
-/* ---- views shared by view and check -------------------------------------- */
+/* ---- forms shared by view and check (tack_cli_show.c) ------------------ */
 
 /* cli_print_tack writes TACKpy's human form of a TACK. */
 void cli_print_tack(FILE *fp, const tack_t *tack);
