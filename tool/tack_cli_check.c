@@ -14,7 +14,91 @@
 
 #include "tack_cli.h"
 
-int cmd_check(int argc, char **argv)
+/* What `tack check`'s options say besides cli_check_opts_t's. */
+typedef struct {
+    char **resolve; /* --resolve HOST:ADDR, malloc'd */
+    size_t num_resolve;
+    int all; /* --all-addresses */
+} check_args_t;
+
+/* check_parse_option applies one option |c| (docs/tack.1, CHECK).
+ * Returns -1 when the command goes on, else the exit status (help
+ * printed, or a usage error). */
+static int check_parse_option(int c, cli_check_opts_t *o, check_args_t *a)
+{
+    unsigned long ul;
+
+    switch (c) {
+    case CLI_OPT_SERVERNAME:
+        o->servername = optarg;
+        break;
+    case CLI_OPT_TLS12:
+        o->min_version = o->max_version = TLS1_2_VERSION;
+        break;
+    case CLI_OPT_TLS13:
+        o->min_version = o->max_version = TLS1_3_VERSION;
+        break;
+    case CLI_OPT_PINS:
+        o->pins = optarg;
+        break;
+    case CLI_OPT_PRELOAD:
+        o->preload = optarg;
+        break;
+    case CLI_OPT_CA:
+        o->ca = optarg;
+        break;
+    case CLI_OPT_FORMAT:
+        if (strcmp(optarg, "draft-00") == 0) {
+            o->format = CLI_CHECK_FMT_00;
+        } else if (strcmp(optarg, "draft-02") == 0) {
+            o->format = CLI_CHECK_FMT_02;
+        } else if (strcmp(optarg, "auto") == 0) {
+            o->format = CLI_CHECK_FMT_AUTO;
+        } else {
+            return cli_usage_error("check",
+                                   "--format: draft-00, draft-02 or "
+                                   "auto, not \"%s\"",
+                                   optarg);
+        }
+        break;
+    case CLI_OPT_NOW:
+        if (!cli_parse_when(optarg, time(NULL), &cli_now_value)) {
+            return cli_usage_error("check", "--now: bad time \"%s\"", optarg);
+        }
+        cli_now_set = 1;
+        break;
+    case CLI_OPT_REQUIRE:
+        o->require = 1;
+        break;
+    case CLI_OPT_JSON:
+        o->json = 1;
+        break;
+    case CLI_OPT_TIMEOUT:
+        if (!cli_parse_uint(optarg, 1, 3600, &ul)) {
+            return cli_usage_error("check", "--timeout: 1 to 3600 "
+                                            "seconds");
+        }
+        o->timeout = (int)ul;
+        break;
+    case CLI_OPT_ALL_ADDRESSES:
+        a->all = 1;
+        break;
+    case CLI_OPT_RESOLVE:
+        a->resolve[a->num_resolve++] = optarg;
+        break;
+    case 'h':
+        return cli_help(stdout, "check");
+    default:
+        return cli_usage_error("check", "unknown option");
+    }
+    return -1;
+}
+
+/* check_parse_options fills |o| and |a| from the command line; the
+ * HOST[:PORT] is split in |*target| (malloc'd: the caller frees it).
+ * Returns -1 when the command goes on, else the exit status. */
+static int check_parse_options(int argc, char **argv, cli_check_opts_t *o,
+                               check_args_t *a, char **target)
 {
     static const struct option longopts[] = {
         {"servername", required_argument, NULL, CLI_OPT_SERVERNAME},
@@ -32,154 +116,107 @@ int cmd_check(int argc, char **argv)
         {"resolve", required_argument, NULL, CLI_OPT_RESOLVE},
         {"help", no_argument, NULL, 'h'},
         {NULL, 0, NULL, 0}};
-    cli_check_opts_t o;
-    json_t *report = NULL;
-    char *target = NULL;
-    char **resolve = NULL;
-    size_t num_resolve = 0;
-    unsigned long ul;
-    int c, rc, all = 0;
+    int c, rc;
 
-    memset(&o, 0, sizeof(o));
-    o.timeout = 10;
-    resolve = calloc((size_t)argc, sizeof(*resolve));
-    if (resolve == NULL) {
-        cli_err("out of memory");
-        return CLI_EXIT_USAGE;
-    }
     while ((c = getopt_long(argc, argv, "h", longopts, NULL)) != -1) {
-        switch (c) {
-        case CLI_OPT_SERVERNAME:
-            o.servername = optarg;
-            break;
-        case CLI_OPT_TLS12:
-            o.min_version = o.max_version = TLS1_2_VERSION;
-            break;
-        case CLI_OPT_TLS13:
-            o.min_version = o.max_version = TLS1_3_VERSION;
-            break;
-        case CLI_OPT_PINS:
-            o.pins = optarg;
-            break;
-        case CLI_OPT_PRELOAD:
-            o.preload = optarg;
-            break;
-        case CLI_OPT_CA:
-            o.ca = optarg;
-            break;
-        case CLI_OPT_FORMAT:
-            if (strcmp(optarg, "draft-00") == 0) {
-                o.format = CLI_CHECK_FMT_00;
-            } else if (strcmp(optarg, "draft-02") == 0) {
-                o.format = CLI_CHECK_FMT_02;
-            } else if (strcmp(optarg, "auto") == 0) {
-                o.format = CLI_CHECK_FMT_AUTO;
-            } else {
-                rc = cli_usage_error("check",
-                                     "--format: draft-00, draft-02 or "
-                                     "auto, not \"%s\"",
-                                     optarg);
-                goto out;
-            }
-            break;
-        case CLI_OPT_NOW:
-            if (!cli_parse_when(optarg, time(NULL), &cli_now_value)) {
-                rc = cli_usage_error("check", "--now: bad time \"%s\"", optarg);
-                goto out;
-            }
-            cli_now_set = 1;
-            break;
-        case CLI_OPT_REQUIRE:
-            o.require = 1;
-            break;
-        case CLI_OPT_JSON:
-            o.json = 1;
-            break;
-        case CLI_OPT_TIMEOUT:
-            if (!cli_parse_uint(optarg, 1, 3600, &ul)) {
-                rc = cli_usage_error("check", "--timeout: 1 to 3600 "
-                                              "seconds");
-                goto out;
-            }
-            o.timeout = (int)ul;
-            break;
-        case CLI_OPT_ALL_ADDRESSES:
-            all = 1;
-            break;
-        case CLI_OPT_RESOLVE:
-            resolve[num_resolve++] = optarg;
-            break;
-        case 'h':
-            rc = cli_help(stdout, "check");
-            goto out;
-        default:
-            rc = cli_usage_error("check", "unknown option");
-            goto out;
+        rc = check_parse_option(c, o, a);
+        if (rc != -1) {
+            return rc;
         }
     }
     if (optind + 1 != argc) {
-        rc = cli_usage_error("check", "want one HOST[:PORT]");
-        goto out;
+        return cli_usage_error("check", "want one HOST[:PORT]");
     }
-    if (num_resolve > 0 && !all) {
-        rc = cli_usage_error("check", "--resolve goes with "
-                                      "--all-addresses");
-        goto out;
+    if (a->num_resolve > 0 && !a->all) {
+        return cli_usage_error("check", "--resolve goes with "
+                                        "--all-addresses");
     }
-    if (all && o.pins != NULL) {
+    if (a->all && o->pins != NULL) {
         /* One store written by parallel checks of one name would record
          * whichever address answered last. */
-        rc = cli_usage_error("check", "--pins does not go with "
-                                      "--all-addresses");
-        goto out;
+        return cli_usage_error("check", "--pins does not go with "
+                                        "--all-addresses");
     }
-    target = strdup(argv[optind]);
-    if (target == NULL || !cli_split_hostport(target, &o.host, &o.port)) {
-        rc = cli_usage_error("check", "bad HOST[:PORT] \"%s\"", argv[optind]);
-        goto out;
+    *target = strdup(argv[optind]);
+    if (*target == NULL || !cli_split_hostport(*target, &o->host, &o->port)) {
+        return cli_usage_error("check", "bad HOST[:PORT] \"%s\"",
+                               argv[optind]);
     }
     /* By default TLS 1.2: the drafts define TACK for the ServerHello, and a
      * server with the TLS 1.3 mapping off (mod_tack's default) answers a
      * TLS 1.3 handshake without it; --tls1_3 checks the mapping. */
-    if (o.max_version == 0) {
-        o.max_version = TLS1_2_VERSION;
+    if (o->max_version == 0) {
+        o->max_version = TLS1_2_VERSION;
     }
-    if (o.servername == NULL && !cli_is_ip(o.host)) {
-        o.servername = o.host;
+    if (o->servername == NULL && !cli_is_ip(o->host)) {
+        o->servername = o->host;
     }
-    /* A list that cannot be used is a usage error, found before
-     * connecting. */
-    if (o.preload != NULL) {
-        cli_preload_t l;
+    return -1;
+}
 
-        if (cli_preload_load(o.preload, &l) != CLI_EXIT_OK) {
-            rc = CLI_EXIT_USAGE;
-            goto out;
-        }
-        /* Said once here, not by every check of a fleet. */
-        if (cli_now() >= l.expires) {
-            char when[32];
+/* check_preload_usable: a list that cannot be used is a usage error, found
+ * before connecting; an expired one is said once here, not by every check
+ * of a fleet.  Returns CLI_EXIT_OK or CLI_EXIT_USAGE. */
+static int check_preload_usable(const char *path)
+{
+    cli_preload_t l;
 
-            cli_format_time(l.expires, 1, when, sizeof(when));
-            cli_warn("%s: the preload list expired at %s: not enforced",
-                     o.preload, when);
-        }
-        cli_preload_free(&l);
+    if (cli_preload_load(path, &l) != CLI_EXIT_OK) {
+        return CLI_EXIT_USAGE;
     }
-    if (all) {
-        rc = cli_fleet_check(&o, resolve, num_resolve);
-        goto out;
+    if (cli_now() >= l.expires) {
+        char when[32];
+
+        cli_format_time(l.expires, 1, when, sizeof(when));
+        cli_warn("%s: the preload list expired at %s: not enforced", path,
+                 when);
     }
-    rc = cli_check_run(&o, NULL, o.json ? NULL : stdout, &report);
-    if (o.json && report != NULL) {
+    cli_preload_free(&l);
+    return CLI_EXIT_OK;
+}
+
+/* check_one runs the engine against the one address and prints its
+ * report (JSON with --json). */
+static int check_one(const cli_check_opts_t *o)
+{
+    json_t *report = NULL;
+    int rc;
+
+    rc = cli_check_run(o, NULL, o->json ? NULL : stdout, &report);
+    if (o->json && report != NULL) {
         json_dumpf(report, stdout, JSON_INDENT(2));
         putchar('\n');
     }
     fflush(stdout);
     json_decref(report);
+    return rc;
+}
 
-out:
-    free(resolve);
+int cmd_check(int argc, char **argv)
+{
+    cli_check_opts_t o;
+    check_args_t a;
+    char *target = NULL;
+    int rc;
+
+    memset(&o, 0, sizeof(o));
+    memset(&a, 0, sizeof(a));
+    o.timeout = 10;
+    a.resolve = calloc((size_t)argc, sizeof(*a.resolve));
+    if (a.resolve == NULL) {
+        cli_err("out of memory");
+        return CLI_EXIT_USAGE;
+    }
+    rc = check_parse_options(argc, argv, &o, &a, &target);
+    if (rc == -1 && o.preload != NULL) {
+        rc = check_preload_usable(o.preload) == CLI_EXIT_OK ? -1
+                                                            : CLI_EXIT_USAGE;
+    }
+    if (rc == -1) {
+        rc = a.all ? cli_fleet_check(&o, a.resolve, a.num_resolve)
+                   : check_one(&o);
+    }
+    free(a.resolve);
     free(target);
     return rc;
 }
