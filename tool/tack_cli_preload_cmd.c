@@ -364,7 +364,19 @@ static int preload_add_hosts(preload_builder_t *b, const char *path,
     return CLI_EXIT_OK;
 }
 
-static int preload_build(int argc, char **argv)
+/* What `tack preload build`'s options say (docs/tack.1, PRELOAD). */
+typedef struct {
+    const char *out, *expires, *hosts;
+    char **tacks; /* --tack HOST=FILE, malloc'd */
+    size_t ntacks;
+    int force, timeout;
+} preload_build_opts_t;
+
+/* preload_build_parse_options fills |bo| (bo->tacks malloc'd: the caller
+ * frees it).  Returns -1 when the command goes on, else the exit status
+ * (help printed, or a usage error). */
+static int preload_build_parse_options(int argc, char **argv,
+                                       preload_build_opts_t *bo)
 {
     static const struct option longopts[] = {
         {"output", required_argument, NULL, 'o'},
@@ -376,44 +388,33 @@ static int preload_build(int argc, char **argv)
         {"timeout", required_argument, NULL, CLI_OPT_TIMEOUT},
         {"help", no_argument, NULL, 'h'},
         {NULL, 0, NULL, 0}};
-    preload_builder_t b;
-    const char *out = NULL, *expires = NULL, *hosts = NULL;
-    char **tacks;
-    size_t ntacks = 0, i;
-    int force = 0, c, rc = CLI_EXIT_OK, timeout = 10;
     unsigned long ul;
-    char why[384];
-    char *text = NULL, *nl;
-    json_t *root;
-    time_t now;
-    cli_preload_t check;
+    int c;
 
-    memset(&b, 0, sizeof(b));
-    tacks = calloc((size_t)argc + 1, sizeof(*tacks));
-    if (tacks == NULL) {
+    bo->tacks = calloc((size_t)argc + 1, sizeof(*bo->tacks));
+    if (bo->tacks == NULL) {
         cli_err("out of memory");
         return CLI_EXIT_USAGE;
     }
     while ((c = getopt_long(argc, argv, "o:ft:e:h", longopts, NULL)) != -1) {
         switch (c) {
         case 'o':
-            out = optarg;
+            bo->out = optarg;
             break;
         case 'f':
-            force = 1;
+            bo->force = 1;
             break;
         case 't':
-            tacks[ntacks++] = optarg;
+            bo->tacks[bo->ntacks++] = optarg;
             break;
         case CLI_OPT_HOSTS:
-            hosts = optarg;
+            bo->hosts = optarg;
             break;
         case 'e':
-            expires = optarg;
+            bo->expires = optarg;
             break;
         case CLI_OPT_NOW:
             if (!cli_parse_when(optarg, time(NULL), &cli_now_value)) {
-                free(tacks);
                 return cli_usage_error("preload", "--now: bad time \"%s\"",
                                        optarg);
             }
@@ -421,73 +422,76 @@ static int preload_build(int argc, char **argv)
             break;
         case CLI_OPT_TIMEOUT:
             if (!cli_parse_uint(optarg, 1, 3600, &ul)) {
-                free(tacks);
                 return cli_usage_error("preload", "--timeout: 1 to 3600 "
                                                   "seconds");
             }
-            timeout = (int)ul;
+            bo->timeout = (int)ul;
             break;
         case 'h':
-            free(tacks);
             return cli_help(stdout, "preload");
         default:
-            free(tacks);
             return cli_usage_error("preload", "unknown option");
         }
     }
-    if (optind != argc || (ntacks == 0 && hosts == NULL)) {
-        free(tacks);
+    if (optind != argc || (bo->ntacks == 0 && bo->hosts == NULL)) {
         return cli_usage_error("preload", "build: want --tack HOST=FILE "
                                           "or --hosts FILE, and no other "
                                           "arguments");
     }
-    now = cli_now();
-    b.l.version = PRELOAD_VERSION;
-    b.l.generated = now;
-    b.l.expires = now + PRELOAD_DEFAULT_LIFETIME;
-    if (expires != NULL && !cli_parse_when(expires, now, &b.l.expires)) {
-        free(tacks);
+    return -1;
+}
+
+/* preload_build_times sets the new list's version and times (--expires:
+ * after now and at most PRELOAD_MAX_LIFETIME ahead).  Returns -1 when
+ * they are usable, else CLI_EXIT_USAGE. */
+static int preload_build_times(cli_preload_t *l, const char *expires,
+                               time_t now)
+{
+    l->version = PRELOAD_VERSION;
+    l->generated = now;
+    l->expires = now + PRELOAD_DEFAULT_LIFETIME;
+    if (expires != NULL && !cli_parse_when(expires, now, &l->expires)) {
         return cli_usage_error("preload", "--expires: bad time \"%s\"",
                                expires);
     }
-    if (b.l.expires <= now || b.l.expires - now > PRELOAD_MAX_LIFETIME) {
-        free(tacks);
+    if (l->expires <= now || l->expires - now > PRELOAD_MAX_LIFETIME) {
         return cli_usage_error("preload",
                                "--expires: after now, and at most %d days "
                                "from now",
                                PRELOAD_MAX_LIFETIME / PRELOAD_DAY);
     }
-    for (i = 0; i < ntacks && rc == CLI_EXIT_OK; i++) {
-        rc = preload_add_tack_file(&b, tacks[i], now);
-    }
-    free(tacks);
-    if (rc == CLI_EXIT_OK && hosts != NULL) {
-        rc = preload_add_hosts(&b, hosts, timeout);
-    }
-    if (rc != CLI_EXIT_OK) {
-        cli_preload_free(&b.l);
-        return rc;
-    }
+    return -1;
+}
+
+/* preload_build_text turns the built list into its file text (malloc'd,
+ * ending in a newline) and checks that it loads as every reader loads it
+ * (this also finds a host given twice); the loaded copy goes to |check|.
+ * Frees the list.  Returns CLI_EXIT_OK or CLI_EXIT_USAGE. */
+static int preload_build_text(cli_preload_t *l, time_t now,
+                              cli_preload_t *check, char **out)
+{
+    char why[384];
+    char *text, *nl;
+    json_t *root;
+
     /* The generation time is when the last observation ended. */
-    b.l.generated = cli_now();
-    if (b.l.generated < now) {
-        b.l.generated = now;
+    l->generated = cli_now();
+    if (l->generated < now) {
+        l->generated = now;
     }
-    if (b.l.num_entries > 1) {
-        qsort(b.l.entries, b.l.num_entries, sizeof(*b.l.entries),
+    if (l->num_entries > 1) {
+        qsort(l->entries, l->num_entries, sizeof(*l->entries),
               cli_preload_cmp_host);
     }
-    root = preload_json(&b.l);
-    cli_preload_free(&b.l);
+    root = preload_json(l);
+    cli_preload_free(l);
     text = root ? json_dumps(root, JSON_INDENT(2)) : NULL;
     json_decref(root);
     if (text == NULL) {
         cli_err("out of memory");
         return CLI_EXIT_USAGE;
     }
-    /* What is written must load: the same checks as every reader (this
-     * also finds a host given twice). */
-    if (!cli_preload_parse(&check, text, strlen(text), why, sizeof(why))) {
+    if (!cli_preload_parse(check, text, strlen(text), why, sizeof(why))) {
         cli_err("the list would not be usable: %s", why);
         free(text);
         return CLI_EXIT_USAGE;
@@ -495,18 +499,60 @@ static int preload_build(int argc, char **argv)
     nl = realloc(text, strlen(text) + 2);
     if (nl == NULL) {
         free(text);
-        cli_preload_free(&check);
+        cli_preload_free(check);
         cli_err("out of memory");
         return CLI_EXIT_USAGE;
     }
-    text = nl;
-    strcat(text, "\n");
-    rc = cli_write_output(out, text, strlen(text), 0644, force);
-    if (rc == CLI_EXIT_OK && out != NULL && strcmp(out, "-") != 0) {
-        cli_format_time(check.expires, 0, why, sizeof(why));
-        fprintf(stderr, "tack: wrote %s: %zu %s, expires %s\n", out,
+    strcat(nl, "\n");
+    *out = nl;
+    return CLI_EXIT_OK;
+}
+
+static int preload_build(int argc, char **argv)
+{
+    preload_build_opts_t bo;
+    preload_builder_t b;
+    size_t i;
+    int rc = CLI_EXIT_OK;
+    char when[32];
+    char *text = NULL;
+    time_t now = 0;
+    cli_preload_t check;
+
+    memset(&bo, 0, sizeof(bo));
+    memset(&b, 0, sizeof(b));
+    bo.timeout = 10;
+    rc = preload_build_parse_options(argc, argv, &bo);
+    if (rc == -1) {
+        now = cli_now();
+        rc = preload_build_times(&b.l, bo.expires, now);
+    }
+    if (rc != -1) {
+        free(bo.tacks);
+        return rc;
+    }
+    rc = CLI_EXIT_OK;
+    for (i = 0; i < bo.ntacks && rc == CLI_EXIT_OK; i++) {
+        rc = preload_add_tack_file(&b, bo.tacks[i], now);
+    }
+    free(bo.tacks);
+    if (rc == CLI_EXIT_OK && bo.hosts != NULL) {
+        rc = preload_add_hosts(&b, bo.hosts, bo.timeout);
+    }
+    if (rc != CLI_EXIT_OK) {
+        cli_preload_free(&b.l);
+        return rc;
+    }
+    rc = preload_build_text(&b.l, now, &check, &text);
+    if (rc != CLI_EXIT_OK) {
+        return rc;
+    }
+    rc = cli_write_output(bo.out, text, strlen(text), 0644, bo.force);
+    if (rc == CLI_EXIT_OK && bo.out != NULL && strcmp(bo.out, "-") != 0) {
+        cli_format_time(check.expires, 0, when, sizeof(when));
+        fprintf(stderr, "tack: wrote %s: %zu %s, expires %s\n", bo.out,
                 check.num_entries, check.num_entries == 1 ? "host" : "hosts",
-                why);
+                when);
     }
     cli_preload_free(&check);
     free(text);
