@@ -565,30 +565,26 @@ static int check_reply(check_ctx_t *c, const check_reply_t *r, X509 *cert,
     return CLI_EXIT_OK;
 }
 
-/* check_handshake sets up the client, connects to c->addr and checks what
- * the server presents; the report is filled as it goes.  Returns the exit
- * status. */
-static int check_handshake(check_ctx_t *c, check_reply_t *reply, time_t now)
+/* check_client_ctx makes the client's SSL_CTX in |*out|: the protocol
+ * versions, the TACK extension asked for (spec section 1; |reply| gets the
+ * answer) and the --ca certificates.  Returns CLI_EXIT_OK or the tool
+ * error's status. */
+static int check_client_ctx(check_ctx_t *c, check_reply_t *reply, time_t now,
+                            SSL_CTX **out)
 {
     const cli_check_opts_t *o = c->o;
     char err[512];
-    SSL_CTX *ctx = NULL;
-    SSL *ssl = NULL;
-    X509 *cert = NULL;
-    long long deadline;
-    int fd = -1, rc = CLI_EXIT_OK;
+    SSL_CTX *ctx;
 
-    ctx = SSL_CTX_new(TLS_client_method());
+    *out = ctx = SSL_CTX_new(TLS_client_method());
     if (ctx == NULL) {
-        rc = check_tool_error(c, NULL);
-        goto done;
+        return check_tool_error(c, NULL);
     }
     if ((o->min_version &&
          !SSL_CTX_set_min_proto_version(ctx, o->min_version)) ||
         (o->max_version &&
          !SSL_CTX_set_max_proto_version(ctx, o->max_version))) {
-        rc = check_tool_error(c, NULL);
-        goto done;
+        return check_tool_error(c, NULL);
     }
     /* Ask in the ClientHello; accept the answer in a TLS 1.2 ServerHello or
      * a TLS 1.3 EncryptedExtensions (this project's 1.3 mapping), on full
@@ -599,9 +595,8 @@ static int check_handshake(check_ctx_t *c, check_reply_t *reply, time_t now)
                 SSL_EXT_TLS1_3_ENCRYPTED_EXTENSIONS |
                 SSL_EXT_IGNORE_ON_RESUMPTION,
             check_cb_ext_add, NULL, NULL, check_cb_ext_parse, reply) != 1) {
-        rc = check_tool_error(c, "cannot register the TACK extension with "
-                                 "OpenSSL");
-        goto done;
+        return check_tool_error(c, "cannot register the TACK extension with "
+                                   "OpenSSL");
     }
     /* The chain is checked after the handshake, so that a TACK can be shown
      * even from a server whose chain fails. */
@@ -614,97 +609,142 @@ static int check_handshake(check_ctx_t *c, check_reply_t *reply, time_t now)
         if (ok != 1) {
             snprintf(err, sizeof(err),
                      "%s: cannot load CA certificates from it", o->ca);
-            rc = check_tool_error(c, err);
-            goto done;
+            return check_tool_error(c, err);
         }
         if (cli_now_set) {
             X509_VERIFY_PARAM_set_time(SSL_CTX_get0_param(ctx), now);
         }
     }
+    return CLI_EXIT_OK;
+}
+
+/* check_tls_connect connects to c->addr (|*fd|) and completes the TLS
+ * handshake (|*ssl|) within the timeout, with SNI and, with --ca, the name
+ * or address the chain must be for.  Returns CLI_EXIT_OK, or the status
+ * of the rejection or tool error (reported). */
+static int check_tls_connect(check_ctx_t *c, SSL_CTX *ctx, int *fd, SSL **ssl)
+{
+    const cli_check_opts_t *o = c->o;
+    char err[512];
+    long long deadline;
 
     deadline = check_deadline(o->timeout);
-    fd = check_connect(c->addr, o->port, deadline, err, sizeof(err));
-    if (fd < 0) {
-        rc = check_reject(c, NULL, "cannot connect to %s", err);
-        goto done;
+    *fd = check_connect(c->addr, o->port, deadline, err, sizeof(err));
+    if (*fd < 0) {
+        return check_reject(c, NULL, "cannot connect to %s", err);
     }
-    ssl = SSL_new(ctx);
-    if (ssl == NULL || SSL_set_fd(ssl, fd) != 1) {
-        rc = check_tool_error(c, NULL);
-        goto done;
+    *ssl = SSL_new(ctx);
+    if (*ssl == NULL || SSL_set_fd(*ssl, *fd) != 1) {
+        return check_tool_error(c, NULL);
     }
     if (o->servername != NULL) {
-        SSL_set_tlsext_host_name(ssl, o->servername);
+        SSL_set_tlsext_host_name(*ssl, o->servername);
     }
     if (o->ca != NULL) {
         if (o->servername != NULL) {
-            SSL_set1_host(ssl, o->servername);
+            SSL_set1_host(*ssl, o->servername);
         } else {
-            X509_VERIFY_PARAM_set1_ip_asc(SSL_get0_param(ssl), c->addr);
+            X509_VERIFY_PARAM_set1_ip_asc(SSL_get0_param(*ssl), c->addr);
         }
     }
-    if (!check_ssl_connect(ssl, fd, deadline, o->timeout, err, sizeof(err))) {
-        rc = check_reject(c, NULL,
-                          "TLS handshake with %s port %s failed: "
-                          "%s",
-                          c->addr, o->port, err);
-        goto done;
+    if (!check_ssl_connect(*ssl, *fd, deadline, o->timeout, err,
+                           sizeof(err))) {
+        return check_reject(c, NULL,
+                            "TLS handshake with %s port %s failed: "
+                            "%s",
+                            c->addr, o->port, err);
     }
     check_line(c, "server", "%s port %s%s%s", c->addr, o->port,
                o->servername ? ", server name " : "",
                o->servername ? o->servername : "");
-    check_line(c, "connection", "%s, %s", SSL_get_version(ssl),
-               SSL_get_cipher_name(ssl));
+    check_line(c, "connection", "%s, %s", SSL_get_version(*ssl),
+               SSL_get_cipher_name(*ssl));
     json_object_set_new(c->report, "protocol",
-                        json_string(SSL_get_version(ssl)));
+                        json_string(SSL_get_version(*ssl)));
     json_object_set_new(c->report, "cipher",
-                        json_string(SSL_get_cipher_name(ssl)));
+                        json_string(SSL_get_cipher_name(*ssl)));
+    return CLI_EXIT_OK;
+}
 
-    cert = SSL_get1_peer_certificate(ssl);
-    if (cert == NULL) {
-        rc = check_reject(c, "illegal_parameter",
-                          "the server presented no certificate");
-        goto done;
-    } else {
-        uint8_t hash[TACK_HASH_LEN];
-        char hex[2 * TACK_HASH_LEN + 1];
-        char *subject = cli_cert_subject(cert);
+/* check_show_cert reports the server certificate's subject and the
+ * SHA-256 of its key, the hash a TACK signs (spec section 3). */
+static void check_show_cert(check_ctx_t *c, X509 *cert)
+{
+    uint8_t hash[TACK_HASH_LEN];
+    char hex[2 * TACK_HASH_LEN + 1];
+    char *subject = cli_cert_subject(cert);
 
-        memset(hash, 0, sizeof(hash));
-        tack_spki_hash(cert, hash);
-        cli_hex(hash, sizeof(hash), hex);
-        check_line(c, "certificate", "%s", subject ? subject : "?");
-        check_line(c, "key_sha256", "%s", hex);
-        json_object_set_new(
-            c->report, "certificate",
-            json_pack("{s:s?, s:s}", "subject", subject, "key_sha256", hex));
-        free(subject);
-    }
+    memset(hash, 0, sizeof(hash));
+    tack_spki_hash(cert, hash);
+    cli_hex(hash, sizeof(hash), hex);
+    check_line(c, "certificate", "%s", subject ? subject : "?");
+    check_line(c, "key_sha256", "%s", hex);
+    json_object_set_new(
+        c->report, "certificate",
+        json_pack("{s:s?, s:s}", "subject", subject, "key_sha256", hex));
+    free(subject);
+}
+
+/* check_chain reports the chain: not verified without --ca, else
+ * OpenSSL's verdict.  Returns CLI_EXIT_OK, or the rejection's status. */
+static int check_chain(check_ctx_t *c, SSL *ssl)
+{
+    const cli_check_opts_t *o = c->o;
+    long verr;
+
     if (o->ca == NULL) {
         check_line(c, "chain",
                    "not verified (no --ca; TACK does not "
                    "depend on CAs)");
         json_object_set_new(c->report, "chain",
                             json_pack("{s:b}", "verified", 0));
-    } else {
-        long verr = SSL_get_verify_result(ssl);
-
-        if (verr != X509_V_OK) {
-            json_object_set_new(c->report, "chain",
-                                json_pack("{s:b, s:s}", "verified", 0, "error",
-                                          X509_verify_cert_error_string(verr)));
-            check_line(c, "chain", "FAILED: %s",
-                       X509_verify_cert_error_string(verr));
-            rc = check_reject(c, check_chain_alert(verr),
-                              "certificate chain: %s",
-                              X509_verify_cert_error_string(verr));
-            goto done;
-        }
-        json_object_set_new(c->report, "chain",
-                            json_pack("{s:b}", "verified", 1));
-        check_line(c, "chain", "verified against %s", o->ca);
+        return CLI_EXIT_OK;
     }
-    rc = check_reply(c, reply, cert, now);
+    verr = SSL_get_verify_result(ssl);
+    if (verr != X509_V_OK) {
+        json_object_set_new(c->report, "chain",
+                            json_pack("{s:b, s:s}", "verified", 0, "error",
+                                      X509_verify_cert_error_string(verr)));
+        check_line(c, "chain", "FAILED: %s",
+                   X509_verify_cert_error_string(verr));
+        return check_reject(c, check_chain_alert(verr),
+                            "certificate chain: %s",
+                            X509_verify_cert_error_string(verr));
+    }
+    json_object_set_new(c->report, "chain", json_pack("{s:b}", "verified", 1));
+    check_line(c, "chain", "verified against %s", o->ca);
+    return CLI_EXIT_OK;
+}
+
+/* check_handshake sets up the client, connects to c->addr and checks what
+ * the server presents; the report is filled as it goes.  Returns the exit
+ * status. */
+static int check_handshake(check_ctx_t *c, check_reply_t *reply, time_t now)
+{
+    SSL_CTX *ctx = NULL;
+    SSL *ssl = NULL;
+    X509 *cert = NULL;
+    int fd = -1, rc;
+
+    rc = check_client_ctx(c, reply, now, &ctx);
+    if (rc != CLI_EXIT_OK) {
+        goto done;
+    }
+    rc = check_tls_connect(c, ctx, &fd, &ssl);
+    if (rc != CLI_EXIT_OK) {
+        goto done;
+    }
+    cert = SSL_get1_peer_certificate(ssl);
+    if (cert == NULL) {
+        rc = check_reject(c, "illegal_parameter",
+                          "the server presented no certificate");
+        goto done;
+    }
+    check_show_cert(c, cert);
+    rc = check_chain(c, ssl);
+    if (rc == CLI_EXIT_OK) {
+        rc = check_reply(c, reply, cert, now);
+    }
 
 done:
     X509_free(cert);
