@@ -18,6 +18,20 @@
  *   tack_cli_preload_cmd.c  `tack preload view|build`
  *   tack_cli_preload.h  the format's constants the last two share
  *
+ * Calls run one way, top to bottom (checked with grep):
+ *   tack.c (main) -> the commands (cmd_*);
+ *   front ends: check, fleet, preload_cmd -> engine (cli_check_run;
+ *     check -> fleet only to hand it the --all-addresses run; fleet and
+ *     preload_cmd never call check, and neither calls the other);
+ *   engine -> preload (cli_preload_apply) -> pins (the store: key state),
+ *     engine -> pins (cli_pins_apply), engine -> show; check and
+ *     preload_cmd read lists through preload too (the library, not a
+ *     front end);
+ *   keys, view, preload_cmd -> load (passwords, typed files); view -> show;
+ *   everything -> util, and the core (tack_ext.h).
+ * The engine calls no front end.  The commands call back into tack.c only
+ * for cli_help and cli_usage_error, whose texts sit in its command table.
+ *
  * Exit status, everywhere: 0 success; 1 a TACK, file or connection was read
  * and fails a check; 2 usage errors, unreadable, malformed or unusable files
  * (a wrong password included).
