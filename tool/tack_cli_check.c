@@ -139,8 +139,7 @@ static int check_parse_options(int argc, char **argv, cli_check_opts_t *o,
     }
     *target = strdup(argv[optind]);
     if (*target == NULL || !cli_split_hostport(*target, &o->host, &o->port)) {
-        return cli_usage_error("check", "bad HOST[:PORT] \"%s\"",
-                               argv[optind]);
+        return cli_usage_error("check", "bad HOST[:PORT] \"%s\"", argv[optind]);
     }
     /* By default TLS 1.2: the drafts define TACK for the ServerHello, and a
      * server with the TLS 1.3 mapping off (mod_tack's default) answers a

@@ -647,8 +647,7 @@ static int check_tls_connect(check_ctx_t *c, SSL_CTX *ctx, int *fd, SSL **ssl)
             X509_VERIFY_PARAM_set1_ip_asc(SSL_get0_param(*ssl), c->addr);
         }
     }
-    if (!check_ssl_connect(*ssl, *fd, deadline, o->timeout, err,
-                           sizeof(err))) {
+    if (!check_ssl_connect(*ssl, *fd, deadline, o->timeout, err, sizeof(err))) {
         return check_reject(c, NULL,
                             "TLS handshake with %s port %s failed: "
                             "%s",
@@ -707,8 +706,7 @@ static int check_chain(check_ctx_t *c, SSL *ssl)
                                       X509_verify_cert_error_string(verr)));
         check_line(c, "chain", "FAILED: %s",
                    X509_verify_cert_error_string(verr));
-        return check_reject(c, check_chain_alert(verr),
-                            "certificate chain: %s",
+        return check_reject(c, check_chain_alert(verr), "certificate chain: %s",
                             X509_verify_cert_error_string(verr));
     }
     json_object_set_new(c->report, "chain", json_pack("{s:b}", "verified", 1));

@@ -587,8 +587,7 @@ static int sign_plan(sign_opts_t *so, sign_jobs_t *jobs, size_t *skipped,
                                            "an existing directory");
         }
         if (jobs->count == 0) {
-            cli_err("no certificate found (%zu other files skipped)",
-                    *skipped);
+            cli_err("no certificate found (%zu other files skipped)", *skipped);
             return CLI_EXIT_USAGE;
         }
         for (i = 0; i < jobs->count; i++) {
@@ -647,16 +646,15 @@ static int sign_all(sign_jobs_t *jobs, EVP_PKEY *key, const sign_params_t *sp,
  * directory is synced once: a failure while writing leaves nothing behind,
  * a crash never leaves a placed name with missing contents, and thousands
  * of files cost two syncs, not thousands. */
-static int sign_write_fleet(sign_jobs_t *jobs, const char *out_path,
-                            int force, int progress)
+static int sign_write_fleet(sign_jobs_t *jobs, const char *out_path, int force,
+                            int progress)
 {
     size_t i;
     int rc;
 
     for (i = 0; i < jobs->count; i++) {
         rc = cli_write_temp(jobs->jobs[i].out_path, jobs->jobs[i].pem,
-                            jobs->jobs[i].pem_len, 0644, 0,
-                            &jobs->jobs[i].tmp);
+                            jobs->jobs[i].pem_len, 0644, 0, &jobs->jobs[i].tmp);
         if (rc != CLI_EXIT_OK) {
             if (progress) {
                 fputc('\n', stderr);
@@ -669,8 +667,7 @@ static int sign_write_fleet(sign_jobs_t *jobs, const char *out_path,
         }
     }
     if (cli_sync_files(out_path) != 0) {
-        cli_err("%s: cannot sync the new files: %s", out_path,
-                strerror(errno));
+        cli_err("%s: cannot sync the new files: %s", out_path, strerror(errno));
         for (i = 0; i < jobs->count; i++) {
             unlink(jobs->jobs[i].tmp);
         }

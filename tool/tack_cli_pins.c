@@ -693,9 +693,8 @@ static void pins_list_json(const pins_t *p, time_t now)
         json_array_append_new(
             out,
             json_pack("{s:s, s:O, s:O, s:O, s:O, s:O, s:b}", "name", n,
-                      "tack_id", json_object_get(krec, "tack_id"),
-                      "public_key", json_object_get(v, "key"),
-                      "min_generation",
+                      "tack_id", json_object_get(krec, "tack_id"), "public_key",
+                      json_object_get(v, "key"), "min_generation",
                       json_object_get(krec, "min_generation"), "first_seen",
                       json_object_get(v, "first_seen"), "active_until",
                       json_object_get(v, "active_until"), "active",
@@ -739,8 +738,7 @@ static void pins_list_table(const pins_t *p, time_t now)
         {
             char seen[32];
 
-            cli_format_time((time_t)pins_int(v, "seen"), 0, seen,
-                            sizeof(seen));
+            cli_format_time((time_t)pins_int(v, "seen"), 0, seen, sizeof(seen));
             printf("%-30s %s\n",
                    json_string_value(json_object_get(v, "tack_id")), seen);
         }

@@ -315,9 +315,9 @@ static int preload_add_hosts(preload_builder_t *b, const char *path,
             free(text);
             return CLI_EXIT_USAGE;
         }
-        o.servername = nwords == 2             ? words[1]
+        o.servername = nwords == 2         ? words[1]
                        : cli_is_ip(o.host) ? NULL
-                                               : o.host;
+                                           : o.host;
         o.min_version = o.max_version = TLS1_2_VERSION;
         o.timeout = timeout;
         o.quiet = 1;

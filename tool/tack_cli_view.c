@@ -382,8 +382,8 @@ static void view_breaksig_blocks(view_ctx_t *v, const char *file,
 }
 
 /* view_keyfile_text shows a TACK PRIVATE KEY file (without its secret). */
-static void view_keyfile_text(view_ctx_t *v, const char *file,
-                              const char *text, size_t len)
+static void view_keyfile_text(view_ctx_t *v, const char *file, const char *text,
+                              size_t len)
 {
     tack_keyfile_t kf;
     unsigned line = 0;
@@ -702,8 +702,7 @@ static int serverinfo_parse_options(int argc, char **argv,
 
 /* serverinfo_load reads the TACKs, the break signatures and the
  * certificate the options name into |in|. */
-static int serverinfo_load(const serverinfo_opts_t *so,
-                           serverinfo_inputs_t *in)
+static int serverinfo_load(const serverinfo_opts_t *so, serverinfo_inputs_t *in)
 {
     size_t i;
     int rc = CLI_EXIT_OK;
@@ -718,8 +717,8 @@ static int serverinfo_load(const serverinfo_opts_t *so,
             rc = CLI_EXIT_USAGE;
             break;
         }
-        rc = cli_load_tacks(so->tack_paths[i], in->tacks + in->ntacks, room,
-                            &n);
+        rc =
+            cli_load_tacks(so->tack_paths[i], in->tacks + in->ntacks, room, &n);
         in->ntacks += n;
     }
     for (i = 0; rc == CLI_EXIT_OK && i < so->nbs_paths; i++) {
@@ -850,10 +849,9 @@ static int serverinfo_write(const serverinfo_opts_t *so, const uint8_t *body,
     rec[rec_len++] = (uint8_t)(body_len & 0xff);
     memcpy(rec + rec_len, body, body_len);
     rec_len += body_len;
-    st = tack_pem_encode(&text, &text_len,
-                         so->v2 ? "SERVERINFOV2 FOR TACK"
-                                : "SERVERINFO FOR TACK",
-                         rec, rec_len);
+    st = tack_pem_encode(
+        &text, &text_len,
+        so->v2 ? "SERVERINFOV2 FOR TACK" : "SERVERINFO FOR TACK", rec, rec_len);
     if (st != TACK_OK) {
         cli_err("cannot encode the PEM block: %s", tack_status_str(st));
         return CLI_EXIT_USAGE;
