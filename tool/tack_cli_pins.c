@@ -309,23 +309,29 @@ char *cli_pins_normalise(const char *name)
     return s;
 }
 
-/* pins_rules applies draft-00 section 5 to the loaded store.  Returns 0
- * (accepted) or 1 (rejected, |*alert| set); |*changed| tells whether the
- * store must be written. */
-static int pins_rules(pins_t *p, const cli_pin_input_t *in, const char *name,
-                      FILE *fp, json_t *report, const char **alert,
-                      int *changed)
+/* pins_step_t is what the steps of pins_rules share: the store, the name
+ * being checked, where notes go, and the reply's TACKs left once its break
+ * signatures are applied (at most two: draft-02 serves two). */
+typedef struct {
+    pins_t *p;
+    const char *name;
+    time_t now;
+    FILE *fp;
+    json_t *report;
+    const char **alert;
+    int *changed;
+    const tack_t *tacks[2];
+    int active[2];
+    size_t ntacks;
+} pins_step_t;
+
+/* pins_apply_breaksigs (draft-00 5.2): every key record named by a valid
+ * break signature goes, with the name records pointing at it. */
+static void pins_apply_breaksigs(pins_step_t *s, const cli_pin_input_t *in)
 {
     char hex[2 * TACK_KEY_LEN + 1], fpr[TACK_FINGERPRINT_SIZE];
-    char when[32];
-    const tack_t *tacks[2] = {NULL, NULL};
-    int active[2] = {0, 0};
-    size_t ntacks = 0, i, j;
-    json_t *pin, *krec;
-    time_t now = in->now;
+    size_t i;
 
-    /* Break signatures (5.2): every key record named by a valid one goes,
-     * with the name records pointing at it. */
     for (i = 0; i < in->num_breaksigs; i++) {
         const char *n;
         json_t *v;
@@ -333,24 +339,31 @@ static int pins_rules(pins_t *p, const cli_pin_input_t *in, const char *name,
 
         pins_key_hex(in->breaksigs[i].public_key, hex);
         tack_fingerprint(in->breaksigs[i].public_key, fpr);
-        if (json_object_get(p->keys, hex) == NULL) {
+        if (json_object_get(s->p->keys, hex) == NULL) {
             continue;
         }
-        json_object_foreach_safe(p->names, tmp, n, v)
+        json_object_foreach_safe(s->p->names, tmp, n, v)
         {
             if (strcmp(json_string_value(json_object_get(v, "key")), hex) ==
                 0) {
-                pins_note(fp, report,
+                pins_note(s->fp, s->report,
                           "%s: discarded (break signature for "
                           "%s)",
                           n, fpr);
-                json_object_del(p->names, n);
+                json_object_del(s->p->names, n);
             }
         }
-        json_object_del(p->keys, hex);
-        *changed = 1;
+        json_object_del(s->p->keys, hex);
+        *s->changed = 1;
     }
-    /* A TACK whose key the same reply breaks is not pinned. */
+}
+
+/* pins_keep_unbroken keeps in |s| the reply's TACKs whose key the same
+ * reply does not break: those are not pinned. */
+static void pins_keep_unbroken(pins_step_t *s, const cli_pin_input_t *in)
+{
+    size_t i, j;
+
     for (i = 0; i < in->num_tacks; i++) {
         int broken = 0;
 
@@ -361,127 +374,189 @@ static int pins_rules(pins_t *p, const cli_pin_input_t *in, const char *name,
             }
         }
         if (!broken) {
-            tacks[ntacks] = in->tacks[i];
-            active[ntacks] = in->active[i];
-            ntacks++;
+            s->tacks[s->ntacks] = in->tacks[i];
+            s->active[s->ntacks] = in->active[i];
+            s->ntacks++;
         }
     }
+}
 
-    /* Generations (5.3): revocation, then raising the floor. */
-    for (i = 0; i < ntacks; i++) {
-        pins_key_hex(tacks[i]->public_key, hex);
-        krec = json_object_get(p->keys, hex);
+/* pins_generations (draft-00 5.3): a TACK below its key's pinned
+ * min_generation is revoked; a higher min_generation raises the floor.
+ * Returns 0, or 1 when rejected (|*s->alert| set). */
+static int pins_generations(pins_step_t *s)
+{
+    char hex[2 * TACK_KEY_LEN + 1], fpr[TACK_FINGERPRINT_SIZE];
+    json_t *krec;
+    size_t i;
+
+    for (i = 0; i < s->ntacks; i++) {
+        const tack_t *t = s->tacks[i];
+
+        pins_key_hex(t->public_key, hex);
+        krec = json_object_get(s->p->keys, hex);
         if (krec == NULL) {
             continue;
         }
-        if (tacks[i]->generation < pins_int(krec, "min_generation")) {
-            tack_fingerprint(tacks[i]->public_key, fpr);
-            *alert = "certificate_revoked";
+        if (t->generation < pins_int(krec, "min_generation")) {
+            tack_fingerprint(t->public_key, fpr);
+            *s->alert = "certificate_revoked";
             json_object_set_new(
-                report, "reason",
+                s->report, "reason",
                 json_sprintf("TACK generation %u of %s is below the pinned "
                              "min_generation %d",
-                             tacks[i]->generation, fpr,
+                             t->generation, fpr,
                              (int)pins_int(krec, "min_generation")));
             return 1;
         }
-        if (tacks[i]->min_generation > pins_int(krec, "min_generation")) {
-            pins_note(fp, report, "min_generation of %s raised from %d to %u",
+        if (t->min_generation > pins_int(krec, "min_generation")) {
+            pins_note(s->fp, s->report,
+                      "min_generation of %s raised from %d to %u",
                       json_string_value(json_object_get(krec, "tack_id")),
-                      (int)pins_int(krec, "min_generation"),
-                      tacks[i]->min_generation);
+                      (int)pins_int(krec, "min_generation"), t->min_generation);
             json_object_set_new(krec, "min_generation",
-                                json_integer(tacks[i]->min_generation));
-            *changed = 1;
+                                json_integer(t->min_generation));
+            *s->changed = 1;
         }
     }
+    return 0;
+}
 
-    /* Pin activation (5.3, the table in the spec's section 8). */
-    pin = json_object_get(p->names, name);
+/* pins_matched handles a pin whose key the server's TACK |m| (of the
+ * unbroken ones) has: with activation on, the period grows with the pin's
+ * age, capped at 30 days (spec section 8's table). */
+static void pins_matched(pins_step_t *s, json_t *pin, size_t m)
+{
+    time_t first = (time_t)pins_int(pin, "first_seen");
+    time_t until = (time_t)pins_int(pin, "active_until");
+    int is_active = until > s->now;
+    char when[32];
+
+    if (s->active[m]) {
+        time_t age = s->now - first;
+        time_t ext = age < PINS_MAX_ACTIVE ? age : PINS_MAX_ACTIVE;
+        time_t end = s->now + (ext > 0 ? ext : 0);
+
+        if (end > until) {
+            pins_set_times(pin, first, end);
+            *s->changed = 1;
+            until = end;
+        }
+        cli_format_time(until, 1, when, sizeof(when));
+        pins_note(s->fp, s->report, "%s: %s until %s", s->name,
+                  until > s->now
+                      ? (is_active ? "active, extended" : "activated")
+                      : "inactive (seen for the first time "
+                        "just now)",
+                  when);
+    } else if (is_active) {
+        cli_format_time(until, 1, when, sizeof(when));
+        pins_note(s->fp, s->report,
+                  "%s: active until %s (activation "
+                  "off: not extended)",
+                  s->name, when);
+    } else {
+        pins_note(s->fp, s->report, "%s: inactive (activation off)", s->name);
+    }
+}
+
+/* pins_mismatched handles a pin whose key no TACK of the reply has: an
+ * active pin rejects the server (returns 1, |*s->alert| set); an inactive
+ * one is replaced by a pin on the new TACK, or deleted when there is none
+ * (returns 0). */
+static int pins_mismatched(pins_step_t *s, json_t *pin)
+{
+    const char *key = json_string_value(json_object_get(pin, "key"));
+    time_t until = (time_t)pins_int(pin, "active_until");
+    json_t *krec = json_object_get(s->p->keys, key);
+    char when[32], fpr[TACK_FINGERPRINT_SIZE];
+
+    if (until > s->now) {
+        cli_format_time(until, 1, when, sizeof(when));
+        *s->alert = "access_denied";
+        json_object_set_new(
+            s->report, "reason",
+            json_sprintf(
+                "%s is pinned to %s until %s, and the server "
+                "presents %s",
+                s->name, json_string_value(json_object_get(krec, "tack_id")),
+                when, s->ntacks ? "a TACK with another key" : "no TACK"));
+        return 1;
+    }
+    if (s->ntacks > 0) {
+        tack_fingerprint(s->tacks[0]->public_key, fpr);
+        pins_note(s->fp, s->report,
+                  "%s: inactive pin on %s replaced by a new "
+                  "inactive pin on %s",
+                  s->name, json_string_value(json_object_get(krec, "tack_id")),
+                  fpr);
+        pins_new_name(s->p, s->name, s->tacks[0], s->now);
+    } else {
+        pins_note(s->fp, s->report, "%s: inactive pin on %s deleted (no TACK)",
+                  s->name, json_string_value(json_object_get(krec, "tack_id")));
+        json_object_del(s->p->names, s->name);
+    }
+    *s->changed = 1;
+    return 0;
+}
+
+/* pins_activation (draft-00 5.3, the table in the spec's section 8): a
+ * name without a pin gets an inactive one on the first TACK; a pin is then
+ * matched against the TACKs or not.  Returns 0, or 1 when rejected. */
+static int pins_activation(pins_step_t *s)
+{
+    char hex[2 * TACK_KEY_LEN + 1], fpr[TACK_FINGERPRINT_SIZE];
+    json_t *pin = json_object_get(s->p->names, s->name);
+    const char *key;
+    size_t i;
+
     if (pin == NULL) {
-        if (ntacks > 0) {
-            tack_fingerprint(tacks[0]->public_key, fpr);
-            pins_new_name(p, name, tacks[0], now);
-            pins_note(fp, report, "%s: new inactive pin on %s", name, fpr);
-            *changed = 1;
+        if (s->ntacks > 0) {
+            tack_fingerprint(s->tacks[0]->public_key, fpr);
+            pins_new_name(s->p, s->name, s->tacks[0], s->now);
+            pins_note(s->fp, s->report, "%s: new inactive pin on %s", s->name,
+                      fpr);
+            *s->changed = 1;
         } else {
-            pins_note(fp, report, "%s: no pin", name);
+            pins_note(s->fp, s->report, "%s: no pin", s->name);
         }
         return 0;
-    } else {
-        const char *key = json_string_value(json_object_get(pin, "key"));
-        time_t first = (time_t)pins_int(pin, "first_seen");
-        time_t until = (time_t)pins_int(pin, "active_until");
-        int is_active = until > now;
-        int match = -1;
-
-        krec = json_object_get(p->keys, key);
-        for (i = 0; i < ntacks; i++) {
-            pins_key_hex(tacks[i]->public_key, hex);
-            if (strcmp(hex, key) == 0) {
-                match = (int)i;
-                break;
-            }
-        }
-        if (match >= 0) {
-            /* The period grows with the pin's age, capped at 30 days. */
-            if (active[match]) {
-                time_t age = now - first;
-                time_t ext = age < PINS_MAX_ACTIVE ? age : PINS_MAX_ACTIVE;
-                time_t end = now + (ext > 0 ? ext : 0);
-
-                if (end > until) {
-                    pins_set_times(pin, first, end);
-                    *changed = 1;
-                    until = end;
-                }
-                cli_format_time(until, 1, when, sizeof(when));
-                pins_note(fp, report, "%s: %s until %s", name,
-                          until > now
-                              ? (is_active ? "active, extended" : "activated")
-                              : "inactive (seen for the first time "
-                                "just now)",
-                          when);
-            } else if (is_active) {
-                cli_format_time(until, 1, when, sizeof(when));
-                pins_note(fp, report,
-                          "%s: active until %s (activation "
-                          "off: not extended)",
-                          name, when);
-            } else {
-                pins_note(fp, report, "%s: inactive (activation off)", name);
-            }
+    }
+    key = json_string_value(json_object_get(pin, "key"));
+    for (i = 0; i < s->ntacks; i++) {
+        pins_key_hex(s->tacks[i]->public_key, hex);
+        if (strcmp(hex, key) == 0) {
+            pins_matched(s, pin, i);
             return 0;
         }
-        if (is_active) {
-            cli_format_time(until, 1, when, sizeof(when));
-            *alert = "access_denied";
-            json_object_set_new(
-                report, "reason",
-                json_sprintf(
-                    "%s is pinned to %s until %s, and the server "
-                    "presents %s",
-                    name, json_string_value(json_object_get(krec, "tack_id")),
-                    when, ntacks ? "a TACK with another key" : "no TACK"));
-            return 1;
-        }
-        if (ntacks > 0) {
-            tack_fingerprint(tacks[0]->public_key, fpr);
-            pins_note(fp, report,
-                      "%s: inactive pin on %s replaced by a new "
-                      "inactive pin on %s",
-                      name, json_string_value(json_object_get(krec, "tack_id")),
-                      fpr);
-            pins_new_name(p, name, tacks[0], now);
-        } else {
-            pins_note(fp, report, "%s: inactive pin on %s deleted (no TACK)",
-                      name,
-                      json_string_value(json_object_get(krec, "tack_id")));
-            json_object_del(p->names, name);
-        }
-        *changed = 1;
-        return 0;
     }
+    return pins_mismatched(s, pin);
+}
+
+/* pins_rules applies draft-00 section 5 to the loaded store: break
+ * signatures (5.2), then generations and pin activation (5.3).  Returns 0
+ * (accepted) or 1 (rejected, |*alert| set); |*changed| tells whether the
+ * store must be written. */
+static int pins_rules(pins_t *p, const cli_pin_input_t *in, const char *name,
+                      FILE *fp, json_t *report, const char **alert,
+                      int *changed)
+{
+    pins_step_t s;
+
+    memset(&s, 0, sizeof(s));
+    s.p = p;
+    s.name = name;
+    s.now = in->now;
+    s.fp = fp;
+    s.report = report;
+    s.alert = alert;
+    s.changed = changed;
+    pins_apply_breaksigs(&s, in);
+    pins_keep_unbroken(&s, in);
+    if (pins_generations(&s)) {
+        return 1;
+    }
+    return pins_activation(&s);
 }
 
 /* pins_record_lifted remembers the keys whose preload entries a break
