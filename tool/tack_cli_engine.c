@@ -395,19 +395,184 @@ static const char *check_where(unsigned int context)
     return "TLS 1.2 ServerHello";
 }
 
-/* check_reply parses and checks what came back, then applies the pin store.
+/* check_reply_decode parses a received extension: a draft-00 body, a
+ * draft-02 one, or either (--format auto, draft-00 tried first), and says
+ * which in |ext|.  |*st00| tells whether it was draft-00.  Returns the exit
+ * status. */
+static int check_reply_decode(check_ctx_t *c, const check_reply_t *r,
+                              json_t *ext, tack_ext00_t *e0, tack_ext02_t *e2,
+                              tack_status_t *st00)
+{
+    tack_status_t st02 = TACK_ERR_INVALID_ARG;
+    const char *format;
+    char *hex = malloc(2 * r->len + 1);
+
+    if (hex != NULL) {
+        cli_hex(r->data, r->len, hex);
+        json_object_set_new(ext, "hex", json_string(hex));
+        free(hex);
+    }
+    json_object_set_new(ext, "message", json_string(check_where(r->context)));
+    json_object_set_new(ext, "length", json_integer((json_int_t)r->len));
+    if (c->o->format != CLI_CHECK_FMT_02) {
+        *st00 = tack_ext00_parse(e0, r->data, r->len);
+    }
+    if (c->o->format == CLI_CHECK_FMT_02 ||
+        (c->o->format == CLI_CHECK_FMT_AUTO && *st00 != TACK_OK)) {
+        st02 = tack_ext02_parse(e2, r->data, r->len);
+    }
+    format = *st00 == TACK_OK  ? "draft-00"
+             : st02 == TACK_OK ? "draft-02"
+                               : NULL;
+    check_line(c, "extension", "%s, %zu bytes, in the %s",
+               format ? format : "unparsable", r->len, check_where(r->context));
+    if (format == NULL) {
+        tack_status_t st = c->o->format == CLI_CHECK_FMT_00 ? *st00 : st02;
+
+        if (c->o->format == CLI_CHECK_FMT_AUTO) {
+            return check_reject(c, "decode_error",
+                                "the extension is neither a draft-00 "
+                                "(%s) nor a draft-02 body (%s)",
+                                tack_status_str(*st00), tack_status_str(st02));
+        }
+        return check_reject(c, "decode_error", "the extension: %s",
+                            tack_status_str(st));
+    }
+    json_object_set_new(ext, "format", json_string(format));
+    return CLI_EXIT_OK;
+}
+
+/* check_reply_ext00 checks a draft-00 body: its break signatures first, as
+ * the draft does, then its TACK; |pin| gets what the pin rules need.
  * Returns the exit status. */
+static int check_reply_ext00(check_ctx_t *c, const tack_ext00_t *e0, X509 *cert,
+                             time_t now, json_t *ext, json_t *tacks,
+                             json_t *sigs, cli_pin_input_t *pin)
+{
+    size_t i;
+    int rc;
+
+    check_line(c, "pin_activation", "%u", e0->pin_activation);
+    json_object_set_new(ext, "pin_activation",
+                        json_integer(e0->pin_activation));
+    if (!e0->has_tack) {
+        check_line(c, "tack", "none");
+    }
+    for (i = 0; i < e0->num_breaksigs; i++) {
+        tack_status_t st = tack_breaksig_verify(&e0->breaksigs[i]);
+
+        if (c->out != NULL) {
+            if (i == 0) {
+                fputc('\n', c->out);
+            }
+            cli_print_breaksig(c->out, &e0->breaksigs[i]);
+        }
+        json_array_append_new(sigs, cli_json_breaksig(&e0->breaksigs[i]));
+        if (st != TACK_OK) {
+            return check_reject(c, "decrypt_error", "break signature %zu: %s",
+                                i + 1, tack_status_str(st));
+        }
+    }
+    if (e0->has_tack) {
+        rc = check_one_tack(c, &e0->tack, cert, now, tacks, 0);
+        if (rc != CLI_EXIT_OK) {
+            return rc;
+        }
+        pin->num_tacks = 1;
+        pin->tacks[0] = &e0->tack;
+        pin->active[0] = e0->pin_activation;
+    }
+    pin->num_breaksigs = e0->num_breaksigs;
+    pin->breaksigs = e0->breaksigs;
+    return CLI_EXIT_OK;
+}
+
+/* check_reply_ext02 checks each TACK of a draft-02 body; |pin| gets them
+ * with their activation flags.  Returns the exit status. */
+static int check_reply_ext02(check_ctx_t *c, const tack_ext02_t *e2, X509 *cert,
+                             time_t now, json_t *ext, json_t *tacks,
+                             cli_pin_input_t *pin)
+{
+    size_t i;
+    int rc;
+
+    check_line(c, "activation_flags", "%u", e2->activation_flags);
+    json_object_set_new(ext, "activation_flags",
+                        json_integer(e2->activation_flags));
+    for (i = 0; i < e2->num_tacks; i++) {
+        rc = check_one_tack(c, &e2->tacks[i], cert, now, tacks, i);
+        if (rc != CLI_EXIT_OK) {
+            return rc;
+        }
+        pin->tacks[i] = &e2->tacks[i];
+        pin->active[i] = (e2->activation_flags >> i) & 1;
+    }
+    pin->num_tacks = e2->num_tacks;
+    return CLI_EXIT_OK;
+}
+
+/* check_memory_verdict turns what the preload list or the pin store
+ * decided (|rc|, |alert|, the reason in |pj|) into the check's status;
+ * |what| names the source when it gave no reason. */
+static int check_memory_verdict(check_ctx_t *c, int rc, const char *alert,
+                                json_t *pj, const char *what)
+{
+    const char *why;
+
+    if (rc == CLI_EXIT_USAGE || rc == CLI_EXIT_OK) {
+        return rc;
+    }
+    why = json_string_value(json_object_get(pj, "reason"));
+    return check_reject(c, alert, "%s", why ? why : what);
+}
+
+/* check_reply_memory applies the client's memory, after every check of the
+ * reply: the preload list (o->preload) first, since the store may add to
+ * it, never weaken it (docs/preload.md), then the pin store (--pins).
+ * Returns the exit status. */
+static int check_reply_memory(check_ctx_t *c, cli_pin_input_t *pin, time_t now)
+{
+    const char *alert = NULL;
+    json_t *pj;
+    int rc;
+
+    if (c->o->preload != NULL) {
+        pj = json_object();
+        json_object_set_new(c->report, "preload", pj);
+        pin->name = c->o->servername ? c->o->servername : c->o->host;
+        pin->now = now;
+        rc = cli_preload_apply(c->o->preload, c->o->pins, pin, c->out, &alert,
+                               pj);
+        rc = check_memory_verdict(c, rc, alert, pj, "preload list");
+        if (rc != CLI_EXIT_OK) {
+            return rc;
+        }
+    }
+    if (c->o->pins != NULL) {
+        alert = NULL;
+        pj = json_object();
+        json_object_set_new(c->report, "pins", pj);
+        pin->name = c->o->servername ? c->o->servername : c->o->host;
+        pin->now = now;
+        rc = cli_pins_apply(c->o->pins, pin, c->out, &alert, pj);
+        return check_memory_verdict(c, rc, alert, pj, "pin store");
+    }
+    return CLI_EXIT_OK;
+}
+
+/* check_reply parses and checks what came back (tack(1), "tack check"):
+ * decode the extension, check the draft-00 or draft-02 body, then apply
+ * the preload list and the pin store, and --require.  Returns the exit
+ * status. */
 static int check_reply(check_ctx_t *c, const check_reply_t *r, X509 *cert,
                        time_t now)
 {
     tack_ext00_t e0;
     tack_ext02_t e2;
-    tack_status_t st00 = TACK_ERR_INVALID_ARG, st02 = TACK_ERR_INVALID_ARG;
-    const char *format;
+    tack_status_t st00 = TACK_ERR_INVALID_ARG;
     cli_pin_input_t pin;
     json_t *ext, *tacks, *sigs;
-    size_t i;
-    int rc;
+    int rc = CLI_EXIT_OK;
 
     memset(&pin, 0, sizeof(pin));
     ext = json_object();
@@ -416,43 +581,10 @@ static int check_reply(check_ctx_t *c, const check_reply_t *r, X509 *cert,
     if (!r->received) {
         check_line(c, "extension", "none (the server sent no TACK)");
     } else {
-        char *hex = malloc(2 * r->len + 1);
-
-        if (hex != NULL) {
-            cli_hex(r->data, r->len, hex);
-            json_object_set_new(ext, "hex", json_string(hex));
-            free(hex);
+        rc = check_reply_decode(c, r, ext, &e0, &e2, &st00);
+        if (rc != CLI_EXIT_OK) {
+            return rc;
         }
-        json_object_set_new(ext, "message",
-                            json_string(check_where(r->context)));
-        json_object_set_new(ext, "length", json_integer((json_int_t)r->len));
-        if (c->o->format != CLI_CHECK_FMT_02) {
-            st00 = tack_ext00_parse(&e0, r->data, r->len);
-        }
-        if (c->o->format == CLI_CHECK_FMT_02 ||
-            (c->o->format == CLI_CHECK_FMT_AUTO && st00 != TACK_OK)) {
-            st02 = tack_ext02_parse(&e2, r->data, r->len);
-        }
-        format = st00 == TACK_OK   ? "draft-00"
-                 : st02 == TACK_OK ? "draft-02"
-                                   : NULL;
-        check_line(c, "extension", "%s, %zu bytes, in the %s",
-                   format ? format : "unparsable", r->len,
-                   check_where(r->context));
-        if (format == NULL) {
-            tack_status_t st = c->o->format == CLI_CHECK_FMT_00 ? st00 : st02;
-
-            if (c->o->format == CLI_CHECK_FMT_AUTO) {
-                return check_reject(c, "decode_error",
-                                    "the extension is neither a draft-00 "
-                                    "(%s) nor a draft-02 body (%s)",
-                                    tack_status_str(st00),
-                                    tack_status_str(st02));
-            }
-            return check_reject(c, "decode_error", "the extension: %s",
-                                tack_status_str(st));
-        }
-        json_object_set_new(ext, "format", json_string(format));
     }
 
     tacks = json_array();
@@ -460,53 +592,12 @@ static int check_reply(check_ctx_t *c, const check_reply_t *r, X509 *cert,
     json_object_set_new(c->report, "tacks", tacks);
     json_object_set_new(c->report, "break_sigs", sigs);
     if (r->received && st00 == TACK_OK) {
-        check_line(c, "pin_activation", "%u", e0.pin_activation);
-        json_object_set_new(ext, "pin_activation",
-                            json_integer(e0.pin_activation));
-        if (!e0.has_tack) {
-            check_line(c, "tack", "none");
-        }
-        /* Break signatures first: the draft checks them before the TACK. */
-        for (i = 0; i < e0.num_breaksigs; i++) {
-            tack_status_t st = tack_breaksig_verify(&e0.breaksigs[i]);
-
-            if (c->out != NULL) {
-                if (i == 0) {
-                    fputc('\n', c->out);
-                }
-                cli_print_breaksig(c->out, &e0.breaksigs[i]);
-            }
-            json_array_append_new(sigs, cli_json_breaksig(&e0.breaksigs[i]));
-            if (st != TACK_OK) {
-                return check_reject(c, "decrypt_error",
-                                    "break signature %zu: %s", i + 1,
-                                    tack_status_str(st));
-            }
-        }
-        if (e0.has_tack) {
-            rc = check_one_tack(c, &e0.tack, cert, now, tacks, 0);
-            if (rc != CLI_EXIT_OK) {
-                return rc;
-            }
-            pin.num_tacks = 1;
-            pin.tacks[0] = &e0.tack;
-            pin.active[0] = e0.pin_activation;
-        }
-        pin.num_breaksigs = e0.num_breaksigs;
-        pin.breaksigs = e0.breaksigs;
+        rc = check_reply_ext00(c, &e0, cert, now, ext, tacks, sigs, &pin);
     } else if (r->received) {
-        check_line(c, "activation_flags", "%u", e2.activation_flags);
-        json_object_set_new(ext, "activation_flags",
-                            json_integer(e2.activation_flags));
-        for (i = 0; i < e2.num_tacks; i++) {
-            rc = check_one_tack(c, &e2.tacks[i], cert, now, tacks, i);
-            if (rc != CLI_EXIT_OK) {
-                return rc;
-            }
-            pin.tacks[i] = &e2.tacks[i];
-            pin.active[i] = (e2.activation_flags >> i) & 1;
-        }
-        pin.num_tacks = e2.num_tacks;
+        rc = check_reply_ext02(c, &e2, cert, now, ext, tacks, &pin);
+    }
+    if (rc != CLI_EXIT_OK) {
+        return rc;
     }
     if (c->out != NULL && (pin.num_tacks > 0 || pin.num_breaksigs > 0)) {
         fputc('\n', c->out);
@@ -517,44 +608,9 @@ static int check_reply(check_ctx_t *c, const check_reply_t *r, X509 *cert,
                    "expiration)");
     }
 
-    /* The client's memory applies here, after every check of the reply:
-     * the preload list (o->preload), then the pin store (--pins). */
-    if (c->o->preload != NULL) {
-        /* The list first: the store may add to it, never weaken it
-         * (docs/preload.md). */
-        const char *alert = NULL;
-        json_t *pj = json_object();
-
-        json_object_set_new(c->report, "preload", pj);
-        pin.name = c->o->servername ? c->o->servername : c->o->host;
-        pin.now = now;
-        rc = cli_preload_apply(c->o->preload, c->o->pins, &pin, c->out, &alert,
-                               pj);
-        if (rc == CLI_EXIT_USAGE) {
-            return rc;
-        }
-        if (rc != CLI_EXIT_OK) {
-            const char *why = json_string_value(json_object_get(pj, "reason"));
-
-            return check_reject(c, alert, "%s", why ? why : "preload list");
-        }
-    }
-    if (c->o->pins != NULL) {
-        const char *alert = NULL;
-        json_t *pj = json_object();
-
-        json_object_set_new(c->report, "pins", pj);
-        pin.name = c->o->servername ? c->o->servername : c->o->host;
-        pin.now = now;
-        rc = cli_pins_apply(c->o->pins, &pin, c->out, &alert, pj);
-        if (rc == CLI_EXIT_USAGE) {
-            return rc;
-        }
-        if (rc != CLI_EXIT_OK) {
-            const char *why = json_string_value(json_object_get(pj, "reason"));
-
-            return check_reject(c, alert, "%s", why ? why : "pin store");
-        }
+    rc = check_reply_memory(c, &pin, now);
+    if (rc != CLI_EXIT_OK) {
+        return rc;
     }
     if (pin.num_tacks == 0 && c->o->require) {
         return check_reject(c, NULL, "the server sent no TACK (--require)");
