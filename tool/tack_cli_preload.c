@@ -392,30 +392,16 @@ const cli_preload_entry_t *cli_preload_find(const cli_preload_t *l,
 /* preload_note prints one "preload = ..." line and keeps it in the report. */
 #define preload_note(fp, report, ...) cli_note((fp), (report), "preload", __VA_ARGS__)
 
-/* preload_rules decides for the loaded list |l|.  Returns CLI_EXIT_OK,
- * CLI_EXIT_CHECK (|*alert| and the report's "reason" set) or
- * CLI_EXIT_USAGE (the pin store is unusable). */
-static int preload_rules(const cli_preload_t *l, const char *path,
-                         const char *pins, cli_pin_input_t *in,
-                         const char *name, FILE *fp, const char **alert,
+/* preload_lift (step 2 of docs/preload.md's rules; draft-00 5.2): a break
+ * signature lifts every entry on its key, as it discards every pin on it.
+ * Each key so lifted is added to in->lifted once.  The signatures were
+ * verified by the caller. */
+static void preload_lift(const cli_preload_t *l, cli_pin_input_t *in, FILE *fp,
                          json_t *report)
 {
-    const cli_preload_entry_t *e;
-    const tack_t *match = NULL;
-    char when[32], fpr[TACK_FINGERPRINT_SIZE];
-    int broken = 0, store_min = -1, lifted = 0, floor;
+    char fpr[TACK_FINGERPRINT_SIZE];
     size_t i, j;
 
-    cli_format_time(l->expires, 1, when, sizeof(when));
-    if (in->now >= l->expires) {
-        /* An old list binds no one: it could pin keys the sites have long
-         * given up. */
-        json_object_set_new(report, "status", json_string("expired"));
-        preload_note(fp, report, "%s expired at %s: not enforced", path, when);
-        return CLI_EXIT_OK;
-    }
-    /* Break signatures (draft-00 5.2) lift every entry on their key, as
-     * they discard every pin on it.  They were verified by the caller. */
     for (i = 0; i < in->num_breaksigs; i++) {
         const uint8_t *k = in->breaksigs[i].public_key;
         size_t n = 0;
@@ -437,6 +423,92 @@ static int preload_rules(const cli_preload_t *l, const char *path,
                      "break signature for %s: its %zu preload %s lifted", fpr,
                      n, n == 1 ? "entry is" : "entries are");
     }
+}
+
+/* preload_listed (step 4 of docs/preload.md's rules) enforces the entry
+ * |e| for |name|: the server must present a TACK under its key
+ * (access_denied), at a generation no lower than the higher of the list's
+ * and the store's floors (certificate_revoked; draft-00 5.3, with the list
+ * as one more source of floors).  |store_min| is the store's floor, -1 for
+ * none.  Returns CLI_EXIT_OK or CLI_EXIT_CHECK (|*alert| and the report's
+ * "reason" set). */
+static int preload_listed(const cli_preload_entry_t *e, const char *path,
+                          const char *until, int store_min, cli_pin_input_t *in,
+                          const char *name, FILE *fp, const char **alert,
+                          json_t *report)
+{
+    const tack_t *match = NULL;
+    int floor;
+    size_t i;
+
+    for (i = 0; i < in->num_tacks && match == NULL; i++) {
+        if (memcmp(in->tacks[i]->public_key, e->public_key, TACK_KEY_LEN) ==
+            0) {
+            match = in->tacks[i];
+        }
+    }
+    if (match == NULL) {
+        *alert = "access_denied";
+        json_object_set_new(report, "status", json_string("rejected"));
+        json_object_set_new(
+            report, "reason",
+            json_sprintf("%s is preloaded with %s (%s, until %s), and the "
+                         "server presents %s",
+                         name, e->tack_id, path, until,
+                         in->num_tacks ? "a TACK with another key"
+                                       : "no TACK"));
+        return CLI_EXIT_CHECK;
+    }
+    floor = e->min_generation > store_min ? e->min_generation : store_min;
+    if (match->generation < floor) {
+        *alert = "certificate_revoked";
+        json_object_set_new(report, "status", json_string("rejected"));
+        json_object_set_new(
+            report, "reason",
+            json_sprintf("TACK generation %u of %s is below the %s "
+                         "min_generation %d",
+                         match->generation, e->tack_id,
+                         floor == e->min_generation ? "preloaded" : "pinned",
+                         floor));
+        return CLI_EXIT_CHECK;
+    }
+    /* The key is the TACK's, not the list's: the list is freed before the
+     * store reads it. */
+    in->preload_key = match->public_key;
+    in->preload_min_generation = e->min_generation;
+    json_object_set_new(report, "status", json_string("enforced"));
+    preload_note(fp, report,
+                 "%s: preloaded on %s (min_generation %d): the server's "
+                 "TACK matches",
+                 name, e->tack_id, e->min_generation);
+    return CLI_EXIT_OK;
+}
+
+/* preload_rules decides for the loaded list |l| (docs/preload.md, "What
+ * `tack check --preload` does", numbered as there): an expired list, break
+ * signatures, a name not listed, a listed one, lifted (by this reply or by
+ * the pin store) or enforced.  Returns CLI_EXIT_OK, CLI_EXIT_CHECK
+ * (|*alert| and the report's "reason" set) or CLI_EXIT_USAGE (the pin
+ * store is unusable). */
+static int preload_rules(const cli_preload_t *l, const char *path,
+                         const char *pins, cli_pin_input_t *in,
+                         const char *name, FILE *fp, const char **alert,
+                         json_t *report)
+{
+    const cli_preload_entry_t *e;
+    char when[32];
+    int broken = 0, store_min = -1, lifted = 0;
+    size_t i;
+
+    cli_format_time(l->expires, 1, when, sizeof(when));
+    if (in->now >= l->expires) {
+        /* An old list binds no one: it could pin keys the sites have long
+         * given up. */
+        json_object_set_new(report, "status", json_string("expired"));
+        preload_note(fp, report, "%s expired at %s: not enforced", path, when);
+        return CLI_EXIT_OK;
+    }
+    preload_lift(l, in, fp, report);
     e = cli_preload_find(l, name);
     if (e == NULL) {
         json_object_set_new(report, "status", json_string("not listed"));
@@ -462,49 +534,8 @@ static int preload_rules(const cli_preload_t *l, const char *path,
                             : "a break signature recorded in the pin store");
         return CLI_EXIT_OK;
     }
-    for (i = 0; i < in->num_tacks && match == NULL; i++) {
-        if (memcmp(in->tacks[i]->public_key, e->public_key, TACK_KEY_LEN) ==
-            0) {
-            match = in->tacks[i];
-        }
-    }
-    if (match == NULL) {
-        *alert = "access_denied";
-        json_object_set_new(report, "status", json_string("rejected"));
-        json_object_set_new(
-            report, "reason",
-            json_sprintf("%s is preloaded with %s (%s, until %s), and the "
-                         "server presents %s",
-                         name, e->tack_id, path, when,
-                         in->num_tacks ? "a TACK with another key"
-                                       : "no TACK"));
-        return CLI_EXIT_CHECK;
-    }
-    /* The revocation floor is the higher of the list's and the store's
-     * (draft-00 5.3, with the list as one more source of floors). */
-    floor = e->min_generation > store_min ? e->min_generation : store_min;
-    if (match->generation < floor) {
-        *alert = "certificate_revoked";
-        json_object_set_new(report, "status", json_string("rejected"));
-        json_object_set_new(
-            report, "reason",
-            json_sprintf("TACK generation %u of %s is below the %s "
-                         "min_generation %d",
-                         match->generation, e->tack_id,
-                         floor == e->min_generation ? "preloaded" : "pinned",
-                         floor));
-        return CLI_EXIT_CHECK;
-    }
-    /* The key is the TACK's, not the list's: the list is freed before the
-     * store reads it. */
-    in->preload_key = match->public_key;
-    in->preload_min_generation = e->min_generation;
-    json_object_set_new(report, "status", json_string("enforced"));
-    preload_note(fp, report,
-                 "%s: preloaded on %s (min_generation %d): the server's "
-                 "TACK matches",
-                 name, e->tack_id, e->min_generation);
-    return CLI_EXIT_OK;
+    return preload_listed(e, path, when, store_min, in, name, fp, alert,
+                          report);
 }
 
 int cli_preload_apply(const char *path, const char *pins, cli_pin_input_t *in,
