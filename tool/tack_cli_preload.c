@@ -238,82 +238,84 @@ static int preload_entry_parse(json_t *v, size_t idx, time_t generated,
     return 1;
 }
 
-int cli_preload_parse(cli_preload_t *out, const char *text, size_t len,
-                      char *why, size_t why_size)
+/* preload_head_ok checks the list's own members (docs/preload.md, "The
+ * format"): the format, the version first (a newer list is refused as
+ * such, not for a member this tool does not know), no unknown member, the
+ * times and their readable copies, an entries array.  Returns 1, or 0 with
+ * |why|. */
+static int preload_head_ok(json_t *root, char *why, size_t why_size)
 {
     static const char *const known[] = {
         "format",  "version",     "generated", "generated_utc",
         "expires", "expires_utc", "entries",   NULL};
-    json_error_t jerr;
-    json_t *root, *fmt, *ver, *gen, *exp, *entries, *v;
+    json_t *fmt = json_object_get(root, "format");
+    json_t *ver = json_object_get(root, "version");
+    json_t *gen = json_object_get(root, "generated");
+    json_t *exp = json_object_get(root, "expires");
     const char *bad = NULL;
     char show[48];
-    size_t i;
-    int ok = 0;
 
-    memset(out, 0, sizeof(*out));
-    /* Duplicate members are refused: which one would count is not
-     * obvious to whoever edits the file. */
-    root = json_loadb(text, len, JSON_REJECT_DUPLICATES, &jerr);
-    if (root == NULL) {
-        return preload_why(why, why_size, "line %d: %s", jerr.line, jerr.text);
-    }
-    fmt = json_object_get(root, "format");
-    ver = json_object_get(root, "version");
-    gen = json_object_get(root, "generated");
-    exp = json_object_get(root, "expires");
-    entries = json_object_get(root, "entries");
-    /* The version first: a newer list is refused as such, not for a member
-     * this tool does not know. */
     if (!json_is_object(root) || !json_is_string(fmt) ||
         strcmp(json_string_value(fmt), PRELOAD_FORMAT) != 0) {
-        preload_why(why, why_size, "no \"format\": \"%s\"", PRELOAD_FORMAT);
-    } else if (!json_is_integer(ver) || json_integer_value(ver) < 1) {
-        preload_why(why, why_size, "no \"version\" (a number from 1)");
-    } else if (json_integer_value(ver) > PRELOAD_VERSION) {
-        preload_why(why, why_size,
-                    "version %lld is newer than this tool reads (%d): "
-                    "upgrade tack",
-                    (long long)json_integer_value(ver), PRELOAD_VERSION);
-    } else if (!preload_fields_ok(root, known, &bad)) {
-        preload_why(why, why_size, "unknown member \"%s\"",
-                    preload_printable(bad, show, sizeof(show)));
-    } else if (!preload_time_ok(gen) || !preload_time_ok(exp)) {
-        preload_why(why, why_size,
-                    "\"generated\" and \"expires\" must be times (seconds "
-                    "since 1970, up to 9999)");
-    } else if (json_integer_value(exp) <= json_integer_value(gen) ||
-               json_integer_value(exp) - json_integer_value(gen) >
-                   PRELOAD_MAX_LIFETIME) {
-        preload_why(why, why_size,
-                    "\"expires\" must be after \"generated\", by at most "
-                    "%d days",
-                    PRELOAD_MAX_LIFETIME / PRELOAD_DAY);
-    } else if (!preload_copy_ok(root, "generated_utc",
-                                (time_t)json_integer_value(gen))) {
-        preload_why(why, why_size,
-                    "\"generated_utc\" does not say the same as "
-                    "\"generated\"");
-    } else if (!preload_copy_ok(root, "expires_utc",
-                                (time_t)json_integer_value(exp))) {
-        preload_why(why, why_size,
-                    "\"expires_utc\" does not say the same as \"expires\"");
-    } else if (!json_is_array(entries)) {
-        preload_why(why, why_size, "\"entries\" must be an array");
-    } else {
-        ok = 1;
+        return preload_why(why, why_size, "no \"format\": \"%s\"",
+                           PRELOAD_FORMAT);
     }
-    if (!ok) {
-        json_decref(root);
-        return 0;
+    if (!json_is_integer(ver) || json_integer_value(ver) < 1) {
+        return preload_why(why, why_size, "no \"version\" (a number from 1)");
     }
-    out->version = (int)json_integer_value(ver);
-    out->generated = (time_t)json_integer_value(gen);
-    out->expires = (time_t)json_integer_value(exp);
+    if (json_integer_value(ver) > PRELOAD_VERSION) {
+        return preload_why(why, why_size,
+                           "version %lld is newer than this tool reads (%d): "
+                           "upgrade tack",
+                           (long long)json_integer_value(ver), PRELOAD_VERSION);
+    }
+    if (!preload_fields_ok(root, known, &bad)) {
+        return preload_why(why, why_size, "unknown member \"%s\"",
+                           preload_printable(bad, show, sizeof(show)));
+    }
+    if (!preload_time_ok(gen) || !preload_time_ok(exp)) {
+        return preload_why(why, why_size,
+                           "\"generated\" and \"expires\" must be times "
+                           "(seconds since 1970, up to 9999)");
+    }
+    if (json_integer_value(exp) <= json_integer_value(gen) ||
+        json_integer_value(exp) - json_integer_value(gen) >
+            PRELOAD_MAX_LIFETIME) {
+        return preload_why(why, why_size,
+                           "\"expires\" must be after \"generated\", by at "
+                           "most %d days",
+                           PRELOAD_MAX_LIFETIME / PRELOAD_DAY);
+    }
+    if (!preload_copy_ok(root, "generated_utc",
+                         (time_t)json_integer_value(gen))) {
+        return preload_why(why, why_size,
+                           "\"generated_utc\" does not say the same as "
+                           "\"generated\"");
+    }
+    if (!preload_copy_ok(root, "expires_utc",
+                         (time_t)json_integer_value(exp))) {
+        return preload_why(why, why_size,
+                           "\"expires_utc\" does not say the "
+                           "same as \"expires\"");
+    }
+    if (!json_is_array(json_object_get(root, "entries"))) {
+        return preload_why(why, why_size, "\"entries\" must be an array");
+    }
+    return 1;
+}
+
+/* preload_entries_parse fills out->entries from the array |entries|, each
+ * checked by preload_entry_parse.  Returns 1, or 0 with |why| (|out| then
+ * holds what was made, for cli_preload_free). */
+static int preload_entries_parse(cli_preload_t *out, json_t *entries, char *why,
+                                 size_t why_size)
+{
+    json_t *v;
+    size_t i;
+
     if (json_array_size(entries) > 0) {
         out->entries = calloc(json_array_size(entries), sizeof(*out->entries));
         if (out->entries == NULL) {
-            json_decref(root);
             return preload_why(why, why_size, "out of memory");
         }
     }
@@ -324,25 +326,61 @@ int cli_preload_parse(cli_preload_t *out, const char *text, size_t len,
         out->num_entries = i + 1;
         if (!preload_entry_parse(v, i + 1, out->generated, &out->entries[i],
                                  why, why_size)) {
-            json_decref(root);
-            cli_preload_free(out);
             return 0;
         }
     }
-    json_decref(root);
+    return 1;
+}
+
+/* preload_sort_unique sorts the entries by host, for cli_preload_find,
+ * and refuses a host listed twice.  Returns 1, or 0 with |why|. */
+static int preload_sort_unique(cli_preload_t *out, char *why, size_t why_size)
+{
+    size_t i;
+
     if (out->num_entries > 1) {
         qsort(out->entries, out->num_entries, sizeof(*out->entries),
               cli_preload_cmp_host);
     }
     for (i = 1; i < out->num_entries; i++) {
         if (strcmp(out->entries[i - 1].host, out->entries[i].host) == 0) {
-            preload_why(why, why_size,
-                        "host %s is listed twice (names compare without "
-                        "case and trailing dot)",
-                        out->entries[i].host);
-            cli_preload_free(out);
-            return 0;
+            return preload_why(why, why_size,
+                               "host %s is listed twice (names compare "
+                               "without case and trailing dot)",
+                               out->entries[i].host);
         }
+    }
+    return 1;
+}
+
+int cli_preload_parse(cli_preload_t *out, const char *text, size_t len,
+                      char *why, size_t why_size)
+{
+    json_error_t jerr;
+    json_t *root;
+    int ok;
+
+    memset(out, 0, sizeof(*out));
+    /* Duplicate members are refused: which one would count is not
+     * obvious to whoever edits the file. */
+    root = json_loadb(text, len, JSON_REJECT_DUPLICATES, &jerr);
+    if (root == NULL) {
+        return preload_why(why, why_size, "line %d: %s", jerr.line, jerr.text);
+    }
+    if (!preload_head_ok(root, why, why_size)) {
+        json_decref(root);
+        return 0;
+    }
+    out->version = (int)json_integer_value(json_object_get(root, "version"));
+    out->generated =
+        (time_t)json_integer_value(json_object_get(root, "generated"));
+    out->expires = (time_t)json_integer_value(json_object_get(root, "expires"));
+    ok = preload_entries_parse(out, json_object_get(root, "entries"), why,
+                               why_size);
+    json_decref(root);
+    if (!ok || !preload_sort_unique(out, why, why_size)) {
+        cli_preload_free(out);
+        return 0;
     }
     return 1;
 }
