@@ -769,73 +769,70 @@ static void fleet_print(FILE *fp, const cli_check_opts_t *o, int from_dns,
 
 /* ---- the command --------------------------------------------------------- */
 
-int cli_fleet_check(const cli_check_opts_t *opts, char *const *resolve,
-                    size_t num_resolve)
+/* fleet_addresses fills |entries| (|*num| of them) with the addresses to
+ * check: the --resolve ones, else what DNS gives for the host; sorted,
+ * each once.  Returns the exit status. */
+static int fleet_addresses(const cli_check_opts_t *o, char *const *resolve,
+                           size_t num_resolve, fleet_entry_t *entries,
+                           size_t *num)
 {
-    cli_check_opts_t o = *opts;
-    fleet_entry_t *entries;
-    json_t *out, *arr;
-    size_t i, num = 0, n;
-    char err[512], verdict[4096];
+    char err[512];
+    size_t i, n;
     int rc;
 
-    entries = calloc(FLEET_MAX_ADDRS, sizeof(*entries));
-    out = json_object(); /* before any thread: seeds jansson's hashes */
-    if (entries == NULL || out == NULL) {
-        free(entries);
-        json_decref(out);
-        cli_err("out of memory");
-        return CLI_EXIT_USAGE;
-    }
-    rc = fleet_resolve_args(o.host, resolve, num_resolve, entries, &num);
+    rc = fleet_resolve_args(o->host, resolve, num_resolve, entries, num);
     if (rc == CLI_EXIT_OK && num_resolve == 0) {
-        rc = fleet_resolve_dns(o.host, o.port, entries, &num, err, sizeof(err));
+        rc =
+            fleet_resolve_dns(o->host, o->port, entries, num, err, sizeof(err));
         if (rc != CLI_EXIT_OK) {
-            cli_err("check %s: %s", o.host, err);
+            cli_err("check %s: %s", o->host, err);
         }
     }
     if (rc != CLI_EXIT_OK) {
-        free(entries);
-        json_decref(out);
         return rc;
     }
-    qsort(entries, num, sizeof(*entries), fleet_addr_cmp);
-    for (i = 0, n = 0; i < num; i++) {
+    qsort(entries, *num, sizeof(*entries), fleet_addr_cmp);
+    for (i = 0, n = 0; i < *num; i++) {
         if (n == 0 || fleet_addr_cmp(&entries[n - 1], &entries[i]) != 0) {
             entries[n++] = entries[i];
         }
     }
-    num = n;
+    *num = n;
+    return CLI_EXIT_OK;
+}
 
-    json_object_set_new(out, "host", json_string(o.host));
-    json_object_set_new(out, "port", json_string(o.port));
-    json_object_set_new(out, "servername",
-                        o.servername ? json_string(o.servername) : json_null());
-    json_object_set_new(out, "source",
-                        json_string(num_resolve ? "resolve" : "dns"));
-
-    /* Quiet: the rows say it all, once each.  --require goes without
-     * saying: an address without a TACK is a problem of its own. */
-    o.quiet = 1;
-    o.require = 0;
-    fleet_run(&o, entries, num);
+/* fleet_checked makes sure every address was checked: the tool's own
+ * trouble (an unusable --ca) is the same at every address, so it is said
+ * once.  Each address gets its problems and warnings arrays.  Returns the
+ * exit status. */
+static int fleet_checked(const cli_check_opts_t *o, fleet_entry_t *entries,
+                         size_t num)
+{
+    size_t i;
 
     for (i = 0; i < num; i++) {
         const char *e = fleet_str(entries[i].report, "error");
 
         if (entries[i].rc == CLI_EXIT_USAGE || entries[i].report == NULL) {
-            /* The tool's own trouble (an unusable --ca) is the same at
-             * every address: say it once. */
-            cli_err("check %s: %s", o.host, e ? e : "out of memory");
-            rc = CLI_EXIT_USAGE;
-            goto done;
+            cli_err("check %s: %s", o->host, e ? e : "out of memory");
+            return CLI_EXIT_USAGE;
         }
         entries[i].problems = json_array();
         entries[i].warnings = json_array();
     }
-    rc = fleet_judge(entries, num, cli_now(), out);
-    fleet_verdict(entries, num, out, verdict, sizeof(verdict));
-    if (o.json) {
+    return CLI_EXIT_OK;
+}
+
+/* fleet_report writes the fleet's report to stdout: as JSON (--json, the
+ * addresses and the verdict added to |out|) or as rows. */
+static void fleet_report(const cli_check_opts_t *o, int from_dns,
+                         fleet_entry_t *entries, size_t num, json_t *out,
+                         const char *verdict)
+{
+    json_t *arr;
+    size_t i;
+
+    if (o->json) {
         arr = json_array();
         for (i = 0; i < num; i++) {
             json_array_append_new(
@@ -850,11 +847,58 @@ int cli_fleet_check(const cli_check_opts_t *opts, char *const *resolve,
         json_dumpf(out, stdout, JSON_INDENT(2) | JSON_PRESERVE_ORDER);
         putchar('\n');
     } else {
-        fleet_print(stdout, &o, num_resolve == 0, entries, num, out, verdict);
+        fleet_print(stdout, o, from_dns, entries, num, out, verdict);
     }
     fflush(stdout);
+}
 
-done:
+/* cli_fleet_check (tack(1), "The fleet check"): find the addresses, check
+ * each, judge the fleet, report. */
+int cli_fleet_check(const cli_check_opts_t *opts, char *const *resolve,
+                    size_t num_resolve)
+{
+    cli_check_opts_t o = *opts;
+    fleet_entry_t *entries;
+    json_t *out;
+    size_t i, num = 0;
+    char verdict[4096];
+    int rc;
+
+    entries = calloc(FLEET_MAX_ADDRS, sizeof(*entries));
+    out = json_object(); /* before any thread: seeds jansson's hashes */
+    if (entries == NULL || out == NULL) {
+        free(entries);
+        json_decref(out);
+        cli_err("out of memory");
+        return CLI_EXIT_USAGE;
+    }
+    rc = fleet_addresses(&o, resolve, num_resolve, entries, &num);
+    if (rc != CLI_EXIT_OK) {
+        free(entries);
+        json_decref(out);
+        return rc;
+    }
+
+    json_object_set_new(out, "host", json_string(o.host));
+    json_object_set_new(out, "port", json_string(o.port));
+    json_object_set_new(out, "servername",
+                        o.servername ? json_string(o.servername) : json_null());
+    json_object_set_new(out, "source",
+                        json_string(num_resolve ? "resolve" : "dns"));
+
+    /* Quiet: the rows say it all, once each.  --require goes without
+     * saying: an address without a TACK is a problem of its own. */
+    o.quiet = 1;
+    o.require = 0;
+    fleet_run(&o, entries, num);
+
+    rc = fleet_checked(&o, entries, num);
+    if (rc == CLI_EXIT_OK) {
+        rc = fleet_judge(entries, num, cli_now(), out);
+        fleet_verdict(entries, num, out, verdict, sizeof(verdict));
+        fleet_report(&o, num_resolve == 0, entries, num, out, verdict);
+    }
+
     for (i = 0; i < num; i++) {
         json_decref(entries[i].report);
         json_decref(entries[i].problems);
