@@ -210,6 +210,12 @@ int cli_parse_duration(const char *s, long long *out);
  * "+DURATION" from |base|.  Returns 1 on success. */
 int cli_parse_when(const char *s, time_t base, time_t *out);
 
+/* cli_opt_now handles every command's --now WHEN: it sets the time cli_now
+ * returns (a time or a duration from the real clock, as cli_parse_when
+ * reads it).  Returns CLI_EXIT_OK, or CLI_EXIT_USAGE after saying
+ * "tack CMD: --now: bad time". */
+int cli_opt_now(const char *cmd, const char *arg);
+
 /* cli_format_time writes seconds as "%Y-%m-%dT%H:%MZ" (with ":%S" when the
  * seconds are not zero and |secs|) into |out|. */
 void cli_format_time(time_t t, int secs, char *out, size_t out_size);

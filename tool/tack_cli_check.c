@@ -62,10 +62,9 @@ static int check_parse_option(int c, cli_check_opts_t *o, check_args_t *a)
         }
         break;
     case CLI_OPT_NOW:
-        if (!cli_parse_when(optarg, time(NULL), &cli_now_value)) {
-            return cli_usage_error("check", "--now: bad time \"%s\"", optarg);
+        if (cli_opt_now("check", optarg) != CLI_EXIT_OK) {
+            return CLI_EXIT_USAGE;
         }
-        cli_now_set = 1;
         break;
     case CLI_OPT_REQUIRE:
         o->require = 1;

@@ -530,11 +530,9 @@ static int sign_parse_options(int argc, char **argv, sign_opts_t *so)
             sp->expiration = optarg;
             break;
         case CLI_OPT_NOW:
-            if (!cli_parse_when(optarg, time(NULL), &cli_now_value)) {
-                return cli_usage_error("sign", "--now: bad time \"%s\"",
-                                       optarg);
+            if (cli_opt_now("sign", optarg) != CLI_EXIT_OK) {
+                return CLI_EXIT_USAGE;
             }
-            cli_now_set = 1;
             break;
         case CLI_OPT_NO_PROGRESS:
             so->progress = 0;

@@ -716,11 +716,9 @@ static int pins_parse_options(int argc, char **argv, pins_opts_t *po)
             po->del = optarg;
             break;
         case CLI_OPT_NOW:
-            if (!cli_parse_when(optarg, time(NULL), &cli_now_value)) {
-                return cli_usage_error("pins", "--now: bad time \"%s\"",
-                                       optarg);
+            if (cli_opt_now("pins", optarg) != CLI_EXIT_OK) {
+                return CLI_EXIT_USAGE;
             }
-            cli_now_set = 1;
             break;
         case 'h':
             return cli_help(stdout, "pins");

@@ -63,11 +63,9 @@ static int preload_view(int argc, char **argv)
             json = 1;
             break;
         case CLI_OPT_NOW:
-            if (!cli_parse_when(optarg, time(NULL), &cli_now_value)) {
-                return cli_usage_error("preload", "--now: bad time \"%s\"",
-                                       optarg);
+            if (cli_opt_now("preload", optarg) != CLI_EXIT_OK) {
+                return CLI_EXIT_USAGE;
             }
-            cli_now_set = 1;
             break;
         case 'h':
             return cli_help(stdout, "preload");
@@ -414,11 +412,9 @@ static int preload_build_parse_options(int argc, char **argv,
             bo->expires = optarg;
             break;
         case CLI_OPT_NOW:
-            if (!cli_parse_when(optarg, time(NULL), &cli_now_value)) {
-                return cli_usage_error("preload", "--now: bad time \"%s\"",
-                                       optarg);
+            if (cli_opt_now("preload", optarg) != CLI_EXIT_OK) {
+                return CLI_EXIT_USAGE;
             }
-            cli_now_set = 1;
             break;
         case CLI_OPT_TIMEOUT:
             if (!cli_parse_uint(optarg, 1, 3600, &ul)) {

@@ -331,6 +331,15 @@ time_t cli_now(void)
     return cli_now_set ? cli_now_value : time(NULL);
 }
 
+int cli_opt_now(const char *cmd, const char *arg)
+{
+    if (!cli_parse_when(arg, time(NULL), &cli_now_value)) {
+        return cli_usage_error(cmd, "--now: bad time \"%s\"", arg);
+    }
+    cli_now_set = 1;
+    return CLI_EXIT_OK;
+}
+
 /* cli_parse_fixed reads exactly |n| digits at |*s|. */
 static int cli_parse_fixed(const char **s, int n, int *out)
 {

@@ -528,11 +528,9 @@ int cmd_view(int argc, char **argv)
             v.cert_path = optarg;
             break;
         case CLI_OPT_NOW:
-            if (!cli_parse_when(optarg, time(NULL), &cli_now_value)) {
-                return cli_usage_error("view", "--now: bad time \"%s\"",
-                                       optarg);
+            if (cli_opt_now("view", optarg) != CLI_EXIT_OK) {
+                return CLI_EXIT_USAGE;
             }
-            cli_now_set = 1;
             break;
         case 'h':
             return cli_help(stdout, "view");
@@ -674,11 +672,9 @@ static int serverinfo_parse_options(int argc, char **argv,
             so->force = 1;
             break;
         case CLI_OPT_NOW:
-            if (!cli_parse_when(optarg, time(NULL), &cli_now_value)) {
-                return cli_usage_error("serverinfo", "--now: bad time \"%s\"",
-                                       optarg);
+            if (cli_opt_now("serverinfo", optarg) != CLI_EXIT_OK) {
+                return CLI_EXIT_USAGE;
             }
-            cli_now_set = 1;
             break;
         case CLI_OPT_V2:
             so->v2 = 1;
