@@ -324,9 +324,11 @@ static int view_pem_blocks(view_ctx_t *v, const char *file, const char *text,
     return 1;
 }
 
-/* view_tack_blocks shows the TACK blocks of a file. */
+/* view_tack_blocks shows the TACK blocks of a file, or with |breaksigs|
+ * the TACK BREAK SIG blocks (|label|): each block parsed as one, a bad one
+ * reported with its line and the size it should have. */
 static void view_tack_blocks(view_ctx_t *v, const char *file, const char *text,
-                             size_t len, const char *label)
+                             size_t len, const char *label, int breaksigs)
 {
     tack_pem_t pem;
     size_t j;
@@ -335,48 +337,23 @@ static void view_tack_blocks(view_ctx_t *v, const char *file, const char *text,
         return;
     }
     for (j = 0; j < pem.count; j++) {
-        tack_t tack;
-        tack_status_t st =
-            tack_parse(&tack, pem.blocks[j].data, pem.blocks[j].len);
-
-        if (st != TACK_OK) {
-            cli_err("%s: line %u: TACK block: %s (%zu bytes, "
-                    "want %d)",
-                    file, pem.blocks[j].line, tack_status_str(st),
-                    pem.blocks[j].len, TACK_LEN);
-            view_worse(v, CLI_EXIT_USAGE);
-            continue;
-        }
-        view_tack(v, file, &tack, j);
-    }
-    tack_pem_free(&pem);
-}
-
-/* view_breaksig_blocks shows the TACK BREAK SIG blocks of a file. */
-static void view_breaksig_blocks(view_ctx_t *v, const char *file,
-                                 const char *text, size_t len,
-                                 const char *label)
-{
-    tack_pem_t pem;
-    size_t j;
-
-    if (!view_pem_blocks(v, file, text, len, label, &pem)) {
-        return;
-    }
-    for (j = 0; j < pem.count; j++) {
+        const uint8_t *in = pem.blocks[j].data;
+        size_t in_len = pem.blocks[j].len;
         tack_breaksig_t sig;
-        tack_status_t st =
-            tack_breaksig_parse(&sig, pem.blocks[j].data, pem.blocks[j].len);
+        tack_t tack;
+        tack_status_t st = breaksigs ? tack_breaksig_parse(&sig, in, in_len)
+                                     : tack_parse(&tack, in, in_len);
 
         if (st != TACK_OK) {
-            cli_err("%s: line %u: TACK BREAK SIG block: %s (%zu "
-                    "bytes, want %d)",
-                    file, pem.blocks[j].line, tack_status_str(st),
-                    pem.blocks[j].len, TACK_BREAKSIG_LEN);
+            cli_err("%s: line %u: %s block: %s (%zu bytes, want %d)", file,
+                    pem.blocks[j].line, label, tack_status_str(st), in_len,
+                    breaksigs ? TACK_BREAKSIG_LEN : TACK_LEN);
             view_worse(v, CLI_EXIT_USAGE);
-            continue;
+        } else if (breaksigs) {
+            view_breaksig(v, file, &sig, j);
+        } else {
+            view_tack(v, file, &tack, j);
         }
-        view_breaksig(v, file, &sig, j);
     }
     tack_pem_free(&pem);
 }
@@ -440,9 +417,9 @@ static int view_label(view_ctx_t *v, const char *file, const char *text,
                       size_t len, const char *label)
 {
     if (strcmp(label, TACK_PEM_LABEL_TACK) == 0) {
-        view_tack_blocks(v, file, text, len, label);
+        view_tack_blocks(v, file, text, len, label, 0);
     } else if (strcmp(label, TACK_PEM_LABEL_BREAKSIG) == 0) {
-        view_breaksig_blocks(v, file, text, len, label);
+        view_tack_blocks(v, file, text, len, label, 1);
     } else if (strcmp(label, TACK_PEM_LABEL_KEY) == 0) {
         view_keyfile_text(v, file, text, len);
     } else if (strcmp(label, "CERTIFICATE") == 0) {
