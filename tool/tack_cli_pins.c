@@ -80,6 +80,23 @@ static int pins_time_ok(json_t *v)
            json_integer_value(v) <= PINS_TIME_MAX;
 }
 
+/* pins_id_ok checks that the tack_id |id| of the |what| (a key record or
+ * a broken key record) named |k| is the fingerprint of its key |key|.
+ * Returns 1, or 0 with |why|. */
+static int pins_id_ok(const char *what, const char *k, const uint8_t *key,
+                      json_t *id, char *why, size_t why_size)
+{
+    char fpr[TACK_FINGERPRINT_SIZE];
+
+    tack_fingerprint(key, fpr);
+    if (strcmp(json_string_value(id), fpr) != 0) {
+        snprintf(why, why_size, "%s \"%.32s...\": tack_id is not its key's",
+                 what, k);
+        return 0;
+    }
+    return 1;
+}
+
 /* pins_valid checks the shape of a loaded store, so that the rules below
  * can trust it. */
 static int pins_valid(pins_t *p, char *why, size_t why_size)
@@ -103,7 +120,6 @@ static int pins_valid(pins_t *p, char *why, size_t why_size)
     json_object_foreach(p->keys, k, v)
     {
         uint8_t key[TACK_KEY_LEN];
-        char fpr[TACK_FINGERPRINT_SIZE];
         json_t *id = json_object_get(v, "tack_id");
         json_t *mg = json_object_get(v, "min_generation");
 
@@ -116,10 +132,7 @@ static int pins_valid(pins_t *p, char *why, size_t why_size)
             snprintf(why, why_size, "bad key record \"%.32s...\"", k);
             return 0;
         }
-        tack_fingerprint(key, fpr);
-        if (strcmp(json_string_value(id), fpr) != 0) {
-            snprintf(why, why_size,
-                     "key record \"%.32s...\": tack_id is not its key's", k);
+        if (!pins_id_ok("key record", k, key, id, why, why_size)) {
             return 0;
         }
     }
@@ -145,7 +158,6 @@ static int pins_valid(pins_t *p, char *why, size_t why_size)
     json_object_foreach(p->broken, k, v)
     {
         uint8_t key[TACK_KEY_LEN];
-        char fpr[TACK_FINGERPRINT_SIZE];
         json_t *id = json_object_get(v, "tack_id");
 
         if (!cli_unhex(k, key, sizeof(key)) || !json_is_object(v) ||
@@ -153,12 +165,7 @@ static int pins_valid(pins_t *p, char *why, size_t why_size)
             snprintf(why, why_size, "bad broken key record \"%.32s...\"", k);
             return 0;
         }
-        tack_fingerprint(key, fpr);
-        if (strcmp(json_string_value(id), fpr) != 0) {
-            snprintf(why, why_size,
-                     "broken key record \"%.32s...\": tack_id is not its "
-                     "key's",
-                     k);
+        if (!pins_id_ok("broken key record", k, key, id, why, why_size)) {
             return 0;
         }
     }
