@@ -358,8 +358,11 @@ static int cli_parse_fixed(const char **s, int n, int *out)
 
 int cli_parse_time(const char *s, time_t *out)
 {
+    static const char *const seps[5] = {"-", "-", "Tt ", ":", ":"};
     struct tm tm;
     int y, mo = 1, d = 1, h = 0, mi = 0, se = 0;
+    int *fields[5] = {&mo, &d, &h, &mi, &se};
+    size_t i;
     time_t t;
 
     if (s[0] == '@') {
@@ -380,34 +383,11 @@ int cli_parse_time(const char *s, time_t *out)
     if (!cli_parse_fixed(&s, 4, &y)) {
         return 0;
     }
-    if (*s == '-') {
+    /* Then -MM, -DD, THH, :MM and :SS, each only after the one before. */
+    for (i = 0; i < 5 && *s != '\0' && strchr(seps[i], *s) != NULL; i++) {
         s++;
-        if (!cli_parse_fixed(&s, 2, &mo)) {
+        if (!cli_parse_fixed(&s, 2, fields[i])) {
             return 0;
-        }
-        if (*s == '-') {
-            s++;
-            if (!cli_parse_fixed(&s, 2, &d)) {
-                return 0;
-            }
-            if (*s == 'T' || *s == 't' || *s == ' ') {
-                s++;
-                if (!cli_parse_fixed(&s, 2, &h)) {
-                    return 0;
-                }
-                if (*s == ':') {
-                    s++;
-                    if (!cli_parse_fixed(&s, 2, &mi)) {
-                        return 0;
-                    }
-                    if (*s == ':') {
-                        s++;
-                        if (!cli_parse_fixed(&s, 2, &se)) {
-                            return 0;
-                        }
-                    }
-                }
-            }
         }
     }
     if (*s == 'Z' || *s == 'z') {
