@@ -118,7 +118,8 @@ $(FUZZ_BUILD)/fuzz_%: fuzz/fuzz_%.c fuzz/fuzz_common.h $(CORE_SRC) $(CORE_HDR)
 FUZZ_PINS_SRC := tool/tack_cli_pins.c tool/tack_cli_util.c
 $(FUZZ_BUILD)/fuzz_pins: fuzz/fuzz_pins.c fuzz/fuzz_common.h fuzz/fuzz_cli.h \
                          $(FUZZ_PINS_SRC) \
-                         tool/tack_cli.h $(CORE_SRC) $(CORE_HDR)
+                         tool/tack_cli.h tool/tack_cli_pins.h \
+                         $(CORE_SRC) $(CORE_HDR)
 	@mkdir -p $(FUZZ_BUILD)
 	$(ASAN_CC) $(CPPFLAGS) $(FUZZ_FLAGS) $(WARN) -I. -Itool -Ifuzz -o $@ $< \
 	    $(FUZZ_PINS_SRC) $(CORE_SRC) $(SSL_LIBS) $(JANSSON_LIBS)
@@ -132,7 +133,8 @@ FUZZ_PRELOAD_SRC := tool/tack_cli_preload.c tool/tack_cli_preload_cmd.c \
                     tool/tack_cli_util.c
 $(FUZZ_BUILD)/fuzz_preload: fuzz/fuzz_preload.c fuzz/fuzz_common.h fuzz/fuzz_cli.h \
                             $(FUZZ_PRELOAD_SRC) tool/tack_cli.h \
-                            tool/tack_cli_preload.h $(CORE_SRC) $(CORE_HDR)
+                            tool/tack_cli_preload.h tool/tack_cli_pins.h \
+                            $(CORE_SRC) $(CORE_HDR)
 	@mkdir -p $(FUZZ_BUILD)
 	$(ASAN_CC) $(CPPFLAGS) $(FUZZ_FLAGS) $(WARN) -I. -Itool -Ifuzz -pthread \
 	    -o $@ $< $(FUZZ_PRELOAD_SRC) $(CORE_SRC) $(SSL_LIBS) $(JANSSON_LIBS)

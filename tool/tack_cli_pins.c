@@ -26,20 +26,12 @@
 #include <unistd.h>
 
 #include "tack_cli.h"
+#include "tack_cli_pins.h"
 
 #define PINS_FORMAT "tack-pins-1"
 #define PINS_MAX_ACTIVE (30 * 86400) /* draft-00 5.3: MIN(30 days, ...) */
 
-typedef struct {
-    const char *path;
-    json_t *root;
-    json_t *keys;
-    json_t *names;
-    json_t *broken; /* "broken_keys", NULL when absent */
-    int lock_fd;
-} pins_t;
-
-static void pins_close(pins_t *p)
+void cli_pins_close(cli_pins_t *p)
 {
     json_decref(p->root);
     if (p->lock_fd >= 0) {
@@ -51,7 +43,7 @@ static void pins_close(pins_t *p)
 
 /* pins_lock takes an exclusive lock beside the store: the store itself is
  * replaced by rename, so it cannot carry the lock. */
-static int pins_lock(pins_t *p)
+static int pins_lock(cli_pins_t *p)
 {
     size_t len = strlen(p->path) + sizeof(".lock");
     char *name = malloc(len);
@@ -99,7 +91,7 @@ static int pins_id_ok(const char *what, const char *k, const uint8_t *key,
 
 /* pins_valid checks the shape of a loaded store, so that the rules below
  * can trust it. */
-static int pins_valid(pins_t *p, char *why, size_t why_size)
+static int pins_valid(cli_pins_t *p, char *why, size_t why_size)
 {
     const char *k;
     json_t *v;
@@ -172,8 +164,8 @@ static int pins_valid(pins_t *p, char *why, size_t why_size)
     return 1;
 }
 
-/* pins_open locks and loads the store; a missing file is an empty store. */
-static int pins_open(pins_t *p, const char *path, int lock)
+/* cli_pins_open locks and loads the store; a missing file is an empty store. */
+int cli_pins_open(cli_pins_t *p, const char *path, int lock)
 {
     json_error_t jerr;
     char why[256];
@@ -194,25 +186,25 @@ static int pins_open(pins_t *p, const char *path, int lock)
         return CLI_EXIT_OK;
     }
     if (cli_read_file(path, &text, &len) != CLI_EXIT_OK) {
-        pins_close(p);
+        cli_pins_close(p);
         return CLI_EXIT_USAGE;
     }
     p->root = json_loadb(text, len, 0, &jerr);
     free(text);
     if (p->root == NULL) {
         cli_err("%s: not a pin store: line %d: %s", path, jerr.line, jerr.text);
-        pins_close(p);
+        cli_pins_close(p);
         return CLI_EXIT_USAGE;
     }
     if (!pins_valid(p, why, sizeof(why))) {
         cli_err("%s: not a pin store: %s", path, why);
-        pins_close(p);
+        cli_pins_close(p);
         return CLI_EXIT_USAGE;
     }
     return CLI_EXIT_OK;
 }
 
-static int pins_save(pins_t *p)
+int cli_pins_save(cli_pins_t *p)
 {
     char *text = json_dumps(p->root, JSON_INDENT(2) | JSON_SORT_KEYS);
     int rc;
@@ -226,7 +218,7 @@ static int pins_save(pins_t *p)
     return rc;
 }
 
-static json_int_t pins_int(json_t *obj, const char *key)
+json_int_t cli_pins_int(json_t *obj, const char *key)
 {
     return json_integer_value(json_object_get(obj, key));
 }
@@ -253,7 +245,7 @@ static void pins_key_hex(const uint8_t key[TACK_KEY_LEN],
 
 /* pins_new_name creates an inactive pin of |name| on |tack|'s key, with a
  * key record if there is none. */
-static void pins_new_name(pins_t *p, const char *name, const tack_t *tack,
+static void pins_new_name(cli_pins_t *p, const char *name, const tack_t *tack,
                           time_t now)
 {
     char hex[2 * TACK_KEY_LEN + 1], fpr[TACK_FINGERPRINT_SIZE];
@@ -272,8 +264,8 @@ static void pins_new_name(pins_t *p, const char *name, const tack_t *tack,
     json_object_set_new(p->names, name, rec);
 }
 
-/* pins_gc drops key records no name points at. */
-static void pins_gc(pins_t *p)
+/* cli_pins_gc drops key records no name points at. */
+void cli_pins_gc(cli_pins_t *p)
 {
     const char *k, *n;
     json_t *v, *nv;
@@ -320,7 +312,7 @@ char *cli_pins_normalise(const char *name)
  * being checked, where notes go, and the reply's TACKs left once its break
  * signatures are applied (at most two: draft-02 serves two). */
 typedef struct {
-    pins_t *p;
+    cli_pins_t *p;
     const char *name;
     time_t now;
     FILE *fp;
@@ -405,7 +397,7 @@ static int pins_generations(pins_step_t *s)
         if (krec == NULL) {
             continue;
         }
-        if (t->generation < pins_int(krec, "min_generation")) {
+        if (t->generation < cli_pins_int(krec, "min_generation")) {
             tack_fingerprint(t->public_key, fpr);
             *s->alert = "certificate_revoked";
             json_object_set_new(
@@ -413,14 +405,14 @@ static int pins_generations(pins_step_t *s)
                 json_sprintf("TACK generation %u of %s is below the pinned "
                              "min_generation %d",
                              t->generation, fpr,
-                             (int)pins_int(krec, "min_generation")));
+                             (int)cli_pins_int(krec, "min_generation")));
             return 1;
         }
-        if (t->min_generation > pins_int(krec, "min_generation")) {
-            pins_note(s->fp, s->report,
-                      "min_generation of %s raised from %d to %u",
-                      json_string_value(json_object_get(krec, "tack_id")),
-                      (int)pins_int(krec, "min_generation"), t->min_generation);
+        if (t->min_generation > cli_pins_int(krec, "min_generation")) {
+            pins_note(
+                s->fp, s->report, "min_generation of %s raised from %d to %u",
+                json_string_value(json_object_get(krec, "tack_id")),
+                (int)cli_pins_int(krec, "min_generation"), t->min_generation);
             json_object_set_new(krec, "min_generation",
                                 json_integer(t->min_generation));
             *s->changed = 1;
@@ -434,8 +426,8 @@ static int pins_generations(pins_step_t *s)
  * age, capped at 30 days (spec section 8's table). */
 static void pins_matched(pins_step_t *s, json_t *pin, size_t m)
 {
-    time_t first = (time_t)pins_int(pin, "first_seen");
-    time_t until = (time_t)pins_int(pin, "active_until");
+    time_t first = (time_t)cli_pins_int(pin, "first_seen");
+    time_t until = (time_t)cli_pins_int(pin, "active_until");
     int is_active = until > s->now;
     char when[32];
 
@@ -474,7 +466,7 @@ static void pins_matched(pins_step_t *s, json_t *pin, size_t m)
 static int pins_mismatched(pins_step_t *s, json_t *pin)
 {
     const char *key = json_string_value(json_object_get(pin, "key"));
-    time_t until = (time_t)pins_int(pin, "active_until");
+    time_t until = (time_t)cli_pins_int(pin, "active_until");
     json_t *krec = json_object_get(s->p->keys, key);
     char when[32], fpr[TACK_FINGERPRINT_SIZE];
 
@@ -544,9 +536,9 @@ static int pins_activation(pins_step_t *s)
  * signatures (5.2), then generations and pin activation (5.3).  Returns 0
  * (accepted) or 1 (rejected, |*alert| set); |*changed| tells whether the
  * store must be written. */
-static int pins_rules(pins_t *p, const cli_pin_input_t *in, const char *name,
-                      FILE *fp, json_t *report, const char **alert,
-                      int *changed)
+static int pins_rules(cli_pins_t *p, const cli_pin_input_t *in,
+                      const char *name, FILE *fp, json_t *report,
+                      const char **alert, int *changed)
 {
     pins_step_t s;
 
@@ -570,8 +562,8 @@ static int pins_rules(pins_t *p, const cli_pin_input_t *in, const char *name,
  * signature of this reply lifted: the break signature proves the key's
  * holder gave it up, and the server may stop serving it long before a
  * preload list expires. */
-static void pins_record_lifted(pins_t *p, const cli_pin_input_t *in, FILE *fp,
-                               json_t *report, int *changed)
+static void pins_record_lifted(cli_pins_t *p, const cli_pin_input_t *in,
+                               FILE *fp, json_t *report, int *changed)
 {
     char hex[2 * TACK_KEY_LEN + 1], fpr[TACK_FINGERPRINT_SIZE], when[32];
     size_t i;
@@ -601,7 +593,7 @@ static void pins_record_lifted(pins_t *p, const cli_pin_input_t *in, FILE *fp,
 /* pins_raise_to_preload raises the key record of the preload entry just
  * enforced to the entry's min_generation: a revocation the list announced
  * outlives the list. */
-static void pins_raise_to_preload(pins_t *p, const cli_pin_input_t *in,
+static void pins_raise_to_preload(cli_pins_t *p, const cli_pin_input_t *in,
                                   FILE *fp, json_t *report, int *changed)
 {
     char hex[2 * TACK_KEY_LEN + 1];
@@ -616,7 +608,7 @@ static void pins_raise_to_preload(pins_t *p, const cli_pin_input_t *in,
     if (krec == NULL) {
         return;
     }
-    old = pins_int(krec, "min_generation");
+    old = cli_pins_int(krec, "min_generation");
     if (in->preload_min_generation > old) {
         pins_note(fp, report,
                   "min_generation of %s raised from %d to %d (preload list)",
@@ -633,14 +625,14 @@ int cli_pins_key_state(const char *path, const uint8_t key[TACK_KEY_LEN],
 {
     char hex[2 * TACK_KEY_LEN + 1];
     json_t *krec;
-    pins_t p;
+    cli_pins_t p;
     int rc;
 
     *broken = 0;
     *min_generation = -1;
     /* No lock: the store is only ever replaced whole, so this reads one
      * consistent version. */
-    rc = pins_open(&p, path, 0);
+    rc = cli_pins_open(&p, path, 0);
     if (rc != CLI_EXIT_OK) {
         return rc;
     }
@@ -648,16 +640,16 @@ int cli_pins_key_state(const char *path, const uint8_t key[TACK_KEY_LEN],
     *broken = p.broken != NULL && json_object_get(p.broken, hex) != NULL;
     krec = json_object_get(p.keys, hex);
     if (krec != NULL) {
-        *min_generation = (int)pins_int(krec, "min_generation");
+        *min_generation = (int)cli_pins_int(krec, "min_generation");
     }
-    pins_close(&p);
+    cli_pins_close(&p);
     return CLI_EXIT_OK;
 }
 
 int cli_pins_apply(const char *path, const cli_pin_input_t *in, FILE *fp,
                    const char **alert, json_t *report)
 {
-    pins_t p;
+    cli_pins_t p;
     char *name;
     int changed = 0, verdict, rc;
 
@@ -666,7 +658,7 @@ int cli_pins_apply(const char *path, const cli_pin_input_t *in, FILE *fp,
         cli_err("out of memory");
         return CLI_EXIT_USAGE;
     }
-    rc = pins_open(&p, path, 1);
+    rc = cli_pins_open(&p, path, 1);
     if (rc != CLI_EXIT_OK) {
         free(name);
         return rc;
@@ -679,10 +671,10 @@ int cli_pins_apply(const char *path, const cli_pin_input_t *in, FILE *fp,
         pins_raise_to_preload(&p, in, fp, report, &changed);
     }
     if (changed) {
-        pins_gc(&p);
-        rc = pins_save(&p);
+        cli_pins_gc(&p);
+        rc = cli_pins_save(&p);
     }
-    pins_close(&p);
+    cli_pins_close(&p);
     free(name);
     if (rc != CLI_EXIT_OK) {
         return rc;
@@ -744,7 +736,7 @@ static int pins_parse_options(int argc, char **argv, pins_opts_t *po)
 
 /* pins_delete removes the pin of |del| (--delete) and the key records no
  * pin uses any more, and saves the store. */
-static int pins_delete(pins_t *p, const char *path, const char *del)
+static int pins_delete(cli_pins_t *p, const char *path, const char *del)
 {
     char *name = cli_pins_normalise(del);
 
@@ -755,12 +747,12 @@ static int pins_delete(pins_t *p, const char *path, const char *del)
     }
     json_object_del(p->names, name);
     free(name);
-    pins_gc(p);
-    return pins_save(p);
+    cli_pins_gc(p);
+    return cli_pins_save(p);
 }
 
 /* pins_list_json prints the pins as a JSON array, one object a name. */
-static void pins_list_json(const pins_t *p, time_t now)
+static void pins_list_json(const cli_pins_t *p, time_t now)
 {
     json_t *out = json_array(), *v;
     const char *n;
@@ -778,7 +770,7 @@ static void pins_list_json(const pins_t *p, time_t now)
                       json_object_get(krec, "min_generation"), "first_seen",
                       json_object_get(v, "first_seen"), "active_until",
                       json_object_get(v, "active_until"), "active",
-                      pins_int(v, "active_until") > now));
+                      cli_pins_int(v, "active_until") > now));
     }
     json_dumpf(out, stdout, JSON_INDENT(2));
     putchar('\n');
@@ -786,7 +778,7 @@ static void pins_list_json(const pins_t *p, time_t now)
 }
 
 /* pins_list_table prints the pins as a table, then the broken keys. */
-static void pins_list_table(const pins_t *p, time_t now)
+static void pins_list_table(const cli_pins_t *p, time_t now)
 {
     const char *n;
     json_t *v;
@@ -798,14 +790,14 @@ static void pins_list_table(const pins_t *p, time_t now)
         json_t *krec = json_object_get(
             p->keys, json_string_value(json_object_get(v, "key")));
         char first[32], until[32];
-        time_t u = (time_t)pins_int(v, "active_until");
+        time_t u = (time_t)cli_pins_int(v, "active_until");
 
-        cli_format_time((time_t)pins_int(v, "first_seen"), 0, first,
+        cli_format_time((time_t)cli_pins_int(v, "first_seen"), 0, first,
                         sizeof(first));
         cli_format_time(u, 0, until, sizeof(until));
         printf("%-30s %-29s %-3d %-17s %s\n", n,
                json_string_value(json_object_get(krec, "tack_id")),
-               (int)pins_int(krec, "min_generation"), first,
+               (int)cli_pins_int(krec, "min_generation"), first,
                u > now ? until
                : u     ? "inactive"
                        : "inactive (new)");
@@ -818,7 +810,8 @@ static void pins_list_table(const pins_t *p, time_t now)
         {
             char seen[32];
 
-            cli_format_time((time_t)pins_int(v, "seen"), 0, seen, sizeof(seen));
+            cli_format_time((time_t)cli_pins_int(v, "seen"), 0, seen,
+                            sizeof(seen));
             printf("%-30s %s\n",
                    json_string_value(json_object_get(v, "tack_id")), seen);
         }
@@ -828,7 +821,7 @@ static void pins_list_table(const pins_t *p, time_t now)
 int cmd_pins(int argc, char **argv)
 {
     pins_opts_t po = {NULL, NULL, 0};
-    pins_t p;
+    cli_pins_t p;
     int rc;
 
     rc = pins_parse_options(argc, argv, &po);
@@ -839,7 +832,7 @@ int cmd_pins(int argc, char **argv)
         cli_err("%s: %s", po.path, strerror(errno));
         return CLI_EXIT_USAGE;
     }
-    rc = pins_open(&p, po.path, po.del != NULL);
+    rc = cli_pins_open(&p, po.path, po.del != NULL);
     if (rc != CLI_EXIT_OK) {
         return rc;
     }
@@ -850,6 +843,6 @@ int cmd_pins(int argc, char **argv)
     } else {
         pins_list_table(&p, cli_now());
     }
-    pins_close(&p);
+    cli_pins_close(&p);
     return rc;
 }
