@@ -113,9 +113,10 @@ $(FUZZ_BUILD)/fuzz_%: fuzz/fuzz_%.c fuzz/fuzz_common.h $(CORE_SRC) $(CORE_HDR)
 	$(ASAN_CC) $(CPPFLAGS) $(FUZZ_FLAGS) $(WARN) -I. -Ifuzz -o $@ $< \
 	    $(CORE_SRC) $(SSL_LIBS)
 
-# The pin store lives in the tool: its target links the tool's store and
-# utility code (and jansson) besides the core.
-FUZZ_PINS_SRC := tool/tack_cli_pins.c tool/tack_cli_util.c
+# The pin store lives in the tool: its target links the tool's store,
+# `tack pins` and utility code (and jansson) besides the core.
+FUZZ_PINS_SRC := tool/tack_cli_pins.c tool/tack_cli_pins_cmd.c \
+                 tool/tack_cli_util.c
 $(FUZZ_BUILD)/fuzz_pins: fuzz/fuzz_pins.c fuzz/fuzz_common.h fuzz/fuzz_cli.h \
                          $(FUZZ_PINS_SRC) \
                          tool/tack_cli.h tool/tack_cli_pins.h \

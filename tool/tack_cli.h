@@ -12,7 +12,9 @@
  *   tack_cli_check.c  `tack check`: options, then the engine or the fleet
  *   tack_cli_engine.c the check engine: the TLS client and the draft's
  *                     client checks (cli_check_run)
- *   tack_cli_pins.c   the pin store (draft-00 section 5) and `tack pins`
+ *   tack_cli_pins.c   the pin store (draft-00 section 5)
+ *   tack_cli_pins_cmd.c  `tack pins`: list the store, delete a pin
+ *   tack_cli_pins.h   the loaded store, shared by the last two
  *   tack_cli_fleet.c  check --all-addresses: every address of a name at once
  *   tack_cli_preload.c  preload lists: read, check, apply (check --preload)
  *   tack_cli_preload_cmd.c  `tack preload view|build`
@@ -28,6 +30,7 @@
  *     preload_cmd read lists through preload too (the library, not a
  *     front end);
  *   keys, view, preload_cmd -> load (passwords, typed files); view -> show;
+ *   pins_cmd -> pins (open, save, close the store);
  *   everything -> util, and the core (tack_ext.h).
  * The engine calls no front end.  The commands call back into tack.c only
  * for cli_help and cli_usage_error, whose texts sit in its command table.
