@@ -148,6 +148,41 @@ static int preload_why(char *why, size_t why_size, const char *fmt, ...)
     return 0;
 }
 
+/* preload_entry_key checks the key of entry |idx| (host |h|): its
+ * "public_key", 64 bytes in hex that are a P-256 point, and its "tack_id",
+ * which must be the key's fingerprint; both go to |e|.  Returns 1, or 0
+ * with |why|. */
+static int preload_entry_key(json_t *v, size_t idx, const char *h,
+                             cli_preload_entry_t *e, char *why, size_t why_size)
+{
+    json_t *key = json_object_get(v, "public_key");
+    json_t *id = json_object_get(v, "tack_id");
+    EVP_PKEY *pk = NULL;
+
+    if (!json_is_string(key) ||
+        !cli_unhex(json_string_value(key), e->public_key, TACK_KEY_LEN)) {
+        return preload_why(why, why_size,
+                           "entry %zu (%s): \"public_key\" is not %d hex "
+                           "digits",
+                           idx, h, 2 * TACK_KEY_LEN);
+    }
+    if (tack_key_from_public(&pk, e->public_key) != TACK_OK) {
+        return preload_why(why, why_size,
+                           "entry %zu (%s): \"public_key\" is not a P-256 "
+                           "point",
+                           idx, h);
+    }
+    EVP_PKEY_free(pk);
+    tack_fingerprint(e->public_key, e->tack_id);
+    if (!json_is_string(id) || strcmp(json_string_value(id), e->tack_id)) {
+        return preload_why(why, why_size,
+                           "entry %zu (%s): \"tack_id\" is not its "
+                           "public_key's (%s)",
+                           idx, h, e->tack_id);
+    }
+    return 1;
+}
+
 /* preload_entry_parse checks entry |idx| (counted from 1 in messages) and
  * fills |e| (its host malloc'd).  Returns 1, or 0 with |why|. */
 static int preload_entry_parse(json_t *v, size_t idx, time_t generated,
@@ -158,13 +193,10 @@ static int preload_entry_parse(json_t *v, size_t idx, time_t generated,
         "host",     "public_key",   "tack_id", "min_generation",
         "observed", "observed_utc", NULL};
     json_t *host = json_object_get(v, "host");
-    json_t *key = json_object_get(v, "public_key");
-    json_t *id = json_object_get(v, "tack_id");
     json_t *mg = json_object_get(v, "min_generation");
     json_t *obs = json_object_get(v, "observed");
     const char *bad = NULL, *h;
     char show[48];
-    EVP_PKEY *pk = NULL;
 
     if (!json_is_object(v)) {
         return preload_why(why, why_size, "entry %zu is not an object", idx);
@@ -193,26 +225,8 @@ static int preload_entry_parse(json_t *v, size_t idx, time_t generated,
                                ? " (TACK pins exact names: list each one)"
                                : "");
     }
-    if (!json_is_string(key) ||
-        !cli_unhex(json_string_value(key), e->public_key, TACK_KEY_LEN)) {
-        return preload_why(why, why_size,
-                           "entry %zu (%s): \"public_key\" is not %d hex "
-                           "digits",
-                           idx, h, 2 * TACK_KEY_LEN);
-    }
-    if (tack_key_from_public(&pk, e->public_key) != TACK_OK) {
-        return preload_why(why, why_size,
-                           "entry %zu (%s): \"public_key\" is not a P-256 "
-                           "point",
-                           idx, h);
-    }
-    EVP_PKEY_free(pk);
-    tack_fingerprint(e->public_key, e->tack_id);
-    if (!json_is_string(id) || strcmp(json_string_value(id), e->tack_id)) {
-        return preload_why(why, why_size,
-                           "entry %zu (%s): \"tack_id\" is not its "
-                           "public_key's (%s)",
-                           idx, h, e->tack_id);
+    if (!preload_entry_key(v, idx, h, e, why, why_size)) {
+        return 0;
     }
     if (!json_is_integer(mg) || json_integer_value(mg) < 0 ||
         json_integer_value(mg) > 255) {
