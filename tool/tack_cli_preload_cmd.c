@@ -271,6 +271,68 @@ static int preload_host_tack(json_t *report, uint8_t key[TACK_KEY_LEN],
     return 1;
 }
 
+/* preload_host_line checks the host on line |lineno| of |path| (HOST[:PORT]
+ * [SERVERNAME], docs/preload.md; |line| is cut up) and adds its TACK to
+ * |b|; a blank or comment line adds nothing.  A host that fails is said
+ * and counted in |*failed|, each host checked in |*checked|.  Returns
+ * CLI_EXIT_OK to go on, else the status to stop with. */
+static int preload_host_line(preload_builder_t *b, const char *path,
+                             size_t lineno, char *line, int timeout,
+                             size_t *checked, size_t *failed)
+{
+    char *hash = strchr(line, '#'), *words[3], *w, *wsave = NULL;
+    const char *r, *e, *a;
+    size_t nwords = 0;
+    cli_check_opts_t o;
+    json_t *report = NULL;
+    char why[256];
+    uint8_t key[TACK_KEY_LEN];
+    int min_gen = 0, rc;
+
+    if (hash != NULL) {
+        *hash = '\0';
+    }
+    for (w = strtok_r(line, " \t\r", &wsave); w != NULL && nwords < 3;
+         w = strtok_r(NULL, " \t\r", &wsave)) {
+        words[nwords++] = w;
+    }
+    if (nwords == 0) {
+        return CLI_EXIT_OK;
+    }
+    memset(&o, 0, sizeof(o));
+    if (nwords > 2 || !cli_split_hostport(words[0], &o.host, &o.port)) {
+        cli_err("%s:%zu: want HOST[:PORT] [SERVERNAME]", path, lineno);
+        return CLI_EXIT_USAGE;
+    }
+    o.servername = nwords == 2 ? words[1] : cli_is_ip(o.host) ? NULL : o.host;
+    o.min_version = o.max_version = TLS1_2_VERSION;
+    o.timeout = timeout;
+    o.quiet = 1;
+    (*checked)++;
+    rc = cli_check_run(&o, NULL, NULL, &report);
+    if (rc == CLI_EXIT_OK &&
+        preload_host_tack(report, key, &min_gen, why, sizeof(why))) {
+        rc = preload_add(b, o.servername ? o.servername : o.host, key, min_gen,
+                         cli_now());
+        json_decref(report);
+        return rc;
+    }
+    r = rc == CLI_EXIT_OK
+            ? why
+            : json_string_value(json_object_get(report, "reason"));
+    e = json_string_value(json_object_get(report, "error"));
+    a = json_string_value(json_object_get(report, "alert"));
+    cli_err("%s:%zu: %s port %s: %s%s%s", path, lineno,
+            o.servername ? o.servername : o.host, o.port, a ? a : "",
+            a ? ": " : "",
+            r   ? r
+            : e ? e
+                : "check failed");
+    (*failed)++;
+    json_decref(report);
+    return CLI_EXIT_OK;
+}
+
 /* preload_add_hosts: --hosts FILE.  Each line is checked as `tack check
  * HOST[:PORT] --servername NAME` does, without a pin store; a host that
  * fails or serves no TACK fails the build, so that a list never silently
@@ -288,66 +350,12 @@ static int preload_add_hosts(preload_builder_t *b, const char *path,
     }
     for (line = strtok_r(text, "\n", &save); line != NULL;
          line = strtok_r(NULL, "\n", &save)) {
-        char *hash = strchr(line, '#'), *words[3], *w, *wsave = NULL;
-        size_t nwords = 0;
-        cli_check_opts_t o;
-        json_t *report = NULL;
-        char why[256];
-        uint8_t key[TACK_KEY_LEN];
-        int min_gen = 0;
-
-        lineno++;
-        if (hash != NULL) {
-            *hash = '\0';
-        }
-        for (w = strtok_r(line, " \t\r", &wsave); w != NULL && nwords < 3;
-             w = strtok_r(NULL, " \t\r", &wsave)) {
-            words[nwords++] = w;
-        }
-        if (nwords == 0) {
-            continue;
-        }
-        memset(&o, 0, sizeof(o));
-        if (nwords > 2 || !cli_split_hostport(words[0], &o.host, &o.port)) {
-            cli_err("%s:%zu: want HOST[:PORT] [SERVERNAME]", path, lineno);
+        rc = preload_host_line(b, path, ++lineno, line, timeout, &checked,
+                               &failed);
+        if (rc != CLI_EXIT_OK) {
             free(text);
-            return CLI_EXIT_USAGE;
+            return rc;
         }
-        o.servername = nwords == 2         ? words[1]
-                       : cli_is_ip(o.host) ? NULL
-                                           : o.host;
-        o.min_version = o.max_version = TLS1_2_VERSION;
-        o.timeout = timeout;
-        o.quiet = 1;
-        checked++;
-        rc = cli_check_run(&o, NULL, NULL, &report);
-        if (rc == CLI_EXIT_OK &&
-            preload_host_tack(report, key, &min_gen, why, sizeof(why))) {
-            rc = preload_add(b, o.servername ? o.servername : o.host, key,
-                             min_gen, cli_now());
-            if (rc != CLI_EXIT_OK) {
-                json_decref(report);
-                free(text);
-                return rc;
-            }
-        } else {
-            const char *r =
-                json_string_value(json_object_get(report, "reason"));
-            const char *e = json_string_value(json_object_get(report, "error"));
-            const char *a = json_string_value(json_object_get(report, "alert"));
-
-            if (rc == CLI_EXIT_OK) {
-                r = why;
-            }
-            cli_err("%s:%zu: %s port %s: %s%s%s", path, lineno,
-                    o.servername ? o.servername : o.host, o.port, a ? a : "",
-                    a ? ": " : "",
-                    r   ? r
-                    : e ? e
-                        : "check failed");
-            failed++;
-        }
-        json_decref(report);
     }
     free(text);
     if (failed > 0) {
