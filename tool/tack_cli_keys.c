@@ -43,7 +43,17 @@ static int keys_common_opt(int c, cli_pw_opts_t *pw, const char **out_path,
     }
 }
 
-int cmd_genkey(int argc, char **argv)
+/* What `tack genkey`'s options say (docs/tack.1, GENKEY). */
+typedef struct {
+    cli_pw_opts_t pw;
+    const char *out_path;
+    unsigned long iterations;
+    int force;
+} genkey_opts_t;
+
+/* genkey_parse_options fills |go|.  Returns -1 when the command goes on,
+ * else the exit status (help printed, or a usage error). */
+static int genkey_parse_options(int argc, char **argv, genkey_opts_t *go)
 {
     static const struct option longopts[] = {
         {"password", required_argument, NULL, 'p'},
@@ -53,23 +63,13 @@ int cmd_genkey(int argc, char **argv)
         {"iterations", required_argument, NULL, CLI_OPT_ITERATIONS},
         {"help", no_argument, NULL, 'h'},
         {NULL, 0, NULL, 0}};
-    cli_pw_opts_t pw = {NULL, NULL};
-    const char *out_path = NULL;
-    unsigned long iterations = TACK_KEYFILE_DEFAULT_ITERATIONS;
-    int force = 0, c, rc;
-    EVP_PKEY *key = NULL;
-    tack_keyfile_t kf;
-    uint8_t raw[TACK_KEYFILE_LEN];
-    char *pass = NULL, *text = NULL;
-    size_t pass_len = 0, text_len = 0;
-    char fp[TACK_FINGERPRINT_SIZE];
-    tack_status_t st;
+    int c;
 
     while ((c = getopt_long(argc, argv, "p:o:fxh", longopts, NULL)) != -1) {
         switch (c) {
         case CLI_OPT_ITERATIONS:
             if (!cli_parse_uint(optarg, 1, TACK_KEYFILE_MAX_ITERATIONS,
-                                &iterations)) {
+                                &go->iterations)) {
                 return cli_usage_error("genkey",
                                        "--iterations: want 1 to %d, not "
                                        "\"%s\"",
@@ -79,7 +79,7 @@ int cmd_genkey(int argc, char **argv)
         case 'h':
             return cli_help(stdout, "genkey");
         default:
-            if (keys_common_opt(c, &pw, &out_path, &force)) {
+            if (keys_common_opt(c, &go->pw, &go->out_path, &go->force)) {
                 break;
             }
             return cli_usage_error("genkey", "unknown option");
@@ -89,21 +89,32 @@ int cmd_genkey(int argc, char **argv)
         return cli_usage_error("genkey", "unexpected argument \"%s\"",
                                argv[optind]);
     }
-    if (out_path != NULL && strcmp(out_path, "-") != 0 && !force &&
-        access(out_path, F_OK) == 0) {
-        /* Say so before asking for a password. */
-        cli_err("%s: exists; not overwritten (use --force to replace it)",
-                out_path);
-        return CLI_EXIT_USAGE;
-    }
-    rc = cli_password_get(&pw, "the new key", 1, &pass, &pass_len);
+    return -1;
+}
+
+/* genkey_make asks for the new key's password, generates a key and writes
+ * its TACK PRIVATE KEY file's text to |*text| (malloc'd, |*text_len|
+ * bytes; the caller cleanses and frees it) and its TACK ID to |fp|.
+ * Returns the exit status. */
+static int genkey_make(const genkey_opts_t *go, char **text, size_t *text_len,
+                       char fp[TACK_FINGERPRINT_SIZE])
+{
+    EVP_PKEY *key = NULL;
+    tack_keyfile_t kf;
+    uint8_t raw[TACK_KEYFILE_LEN];
+    char *pass = NULL;
+    size_t pass_len = 0;
+    tack_status_t st;
+    int rc;
+
+    rc = cli_password_get(&go->pw, "the new key", 1, &pass, &pass_len);
     if (rc != CLI_EXIT_OK) {
         return rc;
     }
     st = tack_key_generate(&key);
     if (st == TACK_OK) {
-        st =
-            tack_keyfile_create(&kf, key, pass, pass_len, (uint32_t)iterations);
+        st = tack_keyfile_create(&kf, key, pass, pass_len,
+                                 (uint32_t)go->iterations);
     }
     cli_password_free(pass, pass_len);
     EVP_PKEY_free(key);
@@ -115,17 +126,42 @@ int cmd_genkey(int argc, char **argv)
     tack_keyfile_encode(&kf, raw);
     tack_fingerprint(kf.public_key, fp);
     OPENSSL_cleanse(&kf, sizeof(kf));
-    rc = cli_pem_with_header(&text, &text_len, TACK_PEM_LABEL_KEY, raw,
+    rc = cli_pem_with_header(text, text_len, TACK_PEM_LABEL_KEY, raw,
                              sizeof(raw), 1);
     OPENSSL_cleanse(raw, sizeof(raw));
+    return rc;
+}
+
+/* cmd_genkey (docs/tack.1, GENKEY): parse the options, refuse to overwrite
+ * before asking for a password, make the key, write it. */
+int cmd_genkey(int argc, char **argv)
+{
+    genkey_opts_t go = {{NULL, NULL}, NULL, TACK_KEYFILE_DEFAULT_ITERATIONS, 0};
+    char *text = NULL;
+    size_t text_len = 0;
+    char fp[TACK_FINGERPRINT_SIZE];
+    int rc;
+
+    rc = genkey_parse_options(argc, argv, &go);
+    if (rc != -1) {
+        return rc;
+    }
+    if (go.out_path != NULL && strcmp(go.out_path, "-") != 0 && !go.force &&
+        access(go.out_path, F_OK) == 0) {
+        /* Say so before asking for a password. */
+        cli_err("%s: exists; not overwritten (use --force to replace it)",
+                go.out_path);
+        return CLI_EXIT_USAGE;
+    }
+    rc = genkey_make(&go, &text, &text_len, fp);
     if (rc != CLI_EXIT_OK) {
         return rc;
     }
-    rc = cli_write_output(out_path, text, text_len, 0600, force);
+    rc = cli_write_output(go.out_path, text, text_len, 0600, go.force);
     OPENSSL_cleanse(text, text_len);
     free(text);
-    if (rc == CLI_EXIT_OK && out_path != NULL && strcmp(out_path, "-")) {
-        fprintf(stderr, "tack: wrote %s, TACK ID %s\n", out_path, fp);
+    if (rc == CLI_EXIT_OK && go.out_path != NULL && strcmp(go.out_path, "-")) {
+        fprintf(stderr, "tack: wrote %s, TACK ID %s\n", go.out_path, fp);
     }
     return rc;
 }
