@@ -582,6 +582,66 @@ static int serverinfo_check_options(const serverinfo_opts_t *so)
     return -1;
 }
 
+/* serverinfo_option applies one option |c| (docs/tack.1, SERVERINFO).
+ * Returns -1 when the command goes on, else the exit status (help
+ * printed, or a usage error). */
+static int serverinfo_option(int c, serverinfo_opts_t *so)
+{
+    switch (c) {
+    case 't':
+        if (so->ntack_paths == TACK_EXT02_MAX_TACKS) {
+            return cli_usage_error("serverinfo", "at most two -t");
+        }
+        so->tack_paths[so->ntack_paths++] = optarg;
+        break;
+    case 'b':
+        so->bs_paths[so->nbs_paths++] = optarg;
+        break;
+    case 'a':
+        if (!cli_parse_uint(optarg, 0, 3, &so->activation)) {
+            return cli_usage_error("serverinfo",
+                                   "-a: want 0 or 1 (draft-02: 0 to 3), "
+                                   "not \"%s\"",
+                                   optarg);
+        }
+        break;
+    case CLI_OPT_FORMAT:
+        if (strcmp(optarg, "draft-00") == 0) {
+            so->draft02 = 0;
+        } else if (strcmp(optarg, "draft-02") == 0) {
+            so->draft02 = 1;
+        } else {
+            return cli_usage_error("serverinfo",
+                                   "--format: draft-00 or draft-02, not "
+                                   "\"%s\"",
+                                   optarg);
+        }
+        break;
+    case 'c':
+        so->cert_path = optarg;
+        break;
+    case 'o':
+        so->out_path = optarg;
+        break;
+    case 'f':
+        so->force = 1;
+        break;
+    case CLI_OPT_NOW:
+        if (cli_opt_now("serverinfo", optarg) != CLI_EXIT_OK) {
+            return CLI_EXIT_USAGE;
+        }
+        break;
+    case CLI_OPT_V2:
+        so->v2 = 1;
+        break;
+    case 'h':
+        return cli_help(stdout, "serverinfo");
+    default:
+        return cli_usage_error("serverinfo", "unknown option");
+    }
+    return -1;
+}
+
 /* serverinfo_parse_options fills |so| (so->bs_paths malloc'd: the caller
  * frees it).  Returns -1 when the command goes on, else the exit status
  * (help printed, or a usage error). */
@@ -609,57 +669,10 @@ static int serverinfo_parse_options(int argc, char **argv,
     }
     while ((c = getopt_long(argc, argv, "t:b:a:c:o:fh", longopts, NULL)) !=
            -1) {
-        switch (c) {
-        case 't':
-            if (so->ntack_paths == TACK_EXT02_MAX_TACKS) {
-                return cli_usage_error("serverinfo", "at most two -t");
-            }
-            so->tack_paths[so->ntack_paths++] = optarg;
-            break;
-        case 'b':
-            so->bs_paths[so->nbs_paths++] = optarg;
-            break;
-        case 'a':
-            if (!cli_parse_uint(optarg, 0, 3, &so->activation)) {
-                return cli_usage_error("serverinfo",
-                                       "-a: want 0 or 1 (draft-02: 0 to 3), "
-                                       "not \"%s\"",
-                                       optarg);
-            }
-            break;
-        case CLI_OPT_FORMAT:
-            if (strcmp(optarg, "draft-00") == 0) {
-                so->draft02 = 0;
-            } else if (strcmp(optarg, "draft-02") == 0) {
-                so->draft02 = 1;
-            } else {
-                return cli_usage_error("serverinfo",
-                                       "--format: draft-00 or draft-02, not "
-                                       "\"%s\"",
-                                       optarg);
-            }
-            break;
-        case 'c':
-            so->cert_path = optarg;
-            break;
-        case 'o':
-            so->out_path = optarg;
-            break;
-        case 'f':
-            so->force = 1;
-            break;
-        case CLI_OPT_NOW:
-            if (cli_opt_now("serverinfo", optarg) != CLI_EXIT_OK) {
-                return CLI_EXIT_USAGE;
-            }
-            break;
-        case CLI_OPT_V2:
-            so->v2 = 1;
-            break;
-        case 'h':
-            return cli_help(stdout, "serverinfo");
-        default:
-            return cli_usage_error("serverinfo", "unknown option");
+        int rc = serverinfo_option(c, so);
+
+        if (rc != -1) {
+            return rc;
         }
     }
     /* Break-signature files may follow the options: -b A.pem B.pem */
