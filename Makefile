@@ -33,9 +33,11 @@ CORE_SRC := tack_ext.c tack_pem.c tack_keyfile.c
 CORE_HDR := tack_ext.h tack_cbs.h
 
 # ---- command-line tool (issue 4 owns this section) -----------------------
+# Its sources live in tool/; the binary is ./tack at the top, where the
+# tests, make install and the demo run it.
 # -pthread: `tack check --all-addresses` checks the addresses in threads.
-TOOL_SRC := $(wildcard tack.c tack_cli_*.c)
-TOOL_HDR := $(wildcard tack_cli*.h)
+TOOL_SRC := $(wildcard tool/tack.c tool/tack_cli_*.c)
+TOOL_HDR := $(wildcard tool/tack_cli*.h)
 
 # ---- unit tests -----------------------------------------------------------
 UNIT_SRC := $(wildcard t/unit/*.c)
@@ -114,27 +116,32 @@ $(FUZZ_BUILD)/fuzz_%: fuzz/fuzz_%.c fuzz/fuzz_common.h $(CORE_SRC) $(CORE_HDR)
 	$(ASAN_CC) $(CPPFLAGS) $(FUZZ_FLAGS) $(WARN) -I. -Ifuzz -o $@ $< \
 	    $(CORE_SRC) $(SSL_LIBS)
 
-# The pin store lives in the tool: its target links the tool's store and
-# utility code (and jansson) besides the core.
-FUZZ_PINS_SRC := tack_cli_pins.c tack_cli_util.c
+# The pin store lives in the tool: its target links the tool's store,
+# `tack pins` and utility code (and jansson) besides the core.
+FUZZ_PINS_SRC := tool/tack_cli_pins.c tool/tack_cli_pins_cmd.c \
+                 tool/tack_cli_util.c
 $(FUZZ_BUILD)/fuzz_pins: fuzz/fuzz_pins.c fuzz/fuzz_common.h fuzz/fuzz_cli.h \
                          $(FUZZ_PINS_SRC) \
-                         tack_cli.h $(CORE_SRC) $(CORE_HDR)
+                         tool/tack_cli.h tool/tack_cli_pins.h \
+                         $(CORE_SRC) $(CORE_HDR)
 	@mkdir -p $(FUZZ_BUILD)
-	$(ASAN_CC) $(CPPFLAGS) $(FUZZ_FLAGS) $(WARN) -I. -Ifuzz -o $@ $< \
+	$(ASAN_CC) $(CPPFLAGS) $(FUZZ_FLAGS) $(WARN) -I. -Itool -Ifuzz -o $@ $< \
 	    $(FUZZ_PINS_SRC) $(CORE_SRC) $(SSL_LIBS) $(JANSSON_LIBS)
 
 # Preload lists: the list code, and what it links in the tool (the pin
 # store it reads, the check engine `preload build --hosts` runs and what
-# that links, the views).
-FUZZ_PRELOAD_SRC := tack_cli_preload.c tack_cli_pins.c tack_cli_check.c \
-                    tack_cli_fleet.c tack_cli_view.c tack_cli_util.c
+# that links: the forms of a TACK it prints).
+FUZZ_PRELOAD_SRC := tool/tack_cli_preload.c tool/tack_cli_preload_cmd.c \
+                    tool/tack_cli_pins.c tool/tack_cli_engine.c \
+                    tool/tack_cli_show.c tool/tack_cli_load.c \
+                    tool/tack_cli_util.c
 $(FUZZ_BUILD)/fuzz_preload: fuzz/fuzz_preload.c fuzz/fuzz_common.h fuzz/fuzz_cli.h \
-                            $(FUZZ_PRELOAD_SRC) tack_cli.h $(CORE_SRC) \
-                            $(CORE_HDR)
+                            $(FUZZ_PRELOAD_SRC) tool/tack_cli.h \
+                            tool/tack_cli_preload.h tool/tack_cli_pins.h \
+                            $(CORE_SRC) $(CORE_HDR)
 	@mkdir -p $(FUZZ_BUILD)
-	$(ASAN_CC) $(CPPFLAGS) $(FUZZ_FLAGS) $(WARN) -I. -Ifuzz -pthread -o $@ \
-	    $< $(FUZZ_PRELOAD_SRC) $(CORE_SRC) $(SSL_LIBS) $(JANSSON_LIBS)
+	$(ASAN_CC) $(CPPFLAGS) $(FUZZ_FLAGS) $(WARN) -I. -Itool -Ifuzz -pthread \
+	    -o $@ $< $(FUZZ_PRELOAD_SRC) $(CORE_SRC) $(SSL_LIBS) $(JANSSON_LIBS)
 
 fuzz-build: $(FUZZ_BINS)
 

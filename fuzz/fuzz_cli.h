@@ -1,7 +1,7 @@
 /*
  * fuzz_cli.h -- shared by the libFuzzer targets of the tool's own code
  * (fuzz_pins, fuzz_preload): the two functions the tool's commands need
- * from tack.c, which holds main and cannot be linked in, and the set-up
+ * from tool/tack.c, which holds main and cannot be linked in, and the set-up
  * that keeps the tool's stdio reports out of the fuzzer's output.
  * Included once, by each target's single source file.
  */
@@ -12,7 +12,7 @@
 
 #include "tack_cli.h"
 
-/* From tack.c: the commands call them for option errors only. */
+/* From tool/tack.c: the commands call them for option errors only. */
 int cli_help(FILE *fp, const char *cmd)
 {
     return 0;

@@ -2,9 +2,9 @@
  * fuzz_pins.c -- the tool's pin store (tack_cli_pins.c): loading and
  * validating a store file an attacker may have edited, applying the
  * draft-00 section 5 rules to it, saving it, and listing it (`tack pins`,
- * human and JSON forms).
+ * tack_cli_pins_cmd.c; human and JSON forms).
  *
- * The tool reads its store only from a file (pins_open is static; the
+ * The tool reads its store only from a file (cli_pins_open is private; the
  * public entry points are cli_pins_apply and cmd_pins), so the input is
  * written to a private file on tmpfs first.  The input is:
  *

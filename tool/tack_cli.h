@@ -1,15 +1,39 @@
 /*
- * tack_cli.h -- shared declarations of the `tack` command-line tool.
+ * tack_cli.h -- shared declarations of the `tack` command-line tool, whose
+ * sources are the files of tool/ (the binary is built as ./tack at the top).
  *
  * The tool is split by concern:
  *   tack.c            main, command table, help texts
- *   tack_cli_util.c   messages, files, output, passwords, times, encodings
+ *   tack_cli_util.c   messages, files, output, times, encodings, notes
+ *   tack_cli_load.c   passwords; key, certificate, TACK and PEM files
  *   tack_cli_keys.c   genkey, sign (one certificate or a fleet), break
- *   tack_cli_view.c   view (human and JSON forms), serverinfo
- *   tack_cli_check.c  check: the TLS client and the draft's client checks
- *   tack_cli_pins.c   the pin store (draft-00 section 5) and `tack pins`
+ *   tack_cli_view.c   view, serverinfo
+ *   tack_cli_show.c   the human and JSON forms of a TACK, a break signature
+ *   tack_cli_check.c  `tack check`: options, then the engine or the fleet
+ *   tack_cli_engine.c the check engine: the TLS client and the draft's
+ *                     client checks (cli_check_run)
+ *   tack_cli_pins.c   the pin store (draft-00 section 5)
+ *   tack_cli_pins_cmd.c  `tack pins`: list the store, delete a pin
+ *   tack_cli_pins.h   the loaded store, shared by the last two
  *   tack_cli_fleet.c  check --all-addresses: every address of a name at once
- *   tack_cli_preload.c  preload lists and `tack preload`
+ *   tack_cli_preload.c  preload lists: read, check, apply (check --preload)
+ *   tack_cli_preload_cmd.c  `tack preload view|build`
+ *   tack_cli_preload.h  the format's constants the last two share
+ *
+ * Calls run one way, top to bottom (checked with grep):
+ *   tack.c (main) -> the commands (cmd_*);
+ *   front ends: check, fleet, preload_cmd -> engine (cli_check_run;
+ *     check -> fleet only to hand it the --all-addresses run; fleet and
+ *     preload_cmd never call check, and neither calls the other);
+ *   engine -> preload (cli_preload_apply) -> pins (the store: key state),
+ *     engine -> pins (cli_pins_apply), engine -> show; check and
+ *     preload_cmd read lists through preload too (the library, not a
+ *     front end);
+ *   keys, view, preload_cmd -> load (passwords, typed files); view -> show;
+ *   pins_cmd -> pins (open, save, close the store);
+ *   everything -> util, and the core (tack_ext.h).
+ * The engine calls no front end.  The commands call back into tack.c only
+ * for cli_help and cli_usage_error, whose texts sit in its command table.
  *
  * Exit status, everywhere: 0 success; 1 a TACK, file or connection was read
  * and fails a check; 2 usage errors, unreadable, malformed or unusable files
@@ -189,6 +213,12 @@ int cli_parse_duration(const char *s, long long *out);
  * "+DURATION" from |base|.  Returns 1 on success. */
 int cli_parse_when(const char *s, time_t base, time_t *out);
 
+/* cli_opt_now handles every command's --now WHEN: it sets the time cli_now
+ * returns (a time or a duration from the real clock, as cli_parse_when
+ * reads it).  Returns CLI_EXIT_OK, or CLI_EXIT_USAGE after saying
+ * "tack CMD: --now: bad time". */
+int cli_opt_now(const char *cmd, const char *arg);
+
 /* cli_format_time writes seconds as "%Y-%m-%dT%H:%MZ" (with ":%S" when the
  * seconds are not zero and |secs|) into |out|. */
 void cli_format_time(time_t t, int secs, char *out, size_t out_size);
@@ -207,7 +237,7 @@ char *cli_base64(const uint8_t *in, size_t len);
 int cli_parse_uint(const char *s, unsigned long lo, unsigned long hi,
                    unsigned long *out);
 
-/* ---- views shared by view and check -------------------------------------- */
+/* ---- forms shared by view and check (tack_cli_show.c) ------------------ */
 
 /* cli_print_tack writes TACKpy's human form of a TACK. */
 void cli_print_tack(FILE *fp, const tack_t *tack);

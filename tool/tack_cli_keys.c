@@ -43,7 +43,17 @@ static int keys_common_opt(int c, cli_pw_opts_t *pw, const char **out_path,
     }
 }
 
-int cmd_genkey(int argc, char **argv)
+/* What `tack genkey`'s options say (docs/tack.1, GENKEY). */
+typedef struct {
+    cli_pw_opts_t pw;
+    const char *out_path;
+    unsigned long iterations;
+    int force;
+} genkey_opts_t;
+
+/* genkey_parse_options fills |go|.  Returns -1 when the command goes on,
+ * else the exit status (help printed, or a usage error). */
+static int genkey_parse_options(int argc, char **argv, genkey_opts_t *go)
 {
     static const struct option longopts[] = {
         {"password", required_argument, NULL, 'p'},
@@ -53,23 +63,13 @@ int cmd_genkey(int argc, char **argv)
         {"iterations", required_argument, NULL, CLI_OPT_ITERATIONS},
         {"help", no_argument, NULL, 'h'},
         {NULL, 0, NULL, 0}};
-    cli_pw_opts_t pw = {NULL, NULL};
-    const char *out_path = NULL;
-    unsigned long iterations = TACK_KEYFILE_DEFAULT_ITERATIONS;
-    int force = 0, c, rc;
-    EVP_PKEY *key = NULL;
-    tack_keyfile_t kf;
-    uint8_t raw[TACK_KEYFILE_LEN];
-    char *pass = NULL, *text = NULL;
-    size_t pass_len = 0, text_len = 0;
-    char fp[TACK_FINGERPRINT_SIZE];
-    tack_status_t st;
+    int c;
 
     while ((c = getopt_long(argc, argv, "p:o:fxh", longopts, NULL)) != -1) {
         switch (c) {
         case CLI_OPT_ITERATIONS:
             if (!cli_parse_uint(optarg, 1, TACK_KEYFILE_MAX_ITERATIONS,
-                                &iterations)) {
+                                &go->iterations)) {
                 return cli_usage_error("genkey",
                                        "--iterations: want 1 to %d, not "
                                        "\"%s\"",
@@ -79,7 +79,7 @@ int cmd_genkey(int argc, char **argv)
         case 'h':
             return cli_help(stdout, "genkey");
         default:
-            if (keys_common_opt(c, &pw, &out_path, &force)) {
+            if (keys_common_opt(c, &go->pw, &go->out_path, &go->force)) {
                 break;
             }
             return cli_usage_error("genkey", "unknown option");
@@ -89,21 +89,32 @@ int cmd_genkey(int argc, char **argv)
         return cli_usage_error("genkey", "unexpected argument \"%s\"",
                                argv[optind]);
     }
-    if (out_path != NULL && strcmp(out_path, "-") != 0 && !force &&
-        access(out_path, F_OK) == 0) {
-        /* Say so before asking for a password. */
-        cli_err("%s: exists; not overwritten (use --force to replace it)",
-                out_path);
-        return CLI_EXIT_USAGE;
-    }
-    rc = cli_password_get(&pw, "the new key", 1, &pass, &pass_len);
+    return -1;
+}
+
+/* genkey_make asks for the new key's password, generates a key and writes
+ * its TACK PRIVATE KEY file's text to |*text| (malloc'd, |*text_len|
+ * bytes; the caller cleanses and frees it) and its TACK ID to |fp|.
+ * Returns the exit status. */
+static int genkey_make(const genkey_opts_t *go, char **text, size_t *text_len,
+                       char fp[TACK_FINGERPRINT_SIZE])
+{
+    EVP_PKEY *key = NULL;
+    tack_keyfile_t kf;
+    uint8_t raw[TACK_KEYFILE_LEN];
+    char *pass = NULL;
+    size_t pass_len = 0;
+    tack_status_t st;
+    int rc;
+
+    rc = cli_password_get(&go->pw, "the new key", 1, &pass, &pass_len);
     if (rc != CLI_EXIT_OK) {
         return rc;
     }
     st = tack_key_generate(&key);
     if (st == TACK_OK) {
-        st =
-            tack_keyfile_create(&kf, key, pass, pass_len, (uint32_t)iterations);
+        st = tack_keyfile_create(&kf, key, pass, pass_len,
+                                 (uint32_t)go->iterations);
     }
     cli_password_free(pass, pass_len);
     EVP_PKEY_free(key);
@@ -115,17 +126,42 @@ int cmd_genkey(int argc, char **argv)
     tack_keyfile_encode(&kf, raw);
     tack_fingerprint(kf.public_key, fp);
     OPENSSL_cleanse(&kf, sizeof(kf));
-    rc = cli_pem_with_header(&text, &text_len, TACK_PEM_LABEL_KEY, raw,
+    rc = cli_pem_with_header(text, text_len, TACK_PEM_LABEL_KEY, raw,
                              sizeof(raw), 1);
     OPENSSL_cleanse(raw, sizeof(raw));
+    return rc;
+}
+
+/* cmd_genkey (docs/tack.1, GENKEY): parse the options, refuse to overwrite
+ * before asking for a password, make the key, write it. */
+int cmd_genkey(int argc, char **argv)
+{
+    genkey_opts_t go = {{NULL, NULL}, NULL, TACK_KEYFILE_DEFAULT_ITERATIONS, 0};
+    char *text = NULL;
+    size_t text_len = 0;
+    char fp[TACK_FINGERPRINT_SIZE];
+    int rc;
+
+    rc = genkey_parse_options(argc, argv, &go);
+    if (rc != -1) {
+        return rc;
+    }
+    if (go.out_path != NULL && strcmp(go.out_path, "-") != 0 && !go.force &&
+        access(go.out_path, F_OK) == 0) {
+        /* Say so before asking for a password. */
+        cli_err("%s: exists; not overwritten (use --force to replace it)",
+                go.out_path);
+        return CLI_EXIT_USAGE;
+    }
+    rc = genkey_make(&go, &text, &text_len, fp);
     if (rc != CLI_EXIT_OK) {
         return rc;
     }
-    rc = cli_write_output(out_path, text, text_len, 0600, force);
+    rc = cli_write_output(go.out_path, text, text_len, 0600, go.force);
     OPENSSL_cleanse(text, text_len);
     free(text);
-    if (rc == CLI_EXIT_OK && out_path != NULL && strcmp(out_path, "-")) {
-        fprintf(stderr, "tack: wrote %s, TACK ID %s\n", out_path, fp);
+    if (rc == CLI_EXIT_OK && go.out_path != NULL && strcmp(go.out_path, "-")) {
+        fprintf(stderr, "tack: wrote %s, TACK ID %s\n", go.out_path, fp);
     }
     return rc;
 }
@@ -433,7 +469,50 @@ static void sign_progress(size_t done, size_t total, const char *what)
     fflush(stderr);
 }
 
-int cmd_sign(int argc, char **argv)
+/* What `tack sign`'s options say (docs/tack.1, SIGN). */
+typedef struct {
+    cli_pw_opts_t pw;
+    sign_params_t sp;
+    const char *key_path, *out_path;
+    const char **certs; /* -c and the arguments after the options */
+    size_t ncerts;
+    int force, progress;
+} sign_opts_t;
+
+/* sign_check_options: what the options say together.  Returns -1 when
+ * they are usable, else CLI_EXIT_USAGE (message printed). */
+static int sign_check_options(sign_opts_t *so)
+{
+    sign_params_t *sp = &so->sp;
+
+    if (so->key_path == NULL || so->ncerts == 0) {
+        return cli_usage_error("sign", "needs -k KEYFILE and -c CERT");
+    }
+    if (sp->have_generation && sp->generation < sp->min_generation) {
+        return cli_usage_error("sign",
+                               "-g %lu is below -m %lu: a client would "
+                               "reject the TACK",
+                               sp->generation, sp->min_generation);
+    }
+    sp->now = cli_now();
+    if (sp->expiration != NULL) {
+        time_t t;
+
+        if (!cli_parse_when(sp->expiration, sp->now, &t)) {
+            return cli_usage_error("sign",
+                                   "-e: \"%s\" is neither a UTC time "
+                                   "(2030-06-06Z, 2030-06-06T12:00Z) nor a "
+                                   "duration (30d, 12h)",
+                                   sp->expiration);
+        }
+    }
+    return -1;
+}
+
+/* sign_parse_options fills |so| (its certs array malloc'd: the caller
+ * frees it).  Returns -1 when the command goes on, else the exit status
+ * (help printed, or a usage error). */
+static int sign_parse_options(int argc, char **argv, sign_opts_t *so)
 {
     static const struct option longopts[] = {
         {"key", required_argument, NULL, 'k'},
@@ -449,18 +528,11 @@ int cmd_sign(int argc, char **argv)
         {"no-progress", no_argument, NULL, CLI_OPT_NO_PROGRESS},
         {"help", no_argument, NULL, 'h'},
         {NULL, 0, NULL, 0}};
-    cli_pw_opts_t pw = {NULL, NULL};
-    sign_params_t sp;
-    sign_jobs_t jobs = {NULL, 0, 0};
-    const char *key_path = NULL, *out_path = NULL;
-    const char **certs = NULL;
-    size_t ncerts = 0, i, skipped = 0;
-    int force = 0, progress = 1, fleet = 0, c, rc = CLI_EXIT_OK;
-    EVP_PKEY *key = NULL;
+    sign_params_t *sp = &so->sp;
+    int c;
 
-    memset(&sp, 0, sizeof(sp));
-    certs = calloc((size_t)argc + 1, sizeof(*certs));
-    if (certs == NULL) {
+    so->certs = calloc((size_t)argc + 1, sizeof(*so->certs));
+    if (so->certs == NULL) {
         cli_err("out of memory");
         return CLI_EXIT_USAGE;
     }
@@ -468,14 +540,13 @@ int cmd_sign(int argc, char **argv)
            -1) {
         switch (c) {
         case 'k':
-            key_path = optarg;
+            so->key_path = optarg;
             break;
         case 'c':
-            certs[ncerts++] = optarg;
+            so->certs[so->ncerts++] = optarg;
             break;
         case 'm':
-            if (!cli_parse_uint(optarg, 0, 255, &sp.min_generation)) {
-                free(certs);
+            if (!cli_parse_uint(optarg, 0, 255, &sp->min_generation)) {
                 return cli_usage_error("sign",
                                        "-m: want 0 to 255, not "
                                        "\"%s\"",
@@ -483,128 +554,110 @@ int cmd_sign(int argc, char **argv)
             }
             break;
         case 'g':
-            if (!cli_parse_uint(optarg, 0, 255, &sp.generation)) {
-                free(certs);
+            if (!cli_parse_uint(optarg, 0, 255, &sp->generation)) {
                 return cli_usage_error("sign",
                                        "-g: want 0 to 255, not "
                                        "\"%s\"",
                                        optarg);
             }
-            sp.have_generation = 1;
+            sp->have_generation = 1;
             break;
         case 'e':
-            sp.expiration = optarg;
+            sp->expiration = optarg;
             break;
         case CLI_OPT_NOW:
-            if (!cli_parse_when(optarg, time(NULL), &cli_now_value)) {
-                free(certs);
-                return cli_usage_error("sign", "--now: bad time \"%s\"",
-                                       optarg);
+            if (cli_opt_now("sign", optarg) != CLI_EXIT_OK) {
+                return CLI_EXIT_USAGE;
             }
-            cli_now_set = 1;
             break;
         case CLI_OPT_NO_PROGRESS:
-            progress = 0;
+            so->progress = 0;
             break;
         case 'h':
-            free(certs);
             return cli_help(stdout, "sign");
         default:
-            if (keys_common_opt(c, &pw, &out_path, &force)) {
+            if (keys_common_opt(c, &so->pw, &so->out_path, &so->force)) {
                 break;
             }
-            free(certs);
             return cli_usage_error("sign", "unknown option");
         }
     }
     /* Certificates may also follow the options, as in `-c DIR/ *.crt`. */
     for (; optind < argc; optind++) {
-        certs[ncerts++] = argv[optind];
+        so->certs[so->ncerts++] = argv[optind];
     }
-    if (key_path == NULL || ncerts == 0) {
-        free(certs);
-        return cli_usage_error("sign", "needs -k KEYFILE and -c CERT");
-    }
-    if (sp.have_generation && sp.generation < sp.min_generation) {
-        free(certs);
-        return cli_usage_error("sign",
-                               "-g %lu is below -m %lu: a client would "
-                               "reject the TACK",
-                               sp.generation, sp.min_generation);
-    }
-    sp.now = cli_now();
-    if (sp.expiration != NULL) {
-        time_t t;
+    return sign_check_options(so);
+}
 
-        if (!cli_parse_when(sp.expiration, sp.now, &t)) {
-            free(certs);
-            return cli_usage_error("sign",
-                                   "-e: \"%s\" is neither a UTC time "
-                                   "(2030-06-06Z, 2030-06-06T12:00Z) nor a "
-                                   "duration (30d, 12h)",
-                                   sp.expiration);
-        }
-    }
+/* sign_plan lists the certificates to sign in |jobs| and the file each
+ * TACK goes to; |*fleet| says whether this is a fleet run (several
+ * certificates or directories: -o names a directory).  Frees so->certs.
+ * Returns CLI_EXIT_OK, or CLI_EXIT_USAGE with the message printed. */
+static int sign_plan(sign_opts_t *so, sign_jobs_t *jobs, size_t *skipped,
+                     int *fleet)
+{
+    const char *out_path = so->out_path;
+    size_t i;
+    int rc = CLI_EXIT_OK;
 
     /* One certificate file and no output directory: the TACKpy way. */
-    fleet = ncerts > 1 || cli_is_dir(certs[0]) ||
-            (out_path != NULL && cli_is_dir(out_path));
-    for (i = 0; rc == CLI_EXIT_OK && i < ncerts; i++) {
-        if (cli_is_dir(certs[i])) {
-            rc = sign_collect_dir(&jobs, certs[i], &skipped);
+    *fleet = so->ncerts > 1 || cli_is_dir(so->certs[0]) ||
+             (out_path != NULL && cli_is_dir(out_path));
+    for (i = 0; rc == CLI_EXIT_OK && i < so->ncerts; i++) {
+        if (cli_is_dir(so->certs[i])) {
+            rc = sign_collect_dir(jobs, so->certs[i], skipped);
         } else {
-            rc = sign_jobs_add(&jobs, certs[i]);
+            rc = sign_jobs_add(jobs, so->certs[i]);
         }
     }
-    free(certs);
+    free(so->certs);
+    so->certs = NULL;
     if (rc != CLI_EXIT_OK) {
-        goto done;
+        return rc;
     }
-    if (fleet) {
+    if (*fleet) {
         if (out_path == NULL || !cli_is_dir(out_path)) {
-            rc = cli_usage_error("sign", "several certificates need -o DIR, an "
-                                         "existing directory");
-            goto done;
+            return cli_usage_error("sign", "several certificates need -o DIR, "
+                                           "an existing directory");
         }
-        if (jobs.count == 0) {
-            cli_err("no certificate found (%zu other files skipped)", skipped);
-            rc = CLI_EXIT_USAGE;
-            goto done;
+        if (jobs->count == 0) {
+            cli_err("no certificate found (%zu other files skipped)", *skipped);
+            return CLI_EXIT_USAGE;
         }
-        for (i = 0; i < jobs.count; i++) {
-            jobs.jobs[i].out_path =
-                sign_out_name(out_path, jobs.jobs[i].cert_path);
-            if (jobs.jobs[i].out_path == NULL) {
+        for (i = 0; i < jobs->count; i++) {
+            jobs->jobs[i].out_path =
+                sign_out_name(out_path, jobs->jobs[i].cert_path);
+            if (jobs->jobs[i].out_path == NULL) {
                 cli_err("out of memory");
-                rc = CLI_EXIT_USAGE;
-                goto done;
+                return CLI_EXIT_USAGE;
             }
         }
-        rc = sign_check_names(&jobs, force);
-        if (rc != CLI_EXIT_OK) {
-            goto done;
-        }
-    } else if (out_path != NULL) {
-        jobs.jobs[0].out_path = strdup(out_path);
-        if (!force && strcmp(out_path, "-") != 0 &&
+        return sign_check_names(jobs, so->force);
+    }
+    if (out_path != NULL) {
+        jobs->jobs[0].out_path = strdup(out_path);
+        if (!so->force && strcmp(out_path, "-") != 0 &&
             access(out_path, F_OK) == 0) {
             cli_err("%s: exists; not overwritten (use --force to replace "
                     "it)",
                     out_path);
-            rc = CLI_EXIT_USAGE;
-            goto done;
+            return CLI_EXIT_USAGE;
         }
     }
+    return CLI_EXIT_OK;
+}
 
-    rc = cli_load_key(key_path, &pw, &key);
-    if (rc != CLI_EXIT_OK) {
-        goto done;
-    }
-    progress = progress && fleet && isatty(STDERR_FILENO);
-    /* Sign everything first, write afterwards: a certificate that cannot be
-     * signed stops the run before any file changes. */
-    for (i = 0; i < jobs.count; i++) {
-        rc = sign_one(&jobs.jobs[i], key, &sp);
+/* sign_all signs every job.  Sign everything first, write afterwards: a
+ * certificate that cannot be signed stops the run before any file
+ * changes. */
+static int sign_all(sign_jobs_t *jobs, EVP_PKEY *key, const sign_params_t *sp,
+                    int fleet, int progress)
+{
+    size_t i;
+    int rc;
+
+    for (i = 0; i < jobs->count; i++) {
+        rc = sign_one(&jobs->jobs[i], key, sp);
         if (rc != CLI_EXIT_OK) {
             if (progress) {
                 fputc('\n', stderr);
@@ -612,73 +665,120 @@ int cmd_sign(int argc, char **argv)
             if (fleet) {
                 cli_err("nothing written");
             }
-            goto done;
+            return rc;
         }
-        if (progress && (i % 64 == 0 || i + 1 == jobs.count)) {
-            sign_progress(i + 1, jobs.count, "signed");
+        if (progress && (i % 64 == 0 || i + 1 == jobs->count)) {
+            sign_progress(i + 1, jobs->count, "signed");
         }
     }
-    if (!fleet) {
-        rc = cli_write_output(jobs.jobs[0].out_path, jobs.jobs[0].pem,
-                              jobs.jobs[0].pem_len, 0644, force);
-        goto done;
-    }
-    /* Every file is written under a temporary name first and made durable
-     * with one syncfs(2), then all are moved into place and the directory is
-     * synced once: a failure while writing leaves nothing behind, a crash
-     * never leaves a placed name with missing contents, and thousands of
-     * files cost two syncs, not thousands. */
-    for (i = 0; i < jobs.count; i++) {
-        rc = cli_write_temp(jobs.jobs[i].out_path, jobs.jobs[i].pem,
-                            jobs.jobs[i].pem_len, 0644, 0, &jobs.jobs[i].tmp);
+    return CLI_EXIT_OK;
+}
+
+/* sign_write_fleet puts the TACKs of a fleet run into the directory
+ * |out_path|.  Every file is written under a temporary name first and made
+ * durable with one syncfs(2), then all are moved into place and the
+ * directory is synced once: a failure while writing leaves nothing behind,
+ * a crash never leaves a placed name with missing contents, and thousands
+ * of files cost two syncs, not thousands. */
+static int sign_write_fleet(sign_jobs_t *jobs, const char *out_path, int force,
+                            int progress)
+{
+    size_t i;
+    int rc;
+
+    for (i = 0; i < jobs->count; i++) {
+        rc = cli_write_temp(jobs->jobs[i].out_path, jobs->jobs[i].pem,
+                            jobs->jobs[i].pem_len, 0644, 0, &jobs->jobs[i].tmp);
         if (rc != CLI_EXIT_OK) {
             if (progress) {
                 fputc('\n', stderr);
             }
             cli_err("nothing written");
-            goto done;
+            return rc;
         }
-        if (progress && (i % 64 == 0 || i + 1 == jobs.count)) {
-            sign_progress(i + 1, jobs.count, "written");
+        if (progress && (i % 64 == 0 || i + 1 == jobs->count)) {
+            sign_progress(i + 1, jobs->count, "written");
         }
     }
     if (cli_sync_files(out_path) != 0) {
-        cli_err("%s: cannot sync the new files: %s", out_path,
-                strerror(errno));
-        for (i = 0; i < jobs.count; i++) {
-            unlink(jobs.jobs[i].tmp);
+        cli_err("%s: cannot sync the new files: %s", out_path, strerror(errno));
+        for (i = 0; i < jobs->count; i++) {
+            unlink(jobs->jobs[i].tmp);
         }
-        rc = CLI_EXIT_USAGE;
-        goto done;
+        return CLI_EXIT_USAGE;
     }
-    for (i = 0; i < jobs.count; i++) {
-        rc = cli_commit_temp(jobs.jobs[i].tmp, jobs.jobs[i].out_path, force);
-        jobs.jobs[i].tmp = NULL;
+    for (i = 0; i < jobs->count; i++) {
+        rc = cli_commit_temp(jobs->jobs[i].tmp, jobs->jobs[i].out_path, force);
+        jobs->jobs[i].tmp = NULL;
         if (rc != CLI_EXIT_OK) {
             if (progress) {
                 fputc('\n', stderr);
             }
-            cli_err("stopped after placing %zu of %zu files", i, jobs.count);
-            goto done;
+            cli_err("stopped after placing %zu of %zu files", i, jobs->count);
+            return rc;
         }
     }
-    if (cli_fsync_dir(jobs.jobs[0].out_path) != 0) {
+    if (cli_fsync_dir(jobs->jobs[0].out_path) != 0) {
         cli_err("%s: cannot sync the directory: %s", out_path, strerror(errno));
-        rc = CLI_EXIT_USAGE;
+        return CLI_EXIT_USAGE;
+    }
+    return CLI_EXIT_OK;
+}
+
+/* sign_report says on stderr what a fleet run did. */
+static void sign_report(const sign_jobs_t *jobs, const char *out_path,
+                        size_t skipped)
+{
+    fprintf(stderr, "tack: signed %zu certificate%s into %s", jobs->count,
+            jobs->count == 1 ? "" : "s", out_path);
+    if (skipped > 0) {
+        fprintf(stderr, " (%zu other file%s skipped)", skipped,
+                skipped == 1 ? "" : "s");
+    }
+    fputc('\n', stderr);
+}
+
+int cmd_sign(int argc, char **argv)
+{
+    sign_opts_t so;
+    sign_jobs_t jobs = {NULL, 0, 0};
+    size_t skipped = 0;
+    int fleet = 0, progress, rc;
+    EVP_PKEY *key = NULL;
+
+    memset(&so, 0, sizeof(so));
+    so.progress = 1;
+    rc = sign_parse_options(argc, argv, &so);
+    if (rc != -1) {
+        free(so.certs);
+        return rc;
+    }
+    rc = sign_plan(&so, &jobs, &skipped, &fleet);
+    if (rc != CLI_EXIT_OK) {
+        goto done;
+    }
+    rc = cli_load_key(so.key_path, &so.pw, &key);
+    if (rc != CLI_EXIT_OK) {
+        goto done;
+    }
+    progress = so.progress && fleet && isatty(STDERR_FILENO);
+    rc = sign_all(&jobs, key, &so.sp, fleet, progress);
+    if (rc != CLI_EXIT_OK) {
+        goto done;
+    }
+    if (!fleet) {
+        rc = cli_write_output(jobs.jobs[0].out_path, jobs.jobs[0].pem,
+                              jobs.jobs[0].pem_len, 0644, so.force);
+        goto done;
+    }
+    rc = sign_write_fleet(&jobs, so.out_path, so.force, progress);
+    if (rc != CLI_EXIT_OK) {
         goto done;
     }
     if (progress) {
         fputc('\n', stderr);
     }
-    if (fleet) {
-        fprintf(stderr, "tack: signed %zu certificate%s into %s", jobs.count,
-                jobs.count == 1 ? "" : "s", out_path);
-        if (skipped > 0) {
-            fprintf(stderr, " (%zu other file%s skipped)", skipped,
-                    skipped == 1 ? "" : "s");
-        }
-        fputc('\n', stderr);
-    }
+    sign_report(&jobs, so.out_path, skipped);
 
 done:
     EVP_PKEY_free(key);

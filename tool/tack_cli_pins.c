@@ -1,6 +1,7 @@
 /*
  * tack_cli_pins.c -- the client's pin store (draft-perrin-tls-tack-00
- * section 5, summarised in the spec's section 8) and `tack pins`.
+ * section 5, summarised in the spec's section 8); `tack pins`, which lists
+ * and edits it, is in tack_cli_pins_cmd.c.
  *
  * The store is a JSON file:
  *   { "format": "tack-pins-1",
@@ -18,7 +19,6 @@
 #include <ctype.h>
 #include <errno.h>
 #include <fcntl.h>
-#include <getopt.h>
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
@@ -26,20 +26,12 @@
 #include <unistd.h>
 
 #include "tack_cli.h"
+#include "tack_cli_pins.h"
 
 #define PINS_FORMAT "tack-pins-1"
 #define PINS_MAX_ACTIVE (30 * 86400) /* draft-00 5.3: MIN(30 days, ...) */
 
-typedef struct {
-    const char *path;
-    json_t *root;
-    json_t *keys;
-    json_t *names;
-    json_t *broken; /* "broken_keys", NULL when absent */
-    int lock_fd;
-} pins_t;
-
-static void pins_close(pins_t *p)
+void cli_pins_close(cli_pins_t *p)
 {
     json_decref(p->root);
     if (p->lock_fd >= 0) {
@@ -51,7 +43,7 @@ static void pins_close(pins_t *p)
 
 /* pins_lock takes an exclusive lock beside the store: the store itself is
  * replaced by rename, so it cannot carry the lock. */
-static int pins_lock(pins_t *p)
+static int pins_lock(cli_pins_t *p)
 {
     size_t len = strlen(p->path) + sizeof(".lock");
     char *name = malloc(len);
@@ -80,9 +72,26 @@ static int pins_time_ok(json_t *v)
            json_integer_value(v) <= PINS_TIME_MAX;
 }
 
+/* pins_id_ok checks that the tack_id |id| of the |what| (a key record or
+ * a broken key record) named |k| is the fingerprint of its key |key|.
+ * Returns 1, or 0 with |why|. */
+static int pins_id_ok(const char *what, const char *k, const uint8_t *key,
+                      json_t *id, char *why, size_t why_size)
+{
+    char fpr[TACK_FINGERPRINT_SIZE];
+
+    tack_fingerprint(key, fpr);
+    if (strcmp(json_string_value(id), fpr) != 0) {
+        snprintf(why, why_size, "%s \"%.32s...\": tack_id is not its key's",
+                 what, k);
+        return 0;
+    }
+    return 1;
+}
+
 /* pins_valid checks the shape of a loaded store, so that the rules below
  * can trust it. */
-static int pins_valid(pins_t *p, char *why, size_t why_size)
+static int pins_valid(cli_pins_t *p, char *why, size_t why_size)
 {
     const char *k;
     json_t *v;
@@ -103,7 +112,6 @@ static int pins_valid(pins_t *p, char *why, size_t why_size)
     json_object_foreach(p->keys, k, v)
     {
         uint8_t key[TACK_KEY_LEN];
-        char fpr[TACK_FINGERPRINT_SIZE];
         json_t *id = json_object_get(v, "tack_id");
         json_t *mg = json_object_get(v, "min_generation");
 
@@ -116,10 +124,7 @@ static int pins_valid(pins_t *p, char *why, size_t why_size)
             snprintf(why, why_size, "bad key record \"%.32s...\"", k);
             return 0;
         }
-        tack_fingerprint(key, fpr);
-        if (strcmp(json_string_value(id), fpr) != 0) {
-            snprintf(why, why_size,
-                     "key record \"%.32s...\": tack_id is not its key's", k);
+        if (!pins_id_ok("key record", k, key, id, why, why_size)) {
             return 0;
         }
     }
@@ -145,7 +150,6 @@ static int pins_valid(pins_t *p, char *why, size_t why_size)
     json_object_foreach(p->broken, k, v)
     {
         uint8_t key[TACK_KEY_LEN];
-        char fpr[TACK_FINGERPRINT_SIZE];
         json_t *id = json_object_get(v, "tack_id");
 
         if (!cli_unhex(k, key, sizeof(key)) || !json_is_object(v) ||
@@ -153,20 +157,15 @@ static int pins_valid(pins_t *p, char *why, size_t why_size)
             snprintf(why, why_size, "bad broken key record \"%.32s...\"", k);
             return 0;
         }
-        tack_fingerprint(key, fpr);
-        if (strcmp(json_string_value(id), fpr) != 0) {
-            snprintf(why, why_size,
-                     "broken key record \"%.32s...\": tack_id is not its "
-                     "key's",
-                     k);
+        if (!pins_id_ok("broken key record", k, key, id, why, why_size)) {
             return 0;
         }
     }
     return 1;
 }
 
-/* pins_open locks and loads the store; a missing file is an empty store. */
-static int pins_open(pins_t *p, const char *path, int lock)
+/* cli_pins_open locks and loads the store; a missing file is an empty store. */
+int cli_pins_open(cli_pins_t *p, const char *path, int lock)
 {
     json_error_t jerr;
     char why[256];
@@ -187,25 +186,25 @@ static int pins_open(pins_t *p, const char *path, int lock)
         return CLI_EXIT_OK;
     }
     if (cli_read_file(path, &text, &len) != CLI_EXIT_OK) {
-        pins_close(p);
+        cli_pins_close(p);
         return CLI_EXIT_USAGE;
     }
     p->root = json_loadb(text, len, 0, &jerr);
     free(text);
     if (p->root == NULL) {
         cli_err("%s: not a pin store: line %d: %s", path, jerr.line, jerr.text);
-        pins_close(p);
+        cli_pins_close(p);
         return CLI_EXIT_USAGE;
     }
     if (!pins_valid(p, why, sizeof(why))) {
         cli_err("%s: not a pin store: %s", path, why);
-        pins_close(p);
+        cli_pins_close(p);
         return CLI_EXIT_USAGE;
     }
     return CLI_EXIT_OK;
 }
 
-static int pins_save(pins_t *p)
+int cli_pins_save(cli_pins_t *p)
 {
     char *text = json_dumps(p->root, JSON_INDENT(2) | JSON_SORT_KEYS);
     int rc;
@@ -219,7 +218,7 @@ static int pins_save(pins_t *p)
     return rc;
 }
 
-static json_int_t pins_int(json_t *obj, const char *key)
+json_int_t cli_pins_int(json_t *obj, const char *key)
 {
     return json_integer_value(json_object_get(obj, key));
 }
@@ -246,7 +245,7 @@ static void pins_key_hex(const uint8_t key[TACK_KEY_LEN],
 
 /* pins_new_name creates an inactive pin of |name| on |tack|'s key, with a
  * key record if there is none. */
-static void pins_new_name(pins_t *p, const char *name, const tack_t *tack,
+static void pins_new_name(cli_pins_t *p, const char *name, const tack_t *tack,
                           time_t now)
 {
     char hex[2 * TACK_KEY_LEN + 1], fpr[TACK_FINGERPRINT_SIZE];
@@ -265,8 +264,8 @@ static void pins_new_name(pins_t *p, const char *name, const tack_t *tack,
     json_object_set_new(p->names, name, rec);
 }
 
-/* pins_gc drops key records no name points at. */
-static void pins_gc(pins_t *p)
+/* cli_pins_gc drops key records no name points at. */
+void cli_pins_gc(cli_pins_t *p)
 {
     const char *k, *n;
     json_t *v, *nv;
@@ -309,23 +308,29 @@ char *cli_pins_normalise(const char *name)
     return s;
 }
 
-/* pins_rules applies draft-00 section 5 to the loaded store.  Returns 0
- * (accepted) or 1 (rejected, |*alert| set); |*changed| tells whether the
- * store must be written. */
-static int pins_rules(pins_t *p, const cli_pin_input_t *in, const char *name,
-                      FILE *fp, json_t *report, const char **alert,
-                      int *changed)
+/* pins_step_t is what the steps of pins_rules share: the store, the name
+ * being checked, where notes go, and the reply's TACKs left once its break
+ * signatures are applied (at most two: draft-02 serves two). */
+typedef struct {
+    cli_pins_t *p;
+    const char *name;
+    time_t now;
+    FILE *fp;
+    json_t *report;
+    const char **alert;
+    int *changed;
+    const tack_t *tacks[2];
+    int active[2];
+    size_t ntacks;
+} pins_step_t;
+
+/* pins_apply_breaksigs (draft-00 5.2): every key record named by a valid
+ * break signature goes, with the name records pointing at it. */
+static void pins_apply_breaksigs(pins_step_t *s, const cli_pin_input_t *in)
 {
     char hex[2 * TACK_KEY_LEN + 1], fpr[TACK_FINGERPRINT_SIZE];
-    char when[32];
-    const tack_t *tacks[2] = {NULL, NULL};
-    int active[2] = {0, 0};
-    size_t ntacks = 0, i, j;
-    json_t *pin, *krec;
-    time_t now = in->now;
+    size_t i;
 
-    /* Break signatures (5.2): every key record named by a valid one goes,
-     * with the name records pointing at it. */
     for (i = 0; i < in->num_breaksigs; i++) {
         const char *n;
         json_t *v;
@@ -333,24 +338,31 @@ static int pins_rules(pins_t *p, const cli_pin_input_t *in, const char *name,
 
         pins_key_hex(in->breaksigs[i].public_key, hex);
         tack_fingerprint(in->breaksigs[i].public_key, fpr);
-        if (json_object_get(p->keys, hex) == NULL) {
+        if (json_object_get(s->p->keys, hex) == NULL) {
             continue;
         }
-        json_object_foreach_safe(p->names, tmp, n, v)
+        json_object_foreach_safe(s->p->names, tmp, n, v)
         {
             if (strcmp(json_string_value(json_object_get(v, "key")), hex) ==
                 0) {
-                pins_note(fp, report,
+                pins_note(s->fp, s->report,
                           "%s: discarded (break signature for "
                           "%s)",
                           n, fpr);
-                json_object_del(p->names, n);
+                json_object_del(s->p->names, n);
             }
         }
-        json_object_del(p->keys, hex);
-        *changed = 1;
+        json_object_del(s->p->keys, hex);
+        *s->changed = 1;
     }
-    /* A TACK whose key the same reply breaks is not pinned. */
+}
+
+/* pins_keep_unbroken keeps in |s| the reply's TACKs whose key the same
+ * reply does not break: those are not pinned. */
+static void pins_keep_unbroken(pins_step_t *s, const cli_pin_input_t *in)
+{
+    size_t i, j;
+
     for (i = 0; i < in->num_tacks; i++) {
         int broken = 0;
 
@@ -361,135 +373,197 @@ static int pins_rules(pins_t *p, const cli_pin_input_t *in, const char *name,
             }
         }
         if (!broken) {
-            tacks[ntacks] = in->tacks[i];
-            active[ntacks] = in->active[i];
-            ntacks++;
+            s->tacks[s->ntacks] = in->tacks[i];
+            s->active[s->ntacks] = in->active[i];
+            s->ntacks++;
         }
     }
+}
 
-    /* Generations (5.3): revocation, then raising the floor. */
-    for (i = 0; i < ntacks; i++) {
-        pins_key_hex(tacks[i]->public_key, hex);
-        krec = json_object_get(p->keys, hex);
+/* pins_generations (draft-00 5.3): a TACK below its key's pinned
+ * min_generation is revoked; a higher min_generation raises the floor.
+ * Returns 0, or 1 when rejected (|*s->alert| set). */
+static int pins_generations(pins_step_t *s)
+{
+    char hex[2 * TACK_KEY_LEN + 1], fpr[TACK_FINGERPRINT_SIZE];
+    json_t *krec;
+    size_t i;
+
+    for (i = 0; i < s->ntacks; i++) {
+        const tack_t *t = s->tacks[i];
+
+        pins_key_hex(t->public_key, hex);
+        krec = json_object_get(s->p->keys, hex);
         if (krec == NULL) {
             continue;
         }
-        if (tacks[i]->generation < pins_int(krec, "min_generation")) {
-            tack_fingerprint(tacks[i]->public_key, fpr);
-            *alert = "certificate_revoked";
+        if (t->generation < cli_pins_int(krec, "min_generation")) {
+            tack_fingerprint(t->public_key, fpr);
+            *s->alert = "certificate_revoked";
             json_object_set_new(
-                report, "reason",
+                s->report, "reason",
                 json_sprintf("TACK generation %u of %s is below the pinned "
                              "min_generation %d",
-                             tacks[i]->generation, fpr,
-                             (int)pins_int(krec, "min_generation")));
+                             t->generation, fpr,
+                             (int)cli_pins_int(krec, "min_generation")));
             return 1;
         }
-        if (tacks[i]->min_generation > pins_int(krec, "min_generation")) {
-            pins_note(fp, report, "min_generation of %s raised from %d to %u",
-                      json_string_value(json_object_get(krec, "tack_id")),
-                      (int)pins_int(krec, "min_generation"),
-                      tacks[i]->min_generation);
+        if (t->min_generation > cli_pins_int(krec, "min_generation")) {
+            pins_note(
+                s->fp, s->report, "min_generation of %s raised from %d to %u",
+                json_string_value(json_object_get(krec, "tack_id")),
+                (int)cli_pins_int(krec, "min_generation"), t->min_generation);
             json_object_set_new(krec, "min_generation",
-                                json_integer(tacks[i]->min_generation));
-            *changed = 1;
+                                json_integer(t->min_generation));
+            *s->changed = 1;
         }
     }
+    return 0;
+}
 
-    /* Pin activation (5.3, the table in the spec's section 8). */
-    pin = json_object_get(p->names, name);
+/* pins_matched handles a pin whose key the server's TACK |m| (of the
+ * unbroken ones) has: with activation on, the period grows with the pin's
+ * age, capped at 30 days (spec section 8's table). */
+static void pins_matched(pins_step_t *s, json_t *pin, size_t m)
+{
+    time_t first = (time_t)cli_pins_int(pin, "first_seen");
+    time_t until = (time_t)cli_pins_int(pin, "active_until");
+    int is_active = until > s->now;
+    char when[32];
+
+    if (s->active[m]) {
+        time_t age = s->now - first;
+        time_t ext = age < PINS_MAX_ACTIVE ? age : PINS_MAX_ACTIVE;
+        time_t end = s->now + (ext > 0 ? ext : 0);
+
+        if (end > until) {
+            pins_set_times(pin, first, end);
+            *s->changed = 1;
+            until = end;
+        }
+        cli_format_time(until, 1, when, sizeof(when));
+        pins_note(s->fp, s->report, "%s: %s until %s", s->name,
+                  until > s->now
+                      ? (is_active ? "active, extended" : "activated")
+                      : "inactive (seen for the first time "
+                        "just now)",
+                  when);
+    } else if (is_active) {
+        cli_format_time(until, 1, when, sizeof(when));
+        pins_note(s->fp, s->report,
+                  "%s: active until %s (activation "
+                  "off: not extended)",
+                  s->name, when);
+    } else {
+        pins_note(s->fp, s->report, "%s: inactive (activation off)", s->name);
+    }
+}
+
+/* pins_mismatched handles a pin whose key no TACK of the reply has: an
+ * active pin rejects the server (returns 1, |*s->alert| set); an inactive
+ * one is replaced by a pin on the new TACK, or deleted when there is none
+ * (returns 0). */
+static int pins_mismatched(pins_step_t *s, json_t *pin)
+{
+    const char *key = json_string_value(json_object_get(pin, "key"));
+    time_t until = (time_t)cli_pins_int(pin, "active_until");
+    json_t *krec = json_object_get(s->p->keys, key);
+    char when[32], fpr[TACK_FINGERPRINT_SIZE];
+
+    if (until > s->now) {
+        cli_format_time(until, 1, when, sizeof(when));
+        *s->alert = "access_denied";
+        json_object_set_new(
+            s->report, "reason",
+            json_sprintf(
+                "%s is pinned to %s until %s, and the server "
+                "presents %s",
+                s->name, json_string_value(json_object_get(krec, "tack_id")),
+                when, s->ntacks ? "a TACK with another key" : "no TACK"));
+        return 1;
+    }
+    if (s->ntacks > 0) {
+        tack_fingerprint(s->tacks[0]->public_key, fpr);
+        pins_note(s->fp, s->report,
+                  "%s: inactive pin on %s replaced by a new "
+                  "inactive pin on %s",
+                  s->name, json_string_value(json_object_get(krec, "tack_id")),
+                  fpr);
+        pins_new_name(s->p, s->name, s->tacks[0], s->now);
+    } else {
+        pins_note(s->fp, s->report, "%s: inactive pin on %s deleted (no TACK)",
+                  s->name, json_string_value(json_object_get(krec, "tack_id")));
+        json_object_del(s->p->names, s->name);
+    }
+    *s->changed = 1;
+    return 0;
+}
+
+/* pins_activation (draft-00 5.3, the table in the spec's section 8): a
+ * name without a pin gets an inactive one on the first TACK; a pin is then
+ * matched against the TACKs or not.  Returns 0, or 1 when rejected. */
+static int pins_activation(pins_step_t *s)
+{
+    char hex[2 * TACK_KEY_LEN + 1], fpr[TACK_FINGERPRINT_SIZE];
+    json_t *pin = json_object_get(s->p->names, s->name);
+    const char *key;
+    size_t i;
+
     if (pin == NULL) {
-        if (ntacks > 0) {
-            tack_fingerprint(tacks[0]->public_key, fpr);
-            pins_new_name(p, name, tacks[0], now);
-            pins_note(fp, report, "%s: new inactive pin on %s", name, fpr);
-            *changed = 1;
+        if (s->ntacks > 0) {
+            tack_fingerprint(s->tacks[0]->public_key, fpr);
+            pins_new_name(s->p, s->name, s->tacks[0], s->now);
+            pins_note(s->fp, s->report, "%s: new inactive pin on %s", s->name,
+                      fpr);
+            *s->changed = 1;
         } else {
-            pins_note(fp, report, "%s: no pin", name);
+            pins_note(s->fp, s->report, "%s: no pin", s->name);
         }
         return 0;
-    } else {
-        const char *key = json_string_value(json_object_get(pin, "key"));
-        time_t first = (time_t)pins_int(pin, "first_seen");
-        time_t until = (time_t)pins_int(pin, "active_until");
-        int is_active = until > now;
-        int match = -1;
-
-        krec = json_object_get(p->keys, key);
-        for (i = 0; i < ntacks; i++) {
-            pins_key_hex(tacks[i]->public_key, hex);
-            if (strcmp(hex, key) == 0) {
-                match = (int)i;
-                break;
-            }
-        }
-        if (match >= 0) {
-            /* The period grows with the pin's age, capped at 30 days. */
-            if (active[match]) {
-                time_t age = now - first;
-                time_t ext = age < PINS_MAX_ACTIVE ? age : PINS_MAX_ACTIVE;
-                time_t end = now + (ext > 0 ? ext : 0);
-
-                if (end > until) {
-                    pins_set_times(pin, first, end);
-                    *changed = 1;
-                    until = end;
-                }
-                cli_format_time(until, 1, when, sizeof(when));
-                pins_note(fp, report, "%s: %s until %s", name,
-                          until > now
-                              ? (is_active ? "active, extended" : "activated")
-                              : "inactive (seen for the first time "
-                                "just now)",
-                          when);
-            } else if (is_active) {
-                cli_format_time(until, 1, when, sizeof(when));
-                pins_note(fp, report,
-                          "%s: active until %s (activation "
-                          "off: not extended)",
-                          name, when);
-            } else {
-                pins_note(fp, report, "%s: inactive (activation off)", name);
-            }
+    }
+    key = json_string_value(json_object_get(pin, "key"));
+    for (i = 0; i < s->ntacks; i++) {
+        pins_key_hex(s->tacks[i]->public_key, hex);
+        if (strcmp(hex, key) == 0) {
+            pins_matched(s, pin, i);
             return 0;
         }
-        if (is_active) {
-            cli_format_time(until, 1, when, sizeof(when));
-            *alert = "access_denied";
-            json_object_set_new(
-                report, "reason",
-                json_sprintf(
-                    "%s is pinned to %s until %s, and the server "
-                    "presents %s",
-                    name, json_string_value(json_object_get(krec, "tack_id")),
-                    when, ntacks ? "a TACK with another key" : "no TACK"));
-            return 1;
-        }
-        if (ntacks > 0) {
-            tack_fingerprint(tacks[0]->public_key, fpr);
-            pins_note(fp, report,
-                      "%s: inactive pin on %s replaced by a new "
-                      "inactive pin on %s",
-                      name, json_string_value(json_object_get(krec, "tack_id")),
-                      fpr);
-            pins_new_name(p, name, tacks[0], now);
-        } else {
-            pins_note(fp, report, "%s: inactive pin on %s deleted (no TACK)",
-                      name,
-                      json_string_value(json_object_get(krec, "tack_id")));
-            json_object_del(p->names, name);
-        }
-        *changed = 1;
-        return 0;
     }
+    return pins_mismatched(s, pin);
+}
+
+/* pins_rules applies draft-00 section 5 to the loaded store: break
+ * signatures (5.2), then generations and pin activation (5.3).  Returns 0
+ * (accepted) or 1 (rejected, |*alert| set); |*changed| tells whether the
+ * store must be written. */
+static int pins_rules(cli_pins_t *p, const cli_pin_input_t *in,
+                      const char *name, FILE *fp, json_t *report,
+                      const char **alert, int *changed)
+{
+    pins_step_t s;
+
+    memset(&s, 0, sizeof(s));
+    s.p = p;
+    s.name = name;
+    s.now = in->now;
+    s.fp = fp;
+    s.report = report;
+    s.alert = alert;
+    s.changed = changed;
+    pins_apply_breaksigs(&s, in);
+    pins_keep_unbroken(&s, in);
+    if (pins_generations(&s)) {
+        return 1;
+    }
+    return pins_activation(&s);
 }
 
 /* pins_record_lifted remembers the keys whose preload entries a break
  * signature of this reply lifted: the break signature proves the key's
  * holder gave it up, and the server may stop serving it long before a
  * preload list expires. */
-static void pins_record_lifted(pins_t *p, const cli_pin_input_t *in, FILE *fp,
-                               json_t *report, int *changed)
+static void pins_record_lifted(cli_pins_t *p, const cli_pin_input_t *in,
+                               FILE *fp, json_t *report, int *changed)
 {
     char hex[2 * TACK_KEY_LEN + 1], fpr[TACK_FINGERPRINT_SIZE], when[32];
     size_t i;
@@ -519,7 +593,7 @@ static void pins_record_lifted(pins_t *p, const cli_pin_input_t *in, FILE *fp,
 /* pins_raise_to_preload raises the key record of the preload entry just
  * enforced to the entry's min_generation: a revocation the list announced
  * outlives the list. */
-static void pins_raise_to_preload(pins_t *p, const cli_pin_input_t *in,
+static void pins_raise_to_preload(cli_pins_t *p, const cli_pin_input_t *in,
                                   FILE *fp, json_t *report, int *changed)
 {
     char hex[2 * TACK_KEY_LEN + 1];
@@ -534,7 +608,7 @@ static void pins_raise_to_preload(pins_t *p, const cli_pin_input_t *in,
     if (krec == NULL) {
         return;
     }
-    old = pins_int(krec, "min_generation");
+    old = cli_pins_int(krec, "min_generation");
     if (in->preload_min_generation > old) {
         pins_note(fp, report,
                   "min_generation of %s raised from %d to %d (preload list)",
@@ -551,14 +625,14 @@ int cli_pins_key_state(const char *path, const uint8_t key[TACK_KEY_LEN],
 {
     char hex[2 * TACK_KEY_LEN + 1];
     json_t *krec;
-    pins_t p;
+    cli_pins_t p;
     int rc;
 
     *broken = 0;
     *min_generation = -1;
     /* No lock: the store is only ever replaced whole, so this reads one
      * consistent version. */
-    rc = pins_open(&p, path, 0);
+    rc = cli_pins_open(&p, path, 0);
     if (rc != CLI_EXIT_OK) {
         return rc;
     }
@@ -566,16 +640,16 @@ int cli_pins_key_state(const char *path, const uint8_t key[TACK_KEY_LEN],
     *broken = p.broken != NULL && json_object_get(p.broken, hex) != NULL;
     krec = json_object_get(p.keys, hex);
     if (krec != NULL) {
-        *min_generation = (int)pins_int(krec, "min_generation");
+        *min_generation = (int)cli_pins_int(krec, "min_generation");
     }
-    pins_close(&p);
+    cli_pins_close(&p);
     return CLI_EXIT_OK;
 }
 
 int cli_pins_apply(const char *path, const cli_pin_input_t *in, FILE *fp,
                    const char **alert, json_t *report)
 {
-    pins_t p;
+    cli_pins_t p;
     char *name;
     int changed = 0, verdict, rc;
 
@@ -584,7 +658,7 @@ int cli_pins_apply(const char *path, const cli_pin_input_t *in, FILE *fp,
         cli_err("out of memory");
         return CLI_EXIT_USAGE;
     }
-    rc = pins_open(&p, path, 1);
+    rc = cli_pins_open(&p, path, 1);
     if (rc != CLI_EXIT_OK) {
         free(name);
         return rc;
@@ -597,147 +671,13 @@ int cli_pins_apply(const char *path, const cli_pin_input_t *in, FILE *fp,
         pins_raise_to_preload(&p, in, fp, report, &changed);
     }
     if (changed) {
-        pins_gc(&p);
-        rc = pins_save(&p);
+        cli_pins_gc(&p);
+        rc = cli_pins_save(&p);
     }
-    pins_close(&p);
+    cli_pins_close(&p);
     free(name);
     if (rc != CLI_EXIT_OK) {
         return rc;
     }
     return verdict ? CLI_EXIT_CHECK : CLI_EXIT_OK;
-}
-
-/* ---- tack pins ----------------------------------------------------------- */
-
-int cmd_pins(int argc, char **argv)
-{
-    static const struct option longopts[] = {
-        {"pins", required_argument, NULL, CLI_OPT_PINS},
-        {"json", no_argument, NULL, CLI_OPT_JSON},
-        {"now", required_argument, NULL, CLI_OPT_NOW},
-        {"delete", required_argument, NULL, CLI_OPT_DELETE},
-        {"help", no_argument, NULL, 'h'},
-        {NULL, 0, NULL, 0}};
-    const char *path = NULL, *del = NULL;
-    int json = 0, c, rc;
-    pins_t p;
-    const char *n;
-    json_t *v;
-    time_t now;
-
-    while ((c = getopt_long(argc, argv, "h", longopts, NULL)) != -1) {
-        switch (c) {
-        case CLI_OPT_PINS:
-            path = optarg;
-            break;
-        case CLI_OPT_JSON:
-            json = 1;
-            break;
-        case CLI_OPT_DELETE:
-            del = optarg;
-            break;
-        case CLI_OPT_NOW:
-            if (!cli_parse_when(optarg, time(NULL), &cli_now_value)) {
-                return cli_usage_error("pins", "--now: bad time \"%s\"",
-                                       optarg);
-            }
-            cli_now_set = 1;
-            break;
-        case 'h':
-            return cli_help(stdout, "pins");
-        default:
-            return cli_usage_error("pins", "unknown option");
-        }
-    }
-    if (optind == argc - 1 && path == NULL) {
-        path = argv[optind++];
-    }
-    if (path == NULL || optind != argc) {
-        return cli_usage_error("pins", "want --pins FILE");
-    }
-    if (del == NULL && access(path, F_OK) != 0) {
-        cli_err("%s: %s", path, strerror(errno));
-        return CLI_EXIT_USAGE;
-    }
-    rc = pins_open(&p, path, del != NULL);
-    if (rc != CLI_EXIT_OK) {
-        return rc;
-    }
-    now = cli_now();
-    if (del != NULL) {
-        char *name = cli_pins_normalise(del);
-
-        if (name == NULL || json_object_get(p.names, name) == NULL) {
-            cli_err("%s: no pin for \"%s\"", path, del);
-            free(name);
-            pins_close(&p);
-            return CLI_EXIT_CHECK;
-        }
-        json_object_del(p.names, name);
-        free(name);
-        pins_gc(&p);
-        rc = pins_save(&p);
-        pins_close(&p);
-        return rc;
-    }
-    if (json) {
-        json_t *out = json_array();
-
-        json_object_foreach(p.names, n, v)
-        {
-            json_t *krec = json_object_get(
-                p.keys, json_string_value(json_object_get(v, "key")));
-
-            json_array_append_new(
-                out,
-                json_pack("{s:s, s:O, s:O, s:O, s:O, s:O, s:b}", "name", n,
-                          "tack_id", json_object_get(krec, "tack_id"),
-                          "public_key", json_object_get(v, "key"),
-                          "min_generation",
-                          json_object_get(krec, "min_generation"), "first_seen",
-                          json_object_get(v, "first_seen"), "active_until",
-                          json_object_get(v, "active_until"), "active",
-                          pins_int(v, "active_until") > now));
-        }
-        json_dumpf(out, stdout, JSON_INDENT(2));
-        putchar('\n');
-        json_decref(out);
-    } else {
-        printf("%-30s %-29s %-3s %-17s %s\n", "NAME", "TACK ID", "MIN",
-               "FIRST SEEN", "ACTIVE UNTIL");
-        json_object_foreach(p.names, n, v)
-        {
-            json_t *krec = json_object_get(
-                p.keys, json_string_value(json_object_get(v, "key")));
-            char first[32], until[32];
-            time_t u = (time_t)pins_int(v, "active_until");
-
-            cli_format_time((time_t)pins_int(v, "first_seen"), 0, first,
-                            sizeof(first));
-            cli_format_time(u, 0, until, sizeof(until));
-            printf("%-30s %-29s %-3d %-17s %s\n", n,
-                   json_string_value(json_object_get(krec, "tack_id")),
-                   (int)pins_int(krec, "min_generation"), first,
-                   u > now ? until
-                   : u     ? "inactive"
-                           : "inactive (new)");
-        }
-        /* Keys a break signature retired: their preload entries stay
-         * lifted (tack_cli_preload.c).  --json keeps its list of names. */
-        if (p.broken != NULL && json_object_size(p.broken) > 0) {
-            printf("\n%-30s %s\n", "BROKEN TACK KEY", "BREAK SIGNATURE SEEN");
-            json_object_foreach(p.broken, n, v)
-            {
-                char seen[32];
-
-                cli_format_time((time_t)pins_int(v, "seen"), 0, seen,
-                                sizeof(seen));
-                printf("%-30s %s\n",
-                       json_string_value(json_object_get(v, "tack_id")), seen);
-            }
-        }
-    }
-    pins_close(&p);
-    return CLI_EXIT_OK;
 }

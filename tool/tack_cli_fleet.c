@@ -397,133 +397,159 @@ static void fleet_unreached(fleet_entry_t *e)
     }
 }
 
-/* fleet_judge applies the rules (tack(1), "The fleet check"; numbered as
- * there) and fills |out| with the fleet's part of the report.  Returns
- * CLI_EXIT_OK when pin activation is safe, else CLI_EXIT_CHECK. */
-static int fleet_judge(fleet_entry_t *entries, size_t num, time_t now,
-                       json_t *out)
-{
-    const char *key, *maxmin_at = NULL;
-    const char *early_at = NULL, *late_at = NULL;
-    json_int_t maxmin = -1, early = 0, late = 0;
-    json_t *warnings = json_array(), *bad = json_array();
-    size_t i, j, count, nbad = 0, act_on = 0, act_known = 0;
-    char when[TACK_TIME_SIZE], when2[TACK_TIME_SIZE];
-    json_t *t;
+/* fleet_sum_t is what fleet_judge learns across the addresses: the fleet's
+ * key and how many serve it, the highest min_generation served with it and
+ * where, the earliest and latest TACK expirations, and how many addresses
+ * have pin activation on (of those where it is known). */
+typedef struct {
+    const char *key, *maxmin_at, *early_at, *late_at;
+    size_t count, act_on, act_known;
+    json_int_t maxmin, early, late;
+} fleet_sum_t;
 
-    key = fleet_key(entries, num, &count);
+/* fleet_pick_tacks finds the fleet's key, picks each address's TACK (the
+ * one by that key, else its first) and the highest min_generation that
+ * accepted addresses serve with the key. */
+static void fleet_pick_tacks(fleet_entry_t *entries, size_t num, fleet_sum_t *s)
+{
+    size_t i;
+
+    s->key = fleet_key(entries, num, &s->count);
     for (i = 0; i < num; i++) {
         fleet_entry_t *e = &entries[i];
 
-        e->tack = key ? fleet_tack_by(e, key) : NULL;
+        e->tack = s->key ? fleet_tack_by(e, s->key) : NULL;
         if (e->tack == NULL) {
             e->tack = json_array_get(json_object_get(e->report, "tacks"), 0);
         }
-        if (key != NULL && e->tack != NULL && fleet_accepted(e) &&
-            strcmp(fleet_str(e->tack, "tack_id"), key) == 0 &&
-            fleet_int(e->tack, "min_generation") > maxmin) {
-            maxmin = fleet_int(e->tack, "min_generation");
-            maxmin_at = e->text;
+        if (s->key != NULL && e->tack != NULL && fleet_accepted(e) &&
+            strcmp(fleet_str(e->tack, "tack_id"), s->key) == 0 &&
+            fleet_int(e->tack, "min_generation") > s->maxmin) {
+            s->maxmin = fleet_int(e->tack, "min_generation");
+            s->maxmin_at = e->text;
         }
     }
+}
 
-    for (i = 0; i < num; i++) {
-        fleet_entry_t *e = &entries[i];
-        const char *alert = fleet_str(e->report, "alert");
-        const char *reason = fleet_str(e->report, "reason");
+/* fleet_rules_2_to_4 applies rule 2 (a client accepts what it serves),
+ * rule 3 (one TACK key) and rule 4 (no client takes it for revoked) to an
+ * address that answers; the first that fails is its problem. */
+static void fleet_rules_2_to_4(fleet_entry_t *e, const fleet_sum_t *s,
+                               size_t num)
+{
+    const char *alert = fleet_str(e->report, "alert");
+    const char *reason = fleet_str(e->report, "reason");
 
-        /* Rule 1: it answers. */
-        if (json_object_get(e->report, "protocol") == NULL) {
-            fleet_unreached(e);
-            continue;
-        }
-        /* Rule 2: what it serves passes a client's checks. */
-        if (!fleet_accepted(e)) {
-            fleet_problem(e, "rejected", "a TACK client rejects it%s%s: %s",
-                          alert ? " with " : "", alert ? alert : "",
-                          reason ? reason : "?");
-        } else if (json_array_size(json_object_get(e->report, "tacks")) == 0) {
-            fleet_problem(e, "no TACK",
-                          "serves no TACK: a client with an active pin "
-                          "refuses it (access_denied)");
-        } else if (fleet_tack_by(e, key) == NULL) {
-            /* Rule 3: one TACK key. */
-            fleet_problem(e, "other key",
-                          "TACK key %s is not the fleet's key %s (served "
-                          "at %zu of %zu addresses): clients that pin one "
-                          "refuse the other (access_denied)",
-                          fleet_str(e->tack, "tack_id"), key, count, num);
-        } else if (fleet_int(e->tack, "generation") < maxmin) {
-            /* Rule 4: no client takes it for revoked. */
-            fleet_problem(e, "low generation",
-                          "generation %d is below min_generation %d served "
-                          "at %s: a client that saw that refuses this "
-                          "server (certificate_revoked)",
-                          (int)fleet_int(e->tack, "generation"), (int)maxmin,
-                          maxmin_at);
-        }
-        /* Rule 5: no break signature of the fleet's key. */
-        json_array_foreach(json_object_get(e->report, "break_sigs"), j, t)
-        {
-            const char *id = fleet_str(t, "breaks_tack_id");
+    if (!fleet_accepted(e)) {
+        fleet_problem(e, "rejected", "a TACK client rejects it%s%s: %s",
+                      alert ? " with " : "", alert ? alert : "",
+                      reason ? reason : "?");
+    } else if (json_array_size(json_object_get(e->report, "tacks")) == 0) {
+        fleet_problem(e, "no TACK",
+                      "serves no TACK: a client with an active pin "
+                      "refuses it (access_denied)");
+    } else if (fleet_tack_by(e, s->key) == NULL) {
+        fleet_problem(e, "other key",
+                      "TACK key %s is not the fleet's key %s (served "
+                      "at %zu of %zu addresses): clients that pin one "
+                      "refuse the other (access_denied)",
+                      fleet_str(e->tack, "tack_id"), s->key, s->count, num);
+    } else if (fleet_int(e->tack, "generation") < s->maxmin) {
+        fleet_problem(e, "low generation",
+                      "generation %d is below min_generation %d served "
+                      "at %s: a client that saw that refuses this "
+                      "server (certificate_revoked)",
+                      (int)fleet_int(e->tack, "generation"), (int)s->maxmin,
+                      s->maxmin_at);
+    }
+}
 
-            if (key != NULL && id != NULL && strcmp(id, key) == 0) {
-                fleet_problem(e, "breaks key",
-                              "serves a break signature of the fleet's "
-                              "key %s: clients drop their pins on it",
-                              key);
-            }
-        }
-        /* A second TACK (draft-02) by a key the others lack is harmless
-         * until someone activates it. */
-        json_array_foreach(json_object_get(e->report, "tacks"), j, t)
-        {
-            const char *id = fleet_str(t, "tack_id");
-            size_t k, n = 0;
+/* fleet_rule_5: no break signature of the fleet's key. */
+static void fleet_rule_5(fleet_entry_t *e, const char *key)
+{
+    size_t j;
+    json_t *t;
 
-            if (t == e->tack || id == NULL || e->status != NULL) {
-                continue;
-            }
-            for (k = 0; k < num; k++) {
-                n += fleet_accepted(&entries[k]) &&
-                     fleet_tack_by(&entries[k], id) != NULL;
-            }
-            if (n < num) {
-                fleet_warning(e->warnings,
-                              "also serves a TACK by key %s, which only "
-                              "%zu of %zu addresses serve: never activate "
-                              "it as it is",
-                              id, n, num);
-            }
-        }
-        if (e->status != NULL) {
-            continue;
-        }
-        e->status = "ok";
-        {
-            json_int_t exp = fleet_int(e->tack, "expiration_minutes");
-            int act = fleet_activation(e, e->tack);
+    json_array_foreach(json_object_get(e->report, "break_sigs"), j, t)
+    {
+        const char *id = fleet_str(t, "breaks_tack_id");
 
-            if (early_at == NULL || exp < early) {
-                early = exp;
-                early_at = e->text;
-            }
-            if (late_at == NULL || exp > late) {
-                late = exp;
-                late_at = e->text;
-            }
-            if ((long long)exp * 60 - (long long)now < FLEET_EXPIRY_WARN) {
-                fleet_warning(e->warnings,
-                              "the TACK expires in %lld days, at %s",
-                              ((long long)exp * 60 - (long long)now) / 86400,
-                              fleet_str(e->tack, "expiration"));
-            }
-            if (act >= 0) {
-                act_known++;
-                act_on += act == 1;
-            }
+        if (key != NULL && id != NULL && strcmp(id, key) == 0) {
+            fleet_problem(e, "breaks key",
+                          "serves a break signature of the fleet's "
+                          "key %s: clients drop their pins on it",
+                          key);
         }
     }
+}
+
+/* fleet_second_tacks warns of a second TACK (draft-02) by a key the other
+ * addresses lack: harmless until someone activates it. */
+static void fleet_second_tacks(fleet_entry_t *e, fleet_entry_t *entries,
+                               size_t num)
+{
+    size_t j;
+    json_t *t;
+
+    json_array_foreach(json_object_get(e->report, "tacks"), j, t)
+    {
+        const char *id = fleet_str(t, "tack_id");
+        size_t k, n = 0;
+
+        if (t == e->tack || id == NULL || e->status != NULL) {
+            continue;
+        }
+        for (k = 0; k < num; k++) {
+            n += fleet_accepted(&entries[k]) &&
+                 fleet_tack_by(&entries[k], id) != NULL;
+        }
+        if (n < num) {
+            fleet_warning(e->warnings,
+                          "also serves a TACK by key %s, which only "
+                          "%zu of %zu addresses serve: never activate "
+                          "it as it is",
+                          id, n, num);
+        }
+    }
+}
+
+/* fleet_note_ok marks an address without problems "ok", warns when its
+ * TACK expires soon, and adds its expiration and activation to |s|. */
+static void fleet_note_ok(fleet_entry_t *e, fleet_sum_t *s, time_t now)
+{
+    json_int_t exp = fleet_int(e->tack, "expiration_minutes");
+    int act = fleet_activation(e, e->tack);
+
+    e->status = "ok";
+    if (s->early_at == NULL || exp < s->early) {
+        s->early = exp;
+        s->early_at = e->text;
+    }
+    if (s->late_at == NULL || exp > s->late) {
+        s->late = exp;
+        s->late_at = e->text;
+    }
+    if ((long long)exp * 60 - (long long)now < FLEET_EXPIRY_WARN) {
+        fleet_warning(e->warnings, "the TACK expires in %lld days, at %s",
+                      ((long long)exp * 60 - (long long)now) / 86400,
+                      fleet_str(e->tack, "expiration"));
+    }
+    if (act >= 0) {
+        s->act_known++;
+        s->act_on += act == 1;
+    }
+}
+
+/* fleet_summary fills |out| with the fleet's part of the report: the
+ * addresses that would lock clients out, and the fleet-wide warnings
+ * (expirations far apart, activation on at some addresses only).  Returns
+ * how many addresses have problems. */
+static size_t fleet_summary(fleet_entry_t *entries, size_t num,
+                            const fleet_sum_t *s, json_t *out)
+{
+    json_t *warnings = json_array(), *bad = json_array();
+    char when[TACK_TIME_SIZE], when2[TACK_TIME_SIZE];
+    size_t i, nbad = 0;
 
     for (i = 0; i < num; i++) {
         fleet_entry_t *e = &entries[i];
@@ -534,32 +560,66 @@ static int fleet_judge(fleet_entry_t *entries, size_t num, time_t now,
                                                  e->text, "status", e->status));
         }
     }
-    if (early_at != NULL &&
-        (long long)(late - early) * 60 > FLEET_EXPIRY_SPREAD) {
-        tack_time_format((uint32_t)early, when);
-        tack_time_format((uint32_t)late, when2);
+    if (s->early_at != NULL &&
+        (long long)(s->late - s->early) * 60 > FLEET_EXPIRY_SPREAD) {
+        tack_time_format((uint32_t)s->early, when);
+        tack_time_format((uint32_t)s->late, when2);
         fleet_warning(warnings,
                       "TACK expirations differ by %lld days: %s at %s, %s "
                       "at %s (is renewal running on every server?)",
-                      (long long)(late - early) / 1440, when, early_at, when2,
-                      late_at);
+                      (long long)(s->late - s->early) / 1440, when, s->early_at,
+                      when2, s->late_at);
     }
-    if (act_on > 0 && act_on < act_known) {
+    if (s->act_on > 0 && s->act_on < s->act_known) {
         fleet_warning(warnings,
                       "pin activation is already on at %zu of %zu "
                       "addresses",
-                      act_on, num);
+                      s->act_on, num);
     }
-    json_object_set_new(out, "fleet_key", key ? json_string(key) : json_null());
+    json_object_set_new(out, "fleet_key",
+                        s->key ? json_string(s->key) : json_null());
     json_object_set_new(out, "fleet_key_addresses",
-                        json_integer((json_int_t)count));
+                        json_integer((json_int_t)s->count));
     json_object_set_new(out, "min_generation",
-                        maxmin >= 0 ? json_integer(maxmin) : json_null());
-    json_object_set_new(out, "activation_on", json_integer((json_int_t)act_on));
+                        s->maxmin >= 0 ? json_integer(s->maxmin) : json_null());
+    json_object_set_new(out, "activation_on",
+                        json_integer((json_int_t)s->act_on));
     json_object_set_new(out, "warnings", warnings);
     json_object_set_new(out, "lockouts", bad);
     json_object_set_new(out, "safe", json_boolean(nbad == 0));
-    return nbad == 0 ? CLI_EXIT_OK : CLI_EXIT_CHECK;
+    return nbad;
+}
+
+/* fleet_judge applies the rules (tack(1), "The fleet check"; numbered as
+ * there) to each address and fills |out| with the fleet's part of the
+ * report.  Returns CLI_EXIT_OK when pin activation is safe, else
+ * CLI_EXIT_CHECK. */
+static int fleet_judge(fleet_entry_t *entries, size_t num, time_t now,
+                       json_t *out)
+{
+    fleet_sum_t s;
+    size_t i;
+
+    memset(&s, 0, sizeof(s));
+    s.maxmin = -1;
+    fleet_pick_tacks(entries, num, &s);
+    for (i = 0; i < num; i++) {
+        fleet_entry_t *e = &entries[i];
+
+        /* Rule 1: it answers. */
+        if (json_object_get(e->report, "protocol") == NULL) {
+            fleet_unreached(e);
+            continue;
+        }
+        fleet_rules_2_to_4(e, &s, num);
+        fleet_rule_5(e, s.key);
+        fleet_second_tacks(e, entries, num);
+        if (e->status == NULL) {
+            fleet_note_ok(e, &s, now);
+        }
+    }
+    return fleet_summary(entries, num, &s, out) == 0 ? CLI_EXIT_OK
+                                                     : CLI_EXIT_CHECK;
 }
 
 /* fleet_verdict writes the verdict line's text into |buf| (|size| bytes):
@@ -709,73 +769,70 @@ static void fleet_print(FILE *fp, const cli_check_opts_t *o, int from_dns,
 
 /* ---- the command --------------------------------------------------------- */
 
-int cli_fleet_check(const cli_check_opts_t *opts, char *const *resolve,
-                    size_t num_resolve)
+/* fleet_addresses fills |entries| (|*num| of them) with the addresses to
+ * check: the --resolve ones, else what DNS gives for the host; sorted,
+ * each once.  Returns the exit status. */
+static int fleet_addresses(const cli_check_opts_t *o, char *const *resolve,
+                           size_t num_resolve, fleet_entry_t *entries,
+                           size_t *num)
 {
-    cli_check_opts_t o = *opts;
-    fleet_entry_t *entries;
-    json_t *out, *arr;
-    size_t i, num = 0, n;
-    char err[512], verdict[4096];
+    char err[512];
+    size_t i, n;
     int rc;
 
-    entries = calloc(FLEET_MAX_ADDRS, sizeof(*entries));
-    out = json_object(); /* before any thread: seeds jansson's hashes */
-    if (entries == NULL || out == NULL) {
-        free(entries);
-        json_decref(out);
-        cli_err("out of memory");
-        return CLI_EXIT_USAGE;
-    }
-    rc = fleet_resolve_args(o.host, resolve, num_resolve, entries, &num);
+    rc = fleet_resolve_args(o->host, resolve, num_resolve, entries, num);
     if (rc == CLI_EXIT_OK && num_resolve == 0) {
-        rc = fleet_resolve_dns(o.host, o.port, entries, &num, err, sizeof(err));
+        rc =
+            fleet_resolve_dns(o->host, o->port, entries, num, err, sizeof(err));
         if (rc != CLI_EXIT_OK) {
-            cli_err("check %s: %s", o.host, err);
+            cli_err("check %s: %s", o->host, err);
         }
     }
     if (rc != CLI_EXIT_OK) {
-        free(entries);
-        json_decref(out);
         return rc;
     }
-    qsort(entries, num, sizeof(*entries), fleet_addr_cmp);
-    for (i = 0, n = 0; i < num; i++) {
+    qsort(entries, *num, sizeof(*entries), fleet_addr_cmp);
+    for (i = 0, n = 0; i < *num; i++) {
         if (n == 0 || fleet_addr_cmp(&entries[n - 1], &entries[i]) != 0) {
             entries[n++] = entries[i];
         }
     }
-    num = n;
+    *num = n;
+    return CLI_EXIT_OK;
+}
 
-    json_object_set_new(out, "host", json_string(o.host));
-    json_object_set_new(out, "port", json_string(o.port));
-    json_object_set_new(out, "servername",
-                        o.servername ? json_string(o.servername) : json_null());
-    json_object_set_new(out, "source",
-                        json_string(num_resolve ? "resolve" : "dns"));
-
-    /* Quiet: the rows say it all, once each.  --require goes without
-     * saying: an address without a TACK is a problem of its own. */
-    o.quiet = 1;
-    o.require = 0;
-    fleet_run(&o, entries, num);
+/* fleet_checked makes sure every address was checked: the tool's own
+ * trouble (an unusable --ca) is the same at every address, so it is said
+ * once.  Each address gets its problems and warnings arrays.  Returns the
+ * exit status. */
+static int fleet_checked(const cli_check_opts_t *o, fleet_entry_t *entries,
+                         size_t num)
+{
+    size_t i;
 
     for (i = 0; i < num; i++) {
         const char *e = fleet_str(entries[i].report, "error");
 
         if (entries[i].rc == CLI_EXIT_USAGE || entries[i].report == NULL) {
-            /* The tool's own trouble (an unusable --ca) is the same at
-             * every address: say it once. */
-            cli_err("check %s: %s", o.host, e ? e : "out of memory");
-            rc = CLI_EXIT_USAGE;
-            goto done;
+            cli_err("check %s: %s", o->host, e ? e : "out of memory");
+            return CLI_EXIT_USAGE;
         }
         entries[i].problems = json_array();
         entries[i].warnings = json_array();
     }
-    rc = fleet_judge(entries, num, cli_now(), out);
-    fleet_verdict(entries, num, out, verdict, sizeof(verdict));
-    if (o.json) {
+    return CLI_EXIT_OK;
+}
+
+/* fleet_report writes the fleet's report to stdout: as JSON (--json, the
+ * addresses and the verdict added to |out|) or as rows. */
+static void fleet_report(const cli_check_opts_t *o, int from_dns,
+                         fleet_entry_t *entries, size_t num, json_t *out,
+                         const char *verdict)
+{
+    json_t *arr;
+    size_t i;
+
+    if (o->json) {
         arr = json_array();
         for (i = 0; i < num; i++) {
             json_array_append_new(
@@ -790,11 +847,58 @@ int cli_fleet_check(const cli_check_opts_t *opts, char *const *resolve,
         json_dumpf(out, stdout, JSON_INDENT(2) | JSON_PRESERVE_ORDER);
         putchar('\n');
     } else {
-        fleet_print(stdout, &o, num_resolve == 0, entries, num, out, verdict);
+        fleet_print(stdout, o, from_dns, entries, num, out, verdict);
     }
     fflush(stdout);
+}
 
-done:
+/* cli_fleet_check (tack(1), "The fleet check"): find the addresses, check
+ * each, judge the fleet, report. */
+int cli_fleet_check(const cli_check_opts_t *opts, char *const *resolve,
+                    size_t num_resolve)
+{
+    cli_check_opts_t o = *opts;
+    fleet_entry_t *entries;
+    json_t *out;
+    size_t i, num = 0;
+    char verdict[4096];
+    int rc;
+
+    entries = calloc(FLEET_MAX_ADDRS, sizeof(*entries));
+    out = json_object(); /* before any thread: seeds jansson's hashes */
+    if (entries == NULL || out == NULL) {
+        free(entries);
+        json_decref(out);
+        cli_err("out of memory");
+        return CLI_EXIT_USAGE;
+    }
+    rc = fleet_addresses(&o, resolve, num_resolve, entries, &num);
+    if (rc != CLI_EXIT_OK) {
+        free(entries);
+        json_decref(out);
+        return rc;
+    }
+
+    json_object_set_new(out, "host", json_string(o.host));
+    json_object_set_new(out, "port", json_string(o.port));
+    json_object_set_new(out, "servername",
+                        o.servername ? json_string(o.servername) : json_null());
+    json_object_set_new(out, "source",
+                        json_string(num_resolve ? "resolve" : "dns"));
+
+    /* Quiet: the rows say it all, once each.  --require goes without
+     * saying: an address without a TACK is a problem of its own. */
+    o.quiet = 1;
+    o.require = 0;
+    fleet_run(&o, entries, num);
+
+    rc = fleet_checked(&o, entries, num);
+    if (rc == CLI_EXIT_OK) {
+        rc = fleet_judge(entries, num, cli_now(), out);
+        fleet_verdict(entries, num, out, verdict, sizeof(verdict));
+        fleet_report(&o, num_resolve == 0, entries, num, out, verdict);
+    }
+
     for (i = 0; i < num; i++) {
         json_decref(entries[i].report);
         json_decref(entries[i].problems);

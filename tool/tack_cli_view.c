@@ -20,70 +20,6 @@
     (SSL_EXT_CLIENT_HELLO | SSL_EXT_TLS1_2_SERVER_HELLO |                      \
      SSL_EXT_TLS1_3_ENCRYPTED_EXTENSIONS | SSL_EXT_IGNORE_ON_RESUMPTION)
 
-/* ---- human and JSON forms ------------------------------------------------ */
-
-void cli_print_tack(FILE *fp, const tack_t *tack)
-{
-    char fpr[TACK_FINGERPRINT_SIZE], when[TACK_TIME_SIZE];
-    char hash[2 * TACK_HASH_LEN + 1];
-
-    tack_fingerprint(tack->public_key, fpr);
-    tack_time_format(tack->expiration, when);
-    cli_hex(tack->target_hash, TACK_HASH_LEN, hash);
-    fprintf(fp,
-            "TACK ID        = %s\n"
-            "min_generation = %u\n"
-            "generation     = %u\n"
-            "expiration     = %s\n"
-            "target_hash    = %s\n",
-            fpr, tack->min_generation, tack->generation, when, hash);
-}
-
-void cli_print_breaksig(FILE *fp, const tack_breaksig_t *sig)
-{
-    char fpr[TACK_FINGERPRINT_SIZE];
-
-    tack_fingerprint(sig->public_key, fpr);
-    fprintf(fp, "Breaks TACK ID = %s\n", fpr);
-}
-
-json_t *cli_json_tack(const tack_t *tack, time_t now)
-{
-    char fpr[TACK_FINGERPRINT_SIZE], when[TACK_TIME_SIZE];
-    char hash[2 * TACK_HASH_LEN + 1], key[2 * TACK_KEY_LEN + 1];
-    char sig[2 * TACK_SIG_LEN + 1];
-    tack_status_t st = tack_verify(tack);
-
-    tack_fingerprint(tack->public_key, fpr);
-    tack_time_format(tack->expiration, when);
-    cli_hex(tack->target_hash, TACK_HASH_LEN, hash);
-    cli_hex(tack->public_key, TACK_KEY_LEN, key);
-    cli_hex(tack->signature, TACK_SIG_LEN, sig);
-    return json_pack(
-        "{s:s, s:s, s:s, s:i, s:i, s:s, s:I, s:s, s:s, s:b, s:s?, s:b}", "type",
-        "tack", "tack_id", fpr, "public_key", key, "min_generation",
-        (int)tack->min_generation, "generation", (int)tack->generation,
-        "expiration", when, "expiration_minutes", (json_int_t)tack->expiration,
-        "target_hash", hash, "signature", sig, "signature_valid", st == TACK_OK,
-        "signature_error", st == TACK_OK ? NULL : tack_status_str(st),
-        "expired", tack_check_expiration(tack, now) != TACK_OK);
-}
-
-json_t *cli_json_breaksig(const tack_breaksig_t *sig)
-{
-    char fpr[TACK_FINGERPRINT_SIZE], key[2 * TACK_KEY_LEN + 1];
-    char s[2 * TACK_SIG_LEN + 1];
-    tack_status_t st = tack_breaksig_verify(sig);
-
-    tack_fingerprint(sig->public_key, fpr);
-    cli_hex(sig->public_key, TACK_KEY_LEN, key);
-    cli_hex(sig->signature, TACK_SIG_LEN, s);
-    return json_pack("{s:s, s:s, s:s, s:s, s:b, s:s?}", "type", "break_sig",
-                     "breaks_tack_id", fpr, "public_key", key, "signature", s,
-                     "signature_valid", st == TACK_OK, "signature_error",
-                     st == TACK_OK ? NULL : tack_status_str(st));
-}
-
 /* ---- view ---------------------------------------------------------------- */
 
 typedef struct {
@@ -388,13 +324,147 @@ static int view_pem_blocks(view_ctx_t *v, const char *file, const char *text,
     return 1;
 }
 
+/* view_tack_blocks shows the TACK blocks of a file, or with |breaksigs|
+ * the TACK BREAK SIG blocks (|label|): each block parsed as one, a bad one
+ * reported with its line and the size it should have. */
+static void view_tack_blocks(view_ctx_t *v, const char *file, const char *text,
+                             size_t len, const char *label, int breaksigs)
+{
+    tack_pem_t pem;
+    size_t j;
+
+    if (!view_pem_blocks(v, file, text, len, label, &pem)) {
+        return;
+    }
+    for (j = 0; j < pem.count; j++) {
+        const uint8_t *in = pem.blocks[j].data;
+        size_t in_len = pem.blocks[j].len;
+        tack_breaksig_t sig;
+        tack_t tack;
+        tack_status_t st = breaksigs ? tack_breaksig_parse(&sig, in, in_len)
+                                     : tack_parse(&tack, in, in_len);
+
+        if (st != TACK_OK) {
+            cli_err("%s: line %u: %s block: %s (%zu bytes, want %d)", file,
+                    pem.blocks[j].line, label, tack_status_str(st), in_len,
+                    breaksigs ? TACK_BREAKSIG_LEN : TACK_LEN);
+            view_worse(v, CLI_EXIT_USAGE);
+        } else if (breaksigs) {
+            view_breaksig(v, file, &sig, j);
+        } else {
+            view_tack(v, file, &tack, j);
+        }
+    }
+    tack_pem_free(&pem);
+}
+
+/* view_keyfile_text shows a TACK PRIVATE KEY file (without its secret). */
+static void view_keyfile_text(view_ctx_t *v, const char *file, const char *text,
+                              size_t len)
+{
+    tack_keyfile_t kf;
+    unsigned line = 0;
+    tack_status_t st;
+
+    st = tack_keyfile_from_pem(&kf, text, len, &line);
+    if (st != TACK_OK) {
+        cli_err("%s: line %u: TACK PRIVATE KEY block: %s", file, line,
+                tack_status_str(st));
+        view_worse(v, CLI_EXIT_USAGE);
+    } else {
+        view_keyfile(v, file, &kf);
+    }
+    OPENSSL_cleanse(&kf, sizeof(kf));
+}
+
+/* view_cert_text shows every PEM certificate of a file. */
+static void view_cert_text(view_ctx_t *v, const char *file, const char *text,
+                           size_t len)
+{
+    BIO *bio = BIO_new_mem_buf(text, (int)len);
+    X509 *cert;
+
+    while (bio != NULL &&
+           (cert = PEM_read_bio_X509(bio, NULL, NULL, NULL)) != NULL) {
+        view_cert(v, file, cert);
+        X509_free(cert);
+    }
+    ERR_clear_error();
+    BIO_free(bio);
+}
+
+/* view_serverinfo_blocks shows the SERVERINFO(V2) FOR ... blocks. */
+static void view_serverinfo_blocks(view_ctx_t *v, const char *file,
+                                   const char *text, size_t len,
+                                   const char *label)
+{
+    tack_pem_t pem;
+    size_t j;
+
+    if (!view_pem_blocks(v, file, text, len, label, &pem)) {
+        return;
+    }
+    for (j = 0; j < pem.count; j++) {
+        view_serverinfo(v, file, pem.blocks[j].data, pem.blocks[j].len,
+                        label[10] == 'V');
+    }
+    tack_pem_free(&pem);
+}
+
+/* view_label shows the blocks of one PEM label; returns 1 when the label
+ * is one `tack view` knows. */
+static int view_label(view_ctx_t *v, const char *file, const char *text,
+                      size_t len, const char *label)
+{
+    if (strcmp(label, TACK_PEM_LABEL_TACK) == 0) {
+        view_tack_blocks(v, file, text, len, label, 0);
+    } else if (strcmp(label, TACK_PEM_LABEL_BREAKSIG) == 0) {
+        view_tack_blocks(v, file, text, len, label, 1);
+    } else if (strcmp(label, TACK_PEM_LABEL_KEY) == 0) {
+        view_keyfile_text(v, file, text, len);
+    } else if (strcmp(label, "CERTIFICATE") == 0) {
+        view_cert_text(v, file, text, len);
+    } else if (strncmp(label, "SERVERINFO FOR ", 15) == 0 ||
+               strncmp(label, "SERVERINFOV2 FOR ", 17) == 0) {
+        view_serverinfo_blocks(v, file, text, len, label);
+    } else {
+        return 0;
+    }
+    return 1;
+}
+
+/* view_unlabelled handles a file without a known PEM label: a DER
+ * certificate, or an error naming what the file holds. */
+static void view_unlabelled(view_ctx_t *v, const char *file, const char *text,
+                            size_t len, size_t nlabels, const char *first)
+{
+    const unsigned char *p = (const unsigned char *)text;
+    X509 *cert = nlabels ? NULL : d2i_X509(NULL, &p, (long)len);
+
+    ERR_clear_error();
+    if (cert != NULL) {
+        view_cert(v, file, cert);
+        X509_free(cert);
+    } else if (nlabels > 0) {
+        cli_err("%s: not a TACK, break signature, TACK key, certificate "
+                "or serverinfo file (it holds \"BEGIN %s\")",
+                file, first);
+        view_worse(v, CLI_EXIT_USAGE);
+    } else {
+        cli_err("%s: not a TACK, break signature, TACK key, certificate "
+                "or serverinfo file (no PEM block, not DER)",
+                file);
+        view_worse(v, CLI_EXIT_USAGE);
+    }
+}
+
+/* view_file shows every item of one file, label by label. */
 static void view_file(view_ctx_t *v, const char *file)
 {
     char *text = NULL;
-    size_t len = 0, nlabels, i, j;
+    size_t len = 0, nlabels, i;
     char labels[16][64];
     int known = 0;
-    tack_pem_t pem;
 
     v->printed = 0;
     v->last_breaksig = 0;
@@ -404,106 +474,11 @@ static void view_file(view_ctx_t *v, const char *file)
     }
     nlabels = view_labels(text, labels, 16);
     for (i = 0; i < nlabels; i++) {
-        const char *label = labels[i];
-
-        if (strcmp(label, TACK_PEM_LABEL_TACK) == 0) {
-            known = 1;
-            if (view_pem_blocks(v, file, text, len, label, &pem)) {
-                for (j = 0; j < pem.count; j++) {
-                    tack_t tack;
-                    tack_status_t st = tack_parse(&tack, pem.blocks[j].data,
-                                                  pem.blocks[j].len);
-
-                    if (st != TACK_OK) {
-                        cli_err("%s: line %u: TACK block: %s (%zu bytes, "
-                                "want %d)",
-                                file, pem.blocks[j].line, tack_status_str(st),
-                                pem.blocks[j].len, TACK_LEN);
-                        view_worse(v, CLI_EXIT_USAGE);
-                        continue;
-                    }
-                    view_tack(v, file, &tack, j);
-                }
-                tack_pem_free(&pem);
-            }
-        } else if (strcmp(label, TACK_PEM_LABEL_BREAKSIG) == 0) {
-            known = 1;
-            if (view_pem_blocks(v, file, text, len, label, &pem)) {
-                for (j = 0; j < pem.count; j++) {
-                    tack_breaksig_t sig;
-                    tack_status_t st = tack_breaksig_parse(
-                        &sig, pem.blocks[j].data, pem.blocks[j].len);
-
-                    if (st != TACK_OK) {
-                        cli_err("%s: line %u: TACK BREAK SIG block: %s (%zu "
-                                "bytes, want %d)",
-                                file, pem.blocks[j].line, tack_status_str(st),
-                                pem.blocks[j].len, TACK_BREAKSIG_LEN);
-                        view_worse(v, CLI_EXIT_USAGE);
-                        continue;
-                    }
-                    view_breaksig(v, file, &sig, j);
-                }
-                tack_pem_free(&pem);
-            }
-        } else if (strcmp(label, TACK_PEM_LABEL_KEY) == 0) {
-            tack_keyfile_t kf;
-            unsigned line = 0;
-            tack_status_t st;
-
-            known = 1;
-            st = tack_keyfile_from_pem(&kf, text, len, &line);
-            if (st != TACK_OK) {
-                cli_err("%s: line %u: TACK PRIVATE KEY block: %s", file, line,
-                        tack_status_str(st));
-                view_worse(v, CLI_EXIT_USAGE);
-            } else {
-                view_keyfile(v, file, &kf);
-            }
-            OPENSSL_cleanse(&kf, sizeof(kf));
-        } else if (strcmp(label, "CERTIFICATE") == 0) {
-            BIO *bio = BIO_new_mem_buf(text, (int)len);
-            X509 *cert;
-
-            known = 1;
-            while (bio != NULL &&
-                   (cert = PEM_read_bio_X509(bio, NULL, NULL, NULL)) != NULL) {
-                view_cert(v, file, cert);
-                X509_free(cert);
-            }
-            ERR_clear_error();
-            BIO_free(bio);
-        } else if (strncmp(label, "SERVERINFO FOR ", 15) == 0 ||
-                   strncmp(label, "SERVERINFOV2 FOR ", 17) == 0) {
-            known = 1;
-            if (view_pem_blocks(v, file, text, len, label, &pem)) {
-                for (j = 0; j < pem.count; j++) {
-                    view_serverinfo(v, file, pem.blocks[j].data,
-                                    pem.blocks[j].len, label[10] == 'V');
-                }
-                tack_pem_free(&pem);
-            }
-        }
+        known |= view_label(v, file, text, len, labels[i]);
     }
     if (!known) {
-        const unsigned char *p = (const unsigned char *)text;
-        X509 *cert = nlabels ? NULL : d2i_X509(NULL, &p, (long)len);
-
-        ERR_clear_error();
-        if (cert != NULL) {
-            view_cert(v, file, cert);
-            X509_free(cert);
-        } else if (nlabels > 0) {
-            cli_err("%s: not a TACK, break signature, TACK key, certificate "
-                    "or serverinfo file (it holds \"BEGIN %s\")",
-                    file, labels[0]);
-            view_worse(v, CLI_EXIT_USAGE);
-        } else {
-            cli_err("%s: not a TACK, break signature, TACK key, certificate "
-                    "or serverinfo file (no PEM block, not DER)",
-                    file);
-            view_worse(v, CLI_EXIT_USAGE);
-        }
+        view_unlabelled(v, file, text, len, nlabels,
+                        nlabels ? labels[0] : NULL);
     }
     OPENSSL_cleanse(text, len);
     free(text);
@@ -530,11 +505,9 @@ int cmd_view(int argc, char **argv)
             v.cert_path = optarg;
             break;
         case CLI_OPT_NOW:
-            if (!cli_parse_when(optarg, time(NULL), &cli_now_value)) {
-                return cli_usage_error("view", "--now: bad time \"%s\"",
-                                       optarg);
+            if (cli_opt_now("view", optarg) != CLI_EXIT_OK) {
+                return CLI_EXIT_USAGE;
             }
-            cli_now_set = 1;
             break;
         case 'h':
             return cli_help(stdout, "view");
@@ -569,7 +542,111 @@ int cmd_view(int argc, char **argv)
 
 /* ---- serverinfo ---------------------------------------------------------- */
 
-int cmd_serverinfo(int argc, char **argv)
+/* What `tack serverinfo`'s options say (docs/tack.1, SERVERINFO). */
+typedef struct {
+    const char *tack_paths[TACK_EXT02_MAX_TACKS + 1];
+    const char **bs_paths; /* malloc'd */
+    size_t ntack_paths, nbs_paths;
+    const char *out_path, *cert_path;
+    unsigned long activation;
+    int draft02, v2, force;
+} serverinfo_opts_t;
+
+/* What the extension is built from. */
+typedef struct {
+    tack_t tacks[TACK_EXT02_MAX_TACKS];
+    tack_breaksig_t bs[TACK_MAX_BREAKSIGS];
+    size_t ntacks, nbs;
+    X509 *cert; /* -c, NULL without */
+} serverinfo_inputs_t;
+
+/* serverinfo_check_options: what the options say together.  Returns -1
+ * when they are usable, else CLI_EXIT_USAGE (message printed). */
+static int serverinfo_check_options(const serverinfo_opts_t *so)
+{
+    if (!so->draft02 && so->activation > 1) {
+        return cli_usage_error("serverinfo", "-a: draft-00 wants 0 or 1");
+    }
+    if (so->draft02 && so->nbs_paths > 0) {
+        return cli_usage_error("serverinfo",
+                               "draft-02 has no break signatures");
+    }
+    if (so->ntack_paths == 0 && (so->draft02 || so->nbs_paths == 0)) {
+        return cli_usage_error("serverinfo", "needs -t TACKFILE");
+    }
+    if (so->ntack_paths > 1 && !so->draft02) {
+        return cli_usage_error("serverinfo",
+                               "draft-00 carries one TACK; two need "
+                               "--format draft-02");
+    }
+    return -1;
+}
+
+/* serverinfo_option applies one option |c| (docs/tack.1, SERVERINFO).
+ * Returns -1 when the command goes on, else the exit status (help
+ * printed, or a usage error). */
+static int serverinfo_option(int c, serverinfo_opts_t *so)
+{
+    switch (c) {
+    case 't':
+        if (so->ntack_paths == TACK_EXT02_MAX_TACKS) {
+            return cli_usage_error("serverinfo", "at most two -t");
+        }
+        so->tack_paths[so->ntack_paths++] = optarg;
+        break;
+    case 'b':
+        so->bs_paths[so->nbs_paths++] = optarg;
+        break;
+    case 'a':
+        if (!cli_parse_uint(optarg, 0, 3, &so->activation)) {
+            return cli_usage_error("serverinfo",
+                                   "-a: want 0 or 1 (draft-02: 0 to 3), "
+                                   "not \"%s\"",
+                                   optarg);
+        }
+        break;
+    case CLI_OPT_FORMAT:
+        if (strcmp(optarg, "draft-00") == 0) {
+            so->draft02 = 0;
+        } else if (strcmp(optarg, "draft-02") == 0) {
+            so->draft02 = 1;
+        } else {
+            return cli_usage_error("serverinfo",
+                                   "--format: draft-00 or draft-02, not "
+                                   "\"%s\"",
+                                   optarg);
+        }
+        break;
+    case 'c':
+        so->cert_path = optarg;
+        break;
+    case 'o':
+        so->out_path = optarg;
+        break;
+    case 'f':
+        so->force = 1;
+        break;
+    case CLI_OPT_NOW:
+        if (cli_opt_now("serverinfo", optarg) != CLI_EXIT_OK) {
+            return CLI_EXIT_USAGE;
+        }
+        break;
+    case CLI_OPT_V2:
+        so->v2 = 1;
+        break;
+    case 'h':
+        return cli_help(stdout, "serverinfo");
+    default:
+        return cli_usage_error("serverinfo", "unknown option");
+    }
+    return -1;
+}
+
+/* serverinfo_parse_options fills |so| (so->bs_paths malloc'd: the caller
+ * frees it).  Returns -1 when the command goes on, else the exit status
+ * (help printed, or a usage error). */
+static int serverinfo_parse_options(int argc, char **argv,
+                                    serverinfo_opts_t *so)
 {
     static const struct option longopts[] = {
         {"tack", required_argument, NULL, 't'},
@@ -583,155 +660,89 @@ int cmd_serverinfo(int argc, char **argv)
         {"v2", no_argument, NULL, CLI_OPT_V2},
         {"help", no_argument, NULL, 'h'},
         {NULL, 0, NULL, 0}};
-    const char *tack_paths[TACK_EXT02_MAX_TACKS + 1];
-    const char **bs_paths;
-    size_t ntack_paths = 0, nbs_paths = 0, ntacks = 0, nbs = 0, i, j;
-    const char *out_path = NULL, *cert_path = NULL;
-    unsigned long activation = 0;
-    int draft02 = 0, v2 = 0, force = 0, c, rc = CLI_EXIT_OK;
-    tack_t tacks[TACK_EXT02_MAX_TACKS];
-    tack_breaksig_t bs[TACK_MAX_BREAKSIGS];
-    uint8_t body[TACK_EXT00_MAX_LEN], rec[8 + TACK_EXT00_MAX_LEN];
-    size_t body_len = 0, rec_len, text_len = 0;
-    char *text = NULL;
-    X509 *cert = NULL;
-    time_t now;
-    tack_status_t st;
+    int c;
 
-    bs_paths = calloc((size_t)argc + 1, sizeof(*bs_paths));
-    if (bs_paths == NULL) {
+    so->bs_paths = calloc((size_t)argc + 1, sizeof(*so->bs_paths));
+    if (so->bs_paths == NULL) {
         cli_err("out of memory");
         return CLI_EXIT_USAGE;
     }
     while ((c = getopt_long(argc, argv, "t:b:a:c:o:fh", longopts, NULL)) !=
            -1) {
-        switch (c) {
-        case 't':
-            if (ntack_paths == TACK_EXT02_MAX_TACKS) {
-                free(bs_paths);
-                return cli_usage_error("serverinfo", "at most two -t");
-            }
-            tack_paths[ntack_paths++] = optarg;
-            break;
-        case 'b':
-            bs_paths[nbs_paths++] = optarg;
-            break;
-        case 'a':
-            if (!cli_parse_uint(optarg, 0, 3, &activation)) {
-                free(bs_paths);
-                return cli_usage_error("serverinfo",
-                                       "-a: want 0 or 1 (draft-02: 0 to 3), "
-                                       "not \"%s\"",
-                                       optarg);
-            }
-            break;
-        case CLI_OPT_FORMAT:
-            if (strcmp(optarg, "draft-00") == 0) {
-                draft02 = 0;
-            } else if (strcmp(optarg, "draft-02") == 0) {
-                draft02 = 1;
-            } else {
-                free(bs_paths);
-                return cli_usage_error("serverinfo",
-                                       "--format: draft-00 or draft-02, not "
-                                       "\"%s\"",
-                                       optarg);
-            }
-            break;
-        case 'c':
-            cert_path = optarg;
-            break;
-        case 'o':
-            out_path = optarg;
-            break;
-        case 'f':
-            force = 1;
-            break;
-        case CLI_OPT_NOW:
-            if (!cli_parse_when(optarg, time(NULL), &cli_now_value)) {
-                free(bs_paths);
-                return cli_usage_error("serverinfo", "--now: bad time \"%s\"",
-                                       optarg);
-            }
-            cli_now_set = 1;
-            break;
-        case CLI_OPT_V2:
-            v2 = 1;
-            break;
-        case 'h':
-            free(bs_paths);
-            return cli_help(stdout, "serverinfo");
-        default:
-            free(bs_paths);
-            return cli_usage_error("serverinfo", "unknown option");
+        int rc = serverinfo_option(c, so);
+
+        if (rc != -1) {
+            return rc;
         }
     }
     /* Break-signature files may follow the options: -b A.pem B.pem */
     for (; optind < argc; optind++) {
-        if (nbs_paths == 0) {
-            free(bs_paths);
+        if (so->nbs_paths == 0) {
             return cli_usage_error("serverinfo", "unexpected argument \"%s\"",
                                    argv[optind]);
         }
-        bs_paths[nbs_paths++] = argv[optind];
+        so->bs_paths[so->nbs_paths++] = argv[optind];
     }
-    if (!draft02 && activation > 1) {
-        free(bs_paths);
-        return cli_usage_error("serverinfo", "-a: draft-00 wants 0 or 1");
-    }
-    if (draft02 && nbs_paths > 0) {
-        free(bs_paths);
-        return cli_usage_error("serverinfo",
-                               "draft-02 has no break signatures");
-    }
-    if (ntack_paths == 0 && (draft02 || nbs_paths == 0)) {
-        free(bs_paths);
-        return cli_usage_error("serverinfo", "needs -t TACKFILE");
-    }
-    if (ntack_paths > 1 && !draft02) {
-        free(bs_paths);
-        return cli_usage_error("serverinfo",
-                               "draft-00 carries one TACK; two need "
-                               "--format draft-02");
-    }
+    return serverinfo_check_options(so);
+}
 
-    for (i = 0; rc == CLI_EXIT_OK && i < ntack_paths; i++) {
+/* serverinfo_load reads the TACKs, the break signatures and the
+ * certificate the options name into |in|. */
+static int serverinfo_load(const serverinfo_opts_t *so, serverinfo_inputs_t *in)
+{
+    size_t i;
+    int rc = CLI_EXIT_OK;
+
+    for (i = 0; rc == CLI_EXIT_OK && i < so->ntack_paths; i++) {
         size_t n = 0;
-        size_t room = draft02 ? TACK_EXT02_MAX_TACKS - ntacks : 1;
+        size_t room = so->draft02 ? TACK_EXT02_MAX_TACKS - in->ntacks : 1;
 
         if (room == 0) {
-            cli_err("%s: too many TACKs (draft-02 carries two)", tack_paths[i]);
+            cli_err("%s: too many TACKs (draft-02 carries two)",
+                    so->tack_paths[i]);
             rc = CLI_EXIT_USAGE;
             break;
         }
-        rc = cli_load_tacks(tack_paths[i], tacks + ntacks, room, &n);
-        ntacks += n;
+        rc =
+            cli_load_tacks(so->tack_paths[i], in->tacks + in->ntacks, room, &n);
+        in->ntacks += n;
     }
-    for (i = 0; rc == CLI_EXIT_OK && i < nbs_paths; i++) {
-        rc = cli_load_breaksigs(bs_paths[i], bs, TACK_MAX_BREAKSIGS, &nbs);
+    for (i = 0; rc == CLI_EXIT_OK && i < so->nbs_paths; i++) {
+        rc = cli_load_breaksigs(so->bs_paths[i], in->bs, TACK_MAX_BREAKSIGS,
+                                &in->nbs);
     }
-    free(bs_paths);
-    if (rc == CLI_EXIT_OK && cert_path != NULL) {
-        rc = cli_load_cert(cert_path, &cert);
+    if (rc == CLI_EXIT_OK && so->cert_path != NULL) {
+        rc = cli_load_cert(so->cert_path, &in->cert);
     }
-    if (rc != CLI_EXIT_OK) {
-        X509_free(cert);
-        return rc;
-    }
+    return rc;
+}
 
-    /* Refuse what every TACK client would refuse (spec section 7). */
-    now = cli_now();
-    for (i = 0; i < ntacks; i++) {
-        const char *where = tack_paths[draft02 && ntack_paths > 1 ? i : 0];
+/* serverinfo_validate refuses what every TACK client would refuse (spec
+ * section 7): an invalid or expired TACK, one for another certificate, a
+ * break signature of the TACK's own key or one that does not verify.
+ * Returns CLI_EXIT_OK or CLI_EXIT_CHECK (each reason printed). */
+static int serverinfo_validate(const serverinfo_opts_t *so,
+                               const serverinfo_inputs_t *in)
+{
+    const tack_breaksig_t *bs = in->bs;
+    time_t now = cli_now();
+    tack_status_t st;
+    size_t i, j;
+    int rc = CLI_EXIT_OK;
 
-        st = tack_validate(&tacks[i], cert, now);
+    for (i = 0; i < in->ntacks; i++) {
+        const char *where =
+            so->tack_paths[so->draft02 && so->ntack_paths > 1 ? i : 0];
+
+        st = tack_validate(&in->tacks[i], in->cert, now);
         if (st != TACK_OK) {
             cli_err("%s: %s%s%s", where, tack_status_str(st),
-                    cert ? "; certificate " : "", cert ? cert_path : "");
+                    in->cert ? "; certificate " : "",
+                    in->cert ? so->cert_path : "");
             rc = CLI_EXIT_CHECK;
         }
-        for (j = 0; j < nbs; j++) {
-            if (CRYPTO_memcmp(bs[j].public_key, tacks[i].public_key,
+        for (j = 0; j < in->nbs; j++) {
+            if (CRYPTO_memcmp(bs[j].public_key, in->tacks[i].public_key,
                               TACK_KEY_LEN) == 0) {
                 cli_err("%s: break signature %zu breaks this very TACK's "
                         "key: clients would discard the pin at once",
@@ -740,7 +751,7 @@ int cmd_serverinfo(int argc, char **argv)
             }
         }
     }
-    for (j = 0; j < nbs; j++) {
+    for (j = 0; j < in->nbs; j++) {
         st = tack_breaksig_verify(&bs[j]);
         if (st != TACK_OK) {
             char fpr[TACK_FINGERPRINT_SIZE];
@@ -751,46 +762,65 @@ int cmd_serverinfo(int argc, char **argv)
             rc = CLI_EXIT_CHECK;
         }
     }
-    X509_free(cert);
-    if (rc != CLI_EXIT_OK) {
-        return rc;
-    }
+    return rc;
+}
 
-    if (draft02) {
+/* serverinfo_encode writes the extension's body, in the draft's format,
+ * into |body| (TACK_EXT00_MAX_LEN bytes). */
+static int serverinfo_encode(const serverinfo_opts_t *so,
+                             const serverinfo_inputs_t *in, uint8_t *body,
+                             size_t *body_len)
+{
+    tack_status_t st;
+
+    if (so->draft02) {
         tack_ext02_t e2;
 
         memset(&e2, 0, sizeof(e2));
-        e2.num_tacks = ntacks;
-        memcpy(e2.tacks, tacks, ntacks * sizeof(tack_t));
-        if ((activation & 2) && ntacks < 2) {
+        e2.num_tacks = in->ntacks;
+        memcpy(e2.tacks, in->tacks, in->ntacks * sizeof(tack_t));
+        if ((so->activation & 2) && in->ntacks < 2) {
             return cli_usage_error("serverinfo",
                                    "-a %lu activates a second TACK that is "
                                    "not there",
-                                   activation);
+                                   so->activation);
         }
-        e2.activation_flags = (uint8_t)activation;
-        st = tack_ext02_encode(&e2, body, sizeof(body), &body_len);
+        e2.activation_flags = (uint8_t)so->activation;
+        st = tack_ext02_encode(&e2, body, TACK_EXT00_MAX_LEN, body_len);
     } else {
         tack_ext00_t e0;
 
         memset(&e0, 0, sizeof(e0));
-        e0.has_tack = ntacks > 0;
-        if (ntacks > 0) {
-            e0.tack = tacks[0];
+        e0.has_tack = in->ntacks > 0;
+        if (in->ntacks > 0) {
+            e0.tack = in->tacks[0];
         }
-        e0.num_breaksigs = nbs;
-        memcpy(e0.breaksigs, bs, nbs * sizeof(tack_breaksig_t));
-        e0.pin_activation = (uint8_t)activation;
-        st = tack_ext00_encode(&e0, body, sizeof(body), &body_len);
+        e0.num_breaksigs = in->nbs;
+        memcpy(e0.breaksigs, in->bs, in->nbs * sizeof(tack_breaksig_t));
+        e0.pin_activation = (uint8_t)so->activation;
+        st = tack_ext00_encode(&e0, body, TACK_EXT00_MAX_LEN, body_len);
     }
     if (st != TACK_OK) {
         cli_err("cannot encode the extension: %s", tack_status_str(st));
         return CLI_EXIT_USAGE;
     }
+    return CLI_EXIT_OK;
+}
+
+/* serverinfo_write wraps |body| in OpenSSL's serverinfo record and its PEM
+ * block ("SERVERINFO FOR TACK", with --v2 "SERVERINFOV2 FOR TACK") and
+ * writes it to -o or standard output. */
+static int serverinfo_write(const serverinfo_opts_t *so, const uint8_t *body,
+                            size_t body_len)
+{
+    uint8_t rec[8 + TACK_EXT00_MAX_LEN];
+    size_t rec_len = 0, text_len = 0;
+    char *text = NULL;
+    tack_status_t st;
+    int rc;
 
     /* OpenSSL's serverinfo record: [context(4)] type(2) length(2) body. */
-    rec_len = 0;
-    if (v2) {
+    if (so->v2) {
         uint32_t ctx = VIEW_SERVERINFO_V2_CONTEXT;
 
         rec[0] = (uint8_t)(ctx >> 24);
@@ -805,14 +835,46 @@ int cmd_serverinfo(int argc, char **argv)
     rec[rec_len++] = (uint8_t)(body_len & 0xff);
     memcpy(rec + rec_len, body, body_len);
     rec_len += body_len;
-    st = tack_pem_encode(&text, &text_len,
-                         v2 ? "SERVERINFOV2 FOR TACK" : "SERVERINFO FOR TACK",
-                         rec, rec_len);
+    st = tack_pem_encode(
+        &text, &text_len,
+        so->v2 ? "SERVERINFOV2 FOR TACK" : "SERVERINFO FOR TACK", rec, rec_len);
     if (st != TACK_OK) {
         cli_err("cannot encode the PEM block: %s", tack_status_str(st));
         return CLI_EXIT_USAGE;
     }
-    rc = cli_write_output(out_path, text, text_len, 0644, force);
+    rc = cli_write_output(so->out_path, text, text_len, 0644, so->force);
     free(text);
     return rc;
+}
+
+int cmd_serverinfo(int argc, char **argv)
+{
+    serverinfo_opts_t so;
+    serverinfo_inputs_t in;
+    uint8_t body[TACK_EXT00_MAX_LEN];
+    size_t body_len = 0;
+    int rc;
+
+    memset(&so, 0, sizeof(so));
+    memset(&in, 0, sizeof(in));
+    rc = serverinfo_parse_options(argc, argv, &so);
+    if (rc != -1) {
+        free(so.bs_paths);
+        return rc;
+    }
+    rc = serverinfo_load(&so, &in);
+    free(so.bs_paths);
+    so.bs_paths = NULL;
+    if (rc == CLI_EXIT_OK) {
+        rc = serverinfo_validate(&so, &in);
+    }
+    X509_free(in.cert);
+    if (rc != CLI_EXIT_OK) {
+        return rc;
+    }
+    rc = serverinfo_encode(&so, &in, body, &body_len);
+    if (rc != CLI_EXIT_OK) {
+        return rc;
+    }
+    return serverinfo_write(&so, body, body_len);
 }

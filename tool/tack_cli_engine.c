@@ -1,11 +1,14 @@
 /*
- * tack_cli_check.c -- `tack check`: a TLS client that asks for the TACK
- * extension, shows the reply and checks it as draft-perrin-tls-tack-00
- * section 5 tells a client to, optionally with a pin store.
+ * tack_cli_engine.c -- the check engine (cli_check_run) that `tack check`,
+ * its --all-addresses fleet check and `tack preload build --hosts` run: a
+ * TLS client that asks for the TACK extension, shows the reply and checks
+ * it as draft-perrin-tls-tack-00 section 5 tells a client to, with the
+ * preload list (tack_cli_preload.c) and the pin store (tack_cli_pins.c)
+ * when given; and the HOST[:PORT] splitter its callers share.  It calls no
+ * front end.
  */
 #include <arpa/inet.h>
 #include <errno.h>
-#include <getopt.h>
 #include <netdb.h>
 #include <poll.h>
 #include <signal.h>
@@ -392,19 +395,184 @@ static const char *check_where(unsigned int context)
     return "TLS 1.2 ServerHello";
 }
 
-/* check_reply parses and checks what came back, then applies the pin store.
+/* check_reply_decode parses a received extension: a draft-00 body, a
+ * draft-02 one, or either (--format auto, draft-00 tried first), and says
+ * which in |ext|.  |*st00| tells whether it was draft-00.  Returns the exit
+ * status. */
+static int check_reply_decode(check_ctx_t *c, const check_reply_t *r,
+                              json_t *ext, tack_ext00_t *e0, tack_ext02_t *e2,
+                              tack_status_t *st00)
+{
+    tack_status_t st02 = TACK_ERR_INVALID_ARG;
+    const char *format;
+    char *hex = malloc(2 * r->len + 1);
+
+    if (hex != NULL) {
+        cli_hex(r->data, r->len, hex);
+        json_object_set_new(ext, "hex", json_string(hex));
+        free(hex);
+    }
+    json_object_set_new(ext, "message", json_string(check_where(r->context)));
+    json_object_set_new(ext, "length", json_integer((json_int_t)r->len));
+    if (c->o->format != CLI_CHECK_FMT_02) {
+        *st00 = tack_ext00_parse(e0, r->data, r->len);
+    }
+    if (c->o->format == CLI_CHECK_FMT_02 ||
+        (c->o->format == CLI_CHECK_FMT_AUTO && *st00 != TACK_OK)) {
+        st02 = tack_ext02_parse(e2, r->data, r->len);
+    }
+    format = *st00 == TACK_OK  ? "draft-00"
+             : st02 == TACK_OK ? "draft-02"
+                               : NULL;
+    check_line(c, "extension", "%s, %zu bytes, in the %s",
+               format ? format : "unparsable", r->len, check_where(r->context));
+    if (format == NULL) {
+        tack_status_t st = c->o->format == CLI_CHECK_FMT_00 ? *st00 : st02;
+
+        if (c->o->format == CLI_CHECK_FMT_AUTO) {
+            return check_reject(c, "decode_error",
+                                "the extension is neither a draft-00 "
+                                "(%s) nor a draft-02 body (%s)",
+                                tack_status_str(*st00), tack_status_str(st02));
+        }
+        return check_reject(c, "decode_error", "the extension: %s",
+                            tack_status_str(st));
+    }
+    json_object_set_new(ext, "format", json_string(format));
+    return CLI_EXIT_OK;
+}
+
+/* check_reply_ext00 checks a draft-00 body: its break signatures first, as
+ * the draft does, then its TACK; |pin| gets what the pin rules need.
  * Returns the exit status. */
+static int check_reply_ext00(check_ctx_t *c, const tack_ext00_t *e0, X509 *cert,
+                             time_t now, json_t *ext, json_t *tacks,
+                             json_t *sigs, cli_pin_input_t *pin)
+{
+    size_t i;
+    int rc;
+
+    check_line(c, "pin_activation", "%u", e0->pin_activation);
+    json_object_set_new(ext, "pin_activation",
+                        json_integer(e0->pin_activation));
+    if (!e0->has_tack) {
+        check_line(c, "tack", "none");
+    }
+    for (i = 0; i < e0->num_breaksigs; i++) {
+        tack_status_t st = tack_breaksig_verify(&e0->breaksigs[i]);
+
+        if (c->out != NULL) {
+            if (i == 0) {
+                fputc('\n', c->out);
+            }
+            cli_print_breaksig(c->out, &e0->breaksigs[i]);
+        }
+        json_array_append_new(sigs, cli_json_breaksig(&e0->breaksigs[i]));
+        if (st != TACK_OK) {
+            return check_reject(c, "decrypt_error", "break signature %zu: %s",
+                                i + 1, tack_status_str(st));
+        }
+    }
+    if (e0->has_tack) {
+        rc = check_one_tack(c, &e0->tack, cert, now, tacks, 0);
+        if (rc != CLI_EXIT_OK) {
+            return rc;
+        }
+        pin->num_tacks = 1;
+        pin->tacks[0] = &e0->tack;
+        pin->active[0] = e0->pin_activation;
+    }
+    pin->num_breaksigs = e0->num_breaksigs;
+    pin->breaksigs = e0->breaksigs;
+    return CLI_EXIT_OK;
+}
+
+/* check_reply_ext02 checks each TACK of a draft-02 body; |pin| gets them
+ * with their activation flags.  Returns the exit status. */
+static int check_reply_ext02(check_ctx_t *c, const tack_ext02_t *e2, X509 *cert,
+                             time_t now, json_t *ext, json_t *tacks,
+                             cli_pin_input_t *pin)
+{
+    size_t i;
+    int rc;
+
+    check_line(c, "activation_flags", "%u", e2->activation_flags);
+    json_object_set_new(ext, "activation_flags",
+                        json_integer(e2->activation_flags));
+    for (i = 0; i < e2->num_tacks; i++) {
+        rc = check_one_tack(c, &e2->tacks[i], cert, now, tacks, i);
+        if (rc != CLI_EXIT_OK) {
+            return rc;
+        }
+        pin->tacks[i] = &e2->tacks[i];
+        pin->active[i] = (e2->activation_flags >> i) & 1;
+    }
+    pin->num_tacks = e2->num_tacks;
+    return CLI_EXIT_OK;
+}
+
+/* check_memory_verdict turns what the preload list or the pin store
+ * decided (|rc|, |alert|, the reason in |pj|) into the check's status;
+ * |what| names the source when it gave no reason. */
+static int check_memory_verdict(check_ctx_t *c, int rc, const char *alert,
+                                json_t *pj, const char *what)
+{
+    const char *why;
+
+    if (rc == CLI_EXIT_USAGE || rc == CLI_EXIT_OK) {
+        return rc;
+    }
+    why = json_string_value(json_object_get(pj, "reason"));
+    return check_reject(c, alert, "%s", why ? why : what);
+}
+
+/* check_reply_memory applies the client's memory, after every check of the
+ * reply: the preload list (o->preload) first, since the store may add to
+ * it, never weaken it (docs/preload.md), then the pin store (--pins).
+ * Returns the exit status. */
+static int check_reply_memory(check_ctx_t *c, cli_pin_input_t *pin, time_t now)
+{
+    const char *alert = NULL;
+    json_t *pj;
+    int rc;
+
+    if (c->o->preload != NULL) {
+        pj = json_object();
+        json_object_set_new(c->report, "preload", pj);
+        pin->name = c->o->servername ? c->o->servername : c->o->host;
+        pin->now = now;
+        rc = cli_preload_apply(c->o->preload, c->o->pins, pin, c->out, &alert,
+                               pj);
+        rc = check_memory_verdict(c, rc, alert, pj, "preload list");
+        if (rc != CLI_EXIT_OK) {
+            return rc;
+        }
+    }
+    if (c->o->pins != NULL) {
+        alert = NULL;
+        pj = json_object();
+        json_object_set_new(c->report, "pins", pj);
+        pin->name = c->o->servername ? c->o->servername : c->o->host;
+        pin->now = now;
+        rc = cli_pins_apply(c->o->pins, pin, c->out, &alert, pj);
+        return check_memory_verdict(c, rc, alert, pj, "pin store");
+    }
+    return CLI_EXIT_OK;
+}
+
+/* check_reply parses and checks what came back (tack(1), "tack check"):
+ * decode the extension, check the draft-00 or draft-02 body, then apply
+ * the preload list and the pin store, and --require.  Returns the exit
+ * status. */
 static int check_reply(check_ctx_t *c, const check_reply_t *r, X509 *cert,
                        time_t now)
 {
     tack_ext00_t e0;
     tack_ext02_t e2;
-    tack_status_t st00 = TACK_ERR_INVALID_ARG, st02 = TACK_ERR_INVALID_ARG;
-    const char *format;
+    tack_status_t st00 = TACK_ERR_INVALID_ARG;
     cli_pin_input_t pin;
     json_t *ext, *tacks, *sigs;
-    size_t i;
-    int rc;
+    int rc = CLI_EXIT_OK;
 
     memset(&pin, 0, sizeof(pin));
     ext = json_object();
@@ -413,43 +581,10 @@ static int check_reply(check_ctx_t *c, const check_reply_t *r, X509 *cert,
     if (!r->received) {
         check_line(c, "extension", "none (the server sent no TACK)");
     } else {
-        char *hex = malloc(2 * r->len + 1);
-
-        if (hex != NULL) {
-            cli_hex(r->data, r->len, hex);
-            json_object_set_new(ext, "hex", json_string(hex));
-            free(hex);
+        rc = check_reply_decode(c, r, ext, &e0, &e2, &st00);
+        if (rc != CLI_EXIT_OK) {
+            return rc;
         }
-        json_object_set_new(ext, "message",
-                            json_string(check_where(r->context)));
-        json_object_set_new(ext, "length", json_integer((json_int_t)r->len));
-        if (c->o->format != CLI_CHECK_FMT_02) {
-            st00 = tack_ext00_parse(&e0, r->data, r->len);
-        }
-        if (c->o->format == CLI_CHECK_FMT_02 ||
-            (c->o->format == CLI_CHECK_FMT_AUTO && st00 != TACK_OK)) {
-            st02 = tack_ext02_parse(&e2, r->data, r->len);
-        }
-        format = st00 == TACK_OK   ? "draft-00"
-                 : st02 == TACK_OK ? "draft-02"
-                                   : NULL;
-        check_line(c, "extension", "%s, %zu bytes, in the %s",
-                   format ? format : "unparsable", r->len,
-                   check_where(r->context));
-        if (format == NULL) {
-            tack_status_t st = c->o->format == CLI_CHECK_FMT_00 ? st00 : st02;
-
-            if (c->o->format == CLI_CHECK_FMT_AUTO) {
-                return check_reject(c, "decode_error",
-                                    "the extension is neither a draft-00 "
-                                    "(%s) nor a draft-02 body (%s)",
-                                    tack_status_str(st00),
-                                    tack_status_str(st02));
-            }
-            return check_reject(c, "decode_error", "the extension: %s",
-                                tack_status_str(st));
-        }
-        json_object_set_new(ext, "format", json_string(format));
     }
 
     tacks = json_array();
@@ -457,53 +592,12 @@ static int check_reply(check_ctx_t *c, const check_reply_t *r, X509 *cert,
     json_object_set_new(c->report, "tacks", tacks);
     json_object_set_new(c->report, "break_sigs", sigs);
     if (r->received && st00 == TACK_OK) {
-        check_line(c, "pin_activation", "%u", e0.pin_activation);
-        json_object_set_new(ext, "pin_activation",
-                            json_integer(e0.pin_activation));
-        if (!e0.has_tack) {
-            check_line(c, "tack", "none");
-        }
-        /* Break signatures first: the draft checks them before the TACK. */
-        for (i = 0; i < e0.num_breaksigs; i++) {
-            tack_status_t st = tack_breaksig_verify(&e0.breaksigs[i]);
-
-            if (c->out != NULL) {
-                if (i == 0) {
-                    fputc('\n', c->out);
-                }
-                cli_print_breaksig(c->out, &e0.breaksigs[i]);
-            }
-            json_array_append_new(sigs, cli_json_breaksig(&e0.breaksigs[i]));
-            if (st != TACK_OK) {
-                return check_reject(c, "decrypt_error",
-                                    "break signature %zu: %s", i + 1,
-                                    tack_status_str(st));
-            }
-        }
-        if (e0.has_tack) {
-            rc = check_one_tack(c, &e0.tack, cert, now, tacks, 0);
-            if (rc != CLI_EXIT_OK) {
-                return rc;
-            }
-            pin.num_tacks = 1;
-            pin.tacks[0] = &e0.tack;
-            pin.active[0] = e0.pin_activation;
-        }
-        pin.num_breaksigs = e0.num_breaksigs;
-        pin.breaksigs = e0.breaksigs;
+        rc = check_reply_ext00(c, &e0, cert, now, ext, tacks, sigs, &pin);
     } else if (r->received) {
-        check_line(c, "activation_flags", "%u", e2.activation_flags);
-        json_object_set_new(ext, "activation_flags",
-                            json_integer(e2.activation_flags));
-        for (i = 0; i < e2.num_tacks; i++) {
-            rc = check_one_tack(c, &e2.tacks[i], cert, now, tacks, i);
-            if (rc != CLI_EXIT_OK) {
-                return rc;
-            }
-            pin.tacks[i] = &e2.tacks[i];
-            pin.active[i] = (e2.activation_flags >> i) & 1;
-        }
-        pin.num_tacks = e2.num_tacks;
+        rc = check_reply_ext02(c, &e2, cert, now, ext, tacks, &pin);
+    }
+    if (rc != CLI_EXIT_OK) {
+        return rc;
     }
     if (c->out != NULL && (pin.num_tacks > 0 || pin.num_breaksigs > 0)) {
         fputc('\n', c->out);
@@ -514,44 +608,9 @@ static int check_reply(check_ctx_t *c, const check_reply_t *r, X509 *cert,
                    "expiration)");
     }
 
-    /* The client's memory applies here, after every check of the reply:
-     * the preload list (o->preload), then the pin store (--pins). */
-    if (c->o->preload != NULL) {
-        /* The list first: the store may add to it, never weaken it
-         * (docs/preload.md). */
-        const char *alert = NULL;
-        json_t *pj = json_object();
-
-        json_object_set_new(c->report, "preload", pj);
-        pin.name = c->o->servername ? c->o->servername : c->o->host;
-        pin.now = now;
-        rc = cli_preload_apply(c->o->preload, c->o->pins, &pin, c->out, &alert,
-                               pj);
-        if (rc == CLI_EXIT_USAGE) {
-            return rc;
-        }
-        if (rc != CLI_EXIT_OK) {
-            const char *why = json_string_value(json_object_get(pj, "reason"));
-
-            return check_reject(c, alert, "%s", why ? why : "preload list");
-        }
-    }
-    if (c->o->pins != NULL) {
-        const char *alert = NULL;
-        json_t *pj = json_object();
-
-        json_object_set_new(c->report, "pins", pj);
-        pin.name = c->o->servername ? c->o->servername : c->o->host;
-        pin.now = now;
-        rc = cli_pins_apply(c->o->pins, &pin, c->out, &alert, pj);
-        if (rc == CLI_EXIT_USAGE) {
-            return rc;
-        }
-        if (rc != CLI_EXIT_OK) {
-            const char *why = json_string_value(json_object_get(pj, "reason"));
-
-            return check_reject(c, alert, "%s", why ? why : "pin store");
-        }
+    rc = check_reply_memory(c, &pin, now);
+    if (rc != CLI_EXIT_OK) {
+        return rc;
     }
     if (pin.num_tacks == 0 && c->o->require) {
         return check_reject(c, NULL, "the server sent no TACK (--require)");
@@ -562,30 +621,26 @@ static int check_reply(check_ctx_t *c, const check_reply_t *r, X509 *cert,
     return CLI_EXIT_OK;
 }
 
-/* check_handshake sets up the client, connects to c->addr and checks what
- * the server presents; the report is filled as it goes.  Returns the exit
- * status. */
-static int check_handshake(check_ctx_t *c, check_reply_t *reply, time_t now)
+/* check_client_ctx makes the client's SSL_CTX in |*out|: the protocol
+ * versions, the TACK extension asked for (spec section 1; |reply| gets the
+ * answer) and the --ca certificates.  Returns CLI_EXIT_OK or the tool
+ * error's status. */
+static int check_client_ctx(check_ctx_t *c, check_reply_t *reply, time_t now,
+                            SSL_CTX **out)
 {
     const cli_check_opts_t *o = c->o;
     char err[512];
-    SSL_CTX *ctx = NULL;
-    SSL *ssl = NULL;
-    X509 *cert = NULL;
-    long long deadline;
-    int fd = -1, rc = CLI_EXIT_OK;
+    SSL_CTX *ctx;
 
-    ctx = SSL_CTX_new(TLS_client_method());
+    *out = ctx = SSL_CTX_new(TLS_client_method());
     if (ctx == NULL) {
-        rc = check_tool_error(c, NULL);
-        goto done;
+        return check_tool_error(c, NULL);
     }
     if ((o->min_version &&
          !SSL_CTX_set_min_proto_version(ctx, o->min_version)) ||
         (o->max_version &&
          !SSL_CTX_set_max_proto_version(ctx, o->max_version))) {
-        rc = check_tool_error(c, NULL);
-        goto done;
+        return check_tool_error(c, NULL);
     }
     /* Ask in the ClientHello; accept the answer in a TLS 1.2 ServerHello or
      * a TLS 1.3 EncryptedExtensions (this project's 1.3 mapping), on full
@@ -596,9 +651,8 @@ static int check_handshake(check_ctx_t *c, check_reply_t *reply, time_t now)
                 SSL_EXT_TLS1_3_ENCRYPTED_EXTENSIONS |
                 SSL_EXT_IGNORE_ON_RESUMPTION,
             check_cb_ext_add, NULL, NULL, check_cb_ext_parse, reply) != 1) {
-        rc = check_tool_error(c, "cannot register the TACK extension with "
-                                 "OpenSSL");
-        goto done;
+        return check_tool_error(c, "cannot register the TACK extension with "
+                                   "OpenSSL");
     }
     /* The chain is checked after the handshake, so that a TACK can be shown
      * even from a server whose chain fails. */
@@ -611,97 +665,140 @@ static int check_handshake(check_ctx_t *c, check_reply_t *reply, time_t now)
         if (ok != 1) {
             snprintf(err, sizeof(err),
                      "%s: cannot load CA certificates from it", o->ca);
-            rc = check_tool_error(c, err);
-            goto done;
+            return check_tool_error(c, err);
         }
         if (cli_now_set) {
             X509_VERIFY_PARAM_set_time(SSL_CTX_get0_param(ctx), now);
         }
     }
+    return CLI_EXIT_OK;
+}
+
+/* check_tls_connect connects to c->addr (|*fd|) and completes the TLS
+ * handshake (|*ssl|) within the timeout, with SNI and, with --ca, the name
+ * or address the chain must be for.  Returns CLI_EXIT_OK, or the status
+ * of the rejection or tool error (reported). */
+static int check_tls_connect(check_ctx_t *c, SSL_CTX *ctx, int *fd, SSL **ssl)
+{
+    const cli_check_opts_t *o = c->o;
+    char err[512];
+    long long deadline;
 
     deadline = check_deadline(o->timeout);
-    fd = check_connect(c->addr, o->port, deadline, err, sizeof(err));
-    if (fd < 0) {
-        rc = check_reject(c, NULL, "cannot connect to %s", err);
-        goto done;
+    *fd = check_connect(c->addr, o->port, deadline, err, sizeof(err));
+    if (*fd < 0) {
+        return check_reject(c, NULL, "cannot connect to %s", err);
     }
-    ssl = SSL_new(ctx);
-    if (ssl == NULL || SSL_set_fd(ssl, fd) != 1) {
-        rc = check_tool_error(c, NULL);
-        goto done;
+    *ssl = SSL_new(ctx);
+    if (*ssl == NULL || SSL_set_fd(*ssl, *fd) != 1) {
+        return check_tool_error(c, NULL);
     }
     if (o->servername != NULL) {
-        SSL_set_tlsext_host_name(ssl, o->servername);
+        SSL_set_tlsext_host_name(*ssl, o->servername);
     }
     if (o->ca != NULL) {
         if (o->servername != NULL) {
-            SSL_set1_host(ssl, o->servername);
+            SSL_set1_host(*ssl, o->servername);
         } else {
-            X509_VERIFY_PARAM_set1_ip_asc(SSL_get0_param(ssl), c->addr);
+            X509_VERIFY_PARAM_set1_ip_asc(SSL_get0_param(*ssl), c->addr);
         }
     }
-    if (!check_ssl_connect(ssl, fd, deadline, o->timeout, err, sizeof(err))) {
-        rc = check_reject(c, NULL,
-                          "TLS handshake with %s port %s failed: "
-                          "%s",
-                          c->addr, o->port, err);
-        goto done;
+    if (!check_ssl_connect(*ssl, *fd, deadline, o->timeout, err, sizeof(err))) {
+        return check_reject(c, NULL,
+                            "TLS handshake with %s port %s failed: "
+                            "%s",
+                            c->addr, o->port, err);
     }
     check_line(c, "server", "%s port %s%s%s", c->addr, o->port,
                o->servername ? ", server name " : "",
                o->servername ? o->servername : "");
-    check_line(c, "connection", "%s, %s", SSL_get_version(ssl),
-               SSL_get_cipher_name(ssl));
+    check_line(c, "connection", "%s, %s", SSL_get_version(*ssl),
+               SSL_get_cipher_name(*ssl));
     json_object_set_new(c->report, "protocol",
-                        json_string(SSL_get_version(ssl)));
+                        json_string(SSL_get_version(*ssl)));
     json_object_set_new(c->report, "cipher",
-                        json_string(SSL_get_cipher_name(ssl)));
+                        json_string(SSL_get_cipher_name(*ssl)));
+    return CLI_EXIT_OK;
+}
 
-    cert = SSL_get1_peer_certificate(ssl);
-    if (cert == NULL) {
-        rc = check_reject(c, "illegal_parameter",
-                          "the server presented no certificate");
-        goto done;
-    } else {
-        uint8_t hash[TACK_HASH_LEN];
-        char hex[2 * TACK_HASH_LEN + 1];
-        char *subject = cli_cert_subject(cert);
+/* check_show_cert reports the server certificate's subject and the
+ * SHA-256 of its key, the hash a TACK signs (spec section 3). */
+static void check_show_cert(check_ctx_t *c, X509 *cert)
+{
+    uint8_t hash[TACK_HASH_LEN];
+    char hex[2 * TACK_HASH_LEN + 1];
+    char *subject = cli_cert_subject(cert);
 
-        memset(hash, 0, sizeof(hash));
-        tack_spki_hash(cert, hash);
-        cli_hex(hash, sizeof(hash), hex);
-        check_line(c, "certificate", "%s", subject ? subject : "?");
-        check_line(c, "key_sha256", "%s", hex);
-        json_object_set_new(
-            c->report, "certificate",
-            json_pack("{s:s?, s:s}", "subject", subject, "key_sha256", hex));
-        free(subject);
-    }
+    memset(hash, 0, sizeof(hash));
+    tack_spki_hash(cert, hash);
+    cli_hex(hash, sizeof(hash), hex);
+    check_line(c, "certificate", "%s", subject ? subject : "?");
+    check_line(c, "key_sha256", "%s", hex);
+    json_object_set_new(
+        c->report, "certificate",
+        json_pack("{s:s?, s:s}", "subject", subject, "key_sha256", hex));
+    free(subject);
+}
+
+/* check_chain reports the chain: not verified without --ca, else
+ * OpenSSL's verdict.  Returns CLI_EXIT_OK, or the rejection's status. */
+static int check_chain(check_ctx_t *c, SSL *ssl)
+{
+    const cli_check_opts_t *o = c->o;
+    long verr;
+
     if (o->ca == NULL) {
         check_line(c, "chain",
                    "not verified (no --ca; TACK does not "
                    "depend on CAs)");
         json_object_set_new(c->report, "chain",
                             json_pack("{s:b}", "verified", 0));
-    } else {
-        long verr = SSL_get_verify_result(ssl);
-
-        if (verr != X509_V_OK) {
-            json_object_set_new(c->report, "chain",
-                                json_pack("{s:b, s:s}", "verified", 0, "error",
-                                          X509_verify_cert_error_string(verr)));
-            check_line(c, "chain", "FAILED: %s",
-                       X509_verify_cert_error_string(verr));
-            rc = check_reject(c, check_chain_alert(verr),
-                              "certificate chain: %s",
-                              X509_verify_cert_error_string(verr));
-            goto done;
-        }
-        json_object_set_new(c->report, "chain",
-                            json_pack("{s:b}", "verified", 1));
-        check_line(c, "chain", "verified against %s", o->ca);
+        return CLI_EXIT_OK;
     }
-    rc = check_reply(c, reply, cert, now);
+    verr = SSL_get_verify_result(ssl);
+    if (verr != X509_V_OK) {
+        json_object_set_new(c->report, "chain",
+                            json_pack("{s:b, s:s}", "verified", 0, "error",
+                                      X509_verify_cert_error_string(verr)));
+        check_line(c, "chain", "FAILED: %s",
+                   X509_verify_cert_error_string(verr));
+        return check_reject(c, check_chain_alert(verr), "certificate chain: %s",
+                            X509_verify_cert_error_string(verr));
+    }
+    json_object_set_new(c->report, "chain", json_pack("{s:b}", "verified", 1));
+    check_line(c, "chain", "verified against %s", o->ca);
+    return CLI_EXIT_OK;
+}
+
+/* check_handshake sets up the client, connects to c->addr and checks what
+ * the server presents; the report is filled as it goes.  Returns the exit
+ * status. */
+static int check_handshake(check_ctx_t *c, check_reply_t *reply, time_t now)
+{
+    SSL_CTX *ctx = NULL;
+    SSL *ssl = NULL;
+    X509 *cert = NULL;
+    int fd = -1, rc;
+
+    rc = check_client_ctx(c, reply, now, &ctx);
+    if (rc != CLI_EXIT_OK) {
+        goto done;
+    }
+    rc = check_tls_connect(c, ctx, &fd, &ssl);
+    if (rc != CLI_EXIT_OK) {
+        goto done;
+    }
+    cert = SSL_get1_peer_certificate(ssl);
+    if (cert == NULL) {
+        rc = check_reject(c, "illegal_parameter",
+                          "the server presented no certificate");
+        goto done;
+    }
+    check_show_cert(c, cert);
+    rc = check_chain(c, ssl);
+    if (rc == CLI_EXIT_OK) {
+        rc = check_reply(c, reply, cert, now);
+    }
 
 done:
     X509_free(cert);
@@ -761,175 +858,5 @@ int cli_check_run(const cli_check_opts_t *o, const char *connect_host,
         pthread_sigmask(SIG_SETMASK, &old_set, NULL);
     }
     free(reply);
-    return rc;
-}
-
-int cmd_check(int argc, char **argv)
-{
-    static const struct option longopts[] = {
-        {"servername", required_argument, NULL, CLI_OPT_SERVERNAME},
-        {"tls1_2", no_argument, NULL, CLI_OPT_TLS12},
-        {"tls1_3", no_argument, NULL, CLI_OPT_TLS13},
-        {"pins", required_argument, NULL, CLI_OPT_PINS},
-        {"preload", required_argument, NULL, CLI_OPT_PRELOAD},
-        {"ca", required_argument, NULL, CLI_OPT_CA},
-        {"format", required_argument, NULL, CLI_OPT_FORMAT},
-        {"now", required_argument, NULL, CLI_OPT_NOW},
-        {"require", no_argument, NULL, CLI_OPT_REQUIRE},
-        {"json", no_argument, NULL, CLI_OPT_JSON},
-        {"timeout", required_argument, NULL, CLI_OPT_TIMEOUT},
-        {"all-addresses", no_argument, NULL, CLI_OPT_ALL_ADDRESSES},
-        {"resolve", required_argument, NULL, CLI_OPT_RESOLVE},
-        {"help", no_argument, NULL, 'h'},
-        {NULL, 0, NULL, 0}};
-    cli_check_opts_t o;
-    json_t *report = NULL;
-    char *target = NULL;
-    char **resolve = NULL;
-    size_t num_resolve = 0;
-    unsigned long ul;
-    int c, rc, all = 0;
-
-    memset(&o, 0, sizeof(o));
-    o.timeout = 10;
-    resolve = calloc((size_t)argc, sizeof(*resolve));
-    if (resolve == NULL) {
-        cli_err("out of memory");
-        return CLI_EXIT_USAGE;
-    }
-    while ((c = getopt_long(argc, argv, "h", longopts, NULL)) != -1) {
-        switch (c) {
-        case CLI_OPT_SERVERNAME:
-            o.servername = optarg;
-            break;
-        case CLI_OPT_TLS12:
-            o.min_version = o.max_version = TLS1_2_VERSION;
-            break;
-        case CLI_OPT_TLS13:
-            o.min_version = o.max_version = TLS1_3_VERSION;
-            break;
-        case CLI_OPT_PINS:
-            o.pins = optarg;
-            break;
-        case CLI_OPT_PRELOAD:
-            o.preload = optarg;
-            break;
-        case CLI_OPT_CA:
-            o.ca = optarg;
-            break;
-        case CLI_OPT_FORMAT:
-            if (strcmp(optarg, "draft-00") == 0) {
-                o.format = CLI_CHECK_FMT_00;
-            } else if (strcmp(optarg, "draft-02") == 0) {
-                o.format = CLI_CHECK_FMT_02;
-            } else if (strcmp(optarg, "auto") == 0) {
-                o.format = CLI_CHECK_FMT_AUTO;
-            } else {
-                rc = cli_usage_error("check",
-                                     "--format: draft-00, draft-02 or "
-                                     "auto, not \"%s\"",
-                                     optarg);
-                goto out;
-            }
-            break;
-        case CLI_OPT_NOW:
-            if (!cli_parse_when(optarg, time(NULL), &cli_now_value)) {
-                rc = cli_usage_error("check", "--now: bad time \"%s\"", optarg);
-                goto out;
-            }
-            cli_now_set = 1;
-            break;
-        case CLI_OPT_REQUIRE:
-            o.require = 1;
-            break;
-        case CLI_OPT_JSON:
-            o.json = 1;
-            break;
-        case CLI_OPT_TIMEOUT:
-            if (!cli_parse_uint(optarg, 1, 3600, &ul)) {
-                rc = cli_usage_error("check", "--timeout: 1 to 3600 "
-                                              "seconds");
-                goto out;
-            }
-            o.timeout = (int)ul;
-            break;
-        case CLI_OPT_ALL_ADDRESSES:
-            all = 1;
-            break;
-        case CLI_OPT_RESOLVE:
-            resolve[num_resolve++] = optarg;
-            break;
-        case 'h':
-            rc = cli_help(stdout, "check");
-            goto out;
-        default:
-            rc = cli_usage_error("check", "unknown option");
-            goto out;
-        }
-    }
-    if (optind + 1 != argc) {
-        rc = cli_usage_error("check", "want one HOST[:PORT]");
-        goto out;
-    }
-    if (num_resolve > 0 && !all) {
-        rc = cli_usage_error("check", "--resolve goes with "
-                                      "--all-addresses");
-        goto out;
-    }
-    if (all && o.pins != NULL) {
-        /* One store written by parallel checks of one name would record
-         * whichever address answered last. */
-        rc = cli_usage_error("check", "--pins does not go with "
-                                      "--all-addresses");
-        goto out;
-    }
-    target = strdup(argv[optind]);
-    if (target == NULL || !cli_split_hostport(target, &o.host, &o.port)) {
-        rc = cli_usage_error("check", "bad HOST[:PORT] \"%s\"", argv[optind]);
-        goto out;
-    }
-    /* By default TLS 1.2: the drafts define TACK for the ServerHello, and a
-     * server with the TLS 1.3 mapping off (mod_tack's default) answers a
-     * TLS 1.3 handshake without it; --tls1_3 checks the mapping. */
-    if (o.max_version == 0) {
-        o.max_version = TLS1_2_VERSION;
-    }
-    if (o.servername == NULL && !cli_is_ip(o.host)) {
-        o.servername = o.host;
-    }
-    /* A list that cannot be used is a usage error, found before
-     * connecting. */
-    if (o.preload != NULL) {
-        cli_preload_t l;
-
-        if (cli_preload_load(o.preload, &l) != CLI_EXIT_OK) {
-            rc = CLI_EXIT_USAGE;
-            goto out;
-        }
-        /* Said once here, not by every check of a fleet. */
-        if (cli_now() >= l.expires) {
-            char when[32];
-
-            cli_format_time(l.expires, 1, when, sizeof(when));
-            cli_warn("%s: the preload list expired at %s: not enforced",
-                     o.preload, when);
-        }
-        cli_preload_free(&l);
-    }
-    if (all) {
-        rc = cli_fleet_check(&o, resolve, num_resolve);
-        goto out;
-    }
-    rc = cli_check_run(&o, NULL, o.json ? NULL : stdout, &report);
-    if (o.json && report != NULL) {
-        json_dumpf(report, stdout, JSON_INDENT(2));
-        putchar('\n');
-    }
-    fflush(stdout);
-    json_decref(report);
-
-out:
-    free(resolve);
-    free(target);
     return rc;
 }

@@ -1,0 +1,220 @@
+/*
+ * tack_cli_check.c -- `tack check` (docs/tack.1, CHECK): its options, the
+ * preload list found usable before connecting, then one connection through
+ * the check engine (tack_cli_engine.c) or, with --all-addresses, every
+ * address of the name (tack_cli_fleet.c).
+ */
+#include <getopt.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include <openssl/ssl.h>
+
+#include "tack_cli.h"
+
+/* What `tack check`'s options say besides cli_check_opts_t's. */
+typedef struct {
+    char **resolve; /* --resolve HOST:ADDR, malloc'd */
+    size_t num_resolve;
+    int all; /* --all-addresses */
+} check_args_t;
+
+/* check_parse_option applies one option |c| (docs/tack.1, CHECK).
+ * Returns -1 when the command goes on, else the exit status (help
+ * printed, or a usage error). */
+static int check_parse_option(int c, cli_check_opts_t *o, check_args_t *a)
+{
+    unsigned long ul;
+
+    switch (c) {
+    case CLI_OPT_SERVERNAME:
+        o->servername = optarg;
+        break;
+    case CLI_OPT_TLS12:
+        o->min_version = o->max_version = TLS1_2_VERSION;
+        break;
+    case CLI_OPT_TLS13:
+        o->min_version = o->max_version = TLS1_3_VERSION;
+        break;
+    case CLI_OPT_PINS:
+        o->pins = optarg;
+        break;
+    case CLI_OPT_PRELOAD:
+        o->preload = optarg;
+        break;
+    case CLI_OPT_CA:
+        o->ca = optarg;
+        break;
+    case CLI_OPT_FORMAT:
+        if (strcmp(optarg, "draft-00") == 0) {
+            o->format = CLI_CHECK_FMT_00;
+        } else if (strcmp(optarg, "draft-02") == 0) {
+            o->format = CLI_CHECK_FMT_02;
+        } else if (strcmp(optarg, "auto") == 0) {
+            o->format = CLI_CHECK_FMT_AUTO;
+        } else {
+            return cli_usage_error("check",
+                                   "--format: draft-00, draft-02 or "
+                                   "auto, not \"%s\"",
+                                   optarg);
+        }
+        break;
+    case CLI_OPT_NOW:
+        if (cli_opt_now("check", optarg) != CLI_EXIT_OK) {
+            return CLI_EXIT_USAGE;
+        }
+        break;
+    case CLI_OPT_REQUIRE:
+        o->require = 1;
+        break;
+    case CLI_OPT_JSON:
+        o->json = 1;
+        break;
+    case CLI_OPT_TIMEOUT:
+        if (!cli_parse_uint(optarg, 1, 3600, &ul)) {
+            return cli_usage_error("check", "--timeout: 1 to 3600 "
+                                            "seconds");
+        }
+        o->timeout = (int)ul;
+        break;
+    case CLI_OPT_ALL_ADDRESSES:
+        a->all = 1;
+        break;
+    case CLI_OPT_RESOLVE:
+        a->resolve[a->num_resolve++] = optarg;
+        break;
+    case 'h':
+        return cli_help(stdout, "check");
+    default:
+        return cli_usage_error("check", "unknown option");
+    }
+    return -1;
+}
+
+/* check_parse_options fills |o| and |a| from the command line; the
+ * HOST[:PORT] is split in |*target| (malloc'd: the caller frees it).
+ * Returns -1 when the command goes on, else the exit status. */
+static int check_parse_options(int argc, char **argv, cli_check_opts_t *o,
+                               check_args_t *a, char **target)
+{
+    static const struct option longopts[] = {
+        {"servername", required_argument, NULL, CLI_OPT_SERVERNAME},
+        {"tls1_2", no_argument, NULL, CLI_OPT_TLS12},
+        {"tls1_3", no_argument, NULL, CLI_OPT_TLS13},
+        {"pins", required_argument, NULL, CLI_OPT_PINS},
+        {"preload", required_argument, NULL, CLI_OPT_PRELOAD},
+        {"ca", required_argument, NULL, CLI_OPT_CA},
+        {"format", required_argument, NULL, CLI_OPT_FORMAT},
+        {"now", required_argument, NULL, CLI_OPT_NOW},
+        {"require", no_argument, NULL, CLI_OPT_REQUIRE},
+        {"json", no_argument, NULL, CLI_OPT_JSON},
+        {"timeout", required_argument, NULL, CLI_OPT_TIMEOUT},
+        {"all-addresses", no_argument, NULL, CLI_OPT_ALL_ADDRESSES},
+        {"resolve", required_argument, NULL, CLI_OPT_RESOLVE},
+        {"help", no_argument, NULL, 'h'},
+        {NULL, 0, NULL, 0}};
+    int c, rc;
+
+    while ((c = getopt_long(argc, argv, "h", longopts, NULL)) != -1) {
+        rc = check_parse_option(c, o, a);
+        if (rc != -1) {
+            return rc;
+        }
+    }
+    if (optind + 1 != argc) {
+        return cli_usage_error("check", "want one HOST[:PORT]");
+    }
+    if (a->num_resolve > 0 && !a->all) {
+        return cli_usage_error("check", "--resolve goes with "
+                                        "--all-addresses");
+    }
+    if (a->all && o->pins != NULL) {
+        /* One store written by parallel checks of one name would record
+         * whichever address answered last. */
+        return cli_usage_error("check", "--pins does not go with "
+                                        "--all-addresses");
+    }
+    *target = strdup(argv[optind]);
+    if (*target == NULL || !cli_split_hostport(*target, &o->host, &o->port)) {
+        return cli_usage_error("check", "bad HOST[:PORT] \"%s\"", argv[optind]);
+    }
+    /* By default TLS 1.2: the drafts define TACK for the ServerHello, and a
+     * server with the TLS 1.3 mapping off (mod_tack's default) answers a
+     * TLS 1.3 handshake without it; --tls1_3 checks the mapping. */
+    if (o->max_version == 0) {
+        o->max_version = TLS1_2_VERSION;
+    }
+    if (o->servername == NULL && !cli_is_ip(o->host)) {
+        o->servername = o->host;
+    }
+    return -1;
+}
+
+/* check_preload_usable: a list that cannot be used is a usage error, found
+ * before connecting; an expired one is said once here, not by every check
+ * of a fleet.  Returns CLI_EXIT_OK or CLI_EXIT_USAGE. */
+static int check_preload_usable(const char *path)
+{
+    cli_preload_t l;
+
+    if (cli_preload_load(path, &l) != CLI_EXIT_OK) {
+        return CLI_EXIT_USAGE;
+    }
+    if (cli_now() >= l.expires) {
+        char when[32];
+
+        cli_format_time(l.expires, 1, when, sizeof(when));
+        cli_warn("%s: the preload list expired at %s: not enforced", path,
+                 when);
+    }
+    cli_preload_free(&l);
+    return CLI_EXIT_OK;
+}
+
+/* check_one runs the engine against the one address and prints its
+ * report (JSON with --json). */
+static int check_one(const cli_check_opts_t *o)
+{
+    json_t *report = NULL;
+    int rc;
+
+    rc = cli_check_run(o, NULL, o->json ? NULL : stdout, &report);
+    if (o->json && report != NULL) {
+        json_dumpf(report, stdout, JSON_INDENT(2));
+        putchar('\n');
+    }
+    fflush(stdout);
+    json_decref(report);
+    return rc;
+}
+
+int cmd_check(int argc, char **argv)
+{
+    cli_check_opts_t o;
+    check_args_t a;
+    char *target = NULL;
+    int rc;
+
+    memset(&o, 0, sizeof(o));
+    memset(&a, 0, sizeof(a));
+    o.timeout = 10;
+    a.resolve = calloc((size_t)argc, sizeof(*a.resolve));
+    if (a.resolve == NULL) {
+        cli_err("out of memory");
+        return CLI_EXIT_USAGE;
+    }
+    rc = check_parse_options(argc, argv, &o, &a, &target);
+    if (rc == -1 && o.preload != NULL) {
+        rc = check_preload_usable(o.preload) == CLI_EXIT_OK ? -1
+                                                            : CLI_EXIT_USAGE;
+    }
+    if (rc == -1) {
+        rc = a.all ? cli_fleet_check(&o, a.resolve, a.num_resolve)
+                   : check_one(&o);
+    }
+    free(a.resolve);
+    free(target);
+    return rc;
+}
