@@ -24,30 +24,12 @@ die() { printf 'demo: %s\n' "$*" >&2; exit 1; }
 [ -f "$MODULE" ] || die "the module is not built: run make"
 [ -x "$APACHE2" ] || die "$APACHE2 missing: run make deps"
 
-port=
-for p in 18460 18461 18462 18463 18464 18465 18466 18467 18468 18469; do
-    if perl -MIO::Socket::INET -e 'exit(IO::Socket::INET->new(
-            LocalAddr => "127.0.0.1", LocalPort => $ARGV[0], Listen => 1,
-            ReuseAddr => 1) ? 0 : 1)' "$p"; then
-        port=$p
-        break
-    fi
-done
+. "$(dirname "$0")/httpd-lib.sh"
+port=$(free_port 18460 18469)
 [ -n "$port" ] || die "no free port in 127.0.0.1:18460-18469"
 
-dir=$(mktemp -d /tmp/mod_tack-demo.XXXXXX)
-chmod 755 "$dir"
-cleanup() {
-    if [ -f "$dir/httpd.pid" ]; then
-        "$APACHE2" -f "$dir/httpd.conf" -k stop >/dev/null 2>&1 || true
-        i=0
-        while [ -f "$dir/httpd.pid" ] && [ $i -lt 50 ]; do
-            sleep 0.1
-            i=$((i + 1))
-        done
-    fi
-    rm -rf "$dir"
-}
+dir=$(httpd_dir demo)
+cleanup() { httpd_cleanup "$dir"; }
 trap cleanup EXIT INT TERM
 
 say "a throwaway certificate for demo.test"

@@ -31,30 +31,12 @@ if [ "$(id -u)" -eq 0 ] && ! runuser -u nobody -- test -r "$top/README"; then
         "or /srv, or chmod o+x each parent"
 fi
 
-port=
-for p in 18750 18751 18752 18753 18754 18755 18756 18757 18758 18759; do
-    if perl -MIO::Socket::INET -e 'exit(IO::Socket::INET->new(
-            LocalAddr => "127.0.0.1", LocalPort => $ARGV[0], Listen => 1,
-            ReuseAddr => 1) ? 0 : 1)' "$p"; then
-        port=$p
-        break
-    fi
-done
+. "$(dirname "$0")/httpd-lib.sh"
+port=$(free_port 18750 18759)
 [ -n "$port" ] || die "no free port in 127.0.0.1:18750-18759"
 
-dir=$(mktemp -d /tmp/mod_tack-preflight.XXXXXX)
-chmod 755 "$dir"
-cleanup() {
-    if [ -f "$dir/httpd.pid" ]; then
-        "$APACHE2" -f "$dir/httpd.conf" -k stop >/dev/null 2>&1
-        i=0
-        while [ -f "$dir/httpd.pid" ] && [ $i -lt 50 ]; do
-            sleep 0.1
-            i=$((i + 1))
-        done
-    fi
-    rm -rf "$dir"
-}
+dir=$(httpd_dir preflight)
+cleanup() { httpd_cleanup "$dir"; }
 trap cleanup EXIT INT TERM
 
 cat > "$dir/httpd.conf" <<EOF
