@@ -37,17 +37,27 @@ static int pem_is_space(char c)
     return c == ' ' || c == '\t' || c == '\r' || c == '\f' || c == '\v';
 }
 
-/* pem_next_line splits the next line off |*in|; 0 at the end of input. */
+/* pem_next_line splits the next line off |*in|; 0 at the end of input.  A
+ * line ends at LF, CRLF or a lone CR (old Mac editors), all alike, so that
+ * line numbers count what an editor shows. */
 static int pem_next_line(const char **in, const char *end, pem_line_t *line)
 {
-    const char *p = *in, *nl, *s, *e;
+    const char *p = *in, *s, *e;
 
     if (p >= end) {
         return 0;
     }
-    nl = memchr(p, '\n', (size_t)(end - p));
-    e = nl != NULL ? nl : end;
-    *in = nl != NULL ? nl + 1 : end;
+    e = p;
+    while (e < end && *e != '\n' && *e != '\r') {
+        e++;
+    }
+    *in = e;
+    if (*in < end && **in == '\r') {
+        (*in)++;
+    }
+    if (*in < end && **in == '\n') {
+        (*in)++;
+    }
     s = p;
     while (s < e && pem_is_space(*s)) {
         s++;
@@ -67,6 +77,34 @@ static int pem_starts_with(const pem_line_t *line, const char *prefix)
     return line->len >= n && memcmp(line->p, prefix, n) == 0;
 }
 
+/* pem_mentions returns 1 when |word| occurs anywhere in |line|. */
+static int pem_mentions(const pem_line_t *line, const char *word)
+{
+    return line->len > 0 &&
+           memmem(line->p, line->len, word, strlen(word)) != NULL;
+}
+
+/* pem_label_ok applies RFC 7468's label grammar: printable characters,
+ * where a hyphen or a space only ever separates two others. */
+static int pem_label_ok(const pem_line_t *label)
+{
+    size_t i;
+
+    for (i = 0; i < label->len; i++) {
+        char c = label->p[i];
+
+        if (c < 0x20 || c > 0x7e) {
+            return 0;
+        }
+        if ((c == '-' || c == ' ') &&
+            (i == 0 || i + 1 == label->len || label->p[i + 1] == '-' ||
+             label->p[i + 1] == ' ')) {
+            return 0;
+        }
+    }
+    return 1;
+}
+
 /* pem_armour_label finds the label of a "-----BEGIN X-----" or
  * "-----END X-----" line; 0 if the line is not such armour. */
 static int pem_armour_label(const pem_line_t *line, const char *prefix,
@@ -80,7 +118,7 @@ static int pem_armour_label(const pem_line_t *line, const char *prefix,
     }
     label->p = line->p + n;
     label->len = line->len - n - d;
-    return 1;
+    return pem_label_ok(label);
 }
 
 static int pem_label_eq(const pem_line_t *a, const char *b, size_t b_len)
@@ -188,9 +226,11 @@ typedef struct {
     size_t b64_len;
 } pem_reader_t;
 
-/* pem_line_outside reads a line outside any block: a BEGIN line opens one,
- * an END line is an error, anything else (TACKpy's "Created by") is
- * skipped. */
+/* pem_line_outside reads a line outside any block: a BEGIN line opens one;
+ * an END line, or a line that holds armour with something else on it
+ * (garbage before or after "-----BEGIN TACK-----"), is an error at that
+ * line, not later at the END that then seems unopened; anything else
+ * (TACKpy's "Created by") is skipped. */
 static tack_status_t pem_line_outside(pem_reader_t *r, const pem_line_t *line)
 {
     if (pem_armour_label(line, PEM_BEGIN, &r->cur_label)) {
@@ -199,8 +239,8 @@ static tack_status_t pem_line_outside(pem_reader_t *r, const pem_line_t *line)
         r->begin_line = r->lineno;
         r->wanted = pem_label_eq(&r->cur_label, r->label, r->label_len);
         r->b64_len = 0;
-    } else if (pem_starts_with(line, PEM_END)) {
-        return TACK_ERR_PEM_BAD; /* END without BEGIN */
+    } else if (pem_mentions(line, PEM_BEGIN) || pem_mentions(line, PEM_END)) {
+        return TACK_ERR_PEM_BAD; /* END without BEGIN, or broken armour */
     }
     return TACK_OK;
 }
@@ -292,6 +332,10 @@ tack_status_t tack_pem_decode(tack_pem_t *out, const char *in, size_t in_len,
     memset(&r, 0, sizeof(r));
     r.label = label;
     r.label_len = strlen(label);
+    /* A UTF-8 byte order mark, as some editors write: not part of line 1. */
+    if (in_len >= 3 && memcmp(in, "\xef\xbb\xbf", 3) == 0) {
+        p += 3;
+    }
     /* The base64 of one block is never longer than the input. */
     r.b64 = malloc(in_len + 1);
     if (r.b64 == NULL) {

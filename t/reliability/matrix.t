@@ -98,6 +98,7 @@ my %files = (
     'five.pem'       => pem('TACK BREAK SIG', ($BS) x 5),
     'four.pem'       => pem('TACK BREAK SIG', ($BSC) x 4),
     'crlf.pem'       => do { (my $t = $good_text) =~ s/\n/\r\n/g; $t },
+    'begin-junk.pem' => do { (my $t = $good_text) =~ s/-----BEGIN TACK-----/-----BEGIN TACK-----junk/; $t },
 );
 write_file("$d/$_", $files{$_}) for keys %files;
 make_path("$d/adir");
@@ -175,6 +176,8 @@ my @cases = (
       want => qr{TackFile ${P}k1\.key: no "TACK" PEM block \(no PEM block with the expected label\)} },
     { id => 'a TACK file as TackBreakSigsFile', in => 'TackBreakSigsFile good.pem',
       want => qr{TackBreakSigsFile ${P}good\.pem: no "TACK BREAK SIG" PEM block \(no PEM block with the expected label\)} },
+    { id => 'garbage after the BEGIN armour', in => 'TackFile begin-junk.pem',
+      want => qr{TackFile ${P}begin-junk\.pem: line 3: malformed PEM armour} },
     { id => 'END label differs from BEGIN', in => 'TackFile mismatched-end.pem',
       want => qr{TackFile ${P}mismatched-end\.pem: line \d+: malformed PEM armour} },
     # oversized

@@ -148,6 +148,85 @@ START_TEST(pem_decode_tolerates_leading_whitespace)
 }
 END_TEST
 
+/* Line endings of every kind read alike: a lone CR (old Mac editors) once
+ * made the whole file one line, "no PEM block found"; and line numbers
+ * count them the same way (the BEGIN line of TACK1.pem is line 3). */
+START_TEST(pem_decode_reads_cr_only_line_endings)
+{
+    size_t len;
+    char *text = tt_read_vector("draft00/TACK1.pem", &len);
+    char *cr = relayout(text, "", "\r");
+    char *bad = replace_once(cr, "-----END TACK-----", "-----END TACK-");
+    tack_pem_t pem;
+    unsigned line = 0;
+
+    ck_assert_status(
+        decode_text(&pem, cr, strlen(cr), TACK_PEM_LABEL_TACK, &line),
+        TACK_OK);
+    assert_tack1_block(&pem, 3);
+    tack_pem_free(&pem);
+    ck_assert_status(
+        decode_text(&pem, bad, strlen(bad), TACK_PEM_LABEL_TACK, &line),
+        TACK_ERR_PEM_BAD);
+    ck_assert_uint_eq(line, 8);
+    free(bad);
+    free(cr);
+    free(text);
+}
+END_TEST
+
+/* A UTF-8 byte order mark before the first line (as some editors save) is
+ * not part of it: the file reads as it would without, and line numbers do
+ * not move.  It was reported as "line 6: malformed PEM armour". */
+START_TEST(pem_decode_skips_a_utf8_byte_order_mark)
+{
+    const char *body = "-----BEGIN TACK-----\n"
+                       "lJ7JcxIC9y6i/jTkTh+MXf0aO23J58PjUQCAI4vCMINlcMGSC8Vyq9On51hk5zAz\n"
+                       "DlIdXzC7zcUC7AN7/alXYwAAAkJ0Bb8+RaM9YEywaJEGViKJJmpYG/gJHgfGaefI\n"
+                       "9kKbXSDmXHI2tbZPnCxzR4ZXz21HxFm1SPYijTKm4zm5dAzXzvneOTRf/SFbY0dZ\n"
+                       "s7UpHKK4yOhREoGH8z8kxxD5/BXb5A==\n"
+                       "-----END TACK-----\n";
+    char text[512];
+    tack_pem_t pem;
+    unsigned line = 0;
+
+    snprintf(text, sizeof(text), "\xef\xbb\xbf%s", body);
+    ck_assert_status(
+        decode_text(&pem, text, strlen(text), TACK_PEM_LABEL_TACK, &line),
+        TACK_OK);
+    assert_tack1_block(&pem, 1);
+    tack_pem_free(&pem);
+}
+END_TEST
+
+/* Garbage on a BEGIN line (before or after the armour) is reported at that
+ * line; it was reported at the END line, which then seemed unopened. */
+START_TEST(pem_decode_reports_broken_begin_armour_at_its_line)
+{
+    static const char *const begins[] = {
+        "x-----BEGIN TACK-----",
+        "-----BEGIN TACK-----x",
+        "-----BEGIN TACK----- -----BEGIN TACK-----",
+    };
+    size_t len, i;
+    char *text = tt_read_vector("draft00/TACK1.pem", &len);
+    tack_pem_t pem;
+    unsigned line = 0;
+
+    for (i = 0; i < sizeof(begins) / sizeof(begins[0]); i++) {
+        char *bad = replace_once(text, "-----BEGIN TACK-----", begins[i]);
+
+        ck_assert_status(
+            decode_text(&pem, bad, strlen(bad), TACK_PEM_LABEL_TACK, &line),
+            TACK_ERR_PEM_BAD);
+        ck_assert_msg(line == 3, "%s: reported at line %u, not 3", begins[i],
+                      line);
+        free(bad);
+    }
+    free(text);
+}
+END_TEST
+
 START_TEST(pem_decode_tolerates_crlf_and_trailing_whitespace)
 {
     size_t len;
@@ -801,6 +880,9 @@ Suite *pem_suite(void)
     tcase_add_test(tc, pem_decode_finds_blocks_among_comment_lines);
     tcase_add_test(tc, pem_decode_tolerates_leading_whitespace);
     tcase_add_test(tc, pem_decode_tolerates_crlf_and_trailing_whitespace);
+    tcase_add_test(tc, pem_decode_reads_cr_only_line_endings);
+    tcase_add_test(tc, pem_decode_skips_a_utf8_byte_order_mark);
+    tcase_add_test(tc, pem_decode_reports_broken_begin_armour_at_its_line);
     tcase_add_test(tc, pem_decode_tolerates_text_after_the_last_block);
     tcase_add_test(tc, pem_decode_skips_binary_text_outside_blocks);
     tcase_add_test(tc, pem_decode_reports_begin_without_end);
