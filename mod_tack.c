@@ -503,6 +503,7 @@ static int tack_hook_post_config(apr_pool_t *pconf, apr_pool_t *plog,
         return OK;
     }
     tack_config_log_load_errors(s);
+    tack_config_log_warnings(s);
     tack_config_check_unmatched(s);
     tack_config_log_stores(s, 1);
     return tack_status_post_config(pconf, ptemp, s);

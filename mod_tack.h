@@ -92,6 +92,10 @@ typedef struct tack_file {
     int inactive;                /* "TackFile FILE inactive" */
     int server_level;            /* outside any <VirtualHost> */
     const char *error; /* why none of it is served (real start), or NULL */
+    /* Served, but with something an administrator must hear of (a private
+     * key beside the TACK, break signatures a TackFile does not serve, a
+     * file others can write): const char * each, or NULL. */
+    apr_array_header_t *warnings;
     int nitems;
     tack_item_t *items; /* nitems of them, allocated by count */
 } tack_file_t;
@@ -102,6 +106,7 @@ typedef struct {
     const char *path;
     const ap_directive_t *where;
     const char *error; /* why none of it is served, or NULL */
+    const char *warning; /* served, but writable by others; or NULL */
     size_t num;
     /* The file's contents, loaded once per configuration pass and shared
      * by every directive naming the same path (hosting configurations name
@@ -118,6 +123,9 @@ typedef struct tack_store {
     const char *path;
     const ap_directive_t *where; /* the first TackStore line naming it */
     const char *error;           /* the directory cannot be read, or NULL */
+    /* The directory or some of its files writable by others, a file that
+     * also holds a private key or break signatures: const char *, or NULL */
+    apr_array_header_t *warnings;
     int loaded;                  /* 0 in the discarded first pass of a start */
     int nfiles;                  /* TACK files served from it */
     int nduplicates;     /* files repeating another's TACK byte for byte */
@@ -320,6 +328,15 @@ void tack_config_vcache_prune(server_rec *s);
  * that reason is only the expiration). */
 const char *tack_load_tackfile(apr_pool_t *p, tack_file_t *f, int *expired);
 
+/* tack_warning_add appends |warning| to |*list|, made in |p| when NULL. */
+void tack_warning_add(apr_pool_t *p, apr_array_header_t **list,
+                      const char *warning);
+
+/* tack_writable returns a warning naming |directive| and |path| when the
+ * file or directory can be written by its group or everyone, else NULL. */
+const char *tack_writable(apr_pool_t *p, const char *directive,
+                          const char *path);
+
 /* tack_load_sigfile fills |f| from its file; returns NULL or the reason
  * none of its break signatures may be served. */
 const char *tack_load_sigfile(apr_pool_t *p, tack_sigfile_t *f);
@@ -356,6 +373,12 @@ int tack_config_resolve(apr_pool_t *p, server_rec *s, tack_conf_t *conf,
  * not be loaded; tack_config_check_unmatched logs server-level TACKs that
  * matched no certificate.  Both return the number of problems. */
 int tack_config_log_load_errors(server_rec *s_main);
+
+/* tack_config_log_warnings logs, once per pass, what is served but must be
+ * heard of (tack_file_t.warnings, tack_sigfile_t.warning); returns how many
+ * lines it logged.  Never a problem: warnings do not refuse a
+ * configuration. */
+int tack_config_log_warnings(server_rec *s_main);
 int tack_config_check_unmatched(server_rec *s_main);
 
 /* tack_config_warn_expiry logs a warning for a TACK of |sel| that expires

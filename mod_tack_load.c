@@ -74,6 +74,106 @@ static const char *tack_pem_error(apr_pool_t *p, const char *directive,
     return apr_psprintf(p, "%s %s: %s", directive, path, reason);
 }
 
+void tack_warning_add(apr_pool_t *p, apr_array_header_t **list,
+                      const char *warning)
+{
+    if (*list == NULL) {
+        *list = apr_array_make(p, 1, sizeof(const char *));
+    }
+    APR_ARRAY_PUSH(*list, const char *) = warning;
+}
+
+/* Labels looked at in a file: more than a TACK file ever holds. */
+#define TACK_LABELS_MAX 8
+
+/* tack_wrong_label says why |path| has no |want| block, from what it holds
+ * instead (|labels|, |n| of them, n > 0): a private key is named as such,
+ * since it does not belong in a public file. */
+static const char *tack_wrong_label(apr_pool_t *p, const char *directive,
+                                    const char *path, const char *want,
+                                    char labels[][TACK_PEM_LABEL_SIZE],
+                                    size_t n)
+{
+    size_t i;
+
+    for (i = 0; i < n; i++) {
+        if (tack_pem_label_is_private_key(labels[i])) {
+            return apr_psprintf(p,
+                                "%s %s: no \"%s\" PEM block: it holds a "
+                                "private key (\"BEGIN %s\"), which does not "
+                                "belong in a %s (name the file tack sign "
+                                "wrote; keep the key where only root can "
+                                "read it)",
+                                directive, path, want, labels[i], directive);
+        }
+    }
+    return apr_psprintf(p, "%s %s: no \"%s\" PEM block (it holds \"BEGIN %s\")",
+                        directive, path, want, labels[0]);
+}
+
+/* tack_writable returns a warning when |path| can be written by its group
+ * or by everyone, NULL otherwise: whoever can write a TACK, break-signature
+ * or store file decides what pinned clients must accept. */
+const char *tack_writable(apr_pool_t *p, const char *directive,
+                          const char *path)
+{
+    apr_finfo_t fi;
+
+    if (apr_stat(&fi, path, APR_FINFO_PROT, p) != APR_SUCCESS ||
+        !(fi.protection & (APR_GWRITE | APR_WWRITE))) {
+        return NULL;
+    }
+    return apr_psprintf(p,
+                        "%s %s: writable by %s (whoever can write it "
+                        "decides what pinned clients must accept): chmod "
+                        "go-w",
+                        directive, path,
+                        fi.protection & APR_WWRITE ? "everyone" : "its group");
+}
+
+/* tack_tackfile_extras looks at what else the TACK file |f| holds besides
+ * its TACKs, and at who can write it.  A private key in it is exposed (TACK
+ * files are public, 0644): under apache2 -t that refuses the file (the
+ * returned reason); at a real start the TACKs are still served, with a
+ * warning, for the clients that pinned them.  Break-signature blocks, which
+ * a TackFile does not serve, and a file others can write are warnings. */
+static const char *tack_tackfile_extras(apr_pool_t *p, tack_file_t *f,
+                                        char labels[][TACK_PEM_LABEL_SIZE],
+                                        size_t n)
+{
+    const char *w;
+    size_t i;
+
+    f->warnings = NULL;
+    for (i = 0; i < n; i++) {
+        w = NULL;
+        if (tack_pem_label_is_private_key(labels[i])) {
+            w = apr_psprintf(p,
+                             "%s %s: also holds a private key (\"BEGIN %s\"), "
+                             "exposed in a public file: move the key to a "
+                             "file only root can read",
+                             f->kind, f->path, labels[i]);
+            if (tack_config_strict()) {
+                return w;
+            }
+        } else if (!strcmp(labels[i], TACK_PEM_LABEL_BREAKSIG)) {
+            w = apr_psprintf(p,
+                             "%s %s: its \"%s\" blocks are not served from "
+                             "here (name the file with TackBreakSigsFile)",
+                             f->kind, f->path, labels[i]);
+        }
+        if (w) {
+            tack_warning_add(p, &f->warnings, w);
+        }
+    }
+    /* A store says once how many of its files others can write. */
+    w = f->store ? NULL : tack_writable(p, f->kind, f->path);
+    if (w) {
+        tack_warning_add(p, &f->warnings, w);
+    }
+    return NULL;
+}
+
 /* ---- signatures already verified ------------------------------------- */
 
 /* Signatures verified in this process, keyed by the SHA-256 of the exact
@@ -240,7 +340,8 @@ static tack_status_t tack_breaksig_verify_cached(server_rec *s,
 const char *tack_load_tackfile(apr_pool_t *p, tack_file_t *f, int *expired)
 {
     tack_t tacks[TACK_EXT02_MAX_TACKS];
-    size_t count = 0, i;
+    char labels[TACK_LABELS_MAX][TACK_PEM_LABEL_SIZE];
+    size_t count = 0, nlabels, i;
     unsigned line = 0;
     char *text;
     size_t len;
@@ -253,11 +354,17 @@ const char *tack_load_tackfile(apr_pool_t *p, tack_file_t *f, int *expired)
     if (err) {
         return err;
     }
+    nlabels = tack_pem_labels(text, len, labels, TACK_LABELS_MAX);
     /* Room for two: pair files are legal in draft-02; whether the format
      * allows a pair is decided once the vhost's TackFormat is known. */
     st = tack_tacks_from_pem(tacks, TACK_EXT02_MAX_TACKS, &count, text, len,
                              &line);
+    OPENSSL_cleanse(text, len); /* it may hold a private key */
     free(text);
+    if (st == TACK_ERR_PEM_WRONG_LABEL && nlabels > 0) {
+        return tack_wrong_label(p, f->kind, f->path, TACK_PEM_LABEL_TACK,
+                                labels, nlabels);
+    }
     if (st == TACK_ERR_TOO_MANY_TACKS) {
         return apr_psprintf(p,
                             "%s %s: more than two TACK blocks (a TACK "
@@ -306,7 +413,7 @@ const char *tack_load_tackfile(apr_pool_t *p, tack_file_t *f, int *expired)
                             "(a pair must use two TACK keys)",
                             f->kind, f->path, f->items[0].fingerprint);
     }
-    return NULL;
+    return tack_tackfile_extras(p, f, labels, nlabels);
 }
 
 /* What one break-signature file holds, read and verified once per
@@ -329,14 +436,23 @@ static const char *tack_sigload_read(apr_pool_t *p, tack_sigfile_t *f,
     size_t len;
     tack_status_t st;
     const char *err;
+    char labels[TACK_LABELS_MAX][TACK_PEM_LABEL_SIZE];
+    size_t nlabels;
 
     err = tack_read_text(p, "TackBreakSigsFile", f->path, &text, &len);
     if (err) {
         return err;
     }
+    nlabels = tack_pem_labels(text, len, labels, TACK_LABELS_MAX);
     st = tack_breaksigs_from_pem(l->sigs, TACK_MAX_BREAKSIGS, &l->num, text,
                                  len, &line);
+    OPENSSL_cleanse(text, len);
     free(text);
+    if (st == TACK_ERR_PEM_WRONG_LABEL && nlabels > 0) {
+        l->num = 0;
+        return tack_wrong_label(p, "TackBreakSigsFile", f->path,
+                                TACK_PEM_LABEL_BREAKSIG, labels, nlabels);
+    }
     if (st == TACK_ERR_TOO_MANY_BREAKSIGS) {
         l->num = 0;
         return apr_psprintf(p,
@@ -383,6 +499,7 @@ const char *tack_load_sigfile(apr_pool_t *p, tack_sigfile_t *f)
         l->error = tack_sigload_read(p, f, l);
         apr_hash_set(loaded, f->path, APR_HASH_KEY_STRING, l);
     }
+    f->warning = l->error ? NULL : tack_writable(p, "TackBreakSigsFile", f->path);
     f->num = l->num;
     f->sigs = l->sigs;
     f->fingerprints = (const char(*)[TACK_FINGERPRINT_SIZE])l->fingerprints;

@@ -452,6 +452,43 @@ int tack_config_log_load_errors(server_rec *s_main)
     return problems;
 }
 
+int tack_config_log_warnings(server_rec *s_main)
+{
+    server_rec *s;
+    int n = 0, i, j;
+
+    if (tack_config_quiet()) {
+        return 0;
+    }
+    for (s = s_main; s; s = s->next) {
+        tack_conf_t *conf = tack_config_get(s);
+        tack_file_t **tf = tack_elts(conf->files);
+        tack_sigfile_t **sf = tack_elts(conf->sigfiles);
+
+        for (i = 0; i < tack_nelts(conf->files); i++) {
+            apr_array_header_t *w = tf[i]->warnings;
+
+            for (j = 0; tf[i]->s == s && w && j < w->nelts; j++, n++) {
+                ap_log_error(APLOG_MARK, APLOG_WARNING, 0, s,
+                             "TACK00059: vhost %s: %s (" TACK_WHERE_FMT ")",
+                             tack_vhost_name(s),
+                             APR_ARRAY_IDX(w, j, const char *),
+                             TACK_WHERE(tf[i]->where));
+            }
+        }
+        for (i = 0; i < tack_nelts(conf->sigfiles); i++) {
+            if (sf[i]->warning && sf[i]->s == s) {
+                n++;
+                ap_log_error(APLOG_MARK, APLOG_WARNING, 0, s,
+                             "TACK00060: vhost %s: %s (" TACK_WHERE_FMT ")",
+                             tack_vhost_name(s), sf[i]->warning,
+                             TACK_WHERE(sf[i]->where));
+            }
+        }
+    }
+    return n;
+}
+
 int tack_config_check_unmatched(server_rec *s_main)
 {
     tack_conf_t *conf = tack_config_get(s_main);

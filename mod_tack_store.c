@@ -112,6 +112,37 @@ static const char *tack_store_file(apr_pool_t *p, tack_file_t *f, int is_link,
 /* tack_store_load reads every *.tack.pem of |st|'s directory, in name order,
  * validating each like a TackFile.  Nothing is logged here: the outcome is
  * kept in |st| and reported once by tack_config_log_stores. */
+/* tack_store_note_writable adds to |st|'s warnings the directory, when
+ * others can write in it, and how many of its |files| they can write. */
+static void tack_store_note_writable(apr_pool_t *p, tack_store_t *st,
+                                     const apr_array_header_t *files)
+{
+    const char *w = tack_writable(p, "TackStore", st->path), *first = NULL;
+    int i, n = 0;
+
+    if (w) {
+        tack_warning_add(p, &st->warnings, w);
+    }
+    for (i = 0; i < files->nelts; i++) {
+        tack_file_t *f = APR_ARRAY_IDX(files, i, tack_file_t *);
+
+        if (tack_writable(p, "TackStore", f->path)) {
+            first = first ? first : f->path;
+            n++;
+        }
+    }
+    if (n) {
+        tack_warning_add(
+            p, &st->warnings,
+            apr_psprintf(p,
+                         "TackStore %s: %d file%s writable by group or "
+                         "everyone, %s the first (whoever can write them "
+                         "decides what pinned clients must accept): chmod "
+                         "go-w",
+                         st->path, n, n == 1 ? "" : "s", first));
+    }
+}
+
 static void tack_store_load(apr_pool_t *p, server_rec *s, tack_store_t *st)
 {
     apr_array_header_t *names =
@@ -120,7 +151,7 @@ static void tack_store_load(apr_pool_t *p, server_rec *s, tack_store_t *st)
     apr_finfo_t fi;
     apr_status_t rv;
     time_t now = time(NULL);
-    int i;
+    int i, k;
 
     rv = apr_dir_open(&dir, st->path, p);
     if (rv != APR_SUCCESS) {
@@ -168,8 +199,13 @@ static void tack_store_load(apr_pool_t *p, server_rec *s, tack_store_t *st)
         }
         APR_ARRAY_PUSH(st->files, tack_file_t *) = f;
         tack_store_index(st, f, now);
+        for (k = 0; f->warnings && k < f->warnings->nelts; k++) {
+            tack_warning_add(p, &st->warnings,
+                             APR_ARRAY_IDX(f->warnings, k, const char *));
+        }
     }
     st->nfiles = st->files->nelts;
+    tack_store_note_writable(p, st, st->files);
 }
 
 /* tack_store_get returns the store for directory |path|, reading it the
@@ -231,6 +267,12 @@ static int tack_store_report_files(server_rec *s_main, const tack_store_t *st)
 
         ap_log_error(APLOG_MARK, APLOG_WARNING, 0, s_main,
                      "TACK00018: %s; skipped: sign a new one", f->error);
+    }
+    for (j = 0; st->warnings && j < st->warnings->nelts; j++) {
+        ap_log_error(APLOG_MARK, APLOG_WARNING, 0, s_main,
+                     "TACK00058: %s (TackStore at " TACK_WHERE_FMT ")",
+                     APR_ARRAY_IDX(st->warnings, j, const char *),
+                     TACK_WHERE(st->where));
     }
     return problems;
 }

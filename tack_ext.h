@@ -363,6 +363,22 @@ typedef struct {
 tack_status_t tack_pem_decode(tack_pem_t *out, const char *in, size_t in_len,
                               const char *label, unsigned *err_line);
 
+/* Room for one PEM label and its NUL in tack_pem_labels' output. */
+#define TACK_PEM_LABEL_SIZE 64
+
+/* tack_pem_labels lists the distinct labels of the well-formed BEGIN lines
+ * of |in| (which need not be NUL-terminated), in order of first appearance,
+ * into |out|, at most |max| of them (longer labels are left out); returns
+ * how many it wrote.  For messages that say what a file holds ("BEGIN
+ * PRIVATE KEY") and for refusing what does not belong in it. */
+size_t tack_pem_labels(const char *in, size_t in_len,
+                       char out[][TACK_PEM_LABEL_SIZE], size_t max);
+
+/* tack_pem_label_is_private_key returns 1 for a label that holds a private
+ * key: "TACK PRIVATE KEY", "PRIVATE KEY", "EC PRIVATE KEY", "ENCRYPTED
+ * PRIVATE KEY" and the like. */
+int tack_pem_label_is_private_key(const char *label);
+
 /* tack_pem_free releases what tack_pem_decode allocated (wiping it: key files
  * pass through here) and zeroes |pem|.  NULL-safe. */
 void tack_pem_free(tack_pem_t *pem);

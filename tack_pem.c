@@ -70,6 +70,15 @@ static int pem_next_line(const char **in, const char *end, pem_line_t *line)
     return 1;
 }
 
+/* pem_skip_bom steps over a UTF-8 byte order mark at |*in|, as some
+ * editors write one: it is not part of line 1. */
+static void pem_skip_bom(const char **in, const char *end)
+{
+    if (end - *in >= 3 && memcmp(*in, "\xef\xbb\xbf", 3) == 0) {
+        *in += 3;
+    }
+}
+
 static int pem_starts_with(const pem_line_t *line, const char *prefix)
 {
     size_t n = strlen(prefix);
@@ -332,10 +341,7 @@ tack_status_t tack_pem_decode(tack_pem_t *out, const char *in, size_t in_len,
     memset(&r, 0, sizeof(r));
     r.label = label;
     r.label_len = strlen(label);
-    /* A UTF-8 byte order mark, as some editors write: not part of line 1. */
-    if (in_len >= 3 && memcmp(in, "\xef\xbb\xbf", 3) == 0) {
-        p += 3;
-    }
+    pem_skip_bom(&p, end);
     /* The base64 of one block is never longer than the input. */
     r.b64 = malloc(in_len + 1);
     if (r.b64 == NULL) {
@@ -363,6 +369,45 @@ tack_status_t tack_pem_decode(tack_pem_t *out, const char *in, size_t in_len,
         }
     }
     return st;
+}
+
+size_t tack_pem_labels(const char *in, size_t in_len,
+                       char out[][TACK_PEM_LABEL_SIZE], size_t max)
+{
+    const char *p = in, *end = in + in_len;
+    pem_line_t line, label;
+    size_t n = 0, i;
+
+    if (in == NULL || out == NULL) {
+        return 0;
+    }
+    pem_skip_bom(&p, end);
+    while (n < max && pem_next_line(&p, end, &line)) {
+        int seen = 0;
+
+        if (!pem_armour_label(&line, PEM_BEGIN, &label) ||
+            label.len >= TACK_PEM_LABEL_SIZE) {
+            continue;
+        }
+        for (i = 0; i < n; i++) {
+            seen |= pem_label_eq(&label, out[i], strlen(out[i]));
+        }
+        if (!seen) {
+            memcpy(out[n], label.p, label.len);
+            out[n][label.len] = '\0';
+            n++;
+        }
+    }
+    return n;
+}
+
+int tack_pem_label_is_private_key(const char *label)
+{
+    static const char suffix[] = "PRIVATE KEY";
+    size_t n = strlen(label), k = sizeof(suffix) - 1;
+
+    return n >= k && strcmp(label + n - k, suffix) == 0 &&
+           (n == k || label[n - k - 1] == ' ');
 }
 
 tack_status_t tack_pem_encode(char **out, size_t *out_len, const char *label,

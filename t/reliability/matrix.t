@@ -101,6 +101,18 @@ my %files = (
     'begin-junk.pem' => do { (my $t = $good_text) =~ s/-----BEGIN TACK-----/-----BEGIN TACK-----junk/; $t },
 );
 write_file("$d/$_", $files{$_}) for keys %files;
+# What does not belong in a TACK file, and files others can write.
+write_file("$d/with-key.pem", $good_text . read_file("$d/k1.key"));
+write_file("$d/with-pkey.pem", $good_text . read_file("$d/raw.key"));
+write_file("$d/with-bs.pem", $good_text . read_file("$d/breaks.pem"));
+write_file("$d/rw.pem", $good_text);
+chmod 0666, "$d/rw.pem";
+write_file("$d/bs-rw.pem", read_file("$d/breaks.pem"));
+chmod 0664, "$d/bs-rw.pem";
+make_path("$d/rwstore");
+write_file("$d/rwstore/v.test.tack.pem", $good_text);
+chmod 0777, "$d/rwstore";
+chmod 0666, "$d/rwstore/v.test.tack.pem";
 make_path("$d/adir");
 symlink("$d/nowhere.pem", "$d/dangling.pem");
 symlink("$d/loop1.pem", "$d/loop2.pem");
@@ -169,13 +181,23 @@ my @cases = (
     { id => 'binary garbage', in => 'TackFile garbage.bin',
       want => qr{TackFile ${P}garbage\.bin: no "TACK" PEM block \(no PEM block found\)} },
     { id => 'a certificate as TackFile', in => 'TackFile ec.crt',
-      want => qr{TackFile ${P}ec\.crt: no "TACK" PEM block \(no PEM block with the expected label\)} },
+      want => qr{TackFile ${P}ec\.crt: no "TACK" PEM block \(it holds "BEGIN CERTIFICATE"\)} },
     { id => 'a break-signature file as TackFile', in => 'TackFile breaks.pem',
-      want => qr{TackFile ${P}breaks\.pem: no "TACK" PEM block \(no PEM block with the expected label\)} },
+      want => qr{TackFile ${P}breaks\.pem: no "TACK" PEM block \(it holds "BEGIN TACK BREAK SIG"\)} },
     { id => 'a key file as TackFile', in => 'TackFile k1.key',
-      want => qr{TackFile ${P}k1\.key: no "TACK" PEM block \(no PEM block with the expected label\)} },
+      want => qr{TackFile ${P}k1\.key: no "TACK" PEM block: it holds a private key \("BEGIN TACK PRIVATE KEY"\), which does not belong in a TackFile \(name the file tack sign wrote; keep the key where only root can read it\)} },
+    { id => 'a private key (openssl) as TackFile', in => 'TackFile raw.key',
+      want => qr{TackFile ${P}raw\.key: no "TACK" PEM block: it holds a private key \("BEGIN PRIVATE KEY"\)} },
+    # A private key beside a TACK is exposed (TACK files are public): a
+    # mistake under -t; at a real start the TACK stays served, with a warning.
+    { id => 'a TACK file that also holds the TACK key', in => 'TackFile with-key.pem',
+      want => qr{TackFile ${P}with-key\.pem: also holds a private key \("BEGIN TACK PRIVATE KEY"\), exposed in a public file: move the key to a file only root can read},
+      serve => sub { ext00($T{good}) } },
+    { id => 'a TACK file that also holds a TLS private key', in => 'TackFile with-pkey.pem',
+      want => qr{TackFile ${P}with-pkey\.pem: also holds a private key \("BEGIN PRIVATE KEY"\)},
+      serve => sub { ext00($T{good}) } },
     { id => 'a TACK file as TackBreakSigsFile', in => 'TackBreakSigsFile good.pem',
-      want => qr{TackBreakSigsFile ${P}good\.pem: no "TACK BREAK SIG" PEM block \(no PEM block with the expected label\)} },
+      want => qr{TackBreakSigsFile ${P}good\.pem: no "TACK BREAK SIG" PEM block \(it holds "BEGIN TACK"\)} },
     { id => 'garbage after the BEGIN armour', in => 'TackFile begin-junk.pem',
       want => qr{TackFile ${P}begin-junk\.pem: line 3: malformed PEM armour} },
     { id => 'END label differs from BEGIN', in => 'TackFile mismatched-end.pem',
@@ -309,9 +331,22 @@ my @real_alone = grep { ($_->{kind} // '') eq 'alone' } @cases;
 my @real_syntax = grep { ($_->{kind} // '') eq 'syntax' } @cases;
 my @hang = grep { $_->{alone} } @cases;
 
+# Served, with a warning (section at the end).
+my @warned = (
+    { id => 'break signatures inside a TackFile', in => 'TackFile with-bs.pem',
+      want => qr{\[tack:warn\].*TACK00059: vhost \S+: TackFile ${P}with-bs\.pem: its "TACK BREAK SIG" blocks are not served from here \(name the file with TackBreakSigsFile\)} },
+    { id => 'a TackFile everyone can write', in => 'TackFile rw.pem',
+      want => qr{\[tack:warn\].*TACK00059: vhost \S+: TackFile ${P}rw\.pem: writable by everyone \(whoever can write it decides what pinned clients must accept\): chmod go-w} },
+    { id => 'a break-signature file its group can write',
+      in => "TackFile good.pem\n    TackBreakSigsFile bs-rw.pem",
+      want => qr{\[tack:warn\].*TACK00060: vhost \S+: TackBreakSigsFile ${P}bs-rw\.pem: writable by its group} },
+    { id => 'a store directory and file everyone can write', in => 'TackStore fx/rwstore',
+      want => qr{TACK00058: TackStore ${P}rwstore: writable by everyone.*\n.*TACK00058: TackStore ${P}rwstore: 1 file writable by group or everyone, ${P}v\.test\.tack\.pem the first}s },
+);
+
 plan tests => 2 * @good + 3 * $n_bad
     + 5 + 3 * @real_file
-    + 4 * @real_alone + 4 * @real_syntax + 3 * @hang + 1;
+    + 4 * @real_alone + 4 * @real_syntax + 3 * @hang + 5 * @warned + 1;
 
 note("matrix: $n_bad broken configurations, " . scalar(@good) . " good ones");
 
@@ -445,6 +480,22 @@ for my $c (@hang) {
         like($ht->log_since(0), $c->{want}, "real start: $c->{id}: logged");
     }
     $ht->stop;
+}
+
+# ---- served, with a warning: -t passes and says so, a real start too -------------
+for my $c (@warned) {
+    $c->{in} =~ s/\b(TackFile|TackBreakSigsFile)(\s+)(?!fx\/)(?![\"\/])(\S)/$1$2fx\/$3/g;
+    $h->write_conf($conf_of->($c));
+    my $rt = $h->configtest;
+    is($rt->{rc}, 0, "warned: $c->{id}: apache2 -t passes") or diag($rt->{out});
+    like($rt->{out}, $c->{want}, "warned: $c->{id}: apache2 -t warns");
+    my $rw = $h->start;
+    ok($rw->{ready}, "warned: $c->{id}: a real start serves") or diag($rw->{out});
+    like($h->log_since(0), $c->{want}, "warned: $c->{id}: and logs the warning");
+    my $sw = s_client(port => $h->port, name => 'v.test');
+    is(hexs($sw->{ext}), hexs(ext00($T{good}, $c->{in} =~ /bs-rw/ ? [$BS] : [])),
+       "warned: $c->{id}: the TACK is served");
+    $h->stop;
 }
 
 ok(1, "matrix size: $n_bad broken configurations");
