@@ -227,6 +227,35 @@ START_TEST(pem_decode_reports_broken_begin_armour_at_its_line)
 }
 END_TEST
 
+/* What a file holds, for messages and refusals: distinct labels of well-
+ * formed BEGIN lines, in order, a byte order mark and CR endings alike. */
+START_TEST(pem_labels_lists_what_a_file_holds)
+{
+    const char *text = "\xef\xbb\xbf-----BEGIN TACK-----\rAAAA\r"
+                       "-----END TACK-----\r"
+                       "x-----BEGIN JUNK-----\r"
+                       "-----BEGIN TACK PRIVATE KEY-----\nAAAA\n"
+                       "-----END TACK PRIVATE KEY-----\n"
+                       "-----BEGIN TACK-----\n-----END TACK-----\n"
+                       "-----BEGIN PRIVATE KEY-----\n";
+    char labels[4][TACK_PEM_LABEL_SIZE];
+    size_t n = tack_pem_labels(text, strlen(text), labels, 4);
+
+    ck_assert_uint_eq(n, 3);
+    ck_assert_str_eq(labels[0], "TACK");
+    ck_assert_str_eq(labels[1], "TACK PRIVATE KEY");
+    ck_assert_str_eq(labels[2], "PRIVATE KEY");
+    ck_assert_uint_eq(tack_pem_labels(text, strlen(text), labels, 1), 1);
+    ck_assert_int_eq(tack_pem_label_is_private_key("TACK PRIVATE KEY"), 1);
+    ck_assert_int_eq(tack_pem_label_is_private_key("PRIVATE KEY"), 1);
+    ck_assert_int_eq(tack_pem_label_is_private_key("ENCRYPTED PRIVATE KEY"), 1);
+    ck_assert_int_eq(tack_pem_label_is_private_key("EC PRIVATE KEY"), 1);
+    ck_assert_int_eq(tack_pem_label_is_private_key("PUBLIC KEY"), 0);
+    ck_assert_int_eq(tack_pem_label_is_private_key("NOTPRIVATE KEY"), 0);
+    ck_assert_int_eq(tack_pem_label_is_private_key("TACK"), 0);
+}
+END_TEST
+
 START_TEST(pem_decode_tolerates_crlf_and_trailing_whitespace)
 {
     size_t len;
@@ -881,6 +910,7 @@ Suite *pem_suite(void)
     tcase_add_test(tc, pem_decode_tolerates_leading_whitespace);
     tcase_add_test(tc, pem_decode_tolerates_crlf_and_trailing_whitespace);
     tcase_add_test(tc, pem_decode_reads_cr_only_line_endings);
+    tcase_add_test(tc, pem_labels_lists_what_a_file_holds);
     tcase_add_test(tc, pem_decode_skips_a_utf8_byte_order_mark);
     tcase_add_test(tc, pem_decode_reports_broken_begin_armour_at_its_line);
     tcase_add_test(tc, pem_decode_tolerates_text_after_the_last_block);
