@@ -29,7 +29,7 @@ SSL_LIBS     := -lssl -lcrypto
 JANSSON_LIBS := -ljansson
 
 # ---- core library --------------------------------------------------------
-CORE_SRC := tack_ext.c tack_pem.c tack_keyfile.c
+CORE_SRC := tack_ext.c tack_pem.c tack_keyfile.c tack_utf8.c
 CORE_HDR := tack_ext.h tack_cbs.h
 
 # ---- command-line tool (issue 4 owns this section) -----------------------

@@ -322,7 +322,36 @@ static int tack_tack_active(const tack_rt_t *rt, const tack_item_t *item)
     return rt->pin_activation && !item->file->inactive;
 }
 
+/* ---- text ---------------------------------------------------------------- */
+
+/* tack_utf8 returns |s| as valid UTF-8 by the rule of tack_utf8_escape (each
+ * byte that is not UTF-8 as \xNN, a backslash as \\): |s| itself when
+ * nothing changes, else a copy in |p|; NULL stays NULL.  Every string of the
+ * JSON and of the HTML page goes through it: a ServerName or a path is
+ * bytes, jansson refuses a string that is not UTF-8, and the page says it is
+ * UTF-8. */
+static const char *tack_utf8(apr_pool_t *p, const char *s)
+{
+    size_t len, n;
+    char *out;
+
+    if (!s) {
+        return NULL;
+    }
+    len = strlen(s);
+    n = tack_utf8_escape((const uint8_t *)s, len, NULL, 0);
+    if (n == len) {
+        return s; /* each escape is longer than the byte it stands for */
+    }
+    out = apr_palloc(p, n + 1);
+    tack_utf8_escape((const uint8_t *)s, len, out, n + 1);
+    return out;
+}
+
 /* ---- JSON (jansson) ------------------------------------------------------ */
+
+/* Each tack_json_* builder returns a new value or NULL when jansson could
+ * not build it (it takes the references of what it packs either way). */
 
 static json_t *tack_json_counters(apr_uint64_t requested, apr_uint64_t served)
 {
@@ -335,65 +364,95 @@ static json_t *tack_json_tack(apr_pool_t *p, const tack_rt_t *rt,
 {
     return json_pack(
         "{s:s, s:i, s:i, s:s, s:I, s:b, s:s, s:s, s:s, s:b}", "key",
-        item->fingerprint, "min_generation", (int)item->tack.min_generation,
-        "generation", (int)item->tack.generation, "expires", item->expiry,
+        tack_utf8(p, item->fingerprint), "min_generation",
+        (int)item->tack.min_generation, "generation",
+        (int)item->tack.generation, "expires", tack_utf8(p, item->expiry),
         "days_left", (json_int_t)tack_days_left(item->expires, now), "expired",
         item->expires <= now, "target_hash",
         tack_hex(p, item->tack.target_hash, TACK_HASH_LEN), "file",
-        item->file->path, "source",
+        tack_utf8(p, item->file->path), "source",
         item->file->store ? "TackStore" : "TackFile", "active",
         tack_tack_active(rt, item));
 }
 
+static json_t *tack_json_cert(apr_pool_t *p, const tack_rt_t *rt,
+                              const tack_slot_t *slot, apr_uint64_t r,
+                              apr_uint64_t s, time_t now)
+{
+    char subject[TACK_SUBJECT_SIZE];
+    uint8_t spki[TACK_HASH_LEN];
+    json_t *tacks = json_array(), *ctrs;
+    int i;
+
+    for (i = 0; tacks && i < slot->ntacks; i++) {
+        if (json_array_append_new(tacks,
+                                  tack_json_tack(p, rt, slot->tacks[i], now))) {
+            json_decref(tacks);
+            return NULL;
+        }
+    }
+    ctrs = tack_json_counters(r, s);
+    if (!tacks || !ctrs) {
+        json_decref(tacks);
+        json_decref(ctrs);
+        return NULL;
+    }
+    memset(spki, 0, sizeof(spki));
+    tack_spki_hash(slot->cert, spki);
+    return json_pack("{s:s, s:s?, s:s, s:o, s:o}", "subject",
+                     tack_utf8(p, tack_slot_subject(slot, subject)),
+                     "key_type", tack_utf8(p, slot->key_type), "spki_sha256",
+                     tack_hex(p, spki, sizeof(spki)), "tacks", tacks,
+                     "handshakes", ctrs);
+}
+
 static json_t *tack_json_vhost(apr_pool_t *p, const tack_rt_t *rt, time_t now)
 {
-    char subject[TACK_SUBJECT_SIZE], name[TACK_NAME_SIZE];
-    uint8_t spki[TACK_HASH_LEN];
-    json_t *vh, *certs, *sigs;
+    char name[TACK_NAME_SIZE];
+    json_t *certs = json_array(), *sigs = json_array(), *ctrs;
     apr_uint64_t req = 0, srv = 0;
     size_t j;
-    int k, i;
+    int k;
 
-    certs = json_array();
-    for (k = 0; k <= rt->nslots; k++) {
+    for (k = 0; certs && k <= rt->nslots; k++) {
         const tack_slot_t *slot = &rt->slots[k];
         apr_uint64_t r = tack_load(&slot->ctr->requested);
         apr_uint64_t s = tack_load(&slot->ctr->served);
-        json_t *cert, *tacks;
 
         req += r;
         srv += s;
         if (k == rt->nslots) {
             break; /* counted in the vhost's totals only */
         }
-        tacks = json_array();
-        for (i = 0; i < slot->ntacks; i++) {
-            json_array_append_new(tacks,
-                                  tack_json_tack(p, rt, slot->tacks[i], now));
+        if (json_array_append_new(certs,
+                                  tack_json_cert(p, rt, slot, r, s, now))) {
+            json_decref(certs);
+            certs = NULL;
         }
-        memset(spki, 0, sizeof(spki));
-        tack_spki_hash(slot->cert, spki);
-        cert = json_pack("{s:s, s:s?, s:s, s:o, s:o}", "subject",
-                         tack_slot_subject(slot, subject), "key_type",
-                         slot->key_type, "spki_sha256",
-                         tack_hex(p, spki, sizeof(spki)), "tacks", tacks,
-                         "handshakes", tack_json_counters(r, s));
-        json_array_append_new(certs, cert);
     }
-    sigs = json_array();
-    for (j = 0; j < rt->nsigs; j++) {
-        json_array_append_new(sigs,
-                              json_pack("{s:s, s:s}", "key", rt->sig_keys[j],
-                                        "file", rt->sig_files[j]));
+    for (j = 0; sigs && j < rt->nsigs; j++) {
+        if (json_array_append_new(
+                sigs, json_pack("{s:s, s:s}", "key",
+                                tack_utf8(p, rt->sig_keys[j]), "file",
+                                tack_utf8(p, rt->sig_files[j])))) {
+            json_decref(sigs);
+            sigs = NULL;
+        }
     }
-    vh = json_pack("{s:s, s:s, s:b, s:b, s:s?, s:b, s:o, s:o, s:o}", "name",
-                   tack_rt_name(rt, name), "format",
-                   tack_format_name(rt->format), "pin_activation",
-                   rt->pin_activation, "tls13", rt->tls13, "store",
-                   rt->store ? rt->store->path : NULL, "registered",
-                   rt->registered, "break_signatures", sigs, "certificates",
-                   certs, "handshakes", tack_json_counters(req, srv));
-    return vh;
+    ctrs = tack_json_counters(req, srv);
+    if (!certs || !sigs || !ctrs) {
+        json_decref(certs);
+        json_decref(sigs);
+        json_decref(ctrs);
+        return NULL;
+    }
+    return json_pack("{s:s, s:s, s:b, s:b, s:s?, s:b, s:o, s:o, s:o}", "name",
+                     tack_utf8(p, tack_rt_name(rt, name)), "format",
+                     tack_format_name(rt->format), "pin_activation",
+                     rt->pin_activation, "tls13", rt->tls13, "store",
+                     rt->store ? tack_utf8(p, rt->store->path) : NULL,
+                     "registered", rt->registered, "break_signatures", sigs,
+                     "certificates", certs, "handshakes", ctrs);
 }
 
 static int tack_json_write(const char *buf, size_t size, void *data)
@@ -401,28 +460,58 @@ static int tack_json_write(const char *buf, size_t size, void *data)
     return ap_rwrite(buf, (int)size, (request_rec *)data) < 0 ? -1 : 0;
 }
 
-/* tack_json_member writes one member of the top-level object: |key| and
- * |value| (a reference it takes) encoded by jansson. */
-static void tack_json_member(request_rec *r, const char *key, json_t *value,
-                             int first)
+/* tack_json_dump writes |value| (a reference it takes) as JSON and returns
+ * 1, or 0 when it could not be written: the client went away, or (logged)
+ * jansson failed.  A value jansson could not build (NULL) is logged and
+ * written as null, so that the document stays valid; |what| names it. */
+static int tack_json_dump(request_rec *r, json_t *value, size_t flags,
+                          const char *what)
 {
-    json_t *k = json_string(key);
+    int rc;
 
-    ap_rputs(first ? "{" : ",\n", r);
-    json_dump_callback(k, tack_json_write, r, JSON_ENCODE_ANY);
-    ap_rputs(": ", r);
-    json_dump_callback(value, tack_json_write, r, JSON_ENCODE_ANY);
-    json_decref(k);
+    if (!value) {
+        ap_log_rerror(APLOG_MARK, APLOG_ERR, 0, r,
+                      "TACK00102: tack-status: cannot build the JSON of %s "
+                      "(out of memory?); it is written as null",
+                      what);
+        return ap_rputs("null", r) >= 0;
+    }
+    rc = json_dump_callback(value, tack_json_write, r, flags);
     json_decref(value);
+    if (rc && !r->connection->aborted) {
+        ap_log_rerror(APLOG_MARK, APLOG_ERR, 0, r,
+                      "TACK00103: tack-status: cannot write the JSON of %s; "
+                      "the response is cut short",
+                      what);
+    }
+    return rc == 0;
+}
+
+/* tack_json_member writes one member of the top-level object: |key| and
+ * |value| (a reference it takes) encoded by jansson.  It returns 0 when the
+ * response cannot go on (tack_json_dump). */
+static int tack_json_member(request_rec *r, const char *key, json_t *value,
+                            int first)
+{
+    ap_rputs(first ? "{" : ",\n", r);
+    if (!tack_json_dump(r, json_string(key), JSON_ENCODE_ANY, key)) {
+        json_decref(value);
+        return 0;
+    }
+    ap_rputs(": ", r);
+    return tack_json_dump(r, value, JSON_ENCODE_ANY, key);
 }
 
 /* tack_status_json streams the document: the summary members, then the
  * "vhosts" array one element at a time, one line each.  jansson encodes
  * every key and value; only the separators between them are written here.
  * Building the whole tree instead would cost about 5 KB of heap per vhost
- * in the serving child (55 MB at 10,000 vhosts, which glibc keeps). */
+ * in the serving child (55 MB at 10,000 vhosts, which glibc keeps).  Every
+ * string is made UTF-8 first (tack_utf8), so jansson refuses none; what it
+ * still cannot build is logged and written as null (tack_json_dump). */
 static int tack_status_json(request_rec *r, time_t now)
 {
+    const char *soonest;
     tack_totals_t t;
     int i;
 
@@ -431,29 +520,43 @@ static int tack_status_json(request_rec *r, time_t now)
         return OK;
     }
     tack_totals(&t, now);
-    tack_json_member(r, "server", json_string(ap_get_server_description()), 1);
-    tack_json_member(r, "time",
-                     json_string(tack_iso_time(r->pool, apr_time_now())), 0);
-    tack_json_member(r, "counters_since",
-                     json_string(tack_iso_time(r->pool, tack_ctr_since)), 0);
-    tack_json_member(r, "counters_shared", json_boolean(tack_ctr_shared), 0);
-    tack_json_member(r, "summary",
-                     json_pack("{s:i, s:i, s:i, s:i, s:i, s:s?}", "vhosts",
-                               t.vhosts, "serving", t.serving, "tacks", t.tacks,
-                               "expiring_30_days", t.expiring, "expired",
-                               t.expired, "soonest_expiry",
-                               t.soonest ? t.soonest->expiry : NULL),
-                     0);
-    tack_json_member(r, "handshakes", tack_json_counters(t.requested, t.served),
-                     0);
+    soonest = t.soonest ? tack_utf8(r->pool, t.soonest->expiry) : NULL;
+    if (!tack_json_member(
+            r, "server",
+            json_string(tack_utf8(r->pool, ap_get_server_description())),
+            1) ||
+        !tack_json_member(r, "time",
+                          json_string(tack_iso_time(r->pool, apr_time_now())),
+                          0) ||
+        !tack_json_member(r, "counters_since",
+                          json_string(tack_iso_time(r->pool, tack_ctr_since)),
+                          0) ||
+        !tack_json_member(r, "counters_shared", json_boolean(tack_ctr_shared),
+                          0) ||
+        !tack_json_member(
+            r, "summary",
+            json_pack("{s:i, s:i, s:i, s:i, s:i, s:s?}", "vhosts", t.vhosts,
+                      "serving", t.serving, "tacks", t.tacks,
+                      "expiring_30_days", t.expiring, "expired", t.expired,
+                      "soonest_expiry", soonest),
+            0) ||
+        !tack_json_member(r, "handshakes",
+                          tack_json_counters(t.requested, t.served), 0)) {
+        return OK;
+    }
     ap_rputs(",\n\"vhosts\": [", r);
     for (i = 0; tack_rts && i < tack_rts->nelts; i++) {
-        json_t *vh = tack_json_vhost(
-            r->pool, APR_ARRAY_IDX(tack_rts, i, tack_rt_t *), now);
+        const tack_rt_t *rt = APR_ARRAY_IDX(tack_rts, i, tack_rt_t *);
+        char name[TACK_NAME_SIZE];
 
         ap_rputs(i ? ",\n" : "\n", r);
-        json_dump_callback(vh, tack_json_write, r, JSON_COMPACT);
-        json_decref(vh);
+        if (!tack_json_dump(r, tack_json_vhost(r->pool, rt, now), JSON_COMPACT,
+                            apr_pstrcat(r->pool, "vhost ",
+                                        tack_utf8(r->pool,
+                                                  tack_rt_name(rt, name)),
+                                        NULL))) {
+            return OK;
+        }
     }
     ap_rputs("\n]}\n", r);
     return OK;
@@ -461,9 +564,11 @@ static int tack_status_json(request_rec *r, time_t now)
 
 /* ---- HTML ---------------------------------------------------------------- */
 
+/* tack_esc returns |s| for the HTML page: made UTF-8 (tack_utf8), then
+ * HTML-escaped; NULL becomes "". */
 static const char *tack_esc(request_rec *r, const char *s)
 {
-    return ap_escape_html2(r->pool, s ? s : "", 0);
+    return ap_escape_html2(r->pool, s ? tack_utf8(r->pool, s) : "", 0);
 }
 
 static void tack_html_tack_cells(request_rec *r, const tack_rt_t *rt,

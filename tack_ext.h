@@ -456,6 +456,18 @@ tack_status_t tack_keyfile_create(tack_keyfile_t *out, EVP_PKEY *key,
 tack_status_t tack_keyfile_from_pem(tack_keyfile_t *out, const char *pem,
                                     size_t pem_len, unsigned *err_line);
 
+/* tack_utf8_escape writes the |in_len| bytes at |in| to |out| as valid
+ * UTF-8: each byte that is not part of a valid UTF-8 sequence (RFC 3629: an
+ * overlong form, a surrogate, a code point above U+10FFFF, a truncated
+ * sequence, a stray continuation byte) becomes the four characters \xNN
+ * (lower-case hex) and a backslash becomes \\; valid sequences, NUL
+ * included, are copied.  It returns the length of the whole result, not
+ * counting the NUL, which is at most 4 * |in_len|; at most |out_len| - 1
+ * bytes of it are written, then a NUL (nothing if |out_len| is 0), so a
+ * first call with |out_len| 0 sizes the buffer of the second. */
+size_t tack_utf8_escape(const uint8_t *in, size_t in_len, char *out,
+                        size_t out_len);
+
 #ifdef __cplusplus
 }
 #endif

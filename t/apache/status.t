@@ -17,7 +17,7 @@ use TackTest;
 use TackFixture qw(make_cert make_key tack_bytes pem write_file spki_hash
     key_public fingerprint);
 
-plan tests => 54;
+plan tests => 70;
 
 my $mark = log_mark();
 my $port = ssl_port();
@@ -120,6 +120,87 @@ like($res->content, qr/^TackVhosts: \d+\nTackServingVhosts: \d+\n.*^TackHandshak
     'and key: value lines in ?auto');
 
 log_clean($mark, [qr/AH01630: client denied by server configuration/]);
+
+# ---- names that are not UTF-8 -----------------------------------------------
+# A ServerName, a TackFile, a TackBreakSigsFile and a TackStore directory
+# with the Latin-1 byte 0xE9 (httpd takes configuration strings as bytes):
+# the JSON still parses, every TACK and break signature is in it, and the
+# byte is shown as \xe9 (lower case, as httpd's error log writes it), in the
+# JSON and in the HTML page.  A backslash is written \\ so the form reads
+# back; valid UTF-8 (U+00E9 as C3 A9) is kept as it is.
+{
+    my $l = TackTest::Httpd->new('status-latin1');
+    my $lr = $l->root;
+    make_cert($lr, 'l.test', 'ec', 'l.test');
+    make_cert($lr, 'u.test', 'ec', 'u.test');
+    make_key("$lr/$_.key") for qw(lk lb uk);
+    write_file("$lr/caf\xe9.tack.pem", pem('TACK', tack_bytes(key => "$lr/lk.key",
+        cert => "$lr/l.test.crt")));
+    write_file("$lr/br\xe9ak.pem", pem('TACK BREAK SIG',
+        TackFixture::breaksig_bytes("$lr/lb.key")));
+    mkdir "$lr/st\xe9\\re";
+    write_file("$lr/st\xe9\\re/u.test.tack.pem", pem('TACK', tack_bytes(
+        key => "$lr/uk.key", cert => "$lr/u.test.crt")));
+    $l->write_conf(<<"C");
+<Location /tack-status>
+    SetHandler tack-status
+</Location>
+<VirtualHost 127.0.0.1:\@PORT\@>
+    ServerName caf\xe9.test
+    SSLEngine on
+    SSLCertificateFile l.test.crt
+    SSLCertificateKeyFile l.test.key
+    TackFile caf\xe9.tack.pem
+    TackBreakSigsFile br\xe9ak.pem
+</VirtualHost>
+<VirtualHost 127.0.0.1:\@PORT\@>
+    ServerName caf\xc3\xa9.test
+    SSLEngine on
+    SSLCertificateFile u.test.crt
+    SSLCertificateKeyFile u.test.key
+    TackStore st\xe9\\re
+</VirtualHost>
+C
+    my ($lrc, $lout) = $l->start;
+    is($lrc, 0, 'a server with Latin-1 names started') or diag($lout);
+    my $lp = $l->port;
+    my $get = sub {
+        HTTP::Tiny->new(verify_SSL => 0, timeout => 10)
+            ->get("https://127.0.0.1:$lp/tack-status$_[0]");
+    };
+    my $r = $get->('?json');
+    my $ldoc = eval { decode_json($r->{content}) };
+    ok($ldoc, 'the JSON parses') or diag($@ || $r->{status}, "\n", $r->{content});
+    my %v = map { $_->{name} => $_ } $ldoc ? @{ $ldoc->{vhosts} } : ();
+    is_deeply([sort keys %v], ["caf\\xe9.test:$lp", "caf\x{e9}.test:$lp"],
+        'the ServerName: 0xE9 as \xe9, UTF-8 kept');
+    my ($lv, $uv) = @v{"caf\\xe9.test:$lp", "caf\x{e9}.test:$lp"};
+    my @t = map { @{ $_->{tacks} } } map { @{ $_->{certificates} } }
+        grep { defined } $lv, $uv;
+    is(scalar @t, 2, 'both TACKs are listed');
+    is($ldoc && $ldoc->{summary}{tacks}, scalar @t, 'as many as summary.tacks');
+    like($lv && $lv->{certificates}[0]{tacks}[0]{file} // '',
+        qr{/caf\\xe9\.tack\.pem$}, 'the TackFile, with \xe9');
+    my $ut = $uv && $uv->{certificates}[0]{tacks}[0];
+    like($ut && $ut->{file} // '', qr{/st\\xe9\\\\re/u\.test\.tack\.pem$},
+        'the store TACK: \xe9, the backslash doubled');
+    is($ut && $ut->{source} // '', 'TackStore', 'from the store');
+    is($uv && $uv->{store}, "$lr/st\\xe9\\\\re", 'the TackStore directory');
+    like($lv && $lv->{break_signatures}[0]{file} // '', qr{/br\\xe9ak\.pem$},
+        'the break signature file, with \xe9');
+
+    $r = $get->('');
+    my $lhtml = $r->{content} // '';
+    like($lhtml, qr{<h2>caf\\xe9\.test:$lp</h2>}, 'HTML: the ServerName with \xe9');
+    like($lhtml, qr{TackFile <code>\S*/caf\\xe9\.tack\.pem</code>}, 'HTML: the TackFile');
+    like($lhtml, qr{from \S*/br\\xe9ak\.pem</li>}, 'HTML: the break signature file');
+    like($lhtml, qr{<h2>caf\xc3\xa9\.test:$lp</h2>}, 'HTML: UTF-8 kept as it is');
+    ok(utf8::decode(my $copy = $lhtml), 'HTML: valid UTF-8 throughout');
+    # The certificates are for l.test and u.test.
+    log_clean(0, [qr/AH01909: .* server certificate does NOT include an ID/],
+        $l->error_log);
+    $l->stop;
+}
 
 # ---- many processes, restarts -------------------------------------------------
 # prefork, one connection per child: each handshake and each status request
