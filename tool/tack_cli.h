@@ -245,6 +245,12 @@ void cli_print_breaksig(FILE *fp, const tack_breaksig_t *sig);
 json_t *cli_json_tack(const tack_t *tack, time_t now);
 json_t *cli_json_breaksig(const tack_breaksig_t *sig);
 
+/* cli_breaksig_breaks returns 1 when |sig| breaks the key of |tack| (the
+ * TACK is revoked by it: every client discards the pin at once, draft-00
+ * section 5), else 0.  Both `tack serverinfo` and `tack check --require`
+ * refuse a TACK served with such a break signature. */
+int cli_breaksig_breaks(const tack_breaksig_t *sig, const tack_t *tack);
+
 /* cli_cert_subject returns a malloc'd one-line subject. */
 char *cli_cert_subject(X509 *cert);
 
