@@ -245,7 +245,23 @@ void cli_print_breaksig(FILE *fp, const tack_breaksig_t *sig);
 json_t *cli_json_tack(const tack_t *tack, time_t now);
 json_t *cli_json_breaksig(const tack_breaksig_t *sig);
 
-/* cli_cert_subject returns a malloc'd one-line subject. */
+/* cli_breaksig_breaks returns 1 when |sig| breaks the key of |tack| (the
+ * TACK is revoked by it: every client discards the pin at once, draft-00
+ * section 5), else 0.  Both `tack serverinfo` and `tack check --require`
+ * refuse a TACK served with such a break signature. */
+int cli_breaksig_breaks(const tack_breaksig_t *sig, const tack_t *tack);
+
+/* cli_safe_text returns a malloc'd, NUL-terminated copy of the |len| bytes
+ * of |in| that is valid UTF-8 and cannot drive a terminal: C0 controls and
+ * DEL become \xNN, as does each byte that is not part of valid UTF-8; the
+ * C1 controls (U+0080..U+009F) and the bidi overrides and isolates
+ * (U+202A..U+202E, U+2066..U+2069) become \UXXXX, OpenSSL's notation for a
+ * character it escapes.  Everything shown that came from the network goes
+ * through it.  Returns NULL when out of memory. */
+char *cli_safe_text(const uint8_t *in, size_t len);
+
+/* cli_cert_subject returns a malloc'd one-line subject, safe to print
+ * (cli_safe_text). */
 char *cli_cert_subject(X509 *cert);
 
 /* ---- check: one TLS client connection ----------------------------------- */

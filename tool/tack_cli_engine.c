@@ -560,6 +560,29 @@ static int check_reply_memory(check_ctx_t *c, cli_pin_input_t *pin, time_t now)
     return CLI_EXIT_OK;
 }
 
+/* check_require_unbroken fails --require when a TACK of the reply is
+ * broken by a break signature of the same reply: a client discards the
+ * pin as soon as it is made, so the server is as good as one without a
+ * TACK (the rule `tack serverinfo` applies, cli_breaksig_breaks).
+ * Returns the exit status. */
+static int check_require_unbroken(check_ctx_t *c, const cli_pin_input_t *pin)
+{
+    size_t i, j;
+
+    for (i = 0; i < pin->num_tacks; i++) {
+        for (j = 0; j < pin->num_breaksigs; j++) {
+            if (cli_breaksig_breaks(&pin->breaksigs[j], pin->tacks[i])) {
+                return check_reject(c, NULL,
+                                    "break signature %zu breaks the key of "
+                                    "TACK %zu: clients discard the pin at "
+                                    "once (--require)",
+                                    j + 1, i + 1);
+            }
+        }
+    }
+    return CLI_EXIT_OK;
+}
+
 /* check_reply parses and checks what came back (tack(1), "tack check"):
  * decode the extension, check the draft-00 or draft-02 body, then apply
  * the preload list and the pin store, and --require.  Returns the exit
@@ -614,6 +637,12 @@ static int check_reply(check_ctx_t *c, const check_reply_t *r, X509 *cert,
     }
     if (pin.num_tacks == 0 && c->o->require) {
         return check_reject(c, NULL, "the server sent no TACK (--require)");
+    }
+    if (c->o->require) {
+        rc = check_require_unbroken(c, &pin);
+        if (rc != CLI_EXIT_OK) {
+            return rc;
+        }
     }
     json_object_set_new(c->report, "result", json_string("accepted"));
     check_line(c, "result", "accepted%s",

@@ -23,6 +23,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/file.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "tack_cli.h"
@@ -37,8 +38,34 @@ void cli_pins_close(cli_pins_t *p)
     if (p->lock_fd >= 0) {
         close(p->lock_fd); /* releases the flock */
     }
+    free(p->real);
     p->root = NULL;
+    p->real = NULL;
     p->lock_fd = -1;
+}
+
+/* pins_resolve sets p->path to the store's real file: |path|, or when
+ * |path| is a symbolic link, the file it leads to (realpath).  A check used
+ * to rename its new store over the link, which made the link a file of its
+ * own and left the target without updates, and to lock the link's name,
+ * so that the link and the target took different locks.  A link whose
+ * target is missing is refused: which file it would make is unclear. */
+static int pins_resolve(cli_pins_t *p, const char *path)
+{
+    struct stat st;
+
+    p->path = path;
+    if (lstat(path, &st) != 0 || !S_ISLNK(st.st_mode)) {
+        return CLI_EXIT_OK;
+    }
+    p->real = realpath(path, NULL);
+    if (p->real == NULL) {
+        cli_err("%s: a symbolic link whose target cannot be used: %s", path,
+                strerror(errno));
+        return CLI_EXIT_USAGE;
+    }
+    p->path = p->real;
+    return CLI_EXIT_OK;
 }
 
 /* pins_lock takes an exclusive lock beside the store: the store itself is
@@ -173,11 +200,13 @@ int cli_pins_open(cli_pins_t *p, const char *path, int lock)
     size_t len = 0;
 
     memset(p, 0, sizeof(*p));
-    p->path = path;
     p->lock_fd = -1;
-    if (lock && pins_lock(p) != CLI_EXIT_OK) {
+    if (pins_resolve(p, path) != CLI_EXIT_OK ||
+        (lock && pins_lock(p) != CLI_EXIT_OK)) {
+        cli_pins_close(p);
         return CLI_EXIT_USAGE;
     }
+    path = p->path;
     if (access(path, F_OK) != 0 && errno == ENOENT) {
         p->root = json_pack("{s:s, s:{}, s:{}}", "format", PINS_FORMAT, "keys",
                             "names");

@@ -11,7 +11,8 @@
 /* A loaded store: the file's JSON and its three members, checked whole by
  * cli_pins_open so that readers can trust them. */
 typedef struct {
-    const char *path;
+    const char *path; /* the file: |real|, or the name given */
+    char *real;       /* malloc'd: the target of a link given; or NULL */
     json_t *root;
     json_t *keys;
     json_t *names;
@@ -20,7 +21,10 @@ typedef struct {
 } cli_pins_t;
 
 /* cli_pins_open loads the store at |path| into |p| (locked for writing
- * with |lock|); a missing file is an empty store.  Returns CLI_EXIT_OK, or
+ * with |lock|); a missing file is an empty store.  A |path| that is a
+ * symbolic link is resolved first: its target is the file locked, read
+ * and replaced, so that the link and the target take the same lock and the
+ * link stays a link (a link to a missing file is refused).  Returns CLI_EXIT_OK, or
  * CLI_EXIT_USAGE after saying why (|p| then needs no cli_pins_close). */
 int cli_pins_open(cli_pins_t *p, const char *path, int lock);
 

@@ -3,6 +3,8 @@
  * and of a break signature, which `tack view` (tack_cli_view.c) and the
  * check engine (tack_cli_engine.c) both print.
  */
+#include <openssl/crypto.h>
+
 #include "tack_cli.h"
 
 void cli_print_tack(FILE *fp, const tack_t *tack)
@@ -65,4 +67,9 @@ json_t *cli_json_breaksig(const tack_breaksig_t *sig)
                      "breaks_tack_id", fpr, "public_key", key, "signature", s,
                      "signature_valid", st == TACK_OK, "signature_error",
                      st == TACK_OK ? NULL : tack_status_str(st));
+}
+
+int cli_breaksig_breaks(const tack_breaksig_t *sig, const tack_t *tack)
+{
+    return CRYPTO_memcmp(sig->public_key, tack->public_key, TACK_KEY_LEN) == 0;
 }

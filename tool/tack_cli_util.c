@@ -586,6 +586,85 @@ int cli_parse_uint(const char *s, unsigned long lo, unsigned long hi,
     return 1;
 }
 
+/* safe_utf8_char decodes the UTF-8 character at |in| (|len| > 0 bytes
+ * left); returns its length and sets |*cp|, or returns 0 when the bytes
+ * there are not valid UTF-8 (a stray continuation byte, a truncated or
+ * overlong sequence, a surrogate, beyond U+10FFFF: RFC 3629). */
+static size_t safe_utf8_char(const uint8_t *in, size_t len, uint32_t *cp)
+{
+    static const uint32_t min[5] = {0, 0, 0x80, 0x800, 0x10000};
+    size_t n, i;
+    uint32_t c;
+
+    if (in[0] < 0x80) {
+        *cp = in[0];
+        return 1;
+    }
+    if (in[0] >= 0xc2 && in[0] <= 0xdf) {
+        n = 2;
+        c = in[0] & 0x1f;
+    } else if ((in[0] & 0xf0) == 0xe0) {
+        n = 3;
+        c = in[0] & 0x0f;
+    } else if (in[0] >= 0xf0 && in[0] <= 0xf4) {
+        n = 4;
+        c = in[0] & 0x07;
+    } else {
+        return 0;
+    }
+    if (len < n) {
+        return 0;
+    }
+    for (i = 1; i < n; i++) {
+        if ((in[i] & 0xc0) != 0x80) {
+            return 0;
+        }
+        c = (c << 6) | (in[i] & 0x3f);
+    }
+    if (c < min[n] || c > 0x10ffff || (c >= 0xd800 && c <= 0xdfff)) {
+        return 0;
+    }
+    *cp = c;
+    return n;
+}
+
+/* safe_hidden: the characters that steer a terminal (C1 controls: U+009B
+ * is CSI) or reorder what it shows (bidi overrides and isolates). */
+static int safe_hidden(uint32_t cp)
+{
+    return (cp >= 0x80 && cp <= 0x9f) || (cp >= 0x202a && cp <= 0x202e) ||
+           (cp >= 0x2066 && cp <= 0x2069);
+}
+
+char *cli_safe_text(const uint8_t *in, size_t len)
+{
+    /* At most 4 bytes out per byte in: a byte becomes \xNN; a 2-byte
+     * character at most \UXXXX (6). */
+    char *out = malloc(4 * len + 1), *o = out;
+    size_t i = 0, n;
+    uint32_t cp;
+
+    if (out == NULL) {
+        return NULL;
+    }
+    while (i < len) {
+        n = safe_utf8_char(in + i, len - i, &cp);
+        if (n == 0 || (n == 1 && (cp < 0x20 || cp == 0x7f))) {
+            o += sprintf(o, "\\x%02X", in[i]);
+            i++;
+        } else if (safe_hidden(cp)) {
+            o += sprintf(o, "\\U%04X", (unsigned int)cp);
+            i += n;
+        } else {
+            memcpy(o, in + i, n);
+            o += n;
+            i += n;
+        }
+    }
+    *o = '\0';
+    return out;
+}
+
 char *cli_cert_subject(X509 *cert)
 {
     BIO *bio = BIO_new(BIO_s_mem());
@@ -597,12 +676,11 @@ char *cli_cert_subject(X509 *cert)
     }
     if (X509_NAME_print_ex(bio, X509_get_subject_name(cert), 0,
                            XN_FLAG_ONELINE & ~ASN1_STRFLGS_ESC_MSB) >= 0) {
+        /* OpenSSL escapes C0 controls (ESC_CTRL) and writes the rest of
+         * UTF-8 as it is (no ESC_MSB): the C1 controls and bidi overrides
+         * a certificate may hold are escaped here. */
         n = BIO_get_mem_data(bio, &data);
-        res = malloc((size_t)n + 1);
-        if (res != NULL) {
-            memcpy(res, data, (size_t)n);
-            res[n] = '\0';
-        }
+        res = cli_safe_text((const uint8_t *)data, (size_t)n);
     }
     BIO_free(bio);
     return res;

@@ -742,8 +742,7 @@ static int serverinfo_validate(const serverinfo_opts_t *so,
             rc = CLI_EXIT_CHECK;
         }
         for (j = 0; j < in->nbs; j++) {
-            if (CRYPTO_memcmp(bs[j].public_key, in->tacks[i].public_key,
-                              TACK_KEY_LEN) == 0) {
+            if (cli_breaksig_breaks(&bs[j], &in->tacks[i])) {
                 cli_err("%s: break signature %zu breaks this very TACK's "
                         "key: clients would discard the pin at once",
                         where, j + 1);

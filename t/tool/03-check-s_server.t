@@ -161,6 +161,33 @@ like($err, qr/rejected with decrypt_error: break signature 1/,
      '... decrypt_error, naming the break signature');
 stop_server($pid);
 
+# ---- a TACK with a break signature of its own key in the same reply
+# (issue 16, item 4): `tack serverinfo` refuses to build it, so the body
+# is made by hand; --require must fail, with and without --pins.
+(tack('break', '-k', "$d/k.pem", '-p', 'pw', '-o', "$d/self-bs.pem"))[0] == 0
+    or die;
+my $self_bs = pem_body(slurp("$d/self-bs.pem"), 'TACK BREAK SIG');
+($port, $pid) = serve('selfbreak', serverinfo_pem(substr($good, 0, 167)
+                      . pack('n', 128) . $self_bs . "\x01"), '-tls1_2');
+($rc, $out, $err) = tack('check', "127.0.0.1:$port", '--require');
+is($rc, 1, '--require fails a TACK broken in the same reply')
+    or diag($out, $err);
+like($err, qr/break signature 1 breaks the key of TACK 1/,
+     '... saying the break signature breaks the TACK\'s key');
+like($out, qr/^result         = failed: break signature 1 breaks/m,
+     '... on stdout too');
+($rc, $out, $err) = tack('check', "127.0.0.1:$port", '--require', '--json');
+is($rc, 1, '--require --json fails it too');
+like(decode_json($out)->{reason}, qr/breaks the key of TACK 1/,
+     '... with the reason in the report');
+($rc, $out, $err) = tack('check', "127.0.0.1:$port", '--require',
+                         '--pins', "$d/selfbreak-pins.json");
+is($rc, 1, '--require --pins fails it as well') or diag($out, $err);
+like($err, qr/breaks the key of TACK 1/, '... with the same reason');
+($rc, $out, $err) = tack('check', "127.0.0.1:$port");
+is($rc, 0, 'without --require the check accepts it, as before');
+stop_server($pid);
+
 # ---- generation below min_generation: decode_error (a forged, well-signed
 # TACK; the tool refuses to sign one)
 my $target = pack('H*', $hash_www);

@@ -258,4 +258,30 @@ is($j->{pins}{name}, $name, 'check --json: the pin name');
 like($j->{pins}{actions}[0], qr/new inactive pin/, 'check --json: action');
 stop_server($pid);
 
+# ---- a symbolic link to the store (issue 16, item 7): the check used to
+# rename its new store over the link and lock the link's name.  The target
+# is the store: it is locked, read and replaced, and the link stays.
+undef $pid;    # stopped above
+serve('k1_act1');
+mkdir("$d/sl");
+ok0(check('sl/target.json', $T0));
+symlink('target.json', "$d/sl/store.json") or die "symlink: $!";
+($rc, $out, $err) = check('sl/store.json', $T0 + 10 * $day);
+is($rc, 0, 'a check through a link to the store exits 0') or diag($out, $err);
+like($out, qr/activated until/, '... and sees the pin made in the target');
+ok(-l "$d/sl/store.json", '... the link is still a link');
+is(readlink("$d/sl/store.json"), 'target.json', '... to the same target');
+is(store('sl/target.json')->{names}{$name}{active_until}, $T0 + 20 * $day,
+   '... and the target got the update');
+ok(!-e "$d/sl/store.json.lock", '... the lock is not taken on the link\'s name');
+ok(-e "$d/sl/target.json.lock", '... but on the target\'s');
+symlink('missing.json', "$d/sl/dangling.json") or die "symlink: $!";
+($rc, $out, $err) = check('sl/dangling.json', $T0);
+is($rc, 2, 'a link to a missing store exits 2');
+like($err, qr/dangling\.json: a symbolic link whose target cannot be used/,
+     '... saying so');
+ok(!-e "$d/sl/missing.json" && -l "$d/sl/dangling.json",
+   '... and makes nothing');
+stop_server($pid);
+
 done_testing();

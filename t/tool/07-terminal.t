@@ -1,11 +1,13 @@
 # Passwords on a terminal: a prompt with echo off (script(1) provides the
-# pty), asked twice by genkey, refused when the two differ.
+# pty), asked twice by genkey, refused when the two differ.  And what a
+# server sends cannot drive the terminal (issue 16, item 6).
 use strict;
 use warnings;
 use FindBin;
 use lib "$FindBin::Bin/lib";
 use Test::More;
 use TackTool;
+use JSON::PP;
 
 BAIL_OUT("$TACK not built: run make tool") unless -x $TACK;
 BAIL_OUT("script(1) not installed (package bsdutils)") unless -x '/usr/bin/script';
@@ -63,6 +65,39 @@ for my $sig (qw(TERM INT HUP)) {
     like($out, qr/(?:^|: )echo\r?$/m, "killed by SIG$sig at the prompt: echo is back on")
         or diag($out);
     ok(!-e "$d/k4.pem", '... and no key was written');
+}
+
+# ---- a certificate subject that would drive the terminal (issue 16,
+# item 6): ESC, the C1 control CSI (U+009B, bytes C2 9B), a bidi override
+# (U+202E) and isolate (U+2066) come out escaped, in the human form and in
+# the JSON form (which stays valid JSON); an e acute stays as it is.
+{
+    my $cn = "a\xc2\x9b[31mb\xe2\x80\xaec\xe2\x81\xa6d\x1be\xc3\xa9";
+    my ($hrc, $o, $e) = run_cmd('openssl', 'req', '-x509', '-newkey', 'ec',
+        '-pkeyopt', 'ec_paramgen_curve:P-256', '-nodes',
+        '-keyout', "$d/evil.key", '-out', "$d/evil.crt", '-utf8',
+        '-subj', "/CN=$cn", '-days', '30');
+    die "openssl req: $e" if $hrc;
+    my $port = free_port(18400, 18429);
+    my $pid = start_s_server($port, '-cert', "$d/evil.crt", '-key',
+                             "$d/evil.key", '-tls1_2');
+    ($hrc, $o, $e) = tack('check', "127.0.0.1:$port");
+    is($hrc, 0, 'check of a server with a hostile subject exits 0')
+        or diag($o, $e);
+    my ($line) = $o =~ /^(certificate    = .*)$/m;
+    is($line, 'certificate    = CN = a\U009B[31mb\U202Ec\U2066d\1Be'
+              . "\xc3\xa9",
+       '... the subject is shown with CSI, the bidi override and isolate '
+       . 'and ESC escaped');
+    unlike($o . $e, qr/\x1b|\xc2[\x80-\x9f]|\xe2\x80[\xaa-\xae]|\xe2\x81[\xa6-\xa9]/,
+           '... and none of them reaches the output raw');
+    ($hrc, $o, $e) = tack('check', "127.0.0.1:$port", '--json');
+    my $j = eval { JSON::PP->new->utf8->decode($o) };
+    ok($j, '--json: valid JSON') or diag($@, $o);
+    is($j && $j->{certificate}{subject},
+       "CN = a\\U009B[31mb\\U202Ec\\U2066d\\1Be\x{e9}",
+       '--json: the subject escaped the same way');
+    stop_server($pid);
 }
 
 done_testing();
