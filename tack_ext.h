@@ -456,6 +456,13 @@ tack_status_t tack_keyfile_create(tack_keyfile_t *out, EVP_PKEY *key,
 tack_status_t tack_keyfile_from_pem(tack_keyfile_t *out, const char *pem,
                                     size_t pem_len, unsigned *err_line);
 
+/* tack_utf8_decode reads the UTF-8 character at the start of |in| (|in_len|
+ * > 0 bytes): returns its length (1-4) and sets |*cp| to its code point, or
+ * returns 0 when the bytes there are not valid UTF-8 (RFC 3629: an overlong
+ * form, a surrogate, a code point above U+10FFFF, a truncated sequence, a
+ * stray continuation byte). */
+size_t tack_utf8_decode(const uint8_t *in, size_t in_len, uint32_t *cp);
+
 /* tack_utf8_escape writes the |in_len| bytes at |in| to |out| as valid
  * UTF-8: each byte that is not part of a valid UTF-8 sequence (RFC 3629: an
  * overlong form, a surrogate, a code point above U+10FFFF, a truncated

@@ -11,43 +11,42 @@
 
 #include "tack_ext.h"
 
-/* tack_utf8_seq returns the length (1-4) of the valid UTF-8 sequence at the
- * start of |in|, or 0 if the first byte does not start one.  RFC 3629
- * section 4: no overlong form (C0, C1, E0 80-9F, F0 80-8F), no surrogate
- * (ED A0-BF), nothing above U+10FFFF (F4 90-BF, F5-FF), no truncated
- * sequence. */
-static size_t tack_utf8_seq(const uint8_t *in, size_t in_len)
+size_t tack_utf8_decode(const uint8_t *in, size_t in_len, uint32_t *cp)
 {
-    uint8_t b = in[0], lo = 0x80, hi = 0xbf;
+    /* The smallest code point of each length: below it, an overlong form. */
+    static const uint32_t min[5] = {0, 0, 0x80, 0x800, 0x10000};
+    uint32_t c;
     size_t n, i;
 
-    if (b < 0x80) {
+    if (in[0] < 0x80) {
+        *cp = in[0];
         return 1;
     }
-    if (b >= 0xc2 && b <= 0xdf) {
+    if (in[0] >= 0xc2 && in[0] <= 0xdf) {
         n = 2;
-    } else if (b >= 0xe0 && b <= 0xef) {
+        c = in[0] & 0x1f;
+    } else if ((in[0] & 0xf0) == 0xe0) {
         n = 3;
-        lo = b == 0xe0 ? 0xa0 : 0x80;
-        hi = b == 0xed ? 0x9f : 0xbf;
-    } else if (b >= 0xf0 && b <= 0xf4) {
+        c = in[0] & 0x0f;
+    } else if (in[0] >= 0xf0 && in[0] <= 0xf4) {
         n = 4;
-        lo = b == 0xf0 ? 0x90 : 0x80;
-        hi = b == 0xf4 ? 0x8f : 0xbf;
+        c = in[0] & 0x07;
     } else {
         return 0;
     }
     if (in_len < n) {
         return 0;
     }
-    if (in[1] < lo || in[1] > hi) {
-        return 0;
-    }
-    for (i = 2; i < n; i++) {
-        if (in[i] < 0x80 || in[i] > 0xbf) {
+    for (i = 1; i < n; i++) {
+        if ((in[i] & 0xc0) != 0x80) {
             return 0;
         }
+        c = (c << 6) | (in[i] & 0x3f);
     }
+    if (c < min[n] || c > 0x10ffff || (c >= 0xd800 && c <= 0xdfff)) {
+        return 0;
+    }
+    *cp = c;
     return n;
 }
 
@@ -59,7 +58,8 @@ size_t tack_utf8_escape(const uint8_t *in, size_t in_len, char *out,
 
     while (i < in_len) {
         char esc[4];
-        size_t n = tack_utf8_seq(in + i, in_len - i), k, elen;
+        uint32_t cp;
+        size_t n = tack_utf8_decode(in + i, in_len - i, &cp), k, elen;
         const char *from;
 
         if (n && in[i] != '\\') {

@@ -586,48 +586,6 @@ int cli_parse_uint(const char *s, unsigned long lo, unsigned long hi,
     return 1;
 }
 
-/* safe_utf8_char decodes the UTF-8 character at |in| (|len| > 0 bytes
- * left); returns its length and sets |*cp|, or returns 0 when the bytes
- * there are not valid UTF-8 (a stray continuation byte, a truncated or
- * overlong sequence, a surrogate, beyond U+10FFFF: RFC 3629). */
-static size_t safe_utf8_char(const uint8_t *in, size_t len, uint32_t *cp)
-{
-    static const uint32_t min[5] = {0, 0, 0x80, 0x800, 0x10000};
-    size_t n, i;
-    uint32_t c;
-
-    if (in[0] < 0x80) {
-        *cp = in[0];
-        return 1;
-    }
-    if (in[0] >= 0xc2 && in[0] <= 0xdf) {
-        n = 2;
-        c = in[0] & 0x1f;
-    } else if ((in[0] & 0xf0) == 0xe0) {
-        n = 3;
-        c = in[0] & 0x0f;
-    } else if (in[0] >= 0xf0 && in[0] <= 0xf4) {
-        n = 4;
-        c = in[0] & 0x07;
-    } else {
-        return 0;
-    }
-    if (len < n) {
-        return 0;
-    }
-    for (i = 1; i < n; i++) {
-        if ((in[i] & 0xc0) != 0x80) {
-            return 0;
-        }
-        c = (c << 6) | (in[i] & 0x3f);
-    }
-    if (c < min[n] || c > 0x10ffff || (c >= 0xd800 && c <= 0xdfff)) {
-        return 0;
-    }
-    *cp = c;
-    return n;
-}
-
 /* safe_hidden: the characters that steer a terminal (C1 controls: U+009B
  * is CSI) or reorder what it shows (bidi overrides and isolates). */
 static int safe_hidden(uint32_t cp)
@@ -648,7 +606,7 @@ char *cli_safe_text(const uint8_t *in, size_t len)
         return NULL;
     }
     while (i < len) {
-        n = safe_utf8_char(in + i, len - i, &cp);
+        n = tack_utf8_decode(in + i, len - i, &cp);
         if (n == 0 || (n == 1 && (cp < 0x20 || cp == 0x7f))) {
             o += sprintf(o, "\\x%02X", in[i]);
             i++;
