@@ -278,37 +278,6 @@ static void view_serverinfo(view_ctx_t *v, const char *file, const uint8_t *p,
     }
 }
 
-/* view_labels lists the distinct PEM labels of |text| into |out|. */
-static size_t view_labels(const char *text, char out[][64], size_t max)
-{
-    const char *p = text;
-    size_t n = 0, i;
-
-    while ((p = strstr(p, "-----BEGIN ")) != NULL) {
-        const char *s = p + 11;
-        const char *e = strstr(s, "-----");
-        size_t len;
-        int dup = 0;
-
-        p = s;
-        if (e == NULL || (size_t)(e - s) >= 64 || memchr(s, '\n', e - s)) {
-            continue;
-        }
-        len = (size_t)(e - s);
-        for (i = 0; i < n; i++) {
-            if (strlen(out[i]) == len && memcmp(out[i], s, len) == 0) {
-                dup = 1;
-            }
-        }
-        if (!dup && n < max) {
-            memcpy(out[n], s, len);
-            out[n][len] = '\0';
-            n++;
-        }
-    }
-    return n;
-}
-
 static int view_pem_blocks(view_ctx_t *v, const char *file, const char *text,
                            size_t len, const char *label, tack_pem_t *pem)
 {
@@ -463,7 +432,7 @@ static void view_file(view_ctx_t *v, const char *file)
 {
     char *text = NULL;
     size_t len = 0, nlabels, i;
-    char labels[16][64];
+    char labels[16][TACK_PEM_LABEL_SIZE];
     int known = 0;
 
     v->printed = 0;
@@ -472,7 +441,7 @@ static void view_file(view_ctx_t *v, const char *file)
         view_worse(v, CLI_EXIT_USAGE);
         return;
     }
-    nlabels = view_labels(text, labels, 16);
+    nlabels = tack_pem_labels(text, len, labels, 16);
     for (i = 0; i < nlabels; i++) {
         known |= view_label(v, file, text, len, labels[i]);
     }
