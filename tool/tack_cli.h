@@ -119,6 +119,10 @@ void cli_ssl_errors(void);
 /* cli_read_file reads |path| ("-" for stdin) whole, NUL-terminated.  On
  * failure it prints "tack: PATH: reason" and returns CLI_EXIT_USAGE. */
 int cli_read_file(const char *path, char **out, size_t *out_len);
+/* cli_read_file_max is cli_read_file for a file of at most |max| bytes
+ * (cli_read_file: TACK_FILE_MAX_DEFAULT). */
+int cli_read_file_max(const char *path, size_t max, char **out,
+                      size_t *out_len);
 
 /* cli_write_output writes |data| to |path| (NULL or "-": stdout).  A file is
  * written to a temporary name in the same directory, synced, then moved into

@@ -519,7 +519,15 @@ static int check_memory_verdict(check_ctx_t *c, int rc, const char *alert,
 {
     const char *why;
 
-    if (rc == CLI_EXIT_USAGE || rc == CLI_EXIT_OK) {
+    if (rc == CLI_EXIT_USAGE) {
+        /* The file could not be read or written (said on stderr): the
+         * check has no verdict, and says so in both forms. */
+        why = json_string_value(json_object_get(pj, "error"));
+        json_object_set_new(c->report, "error", json_string(why ? why : what));
+        check_line(c, "result", "error: %s", why ? why : what);
+        return rc;
+    }
+    if (rc == CLI_EXIT_OK) {
         return rc;
     }
     why = json_string_value(json_object_get(pj, "reason"));

@@ -214,7 +214,7 @@ int cli_pins_open(cli_pins_t *p, const char *path, int lock)
         p->names = json_object_get(p->root, "names");
         return CLI_EXIT_OK;
     }
-    if (cli_read_file(path, &text, &len) != CLI_EXIT_OK) {
+    if (cli_read_file_max(path, PINS_FILE_MAX, &text, &len) != CLI_EXIT_OK) {
         cli_pins_close(p);
         return CLI_EXIT_USAGE;
     }
@@ -236,13 +236,22 @@ int cli_pins_open(cli_pins_t *p, const char *path, int lock)
 int cli_pins_save(cli_pins_t *p)
 {
     char *text = json_dumps(p->root, JSON_INDENT(2) | JSON_SORT_KEYS);
+    size_t len;
     int rc;
 
     if (text == NULL) {
         cli_err("%s: cannot encode the store", p->path);
         return CLI_EXIT_USAGE;
     }
-    rc = cli_write_atomic(p->path, text, strlen(text), 0600);
+    len = strlen(text);
+    if (len > PINS_FILE_MAX) {
+        cli_err("%s: not updated: the store would be %zu bytes, more than "
+                "the %zu the tool reads (tack pins --delete NAME makes room)",
+                p->path, len, PINS_FILE_MAX);
+        free(text);
+        return CLI_EXIT_USAGE;
+    }
+    rc = cli_write_atomic(p->path, text, len, 0600);
     free(text);
     return rc;
 }
@@ -297,23 +306,27 @@ static void pins_new_name(cli_pins_t *p, const char *name, const tack_t *tack,
 void cli_pins_gc(cli_pins_t *p)
 {
     const char *k, *n;
-    json_t *v, *nv;
+    json_t *v, *nv, *used = json_object();
     void *tmp;
 
+    /* One pass over the names, then one over the keys: a browser-sized
+     * store (100,000 names, as many keys) took minutes when each key
+     * looked through every name. */
+    if (used == NULL) {
+        return; /* out of memory: the unused records stay, harmless */
+    }
+    json_object_foreach(p->names, n, nv)
+    {
+        json_object_set(used, json_string_value(json_object_get(nv, "key")),
+                        json_true());
+    }
     json_object_foreach_safe(p->keys, tmp, k, v)
     {
-        int used = 0;
-
-        json_object_foreach(p->names, n, nv)
-        {
-            if (strcmp(json_string_value(json_object_get(nv, "key")), k) == 0) {
-                used = 1;
-            }
-        }
-        if (!used) {
+        if (json_object_get(used, k) == NULL) {
             json_object_del(p->keys, k);
         }
     }
+    json_decref(used);
 }
 
 /* pins_note prints one "pin = ..." line and keeps it in the report. */
@@ -689,6 +702,8 @@ int cli_pins_apply(const char *path, const cli_pin_input_t *in, FILE *fp,
     }
     rc = cli_pins_open(&p, path, 1);
     if (rc != CLI_EXIT_OK) {
+        json_object_set_new(report, "error",
+                            json_string("the pin store cannot be used"));
         free(name);
         return rc;
     }
@@ -702,6 +717,10 @@ int cli_pins_apply(const char *path, const cli_pin_input_t *in, FILE *fp,
     if (changed) {
         cli_pins_gc(&p);
         rc = cli_pins_save(&p);
+        if (rc != CLI_EXIT_OK) {
+            json_object_set_new(report, "error",
+                                json_string("the pin store was not updated"));
+        }
     }
     cli_pins_close(&p);
     free(name);

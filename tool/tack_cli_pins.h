@@ -8,6 +8,11 @@
 #ifndef TACK_CLI_PINS_H
 #define TACK_CLI_PINS_H
 
+/* The largest store the tool reads, and so the largest it writes: a
+ * browser-sized store of 100,000 names, each on a key of its own, is
+ * 55 MB (about 550 bytes a name: the key record and the name record). */
+#define PINS_FILE_MAX ((size_t)128 * 1024 * 1024)
+
 /* A loaded store: the file's JSON and its three members, checked whole by
  * cli_pins_open so that readers can trust them. */
 typedef struct {
@@ -28,8 +33,9 @@ typedef struct {
  * CLI_EXIT_USAGE after saying why (|p| then needs no cli_pins_close). */
 int cli_pins_open(cli_pins_t *p, const char *path, int lock);
 
-/* cli_pins_save replaces the store's file atomically.  Returns the exit
- * status. */
+/* cli_pins_save replaces the store's file atomically; a store that would
+ * be larger than PINS_FILE_MAX is not written (it could not be read back).
+ * Returns the exit status (CLI_EXIT_USAGE after saying why). */
 int cli_pins_save(cli_pins_t *p);
 
 /* cli_pins_close frees the store and releases its lock. */

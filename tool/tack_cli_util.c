@@ -61,6 +61,12 @@ void cli_ssl_errors(void)
 
 int cli_read_file(const char *path, char **out, size_t *out_len)
 {
+    return cli_read_file_max(path, TACK_FILE_MAX_DEFAULT, out, out_len);
+}
+
+int cli_read_file_max(const char *path, size_t max, char **out,
+                      size_t *out_len)
+{
     tack_status_t st;
 
     if (strcmp(path, "-") == 0) {
@@ -77,7 +83,7 @@ int cli_read_file(const char *path, char **out, size_t *out_len)
             if (len + 1 >= cap) {
                 char *nb;
 
-                if (cap >= TACK_FILE_MAX_DEFAULT) {
+                if (cap >= max) {
                     free(buf);
                     cli_err("-: %s", tack_status_str(TACK_ERR_FILE_TOO_LARGE));
                     return CLI_EXIT_USAGE;
@@ -105,7 +111,7 @@ int cli_read_file(const char *path, char **out, size_t *out_len)
         return CLI_EXIT_USAGE;
     }
     errno = 0;
-    st = tack_file_read(path, TACK_FILE_MAX_DEFAULT, out, out_len);
+    st = tack_file_read(path, max, out, out_len);
     if (st == TACK_ERR_IO) {
         cli_err("%s: %s", path, errno ? strerror(errno) : "cannot read");
         return CLI_EXIT_USAGE;

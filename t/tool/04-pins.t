@@ -211,6 +211,16 @@ spew("$d/bad.json", '{"format": "tack-pi');
 ($rc, $out, $err) = check('bad.json', $T0);
 is($rc, 2, 'a corrupt store exits 2');
 like($err, qr/bad\.json: not a pin store/, '... and names the file');
+# ... and is reported as a failure in both forms (issue 16, item 3: the
+# human form ended at "tack check = ok", the JSON had no result, alert,
+# reason or error)
+like($out, qr/^result         = error: the pin store cannot be used$/m,
+     '... with a result line saying so');
+($rc, $out, $err) = tack('check', "127.0.0.1:$port", '--servername', $name,
+                         '--pins', "$d/bad.json", '--json');
+is($rc, 2, '... --json too');
+is(decode_json($out)->{error}, 'the pin store cannot be used',
+   '... whose report has the error');
 spew("$d/bad2.json", '{"format": "something-else", "keys": {}, "names": {}}');
 ($rc, $out, $err) = tack('pins', '--pins', "$d/bad2.json");
 is($rc, 2, 'tack pins of a foreign JSON file exits 2');
@@ -282,6 +292,51 @@ like($err, qr/dangling\.json: a symbolic link whose target cannot be used/,
      '... saying so');
 ok(!-e "$d/sl/missing.json" && -l "$d/sl/dangling.json",
    '... and makes nothing');
+stop_server($pid);
+
+# ---- a big store (issue 16, item 3): from a store just under the 1 MiB
+# the tool used to read, checks wrote stores it could no longer read, and
+# every later check and `tack pins` failed with "file is too large".  (A
+# compact store: the tool writes it indented, bigger.)
+sub fingerprint {
+    my @a = ('a' .. 'z', '2' .. '7');
+    my $bits = unpack('B*', Digest::SHA::sha256($_[0]));
+    my $s = join('', map { $a[oct('0b' . substr($bits, 5 * $_, 5))] } 0 .. 24);
+    return join('.', unpack('(A5)*', $s));
+}
+sub big_store {
+    my ($file, $n) = @_;
+    my (%keys, %names);
+    for my $i (1 .. $n) {
+        my $key = Digest::SHA::sha256("k$i") . Digest::SHA::sha256("K$i");
+        my $hex = unpack('H*', $key);
+        $keys{$hex} = { tack_id => fingerprint($key), min_generation => 0 };
+        $names{"host$i.example.org"} = {
+            key => $hex, first_seen => $T0, active_until => 0,
+            first_seen_utc => '2030-01-01T00:00:00Z',
+            active_until_utc => 'never active' };
+    }
+    spew("$d/$file", JSON::PP->new->canonical->encode({ format => 'tack-pins-1', keys => \%keys,
+                    names => \%names }));
+}
+undef $pid;    # stopped above
+serve('k1_act1');
+big_store('big.json', 2225);
+my $size = -s "$d/big.json";
+ok($size > 1040000 && $size < 1048576, "a store of $size bytes, under 1 MiB");
+($rc, $out, $err) = check('big.json', $T0);
+is($rc, 0, 'a check adds a pin to it') or diag($out, $err);
+($rc, $out, $err) = tack('check', "127.0.0.1:$port", '--servername',
+                         'other.example.org', '--pins', "$d/big.json",
+                         '--now', "\@$T0");
+is($rc, 0, '... and another check a second one') or diag($out, $err);
+ok(-s "$d/big.json" > 1048576, '... and the store is now over 1 MiB');
+($rc, $out, $err) = check('big.json', $T0 + 10 * $day);
+is($rc, 0, 'the next check reads it back') or diag($out, $err);
+like($out, qr/activated until/, '... and activates the pin');
+($rc, $out, $err) = tack('pins', '--pins', "$d/big.json", '--json');
+is($rc, 0, 'tack pins reads it') or diag($err);
+is(scalar(@{ decode_json($out) }), 2227, '... all 2227 names');
 stop_server($pid);
 
 done_testing();
