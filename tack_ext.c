@@ -610,10 +610,24 @@ tack_status_t tack_breaksig_create(tack_breaksig_t *out, EVP_PKEY *key)
 
 /* ---- Extension bodies ----------------------------------------------------- */
 
+/* ext_fault records which field of an extension body failed its check and
+ * where it starts, for messages that point at the right byte. */
+static tack_status_t ext_fault(const char **field, size_t *offset,
+                               const char *name, const tack_cbs_t *at,
+                               const uint8_t *in, tack_status_t st)
+{
+    *field = name;
+    *offset = in == NULL ? 0 : (size_t)(at->data - in);
+    return st;
+}
+
+#define EXT_FAIL(name, at, st) \
+    ext_fault(&out->fault_field, &out->fault_offset, (name), (at), in, (st))
+
 tack_status_t tack_ext00_parse(tack_ext00_t *out, const uint8_t *in,
                                size_t in_len)
 {
-    tack_cbs_t cbs, sigs;
+    tack_cbs_t cbs, sigs, at;
     uint8_t tack_len;
     uint16_t sigs_len;
 
@@ -624,49 +638,54 @@ tack_status_t tack_ext00_parse(tack_ext00_t *out, const uint8_t *in,
     tack_cbs_init(&cbs, in, in_len);
 
     /* uint8 tack_len: 0 or 166 (draft-00 section 3.1) */
+    at = cbs;
     if (!tack_cbs_get_u8(&cbs, &tack_len)) {
-        return TACK_ERR_TRUNCATED;
+        return EXT_FAIL("tack_len", &at, TACK_ERR_TRUNCATED);
     }
     if (tack_len != 0 && tack_len != TACK_LEN) {
-        return TACK_ERR_BAD_LENGTH;
+        return EXT_FAIL("tack_len", &at, TACK_ERR_BAD_LENGTH);
     }
     if (tack_len == TACK_LEN) {
+        at = cbs;
         if (!tack_parse_cbs(&out->tack, &cbs)) {
-            return TACK_ERR_TRUNCATED;
+            return EXT_FAIL("tack", &at, TACK_ERR_TRUNCATED);
         }
         out->has_tack = 1;
     }
 
     /* uint16 break_sigs_len: 0..1024, a multiple of 128 */
+    at = cbs;
     if (!tack_cbs_get_u16(&cbs, &sigs_len)) {
-        return TACK_ERR_TRUNCATED;
+        return EXT_FAIL("break_sigs_len", &at, TACK_ERR_TRUNCATED);
     }
     if (sigs_len > TACK_MAX_BREAKSIGS * TACK_BREAKSIG_LEN) {
-        return TACK_ERR_TOO_MANY_BREAKSIGS;
+        return EXT_FAIL("break_sigs_len", &at, TACK_ERR_TOO_MANY_BREAKSIGS);
     }
     if (sigs_len % TACK_BREAKSIG_LEN != 0) {
-        return TACK_ERR_BAD_LENGTH;
+        return EXT_FAIL("break_sigs_len", &at, TACK_ERR_BAD_LENGTH);
     }
     if (!tack_cbs_get_sub(&cbs, &sigs, sigs_len)) {
-        return TACK_ERR_TRUNCATED;
+        return EXT_FAIL("break_sigs", &cbs, TACK_ERR_TRUNCATED);
     }
     while (tack_cbs_len(&sigs) > 0) {
         if (!tack_breaksig_parse_cbs(&out->breaksigs[out->num_breaksigs],
                                      &sigs)) {
-            return TACK_ERR_BAD_LENGTH; /* unreachable: length checked */
+            /* unreachable: the length was checked */
+            return EXT_FAIL("break_sigs", &sigs, TACK_ERR_BAD_LENGTH);
         }
         out->num_breaksigs++;
     }
 
     /* uint8 pin_activation: 0 or 1 */
+    at = cbs;
     if (!tack_cbs_get_u8(&cbs, &out->pin_activation)) {
-        return TACK_ERR_TRUNCATED;
+        return EXT_FAIL("pin_activation", &at, TACK_ERR_TRUNCATED);
     }
     if (out->pin_activation > 1) {
-        return TACK_ERR_BAD_FLAGS;
+        return EXT_FAIL("pin_activation", &at, TACK_ERR_BAD_FLAGS);
     }
     if (tack_cbs_len(&cbs) != 0) {
-        return TACK_ERR_TRAILING;
+        return EXT_FAIL("end", &cbs, TACK_ERR_TRAILING);
     }
     return TACK_OK;
 }
@@ -708,7 +727,7 @@ tack_status_t tack_ext00_encode(const tack_ext00_t *ext, uint8_t *out,
 tack_status_t tack_ext02_parse(tack_ext02_t *out, const uint8_t *in,
                                size_t in_len)
 {
-    tack_cbs_t cbs, tacks;
+    tack_cbs_t cbs, tacks, at;
     uint16_t tacks_len;
 
     if (out == NULL || (in == NULL && in_len != 0)) {
@@ -718,39 +737,43 @@ tack_status_t tack_ext02_parse(tack_ext02_t *out, const uint8_t *in,
     tack_cbs_init(&cbs, in, in_len);
 
     /* uint16 tacks_len: 166 or 332; the draft allows no empty list */
+    at = cbs;
     if (!tack_cbs_get_u16(&cbs, &tacks_len)) {
-        return TACK_ERR_TRUNCATED;
+        return EXT_FAIL("tacks_len", &at, TACK_ERR_TRUNCATED);
     }
     if (tacks_len == 0) {
-        return TACK_ERR_NO_TACK;
+        return EXT_FAIL("tacks_len", &at, TACK_ERR_NO_TACK);
     }
     if (tacks_len != TACK_LEN && tacks_len != 2 * TACK_LEN) {
-        return TACK_ERR_BAD_LENGTH;
+        return EXT_FAIL("tacks_len", &at, TACK_ERR_BAD_LENGTH);
     }
     if (!tack_cbs_get_sub(&cbs, &tacks, tacks_len)) {
-        return TACK_ERR_TRUNCATED;
+        return EXT_FAIL("tacks", &cbs, TACK_ERR_TRUNCATED);
     }
     while (tack_cbs_len(&tacks) > 0) {
+        at = tacks; /* after the loop: where the last TACK starts */
         if (!tack_parse_cbs(&out->tacks[out->num_tacks], &tacks)) {
-            return TACK_ERR_BAD_LENGTH; /* unreachable: length checked */
+            /* unreachable: the length was checked */
+            return EXT_FAIL("tacks", &tacks, TACK_ERR_BAD_LENGTH);
         }
         out->num_tacks++;
     }
     if (out->num_tacks == 2 &&
         CRYPTO_memcmp(out->tacks[0].public_key, out->tacks[1].public_key,
                       TACK_KEY_LEN) == 0) {
-        return TACK_ERR_DUPLICATE_KEY;
+        return EXT_FAIL("tacks", &at, TACK_ERR_DUPLICATE_KEY);
     }
 
     /* uint8 activation_flags: bits 2-7 reserved and ignored by clients */
+    at = cbs;
     if (!tack_cbs_get_u8(&cbs, &out->activation_flags)) {
-        return TACK_ERR_TRUNCATED;
+        return EXT_FAIL("activation_flags", &at, TACK_ERR_TRUNCATED);
     }
     if (out->num_tacks == 1 && (out->activation_flags & 0x02)) {
-        return TACK_ERR_BAD_FLAGS;
+        return EXT_FAIL("activation_flags", &at, TACK_ERR_BAD_FLAGS);
     }
     if (tack_cbs_len(&cbs) != 0) {
-        return TACK_ERR_TRAILING;
+        return EXT_FAIL("end", &cbs, TACK_ERR_TRAILING);
     }
     return TACK_OK;
 }

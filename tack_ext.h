@@ -160,6 +160,10 @@ typedef struct {
     size_t num_breaksigs;
     tack_breaksig_t breaksigs[TACK_MAX_BREAKSIGS];
     uint8_t pin_activation;
+    /* When parsing fails: the field whose check failed ("tack_len",
+     * "break_sigs_len", ...) and the offset of its first byte. */
+    const char *fault_field;
+    size_t fault_offset;
 } tack_ext00_t;
 
 /* The draft-02 extension body: one or two TACKs with different keys, and
@@ -168,6 +172,8 @@ typedef struct {
     size_t num_tacks;
     tack_t tacks[TACK_EXT02_MAX_TACKS];
     uint8_t activation_flags;
+    const char *fault_field; /* as in tack_ext00_t */
+    size_t fault_offset;
 } tack_ext02_t;
 
 /* A TACKpy key file, parsed but not decrypted. */
@@ -260,7 +266,8 @@ tack_status_t tack_breaksig_create(tack_breaksig_t *out, EVP_PKEY *key);
  * (TACK_ERR_BAD_LENGTH) and at most 1024 (TACK_ERR_TOO_MANY_BREAKSIGS),
  * pin_activation 0 or 1 (TACK_ERR_BAD_FLAGS), nothing after it
  * (TACK_ERR_TRAILING).  Short input gives TACK_ERR_TRUNCATED.  No signature
- * is checked.  |out| is undefined on failure. */
+ * is checked.  On failure the rest of |out| is undefined, but
+ * fault_field and fault_offset say where the body went wrong. */
 tack_status_t tack_ext00_parse(tack_ext00_t *out, const uint8_t *in,
                                size_t in_len);
 
@@ -276,7 +283,8 @@ tack_status_t tack_ext00_encode(const tack_ext00_t *ext, uint8_t *out,
  * keys distinct (TACK_ERR_DUPLICATE_KEY), an activation bit for a missing
  * second TACK refused (TACK_ERR_BAD_FLAGS), nothing after the flags.  Bits
  * 2-7 of activation_flags are reserved and, as the draft says, ignored; they
- * are kept in |out| as received. */
+ * are kept in |out| as received.  On failure, fault_field and fault_offset
+ * say where, as for draft-00. */
 tack_status_t tack_ext02_parse(tack_ext02_t *out, const uint8_t *in,
                                size_t in_len);
 

@@ -272,6 +272,13 @@ char *cli_cert_subject(X509 *cert);
 
 enum { CLI_CHECK_FMT_AUTO, CLI_CHECK_FMT_00, CLI_CHECK_FMT_02 };
 
+/* cli_ext_fault says, into |buf|, why |body| is not a valid extension body
+ * in |format| (CLI_CHECK_FMT_*): the field, its byte offset, the value and
+ * the reason, such as a second TACK in a draft-00 body.  Under AUTO, the
+ * format whose parse went further is named first. */
+void cli_ext_fault(int format, const uint8_t *body, size_t len, char *buf,
+                   size_t n);
+
 /* What `tack check` does, as its options say.  servername is the SNI and
  * pin name (NULL: none, for an IP address); ca, pins and preload are NULL
  * when not given; min_version and max_version are TLS1_2_VERSION and the

@@ -427,16 +427,10 @@ static int check_reply_decode(check_ctx_t *c, const check_reply_t *r,
     check_line(c, "extension", "%s, %zu bytes, in the %s",
                format ? format : "unparsable", r->len, check_where(r->context));
     if (format == NULL) {
-        tack_status_t st = c->o->format == CLI_CHECK_FMT_00 ? *st00 : st02;
+        char why[600];
 
-        if (c->o->format == CLI_CHECK_FMT_AUTO) {
-            return check_reject(c, "decode_error",
-                                "the extension is neither a draft-00 "
-                                "(%s) nor a draft-02 body (%s)",
-                                tack_status_str(*st00), tack_status_str(st02));
-        }
-        return check_reject(c, "decode_error", "the extension: %s",
-                            tack_status_str(st));
+        cli_ext_fault(c->o->format, r->data, r->len, why, sizeof(why));
+        return check_reject(c, "decode_error", "the extension is %s", why);
     }
     json_object_set_new(ext, "format", json_string(format));
     return CLI_EXIT_OK;

@@ -3,6 +3,9 @@
  * and of a break signature, which `tack view` (tack_cli_view.c) and the
  * check engine (tack_cli_engine.c) both print.
  */
+#include <stdlib.h>
+#include <string.h>
+
 #include <openssl/crypto.h>
 
 #include "tack_cli.h"
@@ -72,4 +75,109 @@ json_t *cli_json_breaksig(const tack_breaksig_t *sig)
 int cli_breaksig_breaks(const tack_breaksig_t *sig, const tack_t *tack)
 {
     return CRYPTO_memcmp(sig->public_key, tack->public_key, TACK_KEY_LEN) == 0;
+}
+
+/* ext00_fault_text explains a failed draft-00 parse of |body|. */
+static void ext00_fault_text(const tack_ext00_t *e, tack_status_t st,
+                             const uint8_t *body, size_t len, char *buf,
+                             size_t n)
+{
+    size_t at = e->fault_offset;
+    tack_ext00_t again;
+    uint8_t *spliced;
+
+    /* A second TACK where break_sigs_len belongs: the rest parses once the
+     * 166 bytes after the first TACK are taken out. */
+    if (at == 1 + TACK_LEN &&
+        strcmp(e->fault_field, "break_sigs_len") == 0 &&
+        len >= at + TACK_LEN + 3 && (spliced = malloc(len)) != NULL) {
+        memcpy(spliced, body, at);
+        memcpy(spliced + at, body + at + TACK_LEN, len - at - TACK_LEN);
+        st = tack_ext00_parse(&again, spliced, len - TACK_LEN);
+        free(spliced);
+        if (st == TACK_OK) {
+            snprintf(buf, n,
+                     "a second TACK follows the first, at byte %zu: a "
+                     "draft-00 body carries at most one TACK (two are the "
+                     "draft-02 format)",
+                     at);
+            return;
+        }
+    }
+    if (strcmp(e->fault_field, "break_sigs_len") == 0 && at + 2 <= len) {
+        snprintf(buf, n, "break_sigs_len at byte %zu is %u: %s", at,
+                 (unsigned)body[at] << 8 | body[at + 1],
+                 tack_status_str(st));
+        return;
+    }
+    if (strcmp(e->fault_field, "pin_activation") == 0 && at < len) {
+        snprintf(buf, n, "pin_activation at byte %zu is %u, not 0 or 1", at,
+                 body[at]);
+        return;
+    }
+    snprintf(buf, n, "%s at byte %zu: %s", e->fault_field, at,
+             tack_status_str(st));
+}
+
+/* ext02_fault_text explains a failed draft-02 parse of |body|. */
+static void ext02_fault_text(const tack_ext02_t *e, tack_status_t st,
+                             const uint8_t *body, size_t len, char *buf,
+                             size_t n)
+{
+    size_t at = e->fault_offset;
+
+    if (st == TACK_ERR_BAD_FLAGS && at < len) {
+        snprintf(buf, n,
+                 "activation_flags at byte %zu is 0x%02x: bit 1 activates a "
+                 "second TACK, but the body has one",
+                 at, body[at]);
+        return;
+    }
+    if (strcmp(e->fault_field, "tacks_len") == 0 && at + 2 <= len) {
+        snprintf(buf, n, "tacks_len at byte %zu is %u: %s", at,
+                 (unsigned)body[at] << 8 | body[at + 1],
+                 tack_status_str(st));
+        return;
+    }
+    snprintf(buf, n, "%s at byte %zu: %s", e->fault_field, at,
+             tack_status_str(st));
+}
+
+void cli_ext_fault(int format, const uint8_t *body, size_t len, char *buf,
+                   size_t n)
+{
+    tack_ext00_t e0;
+    tack_ext02_t e2;
+    tack_status_t st00 = tack_ext00_parse(&e0, body, len);
+    tack_status_t st02 = tack_ext02_parse(&e2, body, len);
+    char f00[256], f02[256];
+
+    if (st00 == TACK_OK) {
+        snprintf(f00, sizeof(f00), "it is one");
+    } else {
+        ext00_fault_text(&e0, st00, body, len, f00, sizeof(f00));
+    }
+    if (st02 == TACK_OK) {
+        snprintf(f02, sizeof(f02), "it is one");
+    } else {
+        ext02_fault_text(&e2, st02, body, len, f02, sizeof(f02));
+    }
+    if (format == CLI_CHECK_FMT_00) {
+        snprintf(buf, n, "not a draft-00 body: %s%s", f00,
+                 st02 == TACK_OK ? " (it is a draft-02 one: --format auto "
+                                   "accepts both)"
+                                 : "");
+    } else if (format == CLI_CHECK_FMT_02) {
+        snprintf(buf, n, "not a draft-02 body: %s%s", f02,
+                 st00 == TACK_OK ? " (it is a draft-00 one: --format auto "
+                                   "accepts both)"
+                                 : "");
+    } else if (e0.fault_offset >= e2.fault_offset) {
+        /* the format that went further is the one the sender meant */
+        snprintf(buf, n, "not a draft-00 body: %s (as draft-02: %s)", f00,
+                 f02);
+    } else {
+        snprintf(buf, n, "not a draft-02 body: %s (as draft-00: %s)", f02,
+                 f00);
+    }
 }

@@ -236,9 +236,12 @@ static void view_ext(view_ctx_t *v, const char *file, const uint8_t *body,
         }
         return;
     }
-    cli_err("%s: the TACK extension (%zu bytes) is neither a draft-00 nor a "
-            "draft-02 body",
-            file, len);
+    {
+        char why[600];
+
+        cli_ext_fault(CLI_CHECK_FMT_AUTO, body, len, why, sizeof(why));
+        cli_err("%s: the TACK extension (%zu bytes) is %s", file, len, why);
+    }
     view_worse(v, CLI_EXIT_CHECK);
 }
 

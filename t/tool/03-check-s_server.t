@@ -141,6 +141,46 @@ for my $case (['tack_len 5', "\x05" . substr($good, 1)],
     stop_server($pid);
 }
 
+# ---- the message names the real fault (issue 16, item 9): a draft-00
+# body with two TACKs is not "too many break signatures", and a draft-02
+# body's bad flag is not blamed on draft-00.
+my $tack_b = pem_body(slurp("$d/t-b.pem"), 'TACK');
+for my $case (
+    ['a draft-00 body with two TACKs',
+     substr($good, 0, 167) . $tack_b . "\0\0\1", [],
+     qr/decode_error: the extension is not a draft-00 body: a second TACK follows the first, at byte 167: a draft-00 body carries at most one TACK/],
+    ['... the same with --format draft-00',
+     substr($good, 0, 167) . $tack_b . "\0\0\1", ['--format', 'draft-00'],
+     qr/not a draft-00 body: a second TACK follows the first, at byte 167/],
+    ['a draft-02 single TACK with activation bit 1',
+     pack('n', 166) . substr($good, 1, 166) . "\x02", [],
+     qr/decode_error: the extension is not a draft-02 body: activation_flags at byte 168 is 0x02: bit 1 activates a second TACK, but the body has one \(as draft-00: break_sigs_len at byte 1 is \d+: too many/],
+    ['... the same with --format draft-02',
+     pack('n', 166) . substr($good, 1, 166) . "\x02", ['--format', 'draft-02'],
+     qr/decode_error: the extension is not a draft-02 body: activation_flags at byte 168 is 0x02: bit 1/],
+    ['draft-00 pin_activation 2',
+     substr($good, 0, -1) . "\x02", [],
+     qr/not a draft-00 body: pin_activation at byte 169 is 2, not 0 or 1/],
+    ['draft-00 tack_len 5',
+     "\x05" . substr($good, 1), ['--format', 'draft-00'],
+     qr/not a draft-00 body: tack_len at byte 0: wrong length/],
+    ['a draft-02 body with one byte too many',
+     pack('n', 166) . substr($good, 1, 166) . "\x01\x00", [],
+     qr/not a draft-02 body: end at byte 169: unexpected bytes after the end/]) {
+    my ($what, $body, $opts, $want) = @$case;
+    ($port, $pid) = serve('fault', serverinfo_pem($body), '-tls1_2');
+    ($rc, $out, $err) = tack('check', "127.0.0.1:$port", @$opts);
+    is($rc, 1, "$what exits 1");
+    like($err, $want, '... naming the fault') or diag($err);
+    stop_server($pid);
+    # tack view of the same serverinfo file says the same (auto only)
+    next if @$opts;
+    ($rc, $out, $err) = tack('view', "$d/fault.si");
+    isnt($rc, 0, "tack view of it fails");
+    (my $view_want = "$want") =~ s/decode_error: the extension is //;
+    like($err, qr/$view_want/, '... with the same fault') or diag($err);
+}
+
 # ---- signatures: decrypt_error
 my $bad = $good;
 substr($bad, 1 + 150, 1) = chr(ord(substr($bad, 151, 1)) ^ 0x40);
@@ -217,7 +257,8 @@ is($rc, 0, 'a draft-02 body is accepted in auto mode') or diag($out, $err);
 like($out, qr/^extension      = draft-02, 169 bytes/m, '... as draft-02');
 ($rc, $out, $err) = tack('check', "127.0.0.1:$port", '--format', 'draft-00');
 is($rc, 1, '... and refused with --format draft-00');
-like($err, qr/decode_error/, '... as decode_error');
+like($err, qr/decode_error: the extension is not a draft-00 body: break_sigs_len at byte 1 is \d+: too many break signatures .*\(it is a draft-02 one: --format auto accepts both\)/,
+     '... as decode_error, saying it is a draft-02 body');
 stop_server($pid);
 
 # ---- the chain, with --ca

@@ -402,6 +402,42 @@ static void assert_raw_status(size_t tack_len, size_t break_sigs_len,
     free(raw);
 }
 
+/* Each failure names the field that failed and the offset of its first
+ * byte, for messages that point at the right place (issue 16, item 9). */
+static void assert_fault(size_t tack_len, size_t break_sigs_len,
+                         uint8_t activation, size_t cut, size_t extra,
+                         const char *field, size_t offset)
+{
+    size_t len;
+    uint8_t *raw = build_raw(tack_len, break_sigs_len, activation, &len);
+    uint8_t *buf = calloc(1, len + extra);
+    tack_ext00_t ext;
+
+    ck_assert_ptr_nonnull(buf);
+    memcpy(buf, raw, len);
+    ck_assert(tack_ext00_parse(&ext, buf, len - cut + extra) != TACK_OK);
+    ck_assert_ptr_nonnull(ext.fault_field);
+    ck_assert_str_eq(ext.fault_field, field);
+    ck_assert_uint_eq(ext.fault_offset, offset);
+    free(buf);
+    free(raw);
+}
+
+START_TEST(ext00_parse_names_the_failing_field_and_offset)
+{
+    assert_fault(5, 0, 0, 0, 0, "tack_len", 0);
+    assert_fault(166, 0, 0, 100, 0, "tack", 1);
+    assert_fault(166, 0, 0, 4, 0, "tack", 1); /* one byte short */
+    assert_fault(166, 0, 0, 2, 0, "break_sigs_len", 167);
+    assert_fault(166, 1152, 0, 0, 0, "break_sigs_len", 167);
+    assert_fault(0, 129, 0, 0, 0, "break_sigs_len", 1);
+    assert_fault(0, 256, 0, 10, 0, "break_sigs", 3);
+    assert_fault(0, 128, 2, 0, 0, "pin_activation", 131);
+    assert_fault(0, 128, 0, 1, 0, "pin_activation", 131);
+    assert_fault(166, 128, 1, 0, 1, "end", 298);
+}
+END_TEST
+
 START_TEST(ext00_parse_accepts_every_legal_length)
 {
     size_t n;
@@ -637,6 +673,7 @@ Suite *ext00_suite(void)
     tcase_add_loop_test(tc, ext00_parse_rejects_every_truncation, 0, n + 1);
     tcase_add_loop_test(tc, ext00_parse_rejects_trailing_bytes, 0, n);
     tcase_add_test(tc, ext00_parse_accepts_every_legal_length);
+    tcase_add_test(tc, ext00_parse_names_the_failing_field_and_offset);
     tcase_add_test(tc, ext00_parse_rejects_tack_len_other_than_0_or_166);
     tcase_add_test(tc, ext00_parse_rejects_break_sigs_len_over_1024);
     tcase_add_test(tc,

@@ -314,6 +314,42 @@ static tack_status_t parse_raw(size_t tacks_len, uint8_t flags)
     return st;
 }
 
+/* As in draft-00: each failure names its field and where it starts. */
+static void assert_fault02(size_t tacks_len, uint8_t flags, size_t cut,
+                           size_t extra, int same_keys, const char *field,
+                           size_t offset)
+{
+    size_t len = 2 + tacks_len + 1, i;
+    uint8_t *raw = calloc(1, len + extra);
+    tack_ext02_t ext;
+
+    ck_assert_ptr_nonnull(raw);
+    raw[0] = (uint8_t)(tacks_len >> 8);
+    raw[1] = (uint8_t)tacks_len;
+    for (i = 0; i < tacks_len; i++) {
+        raw[2 + i] = (uint8_t)(same_keys ? i % 166 : i * 7 + i / 166);
+    }
+    raw[len - 1] = flags;
+    ck_assert(tack_ext02_parse(&ext, raw, len - cut + extra) != TACK_OK);
+    ck_assert_ptr_nonnull(ext.fault_field);
+    ck_assert_str_eq(ext.fault_field, field);
+    ck_assert_uint_eq(ext.fault_offset, offset);
+    free(raw);
+}
+
+START_TEST(ext02_parse_names_the_failing_field_and_offset)
+{
+    assert_fault02(0, 0, 0, 0, 0, "tacks_len", 0);
+    assert_fault02(167, 0, 0, 0, 0, "tacks_len", 0);
+    assert_fault02(166, 0, 168, 0, 0, "tacks_len", 0);
+    assert_fault02(332, 1, 10, 0, 0, "tacks", 2);
+    assert_fault02(332, 3, 0, 0, 1, "tacks", 168); /* the repeated key */
+    assert_fault02(166, 2, 0, 0, 0, "activation_flags", 168);
+    assert_fault02(332, 3, 1, 0, 0, "activation_flags", 334);
+    assert_fault02(166, 1, 0, 2, 0, "end", 169);
+}
+END_TEST
+
 START_TEST(ext02_parse_rejects_tacks_len_other_than_166_or_332)
 {
     static const size_t bad[] = {333, 498, 165, 167, 1, 331, 664, 0xffff};
@@ -515,6 +551,7 @@ Suite *ext02_suite(void)
     tcase_add_test(tc, ext02_parse_keeps_reserved_activation_bits);
     tcase_add_test(tc, ext02_encode_writes_flags_only_for_tacks_present);
     tcase_add_test(tc, ext02_encode_refuses_zero_or_three_tacks);
+    tcase_add_test(tc, ext02_parse_names_the_failing_field_and_offset);
     tcase_add_loop_test(tc, ext02_encode_refuses_every_short_buffer, 0, 2);
     tcase_add_test(tc, ext02_parse_survives_random_mutations);
     suite_add_tcase(s, tc);
