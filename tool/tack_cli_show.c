@@ -88,8 +88,7 @@ static void ext00_fault_text(const tack_ext00_t *e, tack_status_t st,
 
     /* A second TACK where break_sigs_len belongs: the rest parses once the
      * 166 bytes after the first TACK are taken out. */
-    if (at == 1 + TACK_LEN &&
-        strcmp(e->fault_field, "break_sigs_len") == 0 &&
+    if (at == 1 + TACK_LEN && strcmp(e->fault_field, "break_sigs_len") == 0 &&
         len >= at + TACK_LEN + 3 && (spliced = malloc(len)) != NULL) {
         memcpy(spliced, body, at);
         memcpy(spliced + at, body + at + TACK_LEN, len - at - TACK_LEN);
@@ -106,8 +105,7 @@ static void ext00_fault_text(const tack_ext00_t *e, tack_status_t st,
     }
     if (strcmp(e->fault_field, "break_sigs_len") == 0 && at + 2 <= len) {
         snprintf(buf, n, "break_sigs_len at byte %zu is %u: %s", at,
-                 (unsigned)body[at] << 8 | body[at + 1],
-                 tack_status_str(st));
+                 (unsigned)body[at] << 8 | body[at + 1], tack_status_str(st));
         return;
     }
     if (strcmp(e->fault_field, "pin_activation") == 0 && at < len) {
@@ -135,8 +133,7 @@ static void ext02_fault_text(const tack_ext02_t *e, tack_status_t st,
     }
     if (strcmp(e->fault_field, "tacks_len") == 0 && at + 2 <= len) {
         snprintf(buf, n, "tacks_len at byte %zu is %u: %s", at,
-                 (unsigned)body[at] << 8 | body[at + 1],
-                 tack_status_str(st));
+                 (unsigned)body[at] << 8 | body[at + 1], tack_status_str(st));
         return;
     }
     snprintf(buf, n, "%s at byte %zu: %s", e->fault_field, at,
@@ -174,10 +171,8 @@ void cli_ext_fault(int format, const uint8_t *body, size_t len, char *buf,
                                  : "");
     } else if (e0.fault_offset >= e2.fault_offset) {
         /* the format that went further is the one the sender meant */
-        snprintf(buf, n, "not a draft-00 body: %s (as draft-02: %s)", f00,
-                 f02);
+        snprintf(buf, n, "not a draft-00 body: %s (as draft-02: %s)", f00, f02);
     } else {
-        snprintf(buf, n, "not a draft-02 body: %s (as draft-00: %s)", f02,
-                 f00);
+        snprintf(buf, n, "not a draft-02 body: %s (as draft-00: %s)", f02, f00);
     }
 }
