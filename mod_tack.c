@@ -478,6 +478,7 @@ static int tack_hook_init_server(server_rec *s, apr_pool_t *p, int is_proxy,
     memset(certs, 0, sizeof(certs));
     n = tack_ctx_certs(s, tmp, ctx, certs);
     tack_config_resolve(tmp, s, conf, certs, n, 1, &sel);
+    tack_sign_vhost(p, s, conf, &sel);
     rt = tack_rt_build(p, s, &sel);
     tack_status_add(p, rt);
     if (tack_ext_register(s, ctx, conf, rt)) {
@@ -499,6 +500,7 @@ static int tack_hook_post_config(apr_pool_t *pconf, apr_pool_t *plog,
                                  apr_pool_t *ptemp, server_rec *s)
 {
     tack_config_vcache_prune(s);
+    tack_sign_end(s); /* no signing key outlives the pass */
     if (tack_config_strict()) {
         return OK;
     }

@@ -15,6 +15,8 @@
  *                          (tack_certsel_t, tack_sel_t), start-up reporting
  *   mod_tack_configtest.c  "apache2 -t": certificates from the
  *                          configuration tree
+ *   mod_tack_sign.c        TackSigningKey: TACKs signed in the parent at
+ *                          start-up for certificates that have none
  *   mod_tack_status.c      counters (tack_ctr_t) and the status page
  *
  * Log tags: every ap_log_* call site carries its own "TACKnnnnn: " tag,
@@ -151,6 +153,15 @@ typedef struct {
     int pin_activation;
     int format;
     int tls13;
+    /* TackSigningKey (mod_tack_sign.c): a key file's resolved path or a
+     * pkcs11: URI, "" for "none", NULL when unset; with the
+     * TackSigningPassword source ("file:PATH", "exec:PATH", "env:NAME") and
+     * TackSigningGeneration.  Each one inherits on its own. */
+    const char *sign_key;
+    const ap_directive_t *sign_key_where;
+    const char *sign_pw;
+    const ap_directive_t *sign_pw_where;
+    int sign_min_gen, sign_gen; /* TACK_UNSET: 0 */
 } tack_conf_t;
 
 /* A certificate of a vhost and the TACKs chosen for it. */
@@ -388,6 +399,42 @@ void tack_config_warn_expiry(server_rec *s, const tack_sel_t *sel);
 /* tack_duration returns "12 days", "5 hours", "3 minutes": how long until
  * |secs| have passed, allocated in |p|. */
 const char *tack_duration(apr_pool_t *p, long secs);
+
+/* mod_tack_load.c, for the other loaders */
+
+/* tack_read_text reads |path| for |directive| into a malloc'd |*text|;
+ * returns NULL, or why it cannot be read. */
+const char *tack_read_text(apr_pool_t *p, const char *directive,
+                           const char *path, char **text, size_t *len);
+
+/* tack_pem_error says why |path| gave |st| when decoding |label| blocks of
+ * |size| bytes (at |line| when not 0). */
+const char *tack_pem_error(apr_pool_t *p, const char *directive,
+                           const char *path, tack_status_t st, unsigned line,
+                           const char *label, size_t size);
+
+/* mod_tack_sign.c */
+
+/* The sources TackSigningPassword accepts, checked when it is read. */
+const char *tack_sign_pw_syntax(apr_pool_t *p, const char *arg);
+
+/* tack_sign_vhost signs, with the vhost's TackSigningKey, a TACK for each
+ * certificate of |sel| that has none, and anew a TACK under that key that
+ * expires within 30 days, and writes each into the vhost's TackStore when
+ * the parent can write there.  Real start only (not in the quiet pass);
+ * what it signs is allocated in |p| (the configuration pool) and put in
+ * |sel|.  Problems are logged. */
+void tack_sign_vhost(apr_pool_t *p, server_rec *s, const tack_conf_t *conf,
+                     tack_sel_t *sel);
+
+/* tack_sign_check loads, under "apache2 -t", every key TackSigningKey
+ * names, and returns the number that cannot be used (each logged with its
+ * directive, file or URI, and reason). */
+int tack_sign_check(apr_pool_t *ptemp, server_rec *s_main);
+
+/* tack_sign_end reports what was signed in this pass (info) and frees and
+ * wipes every signing key: none outlives the configuration pass. */
+void tack_sign_end(server_rec *s_main);
 
 /* mod_tack_configtest.c */
 

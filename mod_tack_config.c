@@ -18,6 +18,7 @@
  * under -t, where that hook does not run, tack_config_check finds each vhost's
  * SSLCertificateFile lines in the configuration tree.
  */
+#include <stdlib.h>
 #include <string.h>
 
 #include "httpd.h"
@@ -230,6 +231,85 @@ static const char *tack_cmd_TackFormat(cmd_parms *cmd, void *dcfg,
     return NULL;
 }
 
+/* TackSigningKey FILE|pkcs11:URI|none: a PKCS#11 URI is kept as written
+ * (RFC 7512), a file is resolved against ServerRoot. */
+static const char *tack_cmd_TackSigningKey(cmd_parms *cmd, void *dcfg,
+                                           const char *arg)
+{
+    tack_conf_t *conf = tack_config_get(cmd->server);
+
+    conf->sign_key_where = tack_where(cmd);
+    if (!strcasecmp(arg, "none")) {
+        conf->sign_key = "";
+    } else if (!strncasecmp(arg, "pkcs11:", 7)) {
+        conf->sign_key = arg;
+    } else if (!(conf->sign_key = tack_server_path(cmd, arg))) {
+        return apr_psprintf(cmd->pool, "TackSigningKey %s: invalid file path",
+                            arg);
+    }
+    return NULL;
+}
+
+/* TackSigningPassword file:PATH|exec:PATH|env:NAME: never the password. */
+static const char *tack_cmd_TackSigningPassword(cmd_parms *cmd, void *dcfg,
+                                                const char *arg)
+{
+    tack_conf_t *conf = tack_config_get(cmd->server);
+    const char *err = tack_sign_pw_syntax(cmd->pool, arg);
+
+    if (err) {
+        return err;
+    }
+    if (!strncmp(arg, "file:", 5) || !strncmp(arg, "exec:", 5)) {
+        const char *path = ap_server_root_relative(cmd->pool, arg + 5);
+
+        if (!path) {
+            return apr_psprintf(cmd->pool,
+                                "TackSigningPassword %s: invalid path", arg);
+        }
+        arg = apr_pstrcat(cmd->pool, apr_pstrndup(cmd->pool, arg, 5), path,
+                          NULL);
+    }
+    conf->sign_pw = arg;
+    conf->sign_pw_where = tack_where(cmd);
+    return NULL;
+}
+
+/* TackSigningGeneration MIN_GENERATION [GENERATION]: the fields of the
+ * TACKs the module signs, 0-255, generation >= min_generation (it is
+ * min_generation when not given). */
+static const char *tack_cmd_TackSigningGeneration(cmd_parms *cmd, void *dcfg,
+                                                  const char *min,
+                                                  const char *gen)
+{
+    tack_conf_t *conf = tack_config_get(cmd->server);
+    const char *arg[2] = {min, gen ? gen : min};
+    int val[2], i;
+
+    for (i = 0; i < 2; i++) {
+        char *end;
+        long v = strtol(arg[i], &end, 10);
+
+        if (!*arg[i] || *end || v < 0 || v > 255) {
+            return apr_psprintf(cmd->pool,
+                                "TackSigningGeneration %s: not a number from "
+                                "0 to 255",
+                                arg[i]);
+        }
+        val[i] = (int)v;
+    }
+    if (val[1] < val[0]) {
+        return apr_psprintf(cmd->pool,
+                            "TackSigningGeneration %d %d: the generation is "
+                            "below min_generation (clients would refuse the "
+                            "TACK)",
+                            val[0], val[1]);
+    }
+    conf->sign_min_gen = val[0];
+    conf->sign_gen = val[1];
+    return NULL;
+}
+
 const command_rec tack_config_cmds[] = {
     AP_INIT_TAKE12("TackFile", tack_cmd_TackFile, NULL, RSRC_CONF,
                    "a TACK file, and optionally 'inactive' (repeatable)"),
@@ -246,6 +326,17 @@ const command_rec tack_config_cmds[] = {
     AP_INIT_TAKE1("TackStore", tack_cmd_TackStore, NULL, RSRC_CONF,
                   "a directory of *.tack.pem files served to every SSL vhost "
                   "by target_hash, or 'none'"),
+    AP_INIT_TAKE1("TackSigningKey", tack_cmd_TackSigningKey, NULL, RSRC_CONF,
+                  "a TACK key file or a pkcs11: URI: sign at start-up a TACK "
+                  "for each certificate without one; or 'none'"),
+    AP_INIT_TAKE1("TackSigningPassword", tack_cmd_TackSigningPassword, NULL,
+                  RSRC_CONF,
+                  "where the signing key's password or PIN comes from: "
+                  "file:PATH, exec:PROGRAM or env:NAME"),
+    AP_INIT_TAKE12("TackSigningGeneration", tack_cmd_TackSigningGeneration,
+                   NULL, RSRC_CONF,
+                   "min_generation and generation of the TACKs signed "
+                   "(default 0 0)"),
     {NULL}};
 
 /* ---- create / merge ------------------------------------------------------ */
@@ -257,6 +348,8 @@ void *tack_config_create(apr_pool_t *p, server_rec *s)
     conf->pin_activation = TACK_UNSET;
     conf->format = TACK_UNSET;
     conf->tls13 = TACK_UNSET;
+    conf->sign_min_gen = TACK_UNSET;
+    conf->sign_gen = TACK_UNSET;
     return conf;
 }
 
@@ -287,6 +380,18 @@ void *tack_config_merge(apr_pool_t *p, void *basev, void *addv)
     }
     if (mrg->tls13 == TACK_UNSET) {
         mrg->tls13 = base->tls13;
+    }
+    if (!mrg->sign_key) {
+        mrg->sign_key = base->sign_key;
+        mrg->sign_key_where = base->sign_key_where;
+    }
+    if (!mrg->sign_pw) {
+        mrg->sign_pw = base->sign_pw;
+        mrg->sign_pw_where = base->sign_pw_where;
+    }
+    if (mrg->sign_gen == TACK_UNSET) {
+        mrg->sign_min_gen = base->sign_min_gen;
+        mrg->sign_gen = base->sign_gen;
     }
     return mrg;
 }

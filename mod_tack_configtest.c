@@ -254,6 +254,8 @@ int tack_config_check(apr_pool_t *pconf, apr_pool_t *plog, apr_pool_t *ptemp,
         problems += tack_config_check_unmatched(s_main);
     }
     problems += tack_config_log_stores(s_main, all_known);
+    problems += tack_sign_check(ptemp, s_main);
+    tack_sign_end(s_main);
     tack_config_log_warnings(s_main);
     if (problems) {
         ap_log_error(APLOG_MARK, APLOG_ERR, 0, s_main,

@@ -38,8 +38,8 @@ const char *tack_item_name(apr_pool_t *p, const tack_item_t *item)
 
 /* tack_read_text reads |path| for |directive|; returns an error message or
  * NULL with |*text| malloc'd (the caller frees it). */
-static const char *tack_read_text(apr_pool_t *p, const char *directive,
-                                  const char *path, char **text, size_t *len)
+const char *tack_read_text(apr_pool_t *p, const char *directive,
+                           const char *path, char **text, size_t *len)
 {
     tack_status_t st = tack_file_read(path, TACK_FILE_MAX_DEFAULT, text, len);
 
@@ -54,9 +54,9 @@ static const char *tack_read_text(apr_pool_t *p, const char *directive,
     return NULL;
 }
 
-static const char *tack_pem_error(apr_pool_t *p, const char *directive,
-                                  const char *path, tack_status_t st,
-                                  unsigned line, const char *label, size_t size)
+const char *tack_pem_error(apr_pool_t *p, const char *directive,
+                           const char *path, tack_status_t st, unsigned line,
+                           const char *label, size_t size)
 {
     const char *reason = tack_status_str(st);
 

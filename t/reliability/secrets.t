@@ -4,7 +4,11 @@
 # key is PEM-decoded and no SSLCertificateKeyFile is opened while mod_tack is
 # on the stack -- under "apache2 -t" (where the module reads certificate
 # files itself) and at a real start; mod_ssl's own reads of the keys are
-# seen too, which proves the spy works.
+# seen too, which proves the spy works.  A TACK key on disk is never opened
+# without TackSigningKey; with it (issue 14) the module opens that key and
+# no other, once per pass, and after the start neither the parent nor any
+# child process holds its password or scalar (gcore of each, searched; the
+# control is a core of httpd stopped inside tack_sign).
 #
 # The tool: key files are mode 0600 whatever the umask and whatever file
 # they replace; a password typed at the prompt is not echoed (checked on a
@@ -49,7 +53,10 @@ sub vh {
 my $separate = vh('a.test', "SSLCertificateFile $d/ec.crt\n    SSLCertificateKeyFile $d/ec.key", 'a.pem');
 my $cert_first = vh('c.test', "SSLCertificateFile $d/cert-first.pem", 'c.pem');
 my $key_first = vh('b.test', "SSLCertificateFile $d/key-first.pem", 'a.pem');
-my $paths = join ':', "$d/ec.key", "$d/ec2.key";
+# The TACK key of the TackSigningKey section below is on disk from the start
+# and watched too: without the directive the module never opens it.
+tack_genkey("$d/sign.key");
+my $paths = join ':', "$d/ec.key", "$d/ec2.key", "$d/sign.key";
 
 sub spy_run {
     my ($h, @args) = @_;
@@ -80,6 +87,9 @@ my $mark = $h->log_mark;
 ($r, $ev) = spy_run($h, '-k', 'start');
 ok($r->{rc} == 0 && $h->wait_ready($mark), 'a real start with the spy preloaded')
     or diag($r->{out});
+# what the daemon did in its (second) configuration pass, after -k start
+# returned, is in the log only now
+$ev = read_file($h->root . '/spy.log') // '';
 is(ours($ev), '', 'real start: mod_tack decodes no private key and opens no key file');
 like($ev, qr/^open \Q$d\E\/ec\.key mod_tack=0$/m,
      'real start: the spy sees mod_ssl open the key file (the spy works)');
@@ -187,5 +197,61 @@ $core = core_at('exit', $tool, 'break', '-k', $key, '--password-file', "$d/pw.tx
     '-o', "$d/core.break.pem", '--force');
 is(copies($core, $PW), 0, 'break: the password is gone from memory at exit');
 is(copies($core, $scalar), 0, 'break: the private scalar is gone from memory at exit');
+
+# ---- the module with TackSigningKey (issue 14) ---------------------------------
+# The parent reads the one key the directive names, signs with it during the
+# configuration pass and frees it before any child is forked: after a start,
+# neither the parent nor any child holds the password or the scalar.  The
+# control: a core taken while httpd is inside tack_sign holds the scalar.
+my $SPW = RelTest::PASSWORD;
+my $sscalar = key_scalar("$d/sign.key", $SPW);
+ok(defined $sscalar, 'the TACK key decrypts here');
+write_file("$d/sign.pw", "$SPW\n");
+chmod 0600, "$d/sign.pw";
+my $signing = "TackSigningKey $d/sign.key\nTackSigningPassword file:$d/sign.pw\n"
+    . "<VirtualHost 127.0.0.1:\@PORT\@>\n    ServerName s.test\n    SSLEngine on\n"
+    . "    SSLCertificateFile $d/ec2.crt\n    SSLCertificateKeyFile $d/ec2.key\n"
+    . "</VirtualHost>\n";
+$h->write_conf($separate . $signing);
+($r, $ev) = spy_run($h, '-t');
+like($r->{out}, qr/Syntax OK/, 'apache2 -t with TackSigningKey: Syntax OK') or diag($r->{out});
+is(ours($ev), "open $d/sign.key mod_tack=1",
+   'apache2 -t: mod_tack opens the TACK key, and no other key');
+$mark = $h->log_mark;
+($r, $ev) = spy_run($h, '-k', 'start');
+ok($r->{rc} == 0 && $h->wait_ready($mark), 'a real start with TackSigningKey') or diag($r->{out});
+$ev = read_file($h->root . '/spy.log') // '';   # the daemon's second pass too
+is(ours($ev), "open $d/sign.key mod_tack=1",
+   'real start: mod_tack opens the TACK key once (not in the discarded first pass), and no other key')
+    or diag($ev);
+my $s = s_client(port => $h->port, name => 's.test');
+ok(defined $s->{ext} && length($s->{ext}) > 100, 's.test serves the TACK signed for it');
+my $ppid = $h->pid;
+my @kids = grep { /^\d+$/ } split /\s+/, `pgrep -P $ppid`;
+ok(@kids >= 1, 'the server has child processes (' . scalar(@kids) . ')');
+for my $pid ($ppid, @kids) {
+    my $what = $pid == $ppid ? 'the parent' : "child $pid";
+    my $prefix = "$d/httpd.core";
+    unlink "$prefix.$pid";
+    run_cmd({ timeout => 120 }, 'gcore', '-o', $prefix, $pid);
+    my $c = read_file("$prefix.$pid");
+    unlink "$prefix.$pid";
+    ok(defined $c && length $c > 100000, "gcore dumped $what");
+    is(copies($c, $sscalar), 0, "$what: no copy of the TACK key's scalar");
+    is(copies($c, $SPW), 0, "$what: no copy of its password");
+}
+$h->stop;
+# the control, on httpd itself: one process (-X), stopped inside tack_sign
+my $ctl_core = "$d/httpd-sign.core";
+unlink $ctl_core;
+write_file("$d/gdb-httpd.cmds", join "\n", 'set pagination off', 'set confirm off',
+    'set breakpoint pending on', 'break tack_sign', 'run',
+    "generate-core-file $ctl_core", 'kill', 'quit', '');
+run_cmd({ timeout => 120 }, 'gdb', '-q', '-batch', '-x', "$d/gdb-httpd.cmds", '--args',
+    $RelTest::HTTPD, '-X', '-f', $h->conf_file);
+my $cc = read_file($ctl_core);
+unlink $ctl_core;
+cmp_ok(copies($cc, $sscalar), '>', 0,
+       'control: httpd stopped inside tack_sign holds the scalar (the scan sees it)');
 
 done_testing();

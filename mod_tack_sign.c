@@ -1,0 +1,709 @@
+/*
+ * mod_tack_sign.c -- TackSigningKey: the TACK follows the certificate.
+ *
+ * ACME clients (mod_md, certbot) make a new TLS key at every renewal, and a
+ * TACK vouches for one key.  With TackSigningKey the parent signs, at every
+ * start and graceful restart, a TACK for each certificate of an SSL vhost
+ * that has no TACK from TackFile or TackStore, and anew one under its key
+ * that would expire within 30 days; it writes each into the vhost's
+ * TackStore when it can, so that the next pass verifies instead of
+ * signing, backups and `tack check` see the same bytes, and a fleet can
+ * share one store.
+ *
+ * The key: a TACKpy key file (its password from TackSigningPassword
+ * file:/exec:/env:, never from httpd.conf) or a PKCS#11 URI (the PIN from
+ * the same sources; the key stays in the token).  It is loaded at its
+ * first use in a configuration pass, in the parent, and freed -- its
+ * scalar wiped by OpenSSL -- when the pass ends (tack_sign_end, from
+ * post_config, before any child is forked): no key outlives the pass,
+ * none reaches a child, and none is read without the directive.  A
+ * handshake never signs: what is signed here is served like any TACK,
+ * from bytes built now.
+ */
+#include <ctype.h>
+#include <signal.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "httpd.h"
+#include "http_config.h"
+#include "http_log.h"
+#include "apr_file_info.h"
+#include "apr_file_io.h"
+#include "apr_strings.h"
+#include "apr_thread_proc.h"
+
+#include <openssl/crypto.h>
+#include <openssl/err.h>
+#include <openssl/evp.h>
+#include <openssl/x509.h>
+
+#include "mod_tack.h"
+
+APLOG_USE_MODULE(tack);
+
+/* A password or PIN longer than this is refused. */
+#define TACK_PW_MAX 1024
+/* How long an exec: program may take to print the password. */
+#define TACK_PW_EXEC_SECS 30
+
+/* One signing key of this pass: a TackSigningKey with its password
+ * source, loaded once however many vhosts use it. */
+typedef struct {
+    const char *key; /* resolved path, or the pkcs11: URI */
+    const char *pw;  /* TackSigningPassword, or NULL */
+    const ap_directive_t *where;
+    const ap_directive_t *pw_where;
+    EVP_PKEY *pkey; /* NULL until loaded, or when it cannot be */
+    const char *error;
+    int loaded;
+    uint8_t pub[TACK_KEY_LEN];
+    char fingerprint[TACK_FINGERPRINT_SIZE];
+    int nsigned, nwritten, nkept, nskipped;
+} tack_signer_t;
+
+/* The pass's state: its pool (a child of pconf, destroyed at the end of
+ * the pass), the signers by "key\npassword source", and the TACKs signed,
+ * by target hash and key, so that a certificate named by several vhosts
+ * gets one TACK. */
+static apr_pool_t *sign_pool;
+static apr_hash_t *sign_signers;
+static apr_hash_t *sign_done;
+
+static apr_status_t tack_sign_forget(void *unused)
+{
+    apr_hash_index_t *hi;
+
+    for (hi = apr_hash_first(NULL, sign_signers); hi; hi = apr_hash_next(hi)) {
+        tack_signer_t *sg = apr_hash_this_val(hi);
+
+        EVP_PKEY_free(sg->pkey); /* OpenSSL wipes the private scalar */
+        sg->pkey = NULL;
+    }
+    sign_pool = NULL;
+    sign_signers = NULL;
+    sign_done = NULL;
+    return APR_SUCCESS;
+}
+
+/* ---- passwords ----------------------------------------------------------- */
+
+const char *tack_sign_pw_syntax(apr_pool_t *p, const char *arg)
+{
+    if ((!strncmp(arg, "file:", 5) || !strncmp(arg, "exec:", 5)) && arg[5]) {
+        return NULL;
+    }
+    if (!strncmp(arg, "env:", 4) && arg[4]) {
+        return NULL;
+    }
+    return apr_psprintf(p,
+                        "TackSigningPassword %s: not a password source; "
+                        "write file:PATH (a file only root can read), "
+                        "exec:PROGRAM (prints it) or env:NAME -- never the "
+                        "password itself",
+                        strlen(arg) > 5 ? apr_pstrcat(p, apr_pstrndup(p, arg, 3),
+                                                      "...", NULL)
+                                        : arg);
+}
+
+/* tack_pw_line keeps the first line of the |*len| bytes of |buf|, without
+ * its line end. */
+static void tack_pw_line(char *buf, size_t *len)
+{
+    char *nl = memchr(buf, '\n', *len);
+
+    if (nl) {
+        OPENSSL_cleanse(nl, *len - (size_t)(nl - buf));
+        *len = (size_t)(nl - buf);
+    }
+    if (*len && buf[*len - 1] == '\r') {
+        buf[--*len] = '\0';
+    }
+}
+
+/* tack_pw_file reads a password file that only its owner can read. */
+static const char *tack_pw_file(apr_pool_t *p, const char *path, char *buf,
+                                size_t *len)
+{
+    apr_finfo_t fi;
+    char *text;
+    size_t n;
+    tack_status_t st;
+
+    if (apr_stat(&fi, path, APR_FINFO_PROT, p) == APR_SUCCESS &&
+        (fi.protection & (APR_GREAD | APR_WREAD | APR_GWRITE | APR_WWRITE))) {
+        return apr_psprintf(p,
+                            "file:%s can be read or written by %s; a password "
+                            "file must be readable by root only (chmod 600)",
+                            path,
+                            fi.protection & (APR_WREAD | APR_WWRITE)
+                                ? "everyone"
+                                : "its group");
+    }
+    st = tack_file_read(path, TACK_PW_MAX - 1, &text, &n);
+    if (st == TACK_ERR_FILE_TOO_LARGE) {
+        return apr_psprintf(p, "file:%s: longer than %d bytes", path,
+                            TACK_PW_MAX - 1);
+    }
+    if (st != TACK_OK) {
+        return apr_psprintf(p, "file:%s: cannot read it: %s", path,
+                            st == TACK_ERR_IO ? strerror(errno)
+                                              : tack_status_str(st));
+    }
+    memcpy(buf, text, n);
+    OPENSSL_cleanse(text, n);
+    free(text);
+    *len = n;
+    tack_pw_line(buf, len);
+    return NULL;
+}
+
+/* tack_pw_exec runs |prog| with the key's path or URI as its argument and
+ * takes the first line of its standard output, as mod_ssl's
+ * SSLPassPhraseDialog exec: does.  Its standard error goes to the error
+ * log; it has TACK_PW_EXEC_SECS to answer. */
+static const char *tack_pw_exec(apr_pool_t *p, const char *prog,
+                                const char *key, char *buf, size_t *len)
+{
+    const char *argv[3] = {prog, key, NULL};
+    apr_procattr_t *attr;
+    apr_proc_t proc;
+    apr_status_t rv;
+    apr_exit_why_e why;
+    int code, late = 0;
+
+    *len = 0;
+    if ((rv = apr_procattr_create(&attr, p)) != APR_SUCCESS ||
+        (rv = apr_procattr_io_set(attr, APR_NO_FILE, APR_FULL_BLOCK,
+                                  APR_NO_PIPE)) != APR_SUCCESS ||
+        (rv = apr_procattr_cmdtype_set(attr, APR_PROGRAM)) != APR_SUCCESS ||
+        (rv = apr_procattr_error_check_set(attr, 1)) != APR_SUCCESS ||
+        (rv = apr_proc_create(&proc, prog, argv, NULL, attr, p)) !=
+            APR_SUCCESS) {
+        return apr_psprintf(p, "exec:%s: cannot run it: %pm", prog, &rv);
+    }
+    apr_file_pipe_timeout_set(proc.out, apr_time_from_sec(TACK_PW_EXEC_SECS));
+    while (*len < TACK_PW_MAX - 1) {
+        apr_size_t n = TACK_PW_MAX - 1 - *len;
+
+        rv = apr_file_read(proc.out, buf + *len, &n);
+        *len += n;
+        if (rv != APR_SUCCESS) {
+            late = APR_STATUS_IS_TIMEUP(rv) || APR_STATUS_IS_EAGAIN(rv);
+            break;
+        }
+    }
+    apr_file_close(proc.out);
+    if (late) {
+        apr_proc_kill(&proc, SIGKILL);
+    }
+    apr_proc_wait(&proc, &code, &why, APR_WAIT);
+    if (late) {
+        return apr_psprintf(p, "exec:%s: no answer within %d seconds", prog,
+                            TACK_PW_EXEC_SECS);
+    }
+    if (!APR_PROC_CHECK_EXIT(why) || code != 0) {
+        return apr_psprintf(p, "exec:%s: %s %d", prog,
+                            APR_PROC_CHECK_EXIT(why) ? "exited with status"
+                                                     : "killed by signal",
+                            code);
+    }
+    tack_pw_line(buf, len);
+    return NULL;
+}
+
+/* tack_sign_password fetches |sg|'s password into |buf| (TACK_PW_MAX). */
+static const char *tack_sign_password(apr_pool_t *p, const tack_signer_t *sg,
+                                      char *buf, size_t *len)
+{
+    const char *src = sg->pw;
+
+    if (!strncmp(src, "file:", 5)) {
+        return tack_pw_file(p, src + 5, buf, len);
+    }
+    if (!strncmp(src, "exec:", 5)) {
+        return tack_pw_exec(p, src + 5, sg->key, buf, len);
+    }
+    if (!getenv(src + 4)) {
+        return apr_psprintf(p,
+                            "env:%s: httpd's environment has no such "
+                            "variable (on Debian, export it in "
+                            "/etc/apache2/envvars)",
+                            src + 4);
+    }
+    *len = strlen(getenv(src + 4));
+    if (*len >= TACK_PW_MAX) {
+        return apr_psprintf(p, "env:%s: longer than %d bytes", src + 4,
+                            TACK_PW_MAX - 1);
+    }
+    memcpy(buf, getenv(src + 4), *len);
+    return NULL;
+}
+
+/* ---- loading the key ----------------------------------------------------- */
+
+/* tack_signer_keyfile decrypts the TACKpy key file of |sg|. */
+static const char *tack_signer_keyfile(apr_pool_t *p, tack_signer_t *sg,
+                                       const char *pw, size_t pw_len)
+{
+    char labels[4][TACK_PEM_LABEL_SIZE];
+    tack_keyfile_t kf;
+    unsigned line = 0;
+    tack_status_t st;
+    const char *err;
+    char *text;
+    size_t len, n;
+
+    if ((err = tack_read_text(p, "TackSigningKey", sg->key, &text, &len))) {
+        return err;
+    }
+    st = tack_keyfile_from_pem(&kf, text, len, &line);
+    n = tack_pem_labels(text, len, labels, 4);
+    OPENSSL_cleanse(text, len);
+    free(text);
+    if ((st == TACK_ERR_PEM_NO_BLOCK || st == TACK_ERR_PEM_WRONG_LABEL) && n) {
+        return apr_psprintf(p,
+                            "TackSigningKey %s: not a TACK key: no \"%s\" "
+                            "PEM block (it holds \"BEGIN %s\"; make a TACK "
+                            "key with tack genkey)",
+                            sg->key, TACK_PEM_LABEL_KEY, labels[0]);
+    }
+    if (st != TACK_OK) {
+        return tack_pem_error(p, "TackSigningKey", sg->key, st, line,
+                              TACK_PEM_LABEL_KEY, TACK_KEYFILE_LEN);
+    }
+    st = tack_keyfile_decrypt(&kf, pw, pw_len, &sg->pkey);
+    OPENSSL_cleanse(&kf, sizeof(kf));
+    if (st == TACK_ERR_WRONG_PASSWORD) {
+        return apr_psprintf(p,
+                            "TackSigningKey %s: wrong password (from "
+                            "TackSigningPassword %s)",
+                            sg->key, sg->pw);
+    }
+    if (st != TACK_OK) {
+        ERR_clear_error();
+        return apr_psprintf(p, "TackSigningKey %s: %s", sg->key,
+                            tack_status_str(st));
+    }
+    return NULL;
+}
+
+static int tack_key_is_uri(const char *key)
+{
+    return !strncasecmp(key, "pkcs11:", 7);
+}
+
+/* tack_signer_token loads a key that stays in a PKCS#11 token. */
+static const char *tack_signer_token(apr_pool_t *p, tack_signer_t *sg,
+                                     const char *pin, size_t pin_len)
+{
+    (void)pin;
+    (void)pin_len;
+    return apr_psprintf(p, "TackSigningKey %s: PKCS#11 keys are not "
+                           "supported yet", sg->key);
+}
+
+/* tack_signer_load loads |sg|'s key; returns NULL or why it cannot be
+ * used.  The password is wiped before it returns. */
+static const char *tack_signer_load(apr_pool_t *p, tack_signer_t *sg)
+{
+    char pw[TACK_PW_MAX];
+    size_t pw_len = 0;
+    const char *err = NULL;
+    int uri = tack_key_is_uri(sg->key);
+
+    if (sg->pw) {
+        err = tack_sign_password(p, sg, pw, &pw_len);
+        if (err) {
+            err = apr_psprintf(p, "TackSigningPassword %s (" TACK_WHERE_FMT
+                                  ") for TackSigningKey %s: %s",
+                               sg->pw, TACK_WHERE(sg->pw_where), sg->key,
+                               err);
+        }
+    } else if (!uri) {
+        err = apr_psprintf(p,
+                           "TackSigningKey %s: a TACK key file is encrypted; "
+                           "say where its password comes from with "
+                           "TackSigningPassword file:, exec: or env:",
+                           sg->key);
+    }
+    if (!err) {
+        err = uri ? tack_signer_token(p, sg, sg->pw ? pw : NULL, pw_len)
+                  : tack_signer_keyfile(p, sg, pw, pw_len);
+    }
+    OPENSSL_cleanse(pw, sizeof(pw));
+    if (!err && tack_key_public(sg->pkey, sg->pub) != TACK_OK) {
+        err = apr_psprintf(p, "TackSigningKey %s: not a P-256 key", sg->key);
+    }
+    if (err) {
+        EVP_PKEY_free(sg->pkey);
+        sg->pkey = NULL;
+        return err;
+    }
+    tack_fingerprint(sg->pub, sg->fingerprint);
+    return NULL;
+}
+
+/* tack_signer_get returns the signer of |conf| in this pass, loading its
+ * key the first time; the reason it cannot be used is logged once (under
+ * -t by the caller, as a problem). */
+static tack_signer_t *tack_signer_get(server_rec *s, const tack_conf_t *conf)
+{
+    const char *id;
+    tack_signer_t *sg;
+
+    if (!sign_pool) {
+        apr_pool_create(&sign_pool, s->process->pconf);
+        apr_pool_tag(sign_pool, "tack_sign");
+        sign_signers = apr_hash_make(sign_pool);
+        sign_done = apr_hash_make(sign_pool);
+        apr_pool_cleanup_register(sign_pool, NULL, tack_sign_forget,
+                                  apr_pool_cleanup_null);
+    }
+    id = apr_pstrcat(sign_pool, conf->sign_key, "\n",
+                     conf->sign_pw ? conf->sign_pw : "", NULL);
+    sg = apr_hash_get(sign_signers, id, APR_HASH_KEY_STRING);
+    if (sg) {
+        return sg;
+    }
+    sg = apr_pcalloc(sign_pool, sizeof(*sg));
+    sg->key = conf->sign_key;
+    sg->pw = conf->sign_pw;
+    sg->where = conf->sign_key_where;
+    sg->pw_where = conf->sign_pw_where;
+    apr_hash_set(sign_signers, id, APR_HASH_KEY_STRING, sg);
+    sg->error = tack_signer_load(sign_pool, sg);
+    if (sg->error && !tack_config_strict()) {
+        ap_log_error(APLOG_MARK, APLOG_ERR, 0, s,
+                     "TACK00030: %s (" TACK_WHERE_FMT "); no TACK is signed "
+                     "with it: every certificate without a TACK of its own "
+                     "is served without one",
+                     sg->error, TACK_WHERE(sg->where));
+    }
+    return sg;
+}
+
+/* ---- signing --------------------------------------------------------------- */
+
+/* tack_cert_not_after returns the end of |x509|'s validity, or 0. */
+static time_t tack_cert_not_after(X509 *x509)
+{
+    struct tm tm;
+
+    if (!ASN1_TIME_to_tm(X509_get0_notAfter(x509), &tm)) {
+        return 0;
+    }
+    return timegm(&tm);
+}
+
+/* tack_store_file_name returns "HOST.PORT.KEYTYPE.tack.pem" for |cert| of
+ * |s|: one file per vhost and certificate type, replaced in place when the
+ * certificate is renewed.  Characters other than letters, digits, '-' and
+ * '.' become '_' ("*.example.org" is "_.example.org"). */
+static const char *tack_store_file_name(apr_pool_t *p, server_rec *s,
+                                        const tack_certsel_t *cert)
+{
+    char name[TACK_NAME_SIZE];
+    char *out, *c;
+
+    tack_vhost_name_buf(s, name);
+    out = apr_psprintf(p, "%s.%s" TACK_STORE_SUFFIX, name,
+                       cert->key_type ? cert->key_type : "cert");
+    for (c = out; *c; c++) {
+        if (*c == ':') {
+            *c = '.';
+        } else if (!isalnum((unsigned char)*c) && *c != '-' && *c != '.') {
+            *c = '_';
+        } else {
+            *c = (char)tolower((unsigned char)*c);
+        }
+    }
+    if (out[0] == '.') {
+        out[0] = '_';
+    }
+    return out;
+}
+
+/* tack_store_write writes |tack| as |name| into |store|, atomically (a
+ * hidden temporary file, synced, renamed over the old one), mode 0644.
+ * Returns NULL, or why it could not. */
+static const char *tack_store_write(apr_pool_t *p, const tack_store_t *store,
+                                    const char *name, const tack_t *tack)
+{
+    uint8_t raw[TACK_LEN];
+    char when[APR_RFC822_DATE_LEN], *pem = NULL, *tmp, *text;
+    size_t pem_len;
+    apr_file_t *f;
+    apr_status_t rv;
+
+    tack_encode(tack, raw);
+    if (tack_pem_encode(&pem, &pem_len, TACK_PEM_LABEL_TACK, raw, TACK_LEN) !=
+        TACK_OK) {
+        return "cannot encode the TACK";
+    }
+    apr_rfc822_date(when, apr_time_now());
+    text = apr_psprintf(p,
+                        "Created by mod_tack (TackSigningKey)\n"
+                        "Created at %s\n%s",
+                        when, pem);
+    free(pem);
+    tmp = apr_pstrcat(p, store->path, "/.", name, ".XXXXXX", NULL);
+    rv = apr_file_mktemp(&f, tmp,
+                         APR_FOPEN_CREATE | APR_FOPEN_WRITE | APR_FOPEN_EXCL,
+                         p);
+    if (rv != APR_SUCCESS) {
+        return apr_psprintf(p, "cannot create a file in %s: %pm", store->path,
+                            &rv);
+    }
+    if ((rv = apr_file_write_full(f, text, strlen(text), NULL)) ||
+        (rv = apr_file_sync(f)) ||
+        (rv = apr_file_perms_set(tmp, APR_FPROT_UREAD | APR_FPROT_UWRITE |
+                                          APR_FPROT_GREAD |
+                                          APR_FPROT_WREAD))) {
+        apr_file_close(f);
+        apr_file_remove(tmp, p);
+        return apr_psprintf(p, "cannot write %s: %pm", tmp, &rv);
+    }
+    apr_file_close(f);
+    rv = apr_file_rename(tmp, apr_pstrcat(p, store->path, "/", name, NULL), p);
+    if (rv != APR_SUCCESS) {
+        apr_file_remove(tmp, p);
+        return apr_psprintf(p, "cannot rename %s to %s: %pm", tmp, name, &rv);
+    }
+    return NULL;
+}
+
+/* tack_signed_item makes the served item of a TACK just signed. */
+static tack_item_t *tack_signed_item(apr_pool_t *p, server_rec *s,
+                                     const tack_conf_t *conf,
+                                     const tack_t *tack, const char *path)
+{
+    tack_file_t *f = apr_pcalloc(p, sizeof(*f));
+    tack_item_t *item = apr_pcalloc(p, sizeof(*item));
+
+    f->s = s;
+    f->kind = "TackSigningKey";
+    f->path = path;
+    f->where = conf->sign_key_where;
+    f->server_level = !s->is_virtual;
+    f->nitems = 1;
+    f->items = item;
+    item->file = f;
+    item->index = 1;
+    item->tack = *tack;
+    item->expires = tack_expiration_time(tack);
+    item->matched = 1;
+    tack_fingerprint(tack->public_key, item->fingerprint);
+    tack_time_format(tack->expiration, item->expiry);
+    return item;
+}
+
+/* tack_sign_one signs a TACK for |cert| that expires with it (|expires|,
+ * in minutes), writes it into the vhost's store, and returns its item; a
+ * certificate already signed for in this pass gets the same TACK. */
+static tack_item_t *tack_sign_one(apr_pool_t *p, server_rec *s,
+                                  const tack_conf_t *conf, tack_signer_t *sg,
+                                  const tack_certsel_t *cert, uint32_t expires)
+{
+    uint8_t id[TACK_HASH_LEN + TACK_KEY_LEN];
+    const char *name, *path = sg->key, *err = NULL;
+    char vname[TACK_NAME_SIZE];
+    tack_item_t *item;
+    tack_t tack;
+
+    memcpy(id, cert->hash, TACK_HASH_LEN);
+    memcpy(id + TACK_HASH_LEN, sg->pub, TACK_KEY_LEN);
+    if ((item = apr_hash_get(sign_done, id, sizeof(id)))) {
+        return item;
+    }
+    memset(&tack, 0, sizeof(tack));
+    tack.min_generation =
+        (uint8_t)(conf->sign_gen == TACK_UNSET ? 0 : conf->sign_min_gen);
+    tack.generation = (uint8_t)(conf->sign_gen == TACK_UNSET ? 0 : conf->sign_gen);
+    tack.expiration = expires;
+    memcpy(tack.target_hash, cert->hash, TACK_HASH_LEN);
+    if (tack_sign(&tack, sg->pkey) != TACK_OK) {
+        ap_log_error(APLOG_MARK, APLOG_ERR, 0, s,
+                     "TACK00038: vhost %s: signing a TACK for %s with "
+                     "TackSigningKey %s failed; it is served without one",
+                     tack_vhost_name_buf(s, vname), cert->label, sg->key);
+        ERR_clear_error();
+        sg->nskipped++;
+        return NULL;
+    }
+    name = tack_store_file_name(p, s, cert);
+    if (conf->store && conf->store->loaded && !conf->store->error) {
+        err = tack_store_write(p, conf->store, name, &tack);
+        if (!err) {
+            path = apr_pstrcat(p, conf->store->path, "/", name, NULL);
+            sg->nwritten++;
+        } else {
+            ap_log_error(APLOG_MARK, APLOG_WARNING, 0, s,
+                         "TACK00035: vhost %s: TackStore %s: %s; the TACK "
+                         "signed for %s is served from memory and signed "
+                         "again at the next start",
+                         tack_vhost_name_buf(s, vname), conf->store->path, err,
+                         cert->label);
+            sg->nkept++;
+        }
+    } else {
+        sg->nkept++;
+    }
+    item = tack_signed_item(p, s, conf, &tack, path);
+    apr_hash_set(sign_done, apr_pmemdup(sign_pool, id, sizeof(id)), sizeof(id),
+                 item);
+    sg->nsigned++;
+    ap_log_error(APLOG_MARK, APLOG_INFO, 0, s,
+                 "TACK00031: vhost %s: signed a TACK for %s with "
+                 "TackSigningKey %s (key %s, generation %u, expires %s, "
+                 "with the certificate)%s%s",
+                 tack_vhost_name_buf(s, vname), cert->label, sg->key,
+                 item->fingerprint, tack.generation, item->expiry,
+                 path != sg->key ? "; written to " : "",
+                 path != sg->key ? path : "");
+    return item;
+}
+
+/* tack_sign_cert decides for one certificate: sign when it has no TACK,
+ * sign anew when its TACK under the signing key expires within 30 days
+ * and the certificate lives longer; leave alone a certificate that has a
+ * TACK under another key. */
+static void tack_sign_cert(apr_pool_t *p, server_rec *s,
+                           const tack_conf_t *conf, tack_signer_t *sg,
+                           tack_certsel_t *cert, time_t now)
+{
+    char vname[TACK_NAME_SIZE], when[TACK_TIME_SIZE];
+    time_t end;
+    tack_item_t *item;
+    int k, mine = -1;
+
+    for (k = 0; k < cert->ntacks; k++) {
+        if (tack_key_equal(cert->tacks[k]->tack.public_key, sg->pub)) {
+            mine = k;
+        }
+    }
+    if (cert->ntacks && (mine < 0 || cert->tacks[mine]->expires - now >=
+                                         TACK_EXPIRY_WARN_SECS)) {
+        return; /* a TACK of its own, under this key or another */
+    }
+    end = tack_cert_not_after(cert->x509);
+    if (end / 60 <= now / 60) {
+        tack_time_format((uint32_t)(end / 60), when);
+        ap_log_error(APLOG_MARK, APLOG_ERR, 0, s,
+                     "TACK00034: vhost %s: %s expired at %s; TackSigningKey "
+                     "signs no TACK for it",
+                     tack_vhost_name_buf(s, vname), cert->label, when);
+        sg->nskipped++;
+        return;
+    }
+    if (mine >= 0 && (uint32_t)(end / 60) <= cert->tacks[mine]->tack.expiration) {
+        return; /* the certificate ends first: a new TACK would gain nothing */
+    }
+    item = tack_sign_one(p, s, conf, sg, cert, (uint32_t)(end / 60));
+    if (!item) {
+        return;
+    }
+    if (mine >= 0) {
+        ap_log_error(APLOG_MARK, APLOG_INFO, 0, s,
+                     "TACK00037: vhost %s: the TACK of %s %s expired at %s; "
+                     "serving the one just signed instead",
+                     tack_vhost_name_buf(s, vname),
+                     cert->tacks[mine]->file->kind,
+                     cert->tacks[mine]->file->path,
+                     cert->tacks[mine]->expiry);
+        cert->tacks[mine] = item;
+    } else {
+        cert->tacks[cert->ntacks++] = item;
+    }
+}
+
+void tack_sign_vhost(apr_pool_t *p, server_rec *s, const tack_conf_t *conf,
+                     tack_sel_t *sel)
+{
+    char vname[TACK_NAME_SIZE];
+    tack_signer_t *sg;
+    time_t now = time(NULL);
+    size_t j;
+    int c;
+
+    if (!conf->sign_key || !*conf->sign_key || tack_config_strict() ||
+        tack_config_quiet() || !sel->ncerts) {
+        return;
+    }
+    sg = tack_signer_get(s, conf);
+    if (!sg->pkey) {
+        return;
+    }
+    for (j = 0; j < sel->nsigs; j++) {
+        if (tack_key_equal(sel->sigs[j].public_key, sg->pub)) {
+            /* the site has broken this key: it must not vouch with it */
+            ap_log_error(APLOG_MARK, APLOG_ERR, 0, s,
+                         "TACK00032: vhost %s: TackSigningKey %s (key %s) is "
+                         "broken by a break signature in TackBreakSigsFile "
+                         "%s; nothing is signed with it here",
+                         tack_vhost_name_buf(s, vname), sg->key,
+                         sg->fingerprint, sel->sigfiles[j]->path);
+            return;
+        }
+    }
+    for (c = 0; c < sel->ncerts; c++) {
+        if (sel->certs[c].x509) {
+            tack_sign_cert(p, s, conf, sg, &sel->certs[c], now);
+        }
+    }
+}
+
+int tack_sign_check(apr_pool_t *ptemp, server_rec *s_main)
+{
+    server_rec *s;
+    int problems = 0;
+
+    for (s = s_main; s; s = s->next) {
+        tack_conf_t *conf = tack_config_get(s);
+        tack_signer_t *sg;
+        int fresh;
+
+        if (!conf->sign_key || !*conf->sign_key) {
+            continue;
+        }
+        fresh = !sign_signers ||
+                !apr_hash_get(sign_signers,
+                              apr_pstrcat(ptemp, conf->sign_key, "\n",
+                                          conf->sign_pw ? conf->sign_pw : "",
+                                          NULL),
+                              APR_HASH_KEY_STRING);
+        sg = tack_signer_get(s, conf);
+        if (sg->error && fresh) {
+            ap_log_error(APLOG_MARK, APLOG_ERR, 0, s,
+                         "TACK00033: %s (" TACK_WHERE_FMT ")", sg->error,
+                         TACK_WHERE(sg->where));
+            problems++;
+        }
+    }
+    return problems;
+}
+
+void tack_sign_end(server_rec *s_main)
+{
+    apr_hash_index_t *hi;
+
+    if (!sign_pool) {
+        return;
+    }
+    for (hi = apr_hash_first(NULL, sign_signers); hi; hi = apr_hash_next(hi)) {
+        const tack_signer_t *sg = apr_hash_this_val(hi);
+
+        if (sg->pkey && !tack_config_strict()) {
+            ap_log_error(APLOG_MARK, APLOG_INFO, 0, s_main,
+                         "TACK00036: TackSigningKey %s (key %s): %d TACK%s "
+                         "signed, %d written to a TackStore, %d kept in "
+                         "memory only, %d certificate%s left without one",
+                         sg->key, sg->fingerprint, sg->nsigned,
+                         sg->nsigned == 1 ? "" : "s", sg->nwritten, sg->nkept,
+                         sg->nskipped, sg->nskipped == 1 ? "" : "s");
+        }
+    }
+    apr_pool_destroy(sign_pool); /* frees the keys: tack_sign_forget */
+}

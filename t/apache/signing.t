@@ -1,0 +1,314 @@
+# TackSigningKey (issue 14, part 1): the parent signs, at each start and
+# graceful restart, a TACK for every certificate of an SSL vhost that has
+# none, expiring with the certificate, and writes it into the vhost's
+# TackStore; a renewed certificate (new key) gets a new TACK under the same
+# TACK key.  Strict under apache2 -t (key, password and syntax problems
+# refused with the directive, the file and the reason), lenient at a real
+# start (logged, nothing signed, every site up).
+use strict;
+use warnings FATAL => 'all';
+use FindBin;
+use lib "$FindBin::Bin/lib";
+
+use Apache::Test qw(-withtestmore);
+use File::Copy qw(copy);
+use Time::Local qw(timegm);
+use TackTest;
+use TackFixture qw(make_cert make_key spki_hash fingerprint tack_bytes
+    breaksig_bytes pem write_file);
+
+plan tests => 85;
+
+my $TACK = top_dir() . '/tack';
+my $h = TackTest::Httpd->new('signing');
+my $d = $h->root;
+
+sub tool {
+    my $out = qx{$TACK @_ 2>&1};
+    return ($? >> 8, $out);
+}
+
+# The TACK key, a TACKpy key file, and its password in a root-only file.
+my ($rc, $out) = tool('genkey', '-p', 'sekrit', '-o', "$d/sign.key");
+die "genkey: $out" if $rc;
+my ($key_id) = (tool('view', "$d/sign.key"))[1] =~ /TACK ID\s+=\s+(\S+)/;
+write_file("$d/pw", "sekrit\n");
+chmod 0600, "$d/pw";
+make_cert($d, 'a', 'ec', 'a.test');
+make_cert($d, 'b', 'rsa', 'b.test');
+make_cert($d, 'own', 'ec', 'own.test');
+make_key("$d/other.key");
+write_file("$d/own.pem", pem('TACK', tack_bytes(key => "$d/other.key",
+                                                cert => "$d/own.crt")));
+mkdir "$d/store";
+
+# not_after_minutes($cert): the certificate's notAfter, in minutes.
+sub not_after_minutes {
+    my ($cert) = @_;
+    my ($end) = `openssl x509 -in $cert -noout -enddate` =~ /notAfter=(.*)/;
+    my %mon; @mon{qw(Jan Feb Mar Apr May Jun Jul Aug Sep Oct Nov Dec)} = (0 .. 11);
+    my ($m, $dd, $hh, $mi, $ss, $y) =
+        $end =~ /^(\w+)\s+(\d+) (\d+):(\d+):(\d+) (\d+) GMT/ or die $end;
+    return int(timegm($ss, $mi, $hh, $dd, $mon{$m}, $y) / 60);
+}
+
+# served($name): the TACK a draft-00 body carries, as fields.
+sub served {
+    my ($name) = @_;
+    my $r = probe(port => $h->port, name => $name, version => '1.2');
+    return undef unless defined $r->{ext} && length($r->{ext}) >= 167
+        && ord($r->{ext}) == 166;
+    my $t = substr($r->{ext}, 1, 166);
+    my ($min, $gen, $exp) = unpack('CCN', substr($t, 64, 6));
+    return { bytes => $t, id => fingerprint(substr($t, 0, 64)),
+             min => $min, gen => $gen, exp => $exp,
+             target => unpack('H*', substr($t, 70, 32)),
+             spki => $r->{cert_spki}, pin => ord(substr($r->{ext}, -1)) };
+}
+
+sub vhosts {
+    my ($extra) = @_;
+    $extra //= '';
+    return <<"C";
+TackSigningKey \@ROOT\@/sign.key
+TackSigningPassword file:\@ROOT\@/pw
+TackStore \@ROOT\@/store
+$extra
+<VirtualHost 127.0.0.1:\@PORT\@>
+    ServerName a.test
+    SSLEngine on
+    SSLCertificateFile \@ROOT\@/a.crt
+    SSLCertificateKeyFile \@ROOT\@/a.key
+</VirtualHost>
+<VirtualHost 127.0.0.1:\@PORT\@>
+    ServerName b.test
+    SSLEngine on
+    SSLCertificateFile \@ROOT\@/b.crt
+    SSLCertificateKeyFile \@ROOT\@/b.key
+    TackSigningGeneration 3 5
+    TackPinActivation on
+</VirtualHost>
+<VirtualHost 127.0.0.1:\@PORT\@>
+    ServerName own.test
+    SSLEngine on
+    SSLCertificateFile \@ROOT\@/own.crt
+    SSLCertificateKeyFile \@ROOT\@/own.key
+    TackFile \@ROOT\@/own.pem
+</VirtualHost>
+C
+}
+
+# ---- a start signs, writes the store, serves -------------------------------
+$h->write_conf(vhosts());
+($rc, $out) = $h->configtest;
+is($rc, 0, 'apache2 -t accepts TackSigningKey with a password file') or diag($out);
+ok(!-e "$d/store/a.test." . $h->port . '.ecdsa.tack.pem', '... and -t signs nothing');
+($rc, $out) = $h->start;
+is($rc, 0, 'started') or diag($out);
+my $log = log_since(0, $h->error_log);
+my $port = $h->port;
+my $a1 = served('a.test');
+ok($a1, 'a.test serves a TACK it had no file for');
+is($a1->{id}, $key_id, '... under the TackSigningKey');
+is($a1->{target}, $a1->{spki}, '... for the certificate served');
+is($a1->{exp}, not_after_minutes("$d/a.crt"), '... expiring with the certificate');
+is("$a1->{min}/$a1->{gen}", '0/0', '... generation 0, min_generation 0 by default');
+my $b1 = served('b.test');
+ok($b1 && $b1->{id} eq $key_id && $b1->{target} eq $b1->{spki},
+   'b.test (RSA) gets one too');
+is("$b1->{min}/$b1->{gen}", '3/5', '... with TackSigningGeneration 3 5');
+is($b1->{pin}, 1, '... and its pin activation');
+my $own = served('own.test');
+is(fingerprint(substr($own->{bytes}, 0, 64)), fingerprint(TackFixture::key_public("$d/other.key")),
+   'own.test keeps its TackFile TACK under another key: nothing signed for it');
+like($log, qr/\[tack:info\].*TACK00031: vhost a\.test:$port: signed a TACK for ECDSA certificate \/CN=a\.test with TackSigningKey \S+sign\.key \(key \Q$key_id\E, generation 0, expires \S+, with the certificate\); written to \S+store\/a\.test\.$port\.ecdsa\.tack\.pem/,
+     'the signing is logged at info, with the file written');
+like($log, qr/TACK00036: TackSigningKey \S+sign\.key \(key \Q$key_id\E\): 2 TACKs signed, 2 written to a TackStore, 0 kept in memory only, 0 certificates left without one/,
+     'a summary per key');
+my $fa = "$d/store/a.test.$port.ecdsa.tack.pem";
+ok(-f $fa, 'the store holds a.test\'s TACK');
+is(sprintf('%o', (stat $fa)[2] & 07777), '644', '... mode 0644');
+is(unpack('H*', (TackFixture::read_pem_blocks($fa, 'TACK'))[0]), unpack('H*', $a1->{bytes}),
+   '... the bytes served');
+ok(-f "$d/store/b.test.$port.rsa.tack.pem", 'and b.test\'s');
+my @hidden = glob("$d/store/.*.XXXXXX $d/store/.a.test*");
+is(scalar(@hidden), 0, 'no temporary file is left in the store');
+($rc, $out) = tool('check', "127.0.0.1:$port", '--servername', 'a.test');
+is($rc, 0, 'tack check accepts what a.test serves') or diag($out);
+like($out, qr/^result\s+= accepted/m, '... the signature verifies');
+
+# ---- a graceful restart verifies the store instead of signing -------------
+my $mark = -s $h->error_log;
+ok($h->graceful, 'graceful restart');
+$log = log_since($mark, $h->error_log);
+unlike($log, qr/TACK00031/, 'nothing is signed again: the store has the TACKs');
+like($log, qr/TACK00056: vhost a\.test:$port: serving TACK \S+a\.test\.$port\.ecdsa\.tack\.pem \(TackStore/,
+     'a.test is served from the store');
+is(unpack('H*', served('a.test')->{bytes}), unpack('H*', $a1->{bytes}), '... the same bytes');
+
+# ---- a renewal with a new key: a new TACK, the same TACK key ---------------
+copy("$d/a.crt", "$d/a-old.crt");
+make_cert($d, 'a', 'ec', 'a.test');
+$mark = -s $h->error_log;
+($rc, $out) = $h->ctl('graceful');
+is($rc, 0, 'apachectl graceful after the certificate got a new key') or diag($out);
+ok($h->wait_ready($mark), '... the new generation runs');
+my $a2 = served('a.test');
+isnt($a2->{spki}, $a1->{spki}, 'the certificate has a new key');
+ok($a2 && $a2->{id} eq $key_id && $a2->{target} eq $a2->{spki},
+   'a.test serves a TACK for the new key, under the same TACK key');
+is(unpack('H*', (TackFixture::read_pem_blocks($fa, 'TACK'))[0]), unpack('H*', $a2->{bytes}),
+   'the store file is replaced in place');
+$log = log_since($mark, $h->error_log);
+like($log, qr/TACK00031: vhost a\.test:$port: signed a TACK/, 'logged');
+($rc, $out) = tool('check', "127.0.0.1:$port", '--servername', 'a.test');
+is($rc, 0, 'tack check accepts the new TACK') or diag($out);
+log_clean($mark, [], $h->error_log);
+
+# ---- no store: signed in memory, at every pass ------------------------------
+my $nostore = vhosts();
+$nostore =~ s/^TackStore .*$//m;
+$h->write_conf($nostore);
+$mark = -s $h->error_log;
+ok($h->graceful, 'graceful without a TackStore');
+$log = log_since($mark, $h->error_log);
+like($log, qr/TACK00031: vhost a\.test:$port: signed a TACK for ECDSA certificate \/CN=a\.test with TackSigningKey \S+ \(key \S+, generation 0, expires \S+, with the certificate\)\n/,
+     'signed, kept in memory');
+like($log, qr/TACK00036: .*: 2 TACKs signed, 0 written to a TackStore, 2 kept in memory only/,
+     '... as the summary says');
+ok(served('a.test')->{id} eq $key_id, '... and served');
+
+# ---- a TACK under the key that expires within 30 days is signed anew -------
+($rc, $out) = tool('sign', '-k', "$d/sign.key", '-p', 'sekrit', '-c', "$d/a.crt",
+                   '-e', '10d', '-o', "$d/soon.pem");
+is($rc, 0, 'a TACK under the signing key for 10 days') or diag($out);
+my $soon = $nostore;
+$soon =~ s{(ServerName a\.test\n)}{$1    TackFile \@ROOT\@/soon.pem\n};
+$h->write_conf($soon);
+$mark = -s $h->error_log;
+ok($h->graceful, 'graceful with it as a.test\'s TackFile');
+$log = log_since($mark, $h->error_log);
+like($log, qr/TACK00037: vhost a\.test:$port: the TACK of TackFile \S+soon\.pem expired at \S+; serving the one just signed instead/,
+     'it is replaced by a TACK signed now');
+is(served('a.test')->{exp}, not_after_minutes("$d/a.crt"), '... that lives as long as the certificate');
+unlike($log, qr/TACK00010: vhost a\.test/, '... and no expiry warning is left for a.test');
+
+# ---- the site broke the signing key: nothing is signed with it --------------
+($rc, $out) = tool('break', '-k', "$d/sign.key", '-p', 'sekrit', '-o', "$d/broken.pem");
+is($rc, 0, 'a break signature for the signing key');
+my $broken = $nostore;
+$broken =~ s{(ServerName a\.test\n)}{$1    TackBreakSigsFile \@ROOT\@/broken.pem\n};
+$h->write_conf($broken);
+$mark = -s $h->error_log;
+ok($h->graceful, 'graceful with it in a.test');
+$log = log_since($mark, $h->error_log);
+like($log, qr/\[tack:error\].*TACK00032: vhost a\.test:$port: TackSigningKey \S+sign\.key \(key \Q$key_id\E\) is broken by a break signature in TackBreakSigsFile \S+broken\.pem; nothing is signed with it here/,
+     'refused, with the break signature named');
+my $r = probe(port => $port, name => 'a.test', version => '1.2');
+ok(defined $r->{ext} && ord($r->{ext}) == 0, 'a.test serves its break signature and no TACK');
+ok(served('b.test')->{id} eq $key_id, 'b.test still gets its TACK');
+log_clean($mark, [qr/TACK00032/], $h->error_log);
+
+# ---- password sources: exec: and env: --------------------------------------
+write_file("$d/askpass", "#!/bin/sh\n[ \"\$1\" = \"$d/sign.key\" ] || exit 3\necho sekrit\n");
+chmod 0700, "$d/askpass";
+my $exec = $nostore;
+$exec =~ s{^TackSigningPassword .*$}{TackSigningPassword exec:\@ROOT\@/askpass}m;
+$h->write_conf($exec);
+($rc, $out) = $h->configtest;
+is($rc, 0, 'exec: a program that prints the password (given the key as its argument)') or diag($out);
+$mark = -s $h->error_log;
+ok($h->graceful, 'graceful with exec:');
+ok(served('a.test')->{id} eq $key_id, '... signs');
+my $env = $nostore;
+$env =~ s{^TackSigningPassword .*$}{TackSigningPassword env:TACK_TEST_PASSWORD}m;
+$h->write_conf($env);
+{
+    local $ENV{TACK_TEST_PASSWORD} = 'sekrit';
+    ($rc, $out) = $h->configtest;
+}
+is($rc, 0, 'env: a variable of httpd\'s environment') or diag($out);
+
+# ---- mistakes: refused under -t, logged at a real start ----------------------
+my @bad = (
+    ['a wrong password', sub { write_file("$d/pw2", "wrong\n"); chmod 0600, "$d/pw2";
+        $_[0] =~ s{file:\@ROOT\@/pw$}{file:\@ROOT\@/pw2}m },
+     qr/TACK00033: TackSigningKey \S+sign\.key: wrong password \(from TackSigningPassword file:\S+pw2\) \(\S+httpd\.conf:\d+\)/],
+    ['no TackSigningPassword', sub { $_[0] =~ s{^TackSigningPassword .*$}{}m },
+     qr/TACK00033: TackSigningKey \S+sign\.key: a TACK key file is encrypted; say where its password comes from with TackSigningPassword/],
+    ['a password file others can read', sub { write_file("$d/pw3", "sekrit\n"); chmod 0644, "$d/pw3";
+        $_[0] =~ s{file:\@ROOT\@/pw$}{file:\@ROOT\@/pw3}m },
+     qr/TACK00033: TackSigningPassword file:\S+pw3 \(\S+:\d+\) for TackSigningKey \S+: file:\S+pw3 can be read or written by everyone; a password file must be readable by root only \(chmod 600\)/],
+    ['a TLS key instead of a TACK key', sub { $_[0] =~ s{sign\.key$}{a.key}m },
+     qr/TACK00033: TackSigningKey \S+a\.key: not a TACK key: no "TACK PRIVATE KEY" PEM block \(it holds "BEGIN PRIVATE KEY"; make a TACK key with tack genkey\)/],
+    ['a missing key file', sub { $_[0] =~ s{sign\.key$}{missing.key}m },
+     qr/TACK00033: TackSigningKey \S+missing\.key: cannot read file: No such file or directory/],
+    ['an unset variable', sub { $_[0] =~ s{^TackSigningPassword .*$}{TackSigningPassword env:TACK_NO_SUCH_VARIABLE}m },
+     qr/TACK00033: TackSigningPassword env:TACK_NO_SUCH_VARIABLE .*: env:TACK_NO_SUCH_VARIABLE: httpd's environment has no such variable/],
+    ['a program that fails', sub { write_file("$d/nopass", "#!/bin/sh\nexit 4\n"); chmod 0700, "$d/nopass";
+        $_[0] =~ s{^TackSigningPassword .*$}{TackSigningPassword exec:\@ROOT\@/nopass}m },
+     qr/TACK00033: TackSigningPassword exec:\S+nopass .*: exec:\S+nopass: exited with status 4/],
+);
+for my $case (@bad) {
+    my ($what, $edit, $want) = @$case;
+    my $conf = $nostore;
+    $edit->($conf);
+    $h->write_conf($conf);
+    ($rc, $out) = $h->configtest;
+    isnt($rc, 0, "apache2 -t refuses $what");
+    like($out, $want, '... naming the directive, the file and the reason') or diag($out);
+}
+# the same at a real start: logged once, nothing signed, every site up
+my $wrong = $nostore;
+write_file("$d/pw2", "wrong\n");
+chmod 0600, "$d/pw2";
+$wrong =~ s{file:\@ROOT\@/pw$}{file:\@ROOT\@/pw2}m;
+$h->write_conf($wrong);
+$mark = -s $h->error_log;
+ok($h->graceful, 'a graceful restart with a wrong password is not fatal');
+$log = log_since($mark, $h->error_log);
+my @lines = $log =~ /(TACK00030: .*)/g;
+is(scalar(@lines), 1, '... one error line for the key, not one per vhost');
+like($lines[0] // '', qr/wrong password .*no TACK is signed with it/, '... saying what it means');
+$r = probe(port => $port, name => 'a.test', version => '1.2');
+ok($r->{ok} && !defined $r->{ext}, 'a.test is up and serves no TACK');
+ok(served('own.test'), 'own.test still serves its TackFile');
+log_clean($mark, [qr/TACK00030/], $h->error_log);
+
+# syntax: never the password itself, generations in range
+for my $case (['TackSigningPassword sekrit', qr/TackSigningPassword sek\.\.\.: not a password source; write file:PATH/],
+              ['TackSigningPassword file:', qr/not a password source/],
+              ['TackSigningGeneration 5 3', qr/TackSigningGeneration 5 3: the generation is below min_generation/],
+              ['TackSigningGeneration 256', qr/TackSigningGeneration 256: not a number from 0 to 255/]) {
+    my ($line, $want) = @$case;
+    $h->write_conf(vhosts($line));
+    ($rc, $out) = $h->configtest;
+    isnt($rc, 0, "apache2 -t refuses '$line'");
+    like($out, $want, '... saying why') or diag($out);
+}
+
+# ---- an expired certificate gets no TACK ----------------------------------------
+# (openssl ca: req -x509 cannot date a certificate in the past)
+mkdir "$d/ca";
+write_file("$d/ca/index.txt", '');
+write_file("$d/ca/serial", "01\n");
+write_file("$d/ca/ca.cnf", "[ca]\ndefault_ca = c\n[c]\ndir = $d/ca\n"
+    . "database = $d/ca/index.txt\nserial = $d/ca/serial\nnew_certs_dir = $d/ca\n"
+    . "default_md = sha256\npolicy = p\nunique_subject = no\n[p]\ncommonName = supplied\n");
+TackFixture::run("openssl req -new -newkey ec -pkeyopt ec_paramgen_curve:P-256 -nodes"
+    . " -subj /CN=a.test -keyout $d/a.key -out $d/ca/a.csr 2>&1");
+TackFixture::run("openssl ca -batch -config $d/ca/ca.cnf -selfsign -keyfile $d/a.key"
+    . " -in $d/ca/a.csr -startdate 20200101000000Z -enddate 20200102000000Z"
+    . " -out $d/a.crt 2>&1");
+like(`openssl x509 -in $d/a.crt -noout -enddate`, qr/Jan  2 00:00:00 2020/,
+     'a certificate that expired in 2020');
+$h->write_conf($nostore);
+$mark = -s $h->error_log;
+ok($h->graceful, 'graceful with it for a.test');
+$log = log_since($mark, $h->error_log);
+like($log, qr/\[tack:error\].*TACK00034: vhost a\.test:$port: ECDSA certificate \/CN=a\.test expired at 2020-01-02T00:00Z; TackSigningKey signs no TACK for it/,
+     'an expired certificate gets no TACK, with an error');
+like($log, qr/TACK00036: .*1 certificate left without one/, '... counted in the summary');
+log_clean($mark, [qr/TACK00034/], $h->error_log);
+
+$h->stop;
