@@ -8,8 +8,11 @@
 #   make deps         install the Debian packages the project needs (and
 #                     bring OpenSSL's up to the version apache2 expects)
 #   make preflight    check that a plain mod_ssl httpd starts cleanly here
-#   make install      the module, mods-available/tack.{load,conf}, the tool
-#                     and its man page (make uninstall reverses it)
+#   make install      the module, mods-available/tack.{load,conf}, the tool,
+#                     its man page and the certificate hooks (make uninstall
+#                     reverses it)
+#   make test-acme    certbot and mod_md renewals against a private pebble,
+#                     through the hooks (part of make test)
 #
 # Objects built with cc live in build/ (build-asan/ for the sanitizer run);
 # apxs builds the module in the top directory as libtool wants.
@@ -214,6 +217,9 @@ bench: bench-build tool module
 PREFIX         ?= /usr/local
 BINDIR         ?= $(PREFIX)/bin
 MANDIR         ?= $(PREFIX)/share/man
+# The hooks certbot and mod_md run (hooks/, docs/admin-guide.md section 15).
+HOOKDIR        ?= $(PREFIX)/lib/tack
+HOOKS          := $(wildcard hooks/tack-*-hook)
 APXS_MODDIR    := $(shell $(APXS) -q LIBEXECDIR 2>/dev/null)
 APXS_CONFDIR   := $(shell $(APXS) -q SYSCONFDIR 2>/dev/null)
 MODS_AVAILABLE ?= $(APXS_CONFDIR)/mods-available
@@ -239,6 +245,13 @@ install: module tool
 	fi
 	install -m 755 tack $(DESTDIR)$(BINDIR)/tack
 	install -m 644 docs/tack.1 $(DESTDIR)$(MANDIR)/man1/tack.1
+	install -d $(DESTDIR)$(HOOKDIR)
+	@# The hooks run the tool installed here unless their TACK says otherwise.
+	for h in $(HOOKS); do \
+	    sed 's#^TACK=$${TACK:-tack}$$#TACK=$${TACK:-$(BINDIR)/tack}#' $$h \
+	        > $(DESTDIR)$(HOOKDIR)/$${h#hooks/} && \
+	    chmod 755 $(DESTDIR)$(HOOKDIR)/$${h#hooks/} || exit 1; \
+	done
 	@echo "installed; next: a2enmod tack && apache2ctl configtest &&" \
 	    "apache2ctl graceful (docs/admin-guide.md)"
 
@@ -250,8 +263,10 @@ uninstall:
 	rm -f $(DESTDIR)$(APXS_MODDIR)/mod_tack.so \
 	    $(DESTDIR)$(MODS_AVAILABLE)/tack.load \
 	    $(DESTDIR)$(MODS_AVAILABLE)/tack.conf.dist \
-	    $(DESTDIR)$(BINDIR)/tack $(DESTDIR)$(MANDIR)/man1/tack.1
+	    $(DESTDIR)$(BINDIR)/tack $(DESTDIR)$(MANDIR)/man1/tack.1 \
+	    $(HOOKS:hooks/%=$(DESTDIR)$(HOOKDIR)/%)
 	-@rmdir --ignore-fail-on-non-empty $(DESTDIR)$(MANDIR)/man1 2>/dev/null
+	-@rmdir --ignore-fail-on-non-empty $(DESTDIR)$(HOOKDIR) 2>/dev/null
 	@if [ -f $(DESTDIR)$(MODS_AVAILABLE)/tack.conf ] && \
 	    ! cmp -s conf/tack.conf $(DESTDIR)$(MODS_AVAILABLE)/tack.conf; then \
 	    echo "keeping the edited $(MODS_AVAILABLE)/tack.conf"; \
@@ -301,8 +316,14 @@ test-apache: preflight module tool $(BUILD)/gencerts
 
 # NO_INSTALL_TEST=1 leaves out the one test that installs into the system
 # apache2 (and restores it): it needs root.
+# certbot and mod_md against a private pebble on 127.0.0.1 (t/acme/): real
+# renewals with new keys, the hooks, pinned clients; about a minute.
+.PHONY: test-acme
+test-acme: preflight module tool
+	$(PROVE) t/acme/
+
 test: deps preflight test-unit fuzz-smoke test-tool test-tool-asan test-apache \
-      test-reliability $(if $(NO_INSTALL_TEST),,test-install)
+      test-reliability test-acme $(if $(NO_INSTALL_TEST),,test-install)
 
 demo: deps all
 	scripts/demo.sh

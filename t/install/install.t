@@ -36,7 +36,8 @@ my $moddir = qx{apxs -q LIBEXECDIR}; chomp $moddir;
 my $confdir = qx{apxs -q SYSCONFDIR}; chomp $confdir;
 my @installed = ("$moddir/mod_tack.so", "$confdir/mods-available/tack.load",
     "$confdir/mods-available/tack.conf", '/usr/local/bin/tack',
-    '/usr/local/share/man/man1/tack.1');
+    '/usr/local/share/man/man1/tack.1',
+    map { "/usr/local/lib/tack/$_" } qw(tack-certbot-hook tack-md-hook));
 my @watched = (@installed, "$confdir/mods-available/tack.conf.dist",
     "$confdir/mods-enabled/tack.load", "$confdir/mods-enabled/tack.conf");
 
@@ -128,6 +129,12 @@ like(scalar qx{cat $confdir/mods-available/tack.load},
 is($rc, 0, 'the installed tool runs') or diag($out);
 like(scalar qx{man -w tack 2>&1}, qr{^/usr/local/(?:share/)?man/man1/tack\.1}m,
     'man tack finds the page');
+for my $h (qw(tack-certbot-hook tack-md-hook)) {
+    like(scalar qx{cat /usr/local/lib/tack/$h},
+        qr{^TACK=\$\{TACK:-/usr/local/bin/tack\}$}m,
+        "the installed $h runs the installed tool");
+    ok(-x "/usr/local/lib/tack/$h", "... and is executable");
+}
 
 # ---- an instance of the stock Debian configuration ---------------------------
 for my $p (18700 .. 18749) {

@@ -1,0 +1,167 @@
+# mod_md + pebble + hooks/tack-md-hook: a pinned name survives renewals
+# with a new TLS key, certificate and TACK activated by the same graceful
+# restart.
+#
+# A private apache2 with mod_md gets its certificate from a private pebble;
+# a renew window longer than pebble's 5-year certificates makes every start
+# and graceful restart renew.  At `renewed` mod_md runs the hook (as the
+# child user, nobody, when started as root), which signs the staged
+# certificate into the TackStore.  Obtain, then renew twice, each activated
+# by a graceful restart: a client whose pin is active accepts the name with
+# each new key.
+use strict;
+use warnings FATAL => 'all';
+use FindBin;
+use lib "$FindBin::Bin/lib";
+
+use AcmeTest;
+BEGIN { need('pebble', 'mod_md') }
+use Test::More;
+use TackTest qw(log_mark log_since log_clean);
+
+plan tests => 42;
+
+my $name = 'md.tack.test';
+my $d = acme_tmp('md');
+my $pebble = Pebble->start("$d/pebble");
+my $hook = top() . '/hooks/tack-md-hook';
+my $store = "$d/store";
+my $keydir = "$d/key";
+mkdir $_ or die "$_: $!" for $store, $keydir;
+chmod 0700, $keydir;
+
+# The child user runs the signing command and writes the store.  Here the
+# command is the tool itself, with a key only that user (and root) reads.
+spew("$keydir/password", "md-test\n");
+my ($rc, $out, $err) = tack('genkey', '-o', "$keydir/tack.key",
+                            '--password-file', "$keydir/password");
+is($rc, 0, 'a TACK key') or diag($err);
+my $id = ($err =~ /TACK ID (\S+)/)[0];
+if ($> == 0) {
+    my ($uid, $gid) = (getpwnam('nobody'))[2, 3];
+    chown $uid, $gid, $store, $keydir, "$keydir/tack.key", "$keydir/password"
+        or die "chown: $!";
+}
+spew("$d/md-hook.conf", <<"C");
+TACK=@{[ top() ]}/tack
+MD_STORE=$d/md
+TACK_STORE=$store
+TACK_HOOK_LOG=$store/../hook.log
+TACK_SIGN_COMMAND="\$TACK sign -k $keydir/tack.key --password-file $keydir/password -e 45d -c - -o -"
+C
+chmod 0644, "$d/md-hook.conf";
+spew("$d/hook.log", '');
+chmod 0666, "$d/hook.log";
+
+# Reasons the hook does not handle: exit 0 whatever the configuration
+# (a non-zero exit at `renewing` would stop the renewal).
+spew("$d/broken.conf", "exit 3\n");
+for my $reason ('renewing', 'challenge-setup:http-01:md.tack.test',
+                'installed', 'expiring', 'errored') {
+    ($rc) = run($hook, "$d/broken.conf", $reason, $name);
+    is($rc, 0, "the hook exits 0 at '$reason', without reading its configuration");
+}
+($rc, $out, $err) = run($hook, "$d/md-hook.conf", 'renewed', 'none.tack.test');
+is($rc, 1, "'renewed' with nothing staged: exit 1");
+like($err, qr/tack-md-hook: no staged certificate in \S+staging\/none\.tack\.test/,
+     '... and says so');
+
+my $h = TackTest::Httpd->new('acme-md');
+my $http = Pebble::free_port();
+$h->write_conf(md_conf($pebble, store => "$d/md", http => $http,
+                       https => $h->port, renew => 1,
+                       extra => "MDMessageCmd $hook $d/md-hook.conf\n")
+    . <<"C", loglevel => 'info tack:info ssl:warn md:info');
+Listen 127.0.0.1:$http
+TackStore $store
+TackPinActivation on
+MDomain $name
+<VirtualHost 127.0.0.1:\@PORT\@>
+    ServerName $name
+    SSLEngine on
+</VirtualHost>
+C
+
+my $tackfile = "$store/$name.secp256r1.tack.pem";
+my $staged = "$d/md/staging/$name/pubcert.secp256r1.pem";
+
+# wait_signed($old): the store holds a TACK for the staged certificate
+# other than $old (the previous target hash); returns its target hash.
+sub wait_signed {
+    my ($old) = @_;
+    return Pebble::wait_until(30, sub {
+        return 0 unless -f $tackfile && -f $staged;
+        my $key = key_sha256($staged) or return 0;
+        my ($rc, $out) = tack('view', $tackfile);
+        return 0 unless $out =~ /^target_hash\s+= ([0-9a-f]{64})$/m;
+        return $1 eq $key && (!$old || $1 ne $old) ? $1 : 0;
+    });
+}
+
+my $port = $h->port;
+my $pins = "$d/pins.json";
+sub check_at {
+    my ($days) = @_;
+    return tack('check', "127.0.0.1:$port", '--servername', $name,
+                '--pins', $pins, '--now', "+${days}d");
+}
+
+my $t0 = time;
+($rc, $out) = $h->start;
+is($rc, 0, 'apache2 with mod_md started') or diag($out);
+my $key = wait_signed();
+ok($key, 'mod_md obtained a certificate; the hook signed a TACK for it')
+    or diag(log_since(0, $h->error_log), $pebble->log_text);
+is((stat $tackfile)[2] & 07777, 0644, '... mode 0644');
+is(tack_id($tackfile), $id, '... by our TACK key');
+if ($> == 0) {
+    is((getpwuid((stat $tackfile)[4]))[0], 'nobody', '... written by the child user');
+} else {
+    is((stat $tackfile)[4], $>, '... written by the child user (ours)');
+}
+
+like(slurp("$d/hook.log"), qr/^\S+Z tack-md-hook: signed \Q$tackfile\E for \Q$staged\E$/m,
+     '... and said so in TACK_HOOK_LOG');
+
+my $mark = log_mark($h->error_log);
+ok($h->graceful, 'graceful restart: mod_md activates the certificate');
+like(log_since($mark, $h->error_log), qr/AH10068: \Q$name\E: staged set activated/,
+     '... mod_md says so');
+($rc, $out, $err) = check_at(0);
+is($rc, 0, 'first check: accepted, pinned') or diag($out, $err);
+like($out, qr/^key_sha256\s+= $key$/m, '... the certificate from pebble');
+($rc, $out, $err) = check_at(10);
+is($rc, 0, 'ten days later: accepted') or diag($out, $err);
+like($out, qr/activated until/, '... and the pin is active');
+
+my %seen = ($key => 1);
+my $day = 11;
+for my $n (1, 2) {
+    # The graceful restart began a renewal (the window is 1900 days).
+    my $new = wait_signed($key);
+    ok($new, "renewal $n: the hook signed a TACK for the staged certificate")
+        or diag(log_since($mark, $h->error_log));
+    ok($new && !$seen{$new}++, '... a new key');
+    is(tack_id($tackfile), $id, '... the TACK key is unchanged');
+    ($rc, $out, $err) = check_at($day++);
+    is($rc, 0, '... until the restart the old certificate is served, and accepted')
+        or diag($out, $err);
+    like($out, qr/^key_sha256\s+= $key$/m, '... with its old key');
+    $mark = log_mark($h->error_log);
+    ok($h->graceful, '... graceful restart');
+    like(log_since($mark, $h->error_log), qr/AH10068: \Q$name\E: staged set activated/,
+         '... the renewed certificate activated');
+    ($rc, $out, $err) = check_at($day++);
+    is($rc, 0, '... the pinned client accepts the name') or diag($out, $err);
+    like($out, qr/^key_sha256\s+= \Q$new\E$/m, '... served with the new key');
+    like($out, qr/^result\s+= accepted$/m, '... result accepted');
+    $key = $new;
+}
+my $secs = time - $t0;
+
+# mod_md's own warning before it has any certificate: the vhost answers
+# 503 until the first one is activated.
+log_clean(0, [qr/AH10085: Init: \Q$name\E:\d+ will respond with '503 Service Unavailable' for now/],
+          $h->error_log);
+$h->stop;
+ok($secs < 60, "obtained and renewed twice within 60 s ($secs s)");
