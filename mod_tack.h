@@ -80,6 +80,10 @@ typedef struct tack_item {
      * configuration generation: a server-level TACK that matches none is an
      * error. */
     int matched;
+    /* Set when a certificate it is served for expires no later than it: its
+     * own expiry then needs no warning (the certificate's comes first, and
+     * a renewed certificate needs a new TACK anyway). */
+    int ends_with_cert;
     /* Store only: the next TACK of the store with the same target_hash. */
     struct tack_item *next_same;
 } tack_item_t;
@@ -393,8 +397,16 @@ int tack_config_log_warnings(server_rec *s_main);
 int tack_config_check_unmatched(server_rec *s_main);
 
 /* tack_config_warn_expiry logs a warning for a TACK of |sel| that expires
- * within TACK_EXPIRY_WARN_SECS. */
+ * within TACK_EXPIRY_WARN_SECS, unless its certificate ends first. */
 void tack_config_warn_expiry(server_rec *s, const tack_sel_t *sel);
+
+/* tack_cert_not_after returns the end of |x509|'s validity, or 0. */
+time_t tack_cert_not_after(X509 *x509);
+
+/* tack_config_mark_cert_bound sets ends_with_cert on each TACK of |sel|
+ * whose certificate expires no later than it (real start: certificates
+ * known). */
+void tack_config_mark_cert_bound(const tack_sel_t *sel);
 
 /* tack_duration returns "12 days", "5 hours", "3 minutes": how long until
  * |secs| have passed, allocated in |p|. */

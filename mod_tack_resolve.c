@@ -379,6 +379,33 @@ const char *tack_duration(apr_pool_t *p, long secs)
                         secs / 60 == 1 ? "" : "s");
 }
 
+time_t tack_cert_not_after(X509 *x509)
+{
+    struct tm tm;
+
+    if (!x509 || !ASN1_TIME_to_tm(X509_get0_notAfter(x509), &tm)) {
+        return 0;
+    }
+    return timegm(&tm);
+}
+
+void tack_config_mark_cert_bound(const tack_sel_t *sel)
+{
+    int c, k;
+
+    for (c = 0; c < sel->ncerts; c++) {
+        time_t end = tack_cert_not_after(sel->certs[c].x509);
+
+        for (k = 0; end && k < sel->certs[c].ntacks; k++) {
+            tack_item_t *item = sel->certs[c].tacks[k];
+
+            if ((uint32_t)(end / 60) <= item->tack.expiration) {
+                item->ends_with_cert = 1;
+            }
+        }
+    }
+}
+
 void tack_config_warn_expiry(server_rec *s, const tack_sel_t *sel)
 {
     time_t now = time(NULL);
@@ -394,14 +421,15 @@ void tack_config_warn_expiry(server_rec *s, const tack_sel_t *sel)
             /* A store's TACKs are reported once per store, not per vhost
              * (tack_config_log_stores): at 10,000 vhosts signed the same
              * day, one line per TACK would bury everything else. */
-            if (item->file->store) {
+            if (item->file->store || item->ends_with_cert) {
                 continue;
             }
             if (item->expires - now < TACK_EXPIRY_WARN_SECS) {
                 ap_log_error(APLOG_MARK, APLOG_WARNING, 0, s,
-                             "TACK00010: vhost %s: TackFile %s: TACK (key "
+                             "TACK00010: vhost %s: %s %s: TACK (key "
                              "%s) expires at %s, in %s; sign a new one",
-                             tack_vhost_name(s), item->file->path,
+                             tack_vhost_name(s), item->file->kind,
+                             item->file->path,
                              item->fingerprint, item->expiry,
                              tack_duration(s->process->pconf,
                                            (long)(item->expires - now)));

@@ -387,17 +387,6 @@ static tack_signer_t *tack_signer_get(server_rec *s, const tack_conf_t *conf)
 
 /* ---- signing --------------------------------------------------------------- */
 
-/* tack_cert_not_after returns the end of |x509|'s validity, or 0. */
-static time_t tack_cert_not_after(X509 *x509)
-{
-    struct tm tm;
-
-    if (!ASN1_TIME_to_tm(X509_get0_notAfter(x509), &tm)) {
-        return 0;
-    }
-    return timegm(&tm);
-}
-
 /* tack_store_file_name returns "HOST.PORT.KEYTYPE.tack.pem" for |cert| of
  * |s|: one file per vhost and certificate type, replaced in place when the
  * certificate is renewed.  Characters other than letters, digits, '-' and

@@ -279,19 +279,23 @@ static int tack_store_report_files(server_rec *s_main, const tack_store_t *st)
 
 /* tack_store_report_expiring logs the TACKs of |st| that expire within 30
  * days: each at debug level, then one warning for the store that names the
- * first to go. */
+ * first to go.  Left out: a TACK whose certificate expires no later (its
+ * renewal needs a new TACK anyway) and, when the certificates are known
+ * (|used_only|), one that no certificate uses. */
 static void tack_store_report_expiring(server_rec *s_main,
-                                       const tack_store_t *st, time_t now)
+                                       const tack_store_t *st, time_t now,
+                                       int used_only)
 {
     const tack_item_t *first = NULL;
-    int j;
+    int j, n = 0;
 
-    if (!st->expiring->nelts) {
-        return;
-    }
     for (j = 0; j < st->expiring->nelts; j++) {
         const tack_item_t *it = APR_ARRAY_IDX(st->expiring, j, tack_item_t *);
 
+        if (it->ends_with_cert || (used_only && !it->matched)) {
+            continue;
+        }
+        n++;
         if (!first || it->expires < first->expires) {
             first = it;
         }
@@ -300,13 +304,16 @@ static void tack_store_report_expiring(server_rec *s_main,
                      "expires at %s",
                      it->file->path, it->fingerprint, it->expiry);
     }
+    if (!n) {
+        return;
+    }
     ap_log_error(
         APLOG_MARK, APLOG_WARNING, 0, s_main,
         "TACK00020: TackStore %s: %d TACK%s expire%s "
         "within 30 days, the first %s at %s, in %s; "
         "sign new ones",
-        st->path, st->expiring->nelts, st->expiring->nelts == 1 ? "" : "s",
-        st->expiring->nelts == 1 ? "s" : "", first->file->path, first->expiry,
+        st->path, n, n == 1 ? "" : "s", n == 1 ? "s" : "", first->file->path,
+        first->expiry,
         tack_duration(s_main->process->pconf, (long)(first->expires - now)));
 }
 
@@ -358,7 +365,7 @@ int tack_config_log_stores(server_rec *s_main, int report_unmatched)
             continue;
         }
         problems += tack_store_report_files(s_main, st);
-        tack_store_report_expiring(s_main, st, now);
+        tack_store_report_expiring(s_main, st, now, report_unmatched);
         if (report_unmatched) {
             unmatched = tack_store_report_unused(s_main, st);
         }

@@ -17,7 +17,7 @@ use TackTest;
 use TackFixture qw(make_cert make_key spki_hash fingerprint tack_bytes
     breaksig_bytes pem write_file);
 
-plan tests => 85;
+plan tests => 90;
 
 my $TACK = top_dir() . '/tack';
 my $h = TackTest::Httpd->new('signing');
@@ -208,6 +208,25 @@ my $r = probe(port => $port, name => 'a.test', version => '1.2');
 ok(defined $r->{ext} && ord($r->{ext}) == 0, 'a.test serves its break signature and no TACK');
 ok(served('b.test')->{id} eq $key_id, 'b.test still gets its TACK');
 log_clean($mark, [qr/TACK00032/], $h->error_log);
+
+# ---- expiry warnings: a store TACK in use that ends before its certificate
+# is warned about; one that ends with its certificate (every TACK this key
+# signs) is not
+write_file("$d/store/b-soon.tack.pem", pem('TACK', tack_bytes(key => "$d/other.key",
+    cert => "$d/b.crt", expiration => TackFixture::minutes_from_now(5 * 1440))));
+unlink "$d/store/b.test.$port.rsa.tack.pem";   # the one signed above
+$h->write_conf(vhosts());
+$mark = -s $h->error_log;
+ok($h->graceful, 'graceful with a store TACK for b.test that expires in 5 days');
+$log = log_since($mark, $h->error_log);
+like($log, qr/\[tack:warn\].*TACK00020: TackStore \S+store: 1 TACK expires within 30 days, the first \S+b-soon\.tack\.pem at \S+, in (4|5) days; sign new ones/,
+     'warned about, once for the store');
+is(fingerprint(substr(served('b.test')->{bytes}, 0, 64)),
+   fingerprint(TackFixture::key_public("$d/other.key")),
+   'b.test serves it: a TACK under another key is not replaced');
+unlike($log, qr/TACK00010/, 'no warning for the TACKs that expire with their certificates');
+log_clean($mark, [qr/TACK00020/], $h->error_log);
+unlink "$d/store/b-soon.tack.pem";
 
 # ---- password sources: exec: and env: --------------------------------------
 write_file("$d/askpass", "#!/bin/sh\n[ \"\$1\" = \"$d/sign.key\" ] || exit 3\necho sekrit\n");

@@ -1,0 +1,141 @@
+# mod_md + pebble + TackSigningKey (issue 14): a site with pin activation on
+# keeps every pinned client through renewals with new TLS keys, with no hook
+# and no operator action.
+#
+# A private apache2 with mod_md gets its certificate from a private pebble;
+# a renew window longer than pebble's 5-year certificates makes every
+# graceful restart start a renewal.  mod_tack signs, in the parent, at the
+# graceful restart that activates each certificate, a TACK for it with the
+# TACK key named by TackSigningKey, and writes it into the TackStore.  Obtain,
+# then renew twice: a client whose pin is active accepts the name with each
+# new key, the TACK key unchanged.
+use strict;
+use warnings FATAL => 'all';
+use FindBin;
+use lib "$FindBin::Bin/lib";
+
+use AcmeTest;
+BEGIN { need('pebble', 'mod_md') }
+use Test::More;
+use TackTest qw(log_mark log_since log_clean);
+
+plan tests => 40;
+
+my $name = 'sign.tack.test';
+my $d = acme_tmp('signing');
+my $pebble = Pebble->start("$d/pebble");
+my $store = "$d/store";
+mkdir $store or die "$store: $!";
+
+# The TACK key and its password, readable by root only.
+spew("$d/tack.pw", "acme-signing\n");
+chmod 0600, "$d/tack.pw";
+my ($rc, $out, $err) = tack('genkey', '-o', "$d/tack.key",
+                            '--password-file', "$d/tack.pw");
+is($rc, 0, 'a TACK key') or diag($err);
+my $id = tack_id("$d/tack.key");
+ok($id, "... its TACK ID is $id");
+
+my $h = TackTest::Httpd->new('acme-signing');
+my $http = Pebble::free_port();
+my $port = $h->port;
+$h->write_conf(md_conf($pebble, store => "$d/md", http => $http,
+                       https => $port, renew => 1)
+    . <<"C", loglevel => 'info tack:info ssl:warn md:info');
+Listen 127.0.0.1:$http
+TackSigningKey $d/tack.key
+TackSigningPassword file:$d/tack.pw
+TackStore $store
+TackPinActivation on
+MDomain $name
+<VirtualHost 127.0.0.1:\@PORT\@>
+    ServerName $name
+    SSLEngine on
+</VirtualHost>
+C
+
+my $staged = "$d/md/staging/$name/pubcert.secp256r1.pem";
+my $tackfile = "$store/$name.$port.ecdsa.tack.pem";
+my $pins = "$d/pins.json";
+
+# wait_staged($old): mod_md staged a certificate whose key is not $old.
+sub wait_staged {
+    my ($old) = @_;
+    return Pebble::wait_until(30, sub {
+        return 0 unless -f $staged;
+        my $k = key_sha256($staged) or return 0;
+        return (!$old || $k ne $old) ? $k : 0;
+    });
+}
+sub check_at {
+    my ($days) = @_;
+    return tack('check', "127.0.0.1:$port", '--servername', $name,
+                '--pins', $pins, '--now', "+${days}d");
+}
+
+my $t0 = time;
+($rc, $out) = $h->start;
+is($rc, 0, 'apache2 with mod_md and TackSigningKey started') or diag($out);
+my $key = wait_staged();
+ok($key, 'mod_md obtained a certificate from pebble')
+    or diag(log_since(0, $h->error_log), $pebble->log_text);
+
+my $mark = log_mark($h->error_log);
+ok($h->graceful, 'graceful restart: mod_md activates it');
+my $log = log_since($mark, $h->error_log);
+like($log, qr/AH10068: \Q$name\E: staged set activated/, '... mod_md says so');
+like($log, qr/TACK00031: vhost \Q$name\E:$port: signed a TACK for ECDSA certificate \/CN=\Q$name\E with TackSigningKey \S+tack\.key \(key \Q$id\E, generation 0, expires \S+, with the certificate\); written to \Q$tackfile\E/,
+     '... and mod_tack signs a TACK for it in the same restart');
+ok(-f $tackfile, '... written into the store');
+is(tack_id($tackfile), $id, '... under the TACK key');
+($rc, $out, $err) = check_at(0);
+is($rc, 0, 'first check: accepted, pinned') or diag($out, $err);
+like($out, qr/^key_sha256\s+= $key$/m, '... the certificate from pebble');
+like($out, qr/^result\s+= accepted$/m, '... the TACK verifies');
+($rc, $out, $err) = check_at(10);
+is($rc, 0, 'ten days later: accepted') or diag($out, $err);
+like($out, qr/activated until/, '... and the pin is active');
+
+my %seen = ($key => 1);
+my $day = 11;
+for my $n (1, 2) {
+    # the graceful restart began a renewal (the window is 1900 days)
+    my $new = wait_staged($key);
+    ok($new, "renewal $n: mod_md staged a renewed certificate")
+        or diag(log_since($mark, $h->error_log));
+    ok($new && !$seen{$new}++, '... with a new key');
+    ($rc, $out, $err) = check_at($day++);
+    is($rc, 0, '... until the restart the old certificate is served, and accepted')
+        or diag($out, $err);
+    $mark = log_mark($h->error_log);
+    ok($h->graceful, '... graceful restart');
+    $log = log_since($mark, $h->error_log);
+    like($log, qr/AH10068: \Q$name\E: staged set activated/,
+         '... the renewed certificate activated');
+    like($log, qr/TACK00031: vhost \Q$name\E:$port: signed a TACK .*written to \Q$tackfile\E/,
+         '... mod_tack signed a TACK for it, in place of the old one');
+    ($rc, $out, $err) = check_at($day++);
+    is($rc, 0, '... the pinned client accepts the name') or diag($out, $err);
+    like($out, qr/^key_sha256\s+= \Q$new\E$/m, '... served with the new key');
+    like($out, qr/^result\s+= accepted$/m, '... result accepted');
+    is(tack_id($tackfile), $id, '... the TACK key is unchanged');
+    $key = $new;
+}
+my $secs = time - $t0;
+
+# the next pass verifies the store's TACK instead of signing
+$mark = log_mark($h->error_log);
+unlink $staged;
+ok($h->graceful, 'one more graceful restart');
+$log = log_since($mark, $h->error_log);
+unlike($log, qr/TACK00031: vhost \Q$name\E/, '... signs nothing for the certificate in use')
+    or diag($log);
+like($log, qr/TACK00056: vhost \Q$name\E:$port: serving TACK \Q$tackfile\E \(TackStore/,
+     '... it is served from the store');
+($rc, $out, $err) = check_at($day++);
+is($rc, 0, '... and still accepted') or diag($out, $err);
+
+log_clean(0, [qr/AH10085: Init: \Q$name\E:\d+ will respond with '503 Service Unavailable' for now/],
+          $h->error_log);
+$h->stop;
+ok($secs < 60, "obtained and renewed twice within 60 s ($secs s)");
