@@ -282,7 +282,8 @@ static int tack_pk11_list_tokens(const char *module, const char *label,
 /* tack_pk11_not_found explains an "object not found" from the engine:
  * which of the token and the key is missing. */
 static tack_status_t tack_pk11_not_found(const char *uri, const char *module,
-                                         char *err, size_t err_len)
+                                         const char *kind, char *err,
+                                         size_t err_len)
 {
     char token[TACK_PK11_ATTR_SIZE], object[TACK_PK11_ATTR_SIZE];
     char names[256];
@@ -294,7 +295,7 @@ static tack_status_t tack_pk11_not_found(const char *uri, const char *module,
     }
     if (!have_token) {
         return tack_pk11_fail(err, err_len, TACK_ERR_TOKEN,
-                              "no private key object=\"%s\" in any token",
+                              "no %s key object=\"%s\" in any token", kind,
                               object);
     }
     in_list = tack_pk11_list_tokens(module, token, names, sizeof(names));
@@ -305,12 +306,12 @@ static tack_status_t tack_pk11_not_found(const char *uri, const char *module,
     }
     if (in_list < 0) {
         return tack_pk11_fail(err, err_len, TACK_ERR_TOKEN,
-                              "no token \"%s\", or no private key "
+                              "no token \"%s\", or no %s key "
                               "object=\"%s\" in it",
-                              token, object);
+                              token, kind, object);
     }
     return tack_pk11_fail(err, err_len, TACK_ERR_TOKEN,
-                          "no private key object=\"%s\" in token \"%s\"",
+                          "no %s key object=\"%s\" in token \"%s\"", kind,
                           object, token);
 }
 
@@ -381,7 +382,8 @@ static ENGINE *tack_pk11_engine(const char *module, int module_given,
  * reasons on OpenSSL's error queue (libp11 puts a failed PKCS#11 call's
  * CKR_ code in the reason of its "PKCS#11 module" library). */
 static tack_status_t tack_pk11_load_error(const char *uri, const char *module,
-                                          char *err, size_t err_len)
+                                          const char *kind, char *err,
+                                          size_t err_len)
 {
     unsigned long e, ckr = 0;
     int ui = 0, not_found = 0;
@@ -414,20 +416,32 @@ static tack_status_t tack_pk11_load_error(const char *uri, const char *module,
     default:
         break;
     }
-    if (ui) {
+    /* Looking for a public object, libp11 logs in when it finds none:
+     * that it wanted a PIN then means no such object. */
+    if (ui && strcmp(kind, "private") == 0) {
         return tack_pk11_fail(err, err_len, TACK_ERR_WRONG_PASSWORD,
                               "the token needs a PIN and none was given");
     }
-    if (not_found) {
-        return tack_pk11_not_found(uri, module, err, err_len);
+    if (not_found || ui) {
+        return tack_pk11_not_found(uri, module, kind, err, err_len);
     }
     return tack_pk11_fail(err, err_len, TACK_ERR_CRYPTO,
                           "the pkcs11 engine cannot load the key%s%s",
                           last[0] ? ": " : "", last);
 }
 
-/* tack_pk11_check_key makes sure |key| can sign TACKs. */
-static tack_status_t tack_pk11_check_key(EVP_PKEY *key, char *err,
+/* tack_pk11_type_name names |key|'s algorithm for messages: "RSA", ... */
+static const char *tack_pk11_type_name(EVP_PKEY *key)
+{
+    int id = EVP_PKEY_get_base_id(key);
+    const char *name = id == EVP_PKEY_RSA ? "RSA" : OBJ_nid2sn(id);
+
+    return name != NULL ? name : "of an unknown type";
+}
+
+/* tack_pk11_check_key makes sure |key| is P-256 and, when |sign|, that it
+ * can sign TACKs. */
+static tack_status_t tack_pk11_check_key(EVP_PKEY *key, int sign, char *err,
                                          size_t err_len)
 {
     char group[64] = "";
@@ -440,7 +454,7 @@ static tack_status_t tack_pk11_check_key(EVP_PKEY *key, char *err,
             return tack_pk11_fail(err, err_len, TACK_ERR_BAD_KEY,
                                   "not an EC P-256 key (it is %s): a TACK "
                                   "key is ECDSA P-256",
-                                  OBJ_nid2sn(EVP_PKEY_get_base_id(key)));
+                                  tack_pk11_type_name(key));
         }
         (void)EVP_PKEY_get_utf8_string_param(key, OSSL_PKEY_PARAM_GROUP_NAME,
                                              group, sizeof(group), &len);
@@ -449,7 +463,7 @@ static tack_status_t tack_pk11_check_key(EVP_PKEY *key, char *err,
                               "TACK key is ECDSA P-256",
                               group[0] ? group : "another curve");
     }
-    st = tack_key_check_signing(key);
+    st = sign ? tack_key_check_signing(key) : TACK_OK;
     if (st == TACK_ERR_KEY_MISMATCH) {
         return tack_pk11_fail(err, err_len, st,
                               "the token's public key is not the one of its "
@@ -491,8 +505,11 @@ static tack_status_t tack_pk11_module(const char *uri, char *module,
     return TACK_OK;
 }
 
-tack_status_t tack_pkcs11_load(const char *uri, const char *pin, size_t pin_len,
-                               EVP_PKEY **out, char *err, size_t err_len)
+/* tack_pk11_load is tack_pkcs11_load, for the private key or (|private|
+ * 0) the public key object of |uri|. */
+static tack_status_t tack_pk11_load(const char *uri, const char *pin,
+                                    size_t pin_len, int private, EVP_PKEY **out,
+                                    char *err, size_t err_len)
 {
     char module[TACK_PK11_ATTR_SIZE], *engine_uri;
     int module_given;
@@ -522,16 +539,22 @@ tack_status_t tack_pkcs11_load(const char *uri, const char *pin, size_t pin_len,
         return tack_pk11_fail(err, err_len, TACK_ERR_NOMEM, "out of memory");
     }
     e = tack_pk11_engine(module, module_given, pin, pin_len, err, err_len, &st);
-    key = e == NULL
-              ? NULL
-              : ENGINE_load_private_key(e, engine_uri, tack_pk11_ui, NULL);
+    if (e == NULL) {
+        key = NULL;
+    } else if (private) {
+        key = ENGINE_load_private_key(e, engine_uri, tack_pk11_ui, NULL);
+    } else {
+        key = ENGINE_load_public_key(e, engine_uri, tack_pk11_ui, NULL);
+    }
     OPENSSL_clear_free(engine_uri, strlen(uri) + 1);
     if (e == NULL) {
         return st;
     }
     if (key == NULL) {
-        st = tack_pk11_load_error(uri, module, err, err_len);
-    } else if ((st = tack_pk11_check_key(key, err, err_len)) != TACK_OK) {
+        st = tack_pk11_load_error(uri, module, private ? "private" : "public",
+                                  err, err_len);
+    } else if ((st = tack_pk11_check_key(key, private, err, err_len)) !=
+               TACK_OK) {
         EVP_PKEY_free(key);
         key = NULL;
     }
@@ -546,4 +569,16 @@ tack_status_t tack_pkcs11_load(const char *uri, const char *pin, size_t pin_len,
     ERR_clear_error();
     *out = key;
     return TACK_OK;
+}
+
+tack_status_t tack_pkcs11_load(const char *uri, const char *pin, size_t pin_len,
+                               EVP_PKEY **out, char *err, size_t err_len)
+{
+    return tack_pk11_load(uri, pin, pin_len, 1, out, err, err_len);
+}
+
+tack_status_t tack_pkcs11_load_public(const char *uri, EVP_PKEY **out,
+                                      char *err, size_t err_len)
+{
+    return tack_pk11_load(uri, NULL, 0, 0, out, err, err_len);
 }

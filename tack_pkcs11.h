@@ -64,6 +64,13 @@ int tack_pkcs11_uri_has_pin(const char *uri);
 tack_status_t tack_pkcs11_load(const char *uri, const char *pin, size_t pin_len,
                                EVP_PKEY **out, char *err, size_t err_len);
 
+/* tack_pkcs11_load_public loads the public key object |uri| names (no PIN:
+ * a token's public objects need no login), for showing a key's TACK ID.
+ * The object must be P-256.  Statuses, |err| and ownership as for
+ * tack_pkcs11_load.  Such a key cannot sign. */
+tack_status_t tack_pkcs11_load_public(const char *uri, EVP_PKEY **out,
+                                      char *err, size_t err_len);
+
 #ifdef __cplusplus
 }
 #endif
