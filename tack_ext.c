@@ -343,7 +343,10 @@ tack_status_t tack_key_private(EVP_PKEY *key, uint8_t out[TACK_PRIV_LEN])
     if (!tack_key_is_p256(key)) {
         return TACK_ERR_BAD_KEY;
     }
+    /* A key whose scalar stays elsewhere (a token's, through an engine)
+     * can report 0 here: never a P-256 private key. */
     if (EVP_PKEY_get_bn_param(key, OSSL_PKEY_PARAM_PRIV_KEY, &d) &&
+        !BN_is_zero(d) &&
         BN_bn2binpad(d, out, TACK_PRIV_LEN) == TACK_PRIV_LEN) {
         st = TACK_OK;
     } else {

@@ -330,7 +330,8 @@ tack_status_t tack_key_public(EVP_PKEY *key, uint8_t out[TACK_KEY_LEN]);
 tack_status_t tack_key_check_signing(EVP_PKEY *key);
 
 /* tack_key_private writes |key|'s private scalar, zero-padded; the caller
- * wipes |out| with OPENSSL_cleanse after use. */
+ * wipes |out| with OPENSSL_cleanse after use.  TACK_ERR_BAD_KEY when the key
+ * has none to give (a public key, a token's key). */
 tack_status_t tack_key_private(EVP_PKEY *key, uint8_t out[TACK_PRIV_LEN]);
 
 /* tack_fingerprint writes the key's "TACK ID" -- SHA-256 of the public key,
