@@ -57,6 +57,7 @@ static const char *const tack_status_strings[TACK_STATUS_COUNT] = {
     [TACK_ERR_NOT_REGULAR_FILE] = "not a regular file",
     [TACK_ERR_PSEUDO_FILE] =
         "a file of a pseudo-filesystem (proc, sysfs, ...), not read",
+    [TACK_ERR_TOKEN] = "PKCS#11 token or key not available",
     [TACK_ERR_NOMEM] = "out of memory",
     [TACK_ERR_CRYPTO] = "OpenSSL operation failed",
     [TACK_ERR_INVALID_ARG] = "invalid argument",
@@ -281,10 +282,26 @@ tack_status_t tack_key_generate(EVP_PKEY **out)
     return *out != NULL ? TACK_OK : TACK_ERR_CRYPTO;
 }
 
-tack_status_t tack_key_public(EVP_PKEY *key, uint8_t out[TACK_KEY_LEN])
+/* tack_key_xy writes |key|'s affine coordinates as x || y. */
+static int tack_key_xy(EVP_PKEY *key, uint8_t out[TACK_KEY_LEN])
 {
     BIGNUM *x = NULL, *y = NULL;
-    tack_status_t st = TACK_ERR_BAD_KEY;
+    int ok;
+
+    ok = EVP_PKEY_get_bn_param(key, OSSL_PKEY_PARAM_EC_PUB_X, &x) &&
+         EVP_PKEY_get_bn_param(key, OSSL_PKEY_PARAM_EC_PUB_Y, &y) &&
+         BN_bn2binpad(x, out, 32) == 32 && BN_bn2binpad(y, out + 32, 32) == 32;
+    BN_free(x);
+    BN_free(y);
+    return ok;
+}
+
+tack_status_t tack_key_public(EVP_PKEY *key, uint8_t out[TACK_KEY_LEN])
+{
+    EVP_PKEY *plain = NULL;
+    uint8_t *der = NULL;
+    const uint8_t *p;
+    int der_len, ok;
 
     if (key == NULL || out == NULL) {
         return TACK_ERR_INVALID_ARG;
@@ -293,16 +310,26 @@ tack_status_t tack_key_public(EVP_PKEY *key, uint8_t out[TACK_KEY_LEN])
         return TACK_ERR_BAD_KEY;
     }
     /* The affine coordinates, whatever point format the key carries. */
-    if (EVP_PKEY_get_bn_param(key, OSSL_PKEY_PARAM_EC_PUB_X, &x) &&
-        EVP_PKEY_get_bn_param(key, OSSL_PKEY_PARAM_EC_PUB_Y, &y) &&
-        BN_bn2binpad(x, out, 32) == 32 && BN_bn2binpad(y, out + 32, 32) == 32) {
-        st = TACK_OK;
-    } else {
-        ERR_clear_error();
+    if (tack_key_xy(key, out)) {
+        return TACK_OK;
     }
-    BN_free(x);
-    BN_free(y);
-    return st;
+    /* A key an engine serves (a PKCS#11 token's, through libp11) answers
+     * for its group and its encoded point but not for the coordinates:
+     * read them from a plain copy of its public half. */
+    ERR_clear_error();
+    der_len = i2d_PUBKEY(key, &der);
+    p = der;
+    if (der_len > 0) {
+        plain = d2i_PUBKEY(NULL, &p, der_len);
+    }
+    ok = plain != NULL && tack_key_is_p256(plain) && tack_key_xy(plain, out);
+    EVP_PKEY_free(plain);
+    OPENSSL_free(der);
+    if (!ok) {
+        ERR_clear_error();
+        return TACK_ERR_BAD_KEY;
+    }
+    return TACK_OK;
 }
 
 tack_status_t tack_key_private(EVP_PKEY *key, uint8_t out[TACK_PRIV_LEN])
@@ -316,7 +343,10 @@ tack_status_t tack_key_private(EVP_PKEY *key, uint8_t out[TACK_PRIV_LEN])
     if (!tack_key_is_p256(key)) {
         return TACK_ERR_BAD_KEY;
     }
+    /* A key whose scalar stays elsewhere (a token's, through an engine)
+     * can report 0 here: never a P-256 private key. */
     if (EVP_PKEY_get_bn_param(key, OSSL_PKEY_PARAM_PRIV_KEY, &d) &&
+        !BN_is_zero(d) &&
         BN_bn2binpad(d, out, TACK_PRIV_LEN) == TACK_PRIV_LEN) {
         st = TACK_OK;
     } else {
@@ -326,23 +356,17 @@ tack_status_t tack_key_private(EVP_PKEY *key, uint8_t out[TACK_PRIV_LEN])
     return st;
 }
 
-/* tack_key_check_private is TACK_OK when |key| is a P-256 key that holds
- * its private half, TACK_ERR_BAD_KEY otherwise. */
-static tack_status_t tack_key_check_private(EVP_PKEY *key)
+/* tack_key_has_private is 1 when |key|'s provider says it holds a private
+ * scalar.  Only the scalar's size is asked for (a parameter without a
+ * buffer), so nothing secret is copied out of the key. */
+static int tack_key_has_private(EVP_PKEY *key)
 {
-    BIGNUM *d = NULL;
-    int ok;
+    OSSL_PARAM params[2] = {OSSL_PARAM_BN(OSSL_PKEY_PARAM_PRIV_KEY, NULL, 0),
+                            OSSL_PARAM_END};
+    int ok = EVP_PKEY_get_params(key, params) && OSSL_PARAM_modified(params);
 
-    if (!tack_key_is_p256(key)) {
-        return TACK_ERR_BAD_KEY;
-    }
-    ok = EVP_PKEY_get_bn_param(key, OSSL_PKEY_PARAM_PRIV_KEY, &d);
-    BN_clear_free(d);
-    if (!ok) {
-        ERR_clear_error();
-        return TACK_ERR_BAD_KEY;
-    }
-    return TACK_OK;
+    ERR_clear_error();
+    return ok;
 }
 
 /* ---- ECDSA with raw r || s ------------------------------------------------ */
@@ -425,6 +449,49 @@ done:
     ECDSA_SIG_free(esig);
     EVP_MD_CTX_free(md);
     return st;
+}
+
+/* tack_sign_message writes |key|'s public point to |pub| and its signature
+ * of |msg| to |sig|.  The private half is never read: a key in a PKCS#11
+ * token or an HSM keeps its scalar, and whether a key can sign is learnt by
+ * signing.  The signature is then verified against |pub|, so that a token
+ * whose public object does not belong to its private key (or a faulty
+ * signer) never produces a TACK no client accepts. */
+static tack_status_t tack_sign_message(EVP_PKEY *key, const uint8_t *msg,
+                                       size_t msg_len,
+                                       uint8_t pub[TACK_KEY_LEN],
+                                       uint8_t sig[TACK_SIG_LEN])
+{
+    tack_status_t st;
+
+    if ((st = tack_key_public(key, pub)) != TACK_OK) {
+        return st;
+    }
+    st = tack_ecdsa_sign(key, msg, msg_len, sig);
+    if (st != TACK_OK) {
+        /* A plain public key cannot sign: that is the caller's key, not
+         * OpenSSL, at fault.  Anything else (a token that went away) keeps
+         * its reasons on the error queue. */
+        if (!tack_key_has_private(key)) {
+            ERR_clear_error();
+            return TACK_ERR_BAD_KEY;
+        }
+        return st;
+    }
+    st = tack_ecdsa_verify(pub, msg, msg_len, sig);
+    return st == TACK_ERR_BAD_SIGNATURE ? TACK_ERR_KEY_MISMATCH : st;
+}
+
+tack_status_t tack_key_check_signing(EVP_PKEY *key)
+{
+    static const char probe[] = "tack_key_check";
+    uint8_t pub[TACK_KEY_LEN], sig[TACK_SIG_LEN];
+
+    if (key == NULL) {
+        return TACK_ERR_INVALID_ARG;
+    }
+    return tack_sign_message(key, (const uint8_t *)probe, sizeof(probe) - 1,
+                             pub, sig);
 }
 
 /* ---- TACK checks ---------------------------------------------------------- */
@@ -530,15 +597,13 @@ tack_status_t tack_sign(tack_t *tack, EVP_PKEY *key)
     if (tack->generation < tack->min_generation) {
         return TACK_ERR_GENERATION;
     }
-    if ((st = tack_key_check_private(key)) != TACK_OK) {
-        return st;
-    }
-    st = tack_key_public(key, tack->public_key);
-    if (st != TACK_OK) {
+    /* The signed message holds public_key: set it first. */
+    if ((st = tack_key_public(key, tack->public_key)) != TACK_OK) {
         return st;
     }
     tack_signed_message(tack, msg);
-    return tack_ecdsa_sign(key, msg, sizeof(msg), tack->signature);
+    return tack_sign_message(key, msg, sizeof(msg), tack->public_key,
+                             tack->signature);
 }
 
 /* ---- Break signatures ----------------------------------------------------- */
@@ -592,20 +657,12 @@ tack_status_t tack_breaksig_verify(const tack_breaksig_t *sig)
 
 tack_status_t tack_breaksig_create(tack_breaksig_t *out, EVP_PKEY *key)
 {
-    tack_status_t st;
-
     if (out == NULL || key == NULL) {
         return TACK_ERR_INVALID_ARG;
     }
-    if ((st = tack_key_check_private(key)) != TACK_OK) {
-        return st;
-    }
-    st = tack_key_public(key, out->public_key);
-    if (st != TACK_OK) {
-        return st;
-    }
-    return tack_ecdsa_sign(key, (const uint8_t *)tack_breaksig_label,
-                           sizeof(tack_breaksig_label) - 1, out->signature);
+    return tack_sign_message(key, (const uint8_t *)tack_breaksig_label,
+                             sizeof(tack_breaksig_label) - 1, out->public_key,
+                             out->signature);
 }
 
 /* ---- Extension bodies ----------------------------------------------------- */

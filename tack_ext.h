@@ -123,6 +123,8 @@ typedef enum {
     TACK_ERR_PSEUDO_FILE,      /* a "regular" file of proc, sysfs, debugfs
                                   and the like: never read (/proc/kmsg
                                   blocks, others have side effects) */
+    TACK_ERR_TOKEN,         /* a PKCS#11 key cannot be loaded: no engine,
+                               no such token or object (tack_pkcs11.h) */
     TACK_ERR_NOMEM,
     TACK_ERR_CRYPTO,        /* OpenSSL failed; details on its error queue */
     TACK_ERR_INVALID_ARG,   /* a caller bug: NULL pointer, bad size */
@@ -235,9 +237,14 @@ tack_status_t tack_validate(const tack_t *tack, X509 *cert, time_t now);
 
 /* tack_sign fills |tack|'s public_key from |key| (a P-256 private key) and
  * signs the TACK: the caller sets min_generation, generation, expiration and
- * target_hash first.  Returns TACK_OK, TACK_ERR_GENERATION when generation <
- * min_generation, TACK_ERR_BAD_KEY when |key| is not a P-256 private key, or
- * TACK_ERR_CRYPTO. */
+ * target_hash first.  |key| may keep its private scalar to itself (a
+ * PKCS#11 token's key, tack_pkcs11_load): it is only asked to sign, and the
+ * signature is verified against its public key before TACK_OK.  Returns
+ * TACK_OK, TACK_ERR_GENERATION when generation < min_generation,
+ * TACK_ERR_BAD_KEY when |key| is not P-256 or is a bare public key,
+ * TACK_ERR_KEY_MISMATCH when the signature does not verify under |key|'s
+ * public key, or TACK_ERR_CRYPTO (a signer that failed: reasons on
+ * OpenSSL's error queue). */
 tack_status_t tack_sign(tack_t *tack, EVP_PKEY *key);
 
 /* ---- Break signatures ----------------------------------------------------- */
@@ -256,7 +263,8 @@ void tack_breaksig_encode(const tack_breaksig_t *sig,
 tack_status_t tack_breaksig_verify(const tack_breaksig_t *sig);
 
 /* tack_breaksig_create fills |out| with the break signature of |key|, a
- * P-256 private key (TACK_ERR_BAD_KEY otherwise). */
+ * P-256 private key, with tack_sign's statuses (TACK_ERR_BAD_KEY,
+ * TACK_ERR_KEY_MISMATCH, TACK_ERR_CRYPTO); |key| may be a token's. */
 tack_status_t tack_breaksig_create(tack_breaksig_t *out, EVP_PKEY *key);
 
 /* ---- Extension bodies ----------------------------------------------------- */
@@ -310,11 +318,20 @@ tack_status_t tack_key_from_private(EVP_PKEY **out,
 tack_status_t tack_key_from_public(EVP_PKEY **out,
                                    const uint8_t pub[TACK_KEY_LEN]);
 
-/* tack_key_public writes |key|'s public point as x || y. */
+/* tack_key_public writes |key|'s public point as x || y (any P-256 key,
+ * an engine's included).  TACK_ERR_BAD_KEY when |key| is not P-256. */
 tack_status_t tack_key_public(EVP_PKEY *key, uint8_t out[TACK_KEY_LEN]);
 
+/* tack_key_check_signing signs a fixed test message (never a TACK or a
+ * break signature) with |key| and verifies it against |key|'s public key,
+ * as tack_sign would: TACK_OK when |key| can sign TACKs, else tack_sign's
+ * TACK_ERR_BAD_KEY, TACK_ERR_KEY_MISMATCH or TACK_ERR_CRYPTO.  For keys
+ * whose signing may fail later than their loading (a token's). */
+tack_status_t tack_key_check_signing(EVP_PKEY *key);
+
 /* tack_key_private writes |key|'s private scalar, zero-padded; the caller
- * wipes |out| with OPENSSL_cleanse after use. */
+ * wipes |out| with OPENSSL_cleanse after use.  TACK_ERR_BAD_KEY when the key
+ * has none to give (a public key, a token's key). */
 tack_status_t tack_key_private(EVP_PKEY *key, uint8_t out[TACK_PRIV_LEN]);
 
 /* tack_fingerprint writes the key's "TACK ID" -- SHA-256 of the public key,

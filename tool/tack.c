@@ -38,7 +38,12 @@ static const cli_command_t cli_commands[] = {
      "                        standard input is a terminal, asked twice)\n"
      "  -o, --output FILE     write here instead of standard output\n"
      "  -f, --force           replace FILE if it exists (never by default)\n"
-     "  --iterations N        PBKDF2 iterations (default 8192, as TACKpy)\n"},
+     "  --iterations N        PBKDF2 iterations (default 8192, as TACKpy)\n"
+     "\n"
+     "A key in a PKCS#11 token is made by the token's tools, for example\n"
+     "OpenSC's (then sign with -k 'pkcs11:token=tack;object=tackkey'):\n"
+     "  pkcs11-tool --module /usr/lib/softhsm/libsofthsm2.so --login \\\n"
+     "      --keypairgen --key-type EC:prime256v1 --label tackkey --id 01\n"},
     {"sign", cmd_sign, "sign a TACK for a certificate (or a fleet)",
      "usage: tack sign -k KEYFILE -c CERT [-m MIN_GENERATION] [-g GENERATION]\n"
      "                 [-e EXPIRATION] [-o FILE] [password options]\n"
@@ -48,7 +53,8 @@ static const cli_command_t cli_commands[] = {
      "(SubjectPublicKeyInfo).  CERT is PEM or DER; in a chain file the\n"
      "first certificate is used.\n"
      "\n"
-     "  -k, --key KEYFILE       the TACK PRIVATE KEY file\n"
+     "  -k, --key KEYFILE       the TACK PRIVATE KEY file, or a pkcs11: URI\n"
+     "                          of a key in a token (the PIN: -p, ...)\n"
      "  -c, --certificate CERT  the server's certificate; repeat it, name\n"
      "                          more after the options, or name a\n"
      "                          directory to sign a whole fleet\n"
@@ -81,7 +87,7 @@ static const cli_command_t cli_commands[] = {
      "that key (draft-perrin-tls-tack-00).  Serve it with\n"
      "`tack serverinfo -b` or mod_tack's configuration.\n"
      "\n"
-     "  -k, --key KEYFILE   the TACK PRIVATE KEY file\n"
+     "  -k, --key KEYFILE   the TACK PRIVATE KEY file, or a pkcs11: URI\n"
      "  -o, --output FILE   default standard output\n"
      "  -f, --force         replace FILE if it exists\n"},
     {"view", cmd_view, "show TACKs, break signatures, keys, certificates",
@@ -89,6 +95,7 @@ static const cli_command_t cli_commands[] = {
      "\n"
      "Shows every TACK, TACK BREAK SIG, TACK PRIVATE KEY (its public part:\n"
      "no password needed), certificate or SERVERINFO block in each FILE,\n"
+     "and the TACK ID of a key in a token named by a pkcs11: URI,\n"
      "in the form TACKpy prints:\n"
      "\n"
      "  TACK ID        = rrted.ptvtl.d2uiq.ox2xe.w4ss3\n"

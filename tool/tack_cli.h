@@ -175,8 +175,18 @@ void cli_password_free(char *pw, size_t len);
 /* cli_load_keyfile reads and parses a TACK PRIVATE KEY file (no password). */
 int cli_load_keyfile(const char *path, tack_keyfile_t *out);
 
-/* cli_load_key reads a TACK PRIVATE KEY file and decrypts it. */
+/* cli_load_key reads a TACK PRIVATE KEY file and decrypts it, or, when
+ * |path| is a pkcs11: URI, loads the key from its token with the PIN from
+ * the password options (none asked for when the URI has pin-value).  On
+ * failure it prints "tack: PATH: reason" and returns CLI_EXIT_USAGE. */
 int cli_load_key(const char *path, const cli_pw_opts_t *pw, EVP_PKEY **out);
+
+/* cli_load_token_public loads the public key object a pkcs11: URI names
+ * (no PIN), for `tack view`. */
+int cli_load_token_public(const char *uri, EVP_PKEY **out);
+
+/* cli_uri_shown writes |uri| for messages, a pin-value's PIN as "***". */
+void cli_uri_shown(const char *uri, char *out, size_t out_size);
 
 /* cli_load_cert reads the first certificate of a PEM or DER file. */
 int cli_load_cert(const char *path, X509 **out);

@@ -15,6 +15,7 @@
 #include <openssl/pem.h>
 
 #include "tack_cli.h"
+#include "tack_pkcs11.h"
 
 /* ---- passwords ----------------------------------------------------------- */
 
@@ -137,7 +138,9 @@ int cli_password_get(const cli_pw_opts_t *pw, const char *what, int confirm,
     } else if (isatty(STDIN_FILENO)) {
         char prompt[256];
 
-        snprintf(prompt, sizeof(prompt), "Password for %s: ", what);
+        snprintf(prompt, sizeof(prompt),
+                 "%s for %s: ", tack_key_is_uri(what) ? "PIN" : "Password",
+                 what);
         res = cli_password_prompt(prompt, &len);
         if (res == NULL) {
             cli_err("%s: no password read from the terminal", what);
@@ -162,10 +165,11 @@ int cli_password_get(const cli_pw_opts_t *pw, const char *what, int confirm,
             return CLI_EXIT_USAGE;
         }
     } else {
-        cli_err("%s: a password is needed: give -p PASSWORD, "
+        cli_err("%s: a %s is needed: give -p %s, "
                 "--password-file FILE or $TACK_PASSWORD, or run on a "
                 "terminal to be asked",
-                what);
+                what, tack_key_is_uri(what) ? "PIN" : "password",
+                tack_key_is_uri(what) ? "PIN" : "PASSWORD");
         return CLI_EXIT_USAGE;
     }
     if (res == NULL) {
@@ -224,14 +228,73 @@ int cli_load_keyfile(const char *path, tack_keyfile_t *out)
     return CLI_EXIT_OK;
 }
 
+/* ---- keys in a PKCS#11 token --------------------------------------------- */
+
+void cli_uri_shown(const char *uri, char *out, size_t out_size)
+{
+    const char *pin = strstr(uri, "pin-value=");
+    size_t keep;
+
+    if (pin == NULL) {
+        snprintf(out, out_size, "%s", uri);
+        return;
+    }
+    keep = (size_t)(pin - uri) + 10; /* through "pin-value=" */
+    snprintf(out, out_size, "%.*s***%s", (int)keep, uri,
+             pin + 10 + strcspn(pin + 10, "&;"));
+}
+
+/* cli_load_token_key loads the private key |uri| names, with the PIN from
+ * the password options unless the URI carries one. */
+static int cli_load_token_key(const char *uri, const cli_pw_opts_t *pw,
+                              EVP_PKEY **out)
+{
+    char err[TACK_PKCS11_ERR_SIZE], shown[1024];
+    char *pin = NULL;
+    size_t pin_len = 0;
+    tack_status_t st;
+    int rc;
+
+    cli_uri_shown(uri, shown, sizeof(shown));
+    if (!tack_pkcs11_uri_has_pin(uri)) {
+        rc = cli_password_get(pw, shown, 0, &pin, &pin_len);
+        if (rc != CLI_EXIT_OK) {
+            return rc;
+        }
+    }
+    st = tack_pkcs11_load(uri, pin, pin_len, out, err, sizeof(err));
+    cli_password_free(pin, pin_len);
+    if (st != TACK_OK) {
+        cli_err("%s: %s", shown, err);
+        return CLI_EXIT_USAGE;
+    }
+    return CLI_EXIT_OK;
+}
+
+int cli_load_token_public(const char *uri, EVP_PKEY **out)
+{
+    char err[TACK_PKCS11_ERR_SIZE], shown[1024];
+
+    if (tack_pkcs11_load_public(uri, out, err, sizeof(err)) != TACK_OK) {
+        cli_uri_shown(uri, shown, sizeof(shown));
+        cli_err("%s: %s", shown, err);
+        return CLI_EXIT_USAGE;
+    }
+    return CLI_EXIT_OK;
+}
+
 int cli_load_key(const char *path, const cli_pw_opts_t *pw, EVP_PKEY **out)
 {
     tack_keyfile_t kf;
     char *pass = NULL;
     size_t pass_len = 0;
     tack_status_t st;
-    int rc = cli_load_keyfile(path, &kf);
+    int rc;
 
+    if (tack_key_is_uri(path)) {
+        return cli_load_token_key(path, pw, out);
+    }
+    rc = cli_load_keyfile(path, &kf);
     if (rc != CLI_EXIT_OK) {
         return rc;
     }

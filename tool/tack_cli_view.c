@@ -13,6 +13,7 @@
 #include <openssl/ssl.h>
 
 #include "tack_cli.h"
+#include "tack_pkcs11.h"
 
 /* The SERVERINFOV2 context that serves the TACK in TLS 1.2 ServerHello and
  * TLS 1.3 EncryptedExtensions, on full handshakes only. */
@@ -430,6 +431,39 @@ static void view_unlabelled(view_ctx_t *v, const char *file, const char *text,
     }
 }
 
+/* view_token_key shows the TACK ID of a key in a PKCS#11 token, read from
+ * its public key object: no PIN, as for a key file. */
+static void view_token_key(view_ctx_t *v, const char *uri)
+{
+    char fpr[TACK_FINGERPRINT_SIZE], hex[2 * TACK_KEY_LEN + 1], shown[1024];
+    uint8_t pub[TACK_KEY_LEN];
+    EVP_PKEY *key = NULL;
+
+    if (cli_load_token_public(uri, &key) != CLI_EXIT_OK) {
+        view_worse(v, CLI_EXIT_USAGE);
+        return;
+    }
+    cli_uri_shown(uri, shown, sizeof(shown));
+    if (tack_key_public(key, pub) != TACK_OK) {
+        cli_err("%s: cannot read the key's public point", shown);
+        cli_ssl_errors();
+        EVP_PKEY_free(key);
+        view_worse(v, CLI_EXIT_USAGE);
+        return;
+    }
+    EVP_PKEY_free(key);
+    tack_fingerprint(pub, fpr);
+    view_sep(v, 0);
+    if (v->json) {
+        cli_hex(pub, TACK_KEY_LEN, hex);
+        view_add(v, shown,
+                 json_pack("{s:s, s:s, s:s, s:s}", "type", "token_key",
+                           "tack_id", fpr, "public_key", hex, "uri", shown));
+    } else {
+        printf("TACK ID        = %s\n", fpr);
+    }
+}
+
 /* view_file shows every item of one file, label by label. */
 static void view_file(view_ctx_t *v, const char *file)
 {
@@ -440,6 +474,10 @@ static void view_file(view_ctx_t *v, const char *file)
 
     v->printed = 0;
     v->last_breaksig = 0;
+    if (tack_key_is_uri(file)) {
+        view_token_key(v, file);
+        return;
+    }
     if (cli_read_file(file, &text, &len) != CLI_EXIT_OK) {
         view_worse(v, CLI_EXIT_USAGE);
         return;

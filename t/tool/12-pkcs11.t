@@ -1,0 +1,213 @@
+# TACK keys in a PKCS#11 token (issue 14): a private SoftHSM2 token under
+# the test's temporary directory, keys made with pkcs11-tool, and `tack
+# sign`, `tack break` and `tack view` given a pkcs11: URI for -k.  The
+# TACKs are checked by `tack view -c` and by `tack check` against `openssl
+# s_server -serverinfo`, as 03-check-s_server.t does for file keys.
+use strict;
+use warnings;
+use FindBin;
+use lib "$FindBin::Bin/lib";
+use Test::More;
+use TackTool;
+use Digest::SHA qw(sha256);
+use JSON::PP;
+
+# Nothing here may pass by skipping: make deps installs softhsm2, opensc
+# and libengine-pkcs11-openssl.
+BAIL_OUT("$TACK not built: run make tool") unless -x $TACK;
+my $softhsm = '/usr/lib/softhsm/libsofthsm2.so';
+my $engine = '/usr/lib/x86_64-linux-gnu/engines-3/pkcs11.so';
+for my $need ('/usr/bin/softhsm2-util', '/usr/bin/pkcs11-tool', $softhsm,
+              $engine) {
+    BAIL_OUT("$need not installed: run make deps") unless -e $need;
+}
+
+my $d = tmp();
+my ($rc, $out, $err);
+
+# ---- the token: its own directory, found through SOFTHSM2_CONF
+mkdir("$d/tokens") or die "$d/tokens: $!";
+spew("$d/softhsm2.conf", "directories.tokendir = $d/tokens\n"
+     . "objectstore.backend = file\nlog.level = ERROR\n");
+# Under make test-tool-asan, the memory libp11 and p11-kit keep is not the
+# tool's: lib/lsan-pkcs11.supp says which, and why.
+my %env = (SOFTHSM2_CONF => "$d/softhsm2.conf",
+           LSAN_OPTIONS => "suppressions=$FindBin::Bin/lib/lsan-pkcs11.supp"
+                           . ":fast_unwind_on_malloc=0:print_suppressions=0");
+
+sub setup {
+    my @argv = @_;
+    my ($rc, $out, $err) = run_cmd({ env => \%env }, @argv);
+    die "@argv: $out$err" if $rc;
+    return $out;
+}
+setup('softhsm2-util', '--init-token', '--free', '--label', 'tack',
+      '--pin', '1234', '--so-pin', '5678');
+my @p11 = ('pkcs11-tool', '--module', $softhsm, '--login', '--pin', '1234');
+setup(@p11, '--keypairgen', '--key-type', 'EC:prime256v1',
+      '--label', 'tackkey', '--id', '01');
+setup(@p11, '--keypairgen', '--key-type', 'rsa:2048', '--label', 'rsakey',
+      '--id', '02');
+setup(@p11, '--keypairgen', '--key-type', 'EC:secp384r1',
+      '--label', 'p384key', '--id', '03');
+
+sub tk {
+    my $opt = ref($_[0]) eq 'HASH' ? shift : {};
+    return tack({ %$opt, env => { %env, %{ $opt->{env} || {} } } }, @_);
+}
+
+my $uri = 'pkcs11:token=tack;object=tackkey;type=private';
+
+# The TACK ID, computed here from the token's public key: SHA-256 of x || y,
+# base32, 25 characters in groups of five (draft-00 section 3.3).
+setup('pkcs11-tool', '--module', $softhsm, '--read-object', '--type',
+      'pubkey', '--id', '01', '-o', "$d/pub.der");
+my $xy = substr(slurp("$d/pub.der"), -64);
+my $bits = unpack('B*', sha256($xy));
+my $b32 = join('', map { ('a' .. 'z', '2' .. '7')[oct("0b$_")] }
+                   substr($bits, 0, 125) =~ /(.{5})/g);
+my $id = join('.', $b32 =~ /(.{5})/g);
+
+# ---- tack view URI: the key's TACK ID, no PIN needed
+($rc, $out, $err) = tk('view', $uri);
+is($rc, 0, 'view of a token key exits 0') or diag($err);
+is($out, "TACK ID        = $id\n", '... and shows its TACK ID');
+is($err, '', '... without asking for a PIN');
+($rc, $out, $err) = tk('view', '--json', $uri);
+my $j = eval { decode_json($out) } || [];
+is($j->[0]{type}, 'token_key', 'view --json: a token key');
+is($j->[0]{tack_id}, $id, 'view --json: its TACK ID');
+is($j->[0]{public_key}, unpack('H*', $xy), 'view --json: its public key');
+
+# ---- tack sign -k URI
+my ($crt, $key) = mkcert('www', 'www.example.org', 30);
+($rc, $out, $err) = tk('sign', '-k', $uri, '-p', '1234', '-c', $crt,
+                       '-e', '2031-06-01Z', '-o', "$d/t.pem");
+is($rc, 0, 'sign -k pkcs11:... exits 0') or diag($err);
+($rc, $out, $err) = tk('view', '-c', $crt, "$d/t.pem");
+is($rc, 0, 'the TACK verifies and matches the certificate') or diag($err);
+like($out, qr/^TACK ID        = \Q$id\E$/m, '... under the token key');
+like($out, qr/^status         = valid for the certificate$/m,
+     '... valid for the certificate');
+
+# The PIN comes through every password option.
+($rc, $out, $err) = tk({ env => { TACK_PASSWORD => '1234' } }, 'sign', '-k',
+                       $uri, '-c', $crt);
+is($rc, 0, 'the PIN from $TACK_PASSWORD') or diag($err);
+like($out, qr/BEGIN TACK/, '... gives a TACK');
+spew("$d/pin", "1234\n");
+($rc, $out, $err) = tk('sign', '-k', $uri, '--password-file', "$d/pin",
+                       '-c', $crt);
+is($rc, 0, 'the PIN from --password-file') or diag($err);
+($rc, $out, $err) = tk('sign', '-k', "$uri?pin-value=1234", '-c', $crt);
+is($rc, 0, 'the PIN from the URI\'s pin-value, no password option')
+    or diag($err);
+($rc, $out, $err) = tk('sign', '-k', "$uri?module-path=$softhsm", '-p',
+                       '1234', '-c', $crt);
+is($rc, 0, 'a module-path in the URI loads that module') or diag($err);
+
+# A fleet: every certificate signed with one login.
+mkdir("$d/fleet") or die;
+my ($c1) = mkcert('fleet/a', 'a.example.org', 30);
+my ($c2) = mkcert('fleet/b', 'b.example.org', 30);
+unlink(glob("$d/fleet/*.key"));
+mkdir("$d/fleet-out") or die;
+($rc, $out, $err) = tk('sign', '-k', $uri, '-p', '1234', '-c', "$d/fleet",
+                       '-o', "$d/fleet-out", '--no-progress');
+is($rc, 0, 'a fleet signed with the token key') or diag($err);
+for my $n ('a', 'b') {
+    ($rc, $out, $err) = tk('view', '-c', "$d/fleet/$n.crt",
+                           "$d/fleet-out/$n.tack.pem");
+    is($rc, 0, "... $n's TACK verifies for its certificate") or diag($err);
+}
+
+# ---- served by a server that is not ours, checked by tack check
+my ($rc2, $si, $e2) = tk('serverinfo', '-t', "$d/t.pem", '-c', $crt);
+is($rc2, 0, 'serverinfo takes the token-signed TACK') or diag($e2);
+spew("$d/t.si", $si);
+my $port = free_port(18400, 18429);
+my $pid = start_s_server($port, '-cert', $crt, '-key', $key,
+                         '-serverinfo', "$d/t.si");
+($rc, $out, $err) = tk('check', "127.0.0.1:$port", '--tls1_2',
+                       '--servername', 'www.example.org');
+is($rc, 0, 'tack check accepts the token-signed TACK') or diag($out, $err);
+like($out, qr/^TACK ID        = \Q$id\E$/m, '... naming the token key');
+like($out, qr/^result         = accepted$/m, '... accepted');
+stop_server($pid);
+
+# ---- tack break -k URI
+($rc, $out, $err) = tk('break', '-k', $uri, '-p', '1234', '-o', "$d/b.pem");
+is($rc, 0, 'break -k pkcs11:... exits 0') or diag($err);
+($rc, $out, $err) = tk('view', "$d/b.pem");
+is($rc, 0, 'the break signature verifies') or diag($err);
+is($out, "Breaks TACK ID = $id\n", '... and breaks the token key');
+($rc2, $si, $e2) = tk('serverinfo', '-b', "$d/b.pem");
+is($rc2, 0, 'serverinfo takes the token-made break signature') or diag($e2);
+($rc2, $si, $e2) = tk('serverinfo', '-t', "$d/t.pem", '-b', "$d/b.pem");
+like($e2, qr/breaks this very TACK's key/,
+     '... and knows it breaks the token-signed TACK');
+
+# ---- errors: the URI and the reason, exit status 2, nothing written
+sub fails_like {
+    my ($argv, $re, $name, $opt) = @_;
+    my ($rc, $out, $err) = tk($opt || {}, @$argv);
+    is($rc, 2, "$name: exit status 2");
+    like($err, $re, "$name: says why");
+    is($out, '', "$name: writes nothing");
+}
+my $q = quotemeta($uri);
+fails_like(['sign', '-k', $uri, '-p', '9999', '-c', $crt, '-o', "$d/w.pem"],
+           qr/^tack: $q: wrong PIN \(the token refused the login\)$/m,
+           'a wrong PIN');
+ok(!-e "$d/w.pem", 'a wrong PIN writes no file');
+fails_like(['break', '-k', $uri, '-p', '9999'], qr/^tack: $q: wrong PIN/m,
+           'break with a wrong PIN');
+fails_like(['sign', '-k', $uri, '-c', $crt],
+           qr/^tack: $q: a PIN is needed: give -p PIN, --password-file/m,
+           'no PIN and no terminal');
+fails_like(['sign', '-k', 'pkcs11:token=tack;object=nokey;type=private', '-p',
+            '1234', '-c', $crt],
+           qr/^tack: pkcs11:token=tack;object=nokey;type=private: no private key object="nokey" in token "tack"$/m,
+           'a missing object');
+fails_like(['sign', '-k', 'pkcs11:token=nope;object=tackkey', '-p', '1234',
+            '-c', $crt],
+           qr/^tack: pkcs11:token=nope;object=tackkey: no token "nope" \(tokens present: "tack"\)$/m,
+           'a missing token');
+fails_like(['sign', '-k', 'pkcs11:token=tack;object=rsakey', '-p', '1234',
+            '-c', $crt],
+           qr/^tack: pkcs11:token=tack;object=rsakey: not an EC P-256 key \(it is RSA\): a TACK key is ECDSA P-256$/m,
+           'an RSA key object');
+fails_like(['break', '-k', 'pkcs11:token=tack;object=p384key', '-p', '1234'],
+           qr/^tack: pkcs11:token=tack;object=p384key: not an EC P-256 key \(it is EC on secp384r1\)/m,
+           'a P-384 key object');
+fails_like(['sign', '-k', "$uri?pin-value=9999", '-c', $crt],
+           qr/^tack: $q\?pin-value=\*\*\*: wrong PIN/m,
+           'a wrong pin-value (not shown)');
+unlike((tk('sign', '-k', "$uri?pin-value=9999", '-c', $crt))[2], qr/9999/,
+       '... the PIN of a URI never appears in a message');
+fails_like(['sign', '-k', "$uri?module-path=$d/none.so", '-p', '1234', '-c',
+            $crt],
+           qr/^tack: $q\?module-path=\S+none\.so: cannot load the PKCS#11 module: /m,
+           'a module that is not there');
+mkdir("$d/no-engines") or die;
+fails_like(['sign', '-k', $uri, '-p', '1234', '-c', $crt],
+           qr/^tack: $q: the OpenSSL engine "pkcs11" is not installed \(Debian: libengine-pkcs11-openssl\)$/m,
+           'no pkcs11 engine', { env => { OPENSSL_ENGINES => "$d/no-engines" } });
+fails_like(['view', 'pkcs11:token=tack;object=nokey'],
+           qr/^tack: pkcs11:token=tack;object=nokey: no public key object="nokey" in token "tack"$/m,
+           'view of a missing object');
+fails_like(['view', 'pkcs11:token=nope;object=tackkey'],
+           qr/^tack: pkcs11:token=nope;object=tackkey: no token "nope"/m,
+           'view of a missing token');
+
+# The token still works after the failures (a wrong PIN did not lock it).
+($rc, $out, $err) = tk('sign', '-k', $uri, '-p', '1234', '-c', $crt);
+is($rc, 0, 'the token signs after the failed logins') or diag($err);
+
+# ---- the documentation names the way to make a key in a token
+($rc, $out) = tack('help', 'genkey');
+like($out, qr/pkcs11-tool .*--keypairgen/s, 'genkey --help shows pkcs11-tool');
+like(slurp(top() . '/docs/tack.1'), qr/pkcs11\\-tool .*keypairgen/s,
+     'the man page shows pkcs11-tool');
+
+done_testing();

@@ -1,0 +1,188 @@
+/*
+ * test_pkcs11.c -- keys whose private scalar cannot be read (a PKCS#11
+ * token's), without a token: an EC_KEY whose EC_KEY_METHOD signs with a
+ * hidden key, as libp11 does, sign TACKs and break signatures that verify,
+ * and one that signs with the wrong key is refused.  The URI helpers of
+ * tack_pkcs11.h.  t/tool/12-pkcs11.t loads real token keys.
+ *
+ * EC_KEY_METHOD is deprecated in OpenSSL 3.0 but is what engines use, so
+ * this file alone silences the deprecation.
+ */
+#define OPENSSL_SUPPRESS_DEPRECATED
+
+#include <string.h>
+
+#include <openssl/ec.h>
+#include <openssl/ecdsa.h>
+#include <openssl/err.h>
+
+#include "tack_pkcs11.h"
+#include "tests.h"
+
+/* The key the method signs with; each test runs in its own process. */
+static EVP_PKEY *tt_hidden;
+
+static ECDSA_SIG *tt_hidden_sign_sig(const unsigned char *dgst, int dgst_len,
+                                     const BIGNUM *kinv, const BIGNUM *r,
+                                     EC_KEY *eckey)
+{
+    EVP_PKEY_CTX *ctx = EVP_PKEY_CTX_new(tt_hidden, NULL);
+    unsigned char der[80];
+    size_t der_len = sizeof(der);
+    const unsigned char *p = der;
+    ECDSA_SIG *sig = NULL;
+
+    if (ctx != NULL && EVP_PKEY_sign_init(ctx) == 1 &&
+        EVP_PKEY_sign(ctx, der, &der_len, dgst, (size_t)dgst_len) == 1) {
+        sig = d2i_ECDSA_SIG(NULL, &p, (long)der_len);
+    }
+    EVP_PKEY_CTX_free(ctx);
+    return sig;
+}
+
+static int tt_hidden_sign(int type, const unsigned char *dgst, int dlen,
+                          unsigned char *out, unsigned int *out_len,
+                          const BIGNUM *kinv, const BIGNUM *r, EC_KEY *eckey)
+{
+    ECDSA_SIG *sig = tt_hidden_sign_sig(dgst, dlen, kinv, r, eckey);
+    int n = sig != NULL ? i2d_ECDSA_SIG(sig, &out) : 0;
+
+    ECDSA_SIG_free(sig);
+    *out_len = n > 0 ? (unsigned)n : 0;
+    return n > 0;
+}
+
+/* tt_token_like_key returns a P-256 key whose public point is |pub_of|'s
+ * and which holds no private scalar: its signatures come from |signer|. */
+static EVP_PKEY *tt_token_like_key(EVP_PKEY *pub_of, EVP_PKEY *signer)
+{
+    static EC_KEY_METHOD *meth;
+    uint8_t xy[TACK_KEY_LEN], oct[1 + TACK_KEY_LEN];
+    EC_KEY *ec = EC_KEY_new_by_curve_name(NID_X9_62_prime256v1);
+    EVP_PKEY *key = EVP_PKEY_new();
+
+    if (meth == NULL) {
+        meth = EC_KEY_METHOD_new(EC_KEY_get_default_method());
+        ck_assert_ptr_nonnull(meth);
+        EC_KEY_METHOD_set_sign(meth, tt_hidden_sign, NULL, tt_hidden_sign_sig);
+    }
+    tt_hidden = signer;
+    tt_raw_public(pub_of, xy);
+    oct[0] = 0x04;
+    memcpy(oct + 1, xy, TACK_KEY_LEN);
+    ck_assert_ptr_nonnull(ec);
+    ck_assert_ptr_nonnull(key);
+    ck_assert_int_eq(EC_KEY_oct2key(ec, oct, sizeof(oct), NULL), 1);
+    ck_assert_int_eq(EC_KEY_set_method(ec, meth), 1);
+    ck_assert_int_eq(EVP_PKEY_assign_EC_KEY(key, ec), 1);
+    return key;
+}
+
+START_TEST(pkcs11_key_without_scalar_signs_a_tack_that_verifies)
+{
+    EVP_PKEY *real = NULL, *token;
+    uint8_t priv[TACK_PRIV_LEN], want[TACK_KEY_LEN];
+    tack_t tack = tt_load_tack("draft00/TACK1.pem", 0);
+    tack_breaksig_t sig;
+
+    ck_assert_status(tack_key_generate(&real), TACK_OK);
+    token = tt_token_like_key(real, real);
+    /* Nothing to read: the scalar is not in the key. */
+    ck_assert_status(tack_key_private(token, priv), TACK_ERR_BAD_KEY);
+    ck_assert_status(tack_key_check_signing(token), TACK_OK);
+    ck_assert_status(tack_sign(&tack, token), TACK_OK);
+    tt_raw_public(real, want);
+    ck_assert_mem_eq(tack.public_key, want, TACK_KEY_LEN);
+    ck_assert_status(tack_verify(&tack), TACK_OK);
+    ck_assert_status(tack_breaksig_create(&sig, token), TACK_OK);
+    ck_assert_status(tack_breaksig_verify(&sig), TACK_OK);
+    ck_assert_int_eq(ERR_peek_error(), 0);
+    EVP_PKEY_free(token);
+    EVP_PKEY_free(real);
+}
+END_TEST
+
+START_TEST(pkcs11_key_signing_with_another_key_is_a_mismatch)
+{
+    EVP_PKEY *shown = NULL, *other = NULL, *token;
+    tack_t tack = tt_load_tack("draft00/TACK1.pem", 0);
+    tack_breaksig_t sig;
+
+    /* A token whose public object is not its private key's. */
+    ck_assert_status(tack_key_generate(&shown), TACK_OK);
+    ck_assert_status(tack_key_generate(&other), TACK_OK);
+    token = tt_token_like_key(shown, other);
+    ck_assert_status(tack_key_check_signing(token), TACK_ERR_KEY_MISMATCH);
+    ck_assert_status(tack_sign(&tack, token), TACK_ERR_KEY_MISMATCH);
+    ck_assert_status(tack_breaksig_create(&sig, token), TACK_ERR_KEY_MISMATCH);
+    EVP_PKEY_free(token);
+    EVP_PKEY_free(other);
+    EVP_PKEY_free(shown);
+}
+END_TEST
+
+START_TEST(pkcs11_key_is_uri_wants_the_pkcs11_scheme)
+{
+    ck_assert_int_eq(tack_key_is_uri("pkcs11:token=tack;object=k"), 1);
+    ck_assert_int_eq(tack_key_is_uri("PKCS11:object=k"), 1);
+    ck_assert_int_eq(tack_key_is_uri("pkcs11:"), 1);
+    ck_assert_int_eq(tack_key_is_uri("pkcs11"), 0);
+    ck_assert_int_eq(tack_key_is_uri("./pkcs11:key.pem"), 0);
+    ck_assert_int_eq(tack_key_is_uri("/etc/tack/key.pem"), 0);
+    ck_assert_int_eq(tack_key_is_uri(""), 0);
+    ck_assert_int_eq(tack_key_is_uri(NULL), 0);
+}
+END_TEST
+
+START_TEST(pkcs11_uri_has_pin_finds_pin_value_and_pin_source)
+{
+    ck_assert_int_eq(tack_pkcs11_uri_has_pin("pkcs11:object=k?pin-value=1"), 1);
+    ck_assert_int_eq(
+        tack_pkcs11_uri_has_pin("pkcs11:object=k?module-path=/m&pin-value=1"),
+        1);
+    ck_assert_int_eq(
+        tack_pkcs11_uri_has_pin("pkcs11:object=k?pin-source=file:/p"), 1);
+    ck_assert_int_eq(tack_pkcs11_uri_has_pin("pkcs11:object=k"), 0);
+    /* An object label is not a query attribute. */
+    ck_assert_int_eq(tack_pkcs11_uri_has_pin("pkcs11:object=pin-value=1"), 0);
+    ck_assert_int_eq(tack_pkcs11_uri_has_pin("key.pem?pin-value=1"), 0);
+}
+END_TEST
+
+START_TEST(pkcs11_load_refuses_bad_arguments_before_the_engine)
+{
+    char err[TACK_PKCS11_ERR_SIZE];
+    EVP_PKEY *key = NULL;
+
+    ck_assert_status(
+        tack_pkcs11_load("key.pem", "1234", 4, &key, err, sizeof(err)),
+        TACK_ERR_INVALID_ARG);
+    ck_assert_str_eq(err, "not a pkcs11: URI");
+    ck_assert_status(tack_pkcs11_load("pkcs11:object=k",
+                                      "12\0"
+                                      "4",
+                                      4, &key, err, sizeof(err)),
+                     TACK_ERR_INVALID_ARG);
+    ck_assert_str_eq(err, "the PIN has a NUL byte in it");
+    ck_assert_status(
+        tack_pkcs11_load("pkcs11:object=k", NULL, 0, NULL, err, sizeof(err)),
+        TACK_ERR_INVALID_ARG);
+    ck_assert_ptr_null(key);
+    ck_assert_int_eq(ERR_peek_error(), 0);
+}
+END_TEST
+
+Suite *pkcs11_suite(void)
+{
+    Suite *s = suite_create("pkcs11");
+    TCase *tc = tcase_create("pkcs11");
+
+    tcase_set_timeout(tc, TT_TIMEOUT);
+    tcase_add_test(tc, pkcs11_key_without_scalar_signs_a_tack_that_verifies);
+    tcase_add_test(tc, pkcs11_key_signing_with_another_key_is_a_mismatch);
+    tcase_add_test(tc, pkcs11_key_is_uri_wants_the_pkcs11_scheme);
+    tcase_add_test(tc, pkcs11_uri_has_pin_finds_pin_value_and_pin_source);
+    tcase_add_test(tc, pkcs11_load_refuses_bad_arguments_before_the_engine);
+    suite_add_tcase(s, tc);
+    return s;
+}
