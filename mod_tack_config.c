@@ -242,6 +242,11 @@ static const char *tack_cmd_TackSigningKey(cmd_parms *cmd, void *dcfg,
     if (!strcasecmp(arg, "none")) {
         conf->sign_key = "";
     } else if (!strncasecmp(arg, "pkcs11:", 7)) {
+        if (ap_strcasestr(arg, "pin-value=")) {
+            return "TackSigningKey: the PKCS#11 URI carries pin-value: the PIN "
+                   "does not belong in httpd.conf; take it out and name its "
+                   "source with TackSigningPassword file:, exec: or env:";
+        }
         conf->sign_key = arg;
     } else if (!(conf->sign_key = tack_server_path(cmd, arg))) {
         return apr_psprintf(cmd->pool, "TackSigningKey %s: invalid file path",

@@ -12,19 +12,27 @@
  *
  * The key: a TACKpy key file (its password from TackSigningPassword
  * file:/exec:/env:, never from httpd.conf) or a PKCS#11 URI (the PIN from
- * the same sources; the key stays in the token).  It is loaded at its
- * first use in a configuration pass, in the parent, and freed -- its
- * scalar wiped by OpenSSL -- when the pass ends (tack_sign_end, from
- * post_config, before any child is forked): no key outlives the pass,
- * none reaches a child, and none is read without the directive.  A
- * handshake never signs: what is signed here is served like any TACK,
- * from bytes built now.
+ * the same sources; the key stays in the token).  At its first use in a
+ * configuration pass the parent forks a signer process, which fetches
+ * the password, loads the key and then signs the TACKs the parent sends
+ * it over a socket; the parent never holds the password, the scalar or
+ * the token's engine (libp11 and p11-kit keep state that a later pass of
+ * a long-lived parent cannot rely on).  At the end of the pass
+ * (tack_sign_end, from post_config, before any httpd child is forked) the
+ * socket is closed and the signer frees the key and exits: no key
+ * outlives the pass, none reaches an httpd child, and none is read
+ * without the directive.  A handshake never signs: what is signed here is
+ * served like any TACK, from bytes built now.
  */
 #include <ctype.h>
+#include <errno.h>
+#include <poll.h>
 #include <signal.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <sys/socket.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include "httpd.h"
@@ -41,6 +49,7 @@
 #include <openssl/x509.h>
 
 #include "mod_tack.h"
+#include "tack_pkcs11.h"
 
 APLOG_USE_MODULE(tack);
 
@@ -48,6 +57,9 @@ APLOG_USE_MODULE(tack);
 #define TACK_PW_MAX 1024
 /* How long an exec: program may take to print the password. */
 #define TACK_PW_EXEC_SECS 30
+/* How long the parent waits for the signer: loading (a password program,
+ * a token) and each signature. */
+#define TACK_SIGNER_SECS 60
 
 /* One signing key of this pass: a TackSigningKey with its password
  * source, loaded once however many vhosts use it. */
@@ -56,9 +68,10 @@ typedef struct {
     const char *pw;  /* TackSigningPassword, or NULL */
     const ap_directive_t *where;
     const ap_directive_t *pw_where;
-    EVP_PKEY *pkey; /* NULL until loaded, or when it cannot be */
+    EVP_PKEY *pkey; /* in the signer process only */
     const char *error;
-    int loaded;
+    int fd;    /* the parent's end of the signer's socket; -1: none */
+    pid_t pid; /* the signer process, or 0 */
     uint8_t pub[TACK_KEY_LEN];
     char fingerprint[TACK_FINGERPRINT_SIZE];
     int nsigned, nwritten, nkept, nskipped;
@@ -79,8 +92,15 @@ static apr_status_t tack_sign_forget(void *unused)
     for (hi = apr_hash_first(NULL, sign_signers); hi; hi = apr_hash_next(hi)) {
         tack_signer_t *sg = apr_hash_this_val(hi);
 
-        EVP_PKEY_free(sg->pkey); /* OpenSSL wipes the private scalar */
-        sg->pkey = NULL;
+        if (sg->fd >= 0) {
+            close(sg->fd); /* the signer frees the key and exits */
+            sg->fd = -1;
+        }
+        if (sg->pid > 0) {
+            while (waitpid(sg->pid, NULL, 0) < 0 && errno == EINTR) {
+            }
+            sg->pid = 0;
+        }
     }
     sign_pool = NULL;
     sign_signers = NULL;
@@ -290,19 +310,24 @@ static const char *tack_signer_keyfile(apr_pool_t *p, tack_signer_t *sg,
     return NULL;
 }
 
-static int tack_key_is_uri(const char *key)
-{
-    return !strncasecmp(key, "pkcs11:", 7);
-}
-
 /* tack_signer_token loads a key that stays in a PKCS#11 token. */
 static const char *tack_signer_token(apr_pool_t *p, tack_signer_t *sg,
                                      const char *pin, size_t pin_len)
 {
-    (void)pin;
-    (void)pin_len;
-    return apr_psprintf(p, "TackSigningKey %s: PKCS#11 keys are not "
-                           "supported yet", sg->key);
+    char why[TACK_PKCS11_ERR_SIZE];
+
+    why[0] = '\0';
+    if (tack_pkcs11_load(sg->key, pin, pin_len, &sg->pkey, why, sizeof(why)) !=
+        TACK_OK) {
+        ERR_clear_error();
+        return apr_psprintf(p, "TackSigningKey %s: %s%s", sg->key,
+                            why[0] ? why : "cannot load the key",
+                            sg->pw ? apr_psprintf(p, " (PIN from "
+                                                     "TackSigningPassword %s)",
+                                                  sg->pw)
+                                   : "");
+    }
+    return NULL;
 }
 
 /* tack_signer_load loads |sg|'s key; returns NULL or why it cannot be
@@ -346,6 +371,142 @@ static const char *tack_signer_load(apr_pool_t *p, tack_signer_t *sg)
     return NULL;
 }
 
+/* ---- the signer process ---------------------------------------------------- */
+
+/* tack_io waits up to TACK_SIGNER_SECS for |fd| and reads or writes all of
+ * |len| bytes; returns 1, or 0 on EOF, an error or the time-out. */
+static int tack_io(int fd, void *buf, size_t len, int writing)
+{
+    uint8_t *p = buf;
+
+    while (len > 0) {
+        struct pollfd pfd = {fd, writing ? POLLOUT : POLLIN, 0};
+        ssize_t n;
+        int r = poll(&pfd, 1, TACK_SIGNER_SECS * 1000);
+
+        if (r < 0 && errno == EINTR) {
+            continue;
+        }
+        if (r <= 0) {
+            return 0;
+        }
+        n = writing ? send(fd, p, len, MSG_NOSIGNAL) : read(fd, p, len);
+        if (n < 0 && errno == EINTR) {
+            continue;
+        }
+        if (n <= 0) {
+            return 0;
+        }
+        p += n;
+        len -= (size_t)n;
+    }
+    return 1;
+}
+
+/* The signer's first answer: the key's public point, or why it has none. */
+typedef struct {
+    uint8_t ok;
+    uint8_t pub[TACK_KEY_LEN];
+    char error[1024];
+} tack_signer_hello_t;
+
+/* tack_signer_main is the signer process: it loads the key, says so, then
+ * signs each TACK it is sent (166 bytes in, the 64-byte signature or
+ * zeros out) until the parent closes the socket.  It never returns. */
+static void tack_signer_main(tack_signer_t *sg, int fd)
+{
+    tack_signer_hello_t hello;
+    apr_pool_t *p;
+    const char *err;
+    uint8_t raw[TACK_LEN];
+
+    memset(&hello, 0, sizeof(hello));
+    apr_pool_create(&p, NULL);
+    err = p ? tack_signer_load(p, sg) : "out of memory";
+    if (err) {
+        apr_cpystrn(hello.error, err, sizeof(hello.error));
+    } else {
+        hello.ok = 1;
+        memcpy(hello.pub, sg->pub, TACK_KEY_LEN);
+    }
+    if (tack_io(fd, &hello, sizeof(hello), 1)) {
+        while (hello.ok && tack_io(fd, raw, TACK_LEN, 0)) {
+            tack_t tack;
+
+            if (tack_parse(&tack, raw, TACK_LEN) != TACK_OK ||
+                tack_sign(&tack, sg->pkey) != TACK_OK) {
+                memset(tack.signature, 0, TACK_SIG_LEN);
+                ERR_clear_error();
+            }
+            if (!tack_io(fd, tack.signature, TACK_SIG_LEN, 1)) {
+                break;
+            }
+        }
+    }
+    EVP_PKEY_free(sg->pkey); /* OpenSSL wipes the private scalar */
+    _exit(0);
+}
+
+/* tack_signer_start forks the signer of |sg| and waits for its first
+ * answer; returns NULL (the key is ready: sg->pub), or why not. */
+static const char *tack_signer_start(apr_pool_t *p, tack_signer_t *sg)
+{
+    tack_signer_hello_t hello;
+    int sv[2];
+    pid_t pid;
+
+    if (socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, sv) < 0) {
+        return apr_psprintf(p, "TackSigningKey %s: socketpair: %s", sg->key,
+                            strerror(errno));
+    }
+    pid = fork();
+    if (pid < 0) {
+        close(sv[0]);
+        close(sv[1]);
+        return apr_psprintf(p, "TackSigningKey %s: fork: %s", sg->key,
+                            strerror(errno));
+    }
+    if (pid == 0) {
+        close(sv[0]);
+        signal(SIGHUP, SIG_IGN); /* httpd's restart signals are the parent's */
+        signal(SIGUSR1, SIG_IGN);
+        signal(SIGTERM, SIG_DFL);
+        tack_signer_main(sg, sv[1]);
+    }
+    close(sv[1]);
+    sg->fd = sv[0];
+    sg->pid = pid;
+    if (!tack_io(sg->fd, &hello, sizeof(hello), 0)) {
+        kill(pid, SIGKILL);
+        return apr_psprintf(p,
+                            "TackSigningKey %s: the signer process gave no "
+                            "answer within %d seconds",
+                            sg->key, TACK_SIGNER_SECS);
+    }
+    if (!hello.ok) {
+        hello.error[sizeof(hello.error) - 1] = '\0';
+        return apr_pstrdup(p, hello.error);
+    }
+    memcpy(sg->pub, hello.pub, TACK_KEY_LEN);
+    tack_fingerprint(sg->pub, sg->fingerprint);
+    return NULL;
+}
+
+/* tack_signer_sign has |tack| signed by |sg|'s process and checks the
+ * signature; returns TACK_OK or why not. */
+static tack_status_t tack_signer_sign(tack_signer_t *sg, tack_t *tack)
+{
+    uint8_t raw[TACK_LEN];
+
+    memcpy(tack->public_key, sg->pub, TACK_KEY_LEN);
+    tack_encode(tack, raw);
+    if (sg->fd < 0 || !tack_io(sg->fd, raw, TACK_LEN, 1) ||
+        !tack_io(sg->fd, tack->signature, TACK_SIG_LEN, 0)) {
+        return TACK_ERR_IO;
+    }
+    return tack_verify(tack);
+}
+
 /* tack_signer_get returns the signer of |conf| in this pass, loading its
  * key the first time; the reason it cannot be used is logged once (under
  * -t by the caller, as a problem). */
@@ -373,8 +534,9 @@ static tack_signer_t *tack_signer_get(server_rec *s, const tack_conf_t *conf)
     sg->pw = conf->sign_pw;
     sg->where = conf->sign_key_where;
     sg->pw_where = conf->sign_pw_where;
+    sg->fd = -1;
     apr_hash_set(sign_signers, id, APR_HASH_KEY_STRING, sg);
-    sg->error = tack_signer_load(sign_pool, sg);
+    sg->error = tack_signer_start(sign_pool, sg);
     if (sg->error && !tack_config_strict()) {
         ap_log_error(APLOG_MARK, APLOG_ERR, 0, s,
                      "TACK00030: %s (" TACK_WHERE_FMT "); no TACK is signed "
@@ -513,7 +675,7 @@ static tack_item_t *tack_sign_one(apr_pool_t *p, server_rec *s,
     tack.generation = (uint8_t)(conf->sign_gen == TACK_UNSET ? 0 : conf->sign_gen);
     tack.expiration = expires;
     memcpy(tack.target_hash, cert->hash, TACK_HASH_LEN);
-    if (tack_sign(&tack, sg->pkey) != TACK_OK) {
+    if (tack_signer_sign(sg, &tack) != TACK_OK) {
         ap_log_error(APLOG_MARK, APLOG_ERR, 0, s,
                      "TACK00038: vhost %s: signing a TACK for %s with "
                      "TackSigningKey %s failed; it is served without one",
@@ -622,7 +784,7 @@ void tack_sign_vhost(apr_pool_t *p, server_rec *s, const tack_conf_t *conf,
         return;
     }
     sg = tack_signer_get(s, conf);
-    if (!sg->pkey) {
+    if (sg->error) {
         return;
     }
     for (j = 0; j < sel->nsigs; j++) {
@@ -684,7 +846,7 @@ void tack_sign_end(server_rec *s_main)
     for (hi = apr_hash_first(NULL, sign_signers); hi; hi = apr_hash_next(hi)) {
         const tack_signer_t *sg = apr_hash_this_val(hi);
 
-        if (sg->pkey && !tack_config_strict()) {
+        if (!sg->error && !tack_config_strict()) {
             ap_log_error(APLOG_MARK, APLOG_INFO, 0, s_main,
                          "TACK00036: TackSigningKey %s (key %s): %d TACK%s "
                          "signed, %d written to a TackStore, %d kept in "

@@ -8,42 +8,77 @@
 # graceful restart that activates each certificate, a TACK for it with the
 # TACK key named by TackSigningKey, and writes it into the TackStore.  Obtain,
 # then renew twice: a client whose pin is active accepts the name with each
-# new key, the TACK key unchanged.
+# new key, the TACK key unchanged.  Twice: with the TACK key in a TACKpy key
+# file, then in a SoftHSM2 token (PKCS#11 URI, the PIN from a file).
 use strict;
 use warnings FATAL => 'all';
 use FindBin;
 use lib "$FindBin::Bin/lib";
 
 use AcmeTest;
-BEGIN { need('pebble', 'mod_md') }
+BEGIN { need('pebble', 'mod_md', 'softhsm2', 'pkcs11-tool', 'engine') }
 use Test::More;
 use TackTest qw(log_mark log_since log_clean);
 
-plan tests => 40;
+plan tests => 2 * 40 + 2;
 
-my $name = 'sign.tack.test';
-my $d = acme_tmp('signing');
-my $pebble = Pebble->start("$d/pebble");
+my $top_d = acme_tmp('signing');
+my $pebble = Pebble->start("$top_d/pebble");
+
+# The token: its own directory, found through SOFTHSM2_CONF (which httpd's
+# parent inherits), a P-256 key made inside it.
+my $softhsm = '/usr/lib/softhsm/libsofthsm2.so';
+mkdir "$top_d/tokens";
+spew("$top_d/softhsm2.conf", "directories.tokendir = $top_d/tokens\n"
+     . "objectstore.backend = file\nlog.level = ERROR\n");
+$ENV{SOFTHSM2_CONF} = "$top_d/softhsm2.conf";
+my ($rc, $out, $err) = run('softhsm2-util', '--init-token', '--free', '--label', 'tack',
+                           '--pin', '4321', '--so-pin', '8765');
+is($rc, 0, 'a SoftHSM2 token') or diag($out, $err);
+($rc, $out, $err) = run('pkcs11-tool', '--module', $softhsm, '--login', '--pin', '4321',
+                        '--keypairgen', '--key-type', 'EC:prime256v1',
+                        '--label', 'tackkey', '--id', '01');
+is($rc, 0, '... with a P-256 TACK key made inside it') or diag($out, $err);
+
+run_case('file');
+run_case('token');
+
+sub run_case {
+my ($kind) = @_;
+my $name = "$kind.sign.tack.test";
+my $d = acme_tmp("signing-$kind");
 my $store = "$d/store";
 mkdir $store or die "$store: $!";
 
-# The TACK key and its password, readable by root only.
-spew("$d/tack.pw", "acme-signing\n");
-chmod 0600, "$d/tack.pw";
-my ($rc, $out, $err) = tack('genkey', '-o', "$d/tack.key",
-                            '--password-file', "$d/tack.pw");
-is($rc, 0, 'a TACK key') or diag($err);
-my $id = tack_id("$d/tack.key");
-ok($id, "... its TACK ID is $id");
+# The TACK key and its password (or PIN), readable by root only.
+my ($rc, $out, $err, $id, $signing);
+if ($kind eq 'file') {
+    spew("$d/tack.pw", "acme-signing\n");
+    chmod 0600, "$d/tack.pw";
+    ($rc, $out, $err) = tack('genkey', '-o', "$d/tack.key",
+                             '--password-file', "$d/tack.pw");
+    is($rc, 0, 'file: a TACK key') or diag($err);
+    $id = tack_id("$d/tack.key");
+    $signing = "$d/tack.key";
+} else {
+    spew("$d/tack.pw", "4321\n");
+    chmod 0600, "$d/tack.pw";
+    $signing = 'pkcs11:token=tack;object=tackkey;type=private';
+    ($rc, $out, $err) = tack('view', 'pkcs11:token=tack;object=tackkey');
+    is($rc, 0, 'token: tack view shows the key in the token') or diag($out, $err);
+    $id = $out =~ /^TACK ID\s+= (\S+)$/m ? $1 : undef;
+}
+ok($id, "$kind: its TACK ID is " . ($id // '?'));
+my $key_re = $kind eq 'file' ? qr/\S+tack\.key/ : qr/\Q$signing\E/;
 
-my $h = TackTest::Httpd->new('acme-signing');
+my $h = TackTest::Httpd->new("acme-signing-$kind");
 my $http = Pebble::free_port();
 my $port = $h->port;
 $h->write_conf(md_conf($pebble, store => "$d/md", http => $http,
                        https => $port, renew => 1)
     . <<"C", loglevel => 'info tack:info ssl:warn md:info');
 Listen 127.0.0.1:$http
-TackSigningKey $d/tack.key
+TackSigningKey $signing
 TackSigningPassword file:$d/tack.pw
 TackStore $store
 TackPinActivation on
@@ -58,25 +93,25 @@ my $staged = "$d/md/staging/$name/pubcert.secp256r1.pem";
 my $tackfile = "$store/$name.$port.ecdsa.tack.pem";
 my $pins = "$d/pins.json";
 
-# wait_staged($old): mod_md staged a certificate whose key is not $old.
-sub wait_staged {
+# $wait_staged->($old): mod_md staged a certificate whose key is not $old.
+my $wait_staged = sub {
     my ($old) = @_;
     return Pebble::wait_until(30, sub {
         return 0 unless -f $staged;
         my $k = key_sha256($staged) or return 0;
         return (!$old || $k ne $old) ? $k : 0;
     });
-}
-sub check_at {
+};
+my $check_at = sub {
     my ($days) = @_;
     return tack('check', "127.0.0.1:$port", '--servername', $name,
                 '--pins', $pins, '--now', "+${days}d");
-}
+};
 
 my $t0 = time;
 ($rc, $out) = $h->start;
 is($rc, 0, 'apache2 with mod_md and TackSigningKey started') or diag($out);
-my $key = wait_staged();
+my $key = $wait_staged->();
 ok($key, 'mod_md obtained a certificate from pebble')
     or diag(log_since(0, $h->error_log), $pebble->log_text);
 
@@ -84,15 +119,15 @@ my $mark = log_mark($h->error_log);
 ok($h->graceful, 'graceful restart: mod_md activates it');
 my $log = log_since($mark, $h->error_log);
 like($log, qr/AH10068: \Q$name\E: staged set activated/, '... mod_md says so');
-like($log, qr/TACK00031: vhost \Q$name\E:$port: signed a TACK for ECDSA certificate \/CN=\Q$name\E with TackSigningKey \S+tack\.key \(key \Q$id\E, generation 0, expires \S+, with the certificate\); written to \Q$tackfile\E/,
+like($log, qr/TACK00031: vhost \Q$name\E:$port: signed a TACK for ECDSA certificate \/CN=\Q$name\E with TackSigningKey $key_re \(key \Q$id\E, generation 0, expires \S+, with the certificate\); written to \Q$tackfile\E/,
      '... and mod_tack signs a TACK for it in the same restart');
 ok(-f $tackfile, '... written into the store');
 is(tack_id($tackfile), $id, '... under the TACK key');
-($rc, $out, $err) = check_at(0);
+($rc, $out, $err) = $check_at->(0);
 is($rc, 0, 'first check: accepted, pinned') or diag($out, $err);
 like($out, qr/^key_sha256\s+= $key$/m, '... the certificate from pebble');
 like($out, qr/^result\s+= accepted$/m, '... the TACK verifies');
-($rc, $out, $err) = check_at(10);
+($rc, $out, $err) = $check_at->(10);
 is($rc, 0, 'ten days later: accepted') or diag($out, $err);
 like($out, qr/activated until/, '... and the pin is active');
 
@@ -100,11 +135,11 @@ my %seen = ($key => 1);
 my $day = 11;
 for my $n (1, 2) {
     # the graceful restart began a renewal (the window is 1900 days)
-    my $new = wait_staged($key);
+    my $new = $wait_staged->($key);
     ok($new, "renewal $n: mod_md staged a renewed certificate")
         or diag(log_since($mark, $h->error_log));
     ok($new && !$seen{$new}++, '... with a new key');
-    ($rc, $out, $err) = check_at($day++);
+    ($rc, $out, $err) = $check_at->($day++);
     is($rc, 0, '... until the restart the old certificate is served, and accepted')
         or diag($out, $err);
     $mark = log_mark($h->error_log);
@@ -114,7 +149,7 @@ for my $n (1, 2) {
          '... the renewed certificate activated');
     like($log, qr/TACK00031: vhost \Q$name\E:$port: signed a TACK .*written to \Q$tackfile\E/,
          '... mod_tack signed a TACK for it, in place of the old one');
-    ($rc, $out, $err) = check_at($day++);
+    ($rc, $out, $err) = $check_at->($day++);
     is($rc, 0, '... the pinned client accepts the name') or diag($out, $err);
     like($out, qr/^key_sha256\s+= \Q$new\E$/m, '... served with the new key');
     like($out, qr/^result\s+= accepted$/m, '... result accepted');
@@ -132,10 +167,11 @@ unlike($log, qr/TACK00031: vhost \Q$name\E/, '... signs nothing for the certific
     or diag($log);
 like($log, qr/TACK00056: vhost \Q$name\E:$port: serving TACK \Q$tackfile\E \(TackStore/,
      '... it is served from the store');
-($rc, $out, $err) = check_at($day++);
+($rc, $out, $err) = $check_at->($day++);
 is($rc, 0, '... and still accepted') or diag($out, $err);
 
 log_clean(0, [qr/AH10085: Init: \Q$name\E:\d+ will respond with '503 Service Unavailable' for now/],
           $h->error_log);
 $h->stop;
-ok($secs < 60, "obtained and renewed twice within 60 s ($secs s)");
+ok($secs < 60, "$kind: obtained and renewed twice within 60 s ($secs s)");
+}

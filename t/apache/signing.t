@@ -17,7 +17,7 @@ use TackTest;
 use TackFixture qw(make_cert make_key spki_hash fingerprint tack_bytes
     breaksig_bytes pem write_file);
 
-plan tests => 90;
+plan tests => 107;
 
 my $TACK = top_dir() . '/tack';
 my $h = TackTest::Httpd->new('signing');
@@ -293,6 +293,60 @@ $r = probe(port => $port, name => 'a.test', version => '1.2');
 ok($r->{ok} && !defined $r->{ext}, 'a.test is up and serves no TACK');
 ok(served('own.test'), 'own.test still serves its TackFile');
 log_clean($mark, [qr/TACK00030/], $h->error_log);
+
+# ---- a key in a PKCS#11 token (SoftHSM2): errors name the URI and reason --
+my $softhsm = '/usr/lib/softhsm/libsofthsm2.so';
+ok(-e $softhsm && -x '/usr/bin/pkcs11-tool', 'SoftHSM2 and pkcs11-tool are installed (make deps)')
+    or BAIL_OUT('softhsm2 / opensc missing');
+mkdir "$d/tokens";
+write_file("$d/softhsm2.conf", "directories.tokendir = $d/tokens\nobjectstore.backend = file\nlog.level = ERROR\n");
+$ENV{SOFTHSM2_CONF} = "$d/softhsm2.conf";
+TackFixture::run("softhsm2-util --init-token --free --label tack --pin 1234 --so-pin 5678 2>&1");
+TackFixture::run("pkcs11-tool --module $softhsm --login --pin 1234 --keypairgen"
+    . " --key-type EC:prime256v1 --label tackkey --id 01 2>&1");
+TackFixture::run("pkcs11-tool --module $softhsm --login --pin 1234 --keypairgen"
+    . " --key-type rsa:2048 --label rsakey --id 02 2>&1");
+write_file("$d/pin", "1234\n");
+chmod 0600, "$d/pin";
+my $uri = 'pkcs11:token=tack;object=tackkey;type=private';
+my $token = $nostore;
+$token =~ s{^TackSigningKey .*$}{TackSigningKey "$uri"}m;
+$token =~ s{^TackSigningPassword .*$}{TackSigningPassword file:\@ROOT\@/pin}m;
+$h->write_conf($token);
+($rc, $out) = $h->configtest;
+is($rc, 0, 'apache2 -t accepts a key in a token, with its PIN from a file') or diag($out);
+# (SOFTHSM2_CONF reaches the parent at its start: restart it)
+$h->stop;
+$mark = -s $h->error_log;
+($rc, $out) = $h->start;
+is($rc, 0, 'started with the token key') or diag($out);
+my $tok = served('a.test');
+my ($tok_id) = (tool('view', "'pkcs11:token=tack;object=tackkey'"))[1] =~ /TACK ID\s+=\s+(\S+)/;
+ok($tok && $tok_id && $tok->{id} eq $tok_id, 'a.test serves a TACK signed in the token');
+($rc, $out) = tool('check', "127.0.0.1:$port", '--servername', 'a.test');
+like($out, qr/^result\s+= accepted$/m, '... which verifies') or diag($out);
+for my $case (
+    ['a wrong PIN', sub { write_file("$d/pin2", "9999\n"); chmod 0600, "$d/pin2";
+        $_[0] =~ s{file:\@ROOT\@/pin$}{file:\@ROOT\@/pin2}m },
+     qr/TACK00033: TackSigningKey \Q$uri\E: wrong PIN .*\(PIN from TackSigningPassword file:\S+pin2\)/],
+    ['a missing object', sub { $_[0] =~ s{object=tackkey}{object=nosuchkey} },
+     qr/TACK00033: TackSigningKey pkcs11:token=tack;object=nosuchkey;type=private: no private key object="nosuchkey" in token "tack"/],
+    ['a missing token', sub { $_[0] =~ s{token=tack;}{token=nosuch;} },
+     qr/TACK00033: TackSigningKey pkcs11:token=nosuch;\S+: no token "nosuch" \(tokens present: "tack"\)/],
+    ['an RSA key object', sub { $_[0] =~ s{object=tackkey}{object=rsakey} },
+     qr/TACK00033: TackSigningKey \S+object=rsakey\S*: not an EC P-256 key \(it is RSA\)/],
+    ['a PIN in the URI', sub { $_[0] =~ s{type=private}{type=private?pin-value=1234} },
+     qr/TackSigningKey: the PKCS#11 URI carries pin-value: the PIN does not belong in httpd\.conf/]) {
+    my ($what, $edit, $want) = @$case;
+    my $conf = $token;
+    $edit->($conf);
+    $h->write_conf($conf);
+    ($rc, $out) = $h->configtest;
+    isnt($rc, 0, "apache2 -t refuses $what");
+    like($out, $want, '... naming the URI and the reason') or diag($out);
+    unlike($out, qr/1234/, '... and never the PIN') if $what eq 'a PIN in the URI';
+}
+log_clean($mark, [], $h->error_log);
 
 # syntax: never the password itself, generations in range
 for my $case (['TackSigningPassword sekrit', qr/TackSigningPassword sek\.\.\.: not a password source; write file:PATH/],

@@ -199,10 +199,11 @@ is(copies($core, $PW), 0, 'break: the password is gone from memory at exit');
 is(copies($core, $scalar), 0, 'break: the private scalar is gone from memory at exit');
 
 # ---- the module with TackSigningKey (issue 14) ---------------------------------
-# The parent reads the one key the directive names, signs with it during the
-# configuration pass and frees it before any child is forked: after a start,
-# neither the parent nor any child holds the password or the scalar.  The
-# control: a core taken while httpd is inside tack_sign holds the scalar.
+# The parent forks a signer process that reads the one key the directive
+# names and signs with it during the configuration pass; it exits before any
+# httpd child is forked: after a start, neither the parent nor any child
+# holds the password or the scalar.  The control: a core of the signer
+# taken inside tack_sign holds the scalar.
 my $SPW = RelTest::PASSWORD;
 my $sscalar = key_scalar("$d/sign.key", $SPW);
 ok(defined $sscalar, 'the TACK key decrypts here');
@@ -241,17 +242,19 @@ for my $pid ($ppid, @kids) {
     is(copies($c, $SPW), 0, "$what: no copy of its password");
 }
 $h->stop;
-# the control, on httpd itself: one process (-X), stopped inside tack_sign
+# the control, on httpd itself (-X): its signer process, stopped inside
+# tack_sign, holds the scalar
 my $ctl_core = "$d/httpd-sign.core";
 unlink $ctl_core;
 write_file("$d/gdb-httpd.cmds", join "\n", 'set pagination off', 'set confirm off',
-    'set breakpoint pending on', 'break tack_sign', 'run',
+    'set breakpoint pending on', 'set follow-fork-mode child',
+    'set detach-on-fork on', 'break tack_sign', 'run',
     "generate-core-file $ctl_core", 'kill', 'quit', '');
 run_cmd({ timeout => 120 }, 'gdb', '-q', '-batch', '-x', "$d/gdb-httpd.cmds", '--args',
     $RelTest::HTTPD, '-X', '-f', $h->conf_file);
 my $cc = read_file($ctl_core);
 unlink $ctl_core;
 cmp_ok(copies($cc, $sscalar), '>', 0,
-       'control: httpd stopped inside tack_sign holds the scalar (the scan sees it)');
+       'control: httpd\'s signer process stopped inside tack_sign holds the scalar (the scan sees it)');
 
 done_testing();
