@@ -480,6 +480,7 @@ static int tack_hook_init_server(server_rec *s, apr_pool_t *p, int is_proxy,
     tack_config_resolve(tmp, s, conf, certs, n, 1, &sel);
     tack_sign_vhost(p, s, conf, &sel);
     tack_config_mark_cert_bound(&sel);
+    tack_guard_note(s, conf, &sel);
     rt = tack_rt_build(p, s, &sel);
     tack_status_add(p, rt);
     if (tack_ext_register(s, ctx, conf, rt)) {
@@ -505,6 +506,8 @@ static int tack_hook_post_config(apr_pool_t *pconf, apr_pool_t *plog,
     if (tack_config_strict()) {
         return OK;
     }
+    tack_guard_check(s);
+    tack_guard_end(s);
     tack_config_log_load_errors(s);
     tack_config_log_warnings(s);
     tack_config_check_unmatched(s);

@@ -17,6 +17,8 @@
  *                          configuration tree
  *   mod_tack_sign.c        TackSigningKey: TACKs signed in the parent at
  *                          start-up for certificates that have none
+ *   mod_tack_guard.c       pin continuity: the memory of what was served
+ *                          (TackStateFile) and the guard
  *   mod_tack_status.c      counters (tack_ctr_t) and the status page
  *
  * Log tags: every ap_log_* call site carries its own "TACKnnnnn: " tag,
@@ -166,6 +168,8 @@ typedef struct {
     const char *sign_pw;
     const ap_directive_t *sign_pw_where;
     int sign_min_gen, sign_gen; /* TACK_UNSET: 0 */
+    const char *state_file;    /* TackStateFile (main server), or NULL */
+    apr_array_header_t *lapse; /* TackLetPinsLapse TACK IDs, or NULL */
 } tack_conf_t;
 
 /* A certificate of a vhost and the TACKs chosen for it. */
@@ -447,6 +451,31 @@ int tack_sign_check(apr_pool_t *ptemp, server_rec *s_main);
 /* tack_sign_end reports what was signed in this pass (info) and frees and
  * wipes every signing key: none outlives the configuration pass. */
 void tack_sign_end(server_rec *s_main);
+
+/* tack_sign_public returns the public key of |conf|'s TackSigningKey,
+ * loading it if needed, or NULL when there is none or it cannot be used. */
+const uint8_t *tack_sign_public(server_rec *s, const tack_conf_t *conf);
+
+/* mod_tack_guard.c */
+
+/* tack_guard_note records what |sel| (the vhost |s|) is about to serve,
+ * for the guard and the memory; nothing when the vhost has no pin
+ * activation and nothing is remembered of it. */
+void tack_guard_note(server_rec *s, const tack_conf_t *conf,
+                     const tack_sel_t *sel);
+
+/* tack_guard_remembers returns 1 when the memory holds TACK keys served by
+ * the vhost |s| (under -t: its certificates must be looked at). */
+int tack_guard_remembers(server_rec *s);
+
+/* tack_guard_check logs every certificate that would be served without a
+ * TACK under a key its clients may still have pinned; returns the number
+ * that refuse the configuration (under -t; expiry is only a warning). */
+int tack_guard_check(server_rec *s_main);
+
+/* tack_guard_end writes what this pass serves into the memory (real start
+ * only) and forgets the pass. */
+void tack_guard_end(server_rec *s_main);
 
 /* mod_tack_configtest.c */
 

@@ -315,6 +315,54 @@ static const char *tack_cmd_TackSigningGeneration(cmd_parms *cmd, void *dcfg,
     return NULL;
 }
 
+/* TackStateFile PATH: where the memory of served TACKs lives (main server
+ * only: one memory for the whole server). */
+static const char *tack_cmd_TackStateFile(cmd_parms *cmd, void *dcfg,
+                                          const char *arg)
+{
+    const char *err = ap_check_cmd_context(cmd, GLOBAL_ONLY);
+
+    if (err) {
+        return err;
+    }
+    if (!(tack_config_get(cmd->server)->state_file =
+              ap_server_root_relative(cmd->pool, arg))) {
+        return apr_psprintf(cmd->pool, "TackStateFile %s: invalid path", arg);
+    }
+    return NULL;
+}
+
+/* TackLetPinsLapse TACK-ID...: the recorded decision to stop serving a
+ * TACK key whose pins may still be active. */
+static const char *tack_cmd_TackLetPinsLapse(cmd_parms *cmd, void *dcfg,
+                                             const char *arg)
+{
+    tack_conf_t *conf = tack_config_get(cmd->server);
+    size_t i, n = strlen(arg);
+
+    for (i = 0; i < n; i++) {
+        int dot = i % 6 == 5;
+
+        if (dot ? arg[i] != '.'
+                : !((arg[i] >= 'a' && arg[i] <= 'z') ||
+                    (arg[i] >= '2' && arg[i] <= '7'))) {
+            break;
+        }
+    }
+    if (n != TACK_FINGERPRINT_SIZE - 1 || i != n) {
+        return apr_psprintf(cmd->pool,
+                            "TackLetPinsLapse %s: not a TACK ID (five groups "
+                            "of five letters and digits 2-7 joined by dots, "
+                            "as tack view shows it)",
+                            arg);
+    }
+    if (!conf->lapse) {
+        conf->lapse = apr_array_make(cmd->pool, 1, sizeof(const char *));
+    }
+    APR_ARRAY_PUSH(conf->lapse, const char *) = arg;
+    return NULL;
+}
+
 const command_rec tack_config_cmds[] = {
     AP_INIT_TAKE12("TackFile", tack_cmd_TackFile, NULL, RSRC_CONF,
                    "a TACK file, and optionally 'inactive' (repeatable)"),
@@ -338,6 +386,13 @@ const command_rec tack_config_cmds[] = {
                   RSRC_CONF,
                   "where the signing key's password or PIN comes from: "
                   "file:PATH, exec:PROGRAM or env:NAME"),
+    AP_INIT_TAKE1("TackStateFile", tack_cmd_TackStateFile, NULL, RSRC_CONF,
+                  "the file that remembers which TACK keys were served with "
+                  "pin activation (server config only)"),
+    AP_INIT_ITERATE("TackLetPinsLapse", tack_cmd_TackLetPinsLapse, NULL,
+                    RSRC_CONF,
+                    "TACK IDs whose pins may lapse: stop serving them on "
+                    "purpose"),
     AP_INIT_TAKE12("TackSigningGeneration", tack_cmd_TackSigningGeneration,
                    NULL, RSRC_CONF,
                    "min_generation and generation of the TACKs signed "
@@ -393,6 +448,9 @@ void *tack_config_merge(apr_pool_t *p, void *basev, void *addv)
     if (!mrg->sign_pw) {
         mrg->sign_pw = base->sign_pw;
         mrg->sign_pw_where = base->sign_pw_where;
+    }
+    if (!mrg->lapse) {
+        mrg->lapse = base->lapse;
     }
     if (mrg->sign_gen == TACK_UNSET) {
         mrg->sign_min_gen = base->sign_min_gen;

@@ -199,6 +199,9 @@ static int tack_tree_certs(apr_pool_t *p, const tack_tree_t *tree,
         memcpy(certs[j].hash, hash, TACK_HASH_LEN);
         certs[j].x509 = NULL;
         certs[j].label = apr_psprintf(p, "certificate %s", path);
+        certs[j].key_type = type == EVP_PKEY_EC    ? "ECDSA"
+                            : type == EVP_PKEY_RSA ? "RSA"
+                                                   : OBJ_nid2sn(type);
         types[j] = type;
         if (j == n) {
             n++;
@@ -228,7 +231,7 @@ int tack_config_check(apr_pool_t *pconf, apr_pool_t *plog, apr_pool_t *ptemp,
 
         has_tacks = tack_nelts(conf->files) || tack_nelts(conf->server_files);
         has_own = has_tacks || tack_nelts(conf->sigfiles);
-        if (!has_own && !conf->store) {
+        if (!has_own && !conf->store && !tack_guard_remembers(s)) {
             continue; /* nothing to check: leave its certificates alone */
         }
         memset(certs, 0, sizeof(certs));
@@ -249,13 +252,18 @@ int tack_config_check(apr_pool_t *pconf, apr_pool_t *plog, apr_pool_t *ptemp,
         }
         problems += tack_config_resolve(ptemp, s, conf, certs, n, n > 0, &sel);
         tack_config_warn_expiry(s, &sel);
+        if (n > 0) {
+            tack_guard_note(s, conf, &sel);
+        }
     }
     if (all_known) {
         problems += tack_config_check_unmatched(s_main);
     }
     problems += tack_config_log_stores(s_main, all_known);
     problems += tack_sign_check(ptemp, s_main);
+    problems += tack_guard_check(s_main);
     tack_sign_end(s_main);
+    tack_guard_end(s_main);
     tack_config_log_warnings(s_main);
     if (problems) {
         ap_log_error(APLOG_MARK, APLOG_ERR, 0, s_main,

@@ -806,6 +806,17 @@ void tack_sign_vhost(apr_pool_t *p, server_rec *s, const tack_conf_t *conf,
     }
 }
 
+const uint8_t *tack_sign_public(server_rec *s, const tack_conf_t *conf)
+{
+    tack_signer_t *sg;
+
+    if (!conf->sign_key || !*conf->sign_key) {
+        return NULL;
+    }
+    sg = tack_signer_get(s, conf);
+    return sg->error ? NULL : sg->pub;
+}
+
 int tack_sign_check(apr_pool_t *ptemp, server_rec *s_main)
 {
     server_rec *s;

@@ -67,6 +67,7 @@ ServerName localhost
 TypesConfig /etc/mime.types
 DocumentRoot $dir
 ${load}LoadModule tack_module $MODULE
+TackStateFile $dir/tack-state.json
 SSLSessionCache shmcb:$dir/ssl_scache(512000)
 
 <VirtualHost 127.0.0.1:$port>

@@ -207,6 +207,7 @@ TypesConfig /etc/mime.types
 DocumentRoot $root
 $load
 LoadModule tack_module $module
+TackStateFile $root/logs/tack-state.json
 SSLSessionCache shmcb:$root/logs/ssl_scache(512000)
 $body
 CONF

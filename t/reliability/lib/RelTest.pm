@@ -449,6 +449,7 @@ TypesConfig /etc/mime.types
 DocumentRoot $root/htdocs
 $mods
 LoadModule tack_module $module
+TackStateFile $root/run/tack-state.json
 SSLSessionCache shmcb:$root/run/ssl_scache(512000)
 $extra
 $body

@@ -1,0 +1,642 @@
+/*
+ * mod_tack_guard.c -- pin continuity: never drop a pinned TACK silently.
+ *
+ * A client that holds an active pin for a name refuses it when it no
+ * longer shows a TACK under the pinned key, for up to 30 days (draft-00
+ * section 5: a pin seen with activation on lives until the last time it
+ * was confirmed plus MIN(30 days, that time minus when it was first
+ * seen)).  So the module remembers, per SSL virtual host (name:port) and
+ * certificate type, the TACK keys it served with pin activation on and
+ * since when, in a small state file (TackStateFile) that survives
+ * restarts and reboots, as clients' pins do.
+ *
+ * At every configuration pass the guard compares what each vhost is about
+ * to serve with that memory.  When a key whose pins can still be active
+ * would no longer be served for a certificate (a renewed certificate
+ * without a TACK, a new TACK key, a TACK left out), and no break signature
+ * of the vhost breaks it, and no TackLetPinsLapse records the decision:
+ *   - under "apache2 -t" it refuses the configuration (it warns instead
+ *     when the cause is the TACK's expiry: a condition of time, which must
+ *     not block every later reload);
+ *   - at a real start or restart it logs one error per certificate and
+ *     serves what it can.
+ * Certificates known only at start-up (mod_md's) are invisible to -t; the
+ * guard then acts at the start.  Only the parent reads and writes the
+ * file, atomically, at the end of a real pass.
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "httpd.h"
+#include "http_config.h"
+#include "http_log.h"
+#include "http_main.h"
+#include "apr_file_io.h"
+#include "apr_strings.h"
+
+#include <jansson.h>
+#include <openssl/crypto.h>
+
+#include "mod_tack.h"
+
+APLOG_USE_MODULE(tack);
+
+/* Where the memory lives when TackStateFile says nothing: a persistent
+ * directory (not the runtime directory, a tmpfs wiped at every boot). */
+#define TACK_STATE_DEFAULT "/var/lib/apache2/tack/state.json"
+#define TACK_PIN_MAX_SECS (30L * 24 * 60 * 60)
+/* Pins that can be active for less than this are not worth an error: a
+ * TACK served for a few minutes (a mistake put right at once) has pins
+ * that lapse within as many minutes. */
+#define TACK_GUARD_MIN_SECS (10L * 60)
+
+/* One TACK key remembered for a vhost's certificate. */
+typedef struct {
+    uint8_t key[TACK_KEY_LEN];
+    long first_seen;  /* first served with pin activation on */
+    long last_served; /* last pass that served it with activation on */
+    int serving;      /* served with activation by the running generation */
+    int has_tack;
+    uint8_t tack[TACK_LEN]; /* the last TACK served under it */
+} tack_mem_key_t;
+
+/* What one certificate of one vhost serves in this pass. */
+typedef struct {
+    server_rec *s;
+    const tack_conf_t *conf; /* its TackLetPinsLapse, its TackSigningKey */
+    const char *id;          /* "name:port TYPE", the memory's key */
+    const char *label;       /* the certificate, for messages */
+    uint8_t hash[TACK_HASH_LEN];
+    int activation;
+    int nkeys;
+    uint8_t keys[TACK_EXT02_MAX_TACKS][TACK_KEY_LEN];
+    const uint8_t *tacks[TACK_EXT02_MAX_TACKS]; /* their 166 bytes */
+    int nbroken;
+    uint8_t broken[TACK_MAX_BREAKSIGS][TACK_KEY_LEN];
+} tack_guard_note_t;
+
+/* The pass's state: a pool (a child of pconf, destroyed at the end of the
+ * pass), the memory read from the file (id -> apr_array of
+ * tack_mem_key_t), and the notes of this pass. */
+static apr_pool_t *guard_pool;
+static apr_hash_t *guard_mem;
+static apr_hash_t *guard_names; /* "name:port" of every id in guard_mem */
+static apr_array_header_t *guard_notes;
+static int guard_loaded;
+
+static apr_status_t tack_guard_forget(void *unused)
+{
+    guard_pool = NULL;
+    guard_mem = NULL;
+    guard_names = NULL;
+    guard_notes = NULL;
+    guard_loaded = 0;
+    return APR_SUCCESS;
+}
+
+static apr_pool_t *tack_guard_pool(server_rec *s)
+{
+    if (!guard_pool) {
+        apr_pool_create(&guard_pool, s->process->pconf);
+        apr_pool_tag(guard_pool, "tack_guard");
+        guard_mem = apr_hash_make(guard_pool);
+        guard_names = apr_hash_make(guard_pool);
+        guard_notes = apr_array_make(guard_pool, 16, sizeof(tack_guard_note_t));
+        apr_pool_cleanup_register(guard_pool, NULL, tack_guard_forget,
+                                  apr_pool_cleanup_null);
+    }
+    return guard_pool;
+}
+
+/* tack_state_file is where the memory lives: TackStateFile of the main
+ * server, or the default. */
+static const char *tack_state_file(void)
+{
+    const tack_conf_t *conf = tack_config_get(ap_server_conf);
+
+    return conf->state_file ? conf->state_file : TACK_STATE_DEFAULT;
+}
+
+/* ---- the state file ------------------------------------------------------ */
+
+static int tack_unhex(const char *in, uint8_t *out, size_t len)
+{
+    size_t i;
+
+    if (!in || strlen(in) != 2 * len) {
+        return 0;
+    }
+    for (i = 0; i < len; i++) {
+        unsigned v;
+
+        if (sscanf(in + 2 * i, "%2x", &v) != 1) {
+            return 0;
+        }
+        out[i] = (uint8_t)v;
+    }
+    return 1;
+}
+
+static char *tack_hex(apr_pool_t *p, const uint8_t *in, size_t len)
+{
+    static const char digits[] = "0123456789abcdef";
+    char *out = apr_palloc(p, 2 * len + 1);
+    size_t i;
+
+    for (i = 0; i < len; i++) {
+        out[2 * i] = digits[in[i] >> 4];
+        out[2 * i + 1] = digits[in[i] & 15];
+    }
+    out[2 * len] = '\0';
+    return out;
+}
+
+/* tack_mem_parse reads one slot's keys; returns 0 when malformed. */
+static int tack_mem_parse(apr_pool_t *p, json_t *keys,
+                          apr_array_header_t **out)
+{
+    size_t i;
+    json_t *k;
+
+    if (!json_is_array(keys)) {
+        return 0;
+    }
+    *out = apr_array_make(p, (int)json_array_size(keys) + 1,
+                          sizeof(tack_mem_key_t));
+    json_array_foreach(keys, i, k)
+    {
+        tack_mem_key_t *m = apr_array_push(*out);
+        json_t *first = json_object_get(k, "first_seen");
+        json_t *last = json_object_get(k, "last_served");
+        const char *tack = json_string_value(json_object_get(k, "tack"));
+
+        memset(m, 0, sizeof(*m));
+        if (!json_is_integer(first) || !json_is_integer(last) ||
+            !tack_unhex(json_string_value(json_object_get(k, "key")), m->key,
+                        TACK_KEY_LEN)) {
+            return 0;
+        }
+        m->first_seen = (long)json_integer_value(first);
+        m->last_served = (long)json_integer_value(last);
+        m->serving = json_is_true(json_object_get(k, "serving"));
+        m->has_tack = tack && tack_unhex(tack, m->tack, TACK_LEN);
+    }
+    return 1;
+}
+
+/* tack_guard_load reads the memory once per pass; a missing or corrupt
+ * file means no memory, said once. */
+static void tack_guard_load(server_rec *s)
+{
+    const char *path = tack_state_file();
+    apr_pool_t *p = tack_guard_pool(s);
+    json_error_t jerr;
+    json_t *root, *slots, *slot;
+
+    if (guard_loaded) {
+        return;
+    }
+    guard_loaded = 1;
+    root = json_load_file(path, JSON_REJECT_DUPLICATES, &jerr);
+    if (!root) {
+        if (access(path, F_OK) != 0 && errno == ENOENT) {
+            ap_log_error(APLOG_MARK, APLOG_INFO, 0, s,
+                         "TACK00044: TackStateFile %s: not there yet; no "
+                         "memory of TACKs served before",
+                         path);
+        } else {
+            ap_log_error(APLOG_MARK, APLOG_WARNING, 0, s,
+                         "TACK00045: TackStateFile %s: cannot be read (%s, "
+                         "line %d); starting with no memory of TACKs served "
+                         "before, so the pin-continuity guard cannot warn "
+                         "about them",
+                         path, jerr.text, jerr.line);
+        }
+        return;
+    }
+    slots = json_object_get(root, "slots");
+    if (json_integer_value(json_object_get(root, "version")) != 1 ||
+        !json_is_object(slots)) {
+        ap_log_error(APLOG_MARK, APLOG_WARNING, 0, s,
+                     "TACK00047: TackStateFile %s: not a version 1 state "
+                     "file; starting with no memory of TACKs served before",
+                     path);
+        json_decref(root);
+        return;
+    }
+    {
+        const char *id;
+
+        json_object_foreach(slots, id, slot)
+        {
+            apr_array_header_t *keys;
+
+            if (!tack_mem_parse(p, slot, &keys)) {
+                ap_log_error(APLOG_MARK, APLOG_WARNING, 0, s,
+                             "TACK00048: TackStateFile %s: entry \"%s\" is "
+                             "malformed; starting with no memory of TACKs "
+                             "served before",
+                             path, id);
+                apr_hash_clear(guard_mem);
+                apr_hash_clear(guard_names);
+                break;
+            }
+            apr_hash_set(guard_mem, apr_pstrdup(p, id), APR_HASH_KEY_STRING,
+                         keys);
+            if (strrchr(id, ' ')) {
+                apr_hash_set(guard_names,
+                             apr_pstrndup(p, id, (size_t)(strrchr(id, ' ') - id)),
+                             APR_HASH_KEY_STRING, "");
+            }
+        }
+    }
+    json_decref(root);
+}
+
+/* ---- what this pass serves ------------------------------------------------- */
+
+int tack_guard_remembers(server_rec *s)
+{
+    char name[TACK_NAME_SIZE];
+
+    tack_guard_pool(s);
+    tack_guard_load(s);
+    return apr_hash_get(guard_names, tack_vhost_name_buf(s, name),
+                        APR_HASH_KEY_STRING) != NULL;
+}
+
+void tack_guard_note(server_rec *s, const tack_conf_t *conf,
+                     const tack_sel_t *sel)
+{
+    char name[TACK_NAME_SIZE];
+    apr_pool_t *p;
+    size_t j;
+    int c, k;
+
+    if (tack_config_quiet() || !sel->ncerts) {
+        return;
+    }
+    p = tack_guard_pool(s);
+    tack_guard_load(s);
+    tack_vhost_name_buf(s, name);
+    for (c = 0; c < sel->ncerts; c++) {
+        const tack_certsel_t *cert = &sel->certs[c];
+        const char *id = apr_psprintf(p, "%s %s", name,
+                                      cert->key_type ? cert->key_type : "?");
+        tack_guard_note_t *n;
+
+        if (!sel->pin_activation &&
+            !apr_hash_get(guard_mem, id, APR_HASH_KEY_STRING)) {
+            continue; /* nothing pinned here, and nothing remembered */
+        }
+        n = apr_array_push(guard_notes);
+        memset(n, 0, sizeof(*n));
+        n->s = s;
+        n->conf = conf;
+        n->id = id;
+        n->label = apr_pstrdup(p, cert->label);
+        memcpy(n->hash, cert->hash, TACK_HASH_LEN);
+        n->activation = sel->pin_activation;
+        for (k = 0; k < cert->ntacks; k++) {
+            uint8_t *raw = apr_palloc(p, TACK_LEN);
+
+            tack_encode(&cert->tacks[k]->tack, raw);
+            memcpy(n->keys[k], cert->tacks[k]->tack.public_key, TACK_KEY_LEN);
+            n->tacks[k] = raw;
+        }
+        n->nkeys = cert->ntacks;
+        for (j = 0; j < sel->nsigs; j++) {
+            memcpy(n->broken[j], sel->sigs[j].public_key, TACK_KEY_LEN);
+        }
+        n->nbroken = (int)sel->nsigs;
+    }
+}
+
+/* ---- the guard ------------------------------------------------------------- */
+
+static int tack_keys_have(const uint8_t (*keys)[TACK_KEY_LEN], int n,
+                          const uint8_t *key)
+{
+    int i;
+
+    for (i = 0; i < n; i++) {
+        if (tack_key_equal(keys[i], key)) {
+            return 1;
+        }
+    }
+    return 0;
+}
+
+/* tack_lapsed returns 1 when a TackLetPinsLapse of |conf| names |key|. */
+static int tack_lapsed(const tack_conf_t *conf, const uint8_t *key)
+{
+    char fpr[TACK_FINGERPRINT_SIZE];
+    int i;
+
+    if (!conf->lapse) {
+        return 0;
+    }
+    tack_fingerprint(key, fpr);
+    for (i = 0; i < conf->lapse->nelts; i++) {
+        if (!strcmp(APR_ARRAY_IDX(conf->lapse, i, const char *), fpr)) {
+            return 1;
+        }
+    }
+    return 0;
+}
+
+/* tack_pins_until returns until when a client's pin on |m| can be active:
+ * the last confirmation plus MIN(30 days, how long it had been seen). */
+static long tack_pins_until(const tack_mem_key_t *m, long now)
+{
+    long last = m->serving ? now : m->last_served;
+    long span = last - m->first_seen;
+
+    if (span < 0) {
+        span = 0;
+    }
+    if (span > TACK_PIN_MAX_SECS) {
+        span = TACK_PIN_MAX_SECS;
+    }
+    return last + span;
+}
+
+/* tack_guard_report logs one broken continuity; returns 1 when it is a
+ * problem that refuses the configuration (under -t, not an expiry). */
+static int tack_guard_report(const tack_guard_note_t *n,
+                             const tack_mem_key_t *m, long now)
+{
+    char fpr[TACK_FINGERPRINT_SIZE], from[TACK_TIME_SIZE], until[TACK_TIME_SIZE];
+    char expired[TACK_TIME_SIZE] = "";
+    char name[TACK_NAME_SIZE];
+    long end = tack_pins_until(m, now);
+    tack_t t;
+    int expiry = 0, strict = tack_config_strict();
+    const char *ways;
+
+    tack_fingerprint(m->key, fpr);
+    tack_time_format((uint32_t)(m->first_seen / 60), from);
+    tack_time_format((uint32_t)(end / 60), until);
+    if (m->has_tack && tack_parse(&t, m->tack, TACK_LEN) == TACK_OK &&
+        tack_expiration_time(&t) <= now &&
+        tack_check_target_hash(&t, n->hash) == TACK_OK) {
+        expiry = 1; /* the same certificate: only the TACK's time ran out */
+        tack_time_format(t.expiration, expired);
+    }
+    ways = apr_psprintf(n->s->process->pconf,
+                        "ways out: serve a TACK under %s for this certificate "
+                        "(tack sign -k KEY -c CERT into its TackFile or "
+                        "TackStore, or TackSigningKey with that key), a "
+                        "break signature for %s (TackBreakSigsFile), or "
+                        "\"TackLetPinsLapse %s\" to let those pins lapse",
+                        fpr, fpr, fpr);
+    tack_vhost_name_buf(n->s, name);
+    if (strict && expiry) {
+        ap_log_error(APLOG_MARK, APLOG_WARNING, 0, n->s,
+                     "TACK00041: vhost %s: %s: its TACK under key %s expired "
+                     "at %s; clients that pinned that key here (served with "
+                     "pin activation since %s) refuse this name until %s; %s",
+                     name, n->label, fpr, expired, from, until, ways);
+        return 0;
+    }
+    ap_log_error(APLOG_MARK, APLOG_ERR, 0, n->s,
+                 "%s: vhost %s: %s would be served without a TACK under key "
+                 "%s%s%s: clients that pinned that key here (served with pin "
+                 "activation since %s) refuse this name until %s; %s",
+                 strict ? "TACK00040" : "TACK00042", name, n->label, fpr,
+                 expiry ? ", whose TACK expired at " : "", expired, from,
+                 until, ways);
+    return strict;
+}
+
+int tack_guard_check(server_rec *s_main)
+{
+    long now = (long)time(NULL);
+    int problems = 0, i, j;
+
+    if (!guard_notes) {
+        return 0;
+    }
+    for (i = 0; i < guard_notes->nelts; i++) {
+        const tack_guard_note_t *n =
+            &APR_ARRAY_IDX(guard_notes, i, tack_guard_note_t);
+        const apr_array_header_t *mem =
+            apr_hash_get(guard_mem, n->id, APR_HASH_KEY_STRING);
+        const uint8_t *signing = NULL;
+
+        for (j = 0; mem && j < mem->nelts; j++) {
+            const tack_mem_key_t *m = &APR_ARRAY_IDX(mem, j, tack_mem_key_t);
+
+            if (tack_pins_until(m, now) <= now + TACK_GUARD_MIN_SECS ||
+                tack_keys_have(n->keys, n->nkeys, m->key) ||
+                tack_keys_have(n->broken, n->nbroken, m->key) ||
+                tack_lapsed(n->conf, m->key)) {
+                continue;
+            }
+            if (tack_config_strict() &&
+                (signing || (signing = tack_sign_public(n->s, n->conf))) &&
+                tack_key_equal(signing, m->key)) {
+                continue; /* the start will sign one under that key */
+            }
+            problems += tack_guard_report(n, m, now);
+        }
+    }
+    return problems;
+}
+
+/* ---- remembering ----------------------------------------------------------- */
+
+/* tack_mem_find returns the entry of |mem| for |key|, or NULL. */
+static tack_mem_key_t *tack_mem_find(apr_array_header_t *mem,
+                                     const uint8_t *key)
+{
+    int j;
+
+    for (j = 0; j < mem->nelts; j++) {
+        tack_mem_key_t *m = &APR_ARRAY_IDX(mem, j, tack_mem_key_t);
+
+        if (tack_key_equal(m->key, key)) {
+            return m;
+        }
+    }
+    return NULL;
+}
+
+/* tack_mem_update records what |n| serves now, at |now|. */
+static void tack_mem_update(const tack_guard_note_t *n, long now)
+{
+    apr_array_header_t *mem =
+        apr_hash_get(guard_mem, n->id, APR_HASH_KEY_STRING);
+    int j, k;
+
+    if (!mem) {
+        mem = apr_array_make(guard_pool, 2, sizeof(tack_mem_key_t));
+        apr_hash_set(guard_mem, n->id, APR_HASH_KEY_STRING, mem);
+    }
+    for (j = 0; j < mem->nelts; j++) {
+        tack_mem_key_t *m = &APR_ARRAY_IDX(mem, j, tack_mem_key_t);
+
+        if (m->serving) {
+            m->last_served = now; /* served until this restart */
+        }
+        m->serving = 0;
+    }
+    for (k = 0; k < n->nkeys && n->activation; k++) {
+        tack_mem_key_t *m = tack_mem_find(mem, n->keys[k]);
+
+        if (!m) {
+            m = apr_array_push(mem);
+            memset(m, 0, sizeof(*m));
+            memcpy(m->key, n->keys[k], TACK_KEY_LEN);
+            m->first_seen = now;
+        }
+        m->last_served = now;
+        m->serving = 1;
+        m->has_tack = 1;
+        memcpy(m->tack, n->tacks[k], TACK_LEN);
+    }
+    for (j = 0; j < mem->nelts; j++) {
+        tack_mem_key_t *m = &APR_ARRAY_IDX(mem, j, tack_mem_key_t);
+
+        if (tack_lapsed(n->conf, m->key) ||
+            (!m->serving && tack_pins_until(m, now) <= now)) {
+            /* let go: the decision is recorded, or no pin can be left */
+            *m = APR_ARRAY_IDX(mem, mem->nelts - 1, tack_mem_key_t);
+            mem->nelts--;
+            j--;
+        }
+    }
+}
+
+/* tack_mem_json builds the file's contents. */
+static json_t *tack_mem_json(long now)
+{
+    json_t *root = json_object(), *slots = json_object();
+    apr_hash_index_t *hi;
+
+    json_object_set_new(root, "version", json_integer(1));
+    json_object_set_new(root, "written", json_integer(now));
+    for (hi = apr_hash_first(guard_pool, guard_mem); hi;
+         hi = apr_hash_next(hi)) {
+        const char *id = apr_hash_this_key(hi);
+        apr_array_header_t *mem = apr_hash_this_val(hi);
+        json_t *keys = json_array();
+        int j;
+
+        for (j = 0; j < mem->nelts; j++) {
+            const tack_mem_key_t *m = &APR_ARRAY_IDX(mem, j, tack_mem_key_t);
+            char fpr[TACK_FINGERPRINT_SIZE];
+            json_t *k = json_object();
+
+            tack_fingerprint(m->key, fpr);
+            json_object_set_new(k, "tack_id", json_string(fpr));
+            json_object_set_new(
+                k, "key", json_string(tack_hex(guard_pool, m->key, TACK_KEY_LEN)));
+            json_object_set_new(k, "first_seen", json_integer(m->first_seen));
+            json_object_set_new(k, "last_served", json_integer(m->last_served));
+            json_object_set_new(k, "serving", json_boolean(m->serving));
+            json_object_set_new(k, "pins_until",
+                                json_integer(tack_pins_until(m, now)));
+            if (m->has_tack) {
+                json_object_set_new(
+                    k, "tack",
+                    json_string(tack_hex(guard_pool, m->tack, TACK_LEN)));
+            }
+            json_array_append_new(keys, k);
+        }
+        if (mem->nelts) {
+            json_object_set_new(slots, id, keys);
+        } else {
+            json_decref(keys);
+        }
+    }
+    json_object_set_new(root, "slots", slots);
+    return root;
+}
+
+/* tack_mem_write writes the memory atomically: a temporary file in the
+ * same directory, synced, renamed over the old one. */
+static const char *tack_mem_write(apr_pool_t *p, const char *path, long now)
+{
+    json_t *root = tack_mem_json(now);
+    char *text = json_dumps(root, JSON_INDENT(1) | JSON_SORT_KEYS);
+    char *dir = apr_pstrdup(p, path), *slash = strrchr(dir, '/');
+    char *tmp;
+    apr_file_t *f;
+    apr_status_t rv;
+
+    json_decref(root);
+    if (!text) {
+        return "out of memory";
+    }
+    if (slash && slash != dir) {
+        *slash = '\0';
+        apr_dir_make_recursive(dir, APR_FPROT_OS_DEFAULT & 0755, p);
+    }
+    tmp = apr_pstrcat(p, path, ".XXXXXX", NULL);
+    rv = apr_file_mktemp(&f, tmp,
+                         APR_FOPEN_CREATE | APR_FOPEN_WRITE | APR_FOPEN_EXCL,
+                         p);
+    if (rv == APR_SUCCESS) {
+        if ((rv = apr_file_write_full(f, text, strlen(text), NULL)) ||
+            (rv = apr_file_sync(f))) {
+            apr_file_close(f);
+            apr_file_remove(tmp, p);
+        } else {
+            apr_file_close(f);
+            apr_file_perms_set(tmp, APR_FPROT_UREAD | APR_FPROT_UWRITE |
+                                        APR_FPROT_GREAD | APR_FPROT_WREAD);
+            rv = apr_file_rename(tmp, path, p);
+        }
+    }
+    free(text);
+    return rv == APR_SUCCESS ? NULL : apr_psprintf(p, "%pm", &rv);
+}
+
+void tack_guard_end(server_rec *s_main)
+{
+    long now = (long)time(NULL);
+    const char *err;
+    int i;
+
+    if (!guard_pool) {
+        return;
+    }
+    if (!tack_config_strict() && !tack_config_quiet() && guard_loaded &&
+        (guard_notes->nelts || apr_hash_count(guard_mem))) {
+        apr_hash_index_t *hi;
+
+        for (i = 0; i < guard_notes->nelts; i++) {
+            tack_mem_update(&APR_ARRAY_IDX(guard_notes, i, tack_guard_note_t),
+                            now);
+        }
+        /* vhosts gone from the configuration: what they served stopped
+         * being served now; their pins keep counting */
+        for (hi = apr_hash_first(guard_pool, guard_mem); hi;
+             hi = apr_hash_next(hi)) {
+            apr_array_header_t *mem = apr_hash_this_val(hi);
+            int j;
+
+            for (j = 0; j < mem->nelts; j++) {
+                tack_mem_key_t *m = &APR_ARRAY_IDX(mem, j, tack_mem_key_t);
+
+                if (m->serving && m->last_served < now) {
+                    m->last_served = now;
+                    m->serving = 0;
+                }
+            }
+        }
+        if ((err = tack_mem_write(guard_pool, tack_state_file(), now))) {
+            ap_log_error(APLOG_MARK, APLOG_WARNING, 0, s_main,
+                         "TACK00046: TackStateFile %s: cannot be written "
+                         "(%s); what is served now is not remembered, so "
+                         "the pin-continuity guard cannot warn about it "
+                         "later",
+                         tack_state_file(), err);
+        }
+    }
+    apr_pool_destroy(guard_pool);
+}

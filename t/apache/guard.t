@@ -1,0 +1,224 @@
+# The pin-continuity guard (issue 15): the module remembers, in
+# TackStateFile, the TACK keys each vhost served with pin activation on and
+# since when; a configuration that would serve a certificate without a
+# TACK under a key whose pins can still be active is refused by
+# apache2 -t (a warning when the cause is the TACK's expiry) and logged at a
+# real start, until a way out is taken: a TACK under that key, a break
+# signature for it, or TackLetPinsLapse.  Ten days of serving are made by
+# moving the remembered first_seen back, as the file a server kept would
+# say.
+use strict;
+use warnings FATAL => 'all';
+use FindBin;
+use lib "$FindBin::Bin/lib";
+
+use Apache::Test qw(-withtestmore);
+use JSON::PP;
+use POSIX qw(strftime);
+use TackTest;
+use TackFixture qw(make_cert make_key tack_bytes breaksig_bytes pem
+    write_file fingerprint key_public);
+
+plan tests => 55;
+
+my $h = TackTest::Httpd->new('guard');
+my $d = $h->root;
+my $port = $h->port;
+my $state = "$d/state.json";
+make_cert($d, 'a', 'ec', 'a.test');
+make_cert($d, 'b', 'ec', 'b.test');
+make_key("$d/k1.key");
+make_key("$d/k2.key");
+my ($K1, $K2) = map { fingerprint(key_public("$d/$_.key")) } qw(k1 k2);
+mkdir "$d/store";
+
+sub store_only {
+    my (%files) = @_;
+    unlink glob("$d/store/*.tack.pem");
+    write_file("$d/store/$_.tack.pem", pem('TACK', $files{$_})) for keys %files;
+}
+sub conf {
+    my ($extra) = @_;
+    $extra //= '';
+    $h->write_conf(<<"C");
+TackStateFile \@ROOT\@/state.json
+TackStore \@ROOT\@/store
+<VirtualHost 127.0.0.1:\@PORT\@>
+    ServerName a.test
+    SSLEngine on
+    SSLCertificateFile \@ROOT\@/a.crt
+    SSLCertificateKeyFile \@ROOT\@/a.key
+    TackPinActivation on
+$extra
+</VirtualHost>
+<VirtualHost 127.0.0.1:\@PORT\@>
+    ServerName b.test
+    SSLEngine on
+    SSLCertificateFile \@ROOT\@/b.crt
+    SSLCertificateKeyFile \@ROOT\@/b.key
+</VirtualHost>
+C
+}
+sub memory {
+    open my $fh, '<', $state or return undef;
+    local $/;
+    my $j = eval { decode_json(<$fh>) };
+    return $j;
+}
+sub slot { (memory() // {})->{slots}{"a.test:$port ECDSA"} // [] }
+# backdate($days): the remembered keys were first served $days ago
+sub backdate {
+    my ($days) = @_;
+    my $j = memory() or die "no state";
+    for my $k (map { @$_ } values %{ $j->{slots} }) {
+        $k->{first_seen} -= $days * 86400;
+    }
+    write_file($state, encode_json($j));
+}
+sub served_key {
+    my $r = probe(port => $port, name => 'a.test', version => '1.2');
+    return undef unless defined $r->{ext} && length($r->{ext}) > 100 && ord($r->{ext}) == 166;
+    return fingerprint(substr($r->{ext}, 1, 64));
+}
+sub day { strftime('%Y-%m-%d', gmtime(time + $_[0] * 86400)) }
+
+# ---- a start remembers what is served with pin activation ------------------
+store_only(a1 => tack_bytes(key => "$d/k1.key", cert => "$d/a.crt"));
+conf();
+my ($rc, $out) = $h->configtest;
+is($rc, 0, 'apache2 -t: Syntax OK with no memory yet') or diag($out);
+ok(!-e $state, '... and -t writes no memory');
+($rc, $out) = $h->start;
+is($rc, 0, 'started') or diag($out);
+is(served_key(), $K1, 'a.test serves its TACK under K1');
+my @s = @{ slot() };
+is(scalar(@s), 1, 'the memory holds one key for a.test\'s ECDSA certificate');
+is($s[0]{tack_id}, $K1, '... K1');
+ok($s[0]{serving} && abs($s[0]{first_seen} - time) < 60, '... served since now');
+ok(!exists memory()->{slots}{"b.test:$port ECDSA"}, 'nothing is remembered for b.test (no pin activation)');
+like(log_since(0, $h->error_log), qr/TACK00044: TackStateFile \S+state\.json: not there yet/,
+     'the first start says there was no memory');
+backdate(10);
+
+# ---- a certificate with a new key and no TACK for it: refused ---------------
+make_cert($d, 'a', 'ec', 'a.test');
+($rc, $out) = $h->configtest;
+isnt($rc, 0, 'apache2 -t refuses: the renewed certificate has no TACK under K1');
+like($out, qr/\[tack:error\].*TACK00040: vhost a\.test:$port: certificate \S+a\.crt would be served without a TACK under key \Q$K1\E: clients that pinned that key here \(served with pin activation since ${\ day(-10)}T\S+\) refuse this name until ${\ day(10)}T\S+; ways out: serve a TACK under \Q$K1\E for this certificate \(tack sign -k KEY -c CERT into its TackFile or TackStore, or TackSigningKey with that key\), a break signature for \Q$K1\E \(TackBreakSigsFile\), or "TackLetPinsLapse \Q$K1\E" to let those pins lapse/,
+     '... naming the vhost, the certificate, the key, until when, and the ways out') or diag($out);
+like($out, qr/TACK00015: 1 TACK configuration problem/, '... one problem');
+($rc, $out) = $h->ctl('configtest');
+isnt($rc, 0, 'apache2ctl configtest refuses it too');
+($rc, $out) = $h->ctl('graceful');
+isnt($rc, 0, 'apache2ctl graceful refuses to restart');
+is(served_key(), $K1, '... and the running server still serves K1 for the old certificate');
+
+# a real restart (a signal, a reboot): logged, every site up
+my $mark = -s $h->error_log;
+ok($h->graceful, 'a graceful restart by signal is not fatal');
+my $log = log_since($mark, $h->error_log);
+like($log, qr/\[tack:error\].*TACK00042: vhost a\.test:$port: ECDSA certificate \/CN=a\.test would be served without a TACK under key \Q$K1\E: .*refuse this name until ${\ day(10)}/,
+     'the error is logged, with the same facts');
+my $r = probe(port => $port, name => 'a.test', version => '1.2');
+ok($r->{ok} && !defined $r->{ext}, 'a.test is up, serving no TACK');
+@s = @{ slot() };
+ok(@s == 1 && !$s[0]{serving} && $s[0]{tack_id} eq $K1, 'the memory keeps K1, no longer served');
+my $until = $s[0]{pins_until};
+ok($until > time + 9 * 86400 && $until < time + 11 * 86400, '... pins counted until about 10 days from now');
+log_clean($mark, [qr/TACK00042/], $h->error_log);
+
+# ---- way out 1: a TACK under K1 for the new certificate -----------------------
+store_only(a2 => tack_bytes(key => "$d/k1.key", cert => "$d/a.crt"));
+($rc, $out) = $h->configtest;
+is($rc, 0, 'a TACK under K1 for the new certificate: Syntax OK') or diag($out);
+$mark = -s $h->error_log;
+ok($h->graceful, 'graceful');
+is(served_key(), $K1, 'K1 is served again');
+ok(slot()->[0]{serving}, '... and remembered as served');
+unlike(log_since($mark, $h->error_log), qr/TACK0004[02]/, '... no guard message');
+
+# ---- a change of TACK key: K1's pins break the same -----------------------------
+store_only(a3 => tack_bytes(key => "$d/k2.key", cert => "$d/a.crt"));
+($rc, $out) = $h->configtest;
+isnt($rc, 0, 'a new TACK key K2 in place of K1: refused');
+like($out, qr/TACK00040: vhost a\.test:$port: certificate \S+ would be served without a TACK under key \Q$K1\E/,
+     '... K1 is named');
+
+# ---- way out 2: TackLetPinsLapse records the decision ------------------------------
+conf("    TackLetPinsLapse $K1");
+($rc, $out) = $h->configtest;
+is($rc, 0, "TackLetPinsLapse $K1: Syntax OK") or diag($out);
+$mark = -s $h->error_log;
+ok($h->graceful, 'graceful with K2 and the decision');
+is(served_key(), $K2, 'K2 is served');
+@s = @{ slot() };
+is(join(',', map { $_->{tack_id} } @s), $K2, 'the memory forgot K1 and holds K2');
+unlike(log_since($mark, $h->error_log), qr/TACK0004[02]/, '... no guard message');
+($rc, $out) = $h->configtest;
+is($rc, 0, 'later configurations pass') or diag($out);
+conf();
+($rc, $out) = $h->configtest;
+is($rc, 0, '... even without the directive: the memory no longer holds K1') or diag($out);
+
+# ---- way out 3: a break signature for the key ---------------------------------------
+backdate(10);
+store_only();
+($rc, $out) = $h->configtest;
+isnt($rc, 0, 'serving nothing after K2 was pinned: refused');
+like($out, qr/TACK00040: .*without a TACK under key \Q$K2\E/, '... naming K2');
+write_file("$d/k2.break.pem", pem('TACK BREAK SIG', breaksig_bytes("$d/k2.key")));
+conf("    TackBreakSigsFile \@ROOT\@/k2.break.pem");
+($rc, $out) = $h->configtest;
+is($rc, 0, 'with a break signature for K2: Syntax OK') or diag($out);
+
+# ---- expiry: a warning under -t, an error at the start ------------------------------
+# The TACK last served under K2 (as the memory holds it) has expired, and so
+# has the one in the store: only time ran out.
+conf();
+my $expired = tack_bytes(key => "$d/k2.key", cert => "$d/a.crt",
+                         expiration => TackFixture::minutes_from_now(-60));
+store_only(a4 => $expired);
+my $j = memory();
+$_->{tack} = unpack('H*', $expired) for @{ $j->{slots}{"a.test:$port ECDSA"} };
+write_file($state, encode_json($j));
+($rc, $out) = $h->configtest;
+is($rc, 0, 'apache2 -t does not refuse for an expired TACK (a condition of time)') or diag($out);
+like($out, qr/\[tack:warn\].*TACK00041: vhost a\.test:$port: certificate \S+a\.crt: its TACK under key \Q$K2\E expired at \S+; clients that pinned that key here .*refuse this name until ${\ day(10)}/,
+     '... it warns, naming the key and until when');
+$mark = -s $h->error_log;
+ok($h->graceful, 'graceful');
+$log = log_since($mark, $h->error_log);
+like($log, qr/\[tack:error\].*TACK00042: vhost a\.test:$port: ECDSA certificate \/CN=a\.test would be served without a TACK under key \Q$K2\E, whose TACK expired at \S+: /,
+     'at the start it is an error, saying the TACK expired');
+log_clean($mark, [qr/TACK00042|TACK00018/], $h->error_log);
+
+# ---- the memory file ------------------------------------------------------------------
+write_file($state, "{ not json");
+store_only(a5 => tack_bytes(key => "$d/k2.key", cert => "$d/a.crt"));
+($rc, $out) = $h->configtest;
+is($rc, 0, 'a corrupt memory file does not refuse the configuration') or diag($out);
+like($out, qr/\[tack:warn\].*TACK00045: TackStateFile \S+state\.json: cannot be read \(.*\); starting with no memory/,
+     '... it says so');
+$mark = -s $h->error_log;
+ok($h->graceful, 'graceful with it');
+$log = log_since($mark, $h->error_log);
+my @lines = $log =~ /(TACK00045)/g;
+is(scalar(@lines), 1, '... said once');
+@s = @{ slot() };
+ok(@s == 1 && $s[0]{tack_id} eq $K2 && $s[0]{serving}, 'and the file is written anew');
+log_clean($mark, [qr/TACK00045/], $h->error_log);
+is(sprintf('%o', (stat $state)[2] & 07777), '644', 'the memory file is mode 0644');
+my @tmp = glob("$state.*");
+is(scalar(@tmp), 0, 'no temporary file left beside it');
+
+# syntax of the decision
+conf("    TackLetPinsLapse not-a-tack-id");
+($rc, $out) = $h->configtest;
+isnt($rc, 0, 'TackLetPinsLapse with something else than a TACK ID is refused');
+like($out, qr/TackLetPinsLapse not-a-tack-id: not a TACK ID/, '... saying so');
+$h->write_conf("<VirtualHost 127.0.0.1:\@PORT\@>\n    TackStateFile /tmp/x.json\n</VirtualHost>\n");
+($rc, $out) = $h->configtest;
+isnt($rc, 0, 'TackStateFile in a virtual host is refused');
+like($out, qr/TackStateFile cannot occur within <VirtualHost> section/, '... by httpd');
+
+$h->stop;
