@@ -479,6 +479,7 @@ static int tack_hook_init_server(server_rec *s, apr_pool_t *p, int is_proxy,
     n = tack_ctx_certs(s, tmp, ctx, certs);
     tack_config_resolve(tmp, s, conf, certs, n, 1, &sel);
     tack_sign_vhost(p, s, conf, &sel);
+    tack_guard_recover(p, s, conf, &sel);
     tack_config_mark_cert_bound(&sel);
     tack_guard_note(s, conf, &sel);
     rt = tack_rt_build(p, s, &sel);

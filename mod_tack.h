@@ -100,6 +100,7 @@ typedef struct tack_file {
     int inactive;                /* "TackFile FILE inactive" */
     int server_level;            /* outside any <VirtualHost> */
     const char *error; /* why none of it is served (real start), or NULL */
+    int expired;       /* ... and that reason is only the expiration */
     /* Served, but with something an administrator must hear of (a private
      * key beside the TACK, break signatures a TackFile does not serve, a
      * file others can write): const char * each, or NULL. */
@@ -463,6 +464,15 @@ const uint8_t *tack_sign_public(server_rec *s, const tack_conf_t *conf);
  * activation and nothing is remembered of it. */
 void tack_guard_note(server_rec *s, const tack_conf_t *conf,
                      const tack_sel_t *sel);
+
+/* tack_guard_recover serves again, for a certificate of |sel| left
+ * without it, the TACK the memory holds under a key whose pins can still
+ * be active, when a TackFile or TackStore file of the vhost failed to load
+ * in this pass and that TACK is still valid for the certificate (a file
+ * broken between the configuration test and a restart must not cut
+ * pinned clients off).  Real start only; logged as an error. */
+void tack_guard_recover(apr_pool_t *p, server_rec *s, const tack_conf_t *conf,
+                        tack_sel_t *sel);
 
 /* tack_guard_remembers returns 1 when the memory holds TACK keys served by
  * the vhost |s| (under -t: its certificates must be looked at). */

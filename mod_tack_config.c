@@ -150,6 +150,7 @@ static const char *tack_cmd_TackFile(cmd_parms *cmd, void *dcfg,
             return err;
         }
         f->error = err;
+        f->expired = expired;
         f->nitems = 0;
     }
     if (!conf->files) {

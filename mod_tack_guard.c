@@ -640,3 +640,111 @@ void tack_guard_end(server_rec *s_main)
     }
     apr_pool_destroy(guard_pool);
 }
+
+/* ---- keeping the last good bytes --------------------------------------------- */
+
+/* tack_failed_file returns a TackFile or TackStore file of |conf| that
+ * could not be loaded in this pass for another reason than its expiry. */
+static const tack_file_t *tack_failed_file(const tack_conf_t *conf)
+{
+    tack_file_t **f = tack_elts(conf->files);
+    int i;
+
+    for (i = 0; i < tack_nelts(conf->files); i++) {
+        if (f[i]->error && !f[i]->expired) {
+            return f[i];
+        }
+    }
+    if (conf->store && conf->store->loaded && conf->store->bad->nelts) {
+        return APR_ARRAY_IDX(conf->store->bad, 0, tack_file_t *);
+    }
+    return NULL;
+}
+
+/* tack_recover_one serves |m|'s TACK for |cert| when it is still valid. */
+static void tack_recover_one(apr_pool_t *p, server_rec *s,
+                             const tack_file_t *failed, tack_sel_t *sel,
+                             tack_certsel_t *cert, const tack_mem_key_t *m,
+                             long now)
+{
+    char name[TACK_NAME_SIZE];
+    tack_file_t *f;
+    tack_item_t *item;
+    tack_t t;
+    size_t j;
+
+    if (!m->has_tack || tack_pins_until(m, now) <= now ||
+        tack_parse(&t, m->tack, TACK_LEN) != TACK_OK ||
+        tack_check_target_hash(&t, cert->hash) != TACK_OK ||
+        tack_expiration_time(&t) <= now || tack_verify(&t) != TACK_OK) {
+        return;
+    }
+    for (j = 0; j < sel->nsigs; j++) {
+        if (tack_key_equal(sel->sigs[j].public_key, m->key)) {
+            return; /* broken since: never vouch with it */
+        }
+    }
+    f = apr_pcalloc(p, sizeof(*f));
+    item = apr_pcalloc(p, sizeof(*item));
+    f->s = s;
+    f->kind = "TackStateFile";
+    f->path = tack_state_file();
+    f->where = failed->where;
+    f->server_level = !s->is_virtual;
+    f->nitems = 1;
+    f->items = item;
+    item->file = f;
+    item->index = 1;
+    item->tack = t;
+    item->expires = tack_expiration_time(&t);
+    item->matched = 1;
+    tack_fingerprint(t.public_key, item->fingerprint);
+    tack_time_format(t.expiration, item->expiry);
+    cert->tacks[cert->ntacks++] = item;
+    ap_log_error(APLOG_MARK, APLOG_ERR, 0, s,
+                 "TACK00049: vhost %s: %s %s cannot be loaded (%s); for %s, "
+                 "whose clients may have pinned key %s, the TACK served "
+                 "before is served again from TackStateFile %s (it expires "
+                 "%s): fix the file, or remove the directive to stop serving "
+                 "it",
+                 tack_vhost_name_buf(s, name), failed->kind, failed->path,
+                 failed->error, cert->label, item->fingerprint, f->path,
+                 item->expiry);
+}
+
+void tack_guard_recover(apr_pool_t *p, server_rec *s, const tack_conf_t *conf,
+                        tack_sel_t *sel)
+{
+    const tack_file_t *failed;
+    char name[TACK_NAME_SIZE];
+    long now = (long)time(NULL);
+    int c, j;
+
+    if (tack_config_strict() || tack_config_quiet() ||
+        !(failed = tack_failed_file(conf))) {
+        return;
+    }
+    tack_guard_load(s);
+    tack_vhost_name_buf(s, name);
+    for (c = 0; c < sel->ncerts; c++) {
+        tack_certsel_t *cert = &sel->certs[c];
+        const apr_array_header_t *mem = apr_hash_get(
+            guard_mem,
+            apr_psprintf(guard_pool, "%s %s", name,
+                         cert->key_type ? cert->key_type : "?"),
+            APR_HASH_KEY_STRING);
+
+        for (j = 0; mem && j < mem->nelts; j++) {
+            const tack_mem_key_t *m = &APR_ARRAY_IDX(mem, j, tack_mem_key_t);
+            int k, have = 0;
+
+            for (k = 0; k < cert->ntacks; k++) {
+                have |= tack_key_equal(cert->tacks[k]->tack.public_key, m->key);
+            }
+            if (!have && cert->x509 &&
+                cert->ntacks < (sel->format == TACK_FORMAT_02 ? 2 : 1)) {
+                tack_recover_one(p, s, failed, sel, cert, m, now);
+            }
+        }
+    }
+}

@@ -19,7 +19,7 @@ use TackTest;
 use TackFixture qw(make_cert make_key tack_bytes breaksig_bytes pem
     write_file fingerprint key_public);
 
-plan tests => 55;
+plan tests => 63;
 
 my $h = TackTest::Httpd->new('guard');
 my $d = $h->root;
@@ -210,6 +210,30 @@ log_clean($mark, [qr/TACK00045/], $h->error_log);
 is(sprintf('%o', (stat $state)[2] & 07777), '644', 'the memory file is mode 0644');
 my @tmp = glob("$state.*");
 is(scalar(@tmp), 0, 'no temporary file left beside it');
+
+# ---- a TACK file broken between apache2 -t and the restart: the TACK it
+# served is served again from the memory, with an error ------------------------
+store_only();
+my $own = tack_bytes(key => "$d/k2.key", cert => "$d/a.crt");
+write_file("$d/own.pem", pem('TACK', $own));
+conf("    TackFile \@ROOT\@/own.pem");
+$mark = -s $h->error_log;
+ok($h->graceful, 'graceful with a TackFile under K2');
+is(served_key(), $K2, '... served');
+backdate(10);
+write_file("$d/own.pem", "-----BEGIN TACK-----\ngarbage\n-----END TACK-----\n");
+($rc, $out) = $h->configtest;
+isnt($rc, 0, 'apache2 -t refuses the broken file, as always');
+$mark = -s $h->error_log;
+ok($h->graceful, 'a restart by signal with the broken file');
+$log = log_since($mark, $h->error_log);
+like($log, qr/\[tack:error\].*TACK00049: vhost a\.test:$port: TackFile \S+own\.pem cannot be loaded \(.*\); for ECDSA certificate \/CN=a\.test, whose clients may have pinned key \Q$K2\E, the TACK served before is served again from TackStateFile \S+state\.json \(it expires \S+\): fix the file, or remove the directive to stop serving it/,
+     'the error says what is served instead, and how to stop it');
+$r = probe(port => $port, name => 'a.test', version => '1.2');
+is(unpack('H*', substr($r->{ext} // '', 1, 166)), unpack('H*', $own),
+   'the pinned clients still get the same TACK, byte for byte');
+unlike($log, qr/TACK00042/, '... so the guard has nothing to report');
+log_clean($mark, [qr/TACK00049|TACK00011|TACK00012/], $h->error_log);
 
 # syntax of the decision
 conf("    TackLetPinsLapse not-a-tack-id");
