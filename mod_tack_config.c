@@ -146,9 +146,12 @@ static const char *tack_cmd_TackFile(cmd_parms *cmd, void *dcfg,
     }
     err = tack_load_tackfile(cmd->pool, f, &expired);
     if (err) {
-        if (tack_config_strict()) {
+        if (tack_config_strict() && !expired) {
             return err;
         }
+        /* expired: a condition of time, warned about under -t (by
+         * tack_config_check), never refused, or one lapsed TACK would
+         * block every later reload */
         f->error = err;
         f->expired = expired;
         f->nitems = 0;

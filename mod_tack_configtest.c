@@ -212,6 +212,24 @@ static int tack_tree_certs(apr_pool_t *p, const tack_tree_t *tree,
 
 #define TACK_MAX_CERTS 8
 
+/* tack_config_warn_expired says, under -t, which TackFiles of |s| are left
+ * out because they expired (a warning: a condition of time). */
+static void tack_config_warn_expired(server_rec *s, const tack_conf_t *conf)
+{
+    tack_file_t **f = tack_elts(conf->files);
+    int i;
+
+    for (i = 0; i < tack_nelts(conf->files); i++) {
+        if (f[i]->error && f[i]->expired) {
+            ap_log_error(APLOG_MARK, APLOG_WARNING, 0, s,
+                         "TACK00024: %s (" TACK_WHERE_FMT "); left out: sign "
+                         "a new one (an expired TACK is warned about, not "
+                         "refused)",
+                         f[i]->error, TACK_WHERE(f[i]->where));
+        }
+    }
+}
+
 int tack_config_check(apr_pool_t *pconf, apr_pool_t *plog, apr_pool_t *ptemp,
                       server_rec *s_main)
 {
@@ -229,6 +247,9 @@ int tack_config_check(apr_pool_t *pconf, apr_pool_t *plog, apr_pool_t *ptemp,
         tack_sel_t sel;
         int n, ssl_on, has_tacks, has_own;
 
+        if (s == s_main || s->is_virtual) {
+            tack_config_warn_expired(s, conf);
+        }
         has_tacks = tack_nelts(conf->files) || tack_nelts(conf->server_files);
         has_own = has_tacks || tack_nelts(conf->sigfiles);
         if (!has_own && !conf->store && !tack_guard_remembers(s)) {

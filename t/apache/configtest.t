@@ -122,8 +122,6 @@ my @cases = (
         qr{TackFile \S+/badsig\.pem: TACK: signature does not verify}],
     ['generation below min_generation', vhost('TackFile gen.pem'),
         qr{TackFile \S+/gen\.pem: TACK: generation 2 is below min_generation 3}],
-    ['expired TACK', vhost('TackFile expired.pem'),
-        qr{TackFile \S+/expired\.pem: TACK \(key [a-z2-7.]+\) expired at \d{4}-\d\d-\d\dT\d\d:\d\dZ}],
     ['more than two TACKs in a file', vhost("TackFormat draft-02\n    TackFile triple.pem"),
         qr{TackFile \S+/triple\.pem: more than two TACK blocks}],
     ['a bad break signature', vhost('TackBreakSigsFile badbs.pem'),

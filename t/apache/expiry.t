@@ -1,5 +1,6 @@
 # Expiry: a TACK expiring within 30 days is a warning at start-up, at reload
-# and under apache2 -t; a TACK that expires while the server runs stops being
+# and under apache2 -t; an expired one is left out, an error at a restart
+# and a warning (never a refusal) under apache2 -t; a TACK that expires while the server runs stops being
 # served at once (its vhost's break signatures still are), logged once per
 # process.  Waits for the next minute boundary (TACK expirations are in
 # minutes): up to about 75 seconds.
@@ -13,7 +14,7 @@ use TackTest;
 use TackFixture qw(make_cert make_key tack_bytes breaksig_bytes pem write_file
     minutes_from_now);
 
-plan tests => 14;
+plan tests => 16;
 
 my $h = TackTest::Httpd->new('expiry');
 my $d = $h->root;
@@ -95,5 +96,12 @@ ok($h->graceful, 'graceful restart after the expiry');
 like(log_since($mark, $h->error_log),
     qr/\[tack:error\].*TACK00011: vhost y\.test:\d+: TackFile \S+y\.pem: TACK \(key \S+\) expired at/,
     'the restart logs the expired TACK as an error and runs on');
+
+# and apache2 -t (every apache2ctl graceful, logrotate's daily reload) is not
+# blocked by it: an expiry is a condition of time, warned about (issue 15)
+($rc, $out) = $h->configtest;
+is($rc, 0, 'apache2 -t still passes with the expired TACK');
+like($out, qr/\[tack:warn\].*TACK00024: TackFile \S+y\.pem: TACK \(key \S+\) expired at \S+ \(\S+:\d+\); left out: sign a new one/,
+     '... and warns that it is left out');
 
 $h->stop;
