@@ -256,7 +256,10 @@ HOOKS          := $(wildcard hooks/tack-*-hook)
 APXS_MODDIR    := $(shell $(APXS) -q LIBEXECDIR 2>/dev/null)
 APXS_CONFDIR   := $(shell $(APXS) -q SYSCONFDIR 2>/dev/null)
 MODS_AVAILABLE ?= $(APXS_CONFDIR)/mods-available
-MODS_ENABLED   ?= $(APXS_CONFDIR)/mods-enabled
+# The configuration uninstall checks and a2dismod edits: Debian's
+# APACHE_CONFDIR when set (an instance of its own), else apxs's.
+TACK_CONFDIR   ?= $(or $(APACHE_CONFDIR),$(APXS_CONFDIR))
+MODS_ENABLED   ?= $(TACK_CONFDIR)/mods-enabled
 
 .PHONY: install uninstall test-install test-store-scale
 
@@ -293,7 +296,16 @@ install: module tool
 	@echo "installed; next: a2enmod tack && apache2ctl configtest &&" \
 	    "apache2ctl graceful ($(DOCDIR)/admin-guide.md)"
 
+# Nothing is removed while the configuration still has Tack directives:
+# httpd would not start without the module (scripts/uninstall-check.sh
+# lists them as FILE:LINE).  FORCE=1 removes it all the same.
 uninstall:
+	@if [ -z "$(DESTDIR)" ] && \
+	    ! scripts/uninstall-check.sh $(TACK_CONFDIR); then \
+	    if [ -z "$(FORCE)" ]; then exit 1; fi; \
+	    echo "FORCE=1: removing mod_tack all the same; remove those" \
+	        "lines before apache2ctl graceful"; \
+	fi
 	@if [ -z "$(DESTDIR)" ] && [ -e $(MODS_ENABLED)/tack.load ]; then \
 	    echo a2dismod -q tack; a2dismod -q tack; \
 	    echo "the module was enabled: apache2ctl graceful to unload it"; \
@@ -306,7 +318,8 @@ uninstall:
 	-@rmdir --ignore-fail-on-non-empty $(DESTDIR)$(MANDIR)/man1 2>/dev/null
 	-@rmdir --ignore-fail-on-non-empty $(DESTDIR)$(HOOKDIR) 2>/dev/null
 	rm -f $(addprefix $(DESTDIR)$(DOCDIR)/,$(notdir $(DOCS)))
-	-@rmdir --ignore-fail-on-non-empty $(DESTDIR)$(DOCDIR) 2>/dev/null
+	-@rmdir --ignore-fail-on-non-empty $(DESTDIR)$(DOCDIR) \
+	    $(dir $(DESTDIR)$(DOCDIR)) 2>/dev/null
 	@if [ -f $(DESTDIR)$(MODS_AVAILABLE)/tack.conf ] && \
 	    ! cmp -s conf/tack.conf $(DESTDIR)$(MODS_AVAILABLE)/tack.conf; then \
 	    echo "keeping the edited $(MODS_AVAILABLE)/tack.conf"; \
