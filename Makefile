@@ -1,18 +1,46 @@
 # mod_tack -- top-level Makefile.
 #
-#   make              build the core library, the tool and the module
-#   make check        Check unit tests of the core library
-#   make check-asan   the same under AddressSanitizer + UBSan (clang)
-#   make test         everything: unit, sanitizer, tool and Apache::Test suites
-#   make demo         serve a real TACK through a private httpd and fetch it
-#   make deps         install the Debian packages the project needs (and
-#                     bring OpenSSL's up to the version apache2 expects)
-#   make preflight    check that a plain mod_ssl httpd starts cleanly here
-#   make install      the module, mods-available/tack.{load,conf}, the tool,
-#                     its man page and the certificate hooks (make uninstall
-#                     reverses it)
-#   make test-acme    certbot and mod_md renewals against a private pebble,
-#                     through the hooks (part of make test)
+#   make                  build the core library, the tool and the module
+#   make core             the core library alone (build/libtack.a)
+#   make tool             the tack tool (./tack)
+#   make module           mod_tack.so, through apxs
+#   make check            Check unit tests of the core library
+#   make check-asan       the same under AddressSanitizer + UBSan (clang)
+#   make test             everything below marked (test): unit, sanitizer,
+#                         fuzz smoke, tool, Apache::Test, reliability, ACME
+#                         and install suites (NO_INSTALL_TEST=1: no install)
+#   make test-unit        check and check-asan (test)
+#   make test-tool        the tool's tests, t/tool/ (test)
+#   make test-tool-asan   the same against the tool under ASan + UBSan (test)
+#   make test-apache      the Apache::Test suite, t/apache/ (test)
+#   make test-reliability bad-input matrix, hostile clients, reload, secrets
+#                         (test)
+#   make test-acme        certbot and mod_md renewals against a private
+#                         pebble, through the hooks (test)
+#   make test-install     make install, a2enmod, the real apache2, make
+#                         uninstall; as root, restoring the system (test)
+#   make reliability-full 20 graceful restarts under load, valgrind on the
+#                         running server (long)
+#   make reliability-build  what the reliability tests need, built
+#   make test-store-scale a TackStore serving 10,000 vhosts (long)
+#   make fuzz             every libFuzzer target FUZZ_SECONDS (default 60)
+#   make fuzz-smoke       every target 4 seconds (test)
+#   make fuzz-long        1,000,000 executions per target (docs/fuzzing.md)
+#   make fuzz-build       the fuzz targets, built
+#   make bench            the benchmarks, report in bench/results.md
+#                         (about 20 minutes; BENCH_QUICK=1 for a smoke run)
+#   make bench-build      the load generator and certificate maker
+#   make demo             serve a real TACK through a private httpd and fetch it
+#   make deps             install the Debian packages the project needs (and
+#                         bring OpenSSL's up to the version apache2 expects)
+#   make preflight        check that a plain mod_ssl httpd starts cleanly here
+#   make install          the module, mods-available/tack.{load,conf}, the
+#                         tool, its man page, the certificate hooks and the
+#                         documentation (PREFIX/share/doc/mod_tack)
+#   make uninstall        reverses it; refuses while the configuration still
+#                         has Tack directives (FORCE=1: remove all the same)
+#   make clean            remove what the build made
+#   make help             this list
 #
 # Objects built with cc live in build/ (build-asan/ for the sanitizer run);
 # apxs builds the module in the top directory as libtool wants.
@@ -219,13 +247,19 @@ bench: bench-build tool module
 PREFIX         ?= /usr/local
 BINDIR         ?= $(PREFIX)/bin
 MANDIR         ?= $(PREFIX)/share/man
+# The guides and references tack(1) and tack.conf point to.
+DOCDIR         ?= $(PREFIX)/share/doc/mod_tack
+DOCS           := README $(wildcard docs/*.md)
 # The hooks certbot and mod_md run (hooks/, docs/admin-guide.md section 15).
 HOOKDIR        ?= $(PREFIX)/lib/tack
 HOOKS          := $(wildcard hooks/tack-*-hook)
 APXS_MODDIR    := $(shell $(APXS) -q LIBEXECDIR 2>/dev/null)
 APXS_CONFDIR   := $(shell $(APXS) -q SYSCONFDIR 2>/dev/null)
 MODS_AVAILABLE ?= $(APXS_CONFDIR)/mods-available
-MODS_ENABLED   ?= $(APXS_CONFDIR)/mods-enabled
+# The configuration uninstall checks and a2dismod edits: Debian's
+# APACHE_CONFDIR when set (an instance of its own), else apxs's.
+TACK_CONFDIR   ?= $(or $(APACHE_CONFDIR),$(APXS_CONFDIR))
+MODS_ENABLED   ?= $(TACK_CONFDIR)/mods-enabled
 
 .PHONY: install uninstall test-install test-store-scale
 
@@ -246,7 +280,12 @@ install: module tool
 	    install -m 644 conf/tack.conf $(DESTDIR)$(MODS_AVAILABLE)/tack.conf; \
 	fi
 	install -m 755 tack $(DESTDIR)$(BINDIR)/tack
-	install -m 644 docs/tack.1 $(DESTDIR)$(MANDIR)/man1/tack.1
+	@# The man page names the place the documentation was installed in.
+	sed 's#/usr/local/share/doc/mod_tack#$(DOCDIR)#g' docs/tack.1 \
+	    > $(DESTDIR)$(MANDIR)/man1/tack.1
+	chmod 644 $(DESTDIR)$(MANDIR)/man1/tack.1
+	install -d $(DESTDIR)$(DOCDIR)
+	install -m 644 $(DOCS) $(DESTDIR)$(DOCDIR)/
 	install -d $(DESTDIR)$(HOOKDIR)
 	@# The hooks run the tool installed here unless their TACK says otherwise.
 	for h in $(HOOKS); do \
@@ -255,9 +294,18 @@ install: module tool
 	    chmod 755 $(DESTDIR)$(HOOKDIR)/$${h#hooks/} || exit 1; \
 	done
 	@echo "installed; next: a2enmod tack && apache2ctl configtest &&" \
-	    "apache2ctl graceful (docs/admin-guide.md)"
+	    "apache2ctl graceful ($(DOCDIR)/admin-guide.md)"
 
+# Nothing is removed while the configuration still has Tack directives:
+# httpd would not start without the module (scripts/uninstall-check.sh
+# lists them as FILE:LINE).  FORCE=1 removes it all the same.
 uninstall:
+	@if [ -z "$(DESTDIR)" ] && \
+	    ! scripts/uninstall-check.sh $(TACK_CONFDIR); then \
+	    if [ -z "$(FORCE)" ]; then exit 1; fi; \
+	    echo "FORCE=1: removing mod_tack all the same; remove those" \
+	        "lines before apache2ctl graceful"; \
+	fi
 	@if [ -z "$(DESTDIR)" ] && [ -e $(MODS_ENABLED)/tack.load ]; then \
 	    echo a2dismod -q tack; a2dismod -q tack; \
 	    echo "the module was enabled: apache2ctl graceful to unload it"; \
@@ -269,6 +317,9 @@ uninstall:
 	    $(HOOKS:hooks/%=$(DESTDIR)$(HOOKDIR)/%)
 	-@rmdir --ignore-fail-on-non-empty $(DESTDIR)$(MANDIR)/man1 2>/dev/null
 	-@rmdir --ignore-fail-on-non-empty $(DESTDIR)$(HOOKDIR) 2>/dev/null
+	rm -f $(addprefix $(DESTDIR)$(DOCDIR)/,$(notdir $(DOCS)))
+	-@rmdir --ignore-fail-on-non-empty $(DESTDIR)$(DOCDIR) \
+	    $(dir $(DESTDIR)$(DOCDIR)) 2>/dev/null
 	@if [ -f $(DESTDIR)$(MODS_AVAILABLE)/tack.conf ] && \
 	    ! cmp -s conf/tack.conf $(DESTDIR)$(MODS_AVAILABLE)/tack.conf; then \
 	    echo "keeping the edited $(MODS_AVAILABLE)/tack.conf"; \

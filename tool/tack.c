@@ -68,7 +68,8 @@ static const cli_command_t cli_commands[] = {
      "                          certificates (or a directory) DIR receives\n"
      "                          one file per certificate, named after it:\n"
      "                          www.example.org.crt ->\n"
-     "                          www.example.org.tack.pem\n"
+     "                          www.example.org.tack.pem.  A DIR ending in\n"
+     "                          '/' is made if missing (not its parents)\n"
      "  -f, --force             replace existing output files\n"
      "  -p PASSWORD, --password-file FILE   see `tack help genkey`\n"
      "  --no-progress           no progress line on a terminal\n"
@@ -262,6 +263,21 @@ static const char cli_overview_tail[] =
     "Exit status: 0 success; 1 a TACK, file or connection fails a check;\n"
     "2 usage errors and unreadable or unusable files.\n";
 
+/* The two commands main answers itself, which the table does not list. */
+static const char cli_help_help[] =
+    "usage: tack help [COMMAND]\n"
+    "       tack COMMAND --help\n"
+    "\n"
+    "Without COMMAND, lists the commands; with one, explains it and its\n"
+    "options.  `tack --help` and `tack -h` are `tack help`.\n";
+
+static const char cli_help_version[] =
+    "usage: tack version\n"
+    "       tack --version\n"
+    "       tack -V\n"
+    "\n"
+    "Prints the tool's version and the OpenSSL library it runs with.\n";
+
 int cli_help(FILE *fp, const char *cmd)
 {
     const cli_command_t *c;
@@ -276,6 +292,10 @@ int cli_help(FILE *fp, const char *cmd)
         fputs(cli_overview_tail, fp);
         return CLI_EXIT_OK;
     }
+    if (strcmp(cmd, "help") == 0 || strcmp(cmd, "version") == 0) {
+        fputs(cmd[0] == 'h' ? cli_help_help : cli_help_version, fp);
+        return CLI_EXIT_OK;
+    }
     for (c = cli_commands; c->name != NULL; c++) {
         if (strcmp(c->name, cmd) == 0) {
             fputs(c->help, fp);
@@ -283,6 +303,12 @@ int cli_help(FILE *fp, const char *cmd)
         }
     }
     cli_err("no command \"%s\"; `tack help` lists them", cmd);
+    return CLI_EXIT_USAGE;
+}
+
+int cli_usage_hint(const char *cmd)
+{
+    fprintf(stderr, "(`tack help %s` explains the options)\n", cmd);
     return CLI_EXIT_USAGE;
 }
 
@@ -294,14 +320,15 @@ int cli_usage_error(const char *cmd, const char *fmt, ...)
     va_start(ap, fmt);
     vfprintf(stderr, fmt, ap);
     va_end(ap);
-    fprintf(stderr, "\n(`tack help %s` explains the options)\n", cmd);
-    return CLI_EXIT_USAGE;
+    fputc('\n', stderr);
+    return cli_usage_hint(cmd);
 }
 
 int main(int argc, char **argv)
 {
     const cli_command_t *c;
     const char *name;
+    char prog[32];
     int rc;
 
     if (argc < 2) {
@@ -316,7 +343,11 @@ int main(int argc, char **argv)
         }
         return cli_help(stdout, argc == 3 ? argv[2] : NULL);
     }
-    if (strcmp(name, "version") == 0 || strcmp(name, "--version") == 0) {
+    if (strcmp(name, "version") == 0 || strcmp(name, "--version") == 0 ||
+        strcmp(name, "-V") == 0) {
+        if (argc > 2) {
+            return cli_usage_error("version", "takes no arguments");
+        }
         printf("tack %s (mod_tack; %s)\n", TACK_CLI_VERSION,
                OpenSSL_version(OPENSSL_VERSION));
         return CLI_EXIT_OK;
@@ -330,7 +361,11 @@ int main(int argc, char **argv)
         cli_err("no command \"%s\"; `tack help` lists them", name);
         return CLI_EXIT_USAGE;
     }
-    /* getopt_long sees "tack-CMD ARGS..." and reports errors itself. */
+    /* getopt_long reports errors itself, prefixed with argv[0]: make that
+     * "tack CMD", the prefix of every other message of the command, and
+     * the commands add only the pointer to their help (cli_usage_hint). */
+    snprintf(prog, sizeof(prog), "tack %s", c->name);
+    argv[1] = prog;
     rc = c->run(argc - 1, argv + 1);
     ERR_clear_error();
     return rc;

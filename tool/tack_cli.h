@@ -100,6 +100,11 @@ int cmd_preload(int argc, char **argv);
  * or CLI_EXIT_USAGE for an unknown command. */
 int cli_help(FILE *fp, const char *cmd);
 
+/* cli_usage_hint prints the pointer to `tack help CMD` alone, after
+ * getopt_long's own message for an unknown option or a missing argument;
+ * returns CLI_EXIT_USAGE. */
+int cli_usage_hint(const char *cmd);
+
 /* cli_usage_error prints "tack CMD: MESSAGE" and a pointer to `tack help
  * CMD`; returns CLI_EXIT_USAGE. */
 int cli_usage_error(const char *cmd, const char *fmt, ...)
@@ -152,6 +157,11 @@ int cli_fsync_dir(const char *path);
 /* cli_sync_files makes every file written so far on the file system of
  * |path| durable (syncfs(2)): one call instead of one fsync per file. */
 int cli_sync_files(const char *path);
+
+/* cli_make_dir makes the directory |path| (|mode|, less the umask), for
+ * an output directory; prints the error and returns CLI_EXIT_USAGE on
+ * failure ("nothing written": callers make it before writing). */
+int cli_make_dir(const char *path, mode_t mode);
 
 /* cli_is_dir returns 1 when |path| is an existing directory. */
 int cli_is_dir(const char *path);
@@ -321,6 +331,8 @@ void cli_note(FILE *fp, json_t *report, const char *label, const char *fmt,
  * 1, or 0 when a part is empty or a bracket is unbalanced.  cli_is_ip
  * returns 1 when |host| is an IPv4 or IPv6 address (no SNI for those). */
 int cli_split_hostport(char *arg, const char **host, const char **port);
+/* cli_port_valid returns 1 when |port| is a decimal port, 1 to 65535. */
+int cli_port_valid(const char *port);
 int cli_is_ip(const char *host);
 
 /* cli_check_run connects to |connect_host| (NULL: o->host) port o->port,

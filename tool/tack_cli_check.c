@@ -4,10 +4,12 @@
  * the check engine (tack_cli_engine.c) or, with --all-addresses, every
  * address of the name (tack_cli_fleet.c).
  */
+#include <arpa/inet.h>
 #include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include <time.h>
 
 #include <openssl/ssl.h>
@@ -19,6 +21,7 @@ typedef struct {
     char **resolve; /* --resolve HOST:ADDR, malloc'd */
     size_t num_resolve;
     int all; /* --all-addresses */
+    char addr[INET6_ADDRSTRLEN + 2]; /* a single check's --resolve address */
 } check_args_t;
 
 /* check_parse_option applies one option |c| (docs/tack.1, CHECK).
@@ -27,16 +30,23 @@ typedef struct {
 static int check_parse_option(int c, cli_check_opts_t *o, check_args_t *a)
 {
     unsigned long ul;
+    int v;
 
     switch (c) {
     case CLI_OPT_SERVERNAME:
         o->servername = optarg;
         break;
     case CLI_OPT_TLS12:
-        o->min_version = o->max_version = TLS1_2_VERSION;
-        break;
     case CLI_OPT_TLS13:
-        o->min_version = o->max_version = TLS1_3_VERSION;
+        v = c == CLI_OPT_TLS12 ? TLS1_2_VERSION : TLS1_3_VERSION;
+        if (o->max_version != 0 && o->max_version != v) {
+            /* One handshake speaks one version: the last one given
+             * would otherwise win without a word. */
+            return cli_usage_error("check", "--tls1_2 and --tls1_3: one "
+                                            "handshake, one version; give "
+                                            "one of them");
+        }
+        o->min_version = o->max_version = v;
         break;
     case CLI_OPT_PINS:
         o->pins = optarg;
@@ -88,8 +98,58 @@ static int check_parse_option(int c, cli_check_opts_t *o, check_args_t *a)
     case 'h':
         return cli_help(stdout, "check");
     default:
-        return cli_usage_error("check", "unknown option");
+        return cli_usage_hint("check");
     }
+    return -1;
+}
+
+/* check_resolve_one takes a single check's --resolve HOST:ADDR (curl's
+ * spelling): HOST must be the one checked, as for the fleet check, and
+ * ADDR (IPv6 in brackets or not) goes to a->addr, where the engine
+ * connects.  Returns -1, or the usage error's exit status. */
+static int check_resolve_one(const cli_check_opts_t *o, check_args_t *a)
+{
+    const char *arg = a->resolve[0], *colon = strchr(arg, ':');
+    char buf[INET6_ADDRSTRLEN + 2];
+    unsigned char bin[sizeof(struct in6_addr)];
+    size_t len;
+
+    if (a->num_resolve > 1) {
+        return cli_usage_error("check",
+                               "%zu --resolve addresses: a single "
+                               "check connects to one; add "
+                               "--all-addresses to check each",
+                               a->num_resolve);
+    }
+    if (colon == NULL || colon == arg || colon[1] == '\0') {
+        return cli_usage_error("check",
+                               "--resolve \"%s\": want HOST:ADDR, e.g. "
+                               "www.example.org:192.0.2.10 or "
+                               "www.example.org:[2001:db8::10]",
+                               arg);
+    }
+    len = (size_t)(colon - arg);
+    if (strlen(o->host) != len || strncasecmp(arg, o->host, len) != 0) {
+        return cli_usage_error("check",
+                               "--resolve \"%s\": names %.*s, but the "
+                               "check is of %s",
+                               arg, (int)len, arg, o->host);
+    }
+    len = strlen(colon + 1);
+    if (len >= 2 && len < sizeof(buf) && colon[1] == '[' && colon[len] == ']') {
+        memcpy(buf, colon + 2, len - 2);
+        buf[len - 2] = '\0';
+    } else {
+        snprintf(buf, sizeof(buf), "%s", colon + 1);
+    }
+    if (inet_pton(AF_INET, buf, bin) != 1 &&
+        inet_pton(AF_INET6, buf, bin) != 1) {
+        return cli_usage_error("check",
+                               "--resolve \"%s\": \"%s\" is not an IPv4 "
+                               "or IPv6 address",
+                               arg, colon + 1);
+    }
+    snprintf(a->addr, sizeof(a->addr), "%s", buf);
     return -1;
 }
 
@@ -126,10 +186,6 @@ static int check_parse_options(int argc, char **argv, cli_check_opts_t *o,
     if (optind + 1 != argc) {
         return cli_usage_error("check", "want one HOST[:PORT]");
     }
-    if (a->num_resolve > 0 && !a->all) {
-        return cli_usage_error("check", "--resolve goes with "
-                                        "--all-addresses");
-    }
     if (a->all && o->pins != NULL) {
         /* One store written by parallel checks of one name would record
          * whichever address answered last. */
@@ -139,6 +195,17 @@ static int check_parse_options(int argc, char **argv, cli_check_opts_t *o,
     *target = strdup(argv[optind]);
     if (*target == NULL || !cli_split_hostport(*target, &o->host, &o->port)) {
         return cli_usage_error("check", "bad HOST[:PORT] \"%s\"", argv[optind]);
+    }
+    if (!cli_port_valid(o->port)) {
+        return cli_usage_error("check",
+                               "bad port \"%s\" in \"%s\": want 1 to 65535",
+                               o->port, argv[optind]);
+    }
+    if (a->num_resolve > 0 && !a->all) {
+        rc = check_resolve_one(o, a);
+        if (rc != -1) {
+            return rc;
+        }
     }
     /* By default TLS 1.2: the drafts define TACK for the ServerHello, and a
      * server with the TLS 1.3 mapping off (mod_tack's default) answers a
@@ -173,14 +240,16 @@ static int check_preload_usable(const char *path)
     return CLI_EXIT_OK;
 }
 
-/* check_one runs the engine against the one address and prints its
+/* check_one runs the engine against the one address (|addr|, from
+ * --resolve, else the host's) and prints its
  * report (JSON with --json). */
-static int check_one(const cli_check_opts_t *o)
+static int check_one(const cli_check_opts_t *o, const char *addr)
 {
     json_t *report = NULL;
     int rc;
 
-    rc = cli_check_run(o, NULL, o->json ? NULL : stdout, &report);
+    rc = cli_check_run(o, addr[0] != '\0' ? addr : NULL,
+                       o->json ? NULL : stdout, &report);
     if (o->json && report != NULL) {
         json_dumpf(report, stdout, JSON_INDENT(2));
         putchar('\n');
@@ -212,7 +281,7 @@ int cmd_check(int argc, char **argv)
     }
     if (rc == -1) {
         rc = a.all ? cli_fleet_check(&o, a.resolve, a.num_resolve)
-                   : check_one(&o);
+                   : check_one(&o, a.addr);
     }
     free(a.resolve);
     free(target);

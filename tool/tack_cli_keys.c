@@ -82,7 +82,7 @@ static int genkey_parse_options(int argc, char **argv, genkey_opts_t *go)
             if (keys_common_opt(c, &go->pw, &go->out_path, &go->force)) {
                 break;
             }
-            return cli_usage_error("genkey", "unknown option");
+            return cli_usage_hint("genkey");
         }
     }
     if (optind != argc) {
@@ -174,6 +174,7 @@ typedef struct {
     char *pem;
     size_t pem_len;
     char *tmp; /* written, synced, not yet in place */
+    tack_t tack; /* what was signed, for the report */
 } sign_job_t;
 
 typedef struct {
@@ -458,6 +459,7 @@ static int sign_one(sign_job_t *job, EVP_PKEY *key, const sign_params_t *sp)
         return CLI_EXIT_USAGE;
     }
     tack_encode(&tack, raw);
+    job->tack = tack;
     return cli_pem_with_header(&job->pem, &job->pem_len, TACK_PEM_LABEL_TACK,
                                raw, sizeof(raw), 1);
 }
@@ -579,7 +581,7 @@ static int sign_parse_options(int argc, char **argv, sign_opts_t *so)
             if (keys_common_opt(c, &so->pw, &so->out_path, &so->force)) {
                 break;
             }
-            return cli_usage_error("sign", "unknown option");
+            return cli_usage_hint("sign");
         }
     }
     /* Certificates may also follow the options, as in `-c DIR/ *.crt`. */
@@ -587,6 +589,14 @@ static int sign_parse_options(int argc, char **argv, sign_opts_t *so)
         so->certs[so->ncerts++] = argv[optind];
     }
     return sign_check_options(so);
+}
+
+/* sign_is_dir_arg: an -o ending in '/' names a directory. */
+static int sign_is_dir_arg(const char *out_path)
+{
+    size_t len = strlen(out_path);
+
+    return len > 0 && out_path[len - 1] == '/';
 }
 
 /* sign_plan lists the certificates to sign in |jobs| and the file each
@@ -600,9 +610,11 @@ static int sign_plan(sign_opts_t *so, sign_jobs_t *jobs, size_t *skipped,
     size_t i;
     int rc = CLI_EXIT_OK;
 
-    /* One certificate file and no output directory: the TACKpy way. */
+    /* One certificate file and no output directory: the TACKpy way.  An
+     * -o ending in '/' names a directory, made if it is missing. */
     *fleet = so->ncerts > 1 || cli_is_dir(so->certs[0]) ||
-             (out_path != NULL && cli_is_dir(out_path));
+             (out_path != NULL &&
+              (cli_is_dir(out_path) || sign_is_dir_arg(out_path)));
     for (i = 0; rc == CLI_EXIT_OK && i < so->ncerts; i++) {
         if (cli_is_dir(so->certs[i])) {
             rc = sign_collect_dir(jobs, so->certs[i], skipped);
@@ -616,9 +628,11 @@ static int sign_plan(sign_opts_t *so, sign_jobs_t *jobs, size_t *skipped,
         return rc;
     }
     if (*fleet) {
-        if (out_path == NULL || !cli_is_dir(out_path)) {
+        if (out_path == NULL ||
+            (!cli_is_dir(out_path) && !sign_is_dir_arg(out_path))) {
             return cli_usage_error("sign", "several certificates need -o DIR, "
-                                           "an existing directory");
+                                           "an existing directory (or DIR/, "
+                                           "made if missing)");
         }
         if (jobs->count == 0) {
             cli_err("no certificate found (%zu other files skipped)", *skipped);
@@ -725,6 +739,21 @@ static int sign_write_fleet(sign_jobs_t *jobs, const char *out_path, int force,
     return CLI_EXIT_OK;
 }
 
+/* sign_report_one says on stderr what a single-file run wrote, as genkey
+ * does (nothing when the TACK went to standard output). */
+static void sign_report_one(const sign_job_t *job)
+{
+    char fp[TACK_FINGERPRINT_SIZE], when[32];
+
+    if (job->out_path == NULL || strcmp(job->out_path, "-") == 0) {
+        return;
+    }
+    tack_fingerprint(job->tack.public_key, fp);
+    cli_format_time((time_t)job->tack.expiration * 60, 0, when, sizeof(when));
+    fprintf(stderr, "tack: wrote %s, TACK ID %s, generation %u, expires %s\n",
+            job->out_path, fp, job->tack.generation, when);
+}
+
 /* sign_report says on stderr what a fleet run did. */
 static void sign_report(const sign_jobs_t *jobs, const char *out_path,
                         size_t skipped)
@@ -769,9 +798,17 @@ int cmd_sign(int argc, char **argv)
     if (!fleet) {
         rc = cli_write_output(jobs.jobs[0].out_path, jobs.jobs[0].pem,
                               jobs.jobs[0].pem_len, 0644, so.force);
+        if (rc == CLI_EXIT_OK) {
+            sign_report_one(&jobs.jobs[0]);
+        }
         goto done;
     }
-    rc = sign_write_fleet(&jobs, so.out_path, so.force, progress);
+    /* After everything is signed: a failed run leaves no directory. */
+    rc =
+        cli_is_dir(so.out_path) ? CLI_EXIT_OK : cli_make_dir(so.out_path, 0755);
+    if (rc == CLI_EXIT_OK) {
+        rc = sign_write_fleet(&jobs, so.out_path, so.force, progress);
+    }
     if (rc != CLI_EXIT_OK) {
         goto done;
     }
@@ -819,7 +856,7 @@ int cmd_break(int argc, char **argv)
             if (keys_common_opt(c, &pw, &out_path, &force)) {
                 break;
             }
-            return cli_usage_error("break", "unknown option");
+            return cli_usage_hint("break");
         }
     }
     if (optind != argc) {

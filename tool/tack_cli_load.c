@@ -176,6 +176,15 @@ int cli_password_get(const cli_pw_opts_t *pw, const char *what, int confirm,
         cli_err("out of memory");
         return CLI_EXIT_USAGE;
     }
+    if (confirm && len == 0) {
+        /* A new key: refused from -p, a file or $TACK_PASSWORD as the
+         * prompt refuses it. */
+        cli_password_free(res, len);
+        cli_err("%s: empty password; the key file is only as safe as its "
+                "password",
+                what);
+        return CLI_EXIT_USAGE;
+    }
     *out = res;
     *out_len = len;
     return CLI_EXIT_OK;

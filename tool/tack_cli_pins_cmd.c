@@ -49,7 +49,7 @@ static int pins_parse_options(int argc, char **argv, pins_opts_t *po)
         case 'h':
             return cli_help(stdout, "pins");
         default:
-            return cli_usage_error("pins", "unknown option");
+            return cli_usage_hint("pins");
         }
     }
     if (optind == argc - 1 && po->path == NULL) {

@@ -70,7 +70,7 @@ static int preload_view(int argc, char **argv)
         case 'h':
             return cli_help(stdout, "preload");
         default:
-            return cli_usage_error("preload", "unknown option");
+            return cli_usage_hint("preload");
         }
     }
     if (optind + 1 != argc) {
@@ -304,6 +304,11 @@ static int preload_host_line(preload_builder_t *b, const char *path,
         cli_err("%s:%zu: want HOST[:PORT] [SERVERNAME]", path, lineno);
         return CLI_EXIT_USAGE;
     }
+    if (!cli_port_valid(o.port)) {
+        cli_err("%s:%zu: bad port \"%s\": want 1 to 65535", path, lineno,
+                o.port);
+        return CLI_EXIT_USAGE;
+    }
     o.servername = nwords == 2 ? words[1] : cli_is_ip(o.host) ? NULL : o.host;
     o.min_version = o.max_version = TLS1_2_VERSION;
     o.timeout = timeout;
@@ -434,7 +439,7 @@ static int preload_build_parse_options(int argc, char **argv,
         case 'h':
             return cli_help(stdout, "preload");
         default:
-            return cli_usage_error("preload", "unknown option");
+            return cli_usage_hint("preload");
         }
     }
     if (optind != argc || (bo->ntacks == 0 && bo->hosts == NULL)) {
@@ -567,10 +572,16 @@ static int preload_build(int argc, char **argv)
 
 int cmd_preload(int argc, char **argv)
 {
+    /* getopt_long's messages start with argv[0] (see main). */
+    static char build_prog[] = "tack preload build";
+    static char view_prog[] = "tack preload view";
+
     if (argc >= 2 && strcmp(argv[1], "build") == 0) {
+        argv[1] = build_prog;
         return preload_build(argc - 1, argv + 1);
     }
     if (argc >= 2 && strcmp(argv[1], "view") == 0) {
+        argv[1] = view_prog;
         return preload_view(argc - 1, argv + 1);
     }
     if (argc >= 2 &&

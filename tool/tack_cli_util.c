@@ -669,3 +669,21 @@ void cli_note(FILE *fp, json_t *report, const char *label, const char *fmt,
     }
     json_array_append_new(notes, json_string(buf));
 }
+
+int cli_port_valid(const char *port)
+{
+    unsigned long ul;
+
+    /* getaddrinfo would take 99999 and connect to its low 16 bits. */
+    return cli_parse_uint(port, 1, 65535, &ul);
+}
+
+int cli_make_dir(const char *path, mode_t mode)
+{
+    if (mkdir(path, mode) != 0) {
+        cli_err("%s: cannot make the directory: %s; nothing written", path,
+                strerror(errno));
+        return CLI_EXIT_USAGE;
+    }
+    return CLI_EXIT_OK;
+}

@@ -522,7 +522,7 @@ int cmd_view(int argc, char **argv)
         case 'h':
             return cli_help(stdout, "view");
         default:
-            return cli_usage_error("view", "unknown option");
+            return cli_usage_hint("view");
         }
     }
     if (optind == argc) {
@@ -647,7 +647,7 @@ static int serverinfo_option(int c, serverinfo_opts_t *so)
     case 'h':
         return cli_help(stdout, "serverinfo");
     default:
-        return cli_usage_error("serverinfo", "unknown option");
+        return cli_usage_hint("serverinfo");
     }
     return -1;
 }

@@ -21,6 +21,9 @@ use IO::Socket::INET;
 use JSON::PP qw(decode_json);
 use Test::More;
 
+sub slurp { my ($f) = @_; open my $fh, '<', $f or die "$f: $!"; local $/; return <$fh> }
+sub spew { my ($f, $t) = @_; open my $fh, '>', $f or die "$f: $!"; print $fh $t; close $fh }
+
 # Nothing here may pass by skipping: a missing prerequisite fails the run.
 BAIL_OUT('make install needs root: run make test as root (it restores the '
          . 'system afterwards), or leave this test out with make test '
@@ -37,7 +40,9 @@ my $confdir = qx{apxs -q SYSCONFDIR}; chomp $confdir;
 my @installed = ("$moddir/mod_tack.so", "$confdir/mods-available/tack.load",
     "$confdir/mods-available/tack.conf", '/usr/local/bin/tack',
     '/usr/local/share/man/man1/tack.1',
-    map { "/usr/local/lib/tack/$_" } qw(tack-certbot-hook tack-md-hook));
+    map({ "/usr/local/lib/tack/$_" } qw(tack-certbot-hook tack-md-hook)),
+    map { "/usr/local/share/doc/mod_tack/$_" }
+        qw(README admin-guide.md hosting-guide.md directives.md));
 my @watched = (@installed, "$confdir/mods-available/tack.conf.dist",
     "$confdir/mods-enabled/tack.load", "$confdir/mods-enabled/tack.conf");
 
@@ -51,7 +56,8 @@ my $etc = "$tmp/apache2";
 # ---- what the system looks like before ----------------------------------------
 sub snapshot {
     my %s;
-    for my $dir ($confdir, $moddir, '/usr/local/bin', '/usr/local/share/man/man1') {
+    for my $dir ($confdir, $moddir, '/usr/local/bin', '/usr/local/share/man/man1',
+                 '/usr/local/share/doc', '/usr/local/lib') {
         for (split /\n/, qx{find $dir -printf '%p %y %s %m %l\\n' 2>/dev/null}) {
             my ($p) = split / /;
             $s{$p} = $_;
@@ -98,7 +104,7 @@ sub cleanup {
             select(undef, undef, undef, 0.1);
         }
     }
-    run('make -s uninstall') unless $uninstalled;
+    run('make -s uninstall FORCE=1') unless $uninstalled;
     $uninstalled = 1;
     for my $f (sort keys %backup) {
         my ($kind, $what, $mode) = @{ $backup{$f} };
@@ -129,6 +135,9 @@ like(scalar qx{cat $confdir/mods-available/tack.load},
 is($rc, 0, 'the installed tool runs') or diag($out);
 like(scalar qx{man -w tack 2>&1}, qr{^/usr/local/(?:share/)?man/man1/tack\.1}m,
     'man tack finds the page');
+like(scalar qx{MANWIDTH=200 MANPAGER=cat man tack 2>&1},
+    qr{installed in\s+/usr/local/share/doc/mod_tack\b},
+    '... which names where the guides are');
 for my $h (qw(tack-certbot-hook tack-md-hook)) {
     like(scalar qx{cat /usr/local/lib/tack/$h},
         qr{^TACK=\$\{TACK:-/usr/local/bin/tack\}$}m,
@@ -231,6 +240,49 @@ is($json && $json->{vhosts}[0]{certificates}[0]{tacks}[0]{key}, $fp,
 like($out, qr/activation\W+(?:on|1|enabled)/i, 'tack check sees pin activation on')
     or diag($out);
 
+# ---- admin-guide section 9's renewal job, run as cron runs it -------------
+# The script as the guide prints it, on this test's paths; apache2ctl is
+# still found through PATH, only pointed at this instance.
+my ($job) = slurp('docs/admin-guide.md')
+    =~ m{^`/usr/local/sbin/tack-renew`:\n\n```sh\n(.*?)^```$}ms;
+ok($job, 'admin-guide.md section 9 has the renewal script');
+for ($job) {
+    s{/root/tack/www\.key}{$tmp/tack/key.pem}g;
+    s{/root/tack/password}{$tmp/tack/pw}g;
+    s{/etc/ssl/certs/www\.example\.org\.crt}{$tmp/tack/www.crt}g;
+    s{/etc/apache2/tack}{$tmp/tack}g;
+    s{www\.example\.org\.tack\.pem}{www.tack.pem}g;
+    s{\bapache2ctl\b}{APACHE_CONFDIR=$etc APACHE_STARTED_BY_SYSTEMD=1 apache2ctl}g;
+}
+spew("$tmp/tack-renew", $job);
+chmod 0700, "$tmp/tack-renew";
+spew("$tmp/tack/pw", "install-test\n");
+my $old_tack = slurp("$tmp/tack/www.tack.pem");
+($rc, $out) = run("env -i PATH=/usr/bin:/bin $tmp/tack-renew");
+is($rc, 0, 'the renewal job runs with an empty environment and cron\'s PATH')
+    or diag($out);
+isnt(slurp("$tmp/tack/www.tack.pem"), $old_tack, '... and re-signs the TACK');
+my ($exp) = qx{/usr/local/bin/tack view $tmp/tack/www.tack.pem} =~ /expiration\s+= (\S+)/;
+my $served;
+for (1 .. 50) {
+    ($rc, $served) = run("/usr/local/bin/tack check 127.0.0.1:$port --servername www.tack.test --require");
+    last if $served =~ /expiration\s+= \Q$exp\E/;
+    select(undef, undef, undef, 0.1);
+}
+like($served, qr/expiration\s+= \Q$exp\E/, "... which the graceful restart serves ($exp)");
+
+# ---- the certbot hook, as cron (or a crontab) runs certbot ----------------
+make_path("$tmp/le/live/www.tack.test", "$tmp/store");
+copy("$tmp/tack/www.crt", "$tmp/le/live/www.tack.test/cert.pem") or die $!;
+spew("$tmp/hook.conf", "TACK_KEY=$tmp/tack/key.pem\nTACK_PASSWORD_FILE=$tmp/tack/pw\n"
+    . "TACK_STORE=$tmp/store\n"
+    . "export APACHE_CONFDIR=$etc APACHE_STARTED_BY_SYSTEMD=1\n");
+chmod 0600, "$tmp/hook.conf";
+($rc, $out) = run("env -i PATH=/usr/bin:/bin TACK_HOOK_CONF=$tmp/hook.conf"
+    . " RENEWED_LINEAGE=$tmp/le/live/www.tack.test /usr/local/lib/tack/tack-certbot-hook");
+is($rc, 0, 'tack-certbot-hook signs and reloads with cron\'s PATH') or diag($out);
+ok(-f "$tmp/store/www.tack.test.tack.pem", '... the TACK in the store');
+
 ($rc, $out) = ctl('stop');
 is($rc, 0, 'apache2ctl stop') or diag($out);
 for (1 .. 50) {
@@ -239,10 +291,52 @@ for (1 .. 50) {
 }
 
 # ---- make uninstall ------------------------------------------------------
-($rc, $out) = run('make -s uninstall');
+# With Tack directives in a site, uninstall refuses, names each line and
+# removes nothing: without the module httpd would not start again.
+my $site = "$etc/sites-enabled/tack-test.conf";
+my @lines = split /\n/, slurp($site);
+my @tack_lines = grep { $lines[$_ - 1] =~ /^\s*(?:Tack|SetHandler tack-status)/ } 1 .. @lines;
+is(scalar(@tack_lines), 3, 'the site has 3 lines for mod_tack');
+for my $disabled (0, 1) {
+    if ($disabled) {
+        # Already a2dismod'ed: httpd cannot read the configuration any
+        # more, and the enabled files are searched instead.
+        ($rc, $out) = run("$env a2dismod -q tack");
+        is($rc, 0, 'a2dismod tack (the module off, its directives left)') or diag($out);
+    }
+    ($rc, $out) = run("APACHE_CONFDIR=$etc make -s uninstall");
+    isnt($rc, 0, 'make uninstall with Tack directives left refuses'
+        . ($disabled ? ' (module disabled)' : ''));
+    like($out, qr/still uses mod_tack.*Remove these lines first/s, '... says why');
+    like($out, qr/^\Q$site\E:$_:/m, "... names $site:$_") for @tack_lines;
+    like($out, qr/nothing was removed.*FORCE=1/s, '... and how to force it');
+    ok(-e $_, "... $_ still installed") for @installed;
+}
+($rc, $out) = run("$env a2enmod -q tack");
+is($rc, 0, 'a2enmod tack again') or diag($out);
+($rc, $out) = run("APACHE_CONFDIR=$etc make -s uninstall FORCE=1");
 $uninstalled = 1;
-is($rc, 0, 'make uninstall') or diag($out);
+is($rc, 0, 'make uninstall FORCE=1 removes it all the same') or diag($out);
+like($out, qr/FORCE=1: removing mod_tack all the same/, '... saying so');
+ok(!-e $_, "... removed $_") for @installed;
+($rc, $out) = ctl('configtest');
+like($out, qr/Invalid command 'Tack/, '... and configtest then fails, as uninstall warned');
+
+# Once the directives are gone, uninstall goes through and the server
+# still starts.
+($rc, $out) = run('make -s install');
+$uninstalled = 0;
+is($rc, 0, 'make install again') or diag($out);
+($rc, $out) = run("$env a2enmod -q tack");
+write_site('');
+spew($site, join("\n", grep { !/^\s*Tack/ } split /\n/, slurp($site)) . "\n");
+($rc, $out) = run("APACHE_CONFDIR=$etc make -s uninstall");
+$uninstalled = 1;
+is($rc, 0, 'make uninstall with no Tack directive left') or diag($out);
 ok(!-e $_, "removed $_") for @installed;
+ok(!-e "$etc/mods-enabled/tack.load", '... a2dismod tack in the instance');
+($rc, $out) = ctl('configtest');
+is($rc, 0, '... and the instance still passes configtest') or diag($out);
 
 cleanup();
 my $after = snapshot();

@@ -251,9 +251,10 @@ for my $bad (['www.example.org', 'want HOST:ADDR'],
     is($rc, 2, "--resolve $bad->[0]: exit 2");
     like($err, qr/--resolve "\Q$bad->[0]\E": .*$bad->[1]/, '... explained');
 }
-($rc, $out, $err) = tack('check', "$name:$port", '--resolve', "$name:127.0.0.1");
-is($rc, 2, '--resolve without --all-addresses: exit 2');
-like($err, qr/--resolve goes with --all-addresses/, '... explained');
+($rc, $out, $err) = tack('check', "$name:$port", '--resolve', "$name:127.0.0.1",
+                         '--resolve', "$name:127.0.0.2");
+is($rc, 2, 'several --resolve without --all-addresses: exit 2');
+like($err, qr/a single check connects to one; add --all-addresses/, '... explained');
 ($rc, $out, $err) = fleet('--pins', "$d/pins.json");
 is($rc, 2, '--pins with --all-addresses: exit 2');
 ok(!-e "$d/pins.json", '... and no store written');

@@ -1,0 +1,41 @@
+#!/bin/sh
+# uninstall-check.sh CONFDIR -- run by make uninstall before it removes
+# anything: lists every Tack directive (and tack-status handler) that the
+# httpd configuration in CONFDIR still reads, outside the module's own
+# mods-available/tack.conf, as FILE:LINE: TEXT, and exits 1 when there is
+# one.  Without the module httpd refuses such a configuration ("Invalid
+# command 'TackFile'"), so `apache2ctl graceful`, and the next boot, would
+# fail.  The files are the ones httpd reads (apache2ctl -t -D
+# DUMP_INCLUDES); when that cannot run, every enabled file.
+set -u
+confdir=${1:?usage: uninstall-check.sh CONFDIR}
+
+files=$(APACHE_CONFDIR=$confdir apache2ctl -t -D DUMP_INCLUDES 2>/dev/null |
+        sed -n 's/^ *([0-9*]*) //p')
+if [ -z "$files" ]; then
+    files=$(ls -d "$confdir"/apache2.conf "$confdir"/ports.conf \
+        "$confdir"/conf-enabled/* "$confdir"/sites-enabled/* \
+        "$confdir"/mods-enabled/*.conf 2>/dev/null)
+fi
+found=$(
+    printf '%s\n' "$files" | while IFS= read -r f; do
+        case $f in
+        */mods-enabled/tack.conf | */mods-available/tack.conf) continue ;;
+        esac
+        [ -f "$f" ] || continue
+        # Directive names are case-insensitive; comments are not read.
+        grep -n -i -E \
+            '^[[:space:]]*(Tack[A-Za-z0-9]*|SetHandler[[:space:]]+tack-status)([[:space:]]|$)' \
+            "$f" | sed "s#^#$f:#"
+    done
+)
+[ -z "$found" ] && exit 0
+cat >&2 <<MSG
+make uninstall: the configuration in $confdir still uses mod_tack; without
+the module httpd would refuse it (apache2ctl graceful and the next start
+fail with "Invalid command"). Remove these lines first:
+$found
+then run make uninstall again (nothing was removed). FORCE=1 removes
+mod_tack all the same.
+MSG
+exit 1

@@ -1,0 +1,33 @@
+# `make help` lists every target of the Makefile (README says it lists them
+# all), and names none that does not exist.
+use strict;
+use warnings;
+use FindBin;
+use lib "$FindBin::Bin/lib";
+use Test::More;
+use TackTool;
+
+my $mk = slurp(top() . '/Makefile');
+(my $joined = $mk) =~ s/\\\n/ /g;
+my %phony = map { $_ => 1 } map { split ' ' } $joined =~ /^\.PHONY:(.*)$/mg;
+# Every target a user types is .PHONY; a rule for a name that is not
+# (a file like ./tack) is not a target to list.
+my @rules = $mk =~ /^([a-z][a-z0-9-]*):(?!=)/mg;
+ok(scalar(keys %phony) >= 30, 'the Makefile declares its targets .PHONY');
+for my $t (@rules) {
+    next if $t eq 'tack'; # the binary
+    ok($phony{$t}, "target $t is .PHONY");
+}
+my ($rc, $out, $err) = run_cmd({ cwd => top() }, 'make', '-s', 'help');
+is($rc, 0, 'make help exits 0') or diag($err);
+my %listed = map { $_ => 1 } $out =~ /^\s+make ([a-z][a-z0-9-]*)/mg;
+like($out, qr/^\s+make\s{2,}build/m, 'make help names plain make');
+for my $t (sort keys %phony) {
+    next if $t eq 'all'; # plain make
+    ok($listed{$t}, "make help lists $t");
+}
+for my $t (sort keys %listed) {
+    ok($phony{$t}, "make help's $t is a target of the Makefile");
+}
+
+done_testing();
