@@ -442,6 +442,47 @@ static void tack_log_serving(server_rec *s, const tack_sel_t *sel)
     }
 }
 
+/* tack_warn_tls13_only warns when a vhost that has something to serve
+ * speaks only TLS 1.3 while TackTLS13 is off: nothing would be sent. */
+static void tack_warn_tls13_only(server_rec *s, SSL_CTX *ctx,
+                                 const tack_conf_t *conf, const tack_sel_t *sel)
+{
+    char name[TACK_NAME_SIZE];
+    int c, any = sel->nsigs > 0;
+
+    for (c = 0; c < sel->ncerts; c++) {
+        any |= sel->certs[c].ntacks > 0;
+    }
+    if (any && conf->tls13 != 1 &&
+        SSL_CTX_get_min_proto_version(ctx) >= TLS1_3_VERSION) {
+        ap_log_error(APLOG_MARK, APLOG_WARNING, 0, s,
+                     "TACK00061: vhost %s: speaks only TLS 1.3 (SSLProtocol) "
+                     "and TackTLS13 is off: no TACK is sent to anyone; add "
+                     "TackTLS13 on, or allow TLS 1.2",
+                     tack_vhost_name_buf(s, name));
+    }
+}
+
+/* tack_warn_plain_vhosts warns about vhosts with Tack directives of their
+ * own that mod_ssl does not serve (no SSLEngine on): nothing is sent. */
+static void tack_warn_plain_vhosts(server_rec *s_main)
+{
+    char name[TACK_NAME_SIZE];
+    server_rec *s;
+
+    for (s = s_main->next; s; s = s->next) {
+        tack_conf_t *conf = tack_config_get(s);
+
+        if (!conf->ssl_seen && tack_own_directives(s, conf)) {
+            ap_log_error(APLOG_MARK, APLOG_WARNING, 0, s,
+                         "TACK00062: vhost %s: Tack directives in a virtual "
+                         "host without SSLEngine on: nothing is served here "
+                         "(an Include shared with a plain-HTTP vhost?)",
+                         tack_vhost_name_buf(s, name));
+        }
+    }
+}
+
 /* tack_hook_init_server runs once per SSL vhost, at every start and restart,
  * on a fresh SSL_CTX with its certificates loaded.
  *
@@ -476,6 +517,7 @@ static int tack_hook_init_server(server_rec *s, apr_pool_t *p, int is_proxy,
         tmp = p;
     }
     memset(certs, 0, sizeof(certs));
+    conf->ssl_seen = 1;
     n = tack_ctx_certs(s, tmp, ctx, certs);
     tack_config_resolve(tmp, s, conf, certs, n, 1, &sel);
     tack_sign_vhost(p, s, conf, &sel);
@@ -489,6 +531,8 @@ static int tack_hook_init_server(server_rec *s, apr_pool_t *p, int is_proxy,
         if (!tack_config_quiet()) {
             tack_log_serving(s, &sel);
             tack_config_warn_expiry(s, &sel);
+            tack_config_warn_partial(s, conf, &sel);
+            tack_warn_tls13_only(s, ctx, conf, &sel);
         }
     }
     if (tmp != p) {
@@ -509,6 +553,9 @@ static int tack_hook_post_config(apr_pool_t *pconf, apr_pool_t *plog,
     }
     tack_guard_check(s);
     tack_guard_end(s);
+    if (!tack_config_quiet()) {
+        tack_warn_plain_vhosts(s);
+    }
     tack_config_log_load_errors(s);
     tack_config_log_warnings(s);
     tack_config_check_unmatched(s);

@@ -171,6 +171,7 @@ typedef struct {
     int sign_min_gen, sign_gen; /* TACK_UNSET: 0 */
     const char *state_file;    /* TackStateFile (main server), or NULL */
     apr_array_header_t *lapse; /* TackLetPinsLapse TACK IDs, or NULL */
+    int ssl_seen; /* ssl_init_server ran for it in this generation */
 } tack_conf_t;
 
 /* A certificate of a vhost and the TACKs chosen for it. */
@@ -404,6 +405,15 @@ int tack_config_check_unmatched(server_rec *s_main);
 /* tack_config_warn_expiry logs a warning for a TACK of |sel| that expires
  * within TACK_EXPIRY_WARN_SECS, unless its certificate ends first. */
 void tack_config_warn_expiry(server_rec *s, const tack_sel_t *sel);
+
+/* tack_own_directives returns 1 when |s| has TackFile or TackBreakSigsFile
+ * lines of its own (not inherited from the server config). */
+int tack_own_directives(server_rec *s, const tack_conf_t *conf);
+
+/* tack_config_warn_partial warns when a vhost with several certificates
+ * has a TACK for only some of them (most clients negotiate ECDSA). */
+void tack_config_warn_partial(server_rec *s, const tack_conf_t *conf,
+                              const tack_sel_t *sel);
 
 /* tack_cert_not_after returns the end of |x509|'s validity, or 0. */
 time_t tack_cert_not_after(X509 *x509);

@@ -31,6 +31,8 @@ APLOG_USE_MODULE(tack);
 typedef struct {
     apr_array_header_t *paths; /* const char *, in order */
     int ssl_on;                /* SSLEngine on (or unset: -1) */
+    const char *serverinfo;    /* SSLOpenSSLConfCmd ServerInfoFile, or NULL */
+    const ap_directive_t *serverinfo_where;
 } tack_tree_certs_t;
 
 /* tack_tree_collect walks a list of sibling nodes for SSLCertificateFile and
@@ -48,6 +50,14 @@ static void tack_tree_collect(apr_pool_t *p, const ap_directive_t *d,
 
             if (path && *word) {
                 APR_ARRAY_PUSH(out->paths, const char *) = path;
+            }
+        } else if (!strcasecmp(d->directive, "SSLOpenSSLConfCmd")) {
+            char *cmd = ap_getword_conf(p, &args);
+            char *word = ap_getword_conf(p, &args);
+
+            if (!strcasecmp(cmd, "ServerInfoFile") && *word) {
+                out->serverinfo = ap_server_root_relative(p, word);
+                out->serverinfo_where = d;
             }
         } else if (!strcasecmp(d->directive, "SSLEngine")) {
             char *word = ap_getword_conf(p, &args);
@@ -88,6 +98,7 @@ static void tack_tree_init(apr_pool_t *p, tack_tree_t *tree)
 {
     tree->top.paths = apr_array_make(p, 4, sizeof(const char *));
     tree->top.ssl_on = -1;
+    tree->top.serverinfo = NULL;
     tack_tree_collect(p, ap_conftree, &tree->top);
     tree->vhosts = apr_hash_make(p);
     tack_tree_index_vhosts(p, ap_conftree, tree->vhosts);
@@ -167,7 +178,7 @@ static int tack_tree_cert_hash(const char *path, uint8_t hash[TACK_HASH_LEN])
  * |*ssl_on| says whether SSLEngine on was seen. */
 static int tack_tree_certs(apr_pool_t *p, const tack_tree_t *tree,
                            server_rec *s, tack_certsel_t *certs, int max,
-                           int *ssl_on)
+                           int *ssl_on, tack_tree_certs_t *tcout)
 {
     tack_tree_certs_t tc;
     const ap_directive_t *vh;
@@ -175,6 +186,8 @@ static int tack_tree_certs(apr_pool_t *p, const tack_tree_t *tree,
 
     tc.paths = apr_array_copy(p, tree->top.paths);
     tc.ssl_on = tree->top.ssl_on;
+    tc.serverinfo = tree->top.serverinfo;
+    tc.serverinfo_where = tree->top.serverinfo_where;
     if (s->is_virtual && s->defn_name) {
         vh = apr_hash_get(
             tree->vhosts,
@@ -185,6 +198,7 @@ static int tack_tree_certs(apr_pool_t *p, const tack_tree_t *tree,
         }
     }
     *ssl_on = tc.ssl_on == 1;
+    *tcout = tc;
     for (i = 0; i < tc.paths->nelts && n < max && n < 16; i++) {
         const char *path = APR_ARRAY_IDX(tc.paths, i, const char *);
         uint8_t hash[TACK_HASH_LEN];
@@ -211,6 +225,37 @@ static int tack_tree_certs(apr_pool_t *p, const tack_tree_t *tree,
 }
 
 #define TACK_MAX_CERTS 8
+
+/* tack_config_serverinfo refuses a ServerInfoFile that sends extension
+ * 0xF300 beside mod_tack: OpenSSL would send the file's TACK and refuse
+ * the module's registration, so the status page and the wire would
+ * disagree.  Returns the number of problems. */
+static int tack_config_serverinfo(server_rec *s, const tack_tree_certs_t *tc)
+{
+    char *text;
+    size_t len;
+    int has;
+
+    if (!tc->serverinfo ||
+        tack_file_read(tc->serverinfo, TACK_FILE_MAX_DEFAULT, &text, &len) !=
+            TACK_OK) {
+        return 0; /* mod_ssl reports a file it cannot read */
+    }
+    has = tack_serverinfo_has(text, len, TACK_EXT_TYPE);
+    free(text);
+    if (!has) {
+        return 0;
+    }
+    ap_log_error(APLOG_MARK, APLOG_ERR, 0, s,
+                 "TACK00025: vhost %s: SSLOpenSSLConfCmd ServerInfoFile %s "
+                 "(" TACK_WHERE_FMT ") sends TLS extension 0xF300 (TACK) "
+                 "itself: OpenSSL would serve its bytes and refuse mod_tack's; "
+                 "serve TACKs with one of the two (remove the 0xF300 record "
+                 "or the Tack directives)",
+                 tack_vhost_name(s), tc->serverinfo,
+                 TACK_WHERE(tc->serverinfo_where));
+    return 1;
+}
 
 /* tack_config_warn_expired says, under -t, which TackFiles of |s| are left
  * out because they expired (a warning: a condition of time). */
@@ -244,6 +289,7 @@ int tack_config_check(apr_pool_t *pconf, apr_pool_t *plog, apr_pool_t *ptemp,
     for (s = s_main; s; s = s->next) {
         tack_conf_t *conf = tack_config_get(s);
         tack_certsel_t certs[TACK_MAX_CERTS];
+        tack_tree_certs_t tc;
         tack_sel_t sel;
         int n, ssl_on, has_tacks, has_own;
 
@@ -256,9 +302,21 @@ int tack_config_check(apr_pool_t *pconf, apr_pool_t *plog, apr_pool_t *ptemp,
             continue; /* nothing to check: leave its certificates alone */
         }
         memset(certs, 0, sizeof(certs));
-        n = tack_tree_certs(ptemp, &tree, s, certs, TACK_MAX_CERTS, &ssl_on);
+        n = tack_tree_certs(ptemp, &tree, s, certs, TACK_MAX_CERTS, &ssl_on,
+                            &tc);
         if (!has_own && !ssl_on) {
             continue; /* only the store, and no TLS here */
+        }
+        if (!ssl_on && s->is_virtual && tack_own_directives(s, conf)) {
+            ap_log_error(APLOG_MARK, APLOG_WARNING, 0, s,
+                         "TACK00026: vhost %s: Tack directives in a virtual "
+                         "host without SSLEngine on: nothing is served here "
+                         "(an Include shared with a plain-HTTP vhost?)",
+                         tack_vhost_name(s));
+            continue;
+        }
+        if (ssl_on) {
+            problems += tack_config_serverinfo(s, &tc);
         }
         if (!n && ssl_on) {
             /* e.g. mod_md: the certificate is found only at a real start */
@@ -273,6 +331,7 @@ int tack_config_check(apr_pool_t *pconf, apr_pool_t *plog, apr_pool_t *ptemp,
         }
         problems += tack_config_resolve(ptemp, s, conf, certs, n, n > 0, &sel);
         tack_config_warn_expiry(s, &sel);
+        tack_config_warn_partial(s, conf, &sel);
         if (n > 0) {
             tack_guard_note(s, conf, &sel);
         }

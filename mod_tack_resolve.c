@@ -379,6 +379,48 @@ const char *tack_duration(apr_pool_t *p, long secs)
                         secs / 60 == 1 ? "" : "s");
 }
 
+int tack_own_directives(server_rec *s, const tack_conf_t *conf)
+{
+    tack_sigfile_t **sf = tack_elts(conf->sigfiles);
+    int i;
+
+    for (i = 0; i < tack_nelts(conf->sigfiles); i++) {
+        if (sf[i]->s == s) {
+            return 1;
+        }
+    }
+    return tack_nelts(conf->files) > 0;
+}
+
+void tack_config_warn_partial(server_rec *s, const tack_conf_t *conf,
+                              const tack_sel_t *sel)
+{
+    const char *without = NULL;
+    int c, with = 0;
+
+    if (tack_config_quiet() || sel->ncerts < 2 ||
+        (conf->sign_key && *conf->sign_key)) {
+        return; /* TackSigningKey signs for the others at the start */
+    }
+    for (c = 0; c < sel->ncerts; c++) {
+        if (sel->certs[c].ntacks) {
+            with++;
+        } else {
+            without = without ? apr_pstrcat(s->process->pconf, without, ", ",
+                                            sel->certs[c].label, NULL)
+                              : sel->certs[c].label;
+        }
+    }
+    if (with && without) {
+        ap_log_error(APLOG_MARK, APLOG_WARNING, 0, s,
+                     "TACK00027: vhost %s: a TACK for %d of its %d "
+                     "certificates; clients that negotiate the other%s get "
+                     "none: %s (sign one for each: tack sign -c CERT)",
+                     tack_vhost_name(s), with, sel->ncerts,
+                     sel->ncerts - with == 1 ? "" : "s", without);
+    }
+}
+
 time_t tack_cert_not_after(X509 *x509)
 {
     struct tm tm;

@@ -404,6 +404,13 @@ size_t tack_pem_labels(const char *in, size_t in_len,
  * PRIVATE KEY" and the like. */
 int tack_pem_label_is_private_key(const char *label);
 
+/* tack_serverinfo_has returns 1 when an OpenSSL serverinfo file (its PEM
+ * text: "SERVERINFO FOR ..." and "SERVERINFOV2 FOR ..." blocks, the
+ * format of SSLOpenSSLConfCmd ServerInfoFile) carries an extension of
+ * |type|, 0 otherwise (malformed records included: OpenSSL refuses those
+ * itself). */
+int tack_serverinfo_has(const char *pem, size_t pem_len, uint16_t type);
+
 /* tack_pem_free releases what tack_pem_decode allocated (wiping it: key files
  * pass through here) and zeroes |pem|.  NULL-safe. */
 void tack_pem_free(tack_pem_t *pem);

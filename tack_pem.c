@@ -7,6 +7,7 @@
  * base64, a matching END line, canonical padding.
  */
 #include "tack_ext.h"
+#include "tack_cbs.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -663,4 +664,55 @@ tack_status_t tack_breaksigs_from_pem(tack_breaksig_t *out, size_t max,
     *count = blocks.count;
     tack_pem_free(&blocks);
     return st;
+}
+
+/* ---- OpenSSL serverinfo files -------------------------------------------- */
+
+/* serverinfo_records_have walks (context,) type, length, data records. */
+static int serverinfo_records_have(const uint8_t *data, size_t len, int v2,
+                                   uint16_t type)
+{
+    tack_cbs_t cbs, body;
+
+    tack_cbs_init(&cbs, data, len);
+    while (tack_cbs_len(&cbs) > 0) {
+        uint32_t context;
+        uint16_t t, n;
+
+        if ((v2 && !tack_cbs_get_u32(&cbs, &context)) ||
+            !tack_cbs_get_u16(&cbs, &t) || !tack_cbs_get_u16(&cbs, &n) ||
+            !tack_cbs_get_sub(&cbs, &body, n)) {
+            return 0; /* malformed: OpenSSL refuses the file itself */
+        }
+        if (t == type) {
+            return 1;
+        }
+    }
+    return 0;
+}
+
+int tack_serverinfo_has(const char *pem, size_t pem_len, uint16_t type)
+{
+    char labels[8][TACK_PEM_LABEL_SIZE];
+    size_t n = tack_pem_labels(pem, pem_len, labels, 8), i, b;
+    int found = 0;
+
+    for (i = 0; i < n && !found; i++) {
+        int v2 = !strncmp(labels[i], "SERVERINFOV2 FOR ", 17);
+        tack_pem_t blocks;
+
+        if (!v2 && strncmp(labels[i], "SERVERINFO FOR ", 15)) {
+            continue;
+        }
+        if (tack_pem_decode(&blocks, pem, pem_len, labels[i], NULL) !=
+            TACK_OK) {
+            continue;
+        }
+        for (b = 0; b < blocks.count && !found; b++) {
+            found = serverinfo_records_have(blocks.blocks[b].data,
+                                            blocks.blocks[b].len, v2, type);
+        }
+        tack_pem_free(&blocks);
+    }
+    return found;
 }

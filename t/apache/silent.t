@@ -1,0 +1,144 @@
+# Cases that used to be silent (issue 15, item 3), each with its message:
+# a ServerInfoFile that sends 0xF300 beside mod_tack is refused; a TACK for
+# only some certificates of a vhost, Tack directives in a vhost without
+# SSLEngine on, and a TLS 1.3-only vhost with TackTLS13 off are warned
+# about (under apache2 -t where it can see them, and at a real start).
+use strict;
+use warnings FATAL => 'all';
+use FindBin;
+use lib "$FindBin::Bin/lib";
+
+use Apache::Test qw(-withtestmore);
+use TackTest;
+use TackFixture qw(make_cert make_key tack_bytes pem write_file);
+
+plan tests => 18;
+
+my $h = TackTest::Httpd->new('silent');
+my $d = $h->root;
+my $port = $h->port;
+make_cert($d, 'ec', 'ec', 'dual.test');
+make_cert($d, 'rsa', 'rsa', 'dual.test');
+make_cert($d, 'p', 'ec', 'plain.test');
+make_cert($d, 't13', 'ec', 't13.test');
+make_key("$d/k.key");
+write_file("$d/rsa.pem", pem('TACK', tack_bytes(key => "$d/k.key", cert => "$d/rsa.crt")));
+write_file("$d/p.pem", pem('TACK', tack_bytes(key => "$d/k.key", cert => "$d/p.crt")));
+write_file("$d/t13.pem", pem('TACK', tack_bytes(key => "$d/k.key", cert => "$d/t13.crt")));
+my $plain_port = TackTest::Httpd::free_port();
+
+sub conf {
+    my ($extra) = @_;
+    $h->write_conf(<<"C" . ($extra // ''));
+Listen 127.0.0.1:$plain_port
+<VirtualHost 127.0.0.1:\@PORT\@>
+    ServerName dual.test
+    SSLEngine on
+    SSLCertificateFile \@ROOT\@/rsa.crt
+    SSLCertificateKeyFile \@ROOT\@/rsa.key
+    SSLCertificateFile \@ROOT\@/ec.crt
+    SSLCertificateKeyFile \@ROOT\@/ec.key
+    TackFile \@ROOT\@/rsa.pem
+</VirtualHost>
+<VirtualHost 127.0.0.1:$plain_port>
+    ServerName plain.test
+    TackFile \@ROOT\@/p.pem
+</VirtualHost>
+<VirtualHost 127.0.0.1:\@PORT\@>
+    ServerName t13.test
+    SSLEngine on
+    SSLProtocol -all +TLSv1.3
+    SSLCertificateFile \@ROOT\@/t13.crt
+    SSLCertificateKeyFile \@ROOT\@/t13.key
+    TackFile \@ROOT\@/t13.pem
+</VirtualHost>
+C
+}
+
+conf();
+my ($rc, $out) = $h->configtest;
+is($rc, 0, 'apache2 -t passes: these are warnings') or diag($out);
+like($out, qr/\[tack:warn\].*TACK00027: vhost dual\.test:$port: a TACK for 1 of its 2 certificates; clients that negotiate the other get none: certificate \S+ec\.crt \(sign one for each: tack sign -c CERT\)/,
+     'a TACK for the RSA certificate only: warned, naming the ECDSA one');
+like($out, qr/\[tack:warn\].*TACK00026: vhost plain\.test:$plain_port: Tack directives in a virtual host without SSLEngine on: nothing is served here/,
+     'TackFile in a vhost without SSLEngine on: warned');
+
+($rc, $out) = $h->start;
+is($rc, 0, 'started') or diag($out);
+my $log = log_since(0, $h->error_log);
+like($log, qr/\[tack:warn\].*TACK00027: vhost dual\.test:$port: a TACK for 1 of its 2 certificates; .*ECDSA certificate \/CN=dual\.test/,
+     'the start warns about the dual-certificate vhost too');
+like($log, qr/\[tack:warn\].*TACK00062: vhost plain\.test:$plain_port: Tack directives in a virtual host without SSLEngine on/,
+     '... and about the plain vhost');
+like($log, qr/\[tack:warn\].*TACK00061: vhost t13\.test:$port: speaks only TLS 1\.3 \(SSLProtocol\) and TackTLS13 is off: no TACK is sent to anyone; add TackTLS13 on, or allow TLS 1\.2/,
+     'a TLS 1.3-only vhost with TackTLS13 off: warned');
+my @w = $log =~ /(TACK0002[67]|TACK0006[12])/g;
+is(scalar(@w), 3, 'each said once (not again for the discarded first pass)');
+my $r = probe(port => $port, name => 'dual.test', version => '1.2', args => '-a ECDSA+SHA256 -C ECDHE-ECDSA-AES128-GCM-SHA256');
+ok($r->{ok} && !defined $r->{ext}, 'indeed: an ECDSA client of dual.test gets no TACK') or diag($r->{out});
+log_clean(0, [qr/TACK0002[67]|TACK0006[12]/], $h->error_log);
+$h->stop;
+
+# the ways out silence them
+write_file("$d/ec.pem", pem('TACK', tack_bytes(key => "$d/k.key", cert => "$d/ec.crt")));
+my $fixed = <<"C";
+<VirtualHost 127.0.0.1:\@PORT\@>
+    ServerName dual.test
+    SSLEngine on
+    SSLCertificateFile \@ROOT\@/rsa.crt
+    SSLCertificateKeyFile \@ROOT\@/rsa.key
+    SSLCertificateFile \@ROOT\@/ec.crt
+    SSLCertificateKeyFile \@ROOT\@/ec.key
+    TackFile \@ROOT\@/rsa.pem
+    TackFile \@ROOT\@/ec.pem
+</VirtualHost>
+<VirtualHost 127.0.0.1:\@PORT\@>
+    ServerName t13.test
+    SSLEngine on
+    SSLProtocol -all +TLSv1.3
+    SSLCertificateFile \@ROOT\@/t13.crt
+    SSLCertificateKeyFile \@ROOT\@/t13.key
+    TackFile \@ROOT\@/t13.pem
+    TackTLS13 on
+</VirtualHost>
+C
+$h->write_conf($fixed);
+($rc, $out) = $h->configtest;
+is($rc, 0, 'fixed: Syntax OK') or diag($out);
+unlike($out, qr/TACK0002[67]/, '... and no warning');
+my $mark = -s $h->error_log;
+($rc, $out) = $h->start;
+is($rc, 0, 'started') or diag($out);
+unlike(log_since($mark, $h->error_log), qr/TACK0002[67]|TACK0006[12]/, '... no warning at the start either');
+$h->stop;
+
+# ---- a ServerInfoFile that sends 0xF300 itself: refused ---------------------
+my $top = top_dir();
+my $si = qx{$top/tack serverinfo -t $d/t13.pem 2>&1};
+like($si, qr/-----BEGIN SERVERINFO FOR TACK-----/, 'a serverinfo file for 0xF300 (tack serverinfo)');
+write_file("$d/tack.si", $si);
+$h->write_conf(<<"C");
+<VirtualHost 127.0.0.1:\@PORT\@>
+    ServerName t13.test
+    SSLEngine on
+    SSLCertificateFile \@ROOT\@/t13.crt
+    SSLCertificateKeyFile \@ROOT\@/t13.key
+    SSLOpenSSLConfCmd ServerInfoFile \@ROOT\@/tack.si
+    TackFile \@ROOT\@/t13.pem
+</VirtualHost>
+C
+($rc, $out) = $h->configtest;
+isnt($rc, 0, 'apache2 -t refuses it beside mod_tack');
+like($out, qr/\[tack:error\].*TACK00025: vhost t13\.test:$port: SSLOpenSSLConfCmd ServerInfoFile \S+tack\.si \(\S+:\d+\) sends TLS extension 0xF300 \(TACK\) itself: OpenSSL would serve its bytes and refuse mod_tack's/,
+     '... saying what would happen');
+$h->write_conf(<<"C");
+<VirtualHost 127.0.0.1:\@PORT\@>
+    ServerName t13.test
+    SSLEngine on
+    SSLCertificateFile \@ROOT\@/t13.crt
+    SSLCertificateKeyFile \@ROOT\@/t13.key
+    SSLOpenSSLConfCmd ServerInfoFile \@ROOT\@/tack.si
+</VirtualHost>
+C
+($rc, $out) = $h->configtest;
+is($rc, 0, 'without Tack directives in that vhost the ServerInfoFile is its own business') or diag($out);
