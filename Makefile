@@ -99,7 +99,8 @@ module: $(if $(wildcard mod_tack.c),.libs/mod_tack.so)
 
 MODULE_SRC := mod_tack.c mod_tack_config.c mod_tack_load.c mod_tack_store.c \
               mod_tack_resolve.c mod_tack_configtest.c mod_tack_status.c \
-              mod_tack_sign.c
+              mod_tack_status_json.c mod_tack_status_html.c \
+              mod_tack_metrics.c mod_tack_sign.c
 MODULE_HDR := mod_tack.h
 
 # -fvisibility=hidden: only tack_module (marked in mod_tack.h) is exported,
