@@ -13,6 +13,8 @@
 #                     reverses it)
 #   make test-acme    certbot and mod_md renewals against a private pebble,
 #                     through the hooks (part of make test)
+#   make status-screenshot  the status page at 1,000 vhosts in headless
+#                     Chromium, 1,280 px wide: docs/status-1000.png
 #
 # Objects built with cc live in build/ (build-asan/ for the sanitizer run);
 # apxs builds the module in the top directory as libtool wants.
@@ -288,6 +290,12 @@ test-install: preflight module tool
 test-store-scale: module tool $(BUILD)/gencerts
 	TACK_STORE_VHOSTS=$${TACK_STORE_VHOSTS:-10000} t/run-apache-tests \
 	    t/apache/store.t -verbose
+
+# The status page at 1,000 vhosts, photographed by headless Chromium at
+# 1,280 pixels into docs/status-1000.png (not part of make test).
+.PHONY: status-screenshot
+status-screenshot: module tool $(BUILD)/gencerts
+	sh scripts/status-screenshot.sh
 
 # ---- tests --------------------------------------------------------------
 $(BUILD)/check_tack: $(UNIT_SRC) t/unit/*.h $(BUILD)/libtack.a

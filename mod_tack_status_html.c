@@ -19,12 +19,12 @@
 #include "mod_tack.h"
 
 /* Characters of a target hash shown on the page (the rest in its title). */
-#define TACK_HTML_HASH_SHOWN 12
+#define TACK_HTML_HASH_SHOWN 8
 
 static const char tack_html_head[] =
     "<!DOCTYPE html>\n<html><head><meta charset=\"utf-8\">"
     "<title>TACK status</title>\n<style>\n"
-    "body{font:13px/1.35 sans-serif;margin:8px 12px;color:#222}\n"
+    "body{font:12px/1.35 sans-serif;margin:8px 12px;color:#222}\n"
     "h1{font-size:18px;margin:4px 0}h2{font-size:15px;margin:14px 0 4px}\n"
     "p{margin:3px 0}table{border-collapse:collapse;width:100%}\n"
     "td,th{border:1px solid #ccc;padding:1px 5px;text-align:left;"
@@ -34,9 +34,9 @@ static const char tack_html_head[] =
     "tr.bad td{background:#fdd}tr.warn td{background:#fec}\n"
     "td.bad,span.bad{background:#f99;font-weight:bold}\n"
     "td.warn{background:#fc6}td.v{background:#fff}\n"
-    ".e{display:inline-block;max-width:17em;overflow:hidden;"
+    ".e{display:inline-block;max-width:16em;overflow:hidden;"
     "text-overflow:ellipsis;vertical-align:bottom}\n"
-    ".f{max-width:13em}code{font:12px monospace}\n"
+    ".c{max-width:13em}.f{max-width:9em}code{font:11px monospace}\n"
     "</style></head>\n<body>\n<h1>TACK status</h1>\n";
 
 /* tack_esc returns |s| for the page: made UTF-8, then HTML-escaped
@@ -262,7 +262,7 @@ static void tack_html_vhost(request_rec *r, apr_pool_t *p, const tack_rt_t *rt,
             ap_rputs("<td colspan=\"7\">no certificate</td>", r);
         } else {
             ap_rputs("<td>", r);
-            tack_html_short(r, p, "e", tack_html_subject(p, slot));
+            tack_html_short(r, p, "e c", tack_html_subject(p, slot));
             ap_rputs("</td>", r);
             tack_html_tacks(r, p, slot, now);
         }

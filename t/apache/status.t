@@ -149,11 +149,11 @@ my @html_order = grep { my $n = $_; grep { $_ eq $n } @conf_order }
 is("@html_order", "@conf_order", 'HTML: vhosts in configuration order');
 like($vtable, qr{id="v\w+">a\.test:$port</td><td rowspan="1" class="v" title="no TackStore">00, pins</td><td rowspan="1" class="v n" title="\Q${\$fp->('kb1')}\E from \S+a\.breaks\.pem\n\Q${\$fp->('kb2')}\E from \S+a\.breaks\.pem">2</td>},
     'a.test: name, settings (draft-00, pins), break signatures counted, listed in the title');
-like($vtable, qr{<span class="e" title="ECDSA /CN=a\.test">ECDSA /CN=a\.test</span></td><td><code>\Q${\$fp->('k1')}\E</code></td><td>1/2</td>},
+like($vtable, qr{<span class="e c" title="ECDSA /CN=a\.test">ECDSA /CN=a\.test</span></td><td><code>\Q${\$fp->('k1')}\E</code></td><td>1/2</td>},
     'a.test: certificate, TACK key and generations in its one row');
 my $ahash = $c->{spki_sha256};
-like($vtable, qr{<code title="$ahash">\Q${\substr($ahash, 0, 12)}\E&hellip;</code>},
-    'a.test: the target hash shortened to 12 hex digits, whole in the title');
+like($vtable, qr{<code title="$ahash">\Q${\substr($ahash, 0, 8)}\E&hellip;</code>},
+    'a.test: the target hash shortened to 8 hex digits, whole in the title');
 unlike($html, qr{>$ahash<}, 'no 64-hex hash as text on the page');
 like($vtable, qr{file <span class="e f" title="\S+/a\.tack\.pem">a\.tack\.pem</span>},
     'a.test: the file by its name, the full path in the title');
