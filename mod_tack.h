@@ -19,12 +19,17 @@
  *                          start-up for certificates that have none
  *   mod_tack_guard.c       pin continuity: the memory of what was served
  *                          (TackStateFile) and the guard
- *   mod_tack_status.c      counters (tack_ctr_t) and the status page
+ *   mod_tack_status.c      counters (tack_ctr_t), the status handler,
+ *                          the problems it shows, mod_status's section
+ *   mod_tack_status_json.c its JSON (?json)
+ *   mod_tack_status_html.c its HTML page
+ *   mod_tack_metrics.c     its Prometheus metrics (?metrics)
  *
  * Log tags: every ap_log_* call site carries its own "TACKnnnnn: " tag,
  * never reused.  The configuration files (mod_tack_config.c, _load, _store,
  * _resolve, _configtest) use TACK00001-TACK00049, mod_tack.c
- * TACK00050-TACK00099, mod_tack_status.c TACK00100-TACK00149.  Every tag is
+ * TACK00050-TACK00099, the status files (mod_tack_status*.c,
+ * mod_tack_metrics.c) TACK00100-TACK00149.  Every tag is
  * listed with its level and meaning in docs/log-tags.md (t/apache/docs.t
  * checks both ways).
  */
@@ -257,6 +262,10 @@ typedef struct tack_rt {
     const char *const *sig_files; /* where each is from */
     int nslots;
     tack_slot_t *slots;
+    /* Problems found at configuration time that the status page, its JSON
+     * and the metrics show for this vhost (tack_status_problem_add); NULL
+     * when none.  Never read in a handshake. */
+    apr_array_header_t *problems;
 } tack_rt_t;
 
 /* The variables set on requests (post_read_request), for CGI, SSI, access
@@ -284,6 +293,112 @@ int tack_status_post_config(apr_pool_t *pconf, apr_pool_t *ptemp,
 /* tack_status_register_hooks registers the tack-status handler and the
  * section of mod_status's page. */
 void tack_status_register_hooks(apr_pool_t *p);
+
+/* A problem of a vhost, shown first on the status page, in the JSON
+ * ("problems") and in the metrics (tack_vhost_problems{kind=...}). */
+#define TACK_PROBLEM_ERROR 2   /* something is not served: red */
+#define TACK_PROBLEM_WARNING 1 /* served, but will not be for long: amber */
+typedef struct {
+    int severity;        /* TACK_PROBLEM_ERROR or TACK_PROBLEM_WARNING */
+    const char *kind;    /* a short [a-z_] word, the metrics' label */
+    int slot;            /* the certificate (index in slots), or -1 */
+    const char *message; /* a sentence naming what is wrong */
+} tack_problem_t;
+
+/* tack_status_problem_add records, at configuration time, a problem of the
+ * vhost |rt| that the status page, the JSON and the metrics show with the
+ * ones they find themselves (expired, expiring, no TACK, store): |kind| a
+ * short word such as "pin_continuity" (a metrics label, [a-z_]), |slot|
+ * the index of the certificate in rt->slots or -1 for the whole vhost,
+ * |message| a sentence.  |kind| and |message| must live as long as |p|,
+ * which must be the pool |rt| lives in (pconf). */
+void tack_status_problem_add(apr_pool_t *p, tack_rt_t *rt, int severity,
+                             const char *kind, int slot, const char *message);
+
+/* What mod_tack_status.c shares with mod_tack_status_html.c and
+ * mod_tack_metrics.c, the other parts of the tack-status handler. */
+
+/* tack_status_vhosts returns the SSL vhosts of this generation in
+ * configuration order (tack_rt_t *), or NULL when there are none. */
+const apr_array_header_t *tack_status_vhosts(void);
+
+/* tack_status_counters_since returns when counting started;
+ * tack_status_counters_shared 1 when the counters are in shared memory. */
+apr_time_t tack_status_counters_since(void);
+int tack_status_counters_shared(void);
+
+static inline apr_uint64_t tack_ctr_load(const apr_uint64_t *v)
+{
+    return __atomic_load_n(v, __ATOMIC_RELAXED);
+}
+
+/* tack_status_utf8 returns |s| as valid UTF-8 (tack_utf8_escape's rule):
+ * |s| itself or a copy in |p|; NULL stays NULL. */
+const char *tack_status_utf8(apr_pool_t *p, const char *s);
+
+/* tack_status_hex returns |in| as lower-case hex, in |p|. */
+const char *tack_status_hex(apr_pool_t *p, const uint8_t *in, size_t len);
+
+/* tack_status_activates_pins returns 1 when |item| is served with pin
+ * activation (TackPinActivation On and not "inactive"). */
+int tack_status_activates_pins(const tack_rt_t *rt, const tack_item_t *item);
+
+/* tack_status_problem_fn receives each problem of a vhost (|rt|, or NULL
+ * for a store's problem, then with |store|).  |pr| and its strings live in
+ * the pool given to tack_status_problems. */
+typedef void tack_status_problem_fn(void *data, const tack_rt_t *rt,
+                                    const tack_store_t *store,
+                                    const tack_problem_t *pr);
+
+/* tack_status_problems calls |fn| for each problem of |rt| at |now|, the
+ * ones of severity |severity| only (0: all): expired TACKs, certificates
+ * serving no TACK, the extension not registered, those recorded with
+ * tack_status_problem_add, TACKs expiring within 30 days.  Returns how
+ * many. */
+int tack_status_problems(apr_pool_t *p, const tack_rt_t *rt, time_t now,
+                         int severity, tack_status_problem_fn *fn, void *data);
+
+/* tack_status_store_problems does the same for a TackStore: unreadable,
+ * malformed files, expired files, warnings (writable by others...). */
+int tack_status_store_problems(apr_pool_t *p, const tack_store_t *st,
+                               int severity, tack_status_problem_fn *fn,
+                               void *data);
+
+/* tack_status_stores returns the distinct stores the vhosts use, in the
+ * order the vhosts first name them (const tack_store_t *), in |p|. */
+apr_array_header_t *tack_status_stores(apr_pool_t *p);
+
+/* Totals over the whole server, for summaries (tack_status_totals). */
+typedef struct {
+    int vhosts;   /* SSL vhosts */
+    int serving;  /* of them, serving at least one TACK */
+    int tacks;    /* TACKs served, counting each (vhost, cert) */
+    int expiring; /* of them, expiring within 30 days */
+    int expired;  /* of them, expired (no longer served) */
+    int errors;   /* problems of severity TACK_PROBLEM_ERROR */
+    int warnings; /* and TACK_PROBLEM_WARNING (vhosts and stores) */
+    const tack_item_t *soonest;
+    const tack_rt_t *soonest_rt; /* the vhost serving it */
+    apr_uint64_t requested, served;
+} tack_totals_t;
+
+/* tack_status_totals fills |t| at |now|; |p| holds scratch space only. */
+void tack_status_totals(apr_pool_t *p, tack_totals_t *t, time_t now);
+
+/* tack_status_format_name returns "draft-00" or "draft-02";
+ * tack_status_days_left the days until |expires|, rounded down, negative
+ * once expired; tack_status_iso_time |t| as "2026-12-03T07:39:47Z" in |p|. */
+const char *tack_status_format_name(int format);
+long tack_status_days_left(time_t expires, time_t now);
+const char *tack_status_iso_time(apr_pool_t *p, apr_time_t t);
+
+/* tack_status_json writes the JSON document (mod_tack_status_json.c);
+ * tack_status_html writes the HTML page (mod_tack_status_html.c);
+ * tack_status_metrics the Prometheus text format (mod_tack_metrics.c).
+ * Both return OK. */
+int tack_status_json(request_rec *r, time_t now);
+int tack_status_html(request_rec *r, time_t now);
+int tack_status_metrics(request_rec *r, time_t now);
 
 /* mod_tack_config.c */
 extern const command_rec tack_config_cmds[];

@@ -1,7 +1,9 @@
 /*
  * mod_tack_status.c -- what the module serves, seen from outside: the
  * handshake counters in shared memory, the "tack-status" handler (HTML for
- * people, ?json for monitoring) and a section of mod_status's page.
+ * people, ?json and ?metrics for monitoring: mod_tack_status_html.c,
+ * mod_tack_status_json.c, mod_tack_metrics.c), the problems all three
+ * show first, and a section of mod_status's page.
  *
  * Counters.  Each certificate of each SSL vhost (and, per vhost, "a
  * certificate not in the table") has a slot of two 64-bit counters:
@@ -31,6 +33,7 @@
  * again through pool userdata, since the DSO itself is unloaded and
  * reloaded on restart).
  */
+#include <limits.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
@@ -46,8 +49,6 @@
 #include "mod_status.h"
 
 #include <openssl/evp.h>
-
-#include <jansson.h>
 
 #include "mod_tack.h"
 
@@ -95,7 +96,7 @@ void tack_status_add(apr_pool_t *pconf, tack_rt_t *rt)
     APR_ARRAY_PUSH(tack_rts, tack_rt_t *) = rt;
 }
 
-static const char *tack_hex(apr_pool_t *p, const uint8_t *in, size_t len)
+const char *tack_status_hex(apr_pool_t *p, const uint8_t *in, size_t len)
 {
     static const char digits[] = "0123456789abcdef";
     char *out = apr_palloc(p, 2 * len + 1);
@@ -171,6 +172,51 @@ static void tack_ctr_carry(apr_pool_t *ptemp, const tack_ctrgen_t *prev,
     }
 }
 
+typedef struct {
+    int rank;
+    tack_rt_t *rt;
+} tack_ranked_t;
+
+static int tack_ranked_cmp(const void *a, const void *b)
+{
+    return ((const tack_ranked_t *)a)->rank - ((const tack_ranked_t *)b)->rank;
+}
+
+/* tack_status_order puts the vhosts in configuration order, for the page,
+ * the JSON and the metrics.  httpd links each <VirtualHost> in front of
+ * the ones read before it (core.c, virtualhost_section: s->next =
+ * main_server->next) and mod_ssl initialises them in list order, so they
+ * arrive as: the main server, the last vhost, ..., the first.  The rank
+ * comes from the list, not from the order of arrival. */
+static void tack_status_order(apr_pool_t *ptemp, server_rec *s_main)
+{
+    apr_hash_t *rank = apr_hash_make(ptemp);
+    tack_ranked_t *v = apr_palloc(ptemp, sizeof(*v) * tack_rts->nelts);
+    server_rec *s;
+    int n = 0, i;
+
+    for (s = s_main->next; s; s = s->next) {
+        n++;
+    }
+    for (s = s_main->next; s; s = s->next) {
+        int *r = apr_palloc(ptemp, sizeof(*r));
+
+        *r = n--; /* the first vhost read is the last in the list: 1 */
+        apr_hash_set(rank, apr_pmemdup(ptemp, &s, sizeof(s)), sizeof(s), r);
+    }
+    for (i = 0; i < tack_rts->nelts; i++) {
+        tack_rt_t *rt = APR_ARRAY_IDX(tack_rts, i, tack_rt_t *);
+        const int *r = apr_hash_get(rank, &rt->s, sizeof(rt->s));
+
+        v[i].rank = rt->s == s_main ? 0 : r ? *r : INT_MAX - 1;
+        v[i].rt = rt;
+    }
+    qsort(v, tack_rts->nelts, sizeof(*v), tack_ranked_cmp);
+    for (i = 0; i < tack_rts->nelts; i++) {
+        APR_ARRAY_IDX(tack_rts, i, tack_rt_t *) = v[i].rt;
+    }
+}
+
 int tack_status_post_config(apr_pool_t *pconf, apr_pool_t *ptemp, server_rec *s)
 {
     apr_pool_t *proc = s->process->pool, *gp;
@@ -185,6 +231,7 @@ int tack_status_post_config(apr_pool_t *pconf, apr_pool_t *ptemp, server_rec *s)
     if (tack_config_quiet() || !tack_rts) {
         return OK;
     }
+    tack_status_order(ptemp, s);
     for (i = 0; i < tack_rts->nelts; i++) {
         n += (size_t)APR_ARRAY_IDX(tack_rts, i, tack_rt_t *)->nslots + 1;
     }
@@ -242,95 +289,33 @@ int tack_status_post_config(apr_pool_t *pconf, apr_pool_t *ptemp, server_rec *s)
 
 /* ---- reading the table --------------------------------------------------- */
 
-static apr_uint64_t tack_load(const apr_uint64_t *v)
+const apr_array_header_t *tack_status_vhosts(void)
 {
-    return __atomic_load_n(v, __ATOMIC_RELAXED);
+    return tack_rts;
 }
 
-/* Totals over the whole server, for summaries. */
-typedef struct {
-    int vhosts;   /* SSL vhosts */
-    int serving;  /* of them, serving at least one TACK */
-    int tacks;    /* TACKs served, counting each (vhost, cert) */
-    int expiring; /* of them, expiring within 30 days */
-    int expired;  /* of them, expired (no longer served) */
-    const tack_item_t *soonest;
-    apr_uint64_t requested, served;
-} tack_totals_t;
-
-static void tack_totals(tack_totals_t *t, time_t now)
+apr_time_t tack_status_counters_since(void)
 {
-    int i, k, j;
-
-    memset(t, 0, sizeof(*t));
-    for (i = 0; tack_rts && i < tack_rts->nelts; i++) {
-        const tack_rt_t *rt = APR_ARRAY_IDX(tack_rts, i, tack_rt_t *);
-        int serving = 0;
-
-        t->vhosts++;
-        for (k = 0; k <= rt->nslots; k++) {
-            const tack_slot_t *slot = &rt->slots[k];
-
-            t->requested += tack_load(&slot->ctr->requested);
-            t->served += tack_load(&slot->ctr->served);
-            for (j = 0; j < slot->ntacks; j++) {
-                const tack_item_t *item = slot->tacks[j];
-
-                t->tacks++;
-                if (item->expires <= now) {
-                    t->expired++;
-                    continue;
-                }
-                serving = 1;
-                if (item->expires - now < TACK_EXPIRY_WARN_SECS) {
-                    t->expiring++;
-                }
-                if (!t->soonest || item->expires < t->soonest->expires) {
-                    t->soonest = item;
-                }
-            }
-        }
-        t->serving += serving;
-    }
+    return tack_ctr_since;
 }
 
-static const char *tack_format_name(int format)
+int tack_status_counters_shared(void)
 {
-    return format == TACK_FORMAT_02 ? "draft-02" : "draft-00";
+    return tack_ctr_shared;
 }
 
-/* Days left, rounded down; negative once expired. */
-static long tack_days_left(time_t expires, time_t now)
-{
-    long secs = (long)(expires - now);
-
-    return secs >= 0 ? secs / 86400 : -((-secs + 86399) / 86400);
-}
-
-static const char *tack_iso_time(apr_pool_t *p, apr_time_t t)
-{
-    apr_time_exp_t tm;
-
-    apr_time_exp_gmt(&tm, t);
-    return apr_psprintf(p, "%04d-%02d-%02dT%02d:%02d:%02dZ", tm.tm_year + 1900,
-                        tm.tm_mon + 1, tm.tm_mday, tm.tm_hour, tm.tm_min,
-                        tm.tm_sec);
-}
-
-static int tack_tack_active(const tack_rt_t *rt, const tack_item_t *item)
+int tack_status_activates_pins(const tack_rt_t *rt, const tack_item_t *item)
 {
     return rt->pin_activation && !item->file->inactive;
 }
 
-/* ---- text ---------------------------------------------------------------- */
-
-/* tack_utf8 returns |s| as valid UTF-8 by the rule of tack_utf8_escape (each
- * byte that is not UTF-8 as \xNN, a backslash as \\): |s| itself when
- * nothing changes, else a copy in |p|; NULL stays NULL.  Every string of the
- * JSON and of the HTML page goes through it: a ServerName or a path is
- * bytes, jansson refuses a string that is not UTF-8, and the page says it is
- * UTF-8. */
-static const char *tack_utf8(apr_pool_t *p, const char *s)
+/* tack_status_utf8 returns |s| as valid UTF-8 by the rule of
+ * tack_utf8_escape (each byte that is not UTF-8 as \xNN, a backslash as
+ * \\): |s| itself when nothing changes, else a copy in |p|; NULL stays
+ * NULL.  Every string of the JSON, the HTML page and the metrics goes
+ * through it: a ServerName or a path is bytes, jansson refuses a string
+ * that is not UTF-8, and the page and the metrics say they are UTF-8. */
+const char *tack_status_utf8(apr_pool_t *p, const char *s)
 {
     size_t len, n;
     char *out;
@@ -348,373 +333,277 @@ static const char *tack_utf8(apr_pool_t *p, const char *s)
     return out;
 }
 
-/* ---- JSON (jansson) ------------------------------------------------------ */
+#define tack_utf8 tack_status_utf8
+#define tack_hex tack_status_hex
 
-/* Each tack_json_* builder returns a new value or NULL when jansson could
- * not build it (it takes the references of what it packs either way). */
+/* ---- problems ------------------------------------------------------------ */
 
-static json_t *tack_json_counters(apr_uint64_t requested, apr_uint64_t served)
+void tack_status_problem_add(apr_pool_t *p, tack_rt_t *rt, int severity,
+                             const char *kind, int slot, const char *message)
 {
-    return json_pack("{s:I, s:I}", "requested", (json_int_t)requested, "served",
-                     (json_int_t)served);
+    tack_problem_t *pr;
+
+    if (!rt->problems) {
+        rt->problems = apr_array_make(p, 1, sizeof(tack_problem_t));
+    }
+    pr = apr_array_push(rt->problems);
+    pr->severity = severity;
+    pr->kind = kind;
+    pr->slot = slot < rt->nslots ? slot : -1;
+    pr->message = message;
 }
 
-static json_t *tack_json_tack(apr_pool_t *p, const tack_rt_t *rt,
-                              const tack_item_t *item, time_t now)
+/* One pass of tack_status_problems: where to send what it finds. */
+typedef struct {
+    apr_pool_t *p;
+    const tack_rt_t *rt;
+    int severity;
+    tack_status_problem_fn *fn;
+    void *data;
+    int n;
+} tack_pass_t;
+
+static void tack_emit(tack_pass_t *ps, int severity, const char *kind, int slot,
+                      const char *message)
 {
-    return json_pack(
-        "{s:s, s:i, s:i, s:s, s:I, s:b, s:s, s:s, s:s, s:b}", "key",
-        tack_utf8(p, item->fingerprint), "min_generation",
-        (int)item->tack.min_generation, "generation",
-        (int)item->tack.generation, "expires", tack_utf8(p, item->expiry),
-        "days_left", (json_int_t)tack_days_left(item->expires, now), "expired",
-        item->expires <= now, "target_hash",
-        tack_hex(p, item->tack.target_hash, TACK_HASH_LEN), "file",
-        tack_utf8(p, item->file->path), "source",
-        item->file->store ? "TackStore" : "TackFile", "active",
-        tack_tack_active(rt, item));
+    tack_problem_t pr;
+
+    if (ps->severity && ps->severity != severity) {
+        return;
+    }
+    pr.severity = severity;
+    pr.kind = kind;
+    pr.slot = slot;
+    pr.message = message;
+    ps->fn(ps->data, ps->rt, NULL, &pr);
+    ps->n++;
 }
 
-static json_t *tack_json_cert(apr_pool_t *p, const tack_rt_t *rt,
-                              const tack_slot_t *slot, apr_uint64_t r,
-                              apr_uint64_t s, time_t now)
+/* tack_problems_slot reports the TACKs of certificate |k|: expired ones
+ * and, when none is left, that it serves no TACK (an error where the vhost
+ * is meant to serve one: a store, break signatures, a TACK for another of
+ * its certificates; a warning on a vhost with no TACK configured). */
+static void tack_problems_slot(tack_pass_t *ps, int k, int meant, time_t now)
 {
-    char subject[TACK_SUBJECT_SIZE];
-    uint8_t spki[TACK_HASH_LEN];
-    json_t *tacks = json_array(), *ctrs;
+    const tack_slot_t *slot = &ps->rt->slots[k];
+    int j, live = 0, expired = 0;
+
+    for (j = 0; j < slot->ntacks; j++) {
+        const tack_item_t *it = slot->tacks[j];
+
+        if (it->expires > now) {
+            live++;
+            if (it->expires - now < TACK_EXPIRY_WARN_SECS) {
+                tack_emit(ps, TACK_PROBLEM_WARNING, "expiring", k,
+                          apr_psprintf(
+                              ps->p, "TACK key %s expires in %s (%s): %s",
+                              it->fingerprint,
+                              tack_duration(ps->p, (long)(it->expires - now)),
+                              it->expiry, tack_utf8(ps->p, it->file->path)));
+            }
+            continue;
+        }
+        expired++;
+        tack_emit(ps, TACK_PROBLEM_ERROR, "expired", k,
+                  apr_psprintf(ps->p,
+                               "TACK key %s expired %s, no longer served: %s",
+                               it->fingerprint, it->expiry,
+                               tack_utf8(ps->p, it->file->path)));
+    }
+    if (!live && !expired) {
+        tack_emit(ps, meant ? TACK_PROBLEM_ERROR : TACK_PROBLEM_WARNING,
+                  "no_tack", k,
+                  meant ? "no TACK for this certificate"
+                        : "no TACK (none configured for this vhost)");
+    }
+}
+
+int tack_status_problems(apr_pool_t *p, const tack_rt_t *rt, time_t now,
+                         int severity, tack_status_problem_fn *fn, void *data)
+{
+    tack_pass_t ps = {p, rt, severity, fn, data, 0};
+    int k, meant = rt->store || rt->nsigs;
+
+    if (!rt->registered) {
+        tack_emit(&ps, TACK_PROBLEM_ERROR, "not_registered", -1,
+                  "the TLS extension could not be registered on this "
+                  "vhost (TACK00055): nothing is served");
+    }
+    for (k = 0; !meant && k < rt->nslots; k++) {
+        meant = rt->slots[k].ntacks > 0;
+    }
+    for (k = 0; k < rt->nslots; k++) {
+        tack_problems_slot(&ps, k, meant, now);
+    }
+    for (k = 0; rt->problems && k < rt->problems->nelts; k++) {
+        const tack_problem_t *pr =
+            &APR_ARRAY_IDX(rt->problems, k, tack_problem_t);
+
+        tack_emit(&ps, pr->severity, pr->kind, pr->slot, pr->message);
+    }
+    return ps.n;
+}
+
+static void tack_emit_store(tack_pass_t *ps, const tack_store_t *st,
+                            int severity, const char *kind, const char *msg)
+{
+    tack_problem_t pr = {severity, kind, -1, msg};
+
+    if (!ps->severity || ps->severity == severity) {
+        ps->fn(ps->data, NULL, st, &pr);
+        ps->n++;
+    }
+}
+
+int tack_status_store_problems(apr_pool_t *p, const tack_store_t *st,
+                               int severity, tack_status_problem_fn *fn,
+                               void *data)
+{
+    tack_pass_t ps = {p, NULL, severity, fn, data, 0};
+    int j;
+
+    if (st->error) {
+        tack_emit_store(&ps, st, TACK_PROBLEM_ERROR, "unreadable",
+                        tack_utf8(p, st->error));
+    }
+    for (j = 0; st->bad && j < st->bad->nelts; j++) {
+        tack_emit_store(
+            &ps, st, TACK_PROBLEM_ERROR, "malformed",
+            tack_utf8(p, APR_ARRAY_IDX(st->bad, j, tack_file_t *)->error));
+    }
+    for (j = 0; st->expired && j < st->expired->nelts; j++) {
+        tack_emit_store(
+            &ps, st, TACK_PROBLEM_WARNING, "expired_file",
+            tack_utf8(p, APR_ARRAY_IDX(st->expired, j, tack_file_t *)->error));
+    }
+    for (j = 0; st->warnings && j < st->warnings->nelts; j++) {
+        tack_emit_store(
+            &ps, st, TACK_PROBLEM_WARNING, "warning",
+            tack_utf8(p, APR_ARRAY_IDX(st->warnings, j, const char *)));
+    }
+    return ps.n;
+}
+
+apr_array_header_t *tack_status_stores(apr_pool_t *p)
+{
+    apr_array_header_t *out = apr_array_make(p, 2, sizeof(tack_store_t *));
+    apr_hash_t *seen = apr_hash_make(p);
     int i;
 
-    for (i = 0; tacks && i < slot->ntacks; i++) {
-        if (json_array_append_new(tacks,
-                                  tack_json_tack(p, rt, slot->tacks[i], now))) {
-            json_decref(tacks);
-            return NULL;
+    for (i = 0; tack_rts && i < tack_rts->nelts; i++) {
+        const tack_store_t *st = APR_ARRAY_IDX(tack_rts, i, tack_rt_t *)->store;
+
+        if (st && !apr_hash_get(seen, &st, sizeof(st))) {
+            apr_hash_set(seen, apr_pmemdup(p, &st, sizeof(st)), sizeof(st), st);
+            APR_ARRAY_PUSH(out, const tack_store_t *) = st;
         }
     }
-    ctrs = tack_json_counters(r, s);
-    if (!tacks || !ctrs) {
-        json_decref(tacks);
-        json_decref(ctrs);
-        return NULL;
-    }
-    memset(spki, 0, sizeof(spki));
-    tack_spki_hash(slot->cert, spki);
-    return json_pack("{s:s, s:s?, s:s, s:o, s:o}", "subject",
-                     tack_utf8(p, tack_slot_subject(slot, subject)),
-                     "key_type", tack_utf8(p, slot->key_type), "spki_sha256",
-                     tack_hex(p, spki, sizeof(spki)), "tacks", tacks,
-                     "handshakes", ctrs);
+    return out;
 }
 
-static json_t *tack_json_vhost(apr_pool_t *p, const tack_rt_t *rt, time_t now)
+static void tack_count_problem(void *data, const tack_rt_t *rt,
+                               const tack_store_t *store,
+                               const tack_problem_t *pr)
 {
-    char name[TACK_NAME_SIZE];
-    json_t *certs = json_array(), *sigs = json_array(), *ctrs;
-    apr_uint64_t req = 0, srv = 0;
-    size_t j;
-    int k;
+    tack_totals_t *t = data;
 
-    for (k = 0; certs && k <= rt->nslots; k++) {
+    if (pr->severity == TACK_PROBLEM_ERROR) {
+        t->errors++;
+    } else {
+        t->warnings++;
+    }
+}
+
+/* tack_totals_vhost adds the TACKs and counters of |rt| to |t|. */
+static void tack_totals_vhost(tack_totals_t *t, const tack_rt_t *rt, time_t now)
+{
+    int k, j, serving = 0;
+
+    t->vhosts++;
+    for (k = 0; k <= rt->nslots; k++) {
         const tack_slot_t *slot = &rt->slots[k];
-        apr_uint64_t r = tack_load(&slot->ctr->requested);
-        apr_uint64_t s = tack_load(&slot->ctr->served);
 
-        req += r;
-        srv += s;
-        if (k == rt->nslots) {
-            break; /* counted in the vhost's totals only */
-        }
-        if (json_array_append_new(certs,
-                                  tack_json_cert(p, rt, slot, r, s, now))) {
-            json_decref(certs);
-            certs = NULL;
-        }
-    }
-    for (j = 0; sigs && j < rt->nsigs; j++) {
-        if (json_array_append_new(
-                sigs, json_pack("{s:s, s:s}", "key",
-                                tack_utf8(p, rt->sig_keys[j]), "file",
-                                tack_utf8(p, rt->sig_files[j])))) {
-            json_decref(sigs);
-            sigs = NULL;
+        t->requested += tack_ctr_load(&slot->ctr->requested);
+        t->served += tack_ctr_load(&slot->ctr->served);
+        for (j = 0; j < slot->ntacks; j++) {
+            const tack_item_t *item = slot->tacks[j];
+
+            t->tacks++;
+            if (item->expires <= now) {
+                t->expired++;
+                continue;
+            }
+            serving = 1;
+            if (item->expires - now < TACK_EXPIRY_WARN_SECS) {
+                t->expiring++;
+            }
+            if (!t->soonest || item->expires < t->soonest->expires) {
+                t->soonest = item;
+                t->soonest_rt = rt;
+            }
         }
     }
-    ctrs = tack_json_counters(req, srv);
-    if (!certs || !sigs || !ctrs) {
-        json_decref(certs);
-        json_decref(sigs);
-        json_decref(ctrs);
-        return NULL;
-    }
-    return json_pack("{s:s, s:s, s:b, s:b, s:s?, s:b, s:o, s:o, s:o}", "name",
-                     tack_utf8(p, tack_rt_name(rt, name)), "format",
-                     tack_format_name(rt->format), "pin_activation",
-                     rt->pin_activation, "tls13", rt->tls13, "store",
-                     rt->store ? tack_utf8(p, rt->store->path) : NULL,
-                     "registered", rt->registered, "break_signatures", sigs,
-                     "certificates", certs, "handshakes", ctrs);
+    t->serving += serving;
 }
 
-static int tack_json_write(const char *buf, size_t size, void *data)
+void tack_status_totals(apr_pool_t *p, tack_totals_t *t, time_t now)
 {
-    return ap_rwrite(buf, (int)size, (request_rec *)data) < 0 ? -1 : 0;
-}
-
-/* tack_json_dump writes |value| (a reference it takes) as JSON and returns
- * 1, or 0 when it could not be written: the client went away, or (logged)
- * jansson failed.  A value jansson could not build (NULL) is logged and
- * written as null, so that the document stays valid; |what| names it. */
-static int tack_json_dump(request_rec *r, json_t *value, size_t flags,
-                          const char *what)
-{
-    int rc;
-
-    if (!value) {
-        ap_log_rerror(APLOG_MARK, APLOG_ERR, 0, r,
-                      "TACK00102: tack-status: cannot build the JSON of %s "
-                      "(out of memory?); it is written as null",
-                      what);
-        return ap_rputs("null", r) >= 0;
-    }
-    rc = json_dump_callback(value, tack_json_write, r, flags);
-    json_decref(value);
-    if (rc && !r->connection->aborted) {
-        ap_log_rerror(APLOG_MARK, APLOG_ERR, 0, r,
-                      "TACK00103: tack-status: cannot write the JSON of %s; "
-                      "the response is cut short",
-                      what);
-    }
-    return rc == 0;
-}
-
-/* tack_json_member writes one member of the top-level object: |key| and
- * |value| (a reference it takes) encoded by jansson.  It returns 0 when the
- * response cannot go on (tack_json_dump). */
-static int tack_json_member(request_rec *r, const char *key, json_t *value,
-                            int first)
-{
-    ap_rputs(first ? "{" : ",\n", r);
-    if (!tack_json_dump(r, json_string(key), JSON_ENCODE_ANY, key)) {
-        json_decref(value);
-        return 0;
-    }
-    ap_rputs(": ", r);
-    return tack_json_dump(r, value, JSON_ENCODE_ANY, key);
-}
-
-/* tack_status_json streams the document: the summary members, then the
- * "vhosts" array one element at a time, one line each.  jansson encodes
- * every key and value; only the separators between them are written here.
- * Building the whole tree instead would cost about 5 KB of heap per vhost
- * in the serving child (55 MB at 10,000 vhosts, which glibc keeps).  Every
- * string is made UTF-8 first (tack_utf8), so jansson refuses none; what it
- * still cannot build is logged and written as null (tack_json_dump). */
-static int tack_status_json(request_rec *r, time_t now)
-{
-    const char *soonest;
-    tack_totals_t t;
+    apr_array_header_t *stores;
+    apr_pool_t *tmp;
     int i;
 
-    ap_set_content_type(r, "application/json");
-    if (r->header_only) {
-        return OK;
-    }
-    tack_totals(&t, now);
-    soonest = t.soonest ? tack_utf8(r->pool, t.soonest->expiry) : NULL;
-    if (!tack_json_member(
-            r, "server",
-            json_string(tack_utf8(r->pool, ap_get_server_description())),
-            1) ||
-        !tack_json_member(r, "time",
-                          json_string(tack_iso_time(r->pool, apr_time_now())),
-                          0) ||
-        !tack_json_member(r, "counters_since",
-                          json_string(tack_iso_time(r->pool, tack_ctr_since)),
-                          0) ||
-        !tack_json_member(r, "counters_shared", json_boolean(tack_ctr_shared),
-                          0) ||
-        !tack_json_member(
-            r, "summary",
-            json_pack("{s:i, s:i, s:i, s:i, s:i, s:s?}", "vhosts", t.vhosts,
-                      "serving", t.serving, "tacks", t.tacks,
-                      "expiring_30_days", t.expiring, "expired", t.expired,
-                      "soonest_expiry", soonest),
-            0) ||
-        !tack_json_member(r, "handshakes",
-                          tack_json_counters(t.requested, t.served), 0)) {
-        return OK;
-    }
-    ap_rputs(",\n\"vhosts\": [", r);
+    memset(t, 0, sizeof(*t));
+    apr_pool_create(&tmp, p);
     for (i = 0; tack_rts && i < tack_rts->nelts; i++) {
         const tack_rt_t *rt = APR_ARRAY_IDX(tack_rts, i, tack_rt_t *);
-        char name[TACK_NAME_SIZE];
 
-        ap_rputs(i ? ",\n" : "\n", r);
-        if (!tack_json_dump(r, tack_json_vhost(r->pool, rt, now), JSON_COMPACT,
-                            apr_pstrcat(r->pool, "vhost ",
-                                        tack_utf8(r->pool,
-                                                  tack_rt_name(rt, name)),
-                                        NULL))) {
-            return OK;
-        }
+        tack_totals_vhost(t, rt, now);
+        tack_status_problems(tmp, rt, now, 0, tack_count_problem, t);
+        apr_pool_clear(tmp); /* the messages are not kept */
     }
-    ap_rputs("\n]}\n", r);
-    return OK;
+    stores = tack_status_stores(tmp);
+    for (i = 0; i < stores->nelts; i++) {
+        tack_status_store_problems(
+            tmp, APR_ARRAY_IDX(stores, i, const tack_store_t *), 0,
+            tack_count_problem, t);
+    }
+    apr_pool_destroy(tmp);
 }
 
-/* ---- HTML ---------------------------------------------------------------- */
-
-/* tack_esc returns |s| for the HTML page: made UTF-8 (tack_utf8), then
- * HTML-escaped; NULL becomes "". */
-static const char *tack_esc(request_rec *r, const char *s)
+const char *tack_status_format_name(int format)
 {
-    return ap_escape_html2(r->pool, s ? tack_utf8(r->pool, s) : "", 0);
+    return format == TACK_FORMAT_02 ? "draft-02" : "draft-00";
 }
 
-static void tack_html_tack_cells(request_rec *r, const tack_rt_t *rt,
-                                 const tack_item_t *item, time_t now)
+/* Days left, rounded down; negative once expired. */
+long tack_status_days_left(time_t expires, time_t now)
 {
-    long days = tack_days_left(item->expires, now);
+    long secs = (long)(expires - now);
 
-    ap_rprintf(r,
-               "<td><code>%s</code>%s</td><td>%u / %u</td>"
-               "<td>%s</td><td class=\"%s\">%s</td>"
-               "<td><code>%s</code></td><td>%s <code>%s</code></td>",
-               tack_esc(r, item->fingerprint),
-               item->file->inactive ? " (inactive)" : "",
-               (unsigned)item->tack.min_generation,
-               (unsigned)item->tack.generation, tack_esc(r, item->expiry),
-               days < 0    ? "bad"
-               : days < 30 ? "warn"
-                           : "ok",
-               days < 0 ? "expired, not served"
-                        : apr_psprintf(r->pool, "%ld", days),
-               tack_hex(r->pool, item->tack.target_hash, TACK_HASH_LEN),
-               item->file->store ? "TackStore" : "TackFile",
-               tack_esc(r, item->file->path));
+    return secs >= 0 ? secs / 86400 : -((-secs + 86399) / 86400);
 }
 
-static void tack_html_vhost(request_rec *r, const tack_rt_t *rt, time_t now)
+const char *tack_status_iso_time(apr_pool_t *p, apr_time_t t)
 {
-    char subject[TACK_SUBJECT_SIZE], name[TACK_NAME_SIZE];
-    apr_uint64_t req = 0, srv = 0;
-    size_t j;
-    int k, i;
+    apr_time_exp_t tm;
 
-    for (k = 0; k <= rt->nslots; k++) {
-        req += tack_load(&rt->slots[k].ctr->requested);
-        srv += tack_load(&rt->slots[k].ctr->served);
-    }
-    ap_rprintf(
-        r,
-        "<h2>%s</h2>\n<p>Format %s, pin activation %s, TLS 1.3 %s, "
-        "store %s%s. Handshakes: %" APR_UINT64_T_FMT
-        " requested, %" APR_UINT64_T_FMT " served a TACK.</p>\n",
-        tack_esc(r, tack_rt_name(rt, name)), tack_format_name(rt->format),
-        rt->pin_activation ? "on" : "off", rt->tls13 ? "on" : "off",
-        rt->store ? tack_esc(r, rt->store->path) : "none",
-        rt->registered ? "" : ". <b>Extension not registered</b>", req, srv);
-    ap_rputs("<table>\n<tr><th>Certificate</th><th>TACK key</th>"
-             "<th>min gen. / gen.</th><th>Expires</th><th>Days left</th>"
-             "<th>Target hash</th><th>From</th><th>Requested</th>"
-             "<th>Served</th></tr>\n",
-             r);
-    for (k = 0; k < rt->nslots; k++) {
-        const tack_slot_t *slot = &rt->slots[k];
-        int rows = slot->ntacks ? slot->ntacks : 1;
-
-        ap_rprintf(r, "<tr><td rowspan=\"%d\">%s %s</td>", rows,
-                   tack_esc(r, slot->key_type),
-                   tack_esc(r, tack_slot_subject(slot, subject)));
-        if (!slot->ntacks) {
-            ap_rputs("<td colspan=\"6\">no TACK</td>", r);
-        }
-        for (i = 0; i < slot->ntacks; i++) {
-            if (i) {
-                ap_rputs("<tr>", r);
-            }
-            tack_html_tack_cells(r, rt, slot->tacks[i], now);
-            if (i == 0) {
-                ap_rprintf(r,
-                           "<td rowspan=\"%d\">%" APR_UINT64_T_FMT "</td>"
-                           "<td rowspan=\"%d\">%" APR_UINT64_T_FMT "</td>",
-                           rows, tack_load(&slot->ctr->requested), rows,
-                           tack_load(&slot->ctr->served));
-            }
-            ap_rputs("</tr>\n", r);
-        }
-        if (!slot->ntacks) {
-            ap_rprintf(r,
-                       "<td>%" APR_UINT64_T_FMT "</td><td>%" APR_UINT64_T_FMT
-                       "</td></tr>\n",
-                       tack_load(&slot->ctr->requested),
-                       tack_load(&slot->ctr->served));
-        }
-    }
-    ap_rputs("</table>\n", r);
-    if (rt->nsigs) {
-        ap_rputs("<p>Break signatures:</p>\n<ul>\n", r);
-        for (j = 0; j < rt->nsigs; j++) {
-            ap_rprintf(r, "<li>key <code>%s</code> from %s</li>\n",
-                       tack_esc(r, rt->sig_keys[j]),
-                       tack_esc(r, rt->sig_files[j]));
-        }
-        ap_rputs("</ul>\n", r);
-    } else {
-        ap_rputs("<p>Break signatures: none.</p>\n", r);
-    }
+    apr_time_exp_gmt(&tm, t);
+    return apr_psprintf(p, "%04d-%02d-%02dT%02d:%02d:%02dZ", tm.tm_year + 1900,
+                        tm.tm_mon + 1, tm.tm_mday, tm.tm_hour, tm.tm_min,
+                        tm.tm_sec);
 }
 
-static int tack_status_html(request_rec *r, time_t now)
-{
-    tack_totals_t t;
-    int i;
-
-    tack_totals(&t, now);
-    ap_set_content_type(r, "text/html; charset=utf-8");
-    if (r->header_only) {
-        return OK;
-    }
-    ap_rputs("<!DOCTYPE html>\n<html><head><title>TACK status</title>\n"
-             "<style>body{font-family:sans-serif}table{border-collapse:"
-             "collapse}td,th{border:1px solid #999;padding:2px 6px;"
-             "text-align:left}td.warn{background:#fd8}td.bad{background:"
-             "#f88}code{font-size:90%}</style></head>\n<body>\n"
-             "<h1>TACK status</h1>\n",
-             r);
-    ap_rprintf(r,
-               "<p>Server: %s<br>Time: %s<br>Counters since %s (%s)</p>\n"
-               "<p>%d SSL virtual host%s, %d serving a TACK; %d TACK%s, %d "
-               "expiring within 30 days, %d expired. Soonest expiry: %s. "
-               "Handshakes: %" APR_UINT64_T_FMT " requested a TACK, "
-               "%" APR_UINT64_T_FMT " received one.</p>\n"
-               "<p><a href=\"?json\">JSON</a></p>\n",
-               tack_esc(r, ap_get_server_description()),
-               tack_iso_time(r->pool, apr_time_now()),
-               tack_iso_time(r->pool, tack_ctr_since),
-               tack_ctr_shared ? "shared by all processes"
-                               : "per process: no shared memory",
-               t.vhosts, t.vhosts == 1 ? "" : "s", t.serving, t.tacks,
-               t.tacks == 1 ? "" : "s", t.expiring, t.expired,
-               t.soonest ? tack_esc(r, t.soonest->expiry) : "none", t.requested,
-               t.served);
-    for (i = 0; tack_rts && i < tack_rts->nelts; i++) {
-        tack_html_vhost(r, APR_ARRAY_IDX(tack_rts, i, tack_rt_t *), now);
-    }
-    ap_rputs("</body></html>\n", r);
-    return OK;
-}
-
-/* tack_args_json returns 1 when the query string holds the word "json"
- * ("?json", "?json&x", "?x&json"). */
-static int tack_args_json(const char *args)
+/* tack_args_has returns 1 when the query string holds |word| ("?json",
+ * "?json&x", "?x&json"). */
+static int tack_args_has(const char *args, const char *word)
 {
     const char *p = args;
+    size_t len = strlen(word);
 
     while (p && *p) {
         size_t n = strcspn(p, "&;");
 
-        if (n == 4 && !strncmp(p, "json", 4)) {
+        if (n == len && !strncmp(p, word, len)) {
             return 1;
         }
         p += n;
@@ -733,8 +622,11 @@ static int tack_status_handler(request_rec *r)
         return HTTP_METHOD_NOT_ALLOWED;
     }
     apr_table_setn(r->headers_out, "Cache-Control", "no-store");
-    if (tack_args_json(r->args)) {
+    if (tack_args_has(r->args, "json")) {
         return tack_status_json(r, time(NULL));
+    }
+    if (tack_args_has(r->args, "metrics")) {
+        return tack_status_metrics(r, time(NULL));
     }
     return tack_status_html(r, time(NULL));
 }
@@ -747,7 +639,7 @@ static int tack_status_hook(request_rec *r, int flags)
 {
     tack_totals_t t;
 
-    tack_totals(&t, time(NULL));
+    tack_status_totals(r->pool, &t, time(NULL));
     if (flags & AP_STATUS_SHORT) {
         ap_rprintf(r,
                    "TackVhosts: %d\nTackServingVhosts: %d\n"
@@ -758,18 +650,19 @@ static int tack_status_hook(request_rec *r, int flags)
                    t.served);
         return OK;
     }
-    ap_rprintf(r,
-               "<hr />\n<h2>TACK (mod_tack)</h2>\n<dl>\n"
-               "<dt>%d SSL virtual host%s, %d serving a TACK</dt>\n"
-               "<dt>%d TACKs expiring within 30 days, %d expired; soonest "
-               "expiry %s</dt>\n"
-               "<dt>Handshakes since %s: %" APR_UINT64_T_FMT
-               " requested a TACK, %" APR_UINT64_T_FMT " received one</dt>\n"
-               "</dl>\n<p>Details: the <code>tack-status</code> handler "
-               "(see docs/directives.md).</p>\n",
-               t.vhosts, t.vhosts == 1 ? "" : "s", t.serving, t.expiring,
-               t.expired, t.soonest ? tack_esc(r, t.soonest->expiry) : "none",
-               tack_iso_time(r->pool, tack_ctr_since), t.requested, t.served);
+    ap_rprintf(
+        r,
+        "<hr />\n<h2>TACK (mod_tack)</h2>\n<dl>\n"
+        "<dt>%d SSL virtual host%s, %d serving a TACK</dt>\n"
+        "<dt>%d TACKs expiring within 30 days, %d expired; soonest "
+        "expiry %s</dt>\n"
+        "<dt>Handshakes since %s: %" APR_UINT64_T_FMT
+        " requested a TACK, %" APR_UINT64_T_FMT " received one</dt>\n"
+        "</dl>\n<p>Details: the <code>tack-status</code> handler "
+        "(see docs/directives.md).</p>\n",
+        t.vhosts, t.vhosts == 1 ? "" : "s", t.serving, t.expiring, t.expired,
+        t.soonest ? ap_escape_html2(r->pool, t.soonest->expiry, 0) : "none",
+        tack_status_iso_time(r->pool, tack_ctr_since), t.requested, t.served);
     return OK;
 }
 

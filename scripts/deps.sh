@@ -13,7 +13,8 @@
 set -e
 PKGS="build-essential pkg-config check libjansson-dev \
 apache2 apache2-dev libapache2-mod-perl2 clang libclang-rt-14-dev man-db \
-valgrind gdb pebble certbot softhsm2 opensc libengine-pkcs11-openssl"
+valgrind gdb pebble certbot softhsm2 opensc libengine-pkcs11-openssl \
+prometheus"
 # Kept at the archive's version, together.
 OPENSSL_PKGS="libssl3 openssl libssl-dev"
 

@@ -17,7 +17,7 @@ use TackTest;
 use TackFixture qw(make_cert make_key tack_bytes pem write_file spki_hash
     key_public fingerprint);
 
-plan tests => 70;
+plan tests => 124;
 
 my $mark = log_mark();
 my $port = ssl_port();
@@ -26,6 +26,20 @@ my $fp = sub { fingerprint(key_public(fx("$_[0].key"))) };
 sub status_json {
     my $res = GET('/tack-status?json');
     return ($res, $res->is_success ? decode_json($res->content) : undef);
+}
+# promtool($what, $text): promtool check $what (metrics: the text on
+# stdin; rules: the file $text); (exit status, output).  Never skipped: a
+# missing promtool (Debian "prometheus", scripts/deps.sh) fails the test.
+sub promtool {
+    my ($what, $text) = @_;
+    my $tmp = t_dir() . "/tmp/promtool.$$";
+    TackFixture::write_file($tmp, $text) if $what eq 'metrics';
+    my $cmd = $what eq 'metrics' ? "promtool check metrics < $tmp"
+        : "promtool check rules $text";
+    my $out = qx{$cmd 2>&1};
+    my $rc = $? == -1 ? 127 : $? >> 8;
+    unlink $tmp if $what eq 'metrics';
+    return ($rc, $out);
 }
 sub vhost_of {
     my ($doc, $name) = @_;
@@ -60,7 +74,35 @@ like($t->{expires}, qr/^\d{4}-\d\d-\d\dT\d\d:\d\dZ$/, 'expiration');
 ok($t->{days_left} >= 363 && $t->{days_left} <= 365, "days left: $t->{days_left}");
 is($t->{target_hash}, $c->{spki_sha256}, 'target hash = the certificate it matched');
 is($t->{source}, 'TackFile', 'source');
-ok($t->{active} && !$t->{expired}, 'active, not expired');
+ok(!$t->{expired}, 'not expired');
+is_deeply([exists $t->{active}, $t->{activates_pins}], ['', JSON::PP::true],
+    'a.test (pin activation on): "activates_pins": true, no "active" member');
+my $bt = vhost_of($doc, 'b.test')->{certificates}[0]{tacks}[0];
+ok(!$bt->{expired} && exists $bt->{activates_pins} && !$bt->{activates_pins},
+    'b.test (pin activation off): served, "activates_pins": false');
+
+# Configuration order (t/conf/extra.conf.in), in the JSON as on the page.
+my @conf_order = do {
+    open my $fh, '<', top_dir() . '/t/conf/extra.conf.in' or die $!;
+    map { /^<VirtualHost (\S+):tack_ssl\d*>/ ? ("$1") : () } <$fh>;
+};
+my @json_order = grep { my $n = $_; grep { $_ eq $n } @conf_order }
+    map { (split /:/, $_->{name})[0] } @{ $doc->{vhosts} };
+is("@json_order", "@conf_order", 'JSON: vhosts in configuration order');
+
+# Problems, gathered and named: c.test (break signatures only) serves no
+# TACK; default.test has none configured (a warning, not an error).
+my $cp = vhost_of($doc, 'c.test')->{problems};
+is_deeply($cp, [{ severity => 'error', kind => 'no_tack',
+    certificate => '/CN=c.test', key_type => 'ECDSA',
+    message => 'no TACK for this certificate' }],
+    'JSON: c.test: its problem named (no TACK for /CN=c.test)');
+is(vhost_of($doc, 'default.test')->{problems}[0]{severity}, 'warning',
+    'JSON: default.test (no TACK configured): a warning');
+is_deeply(vhost_of($doc, 'a.test')->{problems}, [], 'JSON: a.test: no problem');
+my ($nerr, $nwarn) = map { $doc->{summary}{$_} // -1 } qw(errors warnings);
+ok($nerr >= 1 && $nwarn >= 1,
+    "JSON: summary counts them ($nerr errors, $nwarn warnings)");
 
 my $d = vhost_of($doc, 'd.test');
 is_deeply([sort map { $_->{key_type} } @{ $d->{certificates} }], ['ECDSA', 'RSA'],
@@ -68,7 +110,7 @@ is_deeply([sort map { $_->{key_type} } @{ $d->{certificates} }], ['ECDSA', 'RSA'
 ok($d->{tls13}, 'd.test: TLS 1.3 on');
 my $e = vhost_of($doc, 'e.test');
 is($e->{format}, 'draft-02', 'e.test: draft-02');
-is_deeply([map { $_->{active} ? 1 : 0 } @{ $e->{certificates}[0]{tacks} }], [1, 0],
+is_deeply([map { $_->{activates_pins} ? 1 : 0 } @{ $e->{certificates}[0]{tacks} }], [1, 0],
     'e.test: two TACKs, the second inactive');
 is(scalar @{ vhost_of($doc, 'default.test')->{certificates}[0]{tacks} }, 0,
     'default.test: no TACK');
@@ -97,19 +139,75 @@ ok($res->is_success, 'GET /tack-status');
 like($res->header('Content-Type'), qr{^text/html}, 'as HTML');
 my $html = $res->content;
 like($html, qr{<h1>TACK status</h1>}, 'a title');
-like($html, qr{<h2>a\.test:$port</h2>\n<p>Format draft-00, pin activation on, TLS 1\.3 off, store none\. Handshakes: \d+ requested, \d+ served a TACK\.</p>},
-    'a.test: its settings and counters');
-like($html, qr{<td rowspan="1">ECDSA /CN=a\.test</td><td><code>\Q${\$fp->('k1')}\E</code></td><td>1 / 2</td>},
-    'a.test: certificate, TACK key and generations');
-like($html, qr{<li>key <code>\Q${\$fp->('kb1')}\E</code> from \S+a\.breaks\.pem</li>},
-    'a.test: break signatures');
+my $ncerts = 0;
+$ncerts += @{ $_->{certificates} } || 1 for @{ $doc->{vhosts} };
+my ($vtable) = $html =~ m{<table class="vhosts">(.*?)</table>}s;
+my $rows = () = ($vtable // '') =~ /<tr[ >]/g;
+is($rows - 1, $ncerts, "HTML: one row per vhost and certificate ($ncerts)");
+my @html_order = grep { my $n = $_; grep { $_ eq $n } @conf_order }
+    ($vtable // '') =~ m{<td rowspan="\d+" class="v[^"]*" id="v\w+">([\w.]+):\d+}g;
+is("@html_order", "@conf_order", 'HTML: vhosts in configuration order');
+like($vtable, qr{id="v\w+">a\.test:$port</td><td rowspan="1" class="v" title="no TackStore">00, pins</td><td rowspan="1" class="v n" title="\Q${\$fp->('kb1')}\E from \S+a\.breaks\.pem\n\Q${\$fp->('kb2')}\E from \S+a\.breaks\.pem">2</td>},
+    'a.test: name, settings (draft-00, pins), break signatures counted, listed in the title');
+like($vtable, qr{<span class="e c" title="ECDSA /CN=a\.test">ECDSA /CN=a\.test</span></td><td><code>\Q${\$fp->('k1')}\E</code></td><td>1/2</td>},
+    'a.test: certificate, TACK key and generations in its one row');
+my $ahash = $c->{spki_sha256};
+like($vtable, qr{<code title="$ahash">\Q${\substr($ahash, 0, 8)}\E&hellip;</code>},
+    'a.test: the target hash shortened to 8 hex digits, whole in the title');
+unlike($html, qr{>$ahash<}, 'no 64-hex hash as text on the page');
+like($vtable, qr{file <span class="e f" title="\S+/a\.tack\.pem">a\.tack\.pem</span>},
+    'a.test: the file by its name, the full path in the title');
 like($html, qr{<code>\Q${\$fp->('k2')}\E</code> \(inactive\)}, 'e.test: the inactive TACK');
+like($vtable, qr{<tr class="bad"><td[^>]*>c\.test:$port</td>.*?<td colspan="6" class="bad">no TACK</td>}s,
+    'c.test: "no TACK" highlighted, its row marked');
+my $problems_at = index($html, '<h2 id="problems">');
+ok($problems_at > 0 && $problems_at < index($html, '<table class="vhosts">'),
+    'HTML: the problems come before the vhosts');
+like($html, qr{<h2 id="problems">Problems: \d+ errors?, \d+ warnings?</h2>}, 'HTML: counted');
+like($html, qr{<tr class="bad"><td>error</td><td><a href="#v\w+">c\.test:$port</a></td><td><span class="e" title="ECDSA /CN=c\.test">ECDSA /CN=c\.test</span></td><td class="m">no TACK for this certificate</td></tr>},
+    'HTML: c.test\'s problem named: vhost, certificate, what is wrong');
 like($html, qr{<a href="\?json">JSON</a>}, 'a link to the JSON');
+like($html, qr{<a href="\?metrics">metrics</a>}, 'and to the metrics');
 
 $res = POST('/tack-status', content => 'x');
 is($res->code, 405, 'POST: 405');
 $res = GET('/tack-status-denied');
 is($res->code, 403, 'Require all denied is honoured (access control is httpd\'s)');
+
+# ---- metrics (Prometheus) ---------------------------------------------------
+$res = GET('/tack-status?metrics');
+ok($res->is_success, 'GET /tack-status?metrics');
+is($res->header('Content-Type'), 'text/plain; version=0.0.4; charset=utf-8',
+    'in the Prometheus text format 0.0.4');
+my $prom = $res->content;
+my ($prc, $pout) = promtool('metrics', $prom);
+is($prc, 0, 'promtool check metrics: clean') or diag($pout);
+(undef, $doc) = status_json();
+my $ah = vhost_of($doc, 'a.test')->{certificates}[0]{handshakes};
+my $al = qq{vhost="a.test:$port",key_type="ECDSA",subject="/CN=a.test"};
+like($prom, qr/^tack_handshakes_requested_total\{\Q$al\E\} $ah->{requested}$/m,
+    'a.test: requested handshakes, as in the JSON');
+like($prom, qr/^tack_handshakes_served_total\{\Q$al\E\} $ah->{served}$/m, 'and served');
+like($prom, qr/^# TYPE tack_handshakes_served_total counter$/m, 'a counter');
+my $ak = qq{$al,key="${\$fp->('k1')}"};
+like($prom, qr/^tack_generation\{\Q$ak\E\} 2$/m, 'a.test: generation');
+like($prom, qr/^tack_min_generation\{\Q$ak\E\} 1$/m, 'min_generation');
+like($prom, qr/^tack_activates_pins\{\Q$ak\E\} 1$/m, 'activates pins');
+my ($exp_ts) = $prom =~ /^tack_expiry_timestamp_seconds\{\Q$ak\E\} (\d+)$/m;
+my ($left) = $prom =~ /^tack_expiry_seconds_left\{\Q$ak\E\} (-?\d+)$/m;
+ok($exp_ts && abs($exp_ts - time - $left) <= 5 && int($left / 86400) == $t->{days_left},
+    "expiry timestamp and seconds left agree with days_left ($t->{days_left})");
+like($prom, qr/^tack_certificate_tacks\{vhost="c\.test:$port",key_type="ECDSA",subject="\/CN=c\.test"\} 0$/m,
+    'c.test: serves no TACK (0)');
+like($prom, qr/^tack_vhost_problems\{vhost="c\.test:$port",kind="no_tack"\} 1$/m,
+    'c.test: the problem as a gauge');
+like($prom, qr/^tack_vhost_problems\{vhost="a\.test:$port",kind="expiring"\} 0$/m,
+    'a.test: 0 for each kind it does not have');
+like($prom, qr/^tack_vhost_pin_activation\{vhost="b\.test:$port"\} 0$/m,
+    'b.test: pin activation off');
+my @prom_order = grep { my $n = $_; grep { $_ eq $n } @conf_order }
+    $prom =~ /^tack_vhost_info\{vhost="([\w.]+):\d+"/mg;
+is("@prom_order", "@conf_order", 'metrics: vhosts in configuration order');
 
 # ---- mod_status -------------------------------------------------------------
 $res = GET('/server-status');
@@ -191,15 +289,143 @@ C
 
     $r = $get->('');
     my $lhtml = $r->{content} // '';
-    like($lhtml, qr{<h2>caf\\xe9\.test:$lp</h2>}, 'HTML: the ServerName with \xe9');
-    like($lhtml, qr{TackFile <code>\S*/caf\\xe9\.tack\.pem</code>}, 'HTML: the TackFile');
-    like($lhtml, qr{from \S*/br\\xe9ak\.pem</li>}, 'HTML: the break signature file');
-    like($lhtml, qr{<h2>caf\xc3\xa9\.test:$lp</h2>}, 'HTML: UTF-8 kept as it is');
+    like($lhtml, qr{id="v\w+">caf\\xe9\.test:$lp</td>}, 'HTML: the ServerName with \xe9');
+    like($lhtml, qr{file <span class="e f" title="\S*/caf\\xe9\.tack\.pem">caf\\xe9\.tack\.pem</span>},
+        'HTML: the TackFile');
+    like($lhtml, qr{ from \S*/br\\xe9ak\.pem">1</td>}, 'HTML: the break signature file');
+    like($lhtml, qr{id="v\w+">caf\xc3\xa9\.test:$lp</td>}, 'HTML: UTF-8 kept as it is');
     ok(utf8::decode(my $copy = $lhtml), 'HTML: valid UTF-8 throughout');
+    my $lprom = $get->('?metrics')->{content} // '';
+    my ($lprc, $lpout) = promtool('metrics', $lprom);
+    is($lprc, 0, 'metrics: promtool check metrics: clean') or diag($lpout);
+    like($lprom, qr/^tack_vhost_info\{vhost="caf\xc3\xa9\.test:$lp",format="draft-00",store="\Q$lr\E\/st\\\\xe9\\\\\\\\re"\} 1$/m,
+        'metrics: UTF-8 kept, 0xE9 as \\xe9 and the backslashes escaped');
     # The certificates are for l.test and u.test.
     log_clean(0, [qr/AH01909: .* server certificate does NOT include an ID/],
         $l->error_log);
     $l->stop;
+}
+
+# ---- problems first, named; label values escaped -----------------------------
+# A private server whose vhosts have each kind of problem, in this order:
+# ok.test (none), soon.test (its TACK expires in 10 days: a warning),
+# none.test (a TackStore without its TACK: an error), and q"uo\te.test
+# whose certificate's subject holds quotes, a backslash and UTF-8.  The
+# store also holds a malformed and an expired file.
+{
+    my $q = TackTest::Httpd->new('status-problems');
+    my $qr = $q->root;
+    make_cert($qr, $_, 'ec', $_) for qw(ok.test soon.test none.test);
+    TackFixture::run(qq{openssl req -x509 -newkey ec -pkeyopt ec_paramgen_curve:P-256}
+        . qq{ -nodes -sha256 -days 90 -utf8 -subj '/O=Q "uo" \\\\ b/CN=caf\xc3\xa9.test'}
+        . qq{ -addext basicConstraints=critical,CA:FALSE}
+        . qq{ -keyout $qr/q.key -out $qr/q.crt});
+    make_key("$qr/$_.key") for qw(k1 k2);
+    write_file("$qr/ok.pem", pem('TACK', tack_bytes(key => "$qr/k1.key",
+        cert => "$qr/ok.test.crt")));
+    write_file("$qr/soon.pem", pem('TACK', tack_bytes(key => "$qr/k2.key",
+        cert => "$qr/soon.test.crt",
+        expiration => TackFixture::minutes_from_now(10 * 24 * 60))));
+    write_file("$qr/q.pem", pem('TACK', tack_bytes(key => "$qr/k1.key",
+        cert => "$qr/q.crt")));
+    mkdir "$qr/store";
+    write_file("$qr/store/broken.tack.pem", "-----BEGIN TACK-----\nAAAA\n-----END TACK-----\n");
+    write_file("$qr/store/old.tack.pem", pem('TACK', tack_bytes(key => "$qr/k1.key",
+        cert => "$qr/none.test.crt",
+        expiration => TackFixture::minutes_from_now(-60))));
+    $q->write_conf(<<"C");
+<Location /tack-status>
+    SetHandler tack-status
+</Location>
+<VirtualHost 127.0.0.1:\@PORT\@>
+    ServerName ok.test
+    SSLEngine on
+    SSLCertificateFile ok.test.crt
+    SSLCertificateKeyFile ok.test.key
+    TackFile ok.pem
+</VirtualHost>
+<VirtualHost 127.0.0.1:\@PORT\@>
+    ServerName soon.test
+    SSLEngine on
+    SSLCertificateFile soon.test.crt
+    SSLCertificateKeyFile soon.test.key
+    TackFile soon.pem
+</VirtualHost>
+<VirtualHost 127.0.0.1:\@PORT\@>
+    ServerName none.test
+    SSLEngine on
+    SSLCertificateFile none.test.crt
+    SSLCertificateKeyFile none.test.key
+    TackStore store
+</VirtualHost>
+<VirtualHost 127.0.0.1:\@PORT\@>
+    ServerName q"uo\\te.test
+    SSLEngine on
+    SSLCertificateFile q.crt
+    SSLCertificateKeyFile q.key
+    TackFile q.pem
+</VirtualHost>
+C
+    my ($qrc, $qout) = $q->start;
+    is($qrc, 0, 'a server with a problem of each kind started') or diag($qout);
+    my $qp = $q->port;
+    my $get = sub {
+        HTTP::Tiny->new(verify_SSL => 0, timeout => 10)
+            ->get("https://127.0.0.1:$qp/tack-status$_[0]")->{content} // '';
+    };
+    my $qdoc = eval { decode_json($get->('?json')) } || {};
+    is(join(' ', map { $_->{name} } @{ $qdoc->{vhosts} || [] }),
+        "ok.test:$qp soon.test:$qp none.test:$qp q\"uo\\\\te.test:$qp",
+        'JSON: configuration order (a backslash is shown doubled)');
+    my %qv = map { $_->{name} => $_ } @{ $qdoc->{vhosts} || [] };
+    my $soon = $qv{"soon.test:$qp"}{problems}[0] // {};
+    is(join(' ', map { $_ // '' } @$soon{qw(severity kind)}), 'warning expiring',
+        'soon.test: expiring');
+    like($soon->{message} // '', qr/^TACK key \S+ expires in (9|10) days \(\S+\): \S+\/soon\.pem$/,
+        'named: key, time left, date, file');
+    is_deeply([map { "$_->{kind}" } @{ $qdoc->{stores}[0]{problems} || [] }],
+        ['malformed', 'expired_file'], 'JSON: the store\'s problems');
+
+    my $qhtml = $get->('');
+    my ($ptable) = $qhtml =~ m{<table class="problems">(.*?)</table>}s;
+    my @kinds = ($ptable // '') =~ m{<tr class="(bad|warn)">}g;
+    is("@kinds", 'bad bad warn warn', 'HTML: errors first, then warnings');
+    like($ptable // '', qr{^.*?none\.test:$qp.*?no TACK for this certificate.*?broken\.tack\.pem: line 1: wrong length.*?soon\.test:$qp.*?expires in (9|10) days}s,
+        'HTML: none.test\'s error, the store\'s, then soon.test\'s warning, each named');
+    like($qhtml, qr{<h2 id="problems">Problems: 2 errors, 2 warnings</h2>}, 'HTML: counted');
+    like($qhtml, qr{soonest expiry \S+ \(soon\.test:$qp\)}, 'HTML: the soonest expiry names its vhost');
+
+    my $qprom = $get->('?metrics');
+    my ($rc2, $o2) = promtool('metrics', $qprom);
+    is($rc2, 0, 'promtool check metrics: clean with quotes, backslashes, UTF-8') or diag($o2);
+    my $qsub = $qv{"q\"uo\\\\te.test:$qp"}{certificates}[0]{subject} // '?';
+    like($qsub, qr/"uo"/, "the subject has quotes: $qsub");
+    (my $esc = $qsub) =~ s/([\\"])/\\$1/g;
+    like($qprom, qr/^tack_certificate_tacks\{vhost="q\\"uo\\\\\\\\te\.test:$qp",key_type="ECDSA",subject="\Q$esc\E"\} 1$/m,
+        'label values escaped: \" and \\\\');
+    like($qprom, qr/^tack_vhost_problems\{vhost="soon\.test:$qp",kind="expiring"\} 1$/m,
+        'soon.test: expiring = 1');
+    like($qprom, qr/^tack_vhost_problems\{vhost="none\.test:$qp",kind="no_tack"\} 1$/m,
+        'none.test: no_tack = 1');
+    like($qprom, qr/^tack_store_problems\{store="\Q$qr\E\/store",kind="malformed"\} 1$/m,
+        'the store: malformed = 1');
+    like($qprom, qr/^tack_store_problems\{store="\Q$qr\E\/store",kind="expired_file"\} 1$/m,
+        'the store: expired_file = 1');
+
+    # The alert rules of docs/hosting-guide.md, as written.
+    my $guide = do { local (@ARGV, $/) = top_dir() . '/docs/hosting-guide.md'; <> };
+    my ($rules) = $guide =~ /```yaml\n(# tack-alerts\.yml.*?)```/s;
+    ok($rules, 'the hosting guide has the alert rules (tack-alerts.yml)');
+    write_file("$qr/tack-alerts.yml", $rules // '');
+    my ($rc3, $o3) = promtool('rules', "$qr/tack-alerts.yml");
+    is($rc3, 0, 'promtool check rules: the guide\'s rules are valid') or diag($o3);
+    like($rules // '', qr/tack_expiry_seconds_left\b.*14 \* 86400/s, 'one for a TACK expiring within 14 days');
+    like($rules // '', qr/tack_certificate_tacks\b.*== 0/s, 'one for a certificate serving no TACK');
+
+    log_clean(0, [qr/AH01909: .* server certificate does NOT include an ID/,
+        qr/TACK00010: .*soon\.pem/, qr/TACK00017: .*broken\.tack\.pem/,
+        qr/TACK00018: .*old\.tack\.pem/], $q->error_log);
+    $q->stop;
 }
 
 # ---- many processes, restarts -------------------------------------------------
