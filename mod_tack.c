@@ -523,8 +523,8 @@ static int tack_hook_init_server(server_rec *s, apr_pool_t *p, int is_proxy,
     tack_sign_vhost(p, s, conf, &sel);
     tack_guard_recover(p, s, conf, &sel);
     tack_config_mark_cert_bound(&sel);
-    tack_guard_note(s, conf, &sel);
     rt = tack_rt_build(p, s, &sel);
+    tack_guard_note(s, conf, &sel, rt);
     tack_status_add(p, rt);
     if (tack_ext_register(s, ctx, conf, rt)) {
         rt->registered = 1;

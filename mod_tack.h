@@ -587,8 +587,9 @@ const uint8_t *tack_sign_public(server_rec *s, const tack_conf_t *conf);
 /* tack_guard_note records what |sel| (the vhost |s|) is about to serve,
  * for the guard and the memory; nothing when the vhost has no pin
  * activation and nothing is remembered of it. */
+struct tack_rt;
 void tack_guard_note(server_rec *s, const tack_conf_t *conf,
-                     const tack_sel_t *sel);
+                     const tack_sel_t *sel, struct tack_rt *rt);
 
 /* tack_guard_recover serves again, for a certificate of |sel| left
  * without it, the TACK the memory holds under a key whose pins can still

@@ -333,7 +333,7 @@ int tack_config_check(apr_pool_t *pconf, apr_pool_t *plog, apr_pool_t *ptemp,
         tack_config_warn_expiry(s, &sel);
         tack_config_warn_partial(s, conf, &sel);
         if (n > 0) {
-            tack_guard_note(s, conf, &sel);
+            tack_guard_note(s, conf, &sel, NULL);
         }
     }
     if (all_known) {

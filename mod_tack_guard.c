@@ -66,6 +66,8 @@ typedef struct {
 /* What one certificate of one vhost serves in this pass. */
 typedef struct {
     server_rec *s;
+    tack_rt_t *rt;           /* what it serves (NULL under -t) */
+    int slot;                /* the certificate's index in rt->slots */
     const tack_conf_t *conf; /* its TackLetPinsLapse, its TackSigningKey */
     const char *id;          /* "name:port TYPE", the memory's key */
     const char *label;       /* the certificate, for messages */
@@ -269,7 +271,7 @@ int tack_guard_remembers(server_rec *s)
 }
 
 void tack_guard_note(server_rec *s, const tack_conf_t *conf,
-                     const tack_sel_t *sel)
+                     const tack_sel_t *sel, tack_rt_t *rt)
 {
     char name[TACK_NAME_SIZE];
     apr_pool_t *p;
@@ -295,6 +297,8 @@ void tack_guard_note(server_rec *s, const tack_conf_t *conf,
         n = apr_array_push(guard_notes);
         memset(n, 0, sizeof(*n));
         n->s = s;
+        n->rt = rt;
+        n->slot = c;
         n->conf = conf;
         n->id = id;
         n->label = apr_pstrdup(p, cert->label);
@@ -375,7 +379,7 @@ static int tack_guard_report(const tack_guard_note_t *n,
     long end = tack_pins_until(m, now);
     tack_t t;
     int expiry = 0, strict = tack_config_strict();
-    const char *ways;
+    const char *ways, *msg;
 
     tack_fingerprint(m->key, fpr);
     tack_time_format((uint32_t)(m->first_seen / 60), from);
@@ -402,13 +406,19 @@ static int tack_guard_report(const tack_guard_note_t *n,
                      name, n->label, fpr, expired, from, until, ways);
         return 0;
     }
-    ap_log_error(APLOG_MARK, APLOG_ERR, 0, n->s,
-                 "%s: vhost %s: %s would be served without a TACK under key "
-                 "%s%s%s: clients that pinned that key here (served with pin "
-                 "activation since %s) refuse this name until %s; %s",
-                 strict ? "TACK00040" : "TACK00042", name, n->label, fpr,
-                 expiry ? ", whose TACK expired at " : "", expired, from,
-                 until, ways);
+    msg = apr_psprintf(n->s->process->pconf,
+                       "%s would be served without a TACK under key %s%s%s: "
+                       "clients that pinned that key here (served with pin "
+                       "activation since %s) refuse this name until %s; %s",
+                       n->label, fpr, expiry ? ", whose TACK expired at " : "",
+                       expired, from, until, ways);
+    ap_log_error(APLOG_MARK, APLOG_ERR, 0, n->s, "%s: vhost %s: %s",
+                 strict ? "TACK00040" : "TACK00042", name, msg);
+    if (n->rt) {
+        tack_status_problem_add(n->s->process->pconf, n->rt,
+                                TACK_PROBLEM_ERROR, "pin_continuity", n->slot,
+                                msg);
+    }
     return strict;
 }
 

@@ -13,13 +13,14 @@ use FindBin;
 use lib "$FindBin::Bin/lib";
 
 use Apache::Test qw(-withtestmore);
+use HTTP::Tiny;
 use JSON::PP;
 use POSIX qw(strftime);
 use TackTest;
 use TackFixture qw(make_cert make_key tack_bytes breaksig_bytes pem
     write_file fingerprint key_public);
 
-plan tests => 63;
+plan tests => 64;
 
 my $h = TackTest::Httpd->new('guard');
 my $d = $h->root;
@@ -43,6 +44,9 @@ sub conf {
     $h->write_conf(<<"C");
 TackStateFile \@ROOT\@/state.json
 TackStore \@ROOT\@/store
+<Location /tack-status>
+    SetHandler tack-status
+</Location>
 <VirtualHost 127.0.0.1:\@PORT\@>
     ServerName a.test
     SSLEngine on
@@ -123,6 +127,13 @@ my $r = probe(port => $port, name => 'a.test', version => '1.2');
 ok($r->{ok} && !defined $r->{ext}, 'a.test is up, serving no TACK');
 @s = @{ slot() };
 ok(@s == 1 && !$s[0]{serving} && $s[0]{tack_id} eq $K1, 'the memory keeps K1, no longer served');
+my $st = HTTP::Tiny->new(verify_SSL => 0, timeout => 10)
+    ->get("https://127.0.0.1:$port/tack-status?json");
+my ($va) = grep { $_->{name} eq "a.test:$port" }
+    @{ (eval { decode_json($st->{content}) } // {})->{vhosts} // [] };
+my ($pc) = grep { $_->{kind} eq 'pin_continuity' } @{ $va->{problems} // [] };
+ok($pc && $pc->{severity} eq 'error' && $pc->{message} =~ /without a TACK under key \Q$K1\E/,
+   'the status page (JSON) shows it as an error of a.test') or diag($st->{content});
 my $until = $s[0]{pins_until};
 ok($until > time + 9 * 86400 && $until < time + 11 * 86400, '... pins counted until about 10 days from now');
 log_clean($mark, [qr/TACK00042/], $h->error_log);
