@@ -82,7 +82,9 @@ enum {
     CLI_OPT_RESOLVE,
     CLI_OPT_HELP,
     CLI_OPT_PRELOAD,
-    CLI_OPT_HOSTS
+    CLI_OPT_HOSTS,
+    CLI_OPT_KEY_TYPE,
+    CLI_OPT_WARN_DAYS
 };
 
 /* ---- commands ------------------------------------------------------------ */
@@ -318,6 +320,9 @@ typedef struct {
     int json;
     int timeout;
     int quiet;
+    int key_type;  /* --key-type: EVP_PKEY_EC, EVP_PKEY_RSA, or 0 (any) */
+    int warn_days; /* --warn-days: a served TACK expiring sooner is a
+                    * warning (0: none) */
 } cli_check_opts_t;
 
 /* cli_note prints "LABEL          = message" to |fp| (when not NULL) and

@@ -92,6 +92,23 @@ static int check_parse_option(int c, cli_check_opts_t *o, check_args_t *a)
     case CLI_OPT_ALL_ADDRESSES:
         a->all = 1;
         break;
+    case CLI_OPT_KEY_TYPE:
+        if (strcmp(optarg, "ecdsa") == 0) {
+            o->key_type = EVP_PKEY_EC;
+        } else if (strcmp(optarg, "rsa") == 0) {
+            o->key_type = EVP_PKEY_RSA;
+        } else {
+            return cli_usage_error("check", "--key-type: ecdsa or rsa, not "
+                                            "\"%s\"",
+                                   optarg);
+        }
+        break;
+    case CLI_OPT_WARN_DAYS:
+        if (!cli_parse_uint(optarg, 0, 3650, &ul)) {
+            return cli_usage_error("check", "--warn-days: 0 to 3650 days");
+        }
+        o->warn_days = (int)ul;
+        break;
     case CLI_OPT_RESOLVE:
         a->resolve[a->num_resolve++] = optarg;
         break;
@@ -173,6 +190,8 @@ static int check_parse_options(int argc, char **argv, cli_check_opts_t *o,
         {"timeout", required_argument, NULL, CLI_OPT_TIMEOUT},
         {"all-addresses", no_argument, NULL, CLI_OPT_ALL_ADDRESSES},
         {"resolve", required_argument, NULL, CLI_OPT_RESOLVE},
+        {"key-type", required_argument, NULL, CLI_OPT_KEY_TYPE},
+        {"warn-days", required_argument, NULL, CLI_OPT_WARN_DAYS},
         {"help", no_argument, NULL, 'h'},
         {NULL, 0, NULL, 0}};
     int c, rc;
@@ -269,6 +288,7 @@ int cmd_check(int argc, char **argv)
     memset(&o, 0, sizeof(o));
     memset(&a, 0, sizeof(a));
     o.timeout = 10;
+    o.warn_days = 30;
     a.resolve = calloc((size_t)argc, sizeof(*a.resolve));
     if (a.resolve == NULL) {
         cli_err("out of memory");

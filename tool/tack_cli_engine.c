@@ -247,6 +247,7 @@ typedef struct {
     const char *addr; /* where it connects: the address or o->host */
     json_t *report;
     FILE *out; /* the human form; NULL with --json */
+    int tls13; /* the handshake negotiated TLS 1.3 */
 } check_ctx_t;
 
 static void check_line(check_ctx_t *c, const char *key, const char *fmt, ...)
@@ -585,6 +586,37 @@ static int check_require_unbroken(check_ctx_t *c, const cli_pin_input_t *pin)
     return CLI_EXIT_OK;
 }
 
+/* check_warn_expiry warns (a line, "warnings" in --json, the exit status
+ * unchanged) about each TACK served that expires within --warn-days, so
+ * that monitoring with --require alerts before the expiry. */
+static void check_warn_expiry(check_ctx_t *c, const cli_pin_input_t *pin,
+                              time_t now)
+{
+    json_t *warnings = NULL;
+    size_t i;
+
+    for (i = 0; i < pin->num_tacks && c->o->warn_days > 0; i++) {
+        time_t end = tack_expiration_time(pin->tacks[i]);
+        char fpr[TACK_FINGERPRINT_SIZE], when[TACK_TIME_SIZE], msg[256];
+
+        if (end - now >= (time_t)c->o->warn_days * 86400) {
+            continue;
+        }
+        tack_fingerprint(pin->tacks[i]->public_key, fpr);
+        tack_time_format(pin->tacks[i]->expiration, when);
+        snprintf(msg, sizeof(msg),
+                 "TACK %s expires at %s, in %lld day%s (--warn-days %d)", fpr,
+                 when, (long long)((end - now) / 86400),
+                 (end - now) / 86400 == 1 ? "" : "s", c->o->warn_days);
+        check_line(c, "warning", "%s", msg);
+        if (!warnings) {
+            warnings = json_array();
+            json_object_set_new(c->report, "warnings", warnings);
+        }
+        json_array_append_new(warnings, json_string(msg));
+    }
+}
+
 /* check_reply parses and checks what came back (tack(1), "tack check"):
  * decode the extension, check the draft-00 or draft-02 body, then apply
  * the preload list and the pin store, and --require.  Returns the exit
@@ -604,7 +636,10 @@ static int check_reply(check_ctx_t *c, const check_reply_t *r, X509 *cert,
     json_object_set_new(c->report, "extension", ext);
     json_object_set_new(ext, "received", json_boolean(r->received));
     if (!r->received) {
-        check_line(c, "extension", "none (the server sent no TACK)");
+        check_line(c, "extension", "none (the server sent no TACK%s)",
+                   c->tls13 ? "; in TLS 1.3 mod_tack sends one only with "
+                              "TackTLS13 on"
+                            : "");
     } else {
         rc = check_reply_decode(c, r, ext, &e0, &e2, &st00);
         if (rc != CLI_EXIT_OK) {
@@ -632,6 +667,7 @@ static int check_reply(check_ctx_t *c, const check_reply_t *r, X509 *cert,
                    "ok (signature, generation, target hash, "
                    "expiration)");
     }
+    check_warn_expiry(c, &pin, now);
 
     rc = check_reply_memory(c, &pin, now);
     if (rc != CLI_EXIT_OK) {
@@ -652,6 +688,26 @@ static int check_reply(check_ctx_t *c, const check_reply_t *r, X509 *cert,
     return CLI_EXIT_OK;
 }
 
+/* check_key_type limits the handshake to --key-type's certificates: the
+ * signature algorithms (TLS 1.3 and 1.2) and, for TLS 1.2, the ciphers'
+ * authentication.  Returns 1, or 0 when OpenSSL refuses. */
+static int check_key_type(SSL_CTX *ctx, int key_type)
+{
+    if (key_type == EVP_PKEY_EC) {
+        return SSL_CTX_set1_sigalgs_list(
+                   ctx, "ECDSA+SHA256:ECDSA+SHA384:ECDSA+SHA512") == 1 &&
+               SSL_CTX_set_cipher_list(ctx, "aECDSA") == 1;
+    }
+    if (key_type == EVP_PKEY_RSA) {
+        return SSL_CTX_set1_sigalgs_list(
+                   ctx, "rsa_pss_rsae_sha256:rsa_pss_rsae_sha384:"
+                        "rsa_pss_rsae_sha512:RSA+SHA256:RSA+SHA384:"
+                        "RSA+SHA512") == 1 &&
+               SSL_CTX_set_cipher_list(ctx, "aRSA") == 1;
+    }
+    return 1;
+}
+
 /* check_client_ctx makes the client's SSL_CTX in |*out|: the protocol
  * versions, the TACK extension asked for (spec section 1; |reply| gets the
  * answer) and the --ca certificates.  Returns CLI_EXIT_OK or the tool
@@ -670,7 +726,8 @@ static int check_client_ctx(check_ctx_t *c, check_reply_t *reply, time_t now,
     if ((o->min_version &&
          !SSL_CTX_set_min_proto_version(ctx, o->min_version)) ||
         (o->max_version &&
-         !SSL_CTX_set_max_proto_version(ctx, o->max_version))) {
+         !SSL_CTX_set_max_proto_version(ctx, o->max_version)) ||
+        !check_key_type(ctx, o->key_type)) {
         return check_tool_error(c, NULL);
     }
     /* Ask in the ClientHello; accept the answer in a TLS 1.2 ServerHello or
@@ -735,11 +792,27 @@ static int check_tls_connect(check_ctx_t *c, SSL_CTX *ctx, int *fd, SSL **ssl)
         }
     }
     if (!check_ssl_connect(*ssl, *fd, deadline, o->timeout, err, sizeof(err))) {
+        const char *hint = "";
+
+        if (o->max_version == TLS1_2_VERSION && o->min_version == 0 &&
+            (strstr(err, "protocol version") ||
+             strstr(err, "unsupported protocol"))) {
+            hint = "; the server does not speak TLS 1.2 (it may speak only "
+                   "TLS 1.3): try --tls1_3, where mod_tack sends a TACK only "
+                   "with TackTLS13 on";
+        } else if (o->key_type && strstr(err, "handshake failure")) {
+            hint = o->key_type == EVP_PKEY_EC
+                       ? "; the server may have no ECDSA certificate for "
+                         "this name (--key-type ecdsa)"
+                       : "; the server may have no RSA certificate for this "
+                         "name (--key-type rsa)";
+        }
         return check_reject(c, NULL,
                             "TLS handshake with %s port %s failed: "
-                            "%s",
-                            c->addr, o->port, err);
+                            "%s%s",
+                            c->addr, o->port, err, hint);
     }
+    c->tls13 = SSL_version(*ssl) == TLS1_3_VERSION;
     check_line(c, "server", "%s port %s%s%s", c->addr, o->port,
                o->servername ? ", server name " : "",
                o->servername ? o->servername : "");
