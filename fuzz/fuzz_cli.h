@@ -1,6 +1,6 @@
 /*
  * fuzz_cli.h -- shared by the libFuzzer targets of the tool's own code
- * (fuzz_pins, fuzz_preload): the two functions the tool's commands need
+ * (fuzz_pins, fuzz_preload): the three functions the tool's commands need
  * from tool/tack.c, which holds main and cannot be linked in, and the set-up
  * that keeps the tool's stdio reports out of the fuzzer's output.
  * Included once, by each target's single source file.
@@ -19,6 +19,11 @@ int cli_help(FILE *fp, const char *cmd)
 }
 
 int cli_usage_error(const char *cmd, const char *fmt, ...)
+{
+    return CLI_EXIT_USAGE;
+}
+
+int cli_usage_hint(const char *cmd)
 {
     return CLI_EXIT_USAGE;
 }

@@ -100,7 +100,7 @@ is(hex($get->('b.test')->{ext}), hex(body00(undef, $S->('breaks2.pem'), 0)),
     'b.test: break signatures without the expired TACK');
 
 # c.test: a TACK for another certificate
-like($log, qr/TACK00005: vhost c\.test:\d+: TackFile \S+c-other\.pem \(\S+:\d+\): target_hash of TACK \(key \S+\) matches none of the vhost's certificates \(ECDSA certificate \/CN=c\.test\); left out/,
+like($log, qr/TACK00005: vhost c\.test:\d+: TackFile \S+c-other\.pem \(\S+:\d+\): target_hash [0-9a-f]{64} of TACK \(key \S+\) matches none of the vhost's certificates \(ECDSA certificate \/CN=c\.test \(key_sha256 [0-9a-f]{64}\)\); sign one for the certificate in use: tack sign -k KEY -c CERT -o \S+c-other\.pem; left out/,
     'c.test: mismatching TACK logged, against the certificate mod_ssl loaded');
 is(hex($get->('c.test')->{ext}), hex(body00($T->('c.pem'), [], 0)),
     'c.test: the matching TACK is served');

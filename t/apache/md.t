@@ -57,7 +57,7 @@ ok($h->alive, 'running');
 my $log = log_since(0, $h->error_log);
 like($log, qr/TACK00056: vhost m\.test:\d+: serving TACK \S+m\.pem .* for ECDSA certificate \/CN=m\.test/,
     'm.test: TACK matched in ssl_init_server against the mod_md certificate');
-like($log, qr/\[tack:error\].*TACK00005: vhost n\.test:\d+: TackFile \S+n\.pem .*matches none of the vhost's certificates \(ECDSA certificate \/CN=n\.test\)/,
+like($log, qr/\[tack:error\].*TACK00005: vhost n\.test:\d+: TackFile \S+n\.pem .*matches none of the vhost's certificates \(ECDSA certificate \/CN=n\.test \(key_sha256 [0-9a-f]{64}\)\); sign one for the certificate in use: tack sign -k KEY -c CERT -o \S+n\.pem/,
     'n.test: mismatch found at start-up and logged');
 
 my $r = probe(port => $h->port, name => 'm.test', version => '1.2');
