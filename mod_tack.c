@@ -177,6 +177,8 @@ static tack_rt_t *tack_rt_build(apr_pool_t *p, server_rec *s,
          * no certificate, no TACK, the vhost's break signatures only. */
         if (c < sel->ncerts) {
             slot->cert = sel->certs[c].x509;
+            slot->lapsed =
+                sel->certs[c].ntacks ? NULL : sel->certs[c].lapsed;
             slot->key_type = sel->certs[c].key_type;
             slot->ntacks = sel->certs[c].ntacks;
             for (i = 0; i < slot->ntacks; i++) {

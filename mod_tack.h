@@ -105,7 +105,8 @@ typedef struct tack_file {
     int inactive;                /* "TackFile FILE inactive" */
     int server_level;            /* outside any <VirtualHost> */
     const char *error; /* why none of it is served (real start), or NULL */
-    int expired;       /* ... and that reason is only the expiration */
+    int expired; /* ... and that reason is only the expiration: then the
+                  * number of its TACKs, still in |items| for the record */
     /* Served, but with something an administrator must hear of (a private
      * key beside the TACK, break signatures a TackFile does not serve, a
      * file others can write): const char * each, or NULL. */
@@ -148,6 +149,8 @@ typedef struct tack_store {
     apr_array_header_t *bad;      /* tack_file_t *, malformed (->error) */
     apr_array_header_t *expired;  /* tack_file_t *, expired (->error) */
     apr_array_header_t *expiring; /* tack_item_t *, within 30 days */
+    apr_hash_t *expired_by_hash;  /* target_hash -> tack_item_t * of an
+                                   * expired file, or NULL */
 } tack_store_t;
 
 /* Per-server configuration.  AP_MODULE_FLAG_ALWAYS_MERGE gives every vhost
@@ -188,6 +191,9 @@ typedef struct {
     const char *key_type;        /* "RSA", "ECDSA"... (NULL under -t) */
     int ntacks;
     tack_item_t *tacks[TACK_EXT02_MAX_TACKS];
+    /* With no TACK: an expired one for it, left out (the status page
+     * counts it as expired, not as "no TACK"), or NULL. */
+    const tack_item_t *lapsed;
 } tack_certsel_t;
 
 /* What a vhost serves, once every rule of the issue has been applied. */
@@ -238,6 +244,7 @@ typedef struct {
     const tack_item_t *tacks[TACK_EXT02_MAX_TACKS];
     const tack_body_t *bodies;
     tack_ctr_t *ctr;
+    const tack_item_t *lapsed; /* tack_certsel_t.lapsed */
 } tack_slot_t;
 
 /* tack_slot_subject writes the subject of |slot|'s certificate into |buf|

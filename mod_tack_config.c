@@ -153,7 +153,7 @@ static const char *tack_cmd_TackFile(cmd_parms *cmd, void *dcfg,
          * tack_config_check), never refused, or one lapsed TACK would
          * block every later reload */
         f->error = err;
-        f->expired = expired;
+        f->expired = expired ? f->nitems : 0;
         f->nitems = 0;
     }
     if (!conf->files) {

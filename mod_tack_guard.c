@@ -88,6 +88,7 @@ static apr_hash_t *guard_mem;
 static apr_hash_t *guard_names; /* "name:port" of every id in guard_mem */
 static apr_array_header_t *guard_notes;
 static int guard_loaded;
+static int guard_missing; /* the file was not there: said when created */
 
 static apr_status_t tack_guard_forget(void *unused)
 {
@@ -96,6 +97,7 @@ static apr_status_t tack_guard_forget(void *unused)
     guard_names = NULL;
     guard_notes = NULL;
     guard_loaded = 0;
+    guard_missing = 0;
     return APR_SUCCESS;
 }
 
@@ -205,10 +207,7 @@ static void tack_guard_load(server_rec *s)
     root = json_load_file(path, JSON_REJECT_DUPLICATES, &jerr);
     if (!root) {
         if (access(path, F_OK) != 0 && errno == ENOENT) {
-            ap_log_error(APLOG_MARK, APLOG_INFO, 0, s,
-                         "TACK00044: TackStateFile %s: not there yet; no "
-                         "memory of TACKs served before",
-                         path);
+            guard_missing = 1;
         } else {
             ap_log_error(APLOG_MARK, APLOG_WARNING, 0, s,
                          "TACK00045: TackStateFile %s: cannot be read (%s, "
@@ -422,14 +421,64 @@ static int tack_guard_report(const tack_guard_note_t *n,
     return strict;
 }
 
+/* tack_guard_gone warns about vhosts the memory holds pinned keys for that
+ * are no longer configured: their name may now reach another vhost, which
+ * pinned clients refuse.  A warning: removing a site is a decision (a
+ * server-level TackLetPinsLapse silences it). */
+static void tack_guard_gone(server_rec *s_main, long now)
+{
+    apr_hash_t *names = apr_hash_make(guard_pool);
+    const tack_conf_t *mconf = tack_config_get(s_main);
+    apr_hash_index_t *hi;
+    server_rec *s;
+
+    for (s = s_main; s; s = s->next) {
+        char name[TACK_NAME_SIZE];
+
+        apr_hash_set(names, apr_pstrdup(guard_pool, tack_vhost_name_buf(s, name)),
+                     APR_HASH_KEY_STRING, "");
+    }
+    for (hi = apr_hash_first(guard_pool, guard_mem); hi; hi = apr_hash_next(hi)) {
+        const char *id = apr_hash_this_key(hi);
+        const apr_array_header_t *mem = apr_hash_this_val(hi);
+        const char *sp = strrchr(id, ' ');
+        int j;
+
+        if (!sp || apr_hash_get(names, id, (apr_ssize_t)(sp - id))) {
+            continue;
+        }
+        for (j = 0; j < mem->nelts; j++) {
+            const tack_mem_key_t *m = &APR_ARRAY_IDX(mem, j, tack_mem_key_t);
+            char fpr[TACK_FINGERPRINT_SIZE], until[TACK_TIME_SIZE];
+
+            if (tack_pins_until(m, now) <= now + TACK_GUARD_MIN_SECS ||
+                tack_lapsed(mconf, m->key)) {
+                continue;
+            }
+            tack_fingerprint(m->key, fpr);
+            tack_time_format((uint32_t)(tack_pins_until(m, now) / 60), until);
+            ap_log_error(APLOG_MARK, APLOG_WARNING, 0, s_main,
+                         "TACK00043: vhost %.*s (%s certificate) is no longer "
+                         "configured; it served TACK key %s with pin "
+                         "activation, and clients that pinned it refuse the "
+                         "name until %s wherever it now leads (\"TackLetPinsLapse "
+                         "%s\" in the server config records the decision)",
+                         (int)(sp - id), id, sp + 1, fpr, until, fpr);
+        }
+    }
+}
+
 int tack_guard_check(server_rec *s_main)
 {
     long now = (long)time(NULL);
     int problems = 0, i, j;
 
-    if (!guard_notes) {
+    if (tack_config_quiet()) {
         return 0;
     }
+    tack_guard_pool(s_main);
+    tack_guard_load(s_main); /* even with nothing noted: vhosts gone */
+    tack_guard_gone(s_main, now);
     for (i = 0; i < guard_notes->nelts; i++) {
         const tack_guard_note_t *n =
             &APR_ARRAY_IDX(guard_notes, i, tack_guard_note_t);
@@ -639,7 +688,14 @@ void tack_guard_end(server_rec *s_main)
                 }
             }
         }
-        if ((err = tack_mem_write(guard_pool, tack_state_file(), now))) {
+        if (!(err = tack_mem_write(guard_pool, tack_state_file(), now)) &&
+            guard_missing) {
+            ap_log_error(APLOG_MARK, APLOG_INFO, 0, s_main,
+                         "TACK00044: TackStateFile %s: created (there was no "
+                         "memory of TACKs served before this start)",
+                         tack_state_file());
+        }
+        if (err) {
             ap_log_error(APLOG_MARK, APLOG_WARNING, 0, s_main,
                          "TACK00046: TackStateFile %s: cannot be written "
                          "(%s); what is served now is not remembered, so "

@@ -366,6 +366,48 @@ static int tack_resolve_broken_keys(server_rec *s, tack_sel_t *out)
     return problems;
 }
 
+/* tack_lapsed_in returns an expired TACK of |files| for |cert|, or NULL. */
+static const tack_item_t *tack_lapsed_in(const apr_array_header_t *files,
+                                         const tack_certsel_t *cert)
+{
+    tack_file_t **f = tack_elts(files);
+    int i, k;
+
+    for (i = 0; i < tack_nelts(files); i++) {
+        for (k = 0; f[i]->error && k < f[i]->expired; k++) {
+            if (tack_check_target_hash(&f[i]->items[k].tack, cert->hash) ==
+                TACK_OK) {
+                return &f[i]->items[k];
+            }
+        }
+    }
+    return NULL;
+}
+
+/* tack_resolve_lapsed notes, for each certificate left without a TACK,
+ * an expired TACK for it from the vhost's files or store. */
+static void tack_resolve_lapsed(const tack_conf_t *conf, tack_sel_t *out)
+{
+    int c;
+
+    for (c = 0; c < out->ncerts; c++) {
+        tack_certsel_t *cert = &out->certs[c];
+
+        cert->lapsed = NULL;
+        if (cert->ntacks) {
+            continue;
+        }
+        cert->lapsed = tack_lapsed_in(conf->files, cert);
+        if (!cert->lapsed) {
+            cert->lapsed = tack_lapsed_in(conf->server_files, cert);
+        }
+        if (!cert->lapsed && conf->store && conf->store->expired_by_hash) {
+            cert->lapsed = apr_hash_get(conf->store->expired_by_hash,
+                                        cert->hash, TACK_HASH_LEN);
+        }
+    }
+}
+
 int tack_config_resolve(apr_pool_t *p, server_rec *s, tack_conf_t *conf,
                         tack_certsel_t *certs, int ncerts, int certs_known,
                         tack_sel_t *out)
@@ -385,6 +427,7 @@ int tack_config_resolve(apr_pool_t *p, server_rec *s, tack_conf_t *conf,
     problems += tack_resolve_store(p, s, conf->store, out);
     problems += tack_resolve_breaksigs(s, conf->sigfiles, out);
     problems += tack_resolve_broken_keys(s, out);
+    tack_resolve_lapsed(conf, out);
     return problems;
 }
 

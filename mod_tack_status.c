@@ -410,7 +410,14 @@ static void tack_problems_slot(tack_pass_t *ps, int k, int meant, time_t now)
                                it->fingerprint, it->expiry,
                                tack_utf8(ps->p, it->file->path)));
     }
-    if (!live && !expired) {
+    if (!live && !expired && slot->lapsed) {
+        /* expired before this start: left out, and counted as expired */
+        tack_emit(ps, TACK_PROBLEM_ERROR, "expired", k,
+                  apr_psprintf(ps->p,
+                               "TACK key %s expired %s, not served: %s",
+                               slot->lapsed->fingerprint, slot->lapsed->expiry,
+                               tack_utf8(ps->p, slot->lapsed->file->path)));
+    } else if (!live && !expired) {
         tack_emit(ps, meant ? TACK_PROBLEM_ERROR : TACK_PROBLEM_WARNING,
                   "no_tack", k,
                   meant ? "no TACK for this certificate"
@@ -525,6 +532,9 @@ static void tack_totals_vhost(tack_totals_t *t, const tack_rt_t *rt, time_t now)
 
         t->requested += tack_ctr_load(&slot->ctr->requested);
         t->served += tack_ctr_load(&slot->ctr->served);
+        if (slot->lapsed && !slot->ntacks) {
+            t->expired++; /* expired before this start, not served */
+        }
         for (j = 0; j < slot->ntacks; j++) {
             const tack_item_t *item = slot->tacks[j];
 

@@ -193,6 +193,14 @@ static void tack_store_load(apr_pool_t *p, server_rec *s, tack_store_t *st)
         f->path = apr_pstrcat(p, st->path, "/", e->name, NULL);
         f->error = tack_store_file(p, f, e->is_link, &expired);
         if (f->error) {
+            if (expired && f->nitems > 0) {
+                f->expired = f->nitems;
+                if (!st->expired_by_hash) {
+                    st->expired_by_hash = apr_hash_make(p);
+                }
+                apr_hash_set(st->expired_by_hash, f->items[0].tack.target_hash,
+                             TACK_HASH_LEN, &f->items[0]);
+            }
             f->nitems = 0;
             APR_ARRAY_PUSH(expired ? st->expired : st->bad, tack_file_t *) = f;
             continue;

@@ -125,6 +125,7 @@ ok(-f $tackfile, '... written into the store');
 is(tack_id($tackfile), $id, '... under the TACK key');
 ($rc, $out, $err) = $check_at->(0);
 is($rc, 0, 'first check: accepted, pinned') or diag($out, $err);
+spew("$d/pins-first.json", slurp($pins));
 like($out, qr/^key_sha256\s+= $key$/m, '... the certificate from pebble');
 like($out, qr/^result\s+= accepted$/m, '... the TACK verifies');
 ($rc, $out, $err) = $check_at->(10);
@@ -152,6 +153,8 @@ for my $n (1, 2) {
     ($rc, $out, $err) = $check_at->($day++);
     is($rc, 0, '... the pinned client accepts the name') or diag($out, $err);
     like($out, qr/^key_sha256\s+= \Q$new\E$/m, '... served with the new key');
+    # kept for the record: the pin store after each renewal
+    spew("$d/pins-after-renewal-$n.json", slurp($pins));
     like($out, qr/^result\s+= accepted$/m, '... result accepted');
     is(tack_id($tackfile), $id, '... the TACK key is unchanged');
     $key = $new;

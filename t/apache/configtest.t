@@ -135,10 +135,10 @@ my @cases = (
         . "    TackBreakSigsFile own-break.pem"),
         qr{TackFile \S+/good\.pem \(\S+:\d+\): its key [a-z2-7.]+ is broken by a break signature in TackBreakSigsFile \S+/own-break\.pem}],
     ['target_hash matching no certificate', vhost('TackFile other.pem'),
-        qr{TackFile \S+/other\.pem \(\S+:\d+\): target_hash of TACK \(key [a-z2-7.]+\) matches none of the vhost's certificates \(certificate \S+/ec\.crt\)}],
+        qr{TackFile \S+/other\.pem \(\S+:\d+\): target_hash [0-9a-f]{64} of TACK \(key [a-z2-7.]+\) matches none of the vhost's certificates \(certificate \S+/ec\.crt \(key_sha256 [0-9a-f]{64}\)\); sign one for the certificate in use: tack sign -k KEY -c CERT -o \S+/other\.pem}],
     ['mismatch with the certificate of an Include', vhost('TackFile good.pem',
         certs => 'Include certs-other.conf'),
-        qr{TackFile \S+/good\.pem \(\S+:\d+\): target_hash .* matches none of the vhost's certificates \(certificate \S+/other\.crt\)}],
+        qr{TackFile \S+/good\.pem \(\S+:\d+\): target_hash .* matches none of the vhost's certificates \(certificate \S+/other\.crt \(key_sha256 [0-9a-f]{64}\)\)}],
     ['two TACKs for one certificate (draft-00)', vhost("TackFile good.pem\n"
         . "    TackFile good2.pem"),
         qr{TackFile \S+/good2\.pem \(\S+:\d+\): a second TACK for certificate \S+/ec\.crt, already served by TackFile \S+/good\.pem}],

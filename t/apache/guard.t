@@ -20,7 +20,7 @@ use TackTest;
 use TackFixture qw(make_cert make_key tack_bytes breaksig_bytes pem
     write_file fingerprint key_public);
 
-plan tests => 64;
+plan tests => 66;
 
 my $h = TackTest::Httpd->new('guard');
 my $d = $h->root;
@@ -100,7 +100,7 @@ is(scalar(@s), 1, 'the memory holds one key for a.test\'s ECDSA certificate');
 is($s[0]{tack_id}, $K1, '... K1');
 ok($s[0]{serving} && abs($s[0]{first_seen} - time) < 60, '... served since now');
 ok(!exists memory()->{slots}{"b.test:$port ECDSA"}, 'nothing is remembered for b.test (no pin activation)');
-like(log_since(0, $h->error_log), qr/TACK00044: TackStateFile \S+state\.json: not there yet/,
+like(log_since(0, $h->error_log), qr/TACK00044: TackStateFile \S+state\.json: created \(there was no memory of TACKs served before this start\)/,
      'the first start says there was no memory');
 backdate(10);
 
@@ -245,6 +245,21 @@ is(unpack('H*', substr($r->{ext} // '', 1, 166)), unpack('H*', $own),
    'the pinned clients still get the same TACK, byte for byte');
 unlike($log, qr/TACK00042/, '... so the guard has nothing to report');
 log_clean($mark, [qr/TACK00049|TACK00011|TACK00012/], $h->error_log);
+
+# ---- a pinned vhost removed from the configuration: a warning --------------
+$h->write_conf(<<"C");
+TackStateFile \@ROOT\@/state.json
+<VirtualHost 127.0.0.1:\@PORT\@>
+    ServerName b.test
+    SSLEngine on
+    SSLCertificateFile \@ROOT\@/b.crt
+    SSLCertificateKeyFile \@ROOT\@/b.key
+</VirtualHost>
+C
+($rc, $out) = $h->configtest;
+is($rc, 0, 'removing the pinned vhost a.test is not refused (a decision)') or diag($out);
+like($out, qr/\[tack:warn\].*TACK00043: vhost a\.test:$port \(ECDSA certificate\) is no longer configured; it served TACK key \Q$K2\E with pin activation, and clients that pinned it refuse the name until ${\ day(10)}\S+ wherever it now leads/,
+     '... but warned about, with the key and until when');
 
 # syntax of the decision
 conf("    TackLetPinsLapse not-a-tack-id");

@@ -10,9 +10,11 @@ use lib "$FindBin::Bin/lib";
 
 use Apache::Test qw(-withtestmore);
 use TackTest;
-use TackFixture qw(make_cert make_key tack_bytes pem write_file);
+use TackFixture qw(make_cert make_key tack_bytes pem write_file minutes_from_now);
+use HTTP::Tiny;
+use JSON::PP;
 
-plan tests => 18;
+plan tests => 25;
 
 my $h = TackTest::Httpd->new('silent');
 my $d = $h->root;
@@ -142,3 +144,53 @@ $h->write_conf(<<"C");
 C
 ($rc, $out) = $h->configtest;
 is($rc, 0, 'without Tack directives in that vhost the ServerInfoFile is its own business') or diag($out);
+
+# ---- expired before the start: counted as expired, not as "no TACK" ----------
+# (an expired TackStore TACK and an expired TackFile: the status JSON, the
+# mod_status lines and the problem list say "expired")
+make_cert($d, 's', 'ec', 'store.test');
+mkdir "$d/store";
+write_file("$d/store/s.tack.pem", pem('TACK', tack_bytes(key => "$d/k.key",
+    cert => "$d/s.crt", expiration => minutes_from_now(-60))));
+write_file("$d/old.pem", pem('TACK', tack_bytes(key => "$d/k.key",
+    cert => "$d/t13.crt", expiration => minutes_from_now(-60))));
+$h->write_conf(<<"C");
+<Location /tack-status>
+    SetHandler tack-status
+</Location>
+<Location /server-status>
+    SetHandler server-status
+</Location>
+<VirtualHost 127.0.0.1:\@PORT\@>
+    ServerName store.test
+    SSLEngine on
+    SSLCertificateFile \@ROOT\@/s.crt
+    SSLCertificateKeyFile \@ROOT\@/s.key
+    TackStore \@ROOT\@/store
+</VirtualHost>
+<VirtualHost 127.0.0.1:\@PORT\@>
+    ServerName t13.test
+    SSLEngine on
+    SSLCertificateFile \@ROOT\@/t13.crt
+    SSLCertificateKeyFile \@ROOT\@/t13.key
+    TackFile \@ROOT\@/old.pem
+</VirtualHost>
+C
+$mark = -s $h->error_log;
+($rc, $out) = $h->start;
+is($rc, 0, 'started with an expired store TACK and an expired TackFile') or diag($out);
+my $http = HTTP::Tiny->new(verify_SSL => 0, timeout => 10);
+my $st = $http->get("https://127.0.0.1:$port/tack-status?json");
+my $j = eval { decode_json($st->{content}) } // {};
+is($j->{summary}{expired}, 2, 'the status JSON counts both as expired') or diag($st->{content});
+my %kinds = map { $_->{name} => join(',', map { $_->{kind} } @{ $_->{problems} }) } @{ $j->{vhosts} // [] };
+is($kinds{"store.test:$port"}, 'expired', 'store.test: its problem is "expired", not "no_tack"');
+is($kinds{"t13.test:$port"}, 'expired', 't13.test: the same for the TackFile');
+my $auto = $http->get("https://127.0.0.1:$port/server-status?auto");
+like($auto->{content}, qr/^TackExpired: 2$/m, 'mod_status: TackExpired: 2') or diag($auto->{content});
+my $m = $http->get("https://127.0.0.1:$port/tack-status?metrics");
+like($m->{content}, qr/^tack_vhost_problems\{vhost="store\.test:$port",kind="expired"\} 1$/m,
+     'the metrics too');
+log_clean($mark, [qr/TACK00011|TACK00018/], $h->error_log);
+$h->stop;
+

@@ -17,7 +17,7 @@ use TackTest;
 use TackFixture qw(make_cert make_key tack_bytes pem write_file spki_hash
     key_public fingerprint);
 
-plan tests => 124;
+plan tests => 125;
 
 my $mark = log_mark();
 my $port = ssl_port();
@@ -390,7 +390,9 @@ C
     my ($ptable) = $qhtml =~ m{<table class="problems">(.*?)</table>}s;
     my @kinds = ($ptable // '') =~ m{<tr class="(bad|warn)">}g;
     is("@kinds", 'bad bad warn warn', 'HTML: errors first, then warnings');
-    like($ptable // '', qr{^.*?none\.test:$qp.*?no TACK for this certificate.*?broken\.tack\.pem: line 1: wrong length.*?soon\.test:$qp.*?expires in (9|10) days}s,
+    # none.test's only TACK is the store's expired one: counted as expired,
+    # not as "no TACK" (issue 15)
+    like($ptable // '', qr{^.*?none\.test:$qp.*?TACK key \S+ expired \S+, not served: \S+old\.tack\.pem.*?broken\.tack\.pem: line 1: wrong length.*?soon\.test:$qp.*?expires in (9|10) days}s,
         'HTML: none.test\'s error, the store\'s, then soon.test\'s warning, each named');
     like($qhtml, qr{<h2 id="problems">Problems: 2 errors, 2 warnings</h2>}, 'HTML: counted');
     like($qhtml, qr{soonest expiry \S+ \(soon\.test:$qp\)}, 'HTML: the soonest expiry names its vhost');
@@ -405,8 +407,10 @@ C
         'label values escaped: \" and \\\\');
     like($qprom, qr/^tack_vhost_problems\{vhost="soon\.test:$qp",kind="expiring"\} 1$/m,
         'soon.test: expiring = 1');
-    like($qprom, qr/^tack_vhost_problems\{vhost="none\.test:$qp",kind="no_tack"\} 1$/m,
-        'none.test: no_tack = 1');
+    like($qprom, qr/^tack_vhost_problems\{vhost="none\.test:$qp",kind="expired"\} 1$/m,
+        'none.test: expired = 1 (its store TACK expired before the start)');
+    like($qprom, qr/^tack_vhost_problems\{vhost="none\.test:$qp",kind="no_tack"\} 0$/m,
+        '... and no_tack = 0');
     like($qprom, qr/^tack_store_problems\{store="\Q$qr\E\/store",kind="malformed"\} 1$/m,
         'the store: malformed = 1');
     like($qprom, qr/^tack_store_problems\{store="\Q$qr\E\/store",kind="expired_file"\} 1$/m,
