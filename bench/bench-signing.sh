@@ -10,7 +10,9 @@
 #        parent and written into the store);
 #   B2   TackSigningKey with a FULL store (the one B1 wrote): nothing is
 #        signed, everything is read from the store and verified;
-#   B1t  as B1 with the key in a SoftHSM2 token (pkcs11: URI).
+#   B1t  as B1 with the key in a SoftHSM2 token (pkcs11: URI);
+#   S    B2's full store without TackSigningKey: what the store alone
+#        costs, so B2 - S is the signing key's cost when nothing is signed.
 # Per round, the configurations in rotating order, each:
 #   start-up  exec of `apache2 -DFOREGROUND` to the first handshake with the
 #             last vhost, which in B must carry a TACK (checked byte for
@@ -33,9 +35,9 @@
 . "$(dirname "$0")/lib.sh"
 
 N=${BENCH_SIGN_N:-$([ "$QUICK" = 1 ] && echo 1000 || echo 10000)}
-SROUNDS=${BENCH_SIGN_ROUNDS:-$([ "$QUICK" = 1 ] && echo 3 || echo 5)}
+SROUNDS=${BENCH_SIGN_ROUNDS:-$([ "$QUICK" = 1 ] && echo 3 || echo 4)}
 TROUNDS=${BENCH_SIGN_TOOL_ROUNDS:-$([ "$QUICK" = 1 ] && echo 1 || echo 3)}
-CONFIGS=${BENCH_SIGN_CONFIGS:-A B1 B2 B1t}
+CONFIGS=${BENCH_SIGN_CONFIGS:-A B1 B2 B1t S}
 LOCK=${BENCH_LOCK-/tmp/tack-suite.lock}
 PORT=18540
 SD=$OUT/scale
@@ -128,6 +130,7 @@ write_vhosts() {
     local cfg=$1 file=$2
     {
         case $cfg in
+        S) echo "TackStore $GD/store-B2" ;;
         B1 | B2 | B1t)
             echo "TackStore $GD/store-$cfg"
             if [ "$cfg" = B1t ]; then
@@ -154,7 +157,7 @@ write_vhosts() {
 
 resumed() { grep -c 'resuming normal operations' "$SRV/logs/error.log" 2> /dev/null; }
 stored() { find "$GD/store-$1" -name '*.tack.pem' 2> /dev/null | wc -l; }
-last_file() { echo "$GD/store-$1/$(name_of "$N").$PORT.ecdsa.tack.pem"; }
+last_file() { echo "$GD/store-${1/S/B2}/$(name_of "$N").$PORT.ecdsa.tack.pem"; }
 
 # probe CFG: one handshake with the last vhost; in B it must carry a TACK.
 probe() {
@@ -200,7 +203,7 @@ one_round() {
     httpd_write_conf "$SRV" $PORT "$([ "$cfg" = A ] && echo 0 || echo 1)" \
         "$GD/vhosts-$cfg.conf"
     case $cfg in B1 | B1t) [ "$(stored "$cfg")" -eq 0 ] || empty_store "$cfg" "$r-pre" ;; esac
-    [ "$cfg" = B2 ] && touch "$GD/b2-mark" && sleep 0.01
+    case $cfg in B2 | S) touch "$GD/b2-mark" && sleep 0.01 ;; esac
     : > "$SRV/logs/error.log"
     lock_begin
     wait_ms=$LOCK_WAIT_MS
@@ -219,7 +222,7 @@ one_round() {
         n_start=$(stored "$cfg")
         empty_store "$cfg" "$r-start"
         ;;
-    B2) n_start=$(find "$GD/store-B2" -name '*.tack.pem' -newer "$GD/b2-mark" | wc -l) ;;
+    B2 | S) n_start=$(find "$GD/store-B2" -name '*.tack.pem' -newer "$GD/b2-mark" | wc -l) ;;
     esac
     k=$(resumed)
     t2=$(now_ns)
@@ -239,7 +242,7 @@ one_round() {
     lock_end
     case $cfg in
     B1 | B1t) n_grace=$(stored "$cfg") ;;
-    B2) n_grace=$(find "$GD/store-B2" -name '*.tack.pem' -newer "$GD/b2-mark" | wc -l) ;;
+    B2 | S) n_grace=$(find "$GD/store-B2" -name '*.tack.pem' -newer "$GD/b2-mark" | wc -l) ;;
     esac
     if grep -qE '\[[a-z_]*:(error|crit|alert|emerg)\]' "$SRV/logs/error.log"; then
         log "signing: errors logged ($cfg):"
@@ -255,11 +258,12 @@ one_round() {
 trap 'httpd_stop "$SRV"' EXIT
 for cfg in $CONFIGS; do
     write_vhosts "$cfg" "$GD/vhosts-$cfg.conf"
-    [ "$cfg" = A ] || mkdir -p "$GD/store-$cfg"
+    case $cfg in A | S) ;; *) mkdir -p "$GD/store-$cfg" ;; esac
 done
 # B2's full store: what a B1 start writes (one untimed start, also a warm-up
 # of the page cache for the certificates).
-if echo " $CONFIGS " | grep -q ' B2 '; then
+if echo " $CONFIGS " | grep -qE ' (B2|S) '; then
+    mkdir -p "$GD/store-B2"
     log "signing: filling B2's store (one B1 start, untimed)"
     httpd_write_conf "$SRV" $PORT 1 "$GD/vhosts-B2.conf"
     : > "$SRV/logs/error.log"
@@ -351,6 +355,7 @@ desc() {
     B1) echo "B1: TackSigningKey (key file), empty TackStore: $N signed" ;;
     B2) echo "B2: TackSigningKey, full TackStore: $N verified, none signed" ;;
     B1t) echo "B1t: TackSigningKey in a SoftHSM2 token, empty TackStore: $N signed" ;;
+    S) echo "S: B2's full TackStore without TackSigningKey: $N verified (B2 − S is what the key costs when nothing is signed)" ;;
     esac
 }
 loads=$( (for c in $CONFIGS; do col "$c" load1; done; tcol file 6; tcol token 6) | minmax)
@@ -408,6 +413,13 @@ waits=$( (for c in $CONFIGS; do col "$c" lock_wait_ms; done; tcol file 7; tcol t
             "$(fmt 3 "$(calc "($(med "$c" graceful_ms) - $(med A graceful_ms)) / $N")")"
     done
     echo
+    if echo " $CONFIGS " | grep -q ' S ' && echo " $CONFIGS " | grep -q ' B2 '; then
+        echo "TackSigningKey with nothing to sign (B2 − S, medians): start-up"
+        echo "$(fmt 0 "$(calc "$(med B2 start_ms) - $(med S start_ms)")") ms wall, $(fmt 0 "$(calc "$(med B2 start_cpu_ms) - $(med S start_cpu_ms)")") ms CPU;"
+        echo "graceful $(fmt 0 "$(calc "$(med B2 graceful_ms) - $(med S graceful_ms)")") ms wall, $(fmt 0 "$(calc "$(med B2 graceful_cpu_ms) - $(med S graceful_cpu_ms)")") ms CPU.  The store alone"
+        echo "(S − A): start-up $(fmt 0 "$(calc "$(med S start_cpu_ms) - $(med A start_cpu_ms)")") ms CPU, graceful $(fmt 0 "$(calc "$(med S graceful_cpu_ms) - $(med A graceful_cpu_ms)")") ms CPU."
+        echo
+    fi
     echo "Load: the 1-minute load average at the start of each measurement ranged"
     echo "$loads (2 cores; other engineers' suites run on this machine, kept off"
     echo "the timed sections by the lock, but not their builds and editors); $waits"
@@ -439,8 +451,9 @@ waits=$( (for c in $CONFIGS; do col "$c" lock_wait_ms; done; tcol file 7; tcol t
 } > "$MD"
 
 fails=0
-for c in B2 B1 B1t; do
+for c in B2 B1 B1t S; do
     echo " $CONFIGS " | grep -q " $c " || continue
+    note=$([ "$c" = S ] && echo "store only, $N verified" || echo "$N signed")
     for f in start_ms graceful_ms; do
         what=$([ "$f" = start_ms ] && echo "start-up" || echo "graceful restart")
         r=$(pratio "$c" "$f")
@@ -449,7 +462,7 @@ for c in B2 B1 B1t; do
             [ "$v" = PASS ] || fails=$((fails + 1))
             echo "5. $what B2/A ≤ 1.10 at $N vhosts (TackSigningKey, full store)|$(fmt 3 "$r") ($(fmt 0 "$(med A "$f")") → $(fmt 0 "$(med B2 "$f")") ms; per-round $(rspread B2 "$f"))|$v" >> "$VERD"
         else
-            echo "5. $what $c/A at $N vhosts ($N signed; informative)|$(fmt 3 "$r") ($(fmt 0 "$(med A "$f")") → $(fmt 0 "$(med "$c" "$f")") ms)|reported" >> "$VERD"
+            echo "5. $what $c/A at $N vhosts ($note; informative)|$(fmt 3 "$r") ($(fmt 0 "$(med A "$f")") → $(fmt 0 "$(med "$c" "$f")") ms)|reported" >> "$VERD"
         fi
         echo "$c/A $what: $(fmt 3 "$r") (per-round $(rspread "$c" "$f")); A $(fmt 0 "$(med A "$f")") ms, $c $(fmt 0 "$(med "$c" "$f")") ms"
     done
