@@ -86,6 +86,8 @@ lock_end() {
 }
 load1() { cut -d' ' -f1 /proc/loadavg; }
 
+REPORT_ONLY=${BENCH_SIGN_REPORT_ONLY:-${BENCH_REPORT_ONLY:-0}}
+if [ "$REPORT_ONLY" != 1 ]; then
 # ---- the fleet, the keys, the token ----------------------------------------
 name_of() { printf 'v%05d.bench.test' "$1"; }
 log "signing: $N certificates"
@@ -324,6 +326,17 @@ for r in $(seq 1 "$TROUNDS"); do
     done
 done
 rm -rf "$TRASH"
+else
+    # BENCH_SIGN_REPORT_ONLY=1 (or BENCH_REPORT_ONLY=1): the report from the
+    # last run's rounds in $OUT, nothing measured.
+    [ -s "$TSV" ] || die "no $TSV to report from"
+    N=$(awk -F'\t' 'NR == 2 { print $1 }' "$TSV")
+    CONFIGS=$(awk -F'\t' 'NR > 1 && !($2 in s) { s[$2]; printf "%s ", $2 }' "$TSV")
+    SROUNDS=$(awk -F'\t' 'NR > 1 && $3 > m { m = $3 } END { print m }' "$TSV")
+    TROUNDS=$(awk -F'\t' 'NR > 1 && $2 > m { m = $2 } END { print m + 0 }' "$TTSV" 2> /dev/null)
+    TOOLS=$(awk -F'\t' 'NR > 1 && !($1 in s) { s[$1]; printf "%s ", $1 }' "$TTSV" 2> /dev/null)
+    echo " $TOOLS " | grep -q ' token ' || token=0
+fi
 
 # ---- the report --------------------------------------------------------------
 # col CFG FIELD: the field of CFG's rounds, one a line.
@@ -332,7 +345,7 @@ col() {
         $2 == c { print $idx[f] }' "$TSV"
 }
 med() { col "$1" "$2" | median; }
-spread() { col "$1" "$2" | minmax; }
+spread() { col "$1" "$2" | sort -g | awk 'NR == 1 { lo = $1 } { hi = $1 } END { if (NR) printf "%.0f..%.0f\n", lo, hi; else print "nan" }'; }
 # ratios CFG FIELD: per-round B/A ratios (paired within the round).
 ratios() {
     awk -F'\t' -v c="$1" -v f="$2" 'NR == 1 { for (i = 1; i <= NF; i++) idx[$i] = i; next }
@@ -341,7 +354,7 @@ ratios() {
         END { for (r in a) if ((r in b) && a[r] > 0) printf "%.6f\n", b[r] / a[r] }' "$TSV"
 }
 pratio() { ratios "$1" "$2" | median; }
-rspread() { ratios "$1" "$2" | minmax; }
+rspread() { ratios "$1" "$2" | sort -g | awk 'NR == 1 { lo = $1 } { hi = $1 } END { if (NR) printf "%.3f..%.3f\n", lo, hi; else print "nan" }'; }
 # total CPU of the start-up: the parent and the signer it reaped
 col_sum() {
     awk -F'\t' -v c="$1" -v f="$2" -v g="$3" 'NR == 1 { for (i = 1; i <= NF; i++) idx[$i] = i; next }
@@ -414,10 +427,12 @@ waits=$( (for c in $CONFIGS; do col "$c" lock_wait_ms; done; tcol file 7; tcol t
     done
     echo
     if echo " $CONFIGS " | grep -q ' S ' && echo " $CONFIGS " | grep -q ' B2 '; then
-        echo "TackSigningKey with nothing to sign (B2 − S, medians): start-up"
-        echo "$(fmt 0 "$(calc "$(med B2 start_ms) - $(med S start_ms)")") ms wall, $(fmt 0 "$(calc "$(med B2 start_cpu_ms) - $(med S start_cpu_ms)")") ms CPU;"
-        echo "graceful $(fmt 0 "$(calc "$(med B2 graceful_ms) - $(med S graceful_ms)")") ms wall, $(fmt 0 "$(calc "$(med B2 graceful_cpu_ms) - $(med S graceful_cpu_ms)")") ms CPU.  The store alone"
-        echo "(S − A): start-up $(fmt 0 "$(calc "$(med S start_cpu_ms) - $(med A start_cpu_ms)")") ms CPU, graceful $(fmt 0 "$(calc "$(med S graceful_cpu_ms) - $(med A graceful_cpu_ms)")") ms CPU."
+        b2s() { awk -F'\t' -v f="$1" 'NR == 1 { for (i = 1; i <= NF; i++) idx[$i] = i; next }
+            $2 == "S" { a[$3] = $idx[f] } $2 == "B2" { b[$3] = $idx[f] }
+            END { for (r in a) if ((r in b) && a[r] > 0) printf "%.6f\n", b[r] / a[r] }' "$TSV"; }
+        echo "TackSigningKey with nothing to sign, B2/S per round (the same store"
+        echo "without the key): start-up $(fmt 3 "$(b2s start_ms | median)") ($(b2s start_ms | minmax)),"
+        echo "graceful $(fmt 3 "$(b2s graceful_ms | median)") ($(b2s graceful_ms | minmax))."
         echo
     fi
     echo "Load: the 1-minute load average at the start of each measurement ranged"
