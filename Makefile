@@ -227,7 +227,7 @@ fuzz-long: $(FUZZ_BINS)
 
 # ---- benchmarks (issue 5; bench/README.md) ------------------------------
 # Not tests: CI does not run them.  `make bench` builds the load generator,
-# runs the four benchmarks (about 20 minutes; BENCH_QUICK=1 for a short smoke
+# runs the five benchmarks (about 45 minutes; BENCH_QUICK=1 for a short smoke
 # run) and writes bench/results.md with the plot bench/scale.png.
 .PHONY: bench bench-build
 

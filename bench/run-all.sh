@@ -1,5 +1,5 @@
 #!/bin/bash
-# run-all.sh -- run the four benchmarks and write bench/results.md (with the
+# run-all.sh -- run the five benchmarks and write bench/results.md (with the
 # plot bench/scale.png).  `make bench` calls it after building; BENCH_QUICK=1
 # gives a short smoke run (fewer rounds; the report says so).
 # BENCH_REPORT_ONLY=1 rewrites the report from the fragments of the last run
@@ -52,7 +52,7 @@ if [ "${BENCH_REPORT_ONLY:-0}" = 1 ]; then
     BENCHES=""
     elapsed=$(cat "$OUT/elapsed" 2> /dev/null || echo 0)
 else
-    BENCHES="handshake callgrind scale tool"
+    BENCHES="handshake callgrind scale tool signing"
     rm -f "$OUT"/*.verdicts
 fi
 for b in $BENCHES; do
@@ -108,7 +108,7 @@ snap_line=$(grep -E '^(mod_tack.so|tack) built' "$OUT/snap/info" 2> /dev/null | 
     echo
     echo "| target | measured | verdict |"
     echo "|---|---|---|"
-    for b in handshake callgrind scale tool; do
+    for b in handshake callgrind scale tool signing; do
         [ -f "$OUT/$b.verdicts" ] && awk -F'|' '{ printf "| %s | %s | %s |\n", $1, $2, $3 }' "$OUT/$b.verdicts"
     done
     echo
@@ -116,7 +116,7 @@ snap_line=$(grep -E '^(mod_tack.so|tack) built' "$OUT/snap/info" 2> /dev/null | 
         cat "$BENCH_DIR/findings.md"
         echo
     fi
-    for b in handshake callgrind scale tool; do
+    for b in handshake callgrind scale tool signing; do
         [ -f "$OUT/$b.md" ] && { cat "$OUT/$b.md"; echo; }
     done
 } > "$REPORT"
