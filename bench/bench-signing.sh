@@ -485,6 +485,11 @@ done
 for w in $TOOLS; do
     echo "tack sign $N ($w): $(fmt 2 "$(tcol "$w" 3 | median)") s wall"
 done
+case " $CONFIGS " in
+*" B2 "*) ;;
+*) echo "VERDICT signing: NOT MEASURED (B2 not among BENCH_SIGN_CONFIGS)"
+   exit 0 ;;
+esac
 if [ "$fails" -eq 0 ]; then
     echo "VERDICT signing: PASS (B2/A start-up and graceful ≤ 1.10 at $N vhosts)"
 else
