@@ -248,9 +248,9 @@ my @cases = (
       want => qr{TackFile ${P}gen255\.pem: TACK: generation 0 is below min_generation 255} },
     # target hash
     { id => 'TACK for another certificate', in => 'TackFile other.pem',
-      want => qr{TackFile ${P}other\.pem \(\S+:\d+\): target_hash of TACK \(key $K\) matches none of the vhost's certificates} },
+      want => qr{TackFile ${P}other\.pem \(\S+:\d+\): target_hash [0-9a-f]{64} of TACK \(key $K\) matches none of the vhost's certificates \(.* \(key_sha256 [0-9a-f]{64}\)\); sign one for the certificate in use: tack sign -k KEY -c CERT -o } },
     { id => 'TACK for the RSA certificate, vhost has ECDSA only', in => "TackFile rsa.pem\n    TackFile good2.pem",
-      want => qr{TackFile ${P}rsa\.pem \(\S+:\d+\): target_hash of TACK \(key $K\) matches none of the vhost's certificates},
+      want => qr{TackFile ${P}rsa\.pem \(\S+:\d+\): target_hash [0-9a-f]{64} of TACK \(key $K\) matches none of the vhost's certificates},
       serve => sub { ext00($T{good2}) } },
     { id => 'server-level TACK matching no vhost', out => 'TackFile other.pem', kind => 'alone',
       want => qr{TackFile ${P}other\.pem \(\S+:\d+\): target_hash of TACK \(key $K\) matches no certificate of any virtual host} },
