@@ -163,7 +163,6 @@ my $secs = time - $t0;
 
 # the next pass verifies the store's TACK instead of signing
 $mark = log_mark($h->error_log);
-unlink $staged;
 ok($h->graceful, 'one more graceful restart');
 $log = log_since($mark, $h->error_log);
 unlike($log, qr/TACK00031: vhost \Q$name\E/, '... signs nothing for the certificate in use')
@@ -173,7 +172,13 @@ like($log, qr/TACK00056: vhost \Q$name\E:$port: serving TACK \Q$tackfile\E \(Tac
 ($rc, $out, $err) = $check_at->($day++);
 is($rc, 0, '... and still accepted') or diag($out, $err);
 
-log_clean(0, [qr/AH10085: Init: \Q$name\E:\d+ will respond with '503 Service Unavailable' for now/],
+# mod_md's own lines: before it has a certificate the vhost answers 503;
+# and the last graceful begins one more renewal (the window is 1900 days),
+# which may still be talking to pebble when the server stops (seen once in
+# CI as "Unsuccessful in contacting ACME server"): mod_md retries it, and
+# it is after every assertion about what mod_tack served.
+log_clean(0, [qr/AH10085: Init: \Q$name\E:\d+ will respond with '503 Service Unavailable' for now/,
+              qr/\[md:(warn|error)\].*md\[\Q$name\E\] while\[Contacting ACME server for \Q$name\E/],
           $h->error_log);
 $h->stop;
 ok($secs < 60, "$kind: obtained and renewed twice within 60 s ($secs s)");
