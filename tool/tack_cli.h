@@ -340,6 +340,12 @@ int cli_split_hostport(char *arg, const char **host, const char **port);
 int cli_port_valid(const char *port);
 int cli_is_ip(const char *host);
 
+/* cli_ssl_key_type limits a client's handshakes to --key-type's
+ * certificates (EVP_PKEY_EC, EVP_PKEY_RSA; 0: any): the signature
+ * algorithms (TLS 1.3 and 1.2) and, for TLS 1.2, the ciphers'
+ * authentication.  Returns 1, or 0 when OpenSSL refuses. */
+int cli_ssl_key_type(SSL_CTX *ctx, int key_type);
+
 /* cli_check_run connects to |connect_host| (NULL: o->host) port o->port,
  * handshakes with SNI o->servername, and checks the reply as `tack check`
  * does (the --now time must be set before: it reads cli_now()).  Fills

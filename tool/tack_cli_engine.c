@@ -688,26 +688,6 @@ static int check_reply(check_ctx_t *c, const check_reply_t *r, X509 *cert,
     return CLI_EXIT_OK;
 }
 
-/* check_key_type limits the handshake to --key-type's certificates: the
- * signature algorithms (TLS 1.3 and 1.2) and, for TLS 1.2, the ciphers'
- * authentication.  Returns 1, or 0 when OpenSSL refuses. */
-static int check_key_type(SSL_CTX *ctx, int key_type)
-{
-    if (key_type == EVP_PKEY_EC) {
-        return SSL_CTX_set1_sigalgs_list(
-                   ctx, "ECDSA+SHA256:ECDSA+SHA384:ECDSA+SHA512") == 1 &&
-               SSL_CTX_set_cipher_list(ctx, "aECDSA") == 1;
-    }
-    if (key_type == EVP_PKEY_RSA) {
-        return SSL_CTX_set1_sigalgs_list(
-                   ctx, "rsa_pss_rsae_sha256:rsa_pss_rsae_sha384:"
-                        "rsa_pss_rsae_sha512:RSA+SHA256:RSA+SHA384:"
-                        "RSA+SHA512") == 1 &&
-               SSL_CTX_set_cipher_list(ctx, "aRSA") == 1;
-    }
-    return 1;
-}
-
 /* check_client_ctx makes the client's SSL_CTX in |*out|: the protocol
  * versions, the TACK extension asked for (spec section 1; |reply| gets the
  * answer) and the --ca certificates.  Returns CLI_EXIT_OK or the tool
@@ -727,7 +707,7 @@ static int check_client_ctx(check_ctx_t *c, check_reply_t *reply, time_t now,
          !SSL_CTX_set_min_proto_version(ctx, o->min_version)) ||
         (o->max_version &&
          !SSL_CTX_set_max_proto_version(ctx, o->max_version)) ||
-        !check_key_type(ctx, o->key_type)) {
+        !cli_ssl_key_type(ctx, o->key_type)) {
         return check_tool_error(c, NULL);
     }
     /* Ask in the ClientHello; accept the answer in a TLS 1.2 ServerHello or
