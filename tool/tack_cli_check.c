@@ -307,20 +307,3 @@ int cmd_check(int argc, char **argv)
     free(target);
     return rc;
 }
-
-int cli_ssl_key_type(SSL_CTX *ctx, int key_type)
-{
-    if (key_type == EVP_PKEY_EC) {
-        return SSL_CTX_set1_sigalgs_list(
-                   ctx, "ECDSA+SHA256:ECDSA+SHA384:ECDSA+SHA512") == 1 &&
-               SSL_CTX_set_cipher_list(ctx, "aECDSA") == 1;
-    }
-    if (key_type == EVP_PKEY_RSA) {
-        return SSL_CTX_set1_sigalgs_list(
-                   ctx, "rsa_pss_rsae_sha256:rsa_pss_rsae_sha384:"
-                        "rsa_pss_rsae_sha512:RSA+SHA256:RSA+SHA384:"
-                        "RSA+SHA512") == 1 &&
-               SSL_CTX_set_cipher_list(ctx, "aRSA") == 1;
-    }
-    return 1;
-}
