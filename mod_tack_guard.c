@@ -144,20 +144,6 @@ static int tack_unhex(const char *in, uint8_t *out, size_t len)
     return 1;
 }
 
-static char *tack_hex(apr_pool_t *p, const uint8_t *in, size_t len)
-{
-    static const char digits[] = "0123456789abcdef";
-    char *out = apr_palloc(p, 2 * len + 1);
-    size_t i;
-
-    for (i = 0; i < len; i++) {
-        out[2 * i] = digits[in[i] >> 4];
-        out[2 * i + 1] = digits[in[i] & 15];
-    }
-    out[2 * len] = '\0';
-    return out;
-}
-
 /* tack_mem_parse reads one slot's keys; returns 0 when malformed. */
 static int tack_mem_parse(apr_pool_t *p, json_t *keys,
                           apr_array_header_t **out)
@@ -593,7 +579,7 @@ static json_t *tack_mem_json(long now)
             tack_fingerprint(m->key, fpr);
             json_object_set_new(k, "tack_id", json_string(fpr));
             json_object_set_new(
-                k, "key", json_string(tack_hex(guard_pool, m->key, TACK_KEY_LEN)));
+                k, "key", json_string(tack_status_hex(guard_pool, m->key, TACK_KEY_LEN)));
             json_object_set_new(k, "first_seen", json_integer(m->first_seen));
             json_object_set_new(k, "last_served", json_integer(m->last_served));
             json_object_set_new(k, "serving", json_boolean(m->serving));
@@ -602,7 +588,7 @@ static json_t *tack_mem_json(long now)
             if (m->has_tack) {
                 json_object_set_new(
                     k, "tack",
-                    json_string(tack_hex(guard_pool, m->tack, TACK_LEN)));
+                    json_string(tack_status_hex(guard_pool, m->tack, TACK_LEN)));
             }
             json_array_append_new(keys, k);
         }

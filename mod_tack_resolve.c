@@ -44,20 +44,6 @@ static int tack_problem(server_rec *s, const char *tag, const char *fmt, ...)
     return 1;
 }
 
-static const char *tack_hex_str(apr_pool_t *p, const uint8_t *in, size_t n)
-{
-    static const char digits[] = "0123456789abcdef";
-    char *out = apr_palloc(p, 2 * n + 1);
-    size_t i;
-
-    for (i = 0; i < n; i++) {
-        out[2 * i] = digits[in[i] >> 4];
-        out[2 * i + 1] = digits[in[i] & 15];
-    }
-    out[2 * n] = '\0';
-    return out;
-}
-
 /* tack_cert_list names the certificates with their public-key hashes
  * (what a TACK's target_hash must be; tack view shows it as key_sha256). */
 static const char *tack_cert_list(apr_pool_t *p, tack_certsel_t *certs,
@@ -69,7 +55,7 @@ static const char *tack_cert_list(apr_pool_t *p, tack_certsel_t *certs,
     for (i = 0; i < ncerts; i++) {
         list = apr_pstrcat(p, list, i ? ", " : "", certs[i].label,
                            " (key_sha256 ",
-                           tack_hex_str(p, certs[i].hash, TACK_HASH_LEN), ")",
+                           tack_status_hex(p, certs[i].hash, TACK_HASH_LEN), ")",
                            NULL);
     }
     return list;
@@ -202,7 +188,7 @@ static int tack_resolve_item(apr_pool_t *p, server_rec *s, tack_sel_t *out,
             "matches none of the vhost's certificates (%s); sign one for the "
             "certificate in use: tack sign -k KEY -c CERT -o %s",
             f->path, TACK_WHERE(f->where),
-            tack_hex_str(p, item->tack.target_hash, TACK_HASH_LEN),
+            tack_status_hex(p, item->tack.target_hash, TACK_HASH_LEN),
             tack_item_name(p, item), item->fingerprint,
             out->ncerts ? tack_cert_list(p, out->certs, out->ncerts) : "none",
             f->path);
