@@ -1,3 +1,5 @@
+# SPDX-License-Identifier: Apache-2.0
+# Copyright 2026 the mod_tack authors (NOTICE)
 # mod_tack -- top-level Makefile.
 #
 #   make                  build the core library, the tool and the module
@@ -399,7 +401,7 @@ preflight:
 	@scripts/preflight.sh
 
 help:
-	@sed -n '2,/^$$/s/^# \{0,1\}//p' Makefile
+	@sed -n '4,/^$$/s/^# \{0,1\}//p' Makefile
 
 clean:
 	rm -rf $(BUILD) $(BUILD_ASAN) $(FUZZ_BUILD) fuzz/out tack *.lo *.la *.slo .libs t/logs \

@@ -1,3 +1,5 @@
+/* SPDX-License-Identifier: Apache-2.0
+ * Copyright 2026 the mod_tack authors (NOTICE) */
 /*
  * mod_tack.c -- serve TACK (draft-perrin-tls-tack) from Apache httpd 2.4.
  *

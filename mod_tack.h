@@ -1,3 +1,5 @@
+/* SPDX-License-Identifier: Apache-2.0
+ * Copyright 2026 the mod_tack authors (NOTICE) */
 /*
  * mod_tack.h -- declarations private to the module, what its files share.
  * Not an API: the module exports nothing but tack_module, and every name

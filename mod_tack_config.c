@@ -1,3 +1,5 @@
+/* SPDX-License-Identifier: Apache-2.0
+ * Copyright 2026 the mod_tack authors (NOTICE) */
 /*
  * mod_tack_config.c -- the module's configuration: the directives, the
  * per-server create/merge, and the helpers every configuration file uses

@@ -1,3 +1,5 @@
+/* SPDX-License-Identifier: Apache-2.0
+ * Copyright 2026 the mod_tack authors (NOTICE) */
 /*
  * mod_tack_configtest.c -- "apache2 -t": mod_ssl loads no certificate in a
  * configuration test and the ssl_init_server hook does not run, so the

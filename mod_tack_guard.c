@@ -1,3 +1,5 @@
+/* SPDX-License-Identifier: Apache-2.0
+ * Copyright 2026 the mod_tack authors (NOTICE) */
 /*
  * mod_tack_guard.c -- pin continuity: never drop a pinned TACK silently.
  *

@@ -1,3 +1,5 @@
+/* SPDX-License-Identifier: Apache-2.0
+ * Copyright 2026 the mod_tack authors (NOTICE) */
 /*
  * mod_tack_load.c -- loading and verifying the files a directive names, at
  * directive time: a TackFile's TACKs (also each file of a TackStore) and a

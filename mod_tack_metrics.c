@@ -1,3 +1,5 @@
+/* SPDX-License-Identifier: Apache-2.0
+ * Copyright 2026 the mod_tack authors (NOTICE) */
 /*
  * mod_tack_metrics.c -- the tack-status handler's Prometheus metrics
  * (?metrics), in the text exposition format 0.0.4: per vhost and

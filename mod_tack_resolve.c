@@ -1,3 +1,5 @@
+/* SPDX-License-Identifier: Apache-2.0
+ * Copyright 2026 the mod_tack authors (NOTICE) */
 /*
  * mod_tack_resolve.c -- what a vhost serves: the TACKs chosen for each of
  * its certificates (its own TackFiles, then the main server's, then the

@@ -1,3 +1,5 @@
+/* SPDX-License-Identifier: Apache-2.0
+ * Copyright 2026 the mod_tack authors (NOTICE) */
 /*
  * mod_tack_status.c -- what the module serves, seen from outside: the
  * handshake counters in shared memory, the "tack-status" handler (HTML for

@@ -1,3 +1,5 @@
+/* SPDX-License-Identifier: Apache-2.0
+ * Copyright 2026 the mod_tack authors (NOTICE) */
 /*
  * mod_tack_status_html.c -- the tack-status handler's HTML page, for people,
  * laid out as mod_md's md-status and httpd's server-status are: a summary

@@ -1,3 +1,5 @@
+/* SPDX-License-Identifier: Apache-2.0
+ * Copyright 2026 the mod_tack authors (NOTICE) */
 /*
  * mod_tack_status_json.c -- the tack-status handler's JSON (?json), written
  * with jansson and streamed: the summary members, the stores, then the

@@ -1,3 +1,5 @@
+/* SPDX-License-Identifier: Apache-2.0
+ * Copyright 2026 the mod_tack authors (NOTICE) */
 /*
  * mod_tack_store.c -- the TackStore: each directory named in a
  * configuration generation, read once however many servers name it, its

@@ -1,3 +1,5 @@
+/* SPDX-License-Identifier: Apache-2.0
+ * Copyright 2026 the mod_tack authors (NOTICE) */
 /*
  * tack_cbs.h -- the one bounds-checked cursor over untrusted bytes (private
  * to the core library; after BoringSSL's CBS and OpenSSL's PACKET).

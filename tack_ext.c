@@ -1,3 +1,5 @@
+/* SPDX-License-Identifier: Apache-2.0
+ * Copyright 2026 the mod_tack authors (NOTICE) */
 /*
  * tack_ext.c -- TACK and break-signature codec, ECDSA verification and
  * signing, fingerprints, and the draft-00 / draft-02 extension bodies.

@@ -1,3 +1,5 @@
+/* SPDX-License-Identifier: Apache-2.0
+ * Copyright 2026 the mod_tack authors (NOTICE) */
 /*
  * tack_ext.h -- the TACK core: structures, wire codec, verification, signing,
  * PEM armour and the TACKpy key-file format.

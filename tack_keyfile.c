@@ -1,3 +1,5 @@
+/* SPDX-License-Identifier: Apache-2.0
+ * Copyright 2026 the mod_tack authors (NOTICE) */
 /*
  * tack_keyfile.c -- the password-protected TACK PRIVATE KEY file of TACKpy.
  *

@@ -1,3 +1,5 @@
+/* SPDX-License-Identifier: Apache-2.0
+ * Copyright 2026 the mod_tack authors (NOTICE) */
 /*
  * tack_pem.c -- PEM armour as TACKpy writes it, and whole-file reading.
  *

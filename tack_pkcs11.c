@@ -1,3 +1,5 @@
+/* SPDX-License-Identifier: Apache-2.0
+ * Copyright 2026 the mod_tack authors (NOTICE) */
 /*
  * tack_pkcs11.c -- TACK keys in a PKCS#11 token, loaded through OpenSSL's
  * "pkcs11" engine (libp11).  See tack_pkcs11.h.

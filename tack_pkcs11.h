@@ -1,3 +1,5 @@
+/* SPDX-License-Identifier: Apache-2.0
+ * Copyright 2026 the mod_tack authors (NOTICE) */
 /*
  * tack_pkcs11.h -- TACK keys in a PKCS#11 token (a smart card, an HSM,
  * SoftHSM2), named by an RFC 7512 URI such as

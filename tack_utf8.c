@@ -1,3 +1,5 @@
+/* SPDX-License-Identifier: Apache-2.0
+ * Copyright 2026 the mod_tack authors (NOTICE) */
 /*
  * tack_utf8.c -- the one rule for text that must be UTF-8 (the status
  * handler's JSON and HTML, later the metrics): configuration strings are

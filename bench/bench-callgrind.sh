@@ -1,4 +1,6 @@
 #!/bin/bash
+# SPDX-License-Identifier: Apache-2.0
+# Copyright 2026 the mod_tack authors (NOTICE)
 # bench-callgrind.sh -- benchmark 2: instructions executed per handshake,
 # counted by valgrind's callgrind on `apache2 -X` (one process), so the
 # figures do not depend on the machine's load.

@@ -1,4 +1,6 @@
 #!/bin/bash
+# SPDX-License-Identifier: Apache-2.0
+# Copyright 2026 the mod_tack authors (NOTICE)
 # bench-handshake.sh -- benchmark 1: handshake throughput and server CPU per
 # handshake, three servers side by side:
 #   a  mod_ssl alone, the client does not ask for a TACK

@@ -1,4 +1,6 @@
 #!/bin/bash
+# SPDX-License-Identifier: Apache-2.0
+# Copyright 2026 the mod_tack authors (NOTICE)
 # bench-scale.sh -- benchmark 3: start-up time, graceful-restart time and
 # memory with 100, 1,000 and 10,000 name-based SSL vhosts, each with its own
 # ECDSA P-256 certificate and TACK (every tenth also with 2 break

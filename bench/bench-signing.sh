@@ -1,4 +1,6 @@
 #!/bin/bash
+# SPDX-License-Identifier: Apache-2.0
+# Copyright 2026 the mod_tack authors (NOTICE)
 # bench-signing.sh -- benchmark 5 (issue 14): TackSigningKey at scale.
 #
 # Part 1, the server: N name-based SSL vhosts (default 10,000; the

@@ -1,4 +1,6 @@
 #!/bin/bash
+# SPDX-License-Identifier: Apache-2.0
+# Copyright 2026 the mod_tack authors (NOTICE)
 # bench-tool.sh -- benchmark 4: the `tack` tool.
 #   sign    `tack sign -c DIR -o DIR` over 10,000 certificates in one run
 #           (each with its own P-256 key), wall and CPU time; target < 10 s;

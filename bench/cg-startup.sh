@@ -1,4 +1,6 @@
 #!/bin/bash
+# SPDX-License-Identifier: Apache-2.0
+# Copyright 2026 the mod_tack authors (NOTICE)
 # cg-startup.sh N MODULE_SO PORT OUTPREFIX [CPU [CFG]]: instructions executed
 # by `apache2 -X` (under callgrind) from exec to the first handshake with the
 # last of N vhosts (CFG B, the default: the TACK'd configuration of

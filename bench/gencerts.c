@@ -1,3 +1,5 @@
+/* SPDX-License-Identifier: Apache-2.0
+ * Copyright 2026 the mod_tack authors (NOTICE) */
 /*
  * gencerts.c -- make many self-signed server certificates, fast, for the
  * start-up benchmark's generated virtual hosts.

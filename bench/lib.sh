@@ -1,3 +1,5 @@
+# SPDX-License-Identifier: Apache-2.0
+# Copyright 2026 the mod_tack authors (NOTICE)
 # lib.sh -- shared by the bench/*.sh scripts (sourced, not run).
 #
 # Everything runs on 127.0.0.1, ports 18500-18599, with private httpd

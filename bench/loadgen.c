@@ -1,3 +1,5 @@
+/* SPDX-License-Identifier: Apache-2.0
+ * Copyright 2026 the mod_tack authors (NOTICE) */
 /*
  * loadgen.c -- a TLS handshake load generator for the mod_tack benchmarks.
  *

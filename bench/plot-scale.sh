@@ -1,4 +1,6 @@
 #!/bin/bash
+# SPDX-License-Identifier: Apache-2.0
+# Copyright 2026 the mod_tack authors (NOTICE)
 # plot-scale.sh DAT PNG: the start-up/memory plot of bench-scale.sh (log-log:
 # linear growth shows as parallel straight lines).
 dat=$1 png=$2

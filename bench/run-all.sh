@@ -1,4 +1,6 @@
 #!/bin/bash
+# SPDX-License-Identifier: Apache-2.0
+# Copyright 2026 the mod_tack authors (NOTICE)
 # run-all.sh -- run the five benchmarks and write bench/results.md (with the
 # plot bench/scale.png).  `make bench` calls it after building; BENCH_QUICK=1
 # gives a short smoke run (fewer rounds; the report says so).

@@ -1,3 +1,5 @@
+/* SPDX-License-Identifier: Apache-2.0
+ * Copyright 2026 the mod_tack authors (NOTICE) */
 /*
  * fuzz_cli.h -- shared by the libFuzzer targets of the tool's own code
  * (fuzz_pins, fuzz_preload): the three functions the tool's commands need

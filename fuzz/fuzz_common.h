@@ -1,3 +1,5 @@
+/* SPDX-License-Identifier: Apache-2.0
+ * Copyright 2026 the mod_tack authors (NOTICE) */
 /*
  * fuzz_common.h -- shared by the libFuzzer targets of the core library.
  * Each target is built with -fsanitize=fuzzer,address,undefined; a finding

@@ -1,3 +1,5 @@
+/* SPDX-License-Identifier: Apache-2.0
+ * Copyright 2026 the mod_tack authors (NOTICE) */
 /* fuzz_ext02.c -- the draft-02 extension body, as a TACK client parses it. */
 #include "fuzz_common.h"
 

@@ -1,3 +1,5 @@
+/* SPDX-License-Identifier: Apache-2.0
+ * Copyright 2026 the mod_tack authors (NOTICE) */
 /* fuzz_keyfile.c -- the TACK PRIVATE KEY file: PEM, structure and the
  * decryption path with a fixed password ("asdf") and a fixed, low PBKDF2
  * iteration count (FUZZ_KEYFILE_ITERATIONS), so that the fuzzer explores

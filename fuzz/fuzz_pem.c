@@ -1,3 +1,5 @@
+/* SPDX-License-Identifier: Apache-2.0
+ * Copyright 2026 the mod_tack authors (NOTICE) */
 /* fuzz_pem.c -- the PEM reader and the TACK / break-signature file readers,
  * exactly as the module and the tool call them on a file's contents. */
 #include "fuzz_common.h"

@@ -1,3 +1,5 @@
+/* SPDX-License-Identifier: Apache-2.0
+ * Copyright 2026 the mod_tack authors (NOTICE) */
 /*
  * fuzz_pins.c -- the tool's pin store (tack_cli_pins.c): loading and
  * validating a store file an attacker may have edited, applying the

@@ -1,3 +1,5 @@
+/* SPDX-License-Identifier: Apache-2.0
+ * Copyright 2026 the mod_tack authors (NOTICE) */
 /*
  * fuzz_preload.c -- the tool's preload lists (tack_cli_preload.c): a list
  * file as anyone may hand a client, checked by cli_preload_parse, then

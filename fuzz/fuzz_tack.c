@@ -1,3 +1,5 @@
+/* SPDX-License-Identifier: Apache-2.0
+ * Copyright 2026 the mod_tack authors (NOTICE) */
 /* fuzz_tack.c -- tack_parse / tack_breaksig_parse and their checks. */
 #include "fuzz_common.h"
 

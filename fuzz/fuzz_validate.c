@@ -1,3 +1,5 @@
+/* SPDX-License-Identifier: Apache-2.0
+ * Copyright 2026 the mod_tack authors (NOTICE) */
 /* fuzz_validate.c -- the whole "validate a TACK against a certificate" path
  * a server runs before serving and a client runs on what it receives: the
  * input is a TACK followed by a DER certificate. */

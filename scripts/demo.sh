@@ -1,4 +1,6 @@
 #!/bin/sh
+# SPDX-License-Identifier: Apache-2.0
+# Copyright 2026 the mod_tack authors (NOTICE)
 # demo.sh -- "make demo": serve a real TACK from Apache httpd and fetch it.
 #
 # Creates a throwaway certificate, a TACK key, a TACK for the certificate,

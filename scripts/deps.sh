@@ -1,4 +1,6 @@
 #!/bin/sh
+# SPDX-License-Identifier: Apache-2.0
+# Copyright 2026 the mod_tack authors (NOTICE)
 # deps.sh -- install the Debian 12 packages mod_tack builds and tests with,
 # and keep OpenSSL's packages as new as the apache2 that comes with them.
 #

@@ -1,4 +1,6 @@
 #!/bin/sh
+# SPDX-License-Identifier: Apache-2.0
+# Copyright 2026 the mod_tack authors (NOTICE)
 # fuzz-long.sh [TARGET:RUNS]... -- the long fuzzing campaign (make fuzz-long):
 # run each libFuzzer target for a fixed number of executions, on top of the
 # committed seeds and whatever fuzz/out/TARGET already holds, and record one

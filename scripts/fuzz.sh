@@ -1,4 +1,6 @@
 #!/bin/sh
+# SPDX-License-Identifier: Apache-2.0
+# Copyright 2026 the mod_tack authors (NOTICE)
 # fuzz.sh SECONDS TARGET... -- run each libFuzzer target for SECONDS and
 # report its execution count.  Fails on the first crash, leak or UBSan
 # finding (the reproducer is left in fuzz/out/ by libFuzzer).

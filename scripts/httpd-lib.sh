@@ -1,3 +1,5 @@
+# SPDX-License-Identifier: Apache-2.0
+# Copyright 2026 the mod_tack authors (NOTICE)
 # httpd-lib.sh -- sourced by demo.sh and preflight.sh: a private httpd in a
 # temporary directory on a free port of 127.0.0.1.  The caller sets APACHE2
 # and defines die().

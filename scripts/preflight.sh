@@ -1,4 +1,6 @@
 #!/bin/sh
+# SPDX-License-Identifier: Apache-2.0
+# Copyright 2026 the mod_tack authors (NOTICE)
 # preflight.sh -- before the suites: does a plain httpd with mod_ssl, and
 # no mod_tack, start without a warning on this machine?
 #

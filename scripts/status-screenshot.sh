@@ -1,4 +1,6 @@
 #!/bin/sh
+# SPDX-License-Identifier: Apache-2.0
+# Copyright 2026 the mod_tack authors (NOTICE)
 # status-screenshot.sh -- make status-screenshot: the tack-status page of a
 # private httpd with N virtual hosts (1,000 by default) behind one
 # TackStore, photographed by headless Chromium at 1,280 pixels wide, into

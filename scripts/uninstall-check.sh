@@ -1,4 +1,6 @@
 #!/bin/sh
+# SPDX-License-Identifier: Apache-2.0
+# Copyright 2026 the mod_tack authors (NOTICE)
 # uninstall-check.sh CONFDIR -- run by make uninstall before it removes
 # anything: lists every Tack directive (and tack-status handler) that the
 # httpd configuration in CONFDIR still reads, outside the module's own

@@ -1,3 +1,5 @@
+/* SPDX-License-Identifier: Apache-2.0
+ * Copyright 2026 the mod_tack authors (NOTICE) */
 /*
  * tack.c -- the `tack` command-line tool: main, the command table and the
  * help texts.  The commands live in tack_cli_*.c (see tack_cli.h).

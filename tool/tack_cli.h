@@ -1,3 +1,5 @@
+/* SPDX-License-Identifier: Apache-2.0
+ * Copyright 2026 the mod_tack authors (NOTICE) */
 /*
  * tack_cli.h -- shared declarations of the `tack` command-line tool, whose
  * sources are the files of tool/ (the binary is built as ./tack at the top).

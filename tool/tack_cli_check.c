@@ -1,3 +1,5 @@
+/* SPDX-License-Identifier: Apache-2.0
+ * Copyright 2026 the mod_tack authors (NOTICE) */
 /*
  * tack_cli_check.c -- `tack check` (docs/tack.1, CHECK): its options, the
  * preload list found usable before connecting, then one connection through

@@ -1,3 +1,5 @@
+/* SPDX-License-Identifier: Apache-2.0
+ * Copyright 2026 the mod_tack authors (NOTICE) */
 /*
  * tack_cli_engine.c -- the check engine (cli_check_run) that `tack check`,
  * its --all-addresses fleet check and `tack preload build --hosts` run: a

@@ -1,3 +1,5 @@
+/* SPDX-License-Identifier: Apache-2.0
+ * Copyright 2026 the mod_tack authors (NOTICE) */
 /*
  * tack_cli_fleet.c -- `tack check --all-addresses`: the check of `tack
  * check` against every address of a name at once, and whether turning pin

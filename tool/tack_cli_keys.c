@@ -1,3 +1,5 @@
+/* SPDX-License-Identifier: Apache-2.0
+ * Copyright 2026 the mod_tack authors (NOTICE) */
 /*
  * tack_cli_keys.c -- the commands that use a TACK private key: genkey, sign
  * (one certificate, or a whole fleet into a directory) and break.

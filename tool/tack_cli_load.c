@@ -1,3 +1,5 @@
+/* SPDX-License-Identifier: Apache-2.0
+ * Copyright 2026 the mod_tack authors (NOTICE) */
 /*
  * tack_cli_load.c -- passwords (-p, --password-file, $TACK_PASSWORD, the
  * prompt: docs/tack.1, PASSWORDS) and the typed files the commands read and

@@ -1,3 +1,5 @@
+/* SPDX-License-Identifier: Apache-2.0
+ * Copyright 2026 the mod_tack authors (NOTICE) */
 /*
  * tack_cli_pins.c -- the client's pin store (draft-perrin-tls-tack-00
  * section 5, summarised in the spec's section 8); `tack pins`, which lists

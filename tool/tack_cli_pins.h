@@ -1,3 +1,5 @@
+/* SPDX-License-Identifier: Apache-2.0
+ * Copyright 2026 the mod_tack authors (NOTICE) */
 /*
  * tack_cli_pins.h -- what the pin store (tack_cli_pins.c) shares with
  * `tack pins` (tack_cli_pins_cmd.c): the loaded store and the calls that

@@ -1,3 +1,5 @@
+/* SPDX-License-Identifier: Apache-2.0
+ * Copyright 2026 the mod_tack authors (NOTICE) */
 /*
  * tack_cli_pins_cmd.c -- `tack pins` (docs/tack.1, PINS): list the pin
  * store (tack_cli_pins.c) as a table or as JSON, or delete a name's pin.

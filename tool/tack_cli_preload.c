@@ -1,3 +1,5 @@
+/* SPDX-License-Identifier: Apache-2.0
+ * Copyright 2026 the mod_tack authors (NOTICE) */
 /*
  * tack_cli_preload.c -- preload lists (docs/preload.md): TACK keys known
  * for host names before the first connection, so that the first one is not

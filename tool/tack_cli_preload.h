@@ -1,3 +1,5 @@
+/* SPDX-License-Identifier: Apache-2.0
+ * Copyright 2026 the mod_tack authors (NOTICE) */
 /*
  * tack_cli_preload.h -- what the preload list's reader (tack_cli_preload.c)
  * and its builder (tack_cli_preload_cmd.c) share: the file format's

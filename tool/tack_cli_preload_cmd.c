@@ -1,3 +1,5 @@
+/* SPDX-License-Identifier: Apache-2.0
+ * Copyright 2026 the mod_tack authors (NOTICE) */
 /*
  * tack_cli_preload_cmd.c -- `tack preload` (docs/tack.1, PRELOAD;
  * docs/preload.md): `view` shows a list, `build` writes one from TACK

@@ -1,3 +1,5 @@
+/* SPDX-License-Identifier: Apache-2.0
+ * Copyright 2026 the mod_tack authors (NOTICE) */
 /*
  * tack_cli_show.c -- the human form (TACKpy's) and the JSON form of a TACK
  * and of a break signature, which `tack view` (tack_cli_view.c) and the

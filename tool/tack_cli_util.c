@@ -1,3 +1,5 @@
+/* SPDX-License-Identifier: Apache-2.0
+ * Copyright 2026 the mod_tack authors (NOTICE) */
 /*
  * tack_cli_util.c -- what every command of the tool needs: messages,
  * reading files and writing outputs safely, times, encodings and numbers,

@@ -1,3 +1,5 @@
+/* SPDX-License-Identifier: Apache-2.0
+ * Copyright 2026 the mod_tack authors (NOTICE) */
 /*
  * tack_cli_view.c -- `tack view` (any TACK-related file, in TACKpy's human
  * form or as JSON) and `tack serverinfo` (the extension as an OpenSSL

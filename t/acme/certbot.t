@@ -1,3 +1,5 @@
+# SPDX-License-Identifier: Apache-2.0
+# Copyright 2026 the mod_tack authors (NOTICE)
 # certbot + pebble + hooks/tack-certbot-hook: a pinned name survives
 # renewals with a new TLS key.
 #

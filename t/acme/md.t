@@ -1,3 +1,5 @@
+# SPDX-License-Identifier: Apache-2.0
+# Copyright 2026 the mod_tack authors (NOTICE)
 # mod_md + pebble + hooks/tack-md-hook: a pinned name survives renewals
 # with a new TLS key, certificate and TACK activated by the same graceful
 # restart.

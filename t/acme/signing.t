@@ -1,3 +1,5 @@
+# SPDX-License-Identifier: Apache-2.0
+# Copyright 2026 the mod_tack authors (NOTICE)
 # mod_md + pebble + TackSigningKey (issue 14): a site with pin activation on
 # keeps every pinned client through renewals with new TLS keys, with no hook
 # and no operator action.

@@ -1,3 +1,5 @@
+# SPDX-License-Identifier: Apache-2.0
+# Copyright 2026 the mod_tack authors (NOTICE)
 # A non-empty TACK request is malformed (draft-00 section 4.1): fatal
 # decode_error alert, logged at info only (a peer caused it).
 use strict;

@@ -1,3 +1,5 @@
+# SPDX-License-Identifier: Apache-2.0
+# Copyright 2026 the mod_tack authors (NOTICE)
 # Under "apache2 -t" (and so apache2ctl configtest/graceful/restart) every
 # bad input is an error: the test fails with a message naming the directive,
 # the file and the reason.  Each case is a private configuration with one

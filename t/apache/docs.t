@@ -1,3 +1,5 @@
+# SPDX-License-Identifier: Apache-2.0
+# Copyright 2026 the mod_tack authors (NOTICE)
 # The documentation keeps up with the source:
 #  - every TACKnnnnn log tag appears exactly once in the module's source
 #    (one call site, never reused) and exactly once in docs/log-tags.md, at

@@ -1,3 +1,5 @@
+# SPDX-License-Identifier: Apache-2.0
+# Copyright 2026 the mod_tack authors (NOTICE)
 # TackFormat draft-02: one or two TACKs per certificate with activation
 # flags (bit n: n-th TACK active); "TackFile FILE inactive" clears a bit;
 # pair files carry two TACKs.

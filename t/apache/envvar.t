@@ -1,3 +1,5 @@
+# SPDX-License-Identifier: Apache-2.0
+# Copyright 2026 the mod_tack authors (NOTICE)
 # Knowing who asks: every request of a connection whose full handshake
 # asked for TACK gets TACK_REQUESTED=1, and TACK_SERVED=<key fingerprints>
 # when that handshake carried a TACK; LogFormat "%{TACK_REQUESTED}e"

@@ -1,3 +1,5 @@
+# SPDX-License-Identifier: Apache-2.0
+# Copyright 2026 the mod_tack authors (NOTICE)
 # Expiry: a TACK expiring within 30 days is a warning at start-up, at reload
 # and under apache2 -t; an expired one is left out, an error at a restart
 # and a warning (never a refusal) under apache2 -t; a TACK that expires while the server runs stops being

@@ -1,3 +1,5 @@
+# SPDX-License-Identifier: Apache-2.0
+# Copyright 2026 the mod_tack authors (NOTICE)
 # The pin-continuity guard (issue 15): the module remembers, in
 # TackStateFile, the TACK keys each vhost served with pin activation on and
 # since when; a configuration that would serve a certificate without a

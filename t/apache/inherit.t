@@ -1,3 +1,5 @@
+# SPDX-License-Identifier: Apache-2.0
+# Copyright 2026 the mod_tack authors (NOTICE)
 # Server-level settings: TackFile TACKs are candidates for every vhost
 # (served where they match the certificate in use; a vhost's own TACK for a
 # certificate takes precedence), other settings inherit the usual way (the

@@ -1,3 +1,5 @@
+# SPDX-License-Identifier: Apache-2.0
+# Copyright 2026 the mod_tack authors (NOTICE)
 # A real start or restart that meets a bad TACK input is never stopped by it
 # (a reboot after a TACK expired, a signal sent without a configuration
 # test): the module logs the error with the vhost, leaves out only what is

@@ -1,3 +1,5 @@
+# SPDX-License-Identifier: Apache-2.0
+# Copyright 2026 the mod_tack authors (NOTICE)
 # Certificates only the hook can see: mod_md supplies the certificate
 # (MDCertificateFile, no SSLCertificateFile in the vhost).  apache2 -t cannot
 # match the TACK (it says so at info level and passes); the real start

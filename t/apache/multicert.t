@@ -1,3 +1,5 @@
+# SPDX-License-Identifier: Apache-2.0
+# Copyright 2026 the mod_tack authors (NOTICE)
 # A vhost with an RSA and an ECDSA certificate: each handshake gets the TACK
 # whose target_hash matches the certificate actually presented, chosen by
 # OpenSSL from the client's signature algorithms (TLS 1.2 and 1.3).

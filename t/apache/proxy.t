@@ -1,3 +1,5 @@
+# SPDX-License-Identifier: Apache-2.0
+# Copyright 2026 the mod_tack authors (NOTICE)
 # Never on is_proxy contexts: mod_ssl also hands over the client-role
 # context of SSLProxyEngine.  Were 0xF300 registered there, the proxy would
 # put the vhost's bytes into its ClientHello to the backend, and a backend

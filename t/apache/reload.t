@@ -1,3 +1,5 @@
+# SPDX-License-Identifier: Apache-2.0
+# Copyright 2026 the mod_tack authors (NOTICE)
 # Graceful and full restarts pick up edited files; a bad edit is refused by
 # apache2ctl (which runs "apache2 -t" first) and the running server keeps
 # serving the last good configuration.

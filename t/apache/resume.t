@@ -1,3 +1,5 @@
+# SPDX-License-Identifier: Apache-2.0
+# Copyright 2026 the mod_tack authors (NOTICE)
 # TACK goes out on full handshakes only (SSL_EXT_IGNORE_ON_RESUMPTION).
 use strict;
 use warnings FATAL => 'all';

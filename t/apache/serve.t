@@ -1,3 +1,5 @@
+# SPDX-License-Identifier: Apache-2.0
+# Copyright 2026 the mod_tack authors (NOTICE)
 # What each vhost of t/conf/extra.conf.in serves over TLS 1.2, seen by
 # openssl s_client (-serverinfo 62208 asks for TACK, -tlsextdebug prints the
 # answer), compared with bodies built from the fixture files.

@@ -1,3 +1,5 @@
+# SPDX-License-Identifier: Apache-2.0
+# Copyright 2026 the mod_tack authors (NOTICE)
 # TackSigningKey (issue 14, part 1): the parent signs, at each start and
 # graceful restart, a TACK for every certificate of an SSL vhost that has
 # none, expiring with the certificate, and writes it into the vhost's

@@ -1,3 +1,5 @@
+# SPDX-License-Identifier: Apache-2.0
+# Copyright 2026 the mod_tack authors (NOTICE)
 # Cases that used to be silent (issue 15, item 3), each with its message:
 # a ServerInfoFile that sends 0xF300 beside mod_tack is refused; a TACK for
 # only some certificates of a vhost, Tack directives in a vhost without

@@ -1,3 +1,5 @@
+# SPDX-License-Identifier: Apache-2.0
+# Copyright 2026 the mod_tack authors (NOTICE)
 # Name-based vhosts on one address behind a default vhost that has no TACK
 # (the SNI trap of the facts file): each vhost serves its own TACK, for the
 # certificate actually presented.

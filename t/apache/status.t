@@ -1,3 +1,5 @@
+# SPDX-License-Identifier: Apache-2.0
+# Copyright 2026 the mod_tack authors (NOTICE)
 # The tack-status handler (t/conf/extra.conf.in: <Location /tack-status>):
 # for each SSL vhost the TACK served per certificate, break signatures,
 # settings and handshake counters, as HTML and as JSON (?json); a section of

@@ -1,3 +1,5 @@
+# SPDX-License-Identifier: Apache-2.0
+# Copyright 2026 the mod_tack authors (NOTICE)
 # TackStore: one directory of TACKs signed with "tack sign -c CERTDIR -o
 # STORE" serves every SSL vhost by target_hash, with no per-vhost directive.
 # TACK_STORE_VHOSTS vhosts (200 by default; "make test-store-scale" runs

@@ -1,3 +1,5 @@
+# SPDX-License-Identifier: Apache-2.0
+# Copyright 2026 the mod_tack authors (NOTICE)
 # TackTLS13: off by default (TLS 1.2 and below only); on: also in TLS 1.3
 # EncryptedExtensions.  With SNI, the flags of the SNI vhost decide, whatever
 # the default vhost of the address says: OpenSSL collects the ClientHello's

@@ -1,3 +1,5 @@
+# SPDX-License-Identifier: Apache-2.0
+# Copyright 2026 the mod_tack authors (NOTICE)
 # The project's own TACK client, "tack check", against the module: it
 # checks each reply as a TACK client must (draft-00 section 5) and speaks
 # TLS 1.3 (EncryptedExtensions), which s_client cannot here.

@@ -1,4 +1,6 @@
 #!/usr/bin/perl
+# SPDX-License-Identifier: Apache-2.0
+# Copyright 2026 the mod_tack authors (NOTICE)
 # make install / make uninstall on the real Debian system, and the steps of
 # docs/admin-guide.md against the real apache2: a2enmod tack, apache2ctl
 # configtest, start, tack check, apache2ctl graceful.  The server runs from

@@ -1,3 +1,5 @@
+# SPDX-License-Identifier: Apache-2.0
+# Copyright 2026 the mod_tack authors (NOTICE)
 # Hostile clients (issue 6, item 5): ClientHellos written byte by byte by
 # t/reliability/rawhello.c with a TACK request that is malformed (one byte,
 # as large as a ClientHello allows, a length past its end, a length past

@@ -1,3 +1,5 @@
+/* SPDX-License-Identifier: Apache-2.0
+ * Copyright 2026 the mod_tack authors (NOTICE) */
 /*
  * keyspy.c -- an LD_PRELOAD library for t/reliability/secrets.t: it watches
  * a process (apache2) for two things the module must never do, and says

@@ -1,3 +1,5 @@
+# SPDX-License-Identifier: Apache-2.0
+# Copyright 2026 the mod_tack authors (NOTICE)
 # The bad-input matrix (issue 6, item 2).  Every case is one broken
 # configuration: unreadable, empty, truncated, garbage, wrong-label and
 # oversized files, bad base64, bad signatures, expired TACKs, generations

@@ -1,3 +1,5 @@
+/* SPDX-License-Identifier: Apache-2.0
+ * Copyright 2026 the mod_tack authors (NOTICE) */
 /*
  * rawhello.c -- a hostile TLS client for the reliability tests: it writes
  * ClientHellos byte by byte (no TLS library), with the TACK request

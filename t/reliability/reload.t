@@ -1,3 +1,5 @@
+# SPDX-License-Identifier: Apache-2.0
+# Copyright 2026 the mod_tack authors (NOTICE)
 # Reload under load (issue 6, item 3).  While the load generator keeps
 # several connections doing full TLS 1.2 handshakes that ask for the TACK,
 # and a byte-exact observer (rawhello) reads the extension of one handshake

@@ -1,3 +1,5 @@
+# SPDX-License-Identifier: Apache-2.0
+# Copyright 2026 the mod_tack authors (NOTICE)
 # Secrets (issue 6, item 6), checked from the outside.
 #
 # The module: with t/reliability/keyspy.c preloaded into apache2, no private

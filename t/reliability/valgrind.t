@@ -1,3 +1,5 @@
+# SPDX-License-Identifier: Apache-2.0
+# Copyright 2026 the mod_tack authors (NOTICE)
 # Memory safety of the running server (issue 6, item 4), with valgrind's
 # memcheck (--leak-check=full):
 #

@@ -1,3 +1,5 @@
+# SPDX-License-Identifier: Apache-2.0
+# Copyright 2026 the mod_tack authors (NOTICE)
 # docs/tack.1 renders with man -l, without groff warnings, and documents
 # every command `tack help` lists.
 use strict;

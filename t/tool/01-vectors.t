@@ -1,3 +1,5 @@
+# SPDX-License-Identifier: Apache-2.0
+# Copyright 2026 the mod_tack authors (NOTICE)
 # Interop with TACKpy's files: the known answers of t/vectors.
 use strict;
 use warnings;

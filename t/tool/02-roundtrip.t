@@ -1,3 +1,5 @@
+# SPDX-License-Identifier: Apache-2.0
+# Copyright 2026 the mod_tack authors (NOTICE)
 # genkey -> sign -> break -> view round trips, and the failures users meet:
 # expired, mismatched, wrong password, truncated and wrong-kind files.
 use strict;

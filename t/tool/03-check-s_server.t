@@ -1,3 +1,5 @@
+# SPDX-License-Identifier: Apache-2.0
+# Copyright 2026 the mod_tack authors (NOTICE)
 # `tack check` against `openssl s_server -serverinfo`: a server that is not
 # ours.  TLS 1.2 (ServerHello), TLS 1.3 (EncryptedExtensions, with a
 # SERVERINFOV2 file), SNI, and each of the draft's client checks.

@@ -1,3 +1,5 @@
+# SPDX-License-Identifier: Apache-2.0
+# Copyright 2026 the mod_tack authors (NOTICE)
 # `tack check --pins`: the pin store rules of draft-perrin-tls-tack-00
 # section 5, driven through --now against openssl s_server.
 use strict;

@@ -1,3 +1,5 @@
+# SPDX-License-Identifier: Apache-2.0
+# Copyright 2026 the mod_tack authors (NOTICE)
 # `tack sign` for a fleet: several certificates or directories into -o DIR.
 use strict;
 use warnings;

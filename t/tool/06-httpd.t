@@ -1,3 +1,5 @@
+# SPDX-License-Identifier: Apache-2.0
+# Copyright 2026 the mod_tack authors (NOTICE)
 # `tack check` against a private Apache httpd: stock mod_ssl serving
 # `tack serverinfo` files with SSLOpenSSLConfCmd ServerInfoFile, and
 # mod_tack itself when .libs/mod_tack.so is built.

@@ -1,3 +1,5 @@
+# SPDX-License-Identifier: Apache-2.0
+# Copyright 2026 the mod_tack authors (NOTICE)
 # Passwords on a terminal: a prompt with echo off (script(1) provides the
 # pty), asked twice by genkey, refused when the two differ.  And what a
 # server sends cannot drive the terminal (issue 16, item 6).

@@ -1,3 +1,5 @@
+# SPDX-License-Identifier: Apache-2.0
+# Copyright 2026 the mod_tack authors (NOTICE)
 # `tack check --all-addresses`: the fleet check before pin activation.
 # One `openssl s_server -serverinfo` per loopback address, 127.0.0.1 to
 # 127.0.0.4, all on one port in 18470-18479, named www.example.org by

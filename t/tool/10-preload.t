@@ -1,3 +1,5 @@
+# SPDX-License-Identifier: Apache-2.0
+# Copyright 2026 the mod_tack authors (NOTICE)
 # Preload lists: `tack preload build|view` and `tack check --preload`,
 # alone and with --pins (the precedence in docs/preload.md), against
 # openssl s_server on 127.0.0.1:18480-18489, the clock driven by --now.

@@ -1,3 +1,5 @@
+# SPDX-License-Identifier: Apache-2.0
+# Copyright 2026 the mod_tack authors (NOTICE)
 # The fleet check against the real thing: one private apache2 with mod_tack
 # answering for www.example.org on 127.0.0.1 to 127.0.0.4 (an IP-based
 # vhost per address, as four servers behind one name would be), first with

@@ -1,3 +1,5 @@
+# SPDX-License-Identifier: Apache-2.0
+# Copyright 2026 the mod_tack authors (NOTICE)
 # TACK keys in a PKCS#11 token (issue 14): a private SoftHSM2 token under
 # the test's temporary directory, keys made with pkcs11-tool, and `tack
 # sign`, `tack break` and `tack view` given a pkcs11: URI for -k.  The

@@ -1,3 +1,5 @@
+# SPDX-License-Identifier: Apache-2.0
+# Copyright 2026 the mod_tack authors (NOTICE)
 # The rough edges of issue 17, item 7: what `tack help` lists, error
 # messages, options that contradict each other, ports, passwords, what
 # sign says, the version, --resolve for a single check.  Every test here

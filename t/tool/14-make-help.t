@@ -1,3 +1,5 @@
+# SPDX-License-Identifier: Apache-2.0
+# Copyright 2026 the mod_tack authors (NOTICE)
 # `make help` lists every target of the Makefile (README says it lists them
 # all), and names none that does not exist.
 use strict;

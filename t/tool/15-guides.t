@@ -1,3 +1,5 @@
+# SPDX-License-Identifier: Apache-2.0
+# Copyright 2026 the mod_tack authors (NOTICE)
 # The shell blocks of docs/admin-guide.md and docs/hosting-guide.md, as
 # written, on private paths (issue 17, item 2).  Every block is either run
 # here, in document order, in one sandbox (/etc/apache2, /etc/ssl, /root,

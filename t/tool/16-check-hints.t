@@ -1,3 +1,5 @@
+# SPDX-License-Identifier: Apache-2.0
+# Copyright 2026 the mod_tack authors (NOTICE)
 # tack check for monitoring and for the cases that used to leave the
 # operator guessing (issue 15, item 4): --key-type chooses the certificate
 # of a dual-certificate server; --warn-days warns (a line, "warnings" in

@@ -1,3 +1,5 @@
+/* SPDX-License-Identifier: Apache-2.0
+ * Copyright 2026 the mod_tack authors (NOTICE) */
 /*
  * test_breaksig.c -- draft-00 break signatures: known answers, codec,
  * verification and creation.

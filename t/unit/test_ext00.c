@@ -1,3 +1,5 @@
+/* SPDX-License-Identifier: Apache-2.0
+ * Copyright 2026 the mod_tack authors (NOTICE) */
 /*
  * test_ext00.c -- the draft-00 extension body: the six known bodies of the
  * reference serializer, the s_client capture of the reference server, and

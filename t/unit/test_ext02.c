@@ -1,3 +1,5 @@
+/* SPDX-License-Identifier: Apache-2.0
+ * Copyright 2026 the mod_tack authors (NOTICE) */
 /*
  * test_ext02.c -- the draft-02 extension body: tlslite-ng's known answer,
  * the two-TACK pair from its tests, and the parser's limits.

@@ -1,3 +1,5 @@
+/* SPDX-License-Identifier: Apache-2.0
+ * Copyright 2026 the mod_tack authors (NOTICE) */
 /*
  * test_keyfile.c -- TACKpy's password-protected key file: the vectors, the
  * structure's limits, tampering, and create / decrypt round trips checked

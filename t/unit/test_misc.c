@@ -1,3 +1,5 @@
+/* SPDX-License-Identifier: Apache-2.0
+ * Copyright 2026 the mod_tack authors (NOTICE) */
 /*
  * test_misc.c -- the small pieces: status strings, fingerprints, time
  * formatting, keys and SPKI hashes, and reading files.

@@ -1,3 +1,5 @@
+/* SPDX-License-Identifier: Apache-2.0
+ * Copyright 2026 the mod_tack authors (NOTICE) */
 /*
  * test_pem.c -- PEM armour: decoding the files TACKpy writes (comment lines,
  * indentation, CRLF), the errors for broken armour, encoding, and the

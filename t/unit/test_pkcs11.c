@@ -1,3 +1,5 @@
+/* SPDX-License-Identifier: Apache-2.0
+ * Copyright 2026 the mod_tack authors (NOTICE) */
 /*
  * test_pkcs11.c -- keys whose private scalar cannot be read (a PKCS#11
  * token's), without a token: an EC_KEY whose EC_KEY_METHOD signs with a

@@ -1,3 +1,5 @@
+/* SPDX-License-Identifier: Apache-2.0
+ * Copyright 2026 the mod_tack authors (NOTICE) */
 /*
  * test_tack.c -- the TACK structure: known answers from t/vectors, codec,
  * signature verification, the client's checks (generation, target, expiry)

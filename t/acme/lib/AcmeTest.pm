@@ -1,3 +1,5 @@
+# SPDX-License-Identifier: Apache-2.0
+# Copyright 2026 the mod_tack authors (NOTICE)
 package AcmeTest;
 
 # AcmeTest.pm -- what t/acme/*.t share besides Pebble.pm: the parts they

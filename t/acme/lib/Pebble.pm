@@ -1,3 +1,5 @@
+# SPDX-License-Identifier: Apache-2.0
+# Copyright 2026 the mod_tack authors (NOTICE)
 package Pebble;
 
 # Pebble.pm -- a private pebble (Let's Encrypt's ACME test server) for tests.

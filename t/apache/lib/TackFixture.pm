@@ -1,3 +1,5 @@
+# SPDX-License-Identifier: Apache-2.0
+# Copyright 2026 the mod_tack authors (NOTICE)
 package TackFixture;
 
 # Test fixtures made at test time, independently of the project's C code:

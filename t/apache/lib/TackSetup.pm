@@ -1,3 +1,5 @@
+# SPDX-License-Identifier: Apache-2.0
+# Copyright 2026 the mod_tack authors (NOTICE)
 package TackSetup;
 
 # The fixtures the Apache::Test server (t/conf/extra.conf.in) and the tests

@@ -1,3 +1,5 @@
+# SPDX-License-Identifier: Apache-2.0
+# Copyright 2026 the mod_tack authors (NOTICE)
 package TackTest;
 
 # Helpers shared by t/apache/*.t: the two TLS peers (openssl s_client and

@@ -1,3 +1,5 @@
+# SPDX-License-Identifier: Apache-2.0
+# Copyright 2026 the mod_tack authors (NOTICE)
 package RelTest;
 
 # Shared by t/reliability/*.t: prerequisites that fail (never skip) when

@@ -1,3 +1,5 @@
+# SPDX-License-Identifier: Apache-2.0
+# Copyright 2026 the mod_tack authors (NOTICE)
 # TackTool.pm -- helpers for the t/tool/*.t tests of the `tack` tool.
 #
 # Tests run ./tack from the top directory, write only under a temporary
