@@ -25,7 +25,7 @@ like(slurp("$top/NOTICE"), qr/Copyright \d{4} the mod_tack authors/,
      'NOTICE names the copyright holders');
 
 # Data (vectors, seeds, PEM fixtures, pictures) and prose carry no header.
-my $data = qr{(?:^|/)(?:fuzz/corpus|t/vectors|t/state|t/logs|t/tmp|build[^/]*|
+my $data = qr{(?:^|/)(?:fuzz/corpus|t/vectors|t/state|t/logs|t/tmp|t/conf/apache_test_config\.pm|build[^/]*|
                         debian|\.git|\.libs)(?:/|$)}x;
 my @src;
 find({ no_chdir => 1, wanted => sub {
