@@ -112,8 +112,8 @@ $(BUILD_ASAN)/%.o: %.c $(CORE_HDR) | $(BUILD_ASAN)
 tool: $(if $(TOOL_SRC),tack)
 
 tack: $(TOOL_SRC) $(TOOL_HDR) $(BUILD)/libtack.a
-	$(CC) $(CPPFLAGS) $(CFLAGS) $(WARN) -I. -pthread -o $@ $(TOOL_SRC) \
-	    $(BUILD)/libtack.a $(SSL_LIBS) $(JANSSON_LIBS)
+	$(CC) $(CPPFLAGS) $(CFLAGS) $(WARN) -I. -pthread $(LDFLAGS) -o $@ \
+	    $(TOOL_SRC) $(BUILD)/libtack.a $(SSL_LIBS) $(JANSSON_LIBS)
 
 # The tool under AddressSanitizer + UBSan, and its suite run against it
 # (t/tool takes the binary from TACK_BIN).
@@ -136,10 +136,13 @@ MODULE_SRC := mod_tack.c mod_tack_config.c mod_tack_load.c mod_tack_store.c \
 MODULE_HDR := mod_tack.h
 
 # -fvisibility=hidden: only tack_module (marked in mod_tack.h) is exported,
-# so the core's symbols cannot clash with another module's.
+# so the core's symbols cannot clash with another module's.  CPPFLAGS,
+# CFLAGS and LDFLAGS reach the compiler and linker after apxs's own (the
+# package build passes dpkg-buildflags' hardening flags this way).
 .libs/mod_tack.so: $(MODULE_SRC) $(MODULE_HDR) $(CORE_SRC) $(CORE_HDR)
 	$(APXS) -c -Wc,-Wall -Wc,-Wextra -Wc,-Wno-unused-parameter \
-	    -Wc,-fvisibility=hidden -Wc,-D_GNU_SOURCE -o mod_tack.so \
+	    -Wc,-fvisibility=hidden $(foreach f,$(CPPFLAGS) $(CFLAGS),-Wc,$(f)) \
+	    $(foreach f,$(LDFLAGS),-Wl,$(f)) -o mod_tack.so \
 	    $(MODULE_SRC) $(CORE_SRC) $(SSL_LIBS) $(JANSSON_LIBS)
 
 # ---- fuzzing (libFuzzer + ASan + UBSan; seeds in fuzz/corpus/) ----------
