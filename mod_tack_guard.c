@@ -621,7 +621,13 @@ static const char *tack_mem_write(apr_pool_t *p, const char *path, long now)
     }
     if (slash && slash != dir) {
         *slash = '\0';
-        apr_dir_make_recursive(dir, APR_FPROT_OS_DEFAULT & 0755, p);
+        /* APR's permission bits, not a Unix mode: rwxr-xr-x. */
+        apr_dir_make_recursive(dir,
+                               APR_FPROT_UREAD | APR_FPROT_UWRITE |
+                                   APR_FPROT_UEXECUTE | APR_FPROT_GREAD |
+                                   APR_FPROT_GEXECUTE | APR_FPROT_WREAD |
+                                   APR_FPROT_WEXECUTE,
+                               p);
     }
     tmp = apr_pstrcat(p, path, ".XXXXXX", NULL);
     rv = apr_file_mktemp(&f, tmp,

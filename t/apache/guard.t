@@ -22,12 +22,12 @@ use TackTest;
 use TackFixture qw(make_cert make_key tack_bytes breaksig_bytes pem
     write_file fingerprint key_public);
 
-plan tests => 66;
+plan tests => 67;
 
 my $h = TackTest::Httpd->new('guard');
 my $d = $h->root;
 my $port = $h->port;
-my $state = "$d/state.json";
+my $state = "$d/var/tack/state.json"; # its directory: made by the start
 make_cert($d, 'a', 'ec', 'a.test');
 make_cert($d, 'b', 'ec', 'b.test');
 make_key("$d/k1.key");
@@ -44,7 +44,7 @@ sub conf {
     my ($extra) = @_;
     $extra //= '';
     $h->write_conf(<<"C");
-TackStateFile \@ROOT\@/state.json
+TackStateFile \@ROOT\@/var/tack/state.json
 TackStore \@ROOT\@/store
 <Location /tack-status>
     SetHandler tack-status
@@ -97,6 +97,8 @@ ok(!-e $state, '... and -t writes no memory');
 ($rc, $out) = $h->start;
 is($rc, 0, 'started') or diag($out);
 is(served_key(), $K1, 'a.test serves its TACK under K1');
+is(sprintf('%04o', (stat "$d/var/tack")[2] & 07777), '0755',
+   'the missing state directory was made, mode 0755');
 my @s = @{ slot() };
 is(scalar(@s), 1, 'the memory holds one key for a.test\'s ECDSA certificate');
 is($s[0]{tack_id}, $K1, '... K1');
@@ -250,7 +252,7 @@ log_clean($mark, [qr/TACK00049|TACK00011|TACK00012/], $h->error_log);
 
 # ---- a pinned vhost removed from the configuration: a warning --------------
 $h->write_conf(<<"C");
-TackStateFile \@ROOT\@/state.json
+TackStateFile \@ROOT\@/var/tack/state.json
 <VirtualHost 127.0.0.1:\@PORT\@>
     ServerName b.test
     SSLEngine on
