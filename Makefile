@@ -43,6 +43,14 @@
 #                         has Tack directives (FORCE=1: remove all the same)
 #   make status-screenshot  the status page at 1,000 vhosts in headless
 #                         Chromium, 1,280 px wide: docs/status-1000.png
+#   make package          the Debian packages libapache2-mod-tack and
+#                         tacktool, into dist/ (dpkg-buildpackage; as root
+#                         it installs the build dependencies first)
+#   make package-test     all three below, before a release (as root)
+#   make package-lintian  lintian on the packages: no error, no warning
+#   make package-autopkgtest  debian/tests on this machine (null runner)
+#   make package-cycle    install, reinstall, upgrade, remove, purge on the
+#                         real apache2, checking files and configtest
 #   make clean            remove what the build made
 #   make help             this list
 #
@@ -407,5 +415,35 @@ help:
 	@sed -n '4,/^$$/s/^# \{0,1\}//p' Makefile
 
 clean:
-	rm -rf $(BUILD) $(BUILD_ASAN) $(FUZZ_BUILD) fuzz/out tack *.lo *.la *.slo .libs t/logs \
+	rm -rf $(BUILD) $(BUILD_ASAN) $(FUZZ_BUILD) $(PKG_DIR) fuzz/out tack *.lo *.la *.slo .libs t/logs \
 	    t/conf/httpd.conf t/conf/apache_test_config.pm
+
+# ---- Debian packages (issue 18; debian/, docs/admin-guide.md) -----------
+# make package: libapache2-mod-tack and tacktool, built by
+# dpkg-buildpackage -us -uc -b from a copy of the tree's sources (tracked
+# and new files; no build products) in build-pkg/, into dist/.
+# make package-test: lintian on them, autopkgtest (debian/tests, null
+# runner: on this machine, with the packages installed), and the
+# install / reinstall / upgrade / remove / purge cycle on the real apache2
+# (t/package/cycle.t); as root, leaving the packages uninstalled.
+PKG_VERSION = $(shell sed -n '1s/^[^(]*(\([^)]*\)).*/\1/p' debian/changelog)
+PKG_DIR     := build-pkg
+DIST        := dist
+
+.PHONY: package package-test package-lintian package-autopkgtest package-cycle
+
+package:
+	sh scripts/package.sh $(PKG_DIR) $(DIST)
+
+package-lintian: package
+	lintian --fail-on error,warning --info --display-info \
+	    $(if $(filter 0,$(shell id -u)),--allow-root) \
+	    $(DIST)/mod-tack_$(PKG_VERSION)_*.changes
+
+package-autopkgtest: package
+	sh scripts/package-autopkgtest.sh $(DIST) $(PKG_VERSION)
+
+package-cycle: package
+	PKG_DIST=$(CURDIR)/$(DIST) PKG_VERSION=$(PKG_VERSION) $(PROVE) -v t/package/
+
+package-test: package-lintian package-autopkgtest package-cycle

@@ -1,8 +1,8 @@
 #!/bin/sh
 # SPDX-License-Identifier: Apache-2.0
 # Copyright 2026 the mod_tack authors (NOTICE)
-# uninstall-check.sh CONFDIR -- run by make uninstall before it removes
-# anything: lists every Tack directive (and tack-status handler) that the
+# uninstall-check.sh [--package] CONFDIR -- run by make uninstall (and, with
+# --package, by libapache2-mod-tack's prerm) before it removes anything: lists every Tack directive (and tack-status handler) that the
 # httpd configuration in CONFDIR still reads, outside the module's own
 # mods-available/tack.conf, as FILE:LINE: TEXT, and exits 1 when there is
 # one.  Without the module httpd refuses such a configuration ("Invalid
@@ -10,7 +10,12 @@
 # fail.  The files are the ones httpd reads (apache2ctl -t -D
 # DUMP_INCLUDES); when that cannot run, every enabled file.
 set -u
-confdir=${1:?usage: uninstall-check.sh CONFDIR}
+package=
+if [ "${1:-}" = --package ]; then
+    package=1
+    shift
+fi
+confdir=${1:?usage: uninstall-check.sh [--package] CONFDIR}
 
 files=$(APACHE_CONFDIR=$confdir apache2ctl -t -D DUMP_INCLUDES 2>/dev/null |
         sed -n 's/^ *([0-9*]*) //p')
@@ -32,6 +37,18 @@ found=$(
     done
 )
 [ -z "$found" ] && exit 0
+if [ -n "$package" ]; then
+    cat >&2 <<MSG
+libapache2-mod-tack: not removed: the configuration in $confdir still uses
+mod_tack, and without the module httpd would refuse it (the next
+apache2ctl graceful, restart or boot fails with "Invalid command").
+Remove these lines first:
+$found
+then remove the package again. TACK_FORCE_REMOVE=1 (in apt's environment)
+removes it all the same.
+MSG
+    exit 1
+fi
 cat >&2 <<MSG
 make uninstall: the configuration in $confdir still uses mod_tack; without
 the module httpd would refuse it (apache2ctl graceful and the next start

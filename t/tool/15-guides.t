@@ -21,6 +21,8 @@ my $sys = 'changes the real system';
 my %plan = (
     'admin-guide.md: apt-get install -y make        # if make itself is missing (+3)' =>
         "$sys: packages, make install (t/install/install.t runs make install)",
+    'admin-guide.md: make package (+1)' =>
+        "$sys: build dependencies, packages (make package-cycle installs and purges them)",
     'admin-guide.md: a2enmod tack                   # also enables ssl, which it depends on (+2)' =>
         "$sys: /etc/apache2 and its server (install.t runs it on a private instance)",
     'admin-guide.md: mkdir -m 700 /root/tack (+1)' => '',

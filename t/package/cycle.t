@@ -1,0 +1,297 @@
+# SPDX-License-Identifier: Apache-2.0
+# Copyright 2026 the mod_tack authors (NOTICE)
+# The packages' life on the machine's real apache2 (make package-cycle):
+# install, reinstall of the same version, upgrade to a higher one (built
+# here from a copy of the packaged tree with a new changelog entry), a
+# removal refused while the configuration uses mod_tack, remove, reinstall
+# after remove, and purge.  After each step: the files dpkg should have put
+# or left (and none it should have taken), the module's enabled state, and
+# apache2ctl configtest of /etc/apache2.  As root; /etc/apache2 and
+# /var/lib/apache2 are copied aside first and put back at the end.
+use strict;
+use warnings;
+use Test::More;
+use File::Temp qw(tempdir);
+use File::Path qw(make_path remove_tree);
+use FindBin;
+
+my $top = "$FindBin::Bin/../..";
+my $dist = $ENV{PKG_DIST} // "$top/dist";
+my $v1 = $ENV{PKG_VERSION} or BAIL_OUT('PKG_VERSION is not set (make package-cycle sets it)');
+my $v2 = "$v1+cycle1";
+my ($mod_deb) = glob("$dist/libapache2-mod-tack_${v1}_*.deb");
+my ($tool_deb) = glob("$dist/tacktool_${v1}_*.deb");
+BAIL_OUT("must run as root: it installs packages and edits /etc/apache2") if $> != 0;
+BAIL_OUT("no libapache2-mod-tack_$v1 / tacktool_$v1 .deb in $dist: make package")
+    unless $mod_deb && $tool_deb;
+for my $p (qw(libapache2-mod-tack tacktool)) {
+    my $st = qx{dpkg-query -W -f='\${db:Status-Abbrev}' $p 2>/dev/null};
+    BAIL_OUT("$p is on this machine already ($st): the cycle starts where"
+        . " it is not; apt purge $p first") if $st =~ /^[ir]/;
+}
+
+sub slurp { my ($f) = @_; open my $fh, '<', $f or return undef; local $/; return <$fh> }
+sub spew { my ($f, $t) = @_; open my $fh, '>', $f or die "$f: $!"; print $fh $t; close $fh }
+sub run {
+    my ($cmd) = @_;
+    my $out = qx{( $cmd ) 2>&1};
+    return ($? >> 8, $out);
+}
+my $apt = 'DEBIAN_FRONTEND=noninteractive APT_LISTCHANGES_FRONTEND=none'
+    . ' apt-get -y -q -o Dpkg::Use-Pty=0';
+
+# ---- the system, put aside --------------------------------------------------
+my $tmp = tempdir('/tmp/tack-cycle.XXXXXX', CLEANUP => 1);
+chmod 0755, $tmp;
+my $saved = "$tmp/saved";
+make_path($saved);
+my ($rc, $out) = run("cp -a /etc/apache2 $saved/etc-apache2 && cp -a /var/lib/apache2 $saved/var-lib-apache2");
+is($rc, 0, '/etc/apache2 and /var/lib/apache2 copied aside') or BAIL_OUT($out);
+# The module's state directory belongs to this test while it runs: a
+# leftover of an earlier run of something else must not decide it.
+remove_tree('/var/lib/apache2/tack');
+sub restore {
+    return unless -d "$saved/etc-apache2";
+    run("TACK_FORCE_REMOVE=1 dpkg --purge tacktool libapache2-mod-tack");
+    run("rm -rf /etc/apache2 /var/lib/apache2 && cp -a $saved/etc-apache2 /etc/apache2"
+        . " && cp -a $saved/var-lib-apache2 /var/lib/apache2");
+}
+END { restore() }
+$SIG{INT} = $SIG{TERM} = sub { restore(); exit 1 };
+
+sub configtest {
+    my ($what) = @_;
+    my ($rc, $out) = run('apache2ctl configtest');
+    is($rc, 0, "$what: apache2ctl configtest passes") or diag($out);
+}
+sub status { my ($p) = @_; my $s = qx{dpkg-query -W -f='\${db:Status-Abbrev}\${Version}' $p 2>/dev/null}; $s =~ s/\s+/ /g; return $s }
+
+my @mod_files = qw(/usr/lib/apache2/modules/mod_tack.so
+    /usr/libexec/libapache2-mod-tack/uninstall-check.sh
+    /usr/share/doc/libapache2-mod-tack/copyright
+    /usr/share/doc/libapache2-mod-tack/directives.md.gz
+    /usr/share/doc/libapache2-mod-tack/admin-guide.md.gz);
+my @tool_files = qw(/usr/bin/tacktool /usr/share/man/man1/tacktool.1.gz
+    /usr/libexec/tacktool/tack-certbot-hook /usr/libexec/tacktool/tack-md-hook
+    /usr/share/doc/tacktool/copyright);
+my @conffiles = qw(/etc/apache2/mods-available/tack.load
+    /etc/apache2/mods-available/tack.conf);
+sub present {
+    my ($what, @f) = @_;
+    my @missing = grep { !-e $_ } @f;
+    ok(!@missing, "$what: present (" . scalar(@f) . " files)") or diag("missing: @missing");
+}
+sub absent {
+    my ($what, @f) = @_;
+    my @left = grep { -e $_ } @f;
+    ok(!@left, "$what: absent (" . scalar(@f) . " files)") or diag("still there: @left");
+}
+sub enabled { -e '/etc/apache2/mods-enabled/tack.load' }
+# dpkg --verify: the installed files are the packaged ones (a conffile
+# the test edited is reported with a "c" and left out here).
+sub verified {
+    my ($what, $p) = @_;
+    my ($rc, $out) = run("dpkg --verify $p");
+    my @bad = grep { !/^\S+ c \// } split /\n/, $out;
+    ok(!@bad, "$what: dpkg --verify $p finds every file as packaged") or diag($out);
+}
+sub tool_version {
+    my ($rc, $out) = run('tacktool --version');
+    return $rc == 0 ? (split ' ', $out)[0, 1] : ('', $out);
+}
+
+my $had_local_tack = -e '/usr/local/bin/tack';
+configtest('before');
+ok(!enabled(), 'before: mod_tack is not enabled');
+
+# ---- 1. install ---------------------------------------------------------------
+($rc, $out) = run("$apt install $mod_deb $tool_deb");
+is($rc, 0, "apt-get install ./libapache2-mod-tack_$v1 ./tacktool_$v1") or diag($out);
+like(status('libapache2-mod-tack'), qr/^ii \Q$v1\E$/, "... libapache2-mod-tack $v1 is installed");
+like(status('tacktool'), qr/^ii \Q$v1\E$/, "... tacktool $v1 is installed");
+present('install: the module, its helper and docs', @mod_files);
+present('install: the tool, its man page, hooks and docs', @tool_files);
+present('install: mods-available/tack.{load,conf}', @conffiles);
+like(slurp('/etc/apache2/mods-available/tack.load') // '',
+     qr{^# Depends: ssl$.*^LoadModule tack_module /usr/lib/apache2/modules/mod_tack\.so$}ms,
+     '... tack.load loads the module and declares its dependency on ssl');
+like(slurp('/etc/apache2/mods-available/tack.conf') // '', qr{/usr/share/doc/libapache2-mod-tack},
+     '... tack.conf points to the installed docs');
+ok(!-e '/usr/bin/tack', '... and /usr/bin/tack (Debian\'s tack package\'s name) is not ours');
+like(slurp('/usr/libexec/tacktool/tack-certbot-hook') // '', qr{^TACK=\$\{TACK:-/usr/bin/tacktool\}$}m,
+     '... the hooks run /usr/bin/tacktool');
+is_deeply([tool_version()], ['tacktool', $v1], "tacktool --version says $v1");
+($rc, $out) = run('MANWIDTH=80 man --warnings -P cat tacktool');
+is($rc, 0, 'man tacktool renders') or diag($out);
+like($out, qr/^NAME\s+tacktool\b/m, '... as tacktool');
+unlike($out, qr/warning/i, '... without groff warnings');
+ok(!enabled(), 'install does not enable the module');
+ok(!-e '/etc/apache2/mods-enabled/ssl.load' || -e "$saved/etc-apache2/mods-enabled/ssl.load",
+   '... nor mod_ssl');
+configtest('install');
+verified('install', 'libapache2-mod-tack');
+verified('install', 'tacktool');
+
+# make install and make uninstall: refused while the package owns the files.
+my $so_before = qx{md5sum /usr/lib/apache2/modules/mod_tack.so};
+($rc, $out) = run("make -s -C $top install");
+isnt($rc, 0, 'make install refuses while libapache2-mod-tack is installed');
+like($out, qr/libapache2-mod-tack/, '... naming the package') or diag($out);
+($rc, $out) = run("make -s -C $top uninstall");
+isnt($rc, 0, 'make uninstall refuses too');
+like($out, qr/libapache2-mod-tack/, '... naming the package') or diag($out);
+is(qx{md5sum /usr/lib/apache2/modules/mod_tack.so}, $so_before, '... and mod_tack.so is untouched');
+ok(!-e '/usr/local/bin/tack' || $had_local_tack, '... and no /usr/local/bin/tack was installed');
+verified('after make install and uninstall', 'libapache2-mod-tack');
+
+# a2enmod is the administrator's step.
+($rc, $out) = run('a2enmod tack');
+is($rc, 0, 'a2enmod tack') or diag($out);
+ok(enabled() && -e '/etc/apache2/mods-enabled/ssl.load', '... enables tack and ssl');
+configtest('a2enmod tack');
+
+# A site that uses it, made with the installed tool; a local edit of the
+# conffile tack.conf.
+make_path("$tmp/tack");
+($rc, $out) = run("openssl req -x509 -newkey ec -pkeyopt ec_paramgen_curve:P-256 -nodes -days 30"
+    . " -subj /CN=cycle.tack.test -addext subjectAltName=DNS:cycle.tack.test"
+    . " -keyout $tmp/tack/www.key -out $tmp/tack/www.crt"
+    . " && tacktool genkey -p cycle -o $tmp/tack/key.pem"
+    . " && tacktool sign -k $tmp/tack/key.pem -p cycle -c $tmp/tack/www.crt -o $tmp/tack/www.tack.pem");
+is($rc, 0, 'a certificate, a TACK key and a TACK, by the installed tacktool') or diag($out);
+my $site = '/etc/apache2/sites-available/tack-cycle.conf';
+spew($site, <<"SITE");
+<VirtualHost 127.0.0.1:18798>
+    ServerName cycle.tack.test
+    SSLEngine on
+    SSLCertificateFile    $tmp/tack/www.crt
+    SSLCertificateKeyFile $tmp/tack/www.key
+    TackFile $tmp/tack/www.tack.pem
+    TackPinActivation on
+</VirtualHost>
+SITE
+($rc, $out) = run('a2ensite -q tack-cycle');
+is($rc, 0, 'a2ensite tack-cycle (a vhost with a TackFile)') or diag($out);
+configtest('a site with a TackFile');
+open my $fh, '>>', '/etc/apache2/mods-available/tack.conf' or die $!;
+print $fh "# a local edit, kept by dpkg\n";
+close $fh;
+
+# A private start of this configuration (its own ports, pid and logs) with
+# the default TackStateFile: the module's state in /var/lib/apache2/tack.
+my $etc = "$tmp/apache2";
+sub private_start {
+    my ($what) = @_;
+    remove_tree($etc, "$tmp/run");
+    run("cp -a /etc/apache2 $etc");
+    make_path("$tmp/run", "$tmp/lock", "$tmp/log");
+    open my $fh, '>>', "$etc/envvars" or die $!;
+    print $fh "export APACHE_RUN_DIR=$tmp/run\nexport APACHE_PID_FILE=$tmp/run/apache2.pid\n"
+        . "export APACHE_LOCK_DIR=$tmp/lock\nexport APACHE_LOG_DIR=$tmp/log\n";
+    close $fh;
+    spew("$etc/ports.conf", "Listen 127.0.0.1:18798\n");
+    unlink glob("$etc/sites-enabled/000-default*");
+    my $ctl = "APACHE_CONFDIR=$etc APACHE_STARTED_BY_SYSTEMD=1 apache2ctl";
+    my ($rc, $out) = run("$ctl start");
+    is($rc, 0, "$what: a private start of the configuration") or diag($out);
+    for (1 .. 50) { last if -f "$tmp/run/apache2.pid"; select(undef, undef, undef, 0.1) }
+    ($rc, $out) = run('tacktool check 127.0.0.1:18798 --servername cycle.tack.test');
+    is($rc, 0, "$what: tacktool check: the TACK is served") or diag($out);
+    run("$ctl stop");
+    for (1 .. 50) { last unless -f "$tmp/run/apache2.pid"; select(undef, undef, undef, 0.1) }
+}
+private_start('install');
+ok(-f '/var/lib/apache2/tack/state.json', '... the module remembered its pinned key in /var/lib/apache2/tack/state.json');
+
+# ---- 2. the same version again -------------------------------------------------
+($rc, $out) = run("$apt install --reinstall $mod_deb $tool_deb");
+is($rc, 0, "apt-get install --reinstall of $v1") or diag($out);
+like(status('libapache2-mod-tack'), qr/^ii \Q$v1\E$/, "... libapache2-mod-tack is $v1");
+present('reinstall: module files', @mod_files, @conffiles);
+present('reinstall: tool files', @tool_files);
+ok(enabled(), '... the module is still enabled');
+like(slurp('/etc/apache2/mods-available/tack.conf'), qr/a local edit, kept by dpkg/, '... the edited tack.conf is kept');
+configtest('reinstall');
+verified('reinstall', 'libapache2-mod-tack');
+
+# ---- 3. a higher version ---------------------------------------------------------
+my $src = "$tmp/build/mod-tack-$v2";
+($rc, $out) = run("mkdir -p $tmp/build && cp -a $top/build-pkg/mod-tack-$v1 $src");
+is($rc, 0, "a copy of the packaged tree for $v2") or diag($out);
+my $h = slurp("$src/tool/tack_cli.h");
+$h =~ s/(#define TACK_CLI_VERSION ")\Q$v1\E"/$1$v2"/ or BAIL_OUT('no TACK_CLI_VERSION in tack_cli.h');
+spew("$src/tool/tack_cli.h", $h);
+my $man = slurp("$src/docs/tack.1");
+$man =~ s/"mod_tack \Q$v1\E"/"mod_tack $v2"/;
+spew("$src/docs/tack.1", $man);
+my $date = qx{date -R}; chomp $date;
+spew("$src/debian/changelog", "mod-tack ($v2) bookworm; urgency=medium\n\n"
+    . "  * The upgrade of make package-cycle.\n\n"
+    . " -- mod_tack authors <maintainers\@users.noreply.a-seed-c2cc409c.example>  $date\n\n"
+    . slurp("$src/debian/changelog"));
+($rc, $out) = run("cd $src && dpkg-buildpackage -us -uc -b");
+is($rc, 0, "dpkg-buildpackage of $v2") or diag(substr($out, -3000));
+my ($mod2) = glob("$tmp/build/libapache2-mod-tack_${v2}_*.deb");
+my ($tool2) = glob("$tmp/build/tacktool_${v2}_*.deb");
+ok($mod2 && $tool2, "... made both .debs of $v2") or BAIL_OUT('no upgrade to test');
+($rc, $out) = run("$apt install $mod2 $tool2");
+is($rc, 0, "apt-get install of $v2 (an upgrade)") or diag($out);
+like(status('libapache2-mod-tack'), qr/^ii \Q$v2\E$/, "... libapache2-mod-tack is $v2");
+like(status('tacktool'), qr/^ii \Q$v2\E$/, "... tacktool is $v2");
+is_deeply([tool_version()], ['tacktool', $v2], "tacktool --version says $v2");
+present('upgrade: module files', @mod_files, @conffiles);
+present('upgrade: tool files', @tool_files);
+ok(enabled(), '... the module is still enabled');
+like(slurp('/etc/apache2/mods-available/tack.conf'), qr/a local edit, kept by dpkg/, '... the edited tack.conf is kept');
+ok(-f '/var/lib/apache2/tack/state.json', '... and so is the module\'s state');
+configtest('upgrade');
+verified('upgrade', 'libapache2-mod-tack');
+private_start('upgrade');
+
+# ---- 4. remove, refused while a site uses the module ------------------------------
+($rc, $out) = run("$apt remove libapache2-mod-tack");
+isnt($rc, 0, 'apt-get remove libapache2-mod-tack is refused while a site has a TackFile');
+like($out, qr{not removed: the configuration in /etc/apache2 still uses\s+mod_tack}, '... saying why') or diag($out);
+like($out, qr{\Q/etc/apache2/sites-enabled/tack-cycle.conf\E:6:\s*TackFile}, '... naming the line (file:line)');
+like(status('libapache2-mod-tack'), qr/^ii \Q$v2\E$/, '... and the package stays installed');
+ok(enabled(), '... and enabled');
+present('refused remove: module files', @mod_files);
+configtest('refused remove');
+
+# ---- 5. remove ---------------------------------------------------------------------
+($rc, $out) = run('a2dissite -q tack-cycle');
+is($rc, 0, 'a2dissite tack-cycle') or diag($out);
+($rc, $out) = run("$apt remove libapache2-mod-tack tacktool");
+is($rc, 0, 'apt-get remove libapache2-mod-tack tacktool') or diag($out);
+like(status('libapache2-mod-tack'), qr/^rc /, '... libapache2-mod-tack: removed, configuration kept (rc)');
+absent('remove: the module, helper and docs', @mod_files);
+absent('remove: the tool, man page, hooks and docs', @tool_files);
+present('remove: the conffiles', @conffiles);
+like(slurp('/etc/apache2/mods-available/tack.conf'), qr/a local edit, kept by dpkg/, '... tack.conf with its edit');
+ok(!enabled(), '... the module is disabled');
+ok(-e '/var/lib/apache2/module/disabled_by_maint/tack', '... by the maintainer script (so a reinstall enables it again)');
+ok(-f '/var/lib/apache2/tack/state.json', '... the module\'s state is kept');
+configtest('remove');
+
+# Back after a remove: the module comes back enabled, as it was.
+($rc, $out) = run("$apt install $mod2 $tool2");
+is($rc, 0, "apt-get install of $v2 after the remove") or diag($out);
+ok(enabled(), '... enables the module again, as it was before the remove');
+like(slurp('/etc/apache2/mods-available/tack.conf'), qr/a local edit, kept by dpkg/, '... with the edited tack.conf');
+configtest('install after remove');
+($rc, $out) = run("$apt remove libapache2-mod-tack tacktool");
+is($rc, 0, 'removed again') or diag($out);
+
+# ---- 6. purge ------------------------------------------------------------------------
+($rc, $out) = run("$apt purge libapache2-mod-tack tacktool");
+is($rc, 0, 'apt-get purge libapache2-mod-tack tacktool') or diag($out);
+is(status('libapache2-mod-tack'), '', '... libapache2-mod-tack is gone from dpkg\'s database');
+is(status('tacktool'), '', '... tacktool too');
+absent('purge: every file', @mod_files, @tool_files, @conffiles);
+ok(!-e '/var/lib/apache2/tack', '... the module\'s state directory is removed');
+my @marks = glob('/var/lib/apache2/module/*/tack');
+ok(!@marks, '... and apache2\'s enabled/disabled marks for tack') or diag("@marks");
+ok(-f "$tmp/tack/key.pem", '... the administrator\'s TACK key is not the package\'s to remove');
+configtest('purge');
+
+done_testing();
