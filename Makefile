@@ -83,6 +83,13 @@ CORE_HDR := tack_ext.h tack_cbs.h tack_pkcs11.h
 # -pthread: `tack check --all-addresses` checks the addresses in threads.
 TOOL_SRC := $(wildcard tool/tack.c tool/tack_cli_*.c)
 TOOL_HDR := $(wildcard tool/tack_cli*.h)
+# The command's name, in every message and usage line of the tool and in
+# the module's log hints, and the name make install gives the tool and its
+# man page.  Debian's package says tacktool (its tack package, ncurses'
+# terminfo checker, owns /usr/bin/tack); the binary in the tree stays
+# TOOL_OUT, ./tack, whatever the name.
+TACK_PROG ?= tack
+TOOL_OUT  ?= tack
 
 # ---- unit tests -----------------------------------------------------------
 UNIT_SRC := $(wildcard t/unit/*.c)
@@ -117,17 +124,19 @@ $(BUILD_ASAN)/%.o: %.c $(CORE_HDR) | $(BUILD_ASAN)
 	$(ASAN_CC) $(CPPFLAGS) $(ASAN_CFLAGS) $(WARN) -c -o $@ $<
 
 # ---- tool -------------------------------------------------------------
-tool: $(if $(TOOL_SRC),tack)
+tool: $(if $(TOOL_SRC),$(TOOL_OUT))
 
-tack: $(TOOL_SRC) $(TOOL_HDR) $(BUILD)/libtack.a
-	$(CC) $(CPPFLAGS) $(CFLAGS) $(WARN) -I. -pthread $(LDFLAGS) -o $@ \
+$(TOOL_OUT): $(TOOL_SRC) $(TOOL_HDR) $(BUILD)/libtack.a
+	$(CC) $(CPPFLAGS) -DTACK_PROG='"$(TACK_PROG)"' $(CFLAGS) $(WARN) -I. \
+	    -pthread $(LDFLAGS) -o $@ \
 	    $(TOOL_SRC) $(BUILD)/libtack.a $(SSL_LIBS) $(JANSSON_LIBS)
 
 # The tool under AddressSanitizer + UBSan, and its suite run against it
 # (t/tool takes the binary from TACK_BIN).
 .PHONY: test-tool-asan
 $(BUILD_ASAN)/tack: $(TOOL_SRC) $(TOOL_HDR) $(CORE_OBJ_ASAN)
-	$(ASAN_CC) $(CPPFLAGS) $(ASAN_CFLAGS) $(WARN) -I. -pthread -o $@ \
+	$(ASAN_CC) $(CPPFLAGS) -DTACK_PROG='"$(TACK_PROG)"' $(ASAN_CFLAGS) \
+	    $(WARN) -I. -pthread -o $@ \
 	    $(TOOL_SRC) $(CORE_OBJ_ASAN) $(SSL_LIBS) $(JANSSON_LIBS)
 
 test-tool-asan: preflight $(BUILD_ASAN)/tack module
@@ -147,8 +156,10 @@ MODULE_HDR := mod_tack.h
 # so the core's symbols cannot clash with another module's.  CPPFLAGS,
 # CFLAGS and LDFLAGS reach the compiler and linker after apxs's own (the
 # package build passes dpkg-buildflags' hardening flags this way).
+# TACK_PROG's quotes pass two shells: apxs hands libtool a command line.
 .libs/mod_tack.so: $(MODULE_SRC) $(MODULE_HDR) $(CORE_SRC) $(CORE_HDR)
 	$(APXS) -c -Wc,-Wall -Wc,-Wextra -Wc,-Wno-unused-parameter \
+	    -Wc,-DTACK_PROG='\"$(TACK_PROG)\"' \
 	    -Wc,-fvisibility=hidden $(foreach f,$(CPPFLAGS) $(CFLAGS),-Wc,$(f)) \
 	    $(foreach f,$(LDFLAGS),-Wl,$(f)) -o mod_tack.so \
 	    $(MODULE_SRC) $(CORE_SRC) $(SSL_LIBS) $(JANSSON_LIBS)

@@ -48,6 +48,12 @@
 
 #include "tack_ext.h"
 
+/* TACK_PROG is the tool's command name in the log's hints ("run tack sign"):
+ * the Makefile's TACK_PROG, tacktool in Debian's package. */
+#ifndef TACK_PROG
+#define TACK_PROG "tack"
+#endif
+
 /* Only tack_module leaves the shared object: the module is built with
  * -fvisibility=hidden, this marks the one exception. */
 #define TACK_EXPORT __attribute__((visibility("default")))

@@ -359,7 +359,7 @@ static const char *tack_cmd_TackLetPinsLapse(cmd_parms *cmd, void *dcfg,
         return apr_psprintf(cmd->pool,
                             "TackLetPinsLapse %s: not a TACK ID (five groups "
                             "of five letters and digits 2-7 joined by dots, "
-                            "as tack view shows it)",
+                            "as " TACK_PROG " view shows it)",
                             arg);
     }
     if (!conf->lapse) {

@@ -379,7 +379,8 @@ static int tack_guard_report(const tack_guard_note_t *n,
     }
     ways = apr_psprintf(n->s->process->pconf,
                         "ways out: serve a TACK under %s for this certificate "
-                        "(tack sign -k KEY -c CERT into its TackFile or "
+                        "(" TACK_PROG
+                        " sign -k KEY -c CERT into its TackFile or "
                         "TackStore, or TackSigningKey with that key), a "
                         "break signature for %s (TackBreakSigsFile), or "
                         "\"TackLetPinsLapse %s\" to let those pins lapse",

@@ -103,9 +103,9 @@ static const char *tack_wrong_label(apr_pool_t *p, const char *directive,
             return apr_psprintf(p,
                                 "%s %s: no \"%s\" PEM block: it holds a "
                                 "private key (\"BEGIN %s\"), which does not "
-                                "belong in a %s (name the file tack sign "
-                                "wrote; keep the key where only root can "
-                                "read it)",
+                                "belong in a %s (name the file " TACK_PROG
+                                " sign wrote; keep the key where only root "
+                                "can read it)",
                                 directive, path, want, labels[i], directive);
         }
     }

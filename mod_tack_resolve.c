@@ -188,7 +188,7 @@ static int tack_resolve_item(apr_pool_t *p, server_rec *s, tack_sel_t *out,
             s, "TACK00005",
             "TackFile %s (" TACK_WHERE_FMT "): target_hash %s of %s (key %s) "
             "matches none of the vhost's certificates (%s); sign one for the "
-            "certificate in use: tack sign -k KEY -c CERT -o %s",
+            "certificate in use: " TACK_PROG " sign -k KEY -c CERT -o %s",
             f->path, TACK_WHERE(f->where),
             tack_status_hex(p, item->tack.target_hash, TACK_HASH_LEN),
             tack_item_name(p, item), item->fingerprint,
@@ -468,7 +468,7 @@ void tack_config_warn_partial(server_rec *s, const tack_conf_t *conf,
         ap_log_error(APLOG_MARK, APLOG_WARNING, 0, s,
                      "TACK00027: vhost %s: a TACK for %d of its %d "
                      "certificates; clients that negotiate the other%s get "
-                     "none: %s (sign one for each: tack sign -c CERT)",
+                     "none: %s (sign one for each: " TACK_PROG " sign -c CERT)",
                      tack_vhost_name(s), with, sel->ncerts,
                      sel->ncerts - with == 1 ? "" : "s", without);
     }

@@ -292,7 +292,7 @@ static const char *tack_signer_keyfile(apr_pool_t *p, tack_signer_t *sg,
         return apr_psprintf(p,
                             "TackSigningKey %s: not a TACK key: no \"%s\" "
                             "PEM block (it holds \"BEGIN %s\"; make a TACK "
-                            "key with tack genkey)",
+                            "key with " TACK_PROG " genkey)",
                             sg->key, TACK_PEM_LABEL_KEY, labels[0]);
     }
     if (st != TACK_OK) {

@@ -25,7 +25,8 @@ typedef struct {
 
 static const cli_command_t cli_commands[] = {
     {"genkey", cmd_genkey, "create a new TACK key",
-     "usage: tack genkey [-p PASSWORD | --password-file FILE] [-o FILE]\n"
+     "usage: " TACK_PROG
+     " genkey [-p PASSWORD | --password-file FILE] [-o FILE]\n"
      "                   [--force] [--iterations N]\n"
      "\n"
      "Creates a new TACK key (ECDSA P-256) and writes it as a password-\n"
@@ -47,9 +48,11 @@ static const cli_command_t cli_commands[] = {
      "  pkcs11-tool --module /usr/lib/softhsm/libsofthsm2.so --login \\\n"
      "      --keypairgen --key-type EC:prime256v1 --label tackkey --id 01\n"},
     {"sign", cmd_sign, "sign a TACK for a certificate (or a fleet)",
-     "usage: tack sign -k KEYFILE -c CERT [-m MIN_GENERATION] [-g GENERATION]\n"
+     "usage: " TACK_PROG
+     " sign -k KEYFILE -c CERT [-m MIN_GENERATION] [-g GENERATION]\n"
      "                 [-e EXPIRATION] [-o FILE] [password options]\n"
-     "       tack sign -k KEYFILE -c CERT|DIR [-c CERT|DIR]... -o DIR\n"
+     "       " TACK_PROG
+     " sign -k KEYFILE -c CERT|DIR [-c CERT|DIR]... -o DIR\n"
      "\n"
      "Signs a TACK whose target_hash is the SHA-256 of CERT's public key\n"
      "(SubjectPublicKeyInfo).  CERT is PEM or DER; in a chain file the\n"
@@ -73,7 +76,7 @@ static const cli_command_t cli_commands[] = {
      "                          www.example.org.tack.pem.  A DIR ending in\n"
      "                          '/' is made if missing (not its parents)\n"
      "  -f, --force             replace existing output files\n"
-     "  -p PASSWORD, --password-file FILE   see `tack help genkey`\n"
+     "  -p PASSWORD, --password-file FILE   see `" TACK_PROG " help genkey`\n"
      "  --no-progress           no progress line on a terminal\n"
      "  --now WHEN              pretend the time is WHEN (for tests)\n"
      "\n"
@@ -83,18 +86,18 @@ static const cli_command_t cli_commands[] = {
      "collision, an existing file or a certificate that cannot be signed\n"
      "stops the run with nothing written.\n"},
     {"break", cmd_break, "create the break signature of a key",
-     "usage: tack break -k KEYFILE [-o FILE] [password options]\n"
+     "usage: " TACK_PROG " break -k KEYFILE [-o FILE] [password options]\n"
      "\n"
      "Writes the \"TACK BREAK SIG\" of the key: a public statement that the\n"
      "key is compromised.  Clients that receive it discard every pin on\n"
      "that key (draft-perrin-tls-tack-00).  Serve it with\n"
-     "`tack serverinfo -b` or mod_tack's configuration.\n"
+     "`" TACK_PROG " serverinfo -b` or mod_tack's configuration.\n"
      "\n"
      "  -k, --key KEYFILE   the TACK PRIVATE KEY file, or a pkcs11: URI\n"
      "  -o, --output FILE   default standard output\n"
      "  -f, --force         replace FILE if it exists\n"},
     {"view", cmd_view, "show TACKs, break signatures, keys, certificates",
-     "usage: tack view [--json] [-c CERT] [--now WHEN] FILE...\n"
+     "usage: " TACK_PROG " view [--json] [-c CERT] [--now WHEN] FILE...\n"
      "\n"
      "Shows every TACK, TACK BREAK SIG, TACK PRIVATE KEY (its public part:\n"
      "no password needed), certificate or SERVERINFO block in each FILE,\n"
@@ -117,7 +120,7 @@ static const cli_command_t cli_commands[] = {
      "              generation, expiration (exit status 1 on failure)\n"
      "  --now WHEN  the time for expiration checks\n"},
     {"serverinfo", cmd_serverinfo, "build an OpenSSL SERVERINFO file",
-     "usage: tack serverinfo -t TACK [-b BREAKSIGS...] [-a 0|1]\n"
+     "usage: " TACK_PROG " serverinfo -t TACK [-b BREAKSIGS...] [-a 0|1]\n"
      "                       [--format draft-00|draft-02] [-c CERT] [--v2]\n"
      "                       [-o FILE]\n"
      "\n"
@@ -138,18 +141,20 @@ static const cli_command_t cli_commands[] = {
      "  --format F             draft-00 (default) or draft-02\n"
      "  -c, --certificate CERT refuse a TACK whose target_hash is not CERT's\n"
      "  --v2                   SERVERINFOV2 with TLS 1.3 too; see the\n"
-     "                         caveat in tack(1) before using it\n"
+     "                         caveat in " TACK_PROG "(1) before using it\n"
      "  -o, --output FILE      default standard output; -f replaces FILE\n"
      "\n"
      "TACKs and break signatures are verified first (signature, generation,\n"
      "expiration): what every TACK client would reject is never written.\n"},
     {"check", cmd_check, "connect to a server and check its TACK",
-     "usage: tack check HOST[:PORT] [--servername NAME] [--tls1_2|--tls1_3]\n"
+     "usage: " TACK_PROG
+     " check HOST[:PORT] [--servername NAME] [--tls1_2|--tls1_3]\n"
      "                  [--format draft-00|draft-02|auto] [--ca FILE]\n"
      "                  [--pins FILE] [--preload FILE] [--now WHEN]\n"
      "                  [--require] [--json] [--timeout SECONDS]\n"
      "                  [--key-type ecdsa|rsa] [--warn-days N]\n"
-     "       tack check --all-addresses HOST[:PORT] [--resolve HOST:ADDR]...\n"
+     "       " TACK_PROG
+     " check --all-addresses HOST[:PORT] [--resolve HOST:ADDR]...\n"
      "                  [the options above but --pins]\n"
      "\n"
      "Connects (port 443 by default), asks for the TACK extension in the\n"
@@ -178,7 +183,8 @@ static const cli_command_t cli_commands[] = {
      "                     created if missing and replaced atomically;\n"
      "                     a symbolic link is followed (its target is\n"
      "                     the store, the link stays).\n"
-     "  --preload FILE     a preload list (`tack help preload`): a listed\n"
+     "  --preload FILE     a preload list (`" TACK_PROG " help preload`): "
+     "a listed\n"
      "                     host must present a TACK under the listed key\n"
      "                     from the first connection (access_denied,\n"
      "                     certificate_revoked below its min_generation)\n"
@@ -217,21 +223,24 @@ static const cli_command_t cli_commands[] = {
      "activation already on at some addresses.  Up to 64 addresses are\n"
      "checked at a time, each within --timeout.\n"},
     {"pins", cmd_pins, "list (or edit) a pin store",
-     "usage: tack pins --pins FILE [--json] [--now WHEN] [--delete NAME]\n"
+     "usage: " TACK_PROG
+     " pins --pins FILE [--json] [--now WHEN] [--delete NAME]\n"
      "\n"
      "Lists the name records of the pin store written by\n"
-     "`tack check --pins FILE`: host name, the pinned TACK ID, the key's\n"
+     "`" TACK_PROG
+     " check --pins FILE`: host name, the pinned TACK ID, the key's\n"
      "min_generation, when the name was first seen and until when the pin\n"
      "is active.  --delete NAME removes a name's pin.\n"},
     {"preload", cmd_preload, "build or show a preload list of TACK keys",
-     "usage: tack preload build [--tack HOST=FILE]... [--hosts FILE]\n"
+     "usage: " TACK_PROG " preload build [--tack HOST=FILE]... [--hosts FILE]\n"
      "                          [-o FILE] [-f] [--expires WHEN]\n"
      "                          [--timeout SECONDS]\n"
-     "       tack preload view [--json] [--now WHEN] FILE\n"
+     "       " TACK_PROG " preload view [--json] [--now WHEN] FILE\n"
      "\n"
      "A preload list gives a TACK client the TACK key of each listed host\n"
      "before its first connection, so that it is not trust-on-first-use:\n"
-     "`tack check --preload FILE` treats a listed host as pinned to the\n"
+     "`" TACK_PROG
+     " check --preload FILE` treats a listed host as pinned to the\n"
      "listed key.  The format is JSON (docs/preload.md).\n"
      "\n"
      "build: one entry per host: host name, TACK key (and TACK ID),\n"
@@ -239,7 +248,8 @@ static const cli_command_t cli_commands[] = {
      "  -t, --tack HOST=FILE  the key and min_generation of the TACK in FILE\n"
      "                        (its signature must verify); repeat it\n"
      "  --hosts FILE          check each line's HOST[:PORT] [SERVERNAME] as\n"
-     "                        `tack check` does (TLS 1.2) and list the key\n"
+     "                        `" TACK_PROG
+     " check` does (TLS 1.2) and list the key\n"
      "                        of the TACK it serves; every host must pass\n"
      "                        and serve one ('#' starts a comment)\n"
      "  -e, --expires WHEN    when the list stops being enforced: a UTC\n"
@@ -257,7 +267,7 @@ static const cli_command_t cli_commands[] = {
     {NULL, NULL, NULL, NULL}};
 
 static const char cli_overview[] =
-    "usage: tack COMMAND [OPTIONS]\n"
+    "usage: " TACK_PROG " COMMAND [OPTIONS]\n"
     "\n"
     "TACK (Trust Assertions for Certificate Keys, draft-perrin-tls-tack):\n"
     "keys, TACKs and break signatures in TACKpy's file formats, files for\n"
@@ -267,7 +277,8 @@ static const char cli_overview[] =
 
 static const char cli_overview_tail[] =
     "\n"
-    "`tack help COMMAND` (or `tack COMMAND --help`) explains each one.\n"
+    "`" TACK_PROG " help COMMAND` (or `" TACK_PROG
+    " COMMAND --help`) explains each one.\n"
     "Passwords: -p PASSWORD, --password-file FILE, $TACK_PASSWORD, or a\n"
     "prompt on a terminal.\n"
     "Exit status: 0 success; 1 a TACK, file or connection fails a check;\n"
@@ -275,16 +286,17 @@ static const char cli_overview_tail[] =
 
 /* The two commands main answers itself, which the table does not list. */
 static const char cli_help_help[] =
-    "usage: tack help [COMMAND]\n"
-    "       tack COMMAND --help\n"
+    "usage: " TACK_PROG " help [COMMAND]\n"
+    "       " TACK_PROG " COMMAND --help\n"
     "\n"
     "Without COMMAND, lists the commands; with one, explains it and its\n"
-    "options.  `tack --help` and `tack -h` are `tack help`.\n";
+    "options.  `" TACK_PROG " --help` and `" TACK_PROG " -h` are `" TACK_PROG
+    " help`.\n";
 
 static const char cli_help_version[] =
-    "usage: tack version\n"
-    "       tack --version\n"
-    "       tack -V\n"
+    "usage: " TACK_PROG " version\n"
+    "       " TACK_PROG " --version\n"
+    "       " TACK_PROG " -V\n"
     "\n"
     "Prints the tool's version and the OpenSSL library it runs with.\n";
 
@@ -312,13 +324,13 @@ int cli_help(FILE *fp, const char *cmd)
             return CLI_EXIT_OK;
         }
     }
-    cli_err("no command \"%s\"; `tack help` lists them", cmd);
+    cli_err("no command \"%s\"; `" TACK_PROG " help` lists them", cmd);
     return CLI_EXIT_USAGE;
 }
 
 int cli_usage_hint(const char *cmd)
 {
-    fprintf(stderr, "(`tack help %s` explains the options)\n", cmd);
+    fprintf(stderr, "(`" TACK_PROG " help %s` explains the options)\n", cmd);
     return CLI_EXIT_USAGE;
 }
 
@@ -326,7 +338,7 @@ int cli_usage_error(const char *cmd, const char *fmt, ...)
 {
     va_list ap;
 
-    fprintf(stderr, "tack %s: ", cmd);
+    fprintf(stderr, TACK_PROG " %s: ", cmd);
     va_start(ap, fmt);
     vfprintf(stderr, fmt, ap);
     va_end(ap);
@@ -338,7 +350,7 @@ int main(int argc, char **argv)
 {
     const cli_command_t *c;
     const char *name;
-    char prog[32];
+    char prog[sizeof(TACK_PROG) + 32];
     int rc;
 
     if (argc < 2) {
@@ -358,7 +370,7 @@ int main(int argc, char **argv)
         if (argc > 2) {
             return cli_usage_error("version", "takes no arguments");
         }
-        printf("tack %s (mod_tack; %s)\n", TACK_CLI_VERSION,
+        printf(TACK_PROG " %s (mod_tack; %s)\n", TACK_CLI_VERSION,
                OpenSSL_version(OPENSSL_VERSION));
         return CLI_EXIT_OK;
     }
@@ -368,13 +380,13 @@ int main(int argc, char **argv)
         }
     }
     if (c->name == NULL) {
-        cli_err("no command \"%s\"; `tack help` lists them", name);
+        cli_err("no command \"%s\"; `" TACK_PROG " help` lists them", name);
         return CLI_EXIT_USAGE;
     }
     /* getopt_long reports errors itself, prefixed with argv[0]: make that
-     * "tack CMD", the prefix of every other message of the command, and
+     * "tack CMD" (TACK_PROG's), the prefix of every other message of the command, and
      * the commands add only the pointer to their help (cli_usage_hint). */
-    snprintf(prog, sizeof(prog), "tack %s", c->name);
+    snprintf(prog, sizeof(prog), TACK_PROG " %s", c->name);
     argv[1] = prog;
     rc = c->run(argc - 1, argv + 1);
     ERR_clear_error();

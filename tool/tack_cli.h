@@ -58,6 +58,13 @@
 
 #define TACK_CLI_VERSION "0.1.0"
 
+/* TACK_PROG is the command's name in every message, usage line and file
+ * comment: the Makefile's TACK_PROG (Debian's package installs the tool as
+ * tacktool, its tack package owning /usr/bin/tack). */
+#ifndef TACK_PROG
+#define TACK_PROG "tack"
+#endif
+
 #define CLI_EXIT_OK 0
 #define CLI_EXIT_CHECK 1
 #define CLI_EXIT_USAGE 2

@@ -163,7 +163,7 @@ int cmd_genkey(int argc, char **argv)
     OPENSSL_cleanse(text, text_len);
     free(text);
     if (rc == CLI_EXIT_OK && go.out_path != NULL && strcmp(go.out_path, "-")) {
-        fprintf(stderr, "tack: wrote %s, TACK ID %s\n", go.out_path, fp);
+        fprintf(stderr, TACK_PROG ": wrote %s, TACK ID %s\n", go.out_path, fp);
     }
     return rc;
 }
@@ -752,7 +752,8 @@ static void sign_report_one(const sign_job_t *job)
     }
     tack_fingerprint(job->tack.public_key, fp);
     cli_format_time((time_t)job->tack.expiration * 60, 0, when, sizeof(when));
-    fprintf(stderr, "tack: wrote %s, TACK ID %s, generation %u, expires %s\n",
+    fprintf(stderr,
+            TACK_PROG ": wrote %s, TACK ID %s, generation %u, expires %s\n",
             job->out_path, fp, job->tack.generation, when);
 }
 
@@ -760,7 +761,7 @@ static void sign_report_one(const sign_job_t *job)
 static void sign_report(const sign_jobs_t *jobs, const char *out_path,
                         size_t skipped)
 {
-    fprintf(stderr, "tack: signed %zu certificate%s into %s", jobs->count,
+    fprintf(stderr, TACK_PROG ": signed %zu certificate%s into %s", jobs->count,
             jobs->count == 1 ? "" : "s", out_path);
     if (skipped > 0) {
         fprintf(stderr, " (%zu other file%s skipped)", skipped,

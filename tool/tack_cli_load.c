@@ -440,7 +440,7 @@ int cli_pem_with_header(char **out, size_t *out_len, const char *label,
     char *buf;
 
     cli_format_time(time(NULL), 1, when, sizeof(when));
-    snprintf(head, sizeof(head), "Created by tack %s\nCreated at %s\n",
+    snprintf(head, sizeof(head), "Created by " TACK_PROG " %s\nCreated at %s\n",
              TACK_CLI_VERSION, when);
     cap = n * (strlen(head) + 2 * item_len + 128) + 1;
     buf = malloc(cap);

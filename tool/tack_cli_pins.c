@@ -248,7 +248,8 @@ int cli_pins_save(cli_pins_t *p)
     len = strlen(text);
     if (len > PINS_FILE_MAX) {
         cli_err("%s: not updated: the store would be %zu bytes, more than "
-                "the %zu the tool reads (tack pins --delete NAME makes room)",
+                "the %zu the tool reads (" TACK_PROG
+                " pins --delete NAME makes room)",
                 p->path, len, PINS_FILE_MAX);
         free(text);
         return CLI_EXIT_USAGE;

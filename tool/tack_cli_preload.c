@@ -282,7 +282,7 @@ static int preload_head_ok(json_t *root, char *why, size_t why_size)
     if (json_integer_value(ver) > PRELOAD_VERSION) {
         return preload_why(why, why_size,
                            "version %lld is newer than this tool reads (%d): "
-                           "upgrade tack",
+                           "upgrade " TACK_PROG,
                            (long long)json_integer_value(ver), PRELOAD_VERSION);
     }
     if (!preload_fields_ok(root, known, &bad)) {

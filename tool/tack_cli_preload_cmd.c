@@ -561,7 +561,7 @@ static int preload_build(int argc, char **argv)
     rc = cli_write_output(bo.out, text, strlen(text), 0644, bo.force);
     if (rc == CLI_EXIT_OK && bo.out != NULL && strcmp(bo.out, "-") != 0) {
         cli_format_time(check.expires, 0, when, sizeof(when));
-        fprintf(stderr, "tack: wrote %s: %zu %s, expires %s\n", bo.out,
+        fprintf(stderr, TACK_PROG ": wrote %s: %zu %s, expires %s\n", bo.out,
                 check.num_entries, check.num_entries == 1 ? "host" : "hosts",
                 when);
     }
@@ -575,8 +575,8 @@ static int preload_build(int argc, char **argv)
 int cmd_preload(int argc, char **argv)
 {
     /* getopt_long's messages start with argv[0] (see main). */
-    static char build_prog[] = "tack preload build";
-    static char view_prog[] = "tack preload view";
+    static char build_prog[] = TACK_PROG " preload build";
+    static char view_prog[] = TACK_PROG " preload view";
 
     if (argc >= 2 && strcmp(argv[1], "build") == 0) {
         argv[1] = build_prog;

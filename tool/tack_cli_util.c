@@ -31,7 +31,7 @@ void cli_err(const char *fmt, ...)
 {
     va_list ap;
 
-    fputs("tack: ", stderr);
+    fputs(TACK_PROG ": ", stderr);
     va_start(ap, fmt);
     vfprintf(stderr, fmt, ap);
     va_end(ap);
@@ -42,7 +42,7 @@ void cli_warn(const char *fmt, ...)
 {
     va_list ap;
 
-    fputs("tack: warning: ", stderr);
+    fputs(TACK_PROG ": warning: ", stderr);
     va_start(ap, fmt);
     vfprintf(stderr, fmt, ap);
     va_end(ap);
@@ -56,7 +56,7 @@ void cli_ssl_errors(void)
 
     while ((e = ERR_get_error()) != 0) {
         ERR_error_string_n(e, buf, sizeof(buf));
-        fprintf(stderr, "tack:   openssl: %s\n", buf);
+        fprintf(stderr, TACK_PROG ":   openssl: %s\n", buf);
     }
 }
 
