@@ -291,6 +291,8 @@ TACK_MAN_SED    = sed -E -e 's\#/usr/local/share/doc/mod_tack\#$(DOCDIR)\#g' \
 .PHONY: install uninstall test-install test-store-scale
 
 install: module tool
+	@# Debian's package owns the module's files: never two owners.
+	@if [ -z "$(DESTDIR)" ]; then scripts/package-owned.sh install; fi
 	install -d $(DESTDIR)$(APXS_MODDIR) $(DESTDIR)$(MODS_AVAILABLE) \
 	    $(DESTDIR)$(BINDIR) $(DESTDIR)$(MANDIR)/man1
 	$(APXS) -i -S LIBEXECDIR=$(DESTDIR)$(APXS_MODDIR) -n tack mod_tack.la
@@ -325,8 +327,11 @@ install: module tool
 
 # Nothing is removed while the configuration still has Tack directives:
 # httpd would not start without the module (scripts/uninstall-check.sh
-# lists them as FILE:LINE).  FORCE=1 removes it all the same.
+# lists them as FILE:LINE).  FORCE=1 removes it all the same.  Nor while
+# Debian's package is installed (scripts/package-owned.sh): not even with
+# FORCE=1, the files are dpkg's.
 uninstall:
+	@if [ -z "$(DESTDIR)" ]; then scripts/package-owned.sh uninstall; fi
 	@if [ -z "$(DESTDIR)" ] && \
 	    ! scripts/uninstall-check.sh $(TACK_CONFDIR); then \
 	    if [ -z "$(FORCE)" ]; then exit 1; fi; \
