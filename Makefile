@@ -287,10 +287,20 @@ MODS_AVAILABLE ?= $(APXS_CONFDIR)/mods-available
 # APACHE_CONFDIR when set (an instance of its own), else apxs's.
 TACK_CONFDIR   ?= $(or $(APACHE_CONFDIR),$(APXS_CONFDIR))
 MODS_ENABLED   ?= $(TACK_CONFDIR)/mods-enabled
+# The man page under TACK_PROG's name: in docs/tack.1 the command is the
+# word tack alone (after a space, a quote or the start of a line; before a
+# space, a colon, a quote or the end), and tack\& the other tool of that
+# name; /etc/apache2/tack/, --tack, mod_tack and TACK keep their names.
+TACK_PROG_UC   := $(shell echo '$(TACK_PROG)' | tr a-z A-Z)
+TACK_MAN_SED    = sed -E -e 's\#/usr/local/share/doc/mod_tack\#$(DOCDIR)\#g' \
+                      -e 's/^\.TH TACK /.TH $(TACK_PROG_UC) /' \
+                      -e 's/(^|[ "])tack([ :"]|$$)/\1$(TACK_PROG)\2/g'
 
 .PHONY: install uninstall test-install test-store-scale
 
 install: module tool
+	@# Debian's package owns the module's files: never two owners.
+	@if [ -z "$(DESTDIR)" ]; then scripts/package-owned.sh install; fi
 	install -d $(DESTDIR)$(APXS_MODDIR) $(DESTDIR)$(MODS_AVAILABLE) \
 	    $(DESTDIR)$(BINDIR) $(DESTDIR)$(MANDIR)/man1
 	$(APXS) -i -S LIBEXECDIR=$(DESTDIR)$(APXS_MODDIR) -n tack mod_tack.la
@@ -306,18 +316,18 @@ install: module tool
 	else \
 	    install -m 644 conf/tack.conf $(DESTDIR)$(MODS_AVAILABLE)/tack.conf; \
 	fi
-	install -m 755 tack $(DESTDIR)$(BINDIR)/tack
-	@# The man page names the place the documentation was installed in.
-	sed 's#/usr/local/share/doc/mod_tack#$(DOCDIR)#g' docs/tack.1 \
-	    > $(DESTDIR)$(MANDIR)/man1/tack.1
-	chmod 644 $(DESTDIR)$(MANDIR)/man1/tack.1
+	install -m 755 $(TOOL_OUT) $(DESTDIR)$(BINDIR)/$(TACK_PROG)
+	@# The man page names the command and the place the documentation was
+	@# installed in.
+	$(TACK_MAN_SED) docs/tack.1 > $(DESTDIR)$(MANDIR)/man1/$(TACK_PROG).1
+	chmod 644 $(DESTDIR)$(MANDIR)/man1/$(TACK_PROG).1
 	install -d $(DESTDIR)$(DOCDIR)
 	install -m 644 $(DOCS) $(DESTDIR)$(DOCDIR)/
 	install -d $(DESTDIR)$(HOOKDIR)
 	@# The hooks run the tool installed here unless their TACK says otherwise.
 	for h in $(HOOKS); do \
-	    sed 's#^TACK=$${TACK:-tack}$$#TACK=$${TACK:-$(BINDIR)/tack}#' $$h \
-	        > $(DESTDIR)$(HOOKDIR)/$${h#hooks/} && \
+	    sed 's#^TACK=$${TACK:-tack}$$#TACK=$${TACK:-$(BINDIR)/$(TACK_PROG)}#' \
+	        $$h > $(DESTDIR)$(HOOKDIR)/$${h#hooks/} && \
 	    chmod 755 $(DESTDIR)$(HOOKDIR)/$${h#hooks/} || exit 1; \
 	done
 	@echo "installed; next: a2enmod tack && apache2ctl configtest &&" \
@@ -325,8 +335,11 @@ install: module tool
 
 # Nothing is removed while the configuration still has Tack directives:
 # httpd would not start without the module (scripts/uninstall-check.sh
-# lists them as FILE:LINE).  FORCE=1 removes it all the same.
+# lists them as FILE:LINE).  FORCE=1 removes it all the same.  Nor while
+# Debian's package is installed (scripts/package-owned.sh): not even with
+# FORCE=1, the files are dpkg's.
 uninstall:
+	@if [ -z "$(DESTDIR)" ]; then scripts/package-owned.sh uninstall; fi
 	@if [ -z "$(DESTDIR)" ] && \
 	    ! scripts/uninstall-check.sh $(TACK_CONFDIR); then \
 	    if [ -z "$(FORCE)" ]; then exit 1; fi; \
@@ -340,7 +353,8 @@ uninstall:
 	rm -f $(DESTDIR)$(APXS_MODDIR)/mod_tack.so \
 	    $(DESTDIR)$(MODS_AVAILABLE)/tack.load \
 	    $(DESTDIR)$(MODS_AVAILABLE)/tack.conf.dist \
-	    $(DESTDIR)$(BINDIR)/tack $(DESTDIR)$(MANDIR)/man1/tack.1 \
+	    $(DESTDIR)$(BINDIR)/$(TACK_PROG) \
+	    $(DESTDIR)$(MANDIR)/man1/$(TACK_PROG).1 \
 	    $(HOOKS:hooks/%=$(DESTDIR)$(HOOKDIR)/%)
 	-@rmdir --ignore-fail-on-non-empty $(DESTDIR)$(MANDIR)/man1 2>/dev/null
 	-@rmdir --ignore-fail-on-non-empty $(DESTDIR)$(HOOKDIR) 2>/dev/null
