@@ -295,6 +295,8 @@ TACK_PROG_UC   := $(shell echo '$(TACK_PROG)' | tr a-z A-Z)
 TACK_MAN_SED    = sed -E -e 's\#/usr/local/share/doc/mod_tack\#$(DOCDIR)\#g' \
                       -e 's/^\.TH TACK /.TH $(TACK_PROG_UC) /' \
                       -e 's/(^|[ "])tack([ :"]|$$)/\1$(TACK_PROG)\2/g'
+TACK_CONF_SED   = sed -E -e 's\#/usr/local/share/doc/mod_tack/\#$(DOCDIR)/\#g' \
+                      -e 's/([ (])tack (sign|break|genkey|view|check) /\1$(TACK_PROG) \2 /g'
 
 .PHONY: install uninstall test-install test-store-scale
 
@@ -307,14 +309,16 @@ install: module tool
 	sed 's#/usr/lib/apache2/modules/#$(APXS_MODDIR)/#' conf/tack.load \
 	    > $(DESTDIR)$(MODS_AVAILABLE)/tack.load
 	chmod 644 $(DESTDIR)$(MODS_AVAILABLE)/tack.load
+	@# The sample names the installed docs and the tool's command name.
+	$(TACK_CONF_SED) conf/tack.conf > $(BUILD)/tack.conf
 	@if [ -f $(DESTDIR)$(MODS_AVAILABLE)/tack.conf ] && \
-	    ! cmp -s conf/tack.conf $(DESTDIR)$(MODS_AVAILABLE)/tack.conf; then \
+	    ! cmp -s $(BUILD)/tack.conf $(DESTDIR)$(MODS_AVAILABLE)/tack.conf; then \
 	    echo "keeping the edited $(MODS_AVAILABLE)/tack.conf;" \
 	        "the new sample is tack.conf.dist"; \
-	    install -m 644 conf/tack.conf \
+	    install -m 644 $(BUILD)/tack.conf \
 	        $(DESTDIR)$(MODS_AVAILABLE)/tack.conf.dist; \
 	else \
-	    install -m 644 conf/tack.conf $(DESTDIR)$(MODS_AVAILABLE)/tack.conf; \
+	    install -m 644 $(BUILD)/tack.conf $(DESTDIR)$(MODS_AVAILABLE)/tack.conf; \
 	fi
 	install -m 755 $(TOOL_OUT) $(DESTDIR)$(BINDIR)/$(TACK_PROG)
 	@# The man page names the command and the place the documentation was
@@ -362,7 +366,8 @@ uninstall:
 	-@rmdir --ignore-fail-on-non-empty $(DESTDIR)$(DOCDIR) \
 	    $(dir $(DESTDIR)$(DOCDIR)) 2>/dev/null
 	@if [ -f $(DESTDIR)$(MODS_AVAILABLE)/tack.conf ] && \
-	    ! cmp -s conf/tack.conf $(DESTDIR)$(MODS_AVAILABLE)/tack.conf; then \
+	    ! $(TACK_CONF_SED) conf/tack.conf | \
+	        cmp -s - $(DESTDIR)$(MODS_AVAILABLE)/tack.conf; then \
 	    echo "keeping the edited $(MODS_AVAILABLE)/tack.conf"; \
 	else \
 	    rm -f $(DESTDIR)$(MODS_AVAILABLE)/tack.conf; \

@@ -99,6 +99,7 @@ LoadModule ssl_module $MODDIR/mod_ssl.so
 EOF
         if [ "$with_module" = 1 ]; then
             echo "LoadModule tack_module $MODULE"
+            echo "TackStateFile $dir/tack-state.json"
         fi
         cat <<EOF
 TypesConfig /etc/mime.types

@@ -119,6 +119,7 @@ if ($conf) {
     $port = free_port(18430, 18449);
     $conf = start_httpd('modtack', $port, <<"C");
 LoadModule tack_module $so
+TackStateFile ${\ tmp()}/modtack-state.json
 <VirtualHost 127.0.0.1:$port>
     ServerName default.example.org
     SSLEngine on

@@ -36,7 +36,8 @@ for my $i (1 .. 4) {
 # conf(TACKED...): the vhosts, a TackFile on the addresses listed.
 sub conf {
     my ($port, %tacked) = @_;
-    my $c = "LoadModule tack_module $so\n";
+    my $c = "LoadModule tack_module $so\n"
+        . "TackStateFile " . tmp() . "/fleet-state.json\n";
     $c .= "Listen $addrs[$_ - 1]:$port\n" for 2 .. 4;
     for my $i (1 .. 4) {
         $c .= "<VirtualHost $addrs[$i - 1]:$port>\n"
