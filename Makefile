@@ -276,7 +276,7 @@ BINDIR         ?= $(PREFIX)/bin
 MANDIR         ?= $(PREFIX)/share/man
 # The guides and references tack(1) and tack.conf point to.
 DOCDIR         ?= $(PREFIX)/share/doc/mod_tack
-DOCS           := README $(wildcard docs/*.md)
+DOCS           := README NOTICE $(wildcard docs/*.md)
 # The hooks certbot and mod_md run (hooks/, docs/admin-guide.md section 15).
 HOOKDIR        ?= $(PREFIX)/lib/tack
 HOOKS          := $(wildcard hooks/tack-*-hook)
@@ -451,7 +451,8 @@ clean:
 # ---- Debian packages (issue 18; debian/, docs/admin-guide.md) -----------
 # make package: libapache2-mod-tack and tacktool, built by
 # dpkg-buildpackage -us -uc -b from a copy of the tree's sources (tracked
-# and new files; no build products) in build-pkg/, into dist/.
+# and new files; no build products) in build-pkg/, into dist/, with the
+# source package (dpkg-source -b) that lintian checks too.
 # make package-test: lintian on them, autopkgtest (debian/tests, null
 # runner: on this machine, with the packages installed), and the
 # install / reinstall / upgrade / remove / purge cycle on the real apache2
@@ -468,7 +469,7 @@ package:
 package-lintian: package
 	lintian --fail-on error,warning --info --display-info \
 	    $(if $(filter 0,$(shell id -u)),--allow-root) \
-	    $(DIST)/mod-tack_$(PKG_VERSION)_*.changes
+	    $(DIST)/mod-tack_$(PKG_VERSION)_*.changes $(DIST)/mod-tack_$(PKG_VERSION).dsc
 
 package-autopkgtest: package
 	sh scripts/package-autopkgtest.sh $(DIST) $(PKG_VERSION)

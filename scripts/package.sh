@@ -48,16 +48,24 @@ dirty=$(git status --porcelain --untracked-files=no | wc -l)
     say "note: $dirty changed file(s) not committed are in this build"
 
 log=$pkgdir/build.log
+# The source package too (before the build touches the tree), for lintian.
+if ! (cd "$pkgdir" && dpkg-source -b "mod-tack-$version") >"$log" 2>&1; then
+    cat "$log" >&2
+    say "dpkg-source -b failed"
+    exit 1
+fi
 say "dpkg-buildpackage -us -uc -b in $src (log: $log)"
-if ! (cd "$src" && dpkg-buildpackage -us -uc -b) >"$log" 2>&1; then
+if ! (cd "$src" && dpkg-buildpackage -us -uc -b) >>"$log" 2>&1; then
     tail -40 "$log" >&2
     say "the build failed; the whole log is $log"
     exit 1
 fi
 mkdir -p "$dist"
-rm -f "$dist"/*.deb "$dist"/*.changes "$dist"/*.buildinfo
+rm -f "$dist"/*.deb "$dist"/*.changes "$dist"/*.buildinfo "$dist"/*.dsc \
+    "$dist"/*.tar.xz
 for f in "$pkgdir"/*_"$version"_*.deb "$pkgdir"/mod-tack_"$version"_*.changes \
-         "$pkgdir"/mod-tack_"$version"_*.buildinfo; do
+         "$pkgdir"/mod-tack_"$version"_*.buildinfo \
+         "$pkgdir"/mod-tack_"$version".dsc "$pkgdir"/mod-tack_"$version".tar.xz; do
     [ -e "$f" ] || { say "dpkg-buildpackage made no $f"; exit 1; }
     cp "$f" "$dist"/
 done
