@@ -155,6 +155,7 @@ configtest('a2enmod tack');
 make_path("$tmp/tack");
 ($rc, $out) = run("openssl req -x509 -newkey ec -pkeyopt ec_paramgen_curve:P-256 -nodes -days 30"
     . " -subj /CN=cycle.tack.test -addext subjectAltName=DNS:cycle.tack.test"
+    . " -addext basicConstraints=critical,CA:FALSE"
     . " -keyout $tmp/tack/www.key -out $tmp/tack/www.crt"
     . " && tacktool genkey -p cycle -o $tmp/tack/key.pem"
     . " && tacktool sign -k $tmp/tack/key.pem -p cycle -c $tmp/tack/www.crt -o $tmp/tack/www.tack.pem");
