@@ -113,7 +113,7 @@ present('install: the module, its helper and docs', @mod_files);
 present('install: the tool, its man page, hooks and docs', @tool_files);
 present('install: mods-available/tack.{load,conf}', @conffiles);
 like(slurp('/etc/apache2/mods-available/tack.load') // '',
-     qr{^# Depends: ssl$.*^LoadModule tack_module /usr/lib/apache2/modules/mod_tack\.so$}ms,
+     qr{^# Depends: ssl\n(?:.*\n)*?LoadModule tack_module /usr/lib/apache2/modules/mod_tack\.so\n}m,
      '... tack.load loads the module and declares its dependency on ssl');
 like(slurp('/etc/apache2/mods-available/tack.conf') // '', qr{/usr/share/doc/libapache2-mod-tack},
      '... tack.conf points to the installed docs');
@@ -121,10 +121,11 @@ ok(!-e '/usr/bin/tack', '... and /usr/bin/tack (Debian\'s tack package\'s name) 
 like(slurp('/usr/libexec/tacktool/tack-certbot-hook') // '', qr{^TACK=\$\{TACK:-/usr/bin/tacktool\}$}m,
      '... the hooks run /usr/bin/tacktool');
 is_deeply([tool_version()], ['tacktool', $v1], "tacktool --version says $v1");
-($rc, $out) = run('MANWIDTH=80 man --warnings -P cat tacktool');
+($rc, $out) = run('MANWIDTH=80 man --warnings -P cat tacktool 2>/dev/null');
 is($rc, 0, 'man tacktool renders') or diag($out);
 like($out, qr/^NAME\s+tacktool\b/m, '... as tacktool');
-unlike($out, qr/warning/i, '... without groff warnings');
+($rc, $out) = run('MANWIDTH=80 man --warnings -P cat tacktool 2>&1 >/dev/null');
+is($out, '', '... without groff warnings');
 ok(!enabled(), 'install does not enable the module');
 ok(!-e '/etc/apache2/mods-enabled/ssl.load' || -e "$saved/etc-apache2/mods-enabled/ssl.load",
    '... nor mod_ssl');
