@@ -38,9 +38,12 @@
 #   make preflight        check that a plain mod_ssl httpd starts cleanly here
 #   make install          the module, mods-available/tack.{load,conf}, the
 #                         tool, its man page, the certificate hooks and the
-#                         documentation (PREFIX/share/doc/mod_tack)
+#                         documentation (PREFIX/share/doc/mod_tack); the
+#                         command is TACK_PROG (default tack); refuses
+#                         while the libapache2-mod-tack package is installed
 #   make uninstall        reverses it; refuses while the configuration still
-#                         has Tack directives (FORCE=1: remove all the same)
+#                         has Tack directives (FORCE=1: remove all the same),
+#                         and while the package is installed
 #   make status-screenshot  the status page at 1,000 vhosts in headless
 #                         Chromium, 1,280 px wide: docs/status-1000.png
 #   make package          the Debian packages libapache2-mod-tack and
@@ -401,15 +404,18 @@ $(BUILD_ASAN)/check_tack: $(UNIT_SRC) t/unit/*.h $(CORE_OBJ_ASAN)
 	    -It/unit -o $@ $(UNIT_SRC) $(CORE_OBJ_ASAN) $(CHECK_LIBS) $(SSL_LIBS)
 
 # Tests find their data relative to the top directory.
+# make test needs /proc and /sys mounted (a pseudo-file case of the unit
+# tests reads them); a package build's make check may run without.
 check: $(BUILD)/check_tack
-	TACK_TOP=$(CURDIR) $(BUILD)/check_tack
+	TACK_TOP=$(CURDIR) $(CHECK_ENV) $(BUILD)/check_tack
 
 # CK_FORK=no would hide a crash behind the runner; keep fork mode and let
 # ASan report through the child's exit status.
 check-asan: $(BUILD_ASAN)/check_tack
 	TACK_TOP=$(CURDIR) ASAN_OPTIONS=detect_leaks=1:abort_on_error=0 \
-	    UBSAN_OPTIONS=print_stacktrace=1 $(BUILD_ASAN)/check_tack
+	    UBSAN_OPTIONS=print_stacktrace=1 $(CHECK_ENV) $(BUILD_ASAN)/check_tack
 
+test-unit: CHECK_ENV = TACK_TEST_PSEUDO_FS=required
 test-unit: check check-asan
 
 # The module too: t/tool/06-httpd.t and 11-fleet-httpd.t check it.
