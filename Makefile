@@ -331,9 +331,12 @@ install: module tool
 	install -d $(DESTDIR)$(DOCDIR)
 	install -m 644 $(DOCS) $(DESTDIR)$(DOCDIR)/
 	install -d $(DESTDIR)$(HOOKDIR)
-	@# The hooks run the tool installed here unless their TACK says otherwise.
+	@# The hooks run the tool installed here unless their TACK says otherwise,
+	@# and their usage comments name the places they are installed in.
 	for h in $(HOOKS); do \
-	    sed 's#^TACK=$${TACK:-tack}$$#TACK=$${TACK:-$(BINDIR)/$(TACK_PROG)}#' \
+	    sed -e 's#^TACK=$${TACK:-tack}$$#TACK=$${TACK:-$(BINDIR)/$(TACK_PROG)}#' \
+	        -e 's#/usr/local/lib/tack/#$(HOOKDIR)/#g' \
+	        -e 's#/usr/local/bin/tack #$(BINDIR)/$(TACK_PROG) #g' \
 	        $$h > $(DESTDIR)$(HOOKDIR)/$${h#hooks/} && \
 	    chmod 755 $(DESTDIR)$(HOOKDIR)/$${h#hooks/} || exit 1; \
 	done

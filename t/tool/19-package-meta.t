@@ -24,12 +24,14 @@ is($man_version, $pkg_version, 'the man page shows it');
 like(slurp("$top/debian/copyright"),
      qr{\AFormat: https://www\.debian\.org/doc/packaging-manuals/copyright-format/1\.0/\n.*^License: Apache-2\.0$}ms,
      'debian/copyright is machine-readable and says Apache-2.0');
-for my $f (qw(debian/rules debian/tests/serve-tack scripts/package.sh
-              scripts/package-autopkgtest.sh scripts/uninstall-check.sh)) {
+my @tests = map { s{^\Q$top\E/}{}r } grep { !/control$/ } glob("$top/debian/tests/*");
+ok(scalar(@tests) >= 2, 'debian/tests has its tests: ' . join(' ', @tests));
+for my $f (qw(debian/rules scripts/package.sh scripts/package-autopkgtest.sh
+              scripts/uninstall-check.sh), @tests) {
     ok(-x "$top/$f", "$f is executable");
 }
 for my $f (glob("$top/debian/*.postinst $top/debian/*.prerm $top/debian/*.postrm"),
-           "$top/debian/tests/serve-tack", "$top/scripts/uninstall-check.sh") {
+           (map { "$top/$_" } @tests), "$top/scripts/uninstall-check.sh") {
     (my $rel = $f) =~ s{^\Q$top\E/}{};
     ($rc, $out) = run_cmd({}, 'sh', '-n', $f);
     is($rc, 0, "$rel parses (sh -n)") or diag($out);
