@@ -300,6 +300,38 @@ static const char cli_help_version[] =
     "\n"
     "Prints the tool's version and the OpenSSL library it runs with.\n";
 
+/* put_help prints a command's help.  Its synopsis is laid out for the name
+ * "tack": a continuation line of it (indented past the 7 columns of
+ * "usage: ") moves by the difference when TACK_PROG is another name
+ * (tacktool, in the Debian package), so that it stays under the options
+ * it continues.  The rest of the text is printed as it is. */
+static void put_help(const char *text, FILE *fp)
+{
+    const int shift = (int)strlen(TACK_PROG) - 4;
+    const char *end = strstr(text, "\n\n");
+    const char *p = text;
+
+    if (end == NULL) {
+        end = text + strlen(text);
+    }
+    while (p < end) {
+        const char *nl = memchr(p, '\n', (size_t)(end - p));
+        size_t len = nl ? (size_t)(nl - p) + 1 : (size_t)(end - p);
+        size_t lead = strspn(p, " ");
+
+        if (lead > 7 && lead < len) {
+            int pad = (int)lead + shift;
+
+            fprintf(fp, "%*s", pad > 8 ? pad : 8, "");
+            fwrite(p + lead, 1, len - lead, fp);
+        } else {
+            fwrite(p, 1, len, fp);
+        }
+        p += len;
+    }
+    fputs(end, fp);
+}
+
 int cli_help(FILE *fp, const char *cmd)
 {
     const cli_command_t *c;
@@ -320,7 +352,7 @@ int cli_help(FILE *fp, const char *cmd)
     }
     for (c = cli_commands; c->name != NULL; c++) {
         if (strcmp(c->name, cmd) == 0) {
-            fputs(c->help, fp);
+            put_help(c->help, fp);
             return CLI_EXIT_OK;
         }
     }

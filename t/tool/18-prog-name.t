@@ -71,6 +71,11 @@ for my $c (@cmds) {
     like($out, qr/^usage: tacktool \Q$c\E\b/, "tacktool help $c: usage: tacktool $c");
     unlike($out, $old_name, "... and names no tack command");
 }
+# The synopsis continues under its options, whatever the name's length.
+($rc, $out) = run_cmd($bin, 'help', 'check');
+my $col = length('usage: tacktool check ');
+like($out, qr/^ {$col}\[--format draft-00\|draft-02\|auto\]/m,
+     'tacktool help check: the synopsis continues under its first option');
 ($rc, $out) = run_cmd($bin, 'sign', '--help');
 like($out, qr/^usage: tacktool sign -k KEYFILE/, 'tacktool sign --help: usage: tacktool sign');
 like($out, qr/--password-file FILE   see `tacktool help genkey`/,
