@@ -12,6 +12,9 @@
 # whenever they are older than the archive's.  As root it runs apt-get and
 # says what it installed or upgraded; otherwise it prints the exact command.
 # scripts/preflight.sh catches a mismatch that remains (a held package).
+#
+# deps.sh openssl: only the OpenSSL packages (make package-autopkgtest, whose
+# test installs apache2 from the archive and checks its error log).
 set -e
 PKGS="build-essential pkg-config check libjansson-dev \
 apache2 apache2-dev libapache2-mod-perl2 clang libclang-rt-14-dev man-db \
@@ -19,6 +22,11 @@ valgrind gdb pebble certbot softhsm2 opensc libengine-pkcs11-openssl \
 prometheus"
 # Kept at the archive's version, together.
 OPENSSL_PKGS="libssl3 openssl libssl-dev"
+case ${1:-} in
+"") ;;
+openssl) PKGS= ;;
+*) echo "usage: deps.sh [openssl]" >&2; exit 2 ;;
+esac
 
 installed_version() {
     dpkg-query -W -f='${Status} ${Version}' "$1" 2>/dev/null |

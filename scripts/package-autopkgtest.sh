@@ -21,6 +21,10 @@ for p in libapache2-mod-tack tacktool; do
         exit 1 ;;
     esac
 done
+# The test installs apache2 from the archive, built against the archive's
+# newest libssl3, and checks its error log: an older libssl3 left on the
+# machine makes mod_ssl warn (AH01882) at every start.
+sh scripts/deps.sh openssl || { say "could not bring OpenSSL up to the archive's"; exit 1; }
 src=build-pkg/mod-tack-$version
 [ -d "$src/debian/tests" ] || { say "no $src/debian/tests: run make package"; exit 1; }
 out=build-pkg/autopkgtest-out
