@@ -112,7 +112,16 @@ backdate(10);
 make_cert($d, 'a', 'ec', 'a.test');
 ($rc, $out) = $h->configtest;
 isnt($rc, 0, 'apache2 -t refuses: the renewed certificate has no TACK under K1');
-like($out, qr/\[tack:error\].*TACK00040: vhost a\.test:$port: certificate \S+a\.crt would be served without a TACK under key \Q$K1\E: clients that pinned that key here \(served with pin activation since ${\ day(-10)}T\S+\) refuse this name until ${\ day(10)}T\S+; ways out: serve a TACK under \Q$K1\E for this certificate \(tack sign -k KEY -c CERT into its TackFile or TackStore, or TackSigningKey with that key\), a break signature for \Q$K1\E \(TackBreakSigsFile\), or "TackLetPinsLapse \Q$K1\E" to let those pins lapse/,
+my $tack00040 = join '',
+    qr/\[tack:error\].*TACK00040: vhost a\.test:$port: /,
+    qr/certificate \S+a\.crt would be served without a TACK under key \Q$K1\E: /,
+    qr/clients that pinned that key here \(served with pin activation since ${\ day(-10)}T\S+\) /,
+    qr/refuse this name until ${\ day(10)}T\S+; /,
+    qr/ways out: serve a TACK under \Q$K1\E for this certificate /,
+    qr/\(tack sign -k KEY -c CERT into its TackFile or TackStore, or TackSigningKey with that key\), /,
+    qr/a break signature for \Q$K1\E \(TackBreakSigsFile\), /,
+    qr/or "TackLetPinsLapse \Q$K1\E" to let those pins lapse/;
+like($out, qr/$tack00040/,
      '... naming the vhost, the certificate, the key, until when, and the ways out') or diag($out);
 like($out, qr/TACK00015: 1 TACK configuration problem/, '... one problem');
 ($rc, $out) = $h->ctl('configtest');
