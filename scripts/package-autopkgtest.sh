@@ -37,6 +37,12 @@ autopkgtest --output-dir "$out" \
 dpkg --purge tacktool libapache2-mod-tack >/dev/null 2>&1 ||
     say "warning: dpkg --purge tacktool libapache2-mod-tack failed"
 if [ "$rc" -ne 0 ]; then
+    # Each test's own reason (what it wrote on stderr), then the verdict.
+    for f in "$out"/*-stderr; do
+        [ -s "$f" ] || continue
+        say "$(basename "$f" -stderr) said:"
+        cat "$f" >&2
+    done
     say "autopkgtest exited $rc (2: a test was skipped, 4: one failed," \
         "8: none ran); its log is in $out"
     exit 1
