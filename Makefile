@@ -54,6 +54,12 @@
 #   make package-autopkgtest  debian/tests on this machine (null runner)
 #   make package-cycle    install, reinstall, upgrade, remove, purge on the
 #                         real apache2, checking files and configtest
+#   make test-release     the README's two commands (make demo, make test)
+#                         from a fresh clone of HEAD in a clean debootstrap
+#                         chroot of Debian DIST (default trixie; built once
+#                         under /var/cache/mod-tack/chroot, then refreshed;
+#                         as root)
+#   make test-release-remove  unmount and delete DIST's chroot
 #   make clean            remove what the build made
 #   make help             this list
 #
@@ -442,6 +448,16 @@ test: deps preflight test-unit fuzz-smoke test-tool test-tool-asan test-apache \
 
 demo: deps all
 	scripts/demo.sh
+
+# Another Debian release, in a chroot outside the tree (scripts/test-release.sh):
+# CI runs DIST=trixie after make test on the machine itself (Debian 12).
+DIST ?= trixie
+.PHONY: test-release test-release-remove
+test-release:
+	scripts/test-release.sh $(DIST)
+
+test-release-remove:
+	scripts/test-release.sh --remove $(DIST)
 
 deps:
 	@scripts/deps.sh

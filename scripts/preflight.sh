@@ -76,11 +76,13 @@ case "$bad" in
 *AH01882*)
     # "... newer library (OpenSSL 3.0.22 25 Aug 2026 (OpenSSL 3.0.19 ...)"
     built=$(echo "$bad" | sed -n 's/.*newer library (OpenSSL \([0-9][0-9.]*\).*/\1/p')
-    lib=$(dpkg-query -W -f='${Version}' libssl3 2>/dev/null)
-    die "mod_ssl was built against OpenSSL ${built:-?} but libssl3" \
-        "${lib:-?} is loaded (AH01882 at every httpd start fails the" \
-        "suites' error-log checks): upgrade them, as root:" \
-        "apt-get install -y libssl3 openssl libssl-dev"
+    # libssl3 on Debian 12, libssl3t64 on Debian 13: the one installed.
+    lib=$(dpkg-query -W -f='${db:Status-Abbrev}${Package} ${Version}\n' \
+          libssl3 libssl3t64 2>/dev/null | sed -n 's/^ii *//p' | head -n 1)
+    die "mod_ssl was built against OpenSSL ${built:-?} but ${lib:-libssl}" \
+        "is loaded (AH01882 at every httpd start fails the suites'" \
+        "error-log checks): upgrade them, as root:" \
+        "apt-get install -y ${lib%% *} openssl libssl-dev"
     ;;
 *)
     die "a plain httpd with mod_ssl, no mod_tack, logs at start (the" \

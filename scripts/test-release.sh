@@ -1,0 +1,167 @@
+#!/bin/sh
+# SPDX-License-Identifier: Apache-2.0
+# Copyright 2026 the mod_tack authors (NOTICE)
+# test-release.sh DIST [COMMAND...] -- run the README's two commands (or
+# COMMAND) from a fresh clone of this tree's HEAD inside a clean chroot of
+# Debian release DIST (bookworm, trixie), as a new user on that release
+# would (make test-release DIST=trixie).
+#
+# The chroot is built once with debootstrap (minbase, as a container image
+# is) under TACK_CHROOT_DIR (default /var/cache/mod-tack/chroot/DIST),
+# outside the source tree so that no clean, clone or commit ever reaches
+# it, then reused: every run refreshes its packages (apt-get upgrade) and
+# clones anew.  It shares the host's network, so nothing else may run the
+# suites on this machine at the same time (their ports would collide);
+# a policy-rc.d keeps the packages installed in it (apache2) from starting
+# services on the host's ports.  proc, sys and dev are mounted for the run
+# and unmounted at its end, whatever happens, before anything is removed.
+#
+#   test-release.sh DIST               make demo, then make test
+#   test-release.sh DIST make check    any command, in the clone
+#   test-release.sh --remove DIST      unmount and delete the chroot
+set -eu
+
+usage() {
+    echo "usage: test-release.sh [--remove] DIST [COMMAND...]" >&2
+    exit 2
+}
+remove=
+if [ "${1:-}" = --remove ]; then
+    remove=1
+    shift
+fi
+[ $# -ge 1 ] || usage
+dist=$1
+shift
+case $dist in
+*[!a-z0-9-]* | "") usage ;;
+esac
+if [ "$(id -u)" -ne 0 ]; then
+    echo "test-release: must run as root (debootstrap, chroot, mount)" >&2
+    exit 1
+fi
+
+top=$(cd "$(dirname "$0")/.." && pwd)
+root=${TACK_CHROOT_DIR:-/var/cache/mod-tack/chroot}/$dist
+mirror=${TACK_MIRROR:-http://deb.debian.org/debian}
+security=${TACK_SECURITY_MIRROR:-http://deb.debian.org/debian-security}
+clone=/srv/mod_tack
+start=$(date +%s)
+
+say() {
+    echo "test-release[$dist, $(($(date +%s) - start)) s]: $*"
+}
+
+# mounted: the mount points at or under the chroot, deepest first.
+mounted() {
+    findmnt -rn -o TARGET | awk -v r="$root" \
+        'index($0, r "/") == 1 || $0 == r' | sort -r
+}
+
+# unmount: the run's processes in the chroot ended (a pebble or httpd a
+# failed test left behind holds its mounts), then every mount under it.
+# A bind-mounted /dev that is still mounted when the tree is removed is
+# the host's /dev: nothing is removed until mounted() is empty.
+unmount() {
+    for p in /proc/[0-9]*; do
+        [ "$(readlink "$p/root" 2>/dev/null)" = "$root" ] &&
+            kill -9 "${p#/proc/}" 2>/dev/null
+    done
+    for m in $(mounted); do
+        umount -R "$m" 2>/dev/null || umount -R -l "$m" 2>/dev/null || true
+    done
+    if [ -n "$(mounted)" ]; then
+        echo "test-release: still mounted under $root:" $(mounted) >&2
+        return 1
+    fi
+}
+
+remove_tree() {
+    unmount || {
+        echo "test-release: not removing $root while something is mounted" \
+             "in it" >&2
+        exit 1
+    }
+    rm -rf --one-file-system "$root"
+}
+
+if [ -n "$remove" ]; then
+    [ -d "$root" ] && remove_tree
+    say "removed $root"
+    exit 0
+fi
+
+# ---- build once -------------------------------------------------------------
+if [ ! -f "$root/.mod-tack-chroot" ]; then
+    command -v debootstrap >/dev/null || {
+        say "installing debootstrap"
+        apt-get install -y debootstrap >/dev/null
+    }
+    [ -d "$root" ] && remove_tree      # an earlier build that did not finish
+    mkdir -p "$(dirname "$root")"
+    say "debootstrap --variant=minbase $dist $root $mirror"
+    debootstrap --variant=minbase "$dist" "$root" "$mirror" >"$root.log" 2>&1 || {
+        tail -n 20 "$root.log" >&2
+        echo "test-release: debootstrap $dist failed (whole log: $root.log)" >&2
+        exit 1
+    }
+    {
+        echo "deb $mirror $dist main"
+        case $dist in
+        sid | unstable | experimental) ;;
+        *)
+            echo "deb $mirror $dist-updates main"
+            echo "deb $security $dist-security main"
+            ;;
+        esac
+    } >"$root/etc/apt/sources.list"
+    # Packages install services (apache2) but must not start them: they
+    # would bind the host's ports, the chroot sharing its network.
+    printf '#!/bin/sh\nexit 101\n' >"$root/usr/sbin/policy-rc.d"
+    chmod 755 "$root/usr/sbin/policy-rc.d"
+    touch "$root/.mod-tack-chroot"
+    say "built"
+fi
+
+trap 'unmount' EXIT
+trap 'exit 130' INT TERM HUP
+unmount
+mount -t proc proc "$root/proc"
+mount --rbind /sys "$root/sys"
+mount --make-rslave "$root/sys"
+mount --rbind /dev "$root/dev"
+mount --make-rslave "$root/dev"
+cp /etc/resolv.conf "$root/etc/resolv.conf"
+
+in_root() {
+    chroot "$root" /usr/bin/env -i HOME=/root LANG=C.UTF-8 \
+        PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin \
+        DEBIAN_FRONTEND=noninteractive "$@"
+}
+
+# ---- refresh: the release as it is today, and make (the README's first step
+# when make is missing) --------------------------------------------------------
+say "refreshing packages"
+in_root apt-get update -q >/dev/null
+in_root apt-get -y -q -o Dpkg::Options::=--force-confold upgrade >/dev/null
+in_root apt-get install -y -q --no-install-recommends make >/dev/null
+say "$(in_root sh -c '. /etc/os-release; echo $PRETTY_NAME'), kernel $(uname -r)"
+
+# ---- a fresh clone of HEAD -----------------------------------------------------
+rm -rf --one-file-system "$root$clone"
+mkdir -p "$root$(dirname "$clone")"
+git clone -q "$top" "$root$clone"
+say "fresh clone of $(git -C "$root$clone" log -1 --format='%h %s' | cut -c1-70)"
+
+if [ $# -eq 0 ]; then
+    set -- sh -c 'make demo && make test'
+fi
+say "running: $*"
+rc=0
+in_root sh -c 'cd "$1" && shift && exec "$@"' sh "$clone" "$@" || rc=$?
+if [ $rc -eq 0 ]; then
+    say "passed: $*"
+else
+    say "FAILED (exit $rc): $*"
+fi
+exit $rc
