@@ -202,8 +202,7 @@ const char *tack_slot_subject(const tack_slot_t *slot,
 {
     buf[0] = '\0';
     if (slot->cert) {
-        X509_NAME_oneline(X509_get_subject_name(slot->cert), buf,
-                          TACK_SUBJECT_SIZE);
+        tack_cert_name(slot->cert, buf, TACK_SUBJECT_SIZE);
     }
     return buf;
 }
@@ -367,14 +366,13 @@ static int tack_ctx_certs(server_rec *s, apr_pool_t *tmp, SSL_CTX *ctx,
          ok && n < TACK_MAX_SLOTS;
          ok = SSL_CTX_set_current_cert(ctx, SSL_CERT_SET_NEXT)) {
         X509 *x509 = SSL_CTX_get0_certificate(ctx);
-        char subject[256];
+        char subject[TACK_SUBJECT_SIZE];
 
         if (!x509 || tack_spki_hash(x509, certs[n].hash) != TACK_OK) {
             tack_openssl_log(s, "hashing a certificate");
             continue;
         }
-        X509_NAME_oneline(X509_get_subject_name(x509), subject,
-                          sizeof(subject));
+        tack_cert_name(x509, subject, sizeof(subject));
         certs[n].x509 = x509;
         certs[n].key_type = tack_key_type(X509_get0_pubkey(x509));
         certs[n].subject = apr_pstrdup(tmp, subject);

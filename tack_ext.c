@@ -18,6 +18,7 @@
 #include <openssl/err.h>
 #include <openssl/evp.h>
 #include <openssl/x509.h>
+#include <openssl/x509v3.h>
 
 /* ---- Status strings ------------------------------------------------------ */
 
@@ -499,6 +500,89 @@ tack_status_t tack_spki_hash(X509 *cert, uint8_t out[TACK_HASH_LEN])
     st = tack_sha256_der(der, der_len, out);
     OPENSSL_free(der);
     return st;
+}
+
+/* A NUL-terminated string being written into a fixed buffer, cut to fit. */
+typedef struct {
+    char *out;
+    size_t cap, len;
+} tack_namebuf_t;
+
+static void tack_namebuf_add(tack_namebuf_t *b, const uint8_t *in,
+                             size_t in_len)
+{
+    size_t i;
+
+    for (i = 0; i < in_len && b->len + 1 < b->cap; i++) {
+        b->out[b->len++] = in[i] < 0x20 || in[i] == 0x7f ? '?' : (char)in[i];
+    }
+    b->out[b->len] = '\0';
+}
+
+static void tack_namebuf_str(tack_namebuf_t *b, const char *s)
+{
+    tack_namebuf_add(b, (const uint8_t *)s, strlen(s));
+}
+
+/* tack_namebuf_first_dns adds "DNS:" and |cert|'s first DNS name; returns 0
+ * when it has none. */
+static int tack_namebuf_first_dns(tack_namebuf_t *b, X509 *cert)
+{
+    GENERAL_NAMES *sans = X509_get_ext_d2i(cert, NID_subject_alt_name, NULL,
+                                           NULL);
+    int i, found = 0;
+
+    for (i = 0; !found && i < sk_GENERAL_NAME_num(sans); i++) {
+        const GENERAL_NAME *gn = sk_GENERAL_NAME_value(sans, i);
+
+        if (gn->type == GEN_DNS) {
+            tack_namebuf_str(b, "DNS:");
+            tack_namebuf_add(b, ASN1_STRING_get0_data(gn->d.dNSName),
+                             (size_t)ASN1_STRING_length(gn->d.dNSName));
+            found = 1;
+        }
+    }
+    GENERAL_NAMES_free(sans);
+    return found;
+}
+
+char *tack_cert_name(X509 *cert, char *out, size_t out_len)
+{
+    tack_namebuf_t b = {out, out_len, 0};
+    const X509_NAME *name;
+    int i, n;
+
+    if (out == NULL || out_len == 0) {
+        return out;
+    }
+    out[0] = '\0';
+    name = cert ? X509_get_subject_name(cert) : NULL;
+    n = name ? X509_NAME_entry_count(name) : 0;
+    for (i = 0; i < n; i++) {
+        const X509_NAME_ENTRY *e = X509_NAME_get_entry(name, i);
+        int nid = OBJ_obj2nid(X509_NAME_ENTRY_get_object(e));
+        unsigned char *utf8 = NULL;
+        int len = ASN1_STRING_to_UTF8(&utf8, X509_NAME_ENTRY_get_data(e));
+        char oid[64];
+
+        tack_namebuf_str(&b, "/");
+        if (nid != NID_undef) {
+            tack_namebuf_str(&b, OBJ_nid2sn(nid));
+        } else {
+            OBJ_obj2txt(oid, sizeof(oid), X509_NAME_ENTRY_get_object(e), 1);
+            tack_namebuf_str(&b, oid);
+        }
+        tack_namebuf_str(&b, "=");
+        if (len >= 0) {
+            tack_namebuf_add(&b, utf8, (size_t)len);
+        }
+        OPENSSL_free(utf8);
+    }
+    if (n == 0 && !(cert && tack_namebuf_first_dns(&b, cert))) {
+        tack_namebuf_str(&b, "(no subject, no DNS name)");
+    }
+    ERR_clear_error();
+    return out;
 }
 
 tack_status_t tack_pkey_spki_hash(EVP_PKEY *pkey, uint8_t out[TACK_HASH_LEN])

@@ -345,6 +345,15 @@ void tack_fingerprint(const uint8_t public_key[TACK_KEY_LEN],
 /* tack_spki_hash writes SHA-256 of |cert|'s DER SubjectPublicKeyInfo. */
 tack_status_t tack_spki_hash(X509 *cert, uint8_t out[TACK_HASH_LEN]);
 
+/* tack_cert_name writes a name of |cert| for people into |out| (|out_len|
+ * bytes, NUL-terminated, cut to fit) and returns |out|: its subject,
+ * "/CN=www.example.org/O=Example", each value in UTF-8 ("/CN=café", where
+ * X509_NAME_oneline would write "caf\xC3\xA9"); for a certificate whose
+ * subject is empty (ACME CAs' such as pebble's: the name only in the SAN),
+ * "DNS:" and its first DNS name; "(no subject, no DNS name)" otherwise.
+ * Control characters become '?'.  Never an empty string. */
+char *tack_cert_name(X509 *cert, char *out, size_t out_len);
+
 /* tack_pkey_spki_hash is tack_spki_hash for a bare public key. */
 tack_status_t tack_pkey_spki_hash(EVP_PKEY *pkey, uint8_t out[TACK_HASH_LEN]);
 

@@ -83,6 +83,7 @@ static int preload_view(int argc, char **argv)
         return rc;
     }
     now = cli_now();
+    cli_format_time(l.expires, 0, exp, sizeof(exp)); /* --json's error too */
     if (json) {
         json_t *root = preload_json(&l);
 
@@ -91,7 +92,6 @@ static int preload_view(int argc, char **argv)
         json_decref(root);
     } else {
         cli_format_time(l.generated, 0, gen, sizeof(gen));
-        cli_format_time(l.expires, 0, exp, sizeof(exp));
         printf("%-14s = %s\n", "preload list", argv[optind]);
         printf("%-14s = %d\n", "version", l.version);
         printf("%-14s = %s\n", "generated", gen);

@@ -495,15 +495,19 @@ int cli_parse_when(const char *s, time_t base, time_t *out)
 void cli_format_time(time_t t, int secs, char *out, size_t out_size)
 {
     struct tm tm;
+    size_t n = 0;
 
-    if (gmtime_r(&t, &tm) == NULL) {
-        snprintf(out, out_size, "?");
-        return;
+    if (gmtime_r(&t, &tm) != NULL) {
+        n = strftime(out, out_size,
+                     secs && tm.tm_sec != 0 ? "%Y-%m-%dT%H:%M:%SZ"
+                                            : "%Y-%m-%dT%H:%MZ",
+                     &tm);
     }
-    if (secs && tm.tm_sec != 0) {
-        strftime(out, out_size, "%Y-%m-%dT%H:%M:%SZ", &tm);
-    } else {
-        strftime(out, out_size, "%Y-%m-%dT%H:%MZ", &tm);
+    /* strftime returns 0 and leaves |out| undefined (glibc 2.41 writes part
+     * of it, unterminated) when the text does not fit: a year of a dozen
+     * digits from a hostile file.  Say the number instead. */
+    if (n == 0) {
+        snprintf(out, out_size, "@%lld", (long long)t);
     }
 }
 

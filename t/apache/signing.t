@@ -19,7 +19,7 @@ use TackTest;
 use TackFixture qw(make_cert make_key spki_hash fingerprint tack_bytes
     breaksig_bytes pem write_file);
 
-plan tests => 107;
+plan tests => 123;
 
 my $TACK = top_dir() . '/tack';
 my $h = TackTest::Httpd->new('signing');
@@ -385,5 +385,49 @@ like($log, qr/\[tack:error\].*TACK00034: vhost a\.test:$port: ECDSA certificate 
      'an expired certificate gets no TACK, with an error');
 like($log, qr/TACK00036: .*1 certificate left without one/, '... counted in the summary');
 log_clean($mark, [qr/TACK00034/], $h->error_log);
+
+# ---- a certificate without a subject, its name only in the SAN (pebble's on
+# Debian 13): named by its DNS name, and its TACK in the store served at the
+# next pass instead of signed again
+TackFixture::run("openssl req -x509 -newkey ec -pkeyopt ec_paramgen_curve:P-256"
+    . " -nodes -sha256 -days 90 -subj / -addext subjectAltName=DNS:e.test,DNS:www.e.test"
+    . " -addext basicConstraints=critical,CA:FALSE"
+    . " -keyout $d/e.key -out $d/e.crt 2>&1");
+like(`openssl x509 -in $d/e.crt -noout -subject`, qr/^subject=\s*$/m,
+     'a certificate with an empty subject');
+my $nosubject = <<"C";
+TackSigningKey \@ROOT\@/sign.key
+TackSigningPassword file:\@ROOT\@/pw
+TackStore \@ROOT\@/store
+<VirtualHost 127.0.0.1:\@PORT\@>
+    ServerName e.test
+    SSLEngine on
+    SSLCertificateFile \@ROOT\@/e.crt
+    SSLCertificateKeyFile \@ROOT\@/e.key
+</VirtualHost>
+C
+unlink glob("$d/store/*.tack.pem");   # the other vhosts' TACKs
+$h->write_conf($nosubject);
+$mark = -s $h->error_log;
+ok($h->graceful, 'graceful with it');
+$log = log_since($mark, $h->error_log);
+like($log, qr/TACK00031: vhost e\.test:$port: signed a TACK for ECDSA certificate DNS:e\.test with TackSigningKey \S+ \(key [^)]*\); written to \S+store\/e\.test\.$port\.ecdsa\.tack\.pem/,
+     'signed, the certificate named by its first DNS name (never an empty label)')
+    or diag($log);
+my $e1 = served('e.test');
+ok($e1 && $e1->{id} eq $key_id && $e1->{target} eq $e1->{spki}, '... and served');
+for my $pass (1, 2) {
+    $mark = -s $h->error_log;
+    ok($h->graceful, "graceful restart $pass");
+    $log = log_since($mark, $h->error_log);
+    unlike($log, qr/TACK00031/, '... signs nothing again') or diag($log);
+    like($log, qr/TACK00056: vhost e\.test:$port: serving TACK \S+store\/e\.test\.$port\.ecdsa\.tack\.pem \(TackStore.* for ECDSA certificate DNS:e\.test/,
+         '... serves the TACK it wrote into the store');
+    like($log, qr/TACK00022: .*: 1 TACK file loaded, .* 0 unused/,
+         '... which the store does not call unused');
+    is(unpack('H*', served('e.test')->{bytes}), unpack('H*', $e1->{bytes}),
+       '... the same bytes');
+    log_clean($mark, [], $h->error_log);
+}
 
 $h->stop;

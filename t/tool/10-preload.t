@@ -143,6 +143,11 @@ is_deeply(decode_json($out), list('l.json'), 'view --json: the list');
                          "$d/l.json");
 is($rc, 1, 'view of an expired list exits 1');
 like($out, qr/EXPIRED: not enforced/, '... and says it is not enforced');
+($rc, $out, $err) = tack('preload', 'view', '--json', '--now',
+                         "\@" . ($T0 + 91 * $day), "$d/l.json");
+is($rc, 1, 'view --json of an expired list exits 1');
+like($err, qr/^tack: \S+l\.json: the preload list expired at 2030-04-01T00:00Z$/m,
+     '... naming the date (it read an unset buffer: fuzz_preload under clang 19)');
 ($rc, $out) = tack('help', 'preload');
 like($out, qr/usage: tack preload build/, 'tack help preload');
 

@@ -18,6 +18,8 @@
 #include <openssl/pem.h>
 #include <openssl/sha.h>
 
+#include <openssl/x509v3.h>
+
 #include "tests.h"
 
 /* ---- status -------------------------------------------------------------- */
@@ -413,6 +415,76 @@ START_TEST(spki_hash_of_the_vector_server_key_matches_its_cert)
     ck_assert_status(tack_pkey_spki_hash(key, got), TACK_OK);
     ck_assert_mem_eq(got, want, TACK_HASH_LEN);
     EVP_PKEY_free(key);
+    X509_free(cert);
+}
+END_TEST
+
+/* name_cert: an unsigned certificate with |cn| (NULL: an empty subject) and
+ * |san| (NULL: none), enough for tack_cert_name. */
+static X509 *name_cert(const char *cn, const char *san)
+{
+    X509 *cert = X509_new();
+
+    ck_assert_ptr_nonnull(cert);
+    if (cn != NULL) {
+        ck_assert_int_eq(X509_NAME_add_entry_by_txt(
+                             X509_get_subject_name(cert), "CN", MBSTRING_UTF8,
+                             (const unsigned char *)cn, -1, -1, 0),
+                         1);
+    }
+    if (san != NULL) {
+        X509V3_CTX ctx;
+        X509_EXTENSION *ext;
+
+        X509V3_set_ctx_nodb(&ctx);
+        X509V3_set_ctx(&ctx, cert, cert, NULL, NULL, 0);
+        ext = X509V3_EXT_conf_nid(NULL, &ctx, NID_subject_alt_name, san);
+        ck_assert_ptr_nonnull(ext);
+        ck_assert_int_eq(X509_add_ext(cert, ext, -1), 1);
+        X509_EXTENSION_free(ext);
+    }
+    return cert;
+}
+
+START_TEST(cert_name_is_the_subject_with_utf8_values)
+{
+    char out[256];
+    X509 *cert = name_cert("caf\xc3\xa9.test", "DNS:other.test");
+
+    ck_assert_str_eq(tack_cert_name(cert, out, sizeof(out)),
+                     "/CN=caf\xc3\xa9.test");
+    X509_free(cert);
+    cert = tt_make_cert(NULL);
+    ck_assert_str_eq(tack_cert_name(cert, out, sizeof(out)), "/CN=tack.test");
+    X509_free(cert);
+}
+END_TEST
+
+START_TEST(cert_name_without_a_subject_is_the_first_dns_name)
+{
+    char out[256];
+    X509 *cert = name_cert(NULL, "IP:127.0.0.1,DNS:e.test,DNS:www.e.test");
+
+    ck_assert_str_eq(tack_cert_name(cert, out, sizeof(out)), "DNS:e.test");
+    X509_free(cert);
+    cert = name_cert(NULL, "IP:127.0.0.1");
+    ck_assert_str_eq(tack_cert_name(cert, out, sizeof(out)),
+                     "(no subject, no DNS name)");
+    X509_free(cert);
+    cert = name_cert(NULL, NULL);
+    ck_assert_str_eq(tack_cert_name(cert, out, sizeof(out)),
+                     "(no subject, no DNS name)");
+    X509_free(cert);
+}
+END_TEST
+
+START_TEST(cert_name_cuts_to_the_buffer_and_hides_controls)
+{
+    char out[8];
+    X509 *cert = name_cert("a\tb\x7f" "cdefgh", NULL);
+
+    ck_assert_str_eq(tack_cert_name(cert, out, sizeof(out)), "/CN=a?b");
+    ck_assert_str_eq(tack_cert_name(cert, out, 1), "");
     X509_free(cert);
 }
 END_TEST
@@ -868,6 +940,9 @@ Suite *misc_suite(void)
     tcase_add_test(keys,
                    spki_hash_of_a_generated_cert_is_sha256_of_its_der_spki);
     tcase_add_test(keys, spki_hash_of_the_vector_server_key_matches_its_cert);
+    tcase_add_test(keys, cert_name_is_the_subject_with_utf8_values);
+    tcase_add_test(keys, cert_name_without_a_subject_is_the_first_dns_name);
+    tcase_add_test(keys, cert_name_cuts_to_the_buffer_and_hides_controls);
     tcase_add_test(keys, key_generate_makes_distinct_p256_keys);
     tcase_add_test(keys, key_from_private_computes_the_known_public_key);
     tcase_add_test(keys, key_from_private_of_one_is_the_generator);

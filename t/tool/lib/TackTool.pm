@@ -21,7 +21,7 @@ use Time::HiRes qw(sleep);
 
 our @EXPORT = qw(tack run_cmd tmp top vec00 vec02 slurp spew mkcert
                  free_port start_s_server stop_server wait_port pem_body
-                 $TACK);
+                 man_render $TACK);
 
 my $top = abs_path(File::Spec->catdir((File::Spec->splitpath(
     abs_path(__FILE__)))[1], '..', '..', '..'));
@@ -81,6 +81,20 @@ sub run_cmd {
 }
 
 # tack(@args) runs ./tack; tack(\%opt, @args) passes options to run_cmd.
+# man_render(@args): `man @args` rendered 80 columns wide as text: its exit
+# status, its text with every run of blanks made one space (groff's
+# justification differs between releases: Debian 13's spreads the NAME
+# line, "tack  -  make,  inspect"), and its stderr.  Tests check what a
+# page says, never its spacing.
+sub man_render {
+    my ($rc, $out, $err) = run_cmd(
+        { env => { MANWIDTH => 80, LC_ALL => 'C.UTF-8', MANPAGER => 'cat',
+                   PAGER => 'cat' } },
+        'man', @_);
+    $out =~ s/[ \t]+/ /g;
+    return ($rc, $out, $err);
+}
+
 sub tack {
     my $opt = ref($_[0]) eq 'HASH' ? shift : {};
     return run_cmd($opt, $TACK, @_);
