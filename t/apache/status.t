@@ -19,7 +19,7 @@ use TackTest;
 use TackFixture qw(make_cert make_key tack_bytes pem write_file spki_hash
     key_public fingerprint);
 
-plan tests => 125;
+plan tests => 127;
 
 my $mark = log_mark();
 my $port = ssl_port();
@@ -403,8 +403,12 @@ C
     my ($rc2, $o2) = promtool('metrics', $qprom);
     is($rc2, 0, 'promtool check metrics: clean with quotes, backslashes, UTF-8') or diag($o2);
     my $qsub = $qv{"q\"uo\\\\te.test:$qp"}{certificates}[0]{subject} // '?';
-    like($qsub, qr/"uo"/, "the subject has quotes: $qsub");
+    like($qsub, qr/"uo"/, 'the subject has quotes');
+    like($qsub, qr{/CN=caf\x{e9}\.test$},
+         'JSON: its UTF-8 value is kept, not escaped (caf\xC3\xA9 before)');
+    like($qhtml, qr{/CN=caf\xc3\xa9\.test}, 'HTML: UTF-8 too');
     (my $esc = $qsub) =~ s/([\\"])/\\$1/g;
+    utf8::encode($esc);   # the metrics text is UTF-8 bytes
     like($qprom, qr/^tack_certificate_tacks\{vhost="q\\"uo\\\\\\\\te\.test:$qp",key_type="ECDSA",subject="\Q$esc\E"\} 1$/m,
         'label values escaped: \" and \\\\');
     like($qprom, qr/^tack_vhost_problems\{vhost="soon\.test:$qp",kind="expiring"\} 1$/m,
