@@ -31,6 +31,7 @@
 #include <string.h>
 #include <time.h>
 #include <unistd.h>
+#include <sys/stat.h>
 
 #include "httpd.h"
 #include "http_config.h"
@@ -54,6 +55,9 @@ APLOG_USE_MODULE(tack);
  * TACK served for a few minutes (a mistake put right at once) has pins
  * that lapse within as many minutes. */
 #define TACK_GUARD_MIN_SECS (10L * 60)
+/* A state file larger than this is not read: about 150,000 remembered
+ * keys; reading more would cost seconds of every restart. */
+#define TACK_STATE_MAX (64 * 1024 * 1024)
 
 /* One TACK key remembered for a vhost's certificate. */
 typedef struct {
@@ -91,6 +95,9 @@ static apr_hash_t *guard_names; /* "name:port" of every id in guard_mem */
 static apr_array_header_t *guard_notes;
 static int guard_loaded;
 static int guard_missing; /* the file was not there: said when created */
+static int guard_keep;    /* it could not be read: never overwritten */
+static long guard_written; /* its "written": the clock never goes back */
+static int guard_clock_back; /* the clock is earlier: not rewritten */
 
 static apr_status_t tack_guard_forget(void *unused)
 {
@@ -100,6 +107,9 @@ static apr_status_t tack_guard_forget(void *unused)
     guard_notes = NULL;
     guard_loaded = 0;
     guard_missing = 0;
+    guard_keep = 0;
+    guard_written = 0;
+    guard_clock_back = 0;
     return APR_SUCCESS;
 }
 
@@ -179,70 +189,181 @@ static int tack_mem_parse(apr_pool_t *p, json_t *keys,
     return 1;
 }
 
-/* tack_guard_load reads the memory once per pass; a missing or corrupt
- * file means no memory, said once. */
+/* tack_mem_add remembers |keys| for |id|. */
+static void tack_mem_add(apr_pool_t *p, const char *id,
+                         apr_array_header_t *keys)
+{
+    const char *sp = strrchr(id, ' ');
+
+    id = apr_pstrdup(p, id);
+    apr_hash_set(guard_mem, id, APR_HASH_KEY_STRING, keys);
+    if (sp) {
+        apr_hash_set(guard_names, apr_pstrndup(p, id, (size_t)(sp - id)),
+                     APR_HASH_KEY_STRING, "");
+    }
+}
+
+/* tack_state_id_ok says whether |id|, a key of the state file's "slots",
+ * has the shape of one ("NAME:PORT TYPE", printable, bounded): a name that
+ * does not is never quoted in the log (the file may not be ours). */
+static int tack_state_id_ok(const char *id)
+{
+    size_t i, n = strlen(id);
+
+    if (n == 0 || n >= TACK_NAME_SIZE + 16 || !strchr(id, ':') ||
+        !strrchr(id, ' ')) {
+        return 0;
+    }
+    for (i = 0; i < n; i++) {
+        if ((unsigned char)id[i] < 0x21 && id[i] != ' ') {
+            return 0;
+        }
+        if ((unsigned char)id[i] >= 0x7f || id[i] == '"' || id[i] == '\\') {
+            return 0;
+        }
+    }
+    return 1;
+}
+
+/* tack_state_read reads the state file's text into |*text| (free with
+ * free()); returns NULL, or why it is not read.  The file is judged like
+ * a TackFile (tack_file_read: regular files only, never a FIFO that would
+ * block the parent, no pseudo-file, at most TACK_STATE_MAX bytes), and a
+ * symbolic link is not followed: whoever could plant one would make the
+ * parent, as root, read any file of the machine. */
+static const char *tack_state_read(apr_pool_t *p, const char *path,
+                                   char **text, size_t *len)
+{
+    struct stat sb;
+    tack_status_t st;
+
+    if (lstat(path, &sb) != 0) {
+        return apr_psprintf(p, "%s", strerror(errno));
+    }
+    if (S_ISLNK(sb.st_mode)) {
+        return "a symbolic link, not followed (name the file itself)";
+    }
+    st = tack_file_read(path, TACK_STATE_MAX, text, len);
+    if (st == TACK_ERR_IO) {
+        return apr_psprintf(p, "%s", strerror(errno));
+    }
+    if (st == TACK_ERR_FILE_TOO_LARGE) {
+        return apr_psprintf(p, "larger than %d MiB", TACK_STATE_MAX >> 20);
+    }
+    return st == TACK_OK ? NULL : tack_status_str(st);
+}
+
+/* tack_guard_load reads the memory once per pass.  A missing file means no
+ * memory yet.  A file that cannot be read or is not a state file means no
+ * memory for this pass, said once, and the file is left as it is, never
+ * overwritten (guard_keep): it may be the only record of the pins clients
+ * hold.  Nothing of its content is quoted, only its format's field names.
+ * A malformed entry costs that entry alone. */
 static void tack_guard_load(server_rec *s)
 {
-    const char *path = tack_state_file();
+    const char *path = tack_state_file(), *why;
     apr_pool_t *p = tack_guard_pool(s);
     json_error_t jerr;
     json_t *root, *slots, *slot;
+    char *text = NULL;
+    size_t len = 0;
+    const char *id;
+    int bad = 0;
 
     if (guard_loaded) {
         return;
     }
     guard_loaded = 1;
-    root = json_load_file(path, JSON_REJECT_DUPLICATES, &jerr);
-    if (!root) {
-        if (access(path, F_OK) != 0 && errno == ENOENT) {
-            guard_missing = 1;
-        } else {
-            ap_log_error(APLOG_MARK, APLOG_WARNING, 0, s,
-                         "TACK00045: TackStateFile %s: cannot be read (%s, "
-                         "line %d); starting with no memory of TACKs served "
-                         "before, so the pin-continuity guard cannot warn "
-                         "about them",
-                         path, jerr.text, jerr.line);
-        }
+    if (access(path, F_OK) != 0 && errno == ENOENT) {
+        guard_missing = 1;
         return;
     }
-    slots = json_object_get(root, "slots");
-    if (json_integer_value(json_object_get(root, "version")) != 1 ||
+    why = tack_state_read(p, path, &text, &len);
+    if (why) {
+        guard_keep = 1;
+        ap_log_error(APLOG_MARK, APLOG_WARNING, 0, s,
+                     "TACK00045: TackStateFile %s: cannot be read (%s); "
+                     "starting with no memory of TACKs served before, so the "
+                     "pin-continuity guard cannot warn about them; the file "
+                     "is left as it is (move it away to start afresh)",
+                     path, why);
+        return;
+    }
+    root = json_loadb(text, len, JSON_REJECT_DUPLICATES, &jerr);
+    free(text);
+    slots = root ? json_object_get(root, "slots") : NULL;
+    if (!root || json_integer_value(json_object_get(root, "version")) != 1 ||
         !json_is_object(slots)) {
+        guard_keep = 1;
+        /* jansson's own text quotes the file ("near 'hunter2'"): the
+         * position only. */
         ap_log_error(APLOG_MARK, APLOG_WARNING, 0, s,
                      "TACK00047: TackStateFile %s: not a version 1 state "
-                     "file; starting with no memory of TACKs served before",
-                     path);
+                     "file (%s); starting with no memory of TACKs served "
+                     "before; the file is left as it is (move it away to "
+                     "start afresh)",
+                     path,
+                     root ? "no \"version\": 1 with \"slots\""
+                          : apr_psprintf(p, "not JSON: line %d, column %d",
+                                         jerr.line, jerr.column));
         json_decref(root);
         return;
     }
+    guard_written = (long)json_integer_value(json_object_get(root, "written"));
+    json_object_foreach(slots, id, slot)
     {
-        const char *id;
+        apr_array_header_t *keys;
 
-        json_object_foreach(slots, id, slot)
-        {
-            apr_array_header_t *keys;
-
-            if (!tack_mem_parse(p, slot, &keys)) {
+        if (!tack_state_id_ok(id) || !tack_mem_parse(p, slot, &keys)) {
+            if (!bad++) {
                 ap_log_error(APLOG_MARK, APLOG_WARNING, 0, s,
-                             "TACK00048: TackStateFile %s: entry \"%s\" is "
-                             "malformed; starting with no memory of TACKs "
-                             "served before",
-                             path, id);
-                apr_hash_clear(guard_mem);
-                apr_hash_clear(guard_names);
-                break;
+                             "TACK00048: TackStateFile %s: entry %s%s%s is "
+                             "malformed; it is left out (the pins it "
+                             "remembered are forgotten), the other entries "
+                             "are kept",
+                             path, tack_state_id_ok(id) ? "\"" : "",
+                             tack_state_id_ok(id) ? id : "(a name that is not a vhost's)",
+                             tack_state_id_ok(id) ? "\"" : "");
             }
-            apr_hash_set(guard_mem, apr_pstrdup(p, id), APR_HASH_KEY_STRING,
-                         keys);
-            if (strrchr(id, ' ')) {
-                apr_hash_set(guard_names,
-                             apr_pstrndup(p, id, (size_t)(strrchr(id, ' ') - id)),
-                             APR_HASH_KEY_STRING, "");
-            }
+            continue;
         }
+        tack_mem_add(p, id, keys);
+    }
+    if (bad > 1) {
+        ap_log_error(APLOG_MARK, APLOG_WARNING, 0, s,
+                     "TACK00063: TackStateFile %s: %d malformed entries left "
+                     "out in all, %d kept",
+                     path, bad, (int)apr_hash_count(guard_mem));
     }
     json_decref(root);
+}
+
+/* tack_guard_now returns the pass's time for the guard: the clock, or the
+ * state file's last write when the clock is earlier (a board without a
+ * real-time clock before NTP, a VM restored from a snapshot).  The memory
+ * never moves backwards: pins are judged at that last write, said once,
+ * and the file is not rewritten by this pass (guard_clock_back). */
+static long tack_guard_now(server_rec *s)
+{
+    long now = (long)time(NULL);
+    char clock[TACK_TIME_SIZE], last[TACK_TIME_SIZE];
+
+    tack_guard_load(s);
+    if (now >= guard_written) {
+        return now;
+    }
+    if (!guard_clock_back) {
+        guard_clock_back = 1;
+        tack_time_format((uint32_t)(now / 60), clock);
+        tack_time_format((uint32_t)(guard_written / 60), last);
+        ap_log_error(APLOG_MARK, APLOG_WARNING, 0, s,
+                     "TACK00064: TackStateFile %s: the clock (%s) is earlier "
+                     "than the file's last write (%s); pins are judged at "
+                     "that last write and the memory is left unchanged until "
+                     "the clock is right",
+                     tack_state_file(), clock, last);
+    }
+    return guard_written;
 }
 
 /* ---- what this pass serves ------------------------------------------------- */
@@ -459,14 +580,14 @@ static void tack_guard_gone(server_rec *s_main, long now)
 
 int tack_guard_check(server_rec *s_main)
 {
-    long now = (long)time(NULL);
+    long now;
     int problems = 0, i, j;
 
     if (tack_config_quiet()) {
         return 0;
     }
     tack_guard_pool(s_main);
-    tack_guard_load(s_main); /* even with nothing noted: vhosts gone */
+    now = tack_guard_now(s_main); /* loads, even with nothing noted */
     tack_guard_gone(s_main, now);
     for (i = 0; i < guard_notes->nelts; i++) {
         const tack_guard_note_t *n =
@@ -605,16 +726,15 @@ static json_t *tack_mem_json(long now)
     return root;
 }
 
-/* tack_mem_write writes the memory atomically: a temporary file in the
- * same directory, synced, renamed over the old one. */
+/* tack_mem_write writes the memory atomically (tack_file_replace: a new
+ * file beside it, mode 0644 set on its descriptor, synced, renamed over the
+ * old one, the directory synced). */
 static const char *tack_mem_write(apr_pool_t *p, const char *path, long now)
 {
     json_t *root = tack_mem_json(now);
     char *text = json_dumps(root, JSON_INDENT(1) | JSON_SORT_KEYS);
     char *dir = apr_pstrdup(p, path), *slash = strrchr(dir, '/');
-    char *tmp;
-    apr_file_t *f;
-    apr_status_t rv;
+    tack_status_t st;
 
     json_decref(root);
     if (!text) {
@@ -630,36 +750,26 @@ static const char *tack_mem_write(apr_pool_t *p, const char *path, long now)
                                    APR_FPROT_WEXECUTE,
                                p);
     }
-    tmp = apr_pstrcat(p, path, ".XXXXXX", NULL);
-    rv = apr_file_mktemp(&f, tmp,
-                         APR_FOPEN_CREATE | APR_FOPEN_WRITE | APR_FOPEN_EXCL,
-                         p);
-    if (rv == APR_SUCCESS) {
-        if ((rv = apr_file_write_full(f, text, strlen(text), NULL)) ||
-            (rv = apr_file_sync(f))) {
-            apr_file_close(f);
-            apr_file_remove(tmp, p);
-        } else {
-            apr_file_close(f);
-            apr_file_perms_set(tmp, APR_FPROT_UREAD | APR_FPROT_UWRITE |
-                                        APR_FPROT_GREAD | APR_FPROT_WREAD);
-            rv = apr_file_rename(tmp, path, p);
-        }
-    }
+    st = tack_file_replace(path, text, strlen(text), 0644, 1);
     free(text);
-    return rv == APR_SUCCESS ? NULL : apr_psprintf(p, "%pm", &rv);
+    if (st != TACK_OK) {
+        return st == TACK_ERR_IO ? strerror(errno) : tack_status_str(st);
+    }
+    return NULL;
 }
 
 void tack_guard_end(server_rec *s_main)
 {
-    long now = (long)time(NULL);
+    long now;
     const char *err;
     int i;
 
     if (!guard_pool) {
         return;
     }
+    now = guard_loaded ? tack_guard_now(s_main) : (long)time(NULL);
     if (!tack_config_strict() && !tack_config_quiet() && guard_loaded &&
+        !guard_keep && !guard_clock_back &&
         (guard_notes->nelts || apr_hash_count(guard_mem))) {
         apr_hash_index_t *hi;
 
@@ -778,14 +888,15 @@ void tack_guard_recover(apr_pool_t *p, server_rec *s, const tack_conf_t *conf,
 {
     const tack_file_t *failed;
     char name[TACK_NAME_SIZE];
-    long now = (long)time(NULL);
+    long now;
     int c, j;
 
     if (tack_config_strict() || tack_config_quiet() ||
         !(failed = tack_failed_file(conf))) {
         return;
     }
-    tack_guard_load(s);
+    tack_guard_pool(s);
+    now = tack_guard_now(s);
     tack_vhost_name_buf(s, name);
     for (c = 0; c < sel->ncerts; c++) {
         tack_certsel_t *cert = &sel->certs[c];

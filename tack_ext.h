@@ -25,6 +25,7 @@
 #define TACK_EXT_H
 
 #include <stddef.h>
+#include <sys/types.h>
 #include <stdint.h>
 #include <time.h>
 
@@ -449,6 +450,34 @@ tack_status_t tack_pem_encode(char **out, size_t *out_len, const char *label,
  * open(2) bounds that. */
 tack_status_t tack_file_read(const char *path, size_t max_len, char **out,
                              size_t *out_len);
+
+/* tack_file_write_temp writes |len| bytes at |data| into a new file beside
+ * |path|, named ".BASENAME.XXXXXX" (hidden: a TackStore never reads it),
+ * created by mkstemp (O_CREAT|O_EXCL: no name that exists, and so no
+ * symbolic link, is ever followed or reused) and given |mode| with fchmod on
+ * its descriptor, never by name (a name can be swapped for a link between
+ * two calls; the umask does not apply: pass the mode wanted); synced when
+ * |sync|.  On success |*tmp| (free with free()) names it, for
+ * tack_file_commit or unlink.  On failure nothing is left behind and
+ * TACK_ERR_IO (errno set) or TACK_ERR_NOMEM is returned. */
+tack_status_t tack_file_write_temp(const char *path, const void *data,
+                                   size_t len, mode_t mode, int sync,
+                                   char **tmp);
+
+/* tack_file_replace replaces |path| atomically with |len| bytes at |data|:
+ * tack_file_write_temp, then rename over |path| (a reader sees the old file
+ * or the new one, whole), then, when |sync|, fsync of the directory so the
+ * rename survives a crash.  The one way every part of mod_tack writes a
+ * file: the module's TackStore and state file, the tool's outputs.
+ * Returns TACK_OK, or TACK_ERR_IO with errno set (the temporary file
+ * removed), or TACK_ERR_NOMEM. */
+tack_status_t tack_file_replace(const char *path, const void *data,
+                                size_t len, mode_t mode, int sync);
+
+/* tack_file_sync_dir fsyncs the directory that holds |path|; returns 0, or
+ * -1 with errno set.  File systems that cannot sync a directory (EINVAL)
+ * count as success: the rename is then as durable as they make it. */
+int tack_file_sync_dir(const char *path);
 
 /* tack_tacks_from_pem decodes every TACK block of a PEM text into |out|
  * (capacity |max|), each exactly TACK_LEN bytes, and sets |*count|.

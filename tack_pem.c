@@ -585,6 +585,134 @@ tack_status_t tack_file_read(const char *path, size_t max_len, char **out,
     return st;
 }
 
+int tack_file_sync_dir(const char *path)
+{
+    const char *slash = strrchr(path, '/');
+    char *dir;
+    int fd, rc = 0, saved;
+
+    if (slash == NULL) {
+        dir = strdup(".");
+    } else {
+        dir = strndup(path, slash == path ? 1 : (size_t)(slash - path));
+    }
+    if (dir == NULL) {
+        errno = ENOMEM;
+        return -1;
+    }
+    fd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+    if (fd < 0) {
+        rc = -1;
+    } else {
+        if (fsync(fd) != 0 && errno != EINVAL) {
+            rc = -1;
+        }
+        saved = errno;
+        close(fd);
+        errno = saved;
+    }
+    free(dir);
+    return rc;
+}
+
+/* file_write_all writes |len| bytes to |fd|; returns 0, or -1 with errno. */
+static int file_write_all(int fd, const uint8_t *p, size_t len)
+{
+    while (len > 0) {
+        ssize_t n = write(fd, p, len);
+
+        if (n < 0 && errno == EINTR) {
+            continue;
+        }
+        if (n <= 0) {
+            if (n == 0) {
+                errno = EIO;
+            }
+            return -1;
+        }
+        p += n;
+        len -= (size_t)n;
+    }
+    return 0;
+}
+
+tack_status_t tack_file_write_temp(const char *path, const void *data,
+                                   size_t len, mode_t mode, int sync,
+                                   char **tmp)
+{
+    const char *slash, *base;
+    size_t dlen, blen;
+    char *name;
+    int fd, saved;
+
+    if (path == NULL || (data == NULL && len > 0) || tmp == NULL) {
+        return TACK_ERR_INVALID_ARG;
+    }
+    slash = strrchr(path, '/');
+    base = slash ? slash + 1 : path;
+    dlen = (size_t)(base - path);
+    blen = strlen(base);
+    name = malloc(dlen + 1 + blen + sizeof(".XXXXXX"));
+    if (name == NULL) {
+        return TACK_ERR_NOMEM;
+    }
+    memcpy(name, path, dlen);
+    name[dlen] = '.';
+    memcpy(name + dlen + 1, base, blen);
+    memcpy(name + dlen + 1 + blen, ".XXXXXX", sizeof(".XXXXXX"));
+    /* mkstemp: O_CREAT|O_EXCL, mode 0600 until the fchmod below. */
+    fd = mkstemp(name);
+    if (fd < 0) {
+        saved = errno;
+        free(name);
+        errno = saved;
+        return TACK_ERR_IO;
+    }
+    if (fchmod(fd, mode) != 0 || file_write_all(fd, data, len) != 0 ||
+        (sync && fsync(fd) != 0)) {
+        saved = errno;
+        close(fd);
+        unlink(name);
+        free(name);
+        errno = saved;
+        return TACK_ERR_IO;
+    }
+    if (close(fd) != 0) {
+        saved = errno;
+        unlink(name);
+        free(name);
+        errno = saved;
+        return TACK_ERR_IO;
+    }
+    *tmp = name;
+    return TACK_OK;
+}
+
+tack_status_t tack_file_replace(const char *path, const void *data,
+                                size_t len, mode_t mode, int sync)
+{
+    char *tmp = NULL;
+    tack_status_t st;
+    int saved;
+
+    st = tack_file_write_temp(path, data, len, mode, sync, &tmp);
+    if (st != TACK_OK) {
+        return st;
+    }
+    if (rename(tmp, path) != 0) {
+        saved = errno;
+        unlink(tmp);
+        free(tmp);
+        errno = saved;
+        return TACK_ERR_IO;
+    }
+    free(tmp);
+    if (sync && tack_file_sync_dir(path) != 0) {
+        return TACK_ERR_IO;
+    }
+    return TACK_OK;
+}
+
 /* pem_blocks_check decodes all |label| blocks of |pem| and checks their count
  * against |max| (|too_many| when exceeded) and each size against |size|. */
 static tack_status_t pem_blocks_check(tack_pem_t *blocks, const char *pem,

@@ -149,92 +149,31 @@ int cli_sync_files(const char *path)
 
 int cli_fsync_dir(const char *path)
 {
-    char *dir = strdup(path);
-    char *slash;
-    int fd, rc = 0;
-
-    if (dir == NULL) {
-        return -1;
-    }
-    slash = strrchr(dir, '/');
-    if (slash == NULL) {
-        strcpy(dir, ".");
-    } else if (slash == dir) {
-        slash[1] = '\0';
-    } else {
-        *slash = '\0';
-    }
-    fd = open(dir, O_RDONLY | O_DIRECTORY);
-    if (fd >= 0) {
-        /* Some file systems refuse fsync on a directory; the rename is then
-         * as durable as they make it. */
-        if (fsync(fd) != 0 && errno != EINVAL) {
-            rc = -1;
-        }
-        close(fd);
-    }
-    free(dir);
-    return rc;
+    return tack_file_sync_dir(path);
 }
 
 int cli_write_temp(const char *path, const void *data, size_t len, mode_t mode,
                    int sync, char **tmp)
 {
-    const uint8_t *p = data;
-    size_t plen = strlen(path);
-    char *name = malloc(plen + 16);
     mode_t mask;
-    int fd;
 
-    if (name == NULL) {
-        cli_err("%s: out of memory", path);
-        return CLI_EXIT_USAGE;
-    }
-    memcpy(name, path, plen);
-    memcpy(name + plen, ".tmp.XXXXXX", 12);
-    fd = mkstemp(name); /* created 0600: a key is never readable by others */
-    if (fd < 0) {
-        cli_err("%s: cannot create a file there: %s", path, strerror(errno));
-        free(name);
-        return CLI_EXIT_USAGE;
-    }
+    /* A key (0600) is never made readable by others, whatever the umask;
+     * other files get the mode less the umask, as any command's would. */
     if (mode != 0600) {
         mask = umask(0);
         umask(mask);
-        if (fchmod(fd, mode & ~mask) != 0) {
-            goto fail;
-        }
+        mode &= ~mask;
     }
-    while (len > 0) {
-        ssize_t n = write(fd, p, len);
-
-        if (n < 0 && errno == EINTR) {
-            continue;
-        }
-        if (n <= 0) {
-            goto fail;
-        }
-        p += n;
-        len -= (size_t)n;
+    switch (tack_file_write_temp(path, data, len, mode, sync, tmp)) {
+    case TACK_OK:
+        return CLI_EXIT_OK;
+    case TACK_ERR_NOMEM:
+        cli_err("%s: out of memory", path);
+        return CLI_EXIT_USAGE;
+    default:
+        cli_err("%s: cannot write a file there: %s", path, strerror(errno));
+        return CLI_EXIT_USAGE;
     }
-    if (sync && fsync(fd) != 0) {
-        goto fail;
-    }
-    if (close(fd) != 0) {
-        fd = -1;
-        goto fail;
-    }
-    *tmp = name;
-    return CLI_EXIT_OK;
-
-fail:
-    cli_err("%s: cannot write: %s", path, strerror(errno));
-    if (fd >= 0) {
-        close(fd);
-    }
-    unlink(name);
-    free(name);
-    return CLI_EXIT_USAGE;
 }
 
 int cli_write_atomic(const char *path, const void *data, size_t len,

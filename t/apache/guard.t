@@ -22,7 +22,7 @@ use TackTest;
 use TackFixture qw(make_cert make_key tack_bytes breaksig_bytes pem
     write_file fingerprint key_public);
 
-plan tests => 67;
+plan tests => 91;
 
 my $h = TackTest::Httpd->new('guard');
 my $d = $h->root;
@@ -85,6 +85,11 @@ sub served_key {
     my $r = probe(port => $port, name => 'a.test', version => '1.2');
     return undef unless defined $r->{ext} && length($r->{ext}) > 100 && ord($r->{ext}) == 166;
     return fingerprint(substr($r->{ext}, 1, 64));
+}
+sub slurp_file {
+    open my $fh, '<', $_[0] or return undef;
+    local $/;
+    return scalar <$fh>;
 }
 sub day { strftime('%Y-%m-%d', gmtime(time + $_[0] * 86400)) }
 
@@ -217,23 +222,105 @@ like($log, qr/\[tack:error\].*TACK00042: vhost a\.test:$port: ECDSA certificate 
 log_clean($mark, [qr/TACK00042|TACK00018/], $h->error_log);
 
 # ---- the memory file ------------------------------------------------------------------
-write_file($state, "{ not json");
+# configtest_within($secs): apache2 -t that may not hang (a FIFO would block
+# its open() forever before the fix): exit 124 when it had to be killed.
+sub configtest_within {
+    my ($secs) = @_;
+    my $httpd = $ENV{APACHE2} || '/usr/sbin/apache2';
+    my $out = qx{timeout $secs $httpd -f ${\ $h->conf_file} -t 2>&1};
+    return ($? >> 8, $out);
+}
+write_file($state, "{ not json hunter2");
 store_only(a5 => tack_bytes(key => "$d/k2.key", cert => "$d/a.crt"));
 ($rc, $out) = $h->configtest;
 is($rc, 0, 'a corrupt memory file does not refuse the configuration') or diag($out);
-like($out, qr/\[tack:warn\].*TACK00045: TackStateFile \S+state\.json: cannot be read \(.*\); starting with no memory/,
-     '... it says so');
+like($out, qr/\[tack:warn\].*TACK00047: TackStateFile \S+state\.json: not a version 1 state file \(not JSON: line 1, column \d+\); starting with no memory of TACKs served before; the file is left as it is/,
+     '... it says so, with the position');
+unlike($out, qr/hunter2|not json/, '... and quotes nothing of the file');
 $mark = -s $h->error_log;
 ok($h->graceful, 'graceful with it');
 $log = log_since($mark, $h->error_log);
-my @lines = $log =~ /(TACK00045)/g;
+my @lines = $log =~ /(TACK00047)/g;
 is(scalar(@lines), 1, '... said once');
+is(slurp_file($state), "{ not json hunter2",
+   '... and the file is left as it is, never overwritten (it may be the only record of the pins)');
+log_clean($mark, [qr/TACK00047/], $h->error_log);
+unlink $state;
+$mark = -s $h->error_log;
+ok($h->graceful, 'graceful once it is moved away');
+like(log_since($mark, $h->error_log), qr/TACK00044: TackStateFile \S+state\.json: created/, '... a new one is created');
 @s = @{ slot() };
-ok(@s == 1 && $s[0]{tack_id} eq $K2 && $s[0]{serving}, 'and the file is written anew');
-log_clean($mark, [qr/TACK00045/], $h->error_log);
+ok(@s == 1 && $s[0]{tack_id} eq $K2 && $s[0]{serving}, '... remembering K2');
 is(sprintf('%o', (stat $state)[2] & 07777), '644', 'the memory file is mode 0644');
-my @tmp = glob("$state.*");
+my @tmp = glob("$state.* $d/var/tack/.state.json.*");
 is(scalar(@tmp), 0, 'no temporary file left beside it');
+my $good = slurp_file($state);
+
+# a FIFO in its place: never opened (it would block apache2 -t and the
+# parent's start forever), named, left alone
+unlink $state;
+system('mkfifo', $state) == 0 or die "mkfifo: $!";
+($rc, $out) = configtest_within(20);
+isnt($rc, 124, 'apache2 -t with a FIFO as TackStateFile does not hang');
+like($out, qr/\[tack:warn\].*TACK00045: TackStateFile \S+state\.json: cannot be read \(not a regular file\); starting with no memory/,
+     '... it says the file is not a regular file');
+$mark = -s $h->error_log;
+ok($h->graceful, 'a graceful restart with it completes');
+ok(-p $state, '... and leaves the FIFO in place');
+log_clean($mark, [qr/TACK00045/], $h->error_log);
+
+# a symbolic link to a root-only file: not followed, nothing quoted
+unlink $state;
+write_file("$d/secret", "hunter2\n");
+chmod 0600, "$d/secret";
+symlink("$d/secret", $state) or die "symlink: $!";
+($rc, $out) = $h->configtest;
+like($out, qr/TACK00045: TackStateFile \S+state\.json: cannot be read \(a symbolic link, not followed \(name the file itself\)\)/,
+     'a symbolic link as TackStateFile is not followed');
+unlike($out, qr/hunter2/, '... and nothing of the file it points to is quoted');
+unlink $state;
+
+# a malformed entry costs that entry alone
+$j = decode_json($good);
+$j->{slots}{"x.test:$port ECDSA"} = [{ key => 'zz', first_seen => 1 }];
+$j->{slots}{"\x01hunter2"} = 'nope';
+write_file($state, encode_json($j));
+$mark = -s $h->error_log;
+ok($h->graceful, 'graceful with two malformed entries beside a good one');
+$log = log_since($mark, $h->error_log);
+like($log, qr/\[tack:warn\].*TACK00048: TackStateFile \S+state\.json: entry (\(a name that is not a vhost's\)|"x\.test:$port ECDSA") is malformed; it is left out \(the pins it remembered are forgotten\), the other entries are kept/,
+     'the first malformed entry is named (the one that is not a vhost\'s name is not quoted)');
+like($log, qr/TACK00063: TackStateFile \S+state\.json: 2 malformed entries left out in all, 1 kept/,
+     '... and the count');
+unlike($log, qr/hunter2/, '... nothing of a bad name is quoted');
+@s = @{ slot() };
+ok(@s == 1 && $s[0]{tack_id} eq $K2, 'a.test\'s entry is kept');
+ok(!exists memory()->{slots}{"x.test:$port ECDSA"}, 'the malformed ones are gone from the file');
+log_clean($mark, [qr/TACK00048|TACK00063/], $h->error_log);
+
+# a clock earlier than the file's last write: the memory never goes back
+$j = memory();
+my $ahead = time + 7200;
+$j->{written} = $ahead;
+for my $k (map { @$_ } values %{ $j->{slots} }) {
+    $k->{first_seen} = $ahead - 10 * 86400;
+    $k->{last_served} = $ahead;
+}
+write_file($state, encode_json($j));
+my $before = slurp_file($state);
+store_only();
+($rc, $out) = $h->configtest;
+like($out, qr/\[tack:warn\].*TACK00064: TackStateFile \S+state\.json: the clock \(\S+\) is earlier than the file's last write \(\S+\); pins are judged at that last write and the memory is left unchanged/,
+     'apache2 -t names a clock earlier than the memory\'s last write');
+like($out, qr/TACK00040: vhost a\.test:$port: .* without a TACK under key \Q$K2\E/,
+     '... and still refuses to drop K2, judged at that time');
+$mark = -s $h->error_log;
+ok($h->graceful, 'a start with the clock behind and the TACK gone');
+$log = log_since($mark, $h->error_log);
+like($log, qr/TACK00042: vhost a\.test:$port: .* under key \Q$K2\E/, '... is an error (pins judged at the last write)');
+is(slurp_file($state), $before, '... and the memory is left unchanged');
+log_clean($mark, [qr/TACK00064|TACK00042/], $h->error_log);
+write_file($state, $good);
 
 # ---- a TACK file broken between apache2 -t and the restart: the TACK it
 # served is served again from the memory, with an error ------------------------

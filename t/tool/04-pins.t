@@ -202,10 +202,10 @@ my $ino = (stat("$d/d.json"))[1];
 check('d.json', $T0 + 3 * $day);
 isnt((stat("$d/d.json"))[1], $ino, 'the store is replaced, not rewritten '
                                   . 'in place');
-my @left = glob("$d/d.json.tmp.*");
+my @left = glob("$d/.d.json.*");
 is(scalar(@left), 0, 'no temporary file left behind');
 # a crash mid-write leaves at most a temporary file beside an intact store
-spew("$d/d.json.tmp.ABCDEF", '{"format": "tack-pi');
+spew("$d/.d.json.ABCDEF", '{"format": "tack-pi');
 ($rc, $out) = check('d.json', $T0 + 4 * $day);
 is($rc, 0, 'a stale temporary file does not disturb the store');
 ok(store('d.json')->{names}{$name}, '... which still holds the pin');
