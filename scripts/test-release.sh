@@ -157,8 +157,12 @@ if [ $# -eq 0 ]; then
     set -- sh -c 'make demo && make test'
 fi
 say "running: $*"
+# In the background, waited for: a shell runs its traps only between
+# commands, and wait is one that a signal interrupts; the trap then ends
+# every process in the chroot (unmount) and leaves nothing mounted.
 rc=0
-in_root sh -c 'cd "$1" && shift && exec "$@"' sh "$clone" "$@" || rc=$?
+in_root sh -c 'cd "$1" && shift && exec "$@"' sh "$clone" "$@" &
+wait $! || rc=$?
 if [ $rc -eq 0 ]; then
     say "passed: $*"
 else
