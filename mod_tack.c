@@ -598,6 +598,7 @@ static void tack_register_hooks(apr_pool_t *p)
     ap_hook_post_read_request(tack_hook_post_read_request, NULL, NULL,
                               APR_HOOK_MIDDLE);
     tack_status_register_hooks(p);
+    tack_sign_register_hooks(p);
 }
 
 /* Spelled out rather than AP_DECLARE_MODULE(tack), which would repeat the

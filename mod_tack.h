@@ -575,6 +575,10 @@ const char *tack_pem_error(apr_pool_t *p, const char *directive,
 /* The sources TackSigningPassword accepts, checked when it is read. */
 const char *tack_sign_pw_syntax(apr_pool_t *p, const char *arg);
 
+/* tack_sign_register_hooks registers the child_init hook that wipes env:
+ * passwords from every httpd child's environment. */
+void tack_sign_register_hooks(apr_pool_t *p);
+
 /* tack_sign_vhost signs, with the vhost's TackSigningKey, a TACK for each
  * certificate of |sel| that has none, and anew a TACK under that key that
  * expires within 30 days, and writes each into the vhost's TackStore when

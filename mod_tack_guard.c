@@ -38,6 +38,7 @@
 #include "http_log.h"
 #include "http_main.h"
 #include "apr_file_io.h"
+#include "apr_lib.h"
 #include "apr_strings.h"
 
 #include <jansson.h>
@@ -189,18 +190,117 @@ static int tack_mem_parse(apr_pool_t *p, json_t *keys,
     return 1;
 }
 
-/* tack_mem_add remembers |keys| for |id|. */
+/* tack_guard_name returns "NAME:PORT" as a client reaches it: |name| as
+ * SNI matches it (case-folded, without a trailing dot) and |port|. */
+static const char *tack_guard_name(apr_pool_t *p, const char *name,
+                                   unsigned port)
+{
+    char *n = apr_pstrdup(p, name), *c;
+    size_t len = strlen(n);
+
+    if (len > 1 && n[len - 1] == '.') {
+        n[len - 1] = '\0';
+    }
+    for (c = n; *c; c++) {
+        *c = (char)apr_tolower(*c);
+    }
+    return apr_psprintf(p, "%s:%u", n, port);
+}
+
+/* tack_guard_vhost_names returns the "NAME:PORT"s that reach |s|: its
+ * ServerName and each ServerAlias that is not a wildcard, on each port it
+ * listens on (the ServerName's port when it listens on any).  The memory
+ * is keyed by them, not by how the configuration spells the vhost: a
+ * vhost renamed "A.TEST", "a.test.", or made a ServerAlias of another
+ * vhost still answers the same clients, who still hold their pins. */
+static apr_array_header_t *tack_guard_vhost_names(apr_pool_t *p, server_rec *s)
+{
+    apr_array_header_t *out = apr_array_make(p, 2, sizeof(const char *));
+    apr_array_header_t *names = apr_array_make(p, 2, sizeof(const char *));
+    apr_array_header_t *ports = apr_array_make(p, 1, sizeof(unsigned));
+    server_addr_rec *a;
+    int i, j, k;
+
+    APR_ARRAY_PUSH(names, const char *) =
+        s->server_hostname ? s->server_hostname : "(unnamed)";
+    for (i = 0; s->names && i < s->names->nelts; i++) {
+        APR_ARRAY_PUSH(names, const char *) = APR_ARRAY_IDX(s->names, i, char *);
+    }
+    for (a = s->addrs; a; a = a->next) {
+        unsigned port = a->host_port ? a->host_port : s->port;
+
+        for (k = 0; k < ports->nelts; k++) {
+            if (APR_ARRAY_IDX(ports, k, unsigned) == port) {
+                break;
+            }
+        }
+        if (k == ports->nelts) {
+            APR_ARRAY_PUSH(ports, unsigned) = port;
+        }
+    }
+    if (!ports->nelts) {
+        APR_ARRAY_PUSH(ports, unsigned) = s->port;
+    }
+    for (i = 0; i < names->nelts; i++) {
+        for (k = 0; k < ports->nelts; k++) {
+            const char *id = tack_guard_name(
+                p, APR_ARRAY_IDX(names, i, const char *),
+                APR_ARRAY_IDX(ports, k, unsigned));
+
+            for (j = 0; j < out->nelts; j++) {
+                if (!strcmp(APR_ARRAY_IDX(out, j, const char *), id)) {
+                    break;
+                }
+            }
+            if (j == out->nelts) {
+                APR_ARRAY_PUSH(out, const char *) = id;
+            }
+        }
+    }
+    return out;
+}
+
+/* tack_mem_add remembers |keys| for |id| ("NAME:PORT TYPE"), its name
+ * normalized as clients reach it (files written before were keyed by the
+ * ServerName as spelled); keys already remembered under the same
+ * normalized id are merged. */
 static void tack_mem_add(apr_pool_t *p, const char *id,
                          apr_array_header_t *keys)
 {
-    const char *sp = strrchr(id, ' ');
+    const char *sp = strrchr(id, ' '), *colon;
+    apr_array_header_t *have;
+    const char *name;
+    unsigned port;
+    int i, j;
 
-    id = apr_pstrdup(p, id);
-    apr_hash_set(guard_mem, id, APR_HASH_KEY_STRING, keys);
-    if (sp) {
-        apr_hash_set(guard_names, apr_pstrndup(p, id, (size_t)(sp - id)),
-                     APR_HASH_KEY_STRING, "");
+    if (!sp || !(colon = memchr(id, ':', (size_t)(sp - id)))) {
+        return;
     }
+    while (strchr(colon + 1, ':') && strchr(colon + 1, ':') < sp) {
+        colon = strchr(colon + 1, ':'); /* the last ':' before the type */
+    }
+    port = (unsigned)strtoul(colon + 1, NULL, 10);
+    name = tack_guard_name(p, apr_pstrndup(p, id, (size_t)(colon - id)), port);
+    id = apr_pstrcat(p, name, sp, NULL);
+    have = apr_hash_get(guard_mem, id, APR_HASH_KEY_STRING);
+    if (have) {
+        for (i = 0; i < keys->nelts; i++) {
+            const tack_mem_key_t *k = &APR_ARRAY_IDX(keys, i, tack_mem_key_t);
+
+            for (j = 0; j < have->nelts; j++) {
+                if (tack_key_equal(APR_ARRAY_IDX(have, j, tack_mem_key_t).key,
+                                   k->key)) {
+                    break;
+                }
+            }
+            if (j == have->nelts) {
+                APR_ARRAY_PUSH(have, tack_mem_key_t) = *k;
+            }
+        }
+        return;
+    }
+    apr_hash_set(guard_mem, id, APR_HASH_KEY_STRING, keys);
+    apr_hash_set(guard_names, name, APR_HASH_KEY_STRING, "");
 }
 
 /* tack_state_id_ok says whether |id|, a key of the state file's "slots",
@@ -370,18 +470,25 @@ static long tack_guard_now(server_rec *s)
 
 int tack_guard_remembers(server_rec *s)
 {
-    char name[TACK_NAME_SIZE];
+    apr_array_header_t *names;
+    int i;
 
     tack_guard_pool(s);
     tack_guard_load(s);
-    return apr_hash_get(guard_names, tack_vhost_name_buf(s, name),
-                        APR_HASH_KEY_STRING) != NULL;
+    names = tack_guard_vhost_names(guard_pool, s);
+    for (i = 0; i < names->nelts; i++) {
+        if (apr_hash_get(guard_names, APR_ARRAY_IDX(names, i, const char *),
+                         APR_HASH_KEY_STRING)) {
+            return 1;
+        }
+    }
+    return 0;
 }
 
 void tack_guard_note(server_rec *s, const tack_conf_t *conf,
                      const tack_sel_t *sel, tack_rt_t *rt)
 {
-    char name[TACK_NAME_SIZE];
+    apr_array_header_t *names;
     apr_pool_t *p;
     size_t j;
     int c, k;
@@ -391,11 +498,12 @@ void tack_guard_note(server_rec *s, const tack_conf_t *conf,
     }
     p = tack_guard_pool(s);
     tack_guard_load(s);
-    tack_vhost_name_buf(s, name);
-    for (c = 0; c < sel->ncerts; c++) {
-        const tack_certsel_t *cert = &sel->certs[c];
-        const char *id = apr_psprintf(p, "%s %s", name,
-                                      cert->key_type ? cert->key_type : "?");
+    names = tack_guard_vhost_names(p, s);
+    for (c = 0; c < sel->ncerts * names->nelts; c++) {
+        const tack_certsel_t *cert = &sel->certs[c % sel->ncerts];
+        const char *id = apr_psprintf(
+            p, "%s %s", APR_ARRAY_IDX(names, c / sel->ncerts, const char *),
+            cert->key_type ? cert->key_type : "?");
         tack_guard_note_t *n;
 
         if (!sel->pin_activation &&
@@ -406,7 +514,7 @@ void tack_guard_note(server_rec *s, const tack_conf_t *conf,
         memset(n, 0, sizeof(*n));
         n->s = s;
         n->rt = rt;
-        n->slot = c;
+        n->slot = c % sel->ncerts;
         n->conf = conf;
         n->id = id;
         n->label = apr_pstrdup(p, cert->label);
@@ -476,6 +584,26 @@ static long tack_pins_until(const tack_mem_key_t *m, long now)
     return last + span;
 }
 
+/* tack_guard_note_vhost writes how messages name |n|'s vhost: "NAME:PORT",
+ * and the name clients reach it by when that is another one (an alias,
+ * another spelling, the port it listens on): "www.a.test:443 (as
+ * a.test:443)". */
+static void tack_guard_note_vhost(const tack_guard_note_t *n,
+                                  char buf[TACK_NAME_SIZE])
+{
+    char vname[TACK_NAME_SIZE];
+    const char *sp = strrchr(n->id, ' ');
+    size_t len = sp ? (size_t)(sp - n->id) : strlen(n->id);
+
+    tack_vhost_name_buf(n->s, vname);
+    if (strlen(vname) == len && !strncmp(vname, n->id, len)) {
+        apr_cpystrn(buf, vname, TACK_NAME_SIZE);
+    } else {
+        apr_snprintf(buf, TACK_NAME_SIZE, "%s (as %.*s)", vname, (int)len,
+                     n->id);
+    }
+}
+
 /* tack_guard_report logs one broken continuity; returns 1 when it is a
  * problem that refuses the configuration (under -t, not an expiry). */
 static int tack_guard_report(const tack_guard_note_t *n,
@@ -506,7 +634,7 @@ static int tack_guard_report(const tack_guard_note_t *n,
                         "break signature for %s (TackBreakSigsFile), or "
                         "\"TackLetPinsLapse %s\" to let those pins lapse",
                         fpr, fpr, fpr);
-    tack_vhost_name_buf(n->s, name);
+    tack_guard_note_vhost(n, name);
     if (strict && expiry) {
         ap_log_error(APLOG_MARK, APLOG_WARNING, 0, n->s,
                      "TACK00041: vhost %s: %s: its TACK under key %s expired "
@@ -543,10 +671,13 @@ static void tack_guard_gone(server_rec *s_main, long now)
     server_rec *s;
 
     for (s = s_main; s; s = s->next) {
-        char name[TACK_NAME_SIZE];
+        apr_array_header_t *vn = tack_guard_vhost_names(guard_pool, s);
+        int k;
 
-        apr_hash_set(names, apr_pstrdup(guard_pool, tack_vhost_name_buf(s, name)),
-                     APR_HASH_KEY_STRING, "");
+        for (k = 0; k < vn->nelts; k++) {
+            apr_hash_set(names, APR_ARRAY_IDX(vn, k, const char *),
+                         APR_HASH_KEY_STRING, "");
+        }
     }
     for (hi = apr_hash_first(guard_pool, guard_mem); hi; hi = apr_hash_next(hi)) {
         const char *id = apr_hash_this_key(hi);
@@ -888,6 +1019,7 @@ void tack_guard_recover(apr_pool_t *p, server_rec *s, const tack_conf_t *conf,
 {
     const tack_file_t *failed;
     char name[TACK_NAME_SIZE];
+    apr_array_header_t *names;
     long now;
     int c, j;
 
@@ -898,13 +1030,21 @@ void tack_guard_recover(apr_pool_t *p, server_rec *s, const tack_conf_t *conf,
     tack_guard_pool(s);
     now = tack_guard_now(s);
     tack_vhost_name_buf(s, name);
+    names = tack_guard_vhost_names(guard_pool, s);
     for (c = 0; c < sel->ncerts; c++) {
         tack_certsel_t *cert = &sel->certs[c];
-        const apr_array_header_t *mem = apr_hash_get(
-            guard_mem,
-            apr_psprintf(guard_pool, "%s %s", name,
-                         cert->key_type ? cert->key_type : "?"),
-            APR_HASH_KEY_STRING);
+        const apr_array_header_t *mem = NULL;
+        int k;
+
+        /* the memory of any name the vhost answers */
+        for (k = 0; !mem && k < names->nelts; k++) {
+            mem = apr_hash_get(
+                guard_mem,
+                apr_psprintf(guard_pool, "%s %s",
+                             APR_ARRAY_IDX(names, k, const char *),
+                             cert->key_type ? cert->key_type : "?"),
+                APR_HASH_KEY_STRING);
+        }
 
         for (j = 0; mem && j < mem->nelts; j++) {
             const tack_mem_key_t *m = &APR_ARRAY_IDX(mem, j, tack_mem_key_t);

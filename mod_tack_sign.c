@@ -60,9 +60,13 @@ APLOG_USE_MODULE(tack);
 #define TACK_PW_MAX 1024
 /* How long an exec: program may take to print the password. */
 #define TACK_PW_EXEC_SECS 30
-/* How long the parent waits for the signer: loading (a password program,
- * a token) and each signature. */
+/* How long the signer waits for the parent's next TACK. */
 #define TACK_SIGNER_SECS 60
+/* How long a configuration pass waits for its signers, all keys together:
+ * their password programs (30 s each, at most) and tokens, and every
+ * signature.  One budget: three keys whose programs hang cost it once,
+ * not three times (a restart answers no new connection meanwhile). */
+#define TACK_SIGN_PASS_SECS (TACK_PW_EXEC_SECS + 5)
 
 /* One signing key of this pass: a TackSigningKey with its password
  * source, loaded once however many vhosts use it. */
@@ -88,6 +92,7 @@ static apr_pool_t *sign_pool;
 static apr_hash_t *sign_signers;
 static apr_hash_t *sign_done;
 static apr_hash_t *sign_stores; /* store paths written to in this pass */
+static long sign_deadline;      /* when the pass stops waiting for signers */
 
 static apr_status_t tack_sign_forget(void *unused)
 {
@@ -185,55 +190,127 @@ static const char *tack_pw_file(apr_pool_t *p, const char *path, char *buf,
     return NULL;
 }
 
+/* The password program of the signer process, while it runs: its process
+ * group, ended with it whatever happens (tack_pw_exec, and the signer's
+ * SIGTERM handler when the parent gives up on the signer). */
+static volatile pid_t tack_pw_pgid;
+
+static void tack_pw_reap_group(pid_t pgid)
+{
+    if (pgid > 0) {
+        kill(-pgid, SIGKILL);
+    }
+}
+
+/* tack_ms_left returns the milliseconds left until |deadline| (a
+ * CLOCK_MONOTONIC time in ms), at least 0. */
+static long tack_ms_now(void)
+{
+    struct timespec ts;
+
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (long)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+}
+
+static int tack_ms_left(long deadline)
+{
+    long left = deadline - tack_ms_now();
+
+    return left < 0 ? 0 : (int)left;
+}
+
 /* tack_pw_exec runs |prog| with the key's path or URI as its argument and
  * takes the first line of its standard output, as mod_ssl's
  * SSLPassPhraseDialog exec: does.  Its standard error goes to the error
- * log; it has TACK_PW_EXEC_SECS to answer. */
+ * log.  It has TACK_PW_EXEC_SECS in all, from its start to its exit: it
+ * runs in a process group of its own, which is killed at the deadline, and
+ * at its exit too, so that nothing it started is left behind (a program
+ * that prints the password and then waits would otherwise hold the
+ * restart, and outlive it as an orphan running as root). */
 static const char *tack_pw_exec(apr_pool_t *p, const char *prog,
                                 const char *key, char *buf, size_t *len)
 {
-    const char *argv[3] = {prog, key, NULL};
-    apr_procattr_t *attr;
-    apr_proc_t proc;
-    apr_status_t rv;
-    apr_exit_why_e why;
-    int code, late = 0;
+    long deadline = tack_ms_now() + TACK_PW_EXEC_SECS * 1000L;
+    int out[2], status = 0, late = 0, eof = 0, done = 0;
+    pid_t pid;
 
     *len = 0;
-    if ((rv = apr_procattr_create(&attr, p)) != APR_SUCCESS ||
-        (rv = apr_procattr_io_set(attr, APR_NO_FILE, APR_FULL_BLOCK,
-                                  APR_NO_PIPE)) != APR_SUCCESS ||
-        (rv = apr_procattr_cmdtype_set(attr, APR_PROGRAM)) != APR_SUCCESS ||
-        (rv = apr_procattr_error_check_set(attr, 1)) != APR_SUCCESS ||
-        (rv = apr_proc_create(&proc, prog, argv, NULL, attr, p)) !=
-            APR_SUCCESS) {
-        return apr_psprintf(p, "exec:%s: cannot run it: %pm", prog, &rv);
+    if (pipe2(out, O_CLOEXEC) != 0) {
+        return apr_psprintf(p, "exec:%s: cannot run it: pipe: %s", prog,
+                            strerror(errno));
     }
-    apr_file_pipe_timeout_set(proc.out, apr_time_from_sec(TACK_PW_EXEC_SECS));
-    while (*len < TACK_PW_MAX - 1) {
-        apr_size_t n = TACK_PW_MAX - 1 - *len;
+    pid = fork();
+    if (pid < 0) {
+        close(out[0]);
+        close(out[1]);
+        return apr_psprintf(p, "exec:%s: cannot run it: fork: %s", prog,
+                            strerror(errno));
+    }
+    if (pid == 0) {
+        int null = open("/dev/null", O_RDONLY);
 
-        rv = apr_file_read(proc.out, buf + *len, &n);
-        *len += n;
-        if (rv != APR_SUCCESS) {
-            late = APR_STATUS_IS_TIMEUP(rv) || APR_STATUS_IS_EAGAIN(rv);
-            break;
+        setpgid(0, 0);
+        if (null < 0 || dup2(null, 0) < 0 || dup2(out[1], 1) < 0) {
+            _exit(126);
+        }
+        signal(SIGTERM, SIG_DFL);
+        execl(prog, prog, key, (char *)NULL);
+        fprintf(stderr, "exec:%s: %s\n", prog, strerror(errno));
+        _exit(127);
+    }
+    setpgid(pid, pid); /* as the child does: whichever runs first */
+    tack_pw_pgid = pid;
+    close(out[1]);
+    while (!done) {
+        struct pollfd pfd = {out[0], POLLIN, 0};
+        int r = eof ? 0 : poll(&pfd, 1, tack_ms_left(deadline) < 50
+                                             ? tack_ms_left(deadline)
+                                             : 50);
+        if (r > 0) {
+            ssize_t n = *len < TACK_PW_MAX - 1
+                            ? read(out[0], buf + *len, TACK_PW_MAX - 1 - *len)
+                            : 0;
+
+            if (n > 0) {
+                *len += (size_t)n;
+            } else if (n == 0 || (errno != EINTR && errno != EAGAIN)) {
+                eof = 1;
+            }
+        }
+        siginfo_t si;
+
+        /* WNOWAIT: the exited program stays a zombie, so its process
+         * group's number cannot be reused before the group is killed. */
+        memset(&si, 0, sizeof(si));
+        if (waitid(P_PID, (id_t)pid, &si, WEXITED | WNOHANG | WNOWAIT) == 0 &&
+            si.si_pid == pid) {
+            done = 1;
+        } else if (!tack_ms_left(deadline)) {
+            late = 1;
+            done = 1;
+        } else if (eof) {
+            usleep(10000);
         }
     }
-    apr_file_close(proc.out);
-    if (late) {
-        apr_proc_kill(&proc, SIGKILL);
+    close(out[0]);
+    /* The group goes at the deadline, and at the program's exit: what it
+     * left running in the background is ended with it. */
+    tack_pw_reap_group(pid);
+    tack_pw_pgid = 0;
+    while (waitpid(pid, &status, 0) < 0 && errno == EINTR) {
     }
-    apr_proc_wait(&proc, &code, &why, APR_WAIT);
     if (late) {
-        return apr_psprintf(p, "exec:%s: no answer within %d seconds", prog,
-                            TACK_PW_EXEC_SECS);
+        return apr_psprintf(p,
+                            "exec:%s: did not %s within %d seconds; it and "
+                            "what it started were killed",
+                            prog, *len ? "exit" : "answer", TACK_PW_EXEC_SECS);
     }
-    if (!APR_PROC_CHECK_EXIT(why) || code != 0) {
+    if (!WIFEXITED(status) || WEXITSTATUS(status) != 0) {
         return apr_psprintf(p, "exec:%s: %s %d", prog,
-                            APR_PROC_CHECK_EXIT(why) ? "exited with status"
-                                                     : "killed by signal",
-                            code);
+                            WIFEXITED(status) ? "exited with status"
+                                              : "killed by signal",
+                            WIFEXITED(status) ? WEXITSTATUS(status)
+                                              : WTERMSIG(status));
     }
     tack_pw_line(buf, len);
     return NULL;
@@ -265,6 +342,31 @@ static const char *tack_sign_password(apr_pool_t *p, const tack_signer_t *sg,
     }
     memcpy(buf, getenv(src + 4), *len);
     return NULL;
+}
+
+/* tack_sign_child_init wipes, in a new httpd child, the value of every
+ * variable a TackSigningPassword env: names: in place, so that neither a
+ * request handler (mod_lua's os.getenv, a CGI's inherited environment) nor
+ * /proc/PID/environ shows it.  Only the parent keeps it: every restart
+ * reads it again. */
+static void tack_sign_child_init(apr_pool_t *p, server_rec *s_main)
+{
+    server_rec *s;
+
+    for (s = s_main; s; s = s->next) {
+        const tack_conf_t *conf = tack_config_get(s);
+        char *v;
+
+        if (conf->sign_pw && !strncmp(conf->sign_pw, "env:", 4) &&
+            (v = getenv(conf->sign_pw + 4)) != NULL && *v) {
+            OPENSSL_cleanse(v, strlen(v));
+        }
+    }
+}
+
+void tack_sign_register_hooks(apr_pool_t *p)
+{
+    ap_hook_child_init(tack_sign_child_init, NULL, NULL, APR_HOOK_REALLY_FIRST);
 }
 
 /* ---- loading the key ----------------------------------------------------- */
@@ -378,16 +480,18 @@ static const char *tack_signer_load(apr_pool_t *p, tack_signer_t *sg)
 
 /* ---- the signer process ---------------------------------------------------- */
 
-/* tack_io waits up to TACK_SIGNER_SECS for |fd| and reads or writes all of
- * |len| bytes; returns 1, or 0 on EOF, an error or the time-out. */
-static int tack_io(int fd, void *buf, size_t len, int writing)
+/* tack_io waits for |fd| and reads or writes all of |len| bytes, until
+ * |deadline| (tack_ms_now's clock; 0: TACK_SIGNER_SECS for each wait, the
+ * signer's side); returns 1, or 0 on EOF, an error or the time-out. */
+static int tack_io(int fd, void *buf, size_t len, int writing, long deadline)
 {
     uint8_t *p = buf;
 
     while (len > 0) {
         struct pollfd pfd = {fd, writing ? POLLOUT : POLLIN, 0};
         ssize_t n;
-        int r = poll(&pfd, 1, TACK_SIGNER_SECS * 1000);
+        int r = poll(&pfd, 1,
+                     deadline ? tack_ms_left(deadline) : TACK_SIGNER_SECS * 1000);
 
         if (r < 0 && errno == EINTR) {
             continue;
@@ -434,8 +538,8 @@ static void tack_signer_main(tack_signer_t *sg, int fd)
         hello.ok = 1;
         memcpy(hello.pub, sg->pub, TACK_KEY_LEN);
     }
-    if (tack_io(fd, &hello, sizeof(hello), 1)) {
-        while (hello.ok && tack_io(fd, raw, TACK_LEN, 0)) {
+    if (tack_io(fd, &hello, sizeof(hello), 1, 0)) {
+        while (hello.ok && tack_io(fd, raw, TACK_LEN, 0, 0)) {
             tack_t tack;
 
             if (tack_parse(&tack, raw, TACK_LEN) != TACK_OK ||
@@ -443,13 +547,39 @@ static void tack_signer_main(tack_signer_t *sg, int fd)
                 memset(tack.signature, 0, TACK_SIG_LEN);
                 ERR_clear_error();
             }
-            if (!tack_io(fd, tack.signature, TACK_SIG_LEN, 1)) {
+            if (!tack_io(fd, tack.signature, TACK_SIG_LEN, 1, 0)) {
                 break;
             }
         }
     }
     EVP_PKEY_free(sg->pkey); /* OpenSSL wipes the private scalar */
     _exit(0);
+}
+
+/* tack_signer_on_term ends the signer when the parent gives up on it,
+ * with its password program's process group. */
+static void tack_signer_on_term(int sig)
+{
+    tack_pw_reap_group(tack_pw_pgid);
+    _exit(1);
+}
+
+/* tack_signer_stop ends a signer the parent gives up on: SIGTERM first, so
+ * that it kills its password program's group, then SIGKILL. */
+static void tack_signer_stop(pid_t pid)
+{
+    int i;
+
+    kill(pid, SIGTERM);
+    for (i = 0; i < 50; i++) {
+        if (waitpid(pid, NULL, WNOHANG) == pid) {
+            return;
+        }
+        usleep(10000);
+    }
+    kill(pid, SIGKILL);
+    while (waitpid(pid, NULL, 0) < 0 && errno == EINTR) {
+    }
 }
 
 /* tack_signer_start forks the signer of |sg| and waits for its first
@@ -460,6 +590,13 @@ static const char *tack_signer_start(apr_pool_t *p, tack_signer_t *sg)
     int sv[2];
     pid_t pid;
 
+    if (!tack_ms_left(sign_deadline)) {
+        return apr_psprintf(p,
+                            "TackSigningKey %s: not loaded: the %d seconds a "
+                            "restart gives signing were spent by another "
+                            "key's signer",
+                            sg->key, TACK_SIGN_PASS_SECS);
+    }
     if (socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, sv) < 0) {
         return apr_psprintf(p, "TackSigningKey %s: socketpair: %s", sg->key,
                             strerror(errno));
@@ -475,18 +612,23 @@ static const char *tack_signer_start(apr_pool_t *p, tack_signer_t *sg)
         close(sv[0]);
         signal(SIGHUP, SIG_IGN); /* httpd's restart signals are the parent's */
         signal(SIGUSR1, SIG_IGN);
-        signal(SIGTERM, SIG_DFL);
+        signal(SIGTERM, tack_signer_on_term);
         tack_signer_main(sg, sv[1]);
     }
     close(sv[1]);
     sg->fd = sv[0];
     sg->pid = pid;
-    if (!tack_io(sg->fd, &hello, sizeof(hello), 0)) {
-        kill(pid, SIGKILL);
+    if (!tack_io(sg->fd, &hello, sizeof(hello), 0, sign_deadline)) {
+        tack_signer_stop(pid);
+        sg->pid = 0;
+        close(sg->fd);
+        sg->fd = -1;
         return apr_psprintf(p,
-                            "TackSigningKey %s: the signer process gave no "
-                            "answer within %d seconds",
-                            sg->key, TACK_SIGNER_SECS);
+                            "TackSigningKey %s: not loaded within the %d "
+                            "seconds a restart gives signing (its password "
+                            "program or token did not answer; the signer "
+                            "and its password program were killed)",
+                            sg->key, TACK_SIGN_PASS_SECS);
     }
     if (!hello.ok) {
         hello.error[sizeof(hello.error) - 1] = '\0';
@@ -505,8 +647,18 @@ static tack_status_t tack_signer_sign(tack_signer_t *sg, tack_t *tack)
 
     memcpy(tack->public_key, sg->pub, TACK_KEY_LEN);
     tack_encode(tack, raw);
-    if (sg->fd < 0 || !tack_io(sg->fd, raw, TACK_LEN, 1) ||
-        !tack_io(sg->fd, tack->signature, TACK_SIG_LEN, 0)) {
+    if (sg->fd < 0) {
+        return TACK_ERR_IO;
+    }
+    if (!tack_io(sg->fd, raw, TACK_LEN, 1, sign_deadline) ||
+        !tack_io(sg->fd, tack->signature, TACK_SIG_LEN, 0, sign_deadline)) {
+        /* gone, or the pass's time is up: no more waiting on it */
+        close(sg->fd);
+        sg->fd = -1;
+        if (sg->pid > 0) {
+            tack_signer_stop(sg->pid);
+            sg->pid = 0;
+        }
         return TACK_ERR_IO;
     }
     return tack_verify(tack);
@@ -526,6 +678,7 @@ static tack_signer_t *tack_signer_get(server_rec *s, const tack_conf_t *conf)
         sign_signers = apr_hash_make(sign_pool);
         sign_done = apr_hash_make(sign_pool);
         sign_stores = apr_hash_make(sign_pool);
+        sign_deadline = tack_ms_now() + TACK_SIGN_PASS_SECS * 1000L;
         apr_pool_cleanup_register(sign_pool, NULL, tack_sign_forget,
                                   apr_pool_cleanup_null);
     }

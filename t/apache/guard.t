@@ -22,7 +22,7 @@ use TackTest;
 use TackFixture qw(make_cert make_key tack_bytes breaksig_bytes pem
     write_file fingerprint key_public);
 
-plan tests => 91;
+plan tests => 100;
 
 my $h = TackTest::Httpd->new('guard');
 my $d = $h->root;
@@ -41,8 +41,9 @@ sub store_only {
     write_file("$d/store/$_.tack.pem", pem('TACK', $files{$_})) for keys %files;
 }
 sub conf {
-    my ($extra) = @_;
+    my ($extra, $names) = @_;
     $extra //= '';
+    $names //= 'ServerName a.test';
     $h->write_conf(<<"C");
 TackStateFile \@ROOT\@/var/tack/state.json
 TackStore \@ROOT\@/store
@@ -50,7 +51,7 @@ TackStore \@ROOT\@/store
     SetHandler tack-status
 </Location>
 <VirtualHost 127.0.0.1:\@PORT\@>
-    ServerName a.test
+    $names
     SSLEngine on
     SSLCertificateFile \@ROOT\@/a.crt
     SSLCertificateKeyFile \@ROOT\@/a.key
@@ -320,6 +321,29 @@ $log = log_since($mark, $h->error_log);
 like($log, qr/TACK00042: vhost a\.test:$port: .* under key \Q$K2\E/, '... is an error (pins judged at the last write)');
 is(slurp_file($state), $before, '... and the memory is left unchanged');
 log_clean($mark, [qr/TACK00064|TACK00042/], $h->error_log);
+write_file($state, $good);
+
+# ---- the memory is keyed by what clients reach, not by spelling -------------
+# a.test served K2 with pin activation 10 days ago; its TACK is gone.  Each
+# edit below leaves the same clients reaching the same vhost: each is refused
+# as the plain ServerName a.test is (before: a warning and Syntax OK).
+backdate(10);
+store_only();
+for my $case (['ServerName A.TEST', 'A.TEST'],
+              ['ServerName a.test.', 'a.test.'],
+              ["ServerName www.a.test\n    ServerAlias a.test", "www.a.test"],
+              ['ServerName a.test:443', 'a.test']) {
+    my ($lines, $vname) = @$case;
+    conf('', $lines);
+    ($rc, $out) = $h->configtest;
+    (my $say = $lines) =~ s/\n\s*/ + /;
+    isnt($rc, 0, "apache2 -t refuses dropping K2 with '$say'");
+    like($out, qr/TACK00040: vhost \Q$vname\E:\d+ \(as a\.test:$port\): .* without a TACK under key \Q$K2\E/,
+         '... naming the vhost and the name clients reach it as')
+        or diag($out);
+}
+like($out, qr/TACK00040: vhost a\.test:443 \(as a\.test:$port\)/,
+     'a ServerName port that is not the listening port: judged by the port clients reach');
 write_file($state, $good);
 
 # ---- a TACK file broken between apache2 -t and the restart: the TACK it

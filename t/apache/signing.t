@@ -19,7 +19,7 @@ use TackTest;
 use TackFixture qw(make_cert make_key spki_hash fingerprint tack_bytes
     breaksig_bytes pem write_file);
 
-plan tests => 123;
+plan tests => 130;
 
 my $TACK = top_dir() . '/tack';
 my $h = TackTest::Httpd->new('signing');
@@ -249,6 +249,38 @@ $h->write_conf($env);
     ($rc, $out) = $h->configtest;
 }
 is($rc, 0, 'env: a variable of httpd\'s environment') or diag($out);
+
+# ---- password programs that hang: one deadline, everything killed ----------
+# (a program that prints the password and does not exit, and one that prints
+# nothing, for two keys: before, 58 s and 30 s one after the other, with the
+# programs left running as root)
+($rc, $out) = tool('genkey', '-p', 'sekrit2', '-o', "$d/sign2.key");
+die "genkey: $out" if $rc;
+write_file("$d/hang1", "#!/bin/sh\nsleep 611 &\necho sekrit\nexec >&-\nexec sleep 612\n");
+write_file("$d/hang2", "#!/bin/sh\nexec sleep 613\n");
+chmod 0700, "$d/hang1", "$d/hang2";
+my $hang = $nostore;
+$hang =~ s{^TackSigningPassword .*$}{TackSigningPassword exec:\@ROOT\@/hang1}m;
+$hang =~ s{(ServerName b\.test\n)}{$1    TackSigningKey \@ROOT\@/sign2.key\n    TackSigningPassword exec:\@ROOT\@/hang2\n};
+$h->write_conf($hang);
+$mark = -s $h->error_log;
+{
+    local $h->{timeout} = 90;
+    my $t0 = time;
+    ok($h->graceful, 'a graceful restart with two password programs that hang');
+    my $took = time - $t0;
+    ok($took <= 40, "... completes within one budget of 35 s for both keys (took $took s)");
+}
+$log = log_since($mark, $h->error_log);
+like($log, qr/TACK00030: TackSigningPassword exec:\S+hang1 .*: exec:\S+hang1: did not exit within 30 seconds; it and what it started were killed/,
+     'the program that printed the password and stayed: killed at 30 s, named');
+like($log, qr/TACK00030: TackSigningKey \S+sign2\.key: not loaded(: the 35 seconds a restart gives signing were spent by another key's signer| within the 35 seconds a restart gives signing \(its password program or token did not answer; the signer and its password program were killed\))/,
+     'the second key: waited for only what was left of the budget, said why');
+sleep 1;
+my @left = grep { /sleep 61[123]/ } `ps -eo args`;
+is(scalar(@left), 0, 'no password program, nor what it started, is left running') or diag(@left);
+ok(served('own.test'), 'every site is up');
+log_clean($mark, [qr/TACK00030/], $h->error_log);
 
 # ---- mistakes: refused under -t, logged at a real start ----------------------
 my @bad = (

@@ -14,7 +14,7 @@
  *   pem-private-key LABEL mod_tack=0|1
  *   open PATH mod_tack=0|1
  * "mod_tack=1" means a frame of the stack lies in a shared object whose
- * name contains "mod_tack".  The events themselves are left alone.
+ * file is named mod_tack.so.  The events themselves are left alone.
  */
 #ifndef _GNU_SOURCE
 #define _GNU_SOURCE
@@ -42,9 +42,16 @@ static int from_mod_tack(void)
     for (i = 0; i < n; i++) {
         Dl_info info;
 
-        if (dladdr(frames[i], &info) && info.dli_fname &&
-            strstr(info.dli_fname, "mod_tack")) {
-            return 1;
+        const char *base;
+
+        /* The object's file name, not its path: a tree cloned under
+         * /srv/mod_tack puts this spy itself under a "mod_tack" path. */
+        if (dladdr(frames[i], &info) && info.dli_fname) {
+            base = strrchr(info.dli_fname, '/');
+            base = base ? base + 1 : info.dli_fname;
+            if (!strcmp(base, "mod_tack.so")) {
+                return 1;
+            }
         }
     }
     return 0;

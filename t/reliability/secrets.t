@@ -244,6 +244,54 @@ for my $pid ($ppid, @kids) {
     is(copies($c, $SPW), 0, "$what: no copy of its password");
 }
 $h->stop;
+
+# env: and exec: (issue 25): the children never hold the password either.
+# env: the parent keeps the variable (every restart reads it again); each
+# child wipes it in place at its start, so neither a request handler nor
+# /proc/PID/environ shows it.  exec: the program's output stays in the
+# signer.
+sub environ_of { my $e = read_file("/proc/$_[0]/environ") // ''; return $e }
+for my $src ('env', 'exec') {
+    my $pwsrc = $src eq 'env' ? 'env:TACK_SECRETS_PW' : "exec:$d/askpw";
+    write_file("$d/askpw", "#!/bin/sh\necho '$SPW'\n");
+    chmod 0700, "$d/askpw";
+    (my $conf = $signing) =~ s{^TackSigningPassword .*$}{TackSigningPassword $pwsrc}m;
+    $h->write_conf($separate . $conf);
+    local $ENV{TACK_SECRETS_PW} = $SPW if $src eq 'env';
+    $r = $h->start;
+    ok($r->{rc} == 0 && $r->{ready}, "$src: a real start with TackSigningPassword $pwsrc")
+        or diag($r->{out});
+    $s = s_client(port => $h->port, name => 's.test');
+    ok(defined $s->{ext} && length($s->{ext}) > 100, "$src: s.test serves the TACK signed for it");
+    $ppid = $h->pid;
+    @kids = grep { /^\d+$/ } split /\s+/, `pgrep -P $ppid`;
+    ok(@kids >= 1, "$src: the server has child processes");
+    if ($src eq 'env') {
+        like(environ_of($ppid), qr/(^|\0)TACK_SECRETS_PW=\Q$SPW\E\0/,
+             'env: the parent keeps the variable (each restart reads it again)');
+    }
+    for my $pid (@kids) {
+        unlike(environ_of($pid), qr/\Q$SPW\E/, "$src: child $pid: /proc/$pid/environ does not show the password");
+        my $prefix = "$d/httpd.core";
+        unlink "$prefix.$pid";
+        run_cmd({ timeout => 120 }, 'gcore', '-o', $prefix, $pid);
+        my $c = read_file("$prefix.$pid");
+        unlink "$prefix.$pid";
+        ok(defined $c && length $c > 100000, "$src: gcore dumped child $pid");
+        is(copies($c, $SPW), 0, "$src: child $pid: no copy of the password");
+        is(copies($c, $sscalar), 0, "$src: child $pid: no copy of the scalar");
+    }
+    if ($src eq 'exec') {
+        my $prefix = "$d/httpd.core";
+        unlink "$prefix.$ppid";
+        run_cmd({ timeout => 120 }, 'gcore', '-o', $prefix, $ppid);
+        my $c = read_file("$prefix.$ppid");
+        unlink "$prefix.$ppid";
+        is(copies($c, $SPW), 0, 'exec: the parent holds no copy of the password');
+    }
+    $h->stop;
+}
+$h->write_conf($separate . $signing);   # file:, for the control below
 # the control, on httpd itself (-X): its signer process, stopped inside
 # tack_sign, holds the scalar
 my $ctl_core = "$d/httpd-sign.core";
