@@ -230,7 +230,8 @@ fuzz-smoke: $(FUZZ_BINS)
 # graceful restarts under load, valgrind) in make reliability-full.
 REL_BUILD := $(BUILD)/rel
 REL_QUICK := t/reliability/matrix.t t/reliability/hostile.t \
-             t/reliability/reload.t t/reliability/secrets.t
+             t/reliability/reload.t t/reliability/secrets.t \
+             t/reliability/files.t
 REL_FULL  := t/reliability/reload.t t/reliability/valgrind.t
 
 $(REL_BUILD):
@@ -244,9 +245,14 @@ $(REL_BUILD)/rawhello: t/reliability/rawhello.c | $(REL_BUILD)
 $(REL_BUILD)/keyspy.so: t/reliability/keyspy.c | $(REL_BUILD)
 	$(CC) $(CPPFLAGS) $(CFLAGS) $(WARN) -shared -fPIC -o $@ $< -ldl
 
+# An LD_PRELOAD shim for files.t: a temporary file swapped for a symbolic
+# link right after it is written.
+$(REL_BUILD)/swapper.so: t/reliability/swapper.c | $(REL_BUILD)
+	$(CC) $(CPPFLAGS) $(CFLAGS) $(WARN) -shared -fPIC -o $@ $< -ldl
+
 # The load generator is the benchmark's ($(BUILD)/loadgen, section below).
 reliability-build: module tool $(REL_BUILD)/rawhello $(REL_BUILD)/keyspy.so \
-                   $(BUILD)/loadgen
+                   $(REL_BUILD)/swapper.so $(BUILD)/loadgen
 
 test-reliability: preflight reliability-build
 	$(PROVE) $(REL_QUICK)

@@ -149,6 +149,10 @@ typedef struct tack_store {
     /* The directory or some of its files writable by others, a file that
      * also holds a private key or break signatures: const char *, or NULL */
     apr_array_header_t *warnings;
+    /* The directory or files owned by another user than root and
+     * TackStoreOwner, or writable by others: refused under apache2 -t
+     * (const char *, with the fix), warned about at a start. */
+    apr_array_header_t *untrusted;
     int loaded;                  /* 0 in the discarded first pass of a start */
     int nfiles;                  /* TACK files served from it */
     int nduplicates;     /* files repeating another's TACK byte for byte */
@@ -186,6 +190,7 @@ typedef struct {
     const ap_directive_t *sign_pw_where;
     int sign_min_gen, sign_gen; /* TACK_UNSET: 0 */
     const char *state_file;    /* TackStateFile (main server), or NULL */
+    const char *store_owner;   /* TackStoreOwner (main server), or NULL */
     apr_array_header_t *lapse; /* TackLetPinsLapse TACK IDs, or NULL */
     int ssl_seen; /* ssl_init_server ran for it in this generation */
 } tack_conf_t;
@@ -618,6 +623,12 @@ void tack_guard_note(server_rec *s, const tack_conf_t *conf,
  * pinned clients off).  Real start only; logged as an error. */
 void tack_guard_recover(apr_pool_t *p, server_rec *s, const tack_conf_t *conf,
                         tack_sel_t *sel);
+
+/* tack_guard_pinned returns until when clients can hold an active pin on
+ * |key| for a name |s| answers (its |key_type| certificate), or 0: what
+ * TackSigningKey keeps served against a TACK under another key. */
+long tack_guard_pinned(server_rec *s, const tack_conf_t *conf,
+                       const char *key_type, const uint8_t *key);
 
 /* tack_guard_remembers returns 1 when the memory holds TACK keys served by
  * the vhost |s| (under -t: its certificates must be looked at). */

@@ -23,6 +23,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <pwd.h>
+
 #include "httpd.h"
 #include "http_config.h"
 #include "http_core.h"
@@ -338,6 +340,24 @@ static const char *tack_cmd_TackStateFile(cmd_parms *cmd, void *dcfg,
     return NULL;
 }
 
+/* TackStoreOwner USER: besides root, the one user whose TackStore
+ * directories and files are trusted (the user the hooks sign as, e.g. via
+ * sudo), main server only. */
+static const char *tack_cmd_TackStoreOwner(cmd_parms *cmd, void *dcfg,
+                                           const char *arg)
+{
+    const char *err = ap_check_cmd_context(cmd, GLOBAL_ONLY);
+
+    if (err) {
+        return err;
+    }
+    if (!getpwnam(arg)) {
+        return apr_psprintf(cmd->pool, "TackStoreOwner %s: no such user", arg);
+    }
+    tack_config_get(cmd->server)->store_owner = arg;
+    return NULL;
+}
+
 /* TackLetPinsLapse TACK-ID...: the recorded decision to stop serving a
  * TACK key whose pins may still be active. */
 static const char *tack_cmd_TackLetPinsLapse(cmd_parms *cmd, void *dcfg,
@@ -392,6 +412,10 @@ const command_rec tack_config_cmds[] = {
                   RSRC_CONF,
                   "where the signing key's password or PIN comes from: "
                   "file:PATH, exec:PROGRAM or env:NAME"),
+    AP_INIT_TAKE1("TackStoreOwner", tack_cmd_TackStoreOwner, NULL, RSRC_CONF,
+                  "besides root, the user whose TackStore directories and "
+                  "files are trusted (never the user httpd's children run "
+                  "as)"),
     AP_INIT_TAKE1("TackStateFile", tack_cmd_TackStateFile, NULL, RSRC_CONF,
                   "the file that remembers which TACK keys were served with "
                   "pin activation (server config only)"),

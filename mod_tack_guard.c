@@ -584,6 +584,43 @@ static long tack_pins_until(const tack_mem_key_t *m, long now)
     return last + span;
 }
 
+/* tack_guard_pinned says whether clients can hold an active pin on |key|
+ * for a name |s| answers, for its |key_type| certificate: remembered as
+ * served with pin activation, for long enough, and not let lapse.  Returns
+ * until when (seconds), or 0. */
+long tack_guard_pinned(server_rec *s, const tack_conf_t *conf,
+                       const char *key_type, const uint8_t *key)
+{
+    apr_array_header_t *names;
+    long now, until = 0;
+    int i, j;
+
+    if (tack_config_quiet() || tack_lapsed(conf, key)) {
+        return 0;
+    }
+    tack_guard_pool(s);
+    now = tack_guard_now(s);
+    names = tack_guard_vhost_names(guard_pool, s);
+    for (i = 0; i < names->nelts; i++) {
+        const apr_array_header_t *mem = apr_hash_get(
+            guard_mem,
+            apr_psprintf(guard_pool, "%s %s", APR_ARRAY_IDX(names, i, const char *),
+                         key_type ? key_type : "?"),
+            APR_HASH_KEY_STRING);
+
+        for (j = 0; mem && j < mem->nelts; j++) {
+            const tack_mem_key_t *m = &APR_ARRAY_IDX(mem, j, tack_mem_key_t);
+            long end = tack_pins_until(m, now);
+
+            if (tack_key_equal(m->key, key) &&
+                end > now + TACK_GUARD_MIN_SECS && end > until) {
+                until = end;
+            }
+        }
+    }
+    return until;
+}
+
 /* tack_guard_note_vhost writes how messages name |n|'s vhost: "NAME:PORT",
  * and the name clients reach it by when that is another one (an alias,
  * another spelling, the port it listens on): "www.a.test:443 (as
@@ -736,7 +773,11 @@ int tack_guard_check(server_rec *s_main)
                 tack_lapsed(n->conf, m->key)) {
                 continue;
             }
-            if (tack_config_strict() &&
+            /* The start signs under TackSigningKey only for a certificate
+             * with no TACK at all (one under another key, a file dropped
+             * into the store, is served instead): -t takes that into
+             * account, and the key's loading was checked under -t. */
+            if (tack_config_strict() && n->nkeys == 0 &&
                 (signing || (signing = tack_sign_public(n->s, n->conf))) &&
                 tack_key_equal(signing, m->key)) {
                 continue; /* the start will sign one under that key */

@@ -41,6 +41,7 @@
 #include "httpd.h"
 #include "http_config.h"
 #include "http_log.h"
+#include "http_main.h"
 #include "apr_file_info.h"
 #include "apr_file_io.h"
 #include "apr_strings.h"
@@ -93,6 +94,7 @@ static apr_hash_t *sign_signers;
 static apr_hash_t *sign_done;
 static apr_hash_t *sign_stores; /* store paths written to in this pass */
 static long sign_deadline;      /* when the pass stops waiting for signers */
+static apr_hash_t *sign_names;  /* lower-case "name:port" -> first vhost */
 
 static apr_status_t tack_sign_forget(void *unused)
 {
@@ -115,6 +117,7 @@ static apr_status_t tack_sign_forget(void *unused)
     sign_signers = NULL;
     sign_done = NULL;
     sign_stores = NULL;
+    sign_names = NULL;
     return APR_SUCCESS;
 }
 
@@ -797,12 +800,46 @@ static tack_item_t *tack_signed_item(apr_pool_t *p, server_rec *s,
     return item;
 }
 
+/* tack_sign_first_vhost returns the first vhost of the configuration whose
+ * name and port are |s|'s but for case: |s| itself unless another one
+ * comes before it.  The table is built once per pass. */
+static server_rec *tack_sign_first_vhost(server_rec *s)
+{
+    char name[TACK_NAME_SIZE];
+    server_rec *v;
+
+    if (!sign_names) {
+        sign_names = apr_hash_make(sign_pool);
+        /* httpd's list runs in no promised order (vhosts are prepended):
+         * "first" is by file and line of the <VirtualHost>. */
+        for (v = ap_server_conf; v; v = v->next) {
+            server_rec *had;
+            const char *key;
+
+            tack_vhost_name_buf(v, name);
+            key = apr_pstrdup(sign_pool, name);
+            ap_str_tolower((char *)key);
+            had = apr_hash_get(sign_names, key, APR_HASH_KEY_STRING);
+            if (!had || (had->defn_name && v->defn_name &&
+                         !strcmp(had->defn_name, v->defn_name) &&
+                         v->defn_line_number < had->defn_line_number)) {
+                apr_hash_set(sign_names, key, APR_HASH_KEY_STRING, v);
+            }
+        }
+    }
+    tack_vhost_name_buf(s, name);
+    ap_str_tolower(name);
+    v = apr_hash_get(sign_names, name, APR_HASH_KEY_STRING);
+    return v ? v : s;
+}
+
 /* tack_sign_one signs a TACK for |cert| that expires with it (|expires|,
  * in minutes), writes it into the vhost's store, and returns its item; a
  * certificate already signed for in this pass gets the same TACK. */
 static tack_item_t *tack_sign_one(apr_pool_t *p, server_rec *s,
                                   const tack_conf_t *conf, tack_signer_t *sg,
-                                  const tack_certsel_t *cert, uint32_t expires)
+                                  const tack_certsel_t *cert, uint32_t expires,
+                                  int write)
 {
     uint8_t id[TACK_HASH_LEN + TACK_KEY_LEN];
     const char *name, *path = sg->key, *err = NULL;
@@ -831,7 +868,28 @@ static tack_item_t *tack_sign_one(apr_pool_t *p, server_rec *s,
         return NULL;
     }
     name = tack_store_file_name(p, s, cert);
-    if (conf->store && conf->store->loaded && !conf->store->error) {
+    if (write && conf->store && conf->store->loaded && !conf->store->error) {
+        /* Two vhosts whose names differ only by case ("A.test", "a.test")
+         * have one file name: each would overwrite the other's TACK at
+         * every pass.  The first in the configuration keeps the file; the
+         * others are served from memory, with a warning. */
+        server_rec *first = tack_sign_first_vhost(s);
+
+        if (first != s) {
+            char fname[TACK_NAME_SIZE];
+
+            ap_log_error(APLOG_MARK, APLOG_WARNING, 0, s,
+                         "TACK00068: vhost %s: its TackStore file %s/%s is "
+                         "vhost %s's too (names that differ only by case are "
+                         "one file name); the TACK signed for %s is served "
+                         "from memory and signed again at the next start: "
+                         "give one of them another ServerName",
+                         tack_vhost_name_buf(s, vname), conf->store->path,
+                         name, tack_vhost_name_buf(first, fname), cert->label);
+            write = 0;
+        }
+    }
+    if (write && conf->store && conf->store->loaded && !conf->store->error) {
         err = tack_store_write(p, conf->store, name, &tack);
         if (!err) {
             path = apr_pstrcat(p, conf->store->path, "/", name, NULL);
@@ -876,6 +934,7 @@ static void tack_sign_cert(apr_pool_t *p, server_rec *s,
     char vname[TACK_NAME_SIZE], when[TACK_TIME_SIZE];
     time_t end;
     tack_item_t *item;
+    long pinned = 0;
     int k, mine = -1;
 
     for (k = 0; k < cert->ntacks; k++) {
@@ -883,9 +942,18 @@ static void tack_sign_cert(apr_pool_t *p, server_rec *s,
             mine = k;
         }
     }
-    if (cert->ntacks && (mine < 0 || cert->tacks[mine]->expires - now >=
-                                         TACK_EXPIRY_WARN_SECS)) {
-        return; /* a TACK of its own, under this key or another */
+    if (cert->ntacks && mine < 0) {
+        /* A TACK under another key is the vhost's own choice, unless
+         * clients hold pins on this key here: then a TACK under another
+         * key (a file dropped into the store) must not displace it without
+         * a break signature or TackLetPinsLapse (the guard's memory). */
+        pinned = tack_guard_pinned(s, conf, cert->key_type, sg->pub);
+        if (!pinned) {
+            return;
+        }
+    } else if (cert->ntacks && cert->tacks[mine]->expires - now >=
+                                   TACK_EXPIRY_WARN_SECS) {
+        return; /* a TACK of its own under this key */
     }
     end = tack_cert_not_after(cert->x509);
     if (end / 60 <= now / 60) {
@@ -900,8 +968,29 @@ static void tack_sign_cert(apr_pool_t *p, server_rec *s,
     if (mine >= 0 && (uint32_t)(end / 60) <= cert->tacks[mine]->tack.expiration) {
         return; /* the certificate ends first: a new TACK would gain nothing */
     }
-    item = tack_sign_one(p, s, conf, sg, cert, (uint32_t)(end / 60));
+    item = tack_sign_one(p, s, conf, sg, cert, (uint32_t)(end / 60), !pinned);
     if (!item) {
+        return;
+    }
+    if (pinned) {
+        char fpr[TACK_FINGERPRINT_SIZE];
+
+        tack_time_format((uint32_t)(pinned / 60), when);
+        tack_fingerprint(cert->tacks[0]->tack.public_key, fpr);
+        ap_log_error(APLOG_MARK, APLOG_ERR, 0, s,
+                     "TACK00067: vhost %s: %s %s holds a TACK for %s under "
+                     "key %s, but clients pinned TackSigningKey's key %s "
+                     "here (until %s): serving a TACK under %s, signed now "
+                     "and kept in memory, instead; to change the TACK key, "
+                     "serve a break signature for %s or record "
+                     "\"TackLetPinsLapse %s\", and remove the file if it "
+                     "is not yours",
+                     tack_vhost_name_buf(s, vname), cert->tacks[0]->file->kind,
+                     cert->tacks[0]->file->path, cert->label, fpr,
+                     sg->fingerprint, when, sg->fingerprint, sg->fingerprint,
+                     sg->fingerprint);
+        cert->tacks[0] = item;
+        cert->ntacks = 1;
         return;
     }
     if (mine >= 0) {

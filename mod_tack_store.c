@@ -9,12 +9,16 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <pwd.h>
+#include <sys/stat.h>
 
 #include "httpd.h"
 #include "http_config.h"
 #include "http_log.h"
+#include "http_main.h"
 #include "apr_file_info.h"
 #include "apr_strings.h"
+#include "unixd.h"
 
 #include "mod_tack.h"
 
@@ -114,37 +118,6 @@ static const char *tack_store_file(apr_pool_t *p, tack_file_t *f, int is_link,
 /* tack_store_load reads every *.tack.pem of |st|'s directory, in name order,
  * validating each like a TackFile.  Nothing is logged here: the outcome is
  * kept in |st| and reported once by tack_config_log_stores. */
-/* tack_store_note_writable adds to |st|'s warnings the directory, when
- * others can write in it, and how many of its |files| they can write. */
-static void tack_store_note_writable(apr_pool_t *p, tack_store_t *st,
-                                     const apr_array_header_t *files)
-{
-    const char *w = tack_writable(p, "TackStore", st->path), *first = NULL;
-    int i, n = 0;
-
-    if (w) {
-        tack_warning_add(p, &st->warnings, w);
-    }
-    for (i = 0; i < files->nelts; i++) {
-        tack_file_t *f = APR_ARRAY_IDX(files, i, tack_file_t *);
-
-        if (tack_writable(p, "TackStore", f->path)) {
-            first = first ? first : f->path;
-            n++;
-        }
-    }
-    if (n) {
-        tack_warning_add(
-            p, &st->warnings,
-            apr_psprintf(p,
-                         "TackStore %s: %d file%s writable by group or "
-                         "everyone, %s the first (whoever can write them "
-                         "decides what pinned clients must accept): chmod "
-                         "go-w",
-                         st->path, n, n == 1 ? "" : "s", first));
-    }
-}
-
 static void tack_store_load(apr_pool_t *p, server_rec *s, tack_store_t *st)
 {
     apr_array_header_t *names =
@@ -215,7 +188,6 @@ static void tack_store_load(apr_pool_t *p, server_rec *s, tack_store_t *st)
         }
     }
     st->nfiles = st->files->nelts;
-    tack_store_note_writable(p, st, st->files);
 }
 
 /* tack_store_get returns the store for directory |path|, reading it the
@@ -253,6 +225,114 @@ tack_store_t *tack_store_get(cmd_parms *cmd, const char *path)
     apr_hash_set(tack_stores, path, APR_HASH_KEY_STRING, st);
     APR_ARRAY_PUSH(tack_store_list, tack_store_t *) = st;
     return st;
+}
+
+/* tack_store_untrusted returns why the store directory or file |path| is
+ * not to be trusted, with the command that fixes it, or NULL.  Whoever can
+ * write a store decides what pinned clients must accept: a TACK dropped in
+ * under another key is served with pin activation.  Trusted: owned by root
+ * or by TackStoreOwner, and writable by its owner only. */
+static const char *tack_store_untrusted(apr_pool_t *p, const char *path,
+                                        int is_dir)
+{
+    const char *owner = tack_config_get(ap_server_conf)->store_owner;
+    struct passwd *pw = owner ? getpwnam(owner) : NULL;
+    struct stat sb;
+
+    if (lstat(path, &sb) != 0) {
+        return NULL;
+    }
+    if (sb.st_uid != 0 && !(pw && sb.st_uid == pw->pw_uid)) {
+        struct passwd *who = getpwuid(sb.st_uid);
+
+        return apr_psprintf(p,
+                            "TackStore %s: owned by %s (uid %ld), not by root%s "
+                            "(whoever owns it decides what pinned clients "
+                            "must accept): chown %s%s %s",
+                            path, who ? who->pw_name : "an unknown user",
+                            (long)sb.st_uid,
+                            owner ? apr_pstrcat(p, " or TackStoreOwner ", owner,
+                                                NULL)
+                                  : "",
+                            owner ? owner : "root", is_dir ? " -R" : "", path);
+    }
+    if (sb.st_mode & (S_IWGRP | S_IWOTH)) {
+        return apr_psprintf(p,
+                            "TackStore %s: writable by %s (whoever can write "
+                            "it decides what pinned clients must accept): "
+                            "chmod go-w %s",
+                            path, sb.st_mode & S_IWOTH ? "everyone" : "its group",
+                            path);
+    }
+    return NULL;
+}
+
+/* tack_store_check_trust fills |st|->untrusted: the directory, then the
+ * first of its served files that is not trusted and how many are not.
+ * Judged when reported, after the whole configuration is read (TackStoreOwner
+ * may come after TackStore). */
+static void tack_store_check_trust(apr_pool_t *p, tack_store_t *st)
+{
+    const char *why = tack_store_untrusted(p, st->path, 1), *first = NULL;
+    int i, n = 0;
+
+    st->untrusted = apr_array_make(p, 2, sizeof(const char *));
+    if (why) {
+        APR_ARRAY_PUSH(st->untrusted, const char *) = why;
+    }
+    for (i = 0; i < st->files->nelts; i++) {
+        const char *w = tack_store_untrusted(
+            p, APR_ARRAY_IDX(st->files, i, tack_file_t *)->path, 0);
+
+        if (w) {
+            first = first ? first : w;
+            n++;
+        }
+    }
+    if (n == 1) {
+        APR_ARRAY_PUSH(st->untrusted, const char *) = first;
+    } else if (n > 1) {
+        APR_ARRAY_PUSH(st->untrusted, const char *) =
+            apr_psprintf(p, "%s; and %d more files of it", first, n - 1);
+    }
+}
+
+/* tack_store_report_trust logs what of |st| is not trusted: under -t an
+ * error each (the configuration is refused), at a start a warning each
+ * (its TACKs are served: pinned clients need them).  Returns the number of
+ * problems. */
+static int tack_store_report_trust(server_rec *s_main, tack_store_t *st)
+{
+    apr_pool_t *p = s_main->process->pconf;
+    const char *owner = tack_config_get(ap_server_conf)->store_owner;
+    struct passwd *pw = owner ? getpwnam(owner) : NULL;
+    int strict = tack_config_strict(), problems = 0, j;
+
+    tack_store_check_trust(p, st);
+    if (pw && pw->pw_uid == ap_unixd_config.user_id) {
+        APR_ARRAY_PUSH(st->untrusted, const char *) = apr_psprintf(
+            p,
+            "TackStoreOwner %s is the user httpd's children run as (User): "
+            "any request handler could write the store; name the user the "
+            "hooks sign as",
+            owner);
+    }
+    for (j = 0; j < st->untrusted->nelts; j++) {
+        const char *w = APR_ARRAY_IDX(st->untrusted, j, const char *);
+
+        if (strict) {
+            problems++;
+            ap_log_error(APLOG_MARK, APLOG_ERR, 0, s_main,
+                         "TACK00065: %s (TackStore at " TACK_WHERE_FMT ")",
+                         w, TACK_WHERE(st->where));
+        } else {
+            ap_log_error(APLOG_MARK, APLOG_WARNING, 0, s_main,
+                         "TACK00066: %s (TackStore at " TACK_WHERE_FMT
+                         "); its TACKs are served all the same",
+                         w, TACK_WHERE(st->where));
+        }
+    }
+    return problems;
 }
 
 /* tack_store_report_files logs the files of |st| that are not served: the
@@ -375,6 +455,7 @@ int tack_config_log_stores(server_rec *s_main, int report_unmatched)
             continue;
         }
         problems += tack_store_report_files(s_main, st);
+        problems += tack_store_report_trust(s_main, st);
         tack_store_report_expiring(s_main, st, now, report_unmatched);
         if (report_unmatched) {
             unmatched = tack_store_report_unused(s_main, st);

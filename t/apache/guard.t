@@ -22,7 +22,7 @@ use TackTest;
 use TackFixture qw(make_cert make_key tack_bytes breaksig_bytes pem
     write_file fingerprint key_public);
 
-plan tests => 100;
+plan tests => 113;
 
 my $h = TackTest::Httpd->new('guard');
 my $d = $h->root;
@@ -369,6 +369,50 @@ is(unpack('H*', substr($r->{ext} // '', 1, 166)), unpack('H*', $own),
    'the pinned clients still get the same TACK, byte for byte');
 unlike($log, qr/TACK00042/, '... so the guard has nothing to report');
 log_clean($mark, [qr/TACK00049|TACK00011|TACK00012/], $h->error_log);
+
+# ---- a TACK dropped into the store does not displace the pinned signing key
+# (issue 25): TackSigningKey SK signs a.test's TACK, served with pin
+# activation for 10 days; then someone who can write the store replaces
+# that file with a TACK under another key.  Before: apache2 -t said Syntax OK
+# (it assumed the start would sign under SK) and the start served the
+# planted key with pin activation.
+my $TOOL = top_dir() . '/tack';
+my $sk_out = `$TOOL genkey -p skpw -o $d/sk.key 2>&1`;
+is($?, 0, 'a TACK key for TackSigningKey') or diag($sk_out);
+my ($SK) = `$TOOL view $d/sk.key` =~ /TACK ID\s+=\s+(\S+)/;
+write_file("$d/sk.pw", "skpw\n");
+chmod 0600, "$d/sk.pw";
+store_only();
+my $k2_memory = slurp_file($state);
+unlink $state;
+conf("    TackSigningKey \@ROOT\@/sk.key\n    TackSigningPassword file:\@ROOT\@/sk.pw");
+$mark = -s $h->error_log;
+ok($h->graceful, 'graceful with TackSigningKey for a.test');
+is(served_key(), $SK, '... a.test serves a TACK signed under it');
+backdate(10);
+my ($signed) = glob("$d/store/a.test.*.tack.pem");
+ok($signed, '... written into the store');
+log_clean($mark, [qr/TACK00044/], $h->error_log);
+write_file($signed, pem('TACK', tack_bytes(key => "$d/k1.key", cert => "$d/a.crt")));
+($rc, $out) = $h->configtest;
+isnt($rc, 0, 'apache2 -t refuses a store TACK under another key for a certificate whose clients pinned the signing key');
+like($out, qr/TACK00040: vhost a\.test:$port: .* without a TACK under key \Q$SK\E/,
+     '... naming the pinned key') or diag($out);
+$mark = -s $h->error_log;
+ok($h->graceful, 'a restart by signal all the same');
+is(served_key(), $SK, '... serves a TACK under the pinned key, not the planted one');
+$log = log_since($mark, $h->error_log);
+like($log, qr/\[tack:error\].*TACK00067: vhost a\.test:$port: TackStore \Q$signed\E holds a TACK for ECDSA certificate \/CN=a\.test under key \Q$K1\E, but clients pinned TackSigningKey's key \Q$SK\E here \(until \S+\): serving a TACK under \Q$SK\E, signed now and kept in memory, instead/,
+     '... and says so, naming the file');
+unlike($log, qr/TACK00042/, '... so no pin is broken');
+log_clean($mark, [qr/TACK00067/], $h->error_log);
+chown 65534, 65534, $signed;
+($rc, $out) = $h->configtest;
+like($out, qr/\[tack:error\].*TACK00065: TackStore \Q$signed\E: owned by nobody \(uid 65534\), not by root/,
+     'a store file owned by another user: refused under -t, named');
+store_only();
+conf();
+write_file($state, $k2_memory);
 
 # ---- a pinned vhost removed from the configuration: a warning --------------
 $h->write_conf(<<"C");

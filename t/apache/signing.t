@@ -19,7 +19,7 @@ use TackTest;
 use TackFixture qw(make_cert make_key spki_hash fingerprint tack_bytes
     breaksig_bytes pem write_file);
 
-plan tests => 130;
+plan tests => 134;
 
 my $TACK = top_dir() . '/tack';
 my $h = TackTest::Httpd->new('signing');
@@ -461,5 +461,26 @@ for my $pass (1, 2) {
        '... the same bytes');
     log_clean($mark, [], $h->error_log);
 }
+
+# ---- two vhosts whose names differ only by case: one store file name; the
+# second is warned about and served from memory, never overwriting the first
+make_cert($d, 'f', 'ec', 'e.test');
+my $twocase = $nosubject . <<"C";
+<VirtualHost 127.0.0.1:\@PORT\@>
+    ServerName E.TEST
+    SSLEngine on
+    SSLCertificateFile \@ROOT\@/f.crt
+    SSLCertificateKeyFile \@ROOT\@/f.key
+</VirtualHost>
+C
+$h->write_conf($twocase);
+$mark = -s $h->error_log;
+ok($h->graceful, 'graceful with vhosts e.test and E.TEST (another certificate)');
+$log = log_since($mark, $h->error_log);
+like($log, qr/\[tack:warn\].*TACK00068: vhost E\.TEST:$port: its TackStore file \S+store\/e\.test\.$port\.ecdsa\.tack\.pem is vhost e\.test:${port}'s too \(names that differ only by case are one file name\)/,
+     'the second is warned about');
+is(unpack('H*', (TackFixture::read_pem_blocks("$d/store/e.test.$port.ecdsa.tack.pem", 'TACK'))[0]),
+   unpack('H*', $e1->{bytes}), 'the store file still holds e.test\'s TACK');
+log_clean($mark, [qr/TACK00068/], $h->error_log);
 
 $h->stop;

@@ -200,6 +200,17 @@ $core = core_at('exit', $tool, 'break', '-k', $key, '--password-file', "$d/pw.tx
 is(copies($core, $PW), 0, 'break: the password is gone from memory at exit');
 is(copies($core, $scalar), 0, 'break: the private scalar is gone from memory at exit');
 
+# gcore_of($pid): a core dump of the running process $pid, or undef.
+sub gcore_of {
+    my ($pid) = @_;
+    my $prefix = "$d/httpd.core";
+    unlink "$prefix.$pid";
+    run_cmd({ timeout => 120 }, 'gcore', '-o', $prefix, $pid);
+    my $c = read_file("$prefix.$pid");
+    unlink "$prefix.$pid";
+    return $c;
+}
+
 # ---- the module with TackSigningKey (issue 14) ---------------------------------
 # The parent forks a signer process that reads the one key the directive
 # names and signs with it during the configuration pass; it exits before any
@@ -234,11 +245,7 @@ my @kids = grep { /^\d+$/ } split /\s+/, `pgrep -P $ppid`;
 ok(@kids >= 1, 'the server has child processes (' . scalar(@kids) . ')');
 for my $pid ($ppid, @kids) {
     my $what = $pid == $ppid ? 'the parent' : "child $pid";
-    my $prefix = "$d/httpd.core";
-    unlink "$prefix.$pid";
-    run_cmd({ timeout => 120 }, 'gcore', '-o', $prefix, $pid);
-    my $c = read_file("$prefix.$pid");
-    unlink "$prefix.$pid";
+    my $c = gcore_of($pid);
     ok(defined $c && length $c > 100000, "gcore dumped $what");
     is(copies($c, $sscalar), 0, "$what: no copy of the TACK key's scalar");
     is(copies($c, $SPW), 0, "$what: no copy of its password");
@@ -272,21 +279,13 @@ for my $src ('env', 'exec') {
     }
     for my $pid (@kids) {
         unlike(environ_of($pid), qr/\Q$SPW\E/, "$src: child $pid: /proc/$pid/environ does not show the password");
-        my $prefix = "$d/httpd.core";
-        unlink "$prefix.$pid";
-        run_cmd({ timeout => 120 }, 'gcore', '-o', $prefix, $pid);
-        my $c = read_file("$prefix.$pid");
-        unlink "$prefix.$pid";
+        my $c = gcore_of($pid);
         ok(defined $c && length $c > 100000, "$src: gcore dumped child $pid");
         is(copies($c, $SPW), 0, "$src: child $pid: no copy of the password");
         is(copies($c, $sscalar), 0, "$src: child $pid: no copy of the scalar");
     }
     if ($src eq 'exec') {
-        my $prefix = "$d/httpd.core";
-        unlink "$prefix.$ppid";
-        run_cmd({ timeout => 120 }, 'gcore', '-o', $prefix, $ppid);
-        my $c = read_file("$prefix.$ppid");
-        unlink "$prefix.$ppid";
+        my $c = gcore_of($ppid);
         is(copies($c, $SPW), 0, 'exec: the parent holds no copy of the password');
     }
     $h->stop;
