@@ -137,6 +137,11 @@ static const char *tack_state_file(void)
     return conf->state_file ? conf->state_file : TACK_STATE_DEFAULT;
 }
 
+const char *tack_guard_state_path(apr_pool_t *p, const char *suffix)
+{
+    return apr_pstrcat(p, tack_state_file(), suffix, NULL);
+}
+
 /* ---- the state file ------------------------------------------------------ */
 
 static int tack_unhex(const char *in, uint8_t *out, size_t len)
@@ -746,6 +751,52 @@ static void tack_guard_gone(server_rec *s_main, long now)
     }
 }
 
+/* tack_guard_check_dir judges the state file's directory: whoever can
+ * write it can replace the memory (and so silence the guard, or make it
+ * refuse every change).  Owned by root and writable by root only, or it is
+ * refused under -t (TACK00069) and warned about at a start (TACK00070).
+ * A directory not made yet is made by the start, mode 0755.  Returns the
+ * number of problems. */
+static int tack_guard_check_dir(server_rec *s_main)
+{
+    char *dir = apr_pstrdup(guard_pool, tack_state_file()), *slash;
+    const char *why = NULL;
+    struct stat sb;
+
+    slash = strrchr(dir, '/');
+    if (!slash) {
+        return 0;
+    }
+    *(slash == dir ? slash + 1 : slash) = '\0';
+    if (stat(dir, &sb) != 0) {
+        return 0;
+    }
+    if (sb.st_uid != 0) {
+        why = apr_psprintf(guard_pool, "owned by uid %ld, not by root: chown "
+                                       "root %s",
+                           (long)sb.st_uid, dir);
+    } else if (sb.st_mode & (S_IWGRP | S_IWOTH)) {
+        why = apr_psprintf(guard_pool, "writable by %s: chmod go-w %s",
+                           sb.st_mode & S_IWOTH ? "everyone" : "its group", dir);
+    }
+    if (!why) {
+        return 0;
+    }
+    if (tack_config_strict()) {
+        ap_log_error(APLOG_MARK, APLOG_ERR, 0, s_main,
+                     "TACK00069: TackStateFile %s: its directory is %s "
+                     "(whoever can write it can replace the memory of pins "
+                     "clients hold)",
+                     tack_state_file(), why);
+        return 1;
+    }
+    ap_log_error(APLOG_MARK, APLOG_WARNING, 0, s_main,
+                 "TACK00070: TackStateFile %s: its directory is %s (whoever "
+                 "can write it can replace the memory of pins clients hold)",
+                 tack_state_file(), why);
+    return 0;
+}
+
 int tack_guard_check(server_rec *s_main)
 {
     long now;
@@ -755,6 +806,7 @@ int tack_guard_check(server_rec *s_main)
         return 0;
     }
     tack_guard_pool(s_main);
+    problems += tack_guard_check_dir(s_main);
     now = tack_guard_now(s_main); /* loads, even with nothing noted */
     tack_guard_gone(s_main, now);
     for (i = 0; i < guard_notes->nelts; i++) {

@@ -35,6 +35,7 @@
 #include <string.h>
 #include <time.h>
 #include <sys/socket.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -47,6 +48,7 @@
 #include "apr_strings.h"
 #include "apr_thread_proc.h"
 
+#include <jansson.h>
 #include <openssl/crypto.h>
 #include <openssl/err.h>
 #include <openssl/evp.h>
@@ -420,15 +422,107 @@ static const char *tack_signer_keyfile(apr_pool_t *p, tack_signer_t *sg,
     return NULL;
 }
 
+/* ---- PINs a token refused ---------------------------------------------------
+ * A token counts wrong PINs and locks itself after a few: a wrong PIN in a
+ * file must not be tried again at every configtest and restart.  A refusal
+ * is remembered, beside TackStateFile (".pin-refused", root's only, JSON:
+ * URI -> the PIN file's identity), until the PIN file changes; a login
+ * that succeeds forgets it.  exec: and env: PINs are tried each time: no
+ * file tells when they change. */
+
+/* tack_pin_file_id returns what identifies the PIN file of |pw|'s current
+ * version (device, inode, size, modification time), or NULL. */
+static const char *tack_pin_file_id(apr_pool_t *p, const char *pw)
+{
+    struct stat sb;
+
+    if (!pw || strncmp(pw, "file:", 5) || stat(pw + 5, &sb) != 0) {
+        return NULL;
+    }
+    /* apr_psprintf knows APR_INT64_T_FMT, not %lld */
+    return apr_psprintf(p,
+                        "%s %lu %lu %" APR_INT64_T_FMT " %" APR_INT64_T_FMT
+                        ".%09ld",
+                        pw, (unsigned long)sb.st_dev, (unsigned long)sb.st_ino,
+                        (apr_int64_t)sb.st_size, (apr_int64_t)sb.st_mtim.tv_sec,
+                        (long)sb.st_mtim.tv_nsec);
+}
+
+static json_t *tack_pin_refusals(apr_pool_t *p, const char *path)
+{
+    char *text = NULL;
+    size_t len;
+    json_t *root = NULL;
+
+    if (tack_file_read(path, 1 << 20, &text, &len) == TACK_OK) {
+        root = json_loadb(text, len, 0, NULL);
+        free(text);
+    }
+    if (!json_is_object(root)) {
+        json_decref(root);
+        root = json_object();
+    }
+    return root;
+}
+
+/* tack_pin_refused says whether the token refused |id|'s PIN for |uri| at
+ * the last attempt; tack_pin_note records (|refused|) or forgets it. */
+static int tack_pin_refused(apr_pool_t *p, const char *uri, const char *id)
+{
+    json_t *root = tack_pin_refusals(p, tack_guard_state_path(p, ".pin-refused"));
+    const char *had = json_string_value(json_object_get(root, uri));
+    int refused = had && id && !strcmp(had, id);
+
+    json_decref(root);
+    return refused;
+}
+
+static void tack_pin_note(apr_pool_t *p, const char *uri, const char *id,
+                          int refused)
+{
+    const char *path = tack_guard_state_path(p, ".pin-refused");
+    json_t *root = tack_pin_refusals(p, path);
+    char *text;
+
+    if (refused) {
+        json_object_set_new(root, uri, json_string(id));
+    } else if (json_object_get(root, uri)) {
+        json_object_del(root, uri);
+    } else {
+        json_decref(root);
+        return;
+    }
+    text = json_dumps(root, JSON_INDENT(1) | JSON_SORT_KEYS);
+    if (text) {
+        tack_file_replace(path, text, strlen(text), 0600, 1);
+        free(text);
+    }
+    json_decref(root);
+}
+
 /* tack_signer_token loads a key that stays in a PKCS#11 token. */
 static const char *tack_signer_token(apr_pool_t *p, tack_signer_t *sg,
                                      const char *pin, size_t pin_len)
 {
     char why[TACK_PKCS11_ERR_SIZE];
+    const char *id = tack_pin_file_id(p, sg->pw);
+    tack_status_t st;
 
+    if (id && tack_pin_refused(p, sg->key, id)) {
+        return apr_psprintf(p,
+                            "TackSigningKey %s: the token refused the PIN of "
+                            "TackSigningPassword %s at the last attempt, and "
+                            "the file has not changed since: not tried again "
+                            "(a token locks itself after a few wrong PINs); "
+                            "correct the file to try again",
+                            sg->key, sg->pw);
+    }
     why[0] = '\0';
-    if (tack_pkcs11_load(sg->key, pin, pin_len, &sg->pkey, why, sizeof(why)) !=
-        TACK_OK) {
+    st = tack_pkcs11_load(sg->key, pin, pin_len, &sg->pkey, why, sizeof(why));
+    if (id) {
+        tack_pin_note(p, sg->key, id, st == TACK_ERR_WRONG_PASSWORD);
+    }
+    if (st != TACK_OK) {
         ERR_clear_error();
         return apr_psprintf(p, "TackSigningKey %s: %s%s", sg->key,
                             why[0] ? why : "cannot load the key",

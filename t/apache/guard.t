@@ -22,7 +22,7 @@ use TackTest;
 use TackFixture qw(make_cert make_key tack_bytes breaksig_bytes pem
     write_file fingerprint key_public);
 
-plan tests => 113;
+plan tests => 118;
 
 my $h = TackTest::Httpd->new('guard');
 my $d = $h->root;
@@ -256,6 +256,19 @@ is(sprintf('%o', (stat $state)[2] & 07777), '644', 'the memory file is mode 0644
 my @tmp = glob("$state.* $d/var/tack/.state.json.*");
 is(scalar(@tmp), 0, 'no temporary file left beside it');
 my $good = slurp_file($state);
+
+# its directory: root's alone, or refused under -t and warned at a start
+chmod 0777, "$d/var/tack";
+($rc, $out) = $h->configtest;
+isnt($rc, 0, 'apache2 -t refuses a state directory everyone can write');
+like($out, qr/\[tack:error\].*TACK00069: TackStateFile \S+state\.json: its directory is writable by everyone: chmod go-w \S+var\/tack \(whoever can write it can replace the memory of pins clients hold\)/,
+     '... with the fix');
+$mark = -s $h->error_log;
+ok($h->graceful, 'a graceful restart with it is not refused');
+like(log_since($mark, $h->error_log), qr/\[tack:warn\].*TACK00070: TackStateFile \S+state\.json: its directory is writable by everyone/,
+     '... and warns');
+log_clean($mark, [qr/TACK00070/], $h->error_log);
+chmod 0755, "$d/var/tack";
 
 # a FIFO in its place: never opened (it would block apache2 -t and the
 # parent's start forever), named, left alone

@@ -19,7 +19,7 @@ use TackTest;
 use TackFixture qw(make_cert make_key spki_hash fingerprint tack_bytes
     breaksig_bytes pem write_file);
 
-plan tests => 134;
+plan tests => 137;
 
 my $TACK = top_dir() . '/tack';
 my $h = TackTest::Httpd->new('signing');
@@ -379,6 +379,24 @@ for my $case (
     isnt($rc, 0, "apache2 -t refuses $what");
     like($out, $want, '... naming the URI and the reason') or diag($out);
     unlike($out, qr/1234/, '... and never the PIN') if $what eq 'a PIN in the URI';
+}
+# a wrong PIN is tried once per PIN file change: a token locks itself after a
+# few wrong PINs (before: tried again at every configtest and restart)
+{
+    my $conf = $token;
+    $conf =~ s{file:\@ROOT\@/pin$}{file:\@ROOT\@/pin2}m;
+    $h->write_conf($conf);
+    ($rc, $out) = $h->configtest;
+    like($out, qr/TACK00033: TackSigningKey \Q$uri\E: the token refused the PIN of TackSigningPassword file:\S+pin2 at the last attempt, and the file has not changed since: not tried again \(a token locks itself after a few wrong PINs\); correct the file to try again/,
+         'the same wrong PIN file again: not tried, said why') or diag($out);
+    sleep 1;
+    write_file("$d/pin2", "9998\n");
+    chmod 0600, "$d/pin2";
+    ($rc, $out) = $h->configtest;
+    like($out, qr/TACK00033: TackSigningKey \Q$uri\E: wrong PIN/, '... a changed file is tried');
+    $h->write_conf($token);
+    ($rc, $out) = $h->configtest;
+    is($rc, 0, 'the right PIN: accepted') or diag($out);
 }
 log_clean($mark, [], $h->error_log);
 
