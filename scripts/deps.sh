@@ -81,7 +81,7 @@ fi
 PKGS="build-essential pkg-config check libjansson-dev \
 apache2 apache2-dev libapache2-mod-perl2 clang $CLANG_RT man-db \
 valgrind gdb pebble certbot softhsm2 opensc libengine-pkcs11-openssl \
-prometheus"
+prometheus sudo"
 # Kept at the archive's version, together.
 OPENSSL_PKGS="$LIBSSL openssl libssl-dev"
 case ${1:-} in

@@ -93,7 +93,8 @@ enum {
     CLI_OPT_PRELOAD,
     CLI_OPT_HOSTS,
     CLI_OPT_KEY_TYPE,
-    CLI_OPT_WARN_DAYS
+    CLI_OPT_WARN_DAYS,
+    CLI_OPT_NAME
 };
 
 /* ---- commands ------------------------------------------------------------ */

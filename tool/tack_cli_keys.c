@@ -5,6 +5,7 @@
  * (one certificate, or a whole fleet into a directory) and break.
  */
 #include <dirent.h>
+#include <ctype.h>
 #include <errno.h>
 #include <getopt.h>
 #include <stdlib.h>
@@ -337,6 +338,19 @@ static char *sign_out_name(const char *out_dir, const char *cert_path)
     return res;
 }
 
+/* sign_out_path: "OUT" + "NAME" -> "OUT/NAME" (malloc'd). */
+static char *sign_out_path(const char *out_dir, const char *name)
+{
+    size_t len = strlen(out_dir) + 1 + strlen(name) + 1;
+    char *res = malloc(len);
+
+    if (res != NULL) {
+        snprintf(res, len, "%s%s%s", out_dir,
+                 out_dir[strlen(out_dir) - 1] == '/' ? "" : "/", name);
+    }
+    return res;
+}
+
 static int sign_out_cmp(const void *a, const void *b)
 {
     const sign_job_t *const *x = a;
@@ -478,9 +492,11 @@ typedef struct {
     cli_pw_opts_t pw;
     sign_params_t sp;
     const char *key_path, *out_path;
+    const char *name; /* --name: the file's name in the -o directory */
     const char **certs; /* -c and the arguments after the options */
     size_t ncerts;
     int force, progress;
+    int nkey, nout; /* -k and -o given how many times */
 } sign_opts_t;
 
 /* sign_check_options: what the options say together.  Returns -1 when
@@ -513,6 +529,26 @@ static int sign_check_options(sign_opts_t *so)
     return -1;
 }
 
+/* sign_name_ok says whether |name| is acceptable for --name: a plain file
+ * name ending in ".tack.pem", nothing that leaves the directory or hides
+ * from a TackStore. */
+static int sign_name_ok(const char *name)
+{
+    size_t i, n = strlen(name);
+
+    if (n <= sizeof(".tack.pem") - 1 || name[0] == '.' ||
+        strcmp(name + n - (sizeof(".tack.pem") - 1), ".tack.pem") != 0) {
+        return 0;
+    }
+    for (i = 0; i < n; i++) {
+        if (!isalnum((unsigned char)name[i]) && name[i] != '.' &&
+            name[i] != '-' && name[i] != '_') {
+            return 0;
+        }
+    }
+    return 1;
+}
+
 /* sign_parse_options fills |so| (its certs array malloc'd: the caller
  * frees it).  Returns -1 when the command goes on, else the exit status
  * (help printed, or a usage error). */
@@ -530,6 +566,7 @@ static int sign_parse_options(int argc, char **argv, sign_opts_t *so)
         {"force", no_argument, NULL, 'f'},
         {"now", required_argument, NULL, CLI_OPT_NOW},
         {"no-progress", no_argument, NULL, CLI_OPT_NO_PROGRESS},
+        {"name", required_argument, NULL, CLI_OPT_NAME},
         {"help", no_argument, NULL, 'h'},
         {NULL, 0, NULL, 0}};
     sign_params_t *sp = &so->sp;
@@ -545,9 +582,13 @@ static int sign_parse_options(int argc, char **argv, sign_opts_t *so)
         switch (c) {
         case 'k':
             so->key_path = optarg;
+            so->nkey++;
             break;
         case 'c':
             so->certs[so->ncerts++] = optarg;
+            break;
+        case CLI_OPT_NAME:
+            so->name = optarg;
             break;
         case 'm':
             if (!cli_parse_uint(optarg, 0, 255, &sp->min_generation)) {
@@ -580,11 +621,26 @@ static int sign_parse_options(int argc, char **argv, sign_opts_t *so)
         case 'h':
             return cli_help(stdout, "sign");
         default:
+            so->nout += c == 'o';
             if (keys_common_opt(c, &so->pw, &so->out_path, &so->force)) {
                 break;
             }
             return cli_usage_hint("sign");
         }
+    }
+    /* A command allowed through sudo with a fixed -k and -o (the mod_md
+     * hook's) must not be turned to another key or directory by
+     * arguments appended after them. */
+    if (so->nkey > 1 || so->nout > 1) {
+        return cli_usage_error("sign", "%s given twice",
+                               so->nkey > 1 ? "-k" : "-o");
+    }
+    if (so->name != NULL && !sign_name_ok(so->name)) {
+        return cli_usage_error("sign",
+                               "--name %s: want a file name ending in "
+                               ".tack.pem, of letters, digits, '.', '-' "
+                               "and '_', not starting with '.'",
+                               so->name);
     }
     /* Certificates may also follow the options, as in `-c DIR/ *.crt`. */
     for (; optind < argc; optind++) {
@@ -640,15 +696,25 @@ static int sign_plan(sign_opts_t *so, sign_jobs_t *jobs, size_t *skipped,
             cli_err("no certificate found (%zu other files skipped)", *skipped);
             return CLI_EXIT_USAGE;
         }
+        if (so->name != NULL && jobs->count != 1) {
+            return cli_usage_error("sign", "--name names the file of one "
+                                           "certificate, not of %zu",
+                                   jobs->count);
+        }
         for (i = 0; i < jobs->count; i++) {
             jobs->jobs[i].out_path =
-                sign_out_name(out_path, jobs->jobs[i].cert_path);
+                so->name != NULL
+                    ? sign_out_path(out_path, so->name)
+                    : sign_out_name(out_path, jobs->jobs[i].cert_path);
             if (jobs->jobs[i].out_path == NULL) {
                 cli_err("out of memory");
                 return CLI_EXIT_USAGE;
             }
         }
         return sign_check_names(jobs, so->force);
+    }
+    if (so->name != NULL) {
+        return cli_usage_error("sign", "--name needs -o DIR/ (a directory)");
     }
     if (out_path != NULL) {
         jobs->jobs[0].out_path = strdup(out_path);

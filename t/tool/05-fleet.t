@@ -121,4 +121,30 @@ unlike($err, qr/\r/, 'no progress line when stderr is not a terminal');
          '... shows progress');
 }
 
+# ---- --name: one certificate into a store, as the mod_md hook's sudo rule
+# allows (a fixed -k and -o, the name appended)
+{
+    my $st = "$d/named-store";
+    my ($rc, $out, $err) = tack('sign', '-k', "$d/k.pem", '-p', 'pw', '-c', $a_crt,
+                                '-o', "$st/", '--name', 'www.ecdsa.tack.pem');
+    is($rc, 0, 'sign --name NAME -o DIR/: exit 0') or diag($err);
+    ok(-f "$st/www.ecdsa.tack.pem", '... the file has that name in DIR');
+    for my $bad ('../x.tack.pem', '.hidden.tack.pem', 'x.pem', 'a/b.tack.pem', 'a b.tack.pem') {
+        ($rc, $out, $err) = tack('sign', '-k', "$d/k.pem", '-p', 'pw', '-c', $a_crt,
+                                 '-o', "$st/", '--name', $bad, '--force');
+        is($rc, 2, "--name '$bad' is refused");
+        like($err, qr/--name \Q$bad\E: want a file name ending in \.tack\.pem/, '... saying what it wants');
+    }
+    ($rc, $out, $err) = tack('sign', '-k', "$d/k.pem", '-p', 'pw', '-c', $a_crt,
+                             '-o', "$st/", '--force', '--name', 'y.tack.pem', '-o', "$d/");
+    is($rc, 2, '-o given twice is refused (what sudo lets one append cannot redirect it)');
+    like($err, qr/-o given twice/, '... saying so');
+    ($rc, $out, $err) = tack('sign', '-k', "$d/k.pem", '-p', 'pw', '-c', $a_crt, '-c', $b_crt,
+                             '-o', "$st/", '--name', 'z.tack.pem');
+    is($rc, 2, '--name with two certificates is refused');
+    ($rc, $out, $err) = tack('sign', '-k', "$d/k.pem", '-p', 'pw', '-c', $a_crt,
+                             '-o', "$d/one.pem", '--name', 'z.tack.pem');
+    is($rc, 2, '--name without -o DIR/ is refused');
+}
+
 done_testing();

@@ -52,7 +52,7 @@ my %plan = (
     'admin-guide.md: install -d -m 755 /etc/tack /etc/apache2/tack/store (+8)' =>
         "runs certbot against Let's Encrypt (t/acme/certbot.t: against pebble)",
     'admin-guide.md: apt-get install -y sudo (+9)' => "$sys: a user, sudoers (t/acme/md.t)",
-    'admin-guide.md: # /etc/tack/md-hook.conf -- read by tack-md-hook as www-data; owned by root, mode 0644 (+4)' =>
+    'admin-guide.md: # /etc/tack/md-hook.conf -- read by tack-md-hook as www-data; owned by root, mode 0644 (+5)' =>
         'a configuration file, not commands (t/acme/md.t writes one)',
     'hosting-guide.md: tack genkey -o /secure/fleet.key                    # once (+2)' => '',
     'hosting-guide.md: rsync -a --delete /srv/tack-store/ web1:/etc/apache2/tack/store/ (+1)' =>
