@@ -68,8 +68,10 @@
 
 CC       ?= cc
 CFLAGS   ?= -O2 -g
+# No deprecated OpenSSL API (3.0 to 4.0): a deprecation is an error.
 WARN     := -Wall -Wextra -Wshadow -Wformat=2 -Wstrict-prototypes \
-            -Wmissing-prototypes -Wno-unused-parameter
+            -Wmissing-prototypes -Wno-unused-parameter \
+            -Werror=deprecated-declarations
 CPPFLAGS += -D_GNU_SOURCE
 APXS     ?= apxs
 PERL     ?= perl
@@ -81,7 +83,7 @@ SSL_LIBS     := -lssl -lcrypto
 JANSSON_LIBS := -ljansson
 
 # ---- core library --------------------------------------------------------
-# tack_pkcs11.c: keys in a PKCS#11 token, through OpenSSL's pkcs11 engine
+# tack_pkcs11.c: keys in a PKCS#11 token, through OpenSSL's pkcs11-provider
 # (loaded at run time: nothing to link).
 CORE_SRC := tack_ext.c tack_key.c tack_pem.c tack_keyfile.c tack_utf8.c \
             tack_pkcs11.c
@@ -169,6 +171,7 @@ MODULE_HDR := mod_tack.h
 # TACK_PROG's quotes pass two shells: apxs hands libtool a command line.
 .libs/mod_tack.so: $(MODULE_SRC) $(MODULE_HDR) $(CORE_SRC) $(CORE_HDR)
 	$(APXS) -c -Wc,-Wall -Wc,-Wextra -Wc,-Wno-unused-parameter \
+	    -Wc,-Werror=deprecated-declarations \
 	    -Wc,-DTACK_PROG='\"$(TACK_PROG)\"' \
 	    -Wc,-fvisibility=hidden $(foreach f,$(CPPFLAGS) $(CFLAGS),-Wc,$(f)) \
 	    $(foreach f,$(LDFLAGS),-Wl,$(f)) -o mod_tack.so \

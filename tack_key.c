@@ -7,6 +7,7 @@
  * Everything goes through OpenSSL 3's EVP interfaces.
  */
 #include "tack_ext.h"
+#include "tack_pkcs11.h"
 
 #include <string.h>
 
@@ -307,7 +308,10 @@ done:
     return st;
 }
 
-/* tack_ecdsa_sign signs SHA-256(|msg|) with |key|, as raw r || s. */
+/* tack_ecdsa_sign signs SHA-256(|msg|) with |key|, as raw r || s.  A
+ * token's key is signed with in its provider's library context: fetched
+ * from the default one, OpenSSL would pick the default provider's ECDSA
+ * and try to export a private key that never leaves the token. */
 static tack_status_t tack_ecdsa_sign(EVP_PKEY *key, const uint8_t *msg,
                                      size_t msg_len, uint8_t sig[TACK_SIG_LEN])
 {
@@ -320,7 +324,8 @@ static tack_status_t tack_ecdsa_sign(EVP_PKEY *key, const uint8_t *msg,
 
     md = EVP_MD_CTX_new();
     if (md == NULL ||
-        EVP_DigestSignInit(md, NULL, EVP_sha256(), NULL, key) != 1 ||
+        EVP_DigestSignInit_ex(md, NULL, "SHA256", tack_pkcs11_libctx(key),
+                              NULL, key, NULL) != 1 ||
         EVP_DigestSign(md, der, &der_len, msg, msg_len) != 1) {
         goto done;
     }
