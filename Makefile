@@ -59,6 +59,10 @@
 #                         chroot of Debian DIST (default trixie; built once
 #                         under /var/cache/mod-tack/chroot, then refreshed;
 #                         as root)
+#   make test-openssl4    the core and the tool built against OpenSSL 4.0
+#                         (experimental's) in a sid chroot, with the unit
+#                         tests and the tool's tests that need neither
+#                         httpd nor a token (as root; about N minutes)
 #   make test-release-remove  unmount and delete DIST's chroot
 #   make clean            remove what the build made
 #   make help             this list
@@ -467,6 +471,13 @@ test-release:
 
 test-release-remove:
 	scripts/test-release.sh --remove $(DIST)
+
+# OpenSSL 4.0 removed the ENGINE API and deprecates more: the core and the
+# tool built against it, in a sid chroot with experimental's libssl4
+# (scripts/test-openssl4.sh says which tests cannot run there, and why).
+.PHONY: test-openssl4
+test-openssl4:
+	scripts/test-release.sh sid scripts/test-openssl4.sh
 
 deps:
 	@scripts/deps.sh
