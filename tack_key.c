@@ -200,9 +200,9 @@ tack_status_t tack_key_public(EVP_PKEY *key, uint8_t out[TACK_KEY_LEN])
     if (tack_key_xy(key, out)) {
         return TACK_OK;
     }
-    /* A key an engine serves (a PKCS#11 token's, through libp11) answers
-     * for its group and its encoded point but not for the coordinates:
-     * read them from a plain copy of its public half. */
+    /* A key some providers and legacy methods serve (a PKCS#11 token's)
+     * answers for its group and its encoded point but not for the
+     * coordinates: read them from a plain copy of its public half. */
     ERR_clear_error();
     der_len = i2d_PUBKEY(key, &der);
     p = der;
@@ -230,7 +230,7 @@ tack_status_t tack_key_private(EVP_PKEY *key, uint8_t out[TACK_PRIV_LEN])
     if (!tack_key_is_p256(key)) {
         return TACK_ERR_BAD_KEY;
     }
-    /* A key whose scalar stays elsewhere (a token's, through an engine)
+    /* A key whose scalar stays elsewhere (a token's, through a provider)
      * can report 0 here: never a P-256 private key. */
     if (EVP_PKEY_get_bn_param(key, OSSL_PKEY_PARAM_PRIV_KEY, &d) &&
         !BN_is_zero(d) &&
