@@ -133,6 +133,13 @@ mount --make-rslave "$root/sys"
 mount --rbind /dev "$root/dev"
 mount --make-rslave "$root/dev"
 cp /etc/resolv.conf "$root/etc/resolv.conf"
+# A minbase chroot may have no /etc/hosts (netbase writes it, and only
+# some releases' packages pull it in): every installed Debian has one, with
+# localhost, which the suites resolve.
+if [ ! -e "$root/etc/hosts" ]; then
+    printf '127.0.0.1\tlocalhost\n::1\t\tlocalhost ip6-localhost ip6-loopback\n' \
+        >"$root/etc/hosts"
+fi
 # sid's and experimental's Release files are past their Valid-Until on
 # machines whose mirror is not refreshed daily: apt would refuse every
 # update.  Only there: a stable release's stale Release file is a real
