@@ -62,7 +62,8 @@
 #   make test-openssl4    the core and the tool built against OpenSSL 4.0
 #                         (experimental's) in a sid chroot, with the unit
 #                         tests and the tool's tests that need neither
-#                         httpd nor a token (as root; about N minutes)
+#                         httpd nor a token (as root; about 2 minutes
+#                         once the chroot exists)
 #   make test-release-remove  unmount and delete DIST's chroot
 #   make clean            remove what the build made
 #   make help             this list
@@ -155,9 +156,17 @@ $(BUILD_ASAN)/tack: $(TOOL_SRC) $(TOOL_HDR) $(CORE_OBJ_ASAN)
 	    $(WARN) -I. -pthread -o $@ \
 	    $(TOOL_SRC) $(CORE_OBJ_ASAN) $(SSL_LIBS) $(JANSSON_LIBS)
 
+# Not 12-pkcs11.t: pkcs11-provider dlopens the PKCS#11 module with
+# RTLD_DEEPBIND, which AddressSanitizer refuses (google/sanitizers#611);
+# test-tool runs it against the plain tool, check-asan the URI parser.
+ASAN_NOT_RUN := t/tool/12-pkcs11.t
 test-tool-asan: preflight $(BUILD_ASAN)/tack module
 	TACK_BIN=$(CURDIR)/$(BUILD_ASAN)/tack ASAN_OPTIONS=detect_leaks=1 \
-	    UBSAN_OPTIONS=print_stacktrace=1 $(PROVE) t/tool/
+	    UBSAN_OPTIONS=print_stacktrace=1 \
+	    $(PROVE) $(filter-out $(ASAN_NOT_RUN),$(wildcard t/tool/*.t))
+	@echo "test-tool-asan: NOT RUN under ASan: $(ASAN_NOT_RUN)" \
+	    "(pkcs11-provider dlopens the PKCS#11 module with RTLD_DEEPBIND," \
+	    "which AddressSanitizer refuses; make test-tool runs it)"
 
 # ---- module (issue 3 owns this section) ---------------------------------
 module: $(if $(wildcard mod_tack.c),.libs/mod_tack.so)
