@@ -126,7 +126,7 @@ typedef enum {
     TACK_ERR_PSEUDO_FILE,      /* a "regular" file of proc, sysfs, debugfs
                                   and the like: never read (/proc/kmsg
                                   blocks, others have side effects) */
-    TACK_ERR_TOKEN,         /* a PKCS#11 key cannot be loaded: no engine,
+    TACK_ERR_TOKEN,         /* a PKCS#11 key cannot be loaded: no provider,
                                no such token or object (tack_pkcs11.h) */
     TACK_ERR_NOMEM,
     TACK_ERR_CRYPTO,        /* OpenSSL failed; details on its error queue */
@@ -322,7 +322,7 @@ tack_status_t tack_key_from_public(EVP_PKEY **out,
                                    const uint8_t pub[TACK_KEY_LEN]);
 
 /* tack_key_public writes |key|'s public point as x || y (any P-256 key,
- * an engine's included).  TACK_ERR_BAD_KEY when |key| is not P-256. */
+ * a token's, through a provider, included).  TACK_ERR_BAD_KEY when |key| is not P-256. */
 tack_status_t tack_key_public(EVP_PKEY *key, uint8_t out[TACK_KEY_LEN]);
 
 /* tack_key_check_signing signs a fixed test message (never a TACK or a

@@ -7,6 +7,7 @@
  * Everything goes through OpenSSL 3's EVP interfaces.
  */
 #include "tack_ext.h"
+#include "tack_pkcs11.h"
 
 #include <string.h>
 
@@ -199,9 +200,9 @@ tack_status_t tack_key_public(EVP_PKEY *key, uint8_t out[TACK_KEY_LEN])
     if (tack_key_xy(key, out)) {
         return TACK_OK;
     }
-    /* A key an engine serves (a PKCS#11 token's, through libp11) answers
-     * for its group and its encoded point but not for the coordinates:
-     * read them from a plain copy of its public half. */
+    /* A key some providers and legacy methods serve (a PKCS#11 token's)
+     * answers for its group and its encoded point but not for the
+     * coordinates: read them from a plain copy of its public half. */
     ERR_clear_error();
     der_len = i2d_PUBKEY(key, &der);
     p = der;
@@ -229,7 +230,7 @@ tack_status_t tack_key_private(EVP_PKEY *key, uint8_t out[TACK_PRIV_LEN])
     if (!tack_key_is_p256(key)) {
         return TACK_ERR_BAD_KEY;
     }
-    /* A key whose scalar stays elsewhere (a token's, through an engine)
+    /* A key whose scalar stays elsewhere (a token's, through a provider)
      * can report 0 here: never a P-256 private key. */
     if (EVP_PKEY_get_bn_param(key, OSSL_PKEY_PARAM_PRIV_KEY, &d) &&
         !BN_is_zero(d) &&
@@ -307,7 +308,10 @@ done:
     return st;
 }
 
-/* tack_ecdsa_sign signs SHA-256(|msg|) with |key|, as raw r || s. */
+/* tack_ecdsa_sign signs SHA-256(|msg|) with |key|, as raw r || s.  A
+ * token's key is signed with in its provider's library context: fetched
+ * from the default one, OpenSSL would pick the default provider's ECDSA
+ * and try to export a private key that never leaves the token. */
 static tack_status_t tack_ecdsa_sign(EVP_PKEY *key, const uint8_t *msg,
                                      size_t msg_len, uint8_t sig[TACK_SIG_LEN])
 {
@@ -320,7 +324,8 @@ static tack_status_t tack_ecdsa_sign(EVP_PKEY *key, const uint8_t *msg,
 
     md = EVP_MD_CTX_new();
     if (md == NULL ||
-        EVP_DigestSignInit(md, NULL, EVP_sha256(), NULL, key) != 1 ||
+        EVP_DigestSignInit_ex(md, NULL, "SHA256", tack_pkcs11_libctx(key),
+                              NULL, key, NULL) != 1 ||
         EVP_DigestSign(md, der, &der_len, msg, msg_len) != 1) {
         goto done;
     }

@@ -2,48 +2,131 @@
  * Copyright 2026 the mod_tack authors (NOTICE) */
 /*
  * tack_pkcs11.c -- TACK keys in a PKCS#11 token, loaded through OpenSSL's
- * "pkcs11" engine (libp11).  See tack_pkcs11.h.
+ * pkcs11-provider and OSSL_STORE.  See tack_pkcs11.h.
  *
- * Debian 12 has no OpenSSL 3 PKCS#11 provider, only the engine, and the
- * engine API is deprecated in OpenSSL 3.0: this is the one file of the
- * project that uses it, so the deprecation warnings are silenced here only.
+ * The provider lives in a library context of its own, one per PKCS#11
+ * module, with the default and base providers beside it: never in the
+ * default context, never through OPENSSL_CONF, so that nothing of it
+ * reaches mod_ssl or the rest of httpd.  The contexts are kept for the
+ * life of the process (a key holds its provider), in a list that
+ * tack_pkcs11_libctx searches so that the core signs with the key's own
+ * context.
  *
- * libp11 says "object not found" both for a token that is not there and
- * for a key that is not in the token.  To tell the user which, a failed
- * load asks the PKCS#11 module itself for its tokens' labels (PKCS#11 v2.40
+ * The store finds nothing both for a token that is not there and for a key
+ * that is not in the token.  To tell the user which, a failed load asks the
+ * PKCS#11 module itself for its tokens' labels (PKCS#11 v2.40
  * C_GetSlotList / C_GetTokenInfo), through the few declarations below: the
  * core needs no PKCS#11 header.
  */
-#define OPENSSL_SUPPRESS_DEPRECATED
-
 #include "tack_pkcs11.h"
 
+#include <dirent.h>
 #include <dlfcn.h>
+#include <errno.h>
+#include <link.h>
 #include <stdarg.h>
 #include <stdio.h>
+#include <stddef.h>
 #include <string.h>
 #include <strings.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
+#include <openssl/bio.h>
+#include <openssl/conf.h>
 #include <openssl/core_names.h>
 #include <openssl/crypto.h>
-#include <openssl/engine.h>
 #include <openssl/err.h>
 #include <openssl/objects.h>
+#include <openssl/provider.h>
+#include <openssl/store.h>
 #include <openssl/ui.h>
 
-/* The engine's id, and the module it loads when the URI names none. */
-#define TACK_PK11_ENGINE "pkcs11"
+/* The provider's name, and the module it loads when the URI names none
+ * (Debian builds it with p11-kit: its proxy, which loads every module
+ * registered with p11-kit). */
+#define TACK_PK11_PROVIDER "pkcs11"
 #define TACK_PK11_DEFAULT_MODULE "p11-kit-proxy.so"
 
-/* The longest attribute value we look at: a token label is 32 bytes
+/* The longest attribute value we keep: a token label is 32 bytes
  * (PKCS#11 v2.40 section 3.2, CK_TOKEN_INFO), a path can be longer. */
 #define TACK_PK11_ATTR_SIZE 1024
+/* The longest PIN a pin-source file may hold (PKCS#11 has no limit;
+ * tokens take far less). */
+#define TACK_PK11_PIN_SIZE 256
+/* The most attributes a URI may have: RFC 7512 defines 17. */
+#define TACK_PK11_MAX_ATTRS 32
+
+/* ---- Messages ----------------------------------------------------------- */
+
+static tack_status_t tack_pk11_fail(char *err, size_t err_len, tack_status_t st,
+                                    const char *fmt, ...)
+    __attribute__((format(printf, 4, 5)));
+
+/* tack_pk11_fail writes the reason to |err|, empties OpenSSL's error queue
+ * (the reason is in |err|) and returns |st|. */
+static tack_status_t tack_pk11_fail(char *err, size_t err_len, tack_status_t st,
+                                    const char *fmt, ...)
+{
+    va_list ap;
+
+    if (err != NULL && err_len > 0) {
+        va_start(ap, fmt);
+        vsnprintf(err, err_len, fmt, ap);
+        va_end(ap);
+    }
+    ERR_clear_error();
+    return st;
+}
 
 /* ---- URIs (RFC 7512) ---------------------------------------------------- */
 
 int tack_key_is_uri(const char *spec)
 {
     return spec != NULL && strncasecmp(spec, "pkcs11:", 7) == 0;
+}
+
+/* Where an attribute belongs (RFC 7512 section 2.3): the path part holds
+ * what names the token and the object, the query what says how to reach
+ * it.  Vendor attributes ("x-...") may be in either. */
+static const char *const tack_pk11_path_attrs[] = {
+    "token",          "manufacturer",        "serial",
+    "model",          "library-manufacturer", "library-description",
+    "library-version", "slot-description",   "slot-manufacturer",
+    "slot-id",        "object",              "type",
+    "id",             NULL};
+static const char *const tack_pk11_query_attrs[] = {
+    "pin-value", "pin-source", "module-name", "module-path", NULL};
+/* RFC 7512's object classes (the type attribute). */
+static const char *const tack_pk11_types[] = {
+    "public", "private", "cert", "secret-key", "data", NULL};
+
+/* One attribute of a URI, as written: name=value, value still escaped. */
+typedef struct {
+    const char *name;
+    size_t name_len;
+    const char *value;
+    size_t value_len;
+    int in_query; /* where it belongs, once checked */
+} tack_pk11_attr_t;
+
+/* What a URI says, decoded. */
+typedef struct {
+    tack_pk11_attr_t attrs[TACK_PK11_MAX_ATTRS];
+    size_t n;
+    char token[TACK_PK11_ATTR_SIZE];    /* "" when absent */
+    char object[TACK_PK11_ATTR_SIZE];   /* "" when absent */
+    char type[16];                      /* "" when absent */
+    char module_path[TACK_PK11_ATTR_SIZE];
+    char module_name[TACK_PK11_ATTR_SIZE];
+    char pin_source[TACK_PK11_ATTR_SIZE];
+    char pin_value[TACK_PK11_ATTR_SIZE]; /* wiped by tack_pk11_uri_wipe */
+    int has_token, has_object, has_pin_value;
+} tack_pk11_uri_t;
+
+static void tack_pk11_uri_wipe(tack_pk11_uri_t *u)
+{
+    OPENSSL_cleanse(u->pin_value, sizeof(u->pin_value));
 }
 
 static int tack_pk11_hex(char c)
@@ -90,23 +173,92 @@ static int tack_pk11_decode(const char *in, size_t in_len, char *out,
     return 1;
 }
 
-/* tack_pk11_attr finds attribute |name| of |uri|: in the path part
- * (";"-separated, before "?") or the query (after "?", "&"-separated).
- * Returns 1 and its decoded value in |out| when present and well-formed. */
-static int tack_pk11_attr(const char *uri, const char *name, char *out,
-                          size_t out_size)
+/* tack_pk11_in returns 1 when |name| (|len| bytes) is in |list|. */
+static int tack_pk11_in(const char *const *list, const char *name, size_t len)
 {
-    const char *p = uri + 7; /* after "pkcs11:" */
-    size_t name_len = strlen(name);
+    for (; *list != NULL; list++) {
+        if (strlen(*list) == len && strncmp(*list, name, len) == 0) {
+            return 1;
+        }
+    }
+    return 0;
+}
+
+static int tack_pk11_is(const tack_pk11_attr_t *a, const char *name)
+{
+    return a->name_len == strlen(name) &&
+           strncmp(a->name, name, a->name_len) == 0;
+}
+
+/* tack_pk11_uri_print writes |u|'s attributes as a URI, each where it
+ * belongs, to |out| (|out_size| bytes), with a pin-value as "***": the
+ * URI a misplaced attribute's message shows. */
+static void tack_pk11_uri_print(const tack_pk11_uri_t *u, char *out,
+                                size_t out_size)
+{
+    size_t i, used;
+    int pass, first;
+
+    snprintf(out, out_size, "pkcs11:");
+    for (pass = 0; pass < 2; pass++) {
+        first = 1;
+        for (i = 0; i < u->n; i++) {
+            const tack_pk11_attr_t *a = &u->attrs[i];
+            int secret = tack_pk11_is(a, "pin-value");
+
+            if (a->in_query != pass) {
+                continue;
+            }
+            used = strlen(out);
+            snprintf(out + used, out_size - used, "%s%.*s=%.*s",
+                     first ? (pass ? "?" : "") : (pass ? "&" : ";"),
+                     (int)a->name_len, a->name,
+                     secret ? 3 : (int)a->value_len,
+                     secret ? "***" : a->value);
+            first = 0;
+        }
+    }
+}
+
+/* tack_pk11_uri_parse splits |uri| into its attributes and checks them
+ * against RFC 7512: each known, in its part, given once, well escaped.
+ * Returns TACK_OK, or TACK_ERR_INVALID_ARG with the reason in |err| (a
+ * pin-value never in it). */
+static tack_status_t tack_pk11_uri_parse(const char *uri, tack_pk11_uri_t *u,
+                                         char *err, size_t err_len)
+{
+    const char *p;
     int in_query = 0;
+    size_t i, j;
 
-    while (*p != '\0') {
+    memset(u, 0, sizeof(*u));
+    if (!tack_key_is_uri(uri)) {
+        return tack_pk11_fail(err, err_len, TACK_ERR_INVALID_ARG,
+                              "not a pkcs11: URI");
+    }
+    for (p = uri + 7; *p != '\0';) {
         size_t len = strcspn(p, in_query ? "&" : ";?");
+        const char *eq = memchr(p, '=', len);
+        tack_pk11_attr_t *a;
 
-        if (len > name_len && strncmp(p, name, name_len) == 0 &&
-            p[name_len] == '=') {
-            return tack_pk11_decode(p + name_len + 1, len - name_len - 1, out,
-                                    out_size);
+        if (len > 0) {
+            if (eq == NULL || eq == p) {
+                return tack_pk11_fail(err, err_len, TACK_ERR_INVALID_ARG,
+                                      "\"%.*s\" is not an attribute "
+                                      "(RFC 7512: name=value)",
+                                      (int)(len > 64 ? 64 : len), p);
+            }
+            if (u->n == TACK_PK11_MAX_ATTRS) {
+                return tack_pk11_fail(err, err_len, TACK_ERR_INVALID_ARG,
+                                      "more than %d attributes",
+                                      TACK_PK11_MAX_ATTRS);
+            }
+            a = &u->attrs[u->n++];
+            a->name = p;
+            a->name_len = (size_t)(eq - p);
+            a->value = eq + 1;
+            a->value_len = len - a->name_len - 1;
+            a->in_query = in_query;
         }
         p += len;
         if (*p == '?') {
@@ -116,71 +268,592 @@ static int tack_pk11_attr(const char *uri, const char *name, char *out,
             p++;
         }
     }
-    return 0;
+    /* Where each attribute belongs; the first misplaced one is named with
+     * the URI as it should read. */
+    for (i = 0; i < u->n; i++) {
+        tack_pk11_attr_t *a = &u->attrs[i];
+        int path = tack_pk11_in(tack_pk11_path_attrs, a->name, a->name_len);
+        int query = tack_pk11_in(tack_pk11_query_attrs, a->name, a->name_len);
+        char fixed[TACK_PKCS11_ERR_SIZE];
+
+        if (!path && !query) {
+            if (a->name_len > 2 && strncmp(a->name, "x-", 2) == 0) {
+                continue; /* a vendor's: anywhere */
+            }
+            return tack_pk11_fail(
+                err, err_len, TACK_ERR_INVALID_ARG,
+                "unknown attribute \"%.*s\" (RFC 7512: token, object, "
+                "type, id, manufacturer, model, serial, slot-id, ...; "
+                "after \"?\": module-path, module-name, pin-value, "
+                "pin-source)",
+                (int)(a->name_len > 64 ? 64 : a->name_len), a->name);
+        }
+        if (query == a->in_query) {
+            continue;
+        }
+        for (j = 0; j < u->n; j++) {
+            tack_pk11_attr_t *b = &u->attrs[j];
+
+            if (tack_pk11_in(tack_pk11_query_attrs, b->name, b->name_len)) {
+                b->in_query = 1;
+            } else if (tack_pk11_in(tack_pk11_path_attrs, b->name,
+                                    b->name_len)) {
+                b->in_query = 0;
+            }
+        }
+        tack_pk11_uri_print(u, fixed, sizeof(fixed) - 100);
+        return tack_pk11_fail(err, err_len, TACK_ERR_INVALID_ARG,
+                              "%.*s belongs in the %s: %s", (int)a->name_len,
+                              a->name, query ? "query" : "path", fixed);
+    }
+    for (i = 0; i < u->n; i++) {
+        tack_pk11_attr_t *a = &u->attrs[i];
+        static const struct {
+            const char *name;
+            size_t off;
+        } keep[] = {
+            {"token", offsetof(tack_pk11_uri_t, token)},
+            {"object", offsetof(tack_pk11_uri_t, object)},
+            {"type", offsetof(tack_pk11_uri_t, type)},
+            {"module-path", offsetof(tack_pk11_uri_t, module_path)},
+            {"module-name", offsetof(tack_pk11_uri_t, module_name)},
+            {"pin-source", offsetof(tack_pk11_uri_t, pin_source)},
+            {"pin-value", offsetof(tack_pk11_uri_t, pin_value)},
+        };
+        char scratch[TACK_PK11_ATTR_SIZE];
+        char *out = scratch;
+        size_t out_size = sizeof(scratch), k;
+
+        for (j = 0; j < i; j++) {
+            if (u->attrs[j].name_len == a->name_len &&
+                strncmp(u->attrs[j].name, a->name, a->name_len) == 0) {
+                return tack_pk11_fail(err, err_len, TACK_ERR_INVALID_ARG,
+                                      "attribute \"%.*s\" given twice",
+                                      (int)a->name_len, a->name);
+            }
+        }
+        for (k = 0; k < sizeof(keep) / sizeof(keep[0]); k++) {
+            if (tack_pk11_is(a, keep[k].name)) {
+                out = (char *)u + keep[k].off;
+                out_size = tack_pk11_is(a, "type") ? sizeof(u->type)
+                                                   : TACK_PK11_ATTR_SIZE;
+            }
+        }
+        if (!tack_pk11_decode(a->value, a->value_len, out, out_size)) {
+            OPENSSL_cleanse(scratch, sizeof(scratch));
+            return tack_pk11_fail(err, err_len, TACK_ERR_INVALID_ARG,
+                                  "%.*s: a bad percent-escape, an escaped "
+                                  "NUL, or too long",
+                                  (int)a->name_len, a->name);
+        }
+        OPENSSL_cleanse(scratch, sizeof(scratch));
+        u->has_token |= tack_pk11_is(a, "token");
+        u->has_object |= tack_pk11_is(a, "object");
+        u->has_pin_value |= tack_pk11_is(a, "pin-value");
+    }
+    if (u->type[0] != '\0' &&
+        !tack_pk11_in(tack_pk11_types, u->type, strlen(u->type))) {
+        return tack_pk11_fail(err, err_len, TACK_ERR_INVALID_ARG,
+                              "type=%s: RFC 7512's types are public, "
+                              "private, cert, secret-key and data",
+                              u->type);
+    }
+    return TACK_OK;
+}
+
+tack_status_t tack_pkcs11_uri_check(const char *uri, char *err,
+                                    size_t err_len)
+{
+    tack_pk11_uri_t *u = OPENSSL_zalloc(sizeof(*u));
+    tack_status_t st;
+
+    if (err != NULL && err_len > 0) {
+        err[0] = '\0';
+    }
+    if (u == NULL) {
+        return tack_pk11_fail(err, err_len, TACK_ERR_NOMEM, "out of memory");
+    }
+    st = tack_pk11_uri_parse(uri, u, err, err_len);
+    tack_pk11_uri_wipe(u);
+    OPENSSL_free(u);
+    return st;
 }
 
 int tack_pkcs11_uri_has_pin(const char *uri)
 {
-    char v[TACK_PK11_ATTR_SIZE];
+    tack_pk11_uri_t *u = OPENSSL_zalloc(sizeof(*u));
+    int has = 0;
 
-    return tack_key_is_uri(uri) &&
-           (tack_pk11_attr(uri, "pin-value", v, sizeof(v)) ||
-            tack_pk11_attr(uri, "pin-source", v, sizeof(v)));
-}
-
-/* tack_pk11_engine_uri returns a copy of |uri| (OPENSSL_malloc'd: it may
- * hold a pin-value, free with OPENSSL_clear_free and strlen + 1) without
- * the module-path and module-name query attributes, which libp11 refuses
- * ("invalid id"); the module goes to the engine as MODULE_PATH. */
-static char *tack_pk11_engine_uri(const char *uri)
-{
-    size_t size = strlen(uri) + 1, n;
-    const char *q = strchr(uri, '?');
-    char *out = OPENSSL_malloc(size);
-
-    if (out == NULL) {
-        return NULL;
+    if (u != NULL && tack_pk11_uri_parse(uri, u, NULL, 0) == TACK_OK) {
+        has = u->has_pin_value || u->pin_source[0] != '\0';
+    } else if (u != NULL && tack_key_is_uri(uri)) {
+        /* A URI that does not parse fails at its load, with the reason;
+         * asking for a PIN first would only delay that. */
+        has = 1;
     }
-    n = q != NULL ? (size_t)(q - uri) : size - 1;
-    memcpy(out, uri, n);
-    out[n] = '\0';
-    while (q != NULL && *q != '\0') {
-        size_t len;
-
-        q++; /* the '?' or '&' */
-        len = strcspn(q, "&");
-        if (len > 0 && strncmp(q, "module-path=", 12) != 0 &&
-            strncmp(q, "module-name=", 12) != 0) {
-            out[n++] = strchr(out, '?') == NULL ? '?' : '&';
-            memcpy(out + n, q, len);
-            n += len;
-            out[n] = '\0';
-        }
-        q += len;
-    }
-    return out;
-}
-
-/* ---- Messages ----------------------------------------------------------- */
-
-static tack_status_t tack_pk11_fail(char *err, size_t err_len, tack_status_t st,
-                                    const char *fmt, ...)
-    __attribute__((format(printf, 4, 5)));
-
-/* tack_pk11_fail writes the reason to |err|, empties OpenSSL's error queue
- * (the reason is in |err|) and returns |st|. */
-static tack_status_t tack_pk11_fail(char *err, size_t err_len, tack_status_t st,
-                                    const char *fmt, ...)
-{
-    va_list ap;
-
-    if (err != NULL && err_len > 0) {
-        va_start(ap, fmt);
-        vsnprintf(err, err_len, fmt, ap);
-        va_end(ap);
+    if (u != NULL) {
+        tack_pk11_uri_wipe(u);
+        OPENSSL_free(u);
     }
     ERR_clear_error();
-    return st;
+    return has;
+}
+
+/* tack_pk11_store_uri writes the URI the provider gets to |out|: the path
+ * attributes of |u| (escaped as written) with type set to |type|; the
+ * query's module and PIN are given to the provider otherwise. */
+static int tack_pk11_store_uri(const tack_pk11_uri_t *u, const char *type,
+                               char *out, size_t out_size)
+{
+    size_t i, used;
+    int n;
+
+    snprintf(out, out_size, "pkcs11:");
+    for (i = 0; i < u->n; i++) {
+        const tack_pk11_attr_t *a = &u->attrs[i];
+
+        if (a->in_query || tack_pk11_is(a, "type")) {
+            continue;
+        }
+        used = strlen(out);
+        n = snprintf(out + used, out_size - used, "%.*s=%.*s;",
+                     (int)a->name_len, a->name, (int)a->value_len, a->value);
+        if (n < 0 || (size_t)n >= out_size - used) {
+            return 0;
+        }
+    }
+    used = strlen(out);
+    n = snprintf(out + used, out_size - used, "type=%s", type);
+    return n > 0 && (size_t)n < out_size - used;
+}
+
+/* ---- The module (RFC 7512 module-path and module-name) ----------------- */
+
+/* p11-kit's registered modules: the administrator's, then the packages'. */
+static const char *const tack_pk11_module_dirs[] = {
+    "/etc/pkcs11/modules", "/usr/share/p11-kit/modules", NULL};
+
+/* tack_pk11_stem_is returns 1 when |file| (a library's path) is the
+ * library RFC 7512 calls |name|: its file name without "lib" and
+ * without ".so" and what follows, compared without regard to case. */
+static int tack_pk11_stem_is(const char *file, const char *name)
+{
+    const char *base = strrchr(file, '/');
+    size_t len;
+
+    base = base != NULL ? base + 1 : file;
+    if (strncmp(base, "lib", 3) == 0) {
+        base += 3;
+    }
+    len = strcspn(base, ".");
+    return len == strlen(name) && strncasecmp(base, name, len) == 0;
+}
+
+/* tack_pk11_p11kit_dir writes the directory p11-kit resolves a registered
+ * module's relative file name against (where its proxy is, "pkcs11/"). */
+static int tack_pk11_p11kit_dir(char *out, size_t out_size)
+{
+    void *lib = dlopen(TACK_PK11_DEFAULT_MODULE, RTLD_LAZY | RTLD_LOCAL);
+    struct link_map *map = NULL;
+    const char *slash;
+    int ok = 0;
+
+    if (lib != NULL && dlinfo(lib, RTLD_DI_LINKMAP, &map) == 0 &&
+        map != NULL && (slash = strrchr(map->l_name, '/')) != NULL) {
+        int n = snprintf(out, out_size, "%.*s/pkcs11/",
+                         (int)(slash - map->l_name), map->l_name);
+
+        ok = n > 0 && (size_t)n < out_size;
+    }
+    if (lib != NULL) {
+        dlclose(lib);
+    }
+    return ok;
+}
+
+/* tack_pk11_registered finds module |name| among p11-kit's registered
+ * modules (NAME.module, or a module whose library is NAME) and writes its
+ * library's path to |out|.  Returns 1 when found. */
+static int tack_pk11_registered(const char *name, char *out, size_t out_size)
+{
+    size_t d;
+
+    for (d = 0; tack_pk11_module_dirs[d] != NULL; d++) {
+        DIR *dir = opendir(tack_pk11_module_dirs[d]);
+        struct dirent *ent;
+
+        while (dir != NULL && (ent = readdir(dir)) != NULL) {
+            size_t len = strlen(ent->d_name);
+            char path[512], line[TACK_PK11_ATTR_SIZE], lib[TACK_PK11_ATTR_SIZE];
+            FILE *f;
+            int found = 0;
+
+            if (len <= 7 || strcmp(ent->d_name + len - 7, ".module") != 0) {
+                continue;
+            }
+            snprintf(path, sizeof(path), "%s/%s", tack_pk11_module_dirs[d],
+                     ent->d_name);
+            lib[0] = '\0';
+            if ((f = fopen(path, "r")) == NULL) {
+                continue;
+            }
+            while (fgets(line, sizeof(line), f) != NULL) {
+                if (strncmp(line, "module:", 7) == 0) {
+                    const char *v = line + 7 + strspn(line + 7, " \t");
+
+                    snprintf(lib, sizeof(lib), "%.*s",
+                             (int)strcspn(v, " \t\r\n"), v);
+                }
+            }
+            fclose(f);
+            found = lib[0] != '\0' &&
+                    ((len - 7 == strlen(name) &&
+                      strncasecmp(ent->d_name, name, len - 7) == 0) ||
+                     tack_pk11_stem_is(lib, name));
+            if (!found) {
+                continue;
+            }
+            closedir(dir);
+            if (lib[0] == '/') {
+                snprintf(out, out_size, "%s", lib);
+            } else {
+                char base[TACK_PK11_ATTR_SIZE];
+
+                if (!tack_pk11_p11kit_dir(base, sizeof(base))) {
+                    return 0;
+                }
+                snprintf(out, out_size, "%s%s", base, lib);
+            }
+            return 1;
+        }
+        if (dir != NULL) {
+            closedir(dir);
+        }
+    }
+    return 0;
+}
+
+/* tack_pk11_module works out the PKCS#11 module of |u| into |module|:
+ * module-path (a library, or with module-name a directory to find it in),
+ * module-name alone (a module registered with p11-kit), or none ("":
+ * the provider's own default, p11-kit's proxy).  A module given is loaded
+ * once here, so that its failure is told with dlopen's reason. */
+static tack_status_t tack_pk11_module(const tack_pk11_uri_t *u, char *module,
+                                      size_t module_size, char *err,
+                                      size_t err_len)
+{
+    struct stat sb;
+    void *lib;
+    size_t i;
+
+    module[0] = '\0';
+    if (u->module_path[0] != '\0' && stat(u->module_path, &sb) == 0 &&
+        S_ISDIR(sb.st_mode)) {
+        /* RFC 7512 section 2.3: a directory, with module-name the library
+         * in it. */
+        static const char *const forms[][2] = {
+            {"lib", ".so"}, {"", ".so"}, {"", ""}};
+
+        if (u->module_name[0] == '\0') {
+            return tack_pk11_fail(err, err_len, TACK_ERR_TOKEN,
+                                  "module-path %s is a directory: add "
+                                  "module-name=NAME to say which module "
+                                  "in it",
+                                  u->module_path);
+        }
+        for (i = 0; i < sizeof(forms) / sizeof(forms[0]); i++) {
+            int n = snprintf(module, module_size, "%s/%s%s%s",
+                             u->module_path, forms[i][0], u->module_name,
+                             forms[i][1]);
+
+            if (n > 0 && (size_t)n < module_size &&
+                access(module, F_OK) == 0) {
+                break;
+            }
+        }
+        if (i == sizeof(forms) / sizeof(forms[0])) {
+            return tack_pk11_fail(err, err_len, TACK_ERR_TOKEN,
+                                  "no module \"%s\" in %s (looked for "
+                                  "lib%s.so and %s.so)",
+                                  u->module_name, u->module_path,
+                                  u->module_name, u->module_name);
+        }
+    } else if (u->module_path[0] != '\0') {
+        snprintf(module, module_size, "%s", u->module_path);
+    } else if (u->module_name[0] != '\0') {
+        if (!tack_pk11_registered(u->module_name, module, module_size)) {
+            return tack_pk11_fail(err, err_len, TACK_ERR_TOKEN,
+                                  "no PKCS#11 module named \"%s\" is "
+                                  "registered with p11-kit (%s, %s): give "
+                                  "its module-path",
+                                  u->module_name, tack_pk11_module_dirs[0],
+                                  tack_pk11_module_dirs[1]);
+        }
+    } else {
+        return TACK_OK;
+    }
+    lib = dlopen(module, RTLD_LAZY | RTLD_LOCAL);
+    if (lib == NULL) {
+        const char *why = dlerror();
+
+        return tack_pk11_fail(err, err_len, TACK_ERR_TOKEN,
+                              "cannot load the PKCS#11 module: %s",
+                              why != NULL ? why : module);
+    }
+    dlclose(lib);
+    return TACK_OK;
+}
+
+/* ---- The provider, in a library context of its own --------------------- */
+
+typedef struct tack_pk11_ctx_st {
+    struct tack_pk11_ctx_st *next;
+    char module[TACK_PK11_ATTR_SIZE]; /* "" for the provider's default */
+    OSSL_LIB_CTX *libctx;
+    OSSL_PROVIDER *pkcs11, *deflt, *base;
+} tack_pk11_ctx_t;
+
+/* Every context made, for the life of the process: a key holds its
+ * provider, and a PKCS#11 module is initialised once per process. */
+static tack_pk11_ctx_t *tack_pk11_ctxs;
+static CRYPTO_RWLOCK *tack_pk11_lock;
+static CRYPTO_ONCE tack_pk11_lock_once = CRYPTO_ONCE_STATIC_INIT;
+
+static void tack_pk11_lock_init(void)
+{
+    tack_pk11_lock = CRYPTO_THREAD_lock_new();
+}
+
+OSSL_LIB_CTX *tack_pkcs11_libctx(const EVP_PKEY *key)
+{
+    const OSSL_PROVIDER *prov = key != NULL ? EVP_PKEY_get0_provider(key)
+                                            : NULL;
+    OSSL_LIB_CTX *found = NULL;
+    tack_pk11_ctx_t *c;
+
+    if (prov == NULL ||
+        !CRYPTO_THREAD_run_once(&tack_pk11_lock_once, tack_pk11_lock_init) ||
+        tack_pk11_lock == NULL || !CRYPTO_THREAD_read_lock(tack_pk11_lock)) {
+        return NULL;
+    }
+    for (c = tack_pk11_ctxs; c != NULL && found == NULL; c = c->next) {
+        if (prov == c->pkcs11 || prov == c->deflt || prov == c->base) {
+            found = c->libctx;
+        }
+    }
+    CRYPTO_THREAD_unlock(tack_pk11_lock);
+    return found;
+}
+
+/* tack_pk11_conf_quote writes |in| to |out| as a double-quoted value of an
+ * OpenSSL configuration (where only '"' and '\' need a backslash).  0
+ * when it does not fit or holds a control character. */
+static int tack_pk11_conf_quote(const char *in, char *out, size_t out_size)
+{
+    size_t n = 0;
+
+    if (out_size < 3) {
+        return 0;
+    }
+    out[n++] = '"';
+    for (; *in != '\0'; in++) {
+        if ((unsigned char)*in < 0x20 || *in == 0x7f || n + 4 >= out_size) {
+            return 0;
+        }
+        if (*in == '"' || *in == '\\') {
+            out[n++] = '\\';
+        }
+        out[n++] = *in;
+    }
+    out[n++] = '"';
+    out[n] = '\0';
+    return 1;
+}
+
+/* tack_pk11_ctx_new makes a library context with the pkcs11 provider for
+ * |module| ("": its default) and the default and base providers.  The
+ * module reaches the provider as its pkcs11-module-path parameter,
+ * through a configuration read into this context alone (OpenSSL 3.0 has
+ * no other way to give a provider a parameter); the provider itself is
+ * found where OpenSSL keeps its modules. */
+static tack_pk11_ctx_t *tack_pk11_ctx_new(const char *module, char *err,
+                                          size_t err_len, tack_status_t *st)
+{
+    tack_pk11_ctx_t *c = OPENSSL_zalloc(sizeof(*c));
+    char quoted[2 * TACK_PK11_ATTR_SIZE + 3], text[3 * TACK_PK11_ATTR_SIZE];
+    CONF *conf = NULL;
+    BIO *bio = NULL;
+    long line = 0;
+    int ok;
+
+    *st = TACK_ERR_NOMEM;
+    if (c == NULL || (c->libctx = OSSL_LIB_CTX_new()) == NULL) {
+        OPENSSL_free(c);
+        tack_pk11_fail(err, err_len, *st, "out of memory");
+        return NULL;
+    }
+    snprintf(c->module, sizeof(c->module), "%s", module);
+    if (module[0] != '\0') {
+        if (!tack_pk11_conf_quote(module, quoted, sizeof(quoted))) {
+            *st = tack_pk11_fail(err, err_len, TACK_ERR_TOKEN,
+                                 "module-path has a control character or "
+                                 "is too long");
+            goto fail;
+        }
+        snprintf(text, sizeof(text),
+                 "tack_conf = tack_init\n"
+                 "[tack_init]\n"
+                 "providers = tack_providers\n"
+                 "[tack_providers]\n"
+                 "%s = tack_pkcs11\n"
+                 "[tack_pkcs11]\n"
+                 "pkcs11-module-path = %s\n",
+                 TACK_PK11_PROVIDER, quoted);
+        conf = NCONF_new_ex(c->libctx, NULL);
+        bio = BIO_new_mem_buf(text, -1);
+        ok = conf != NULL && bio != NULL && NCONF_load_bio(conf, bio, &line) &&
+             CONF_modules_load(conf, "tack_conf", 0) > 0;
+        BIO_free(bio);
+        NCONF_free(conf);
+        if (!ok) {
+            unsigned long e = ERR_peek_last_error();
+            const char *why = e != 0 ? ERR_reason_error_string(e) : NULL;
+
+            *st = tack_pk11_fail(err, err_len, TACK_ERR_TOKEN,
+                                 "cannot configure the pkcs11 provider%s%s",
+                                 why != NULL ? ": " : "", why ? why : "");
+            goto fail;
+        }
+    }
+    c->pkcs11 = OSSL_PROVIDER_load(c->libctx, TACK_PK11_PROVIDER);
+    if (c->pkcs11 == NULL) {
+        *st = tack_pk11_fail(err, err_len, TACK_ERR_TOKEN,
+                             "the OpenSSL provider \"pkcs11\" is not "
+                             "installed (Debian: pkcs11-provider; on "
+                             "Debian 12 from bookworm-backports)");
+        goto fail;
+    }
+    c->deflt = OSSL_PROVIDER_load(c->libctx, "default");
+    c->base = OSSL_PROVIDER_load(c->libctx, "base");
+    if (c->deflt == NULL || c->base == NULL) {
+        *st = tack_pk11_fail(err, err_len, TACK_ERR_CRYPTO,
+                             "cannot load OpenSSL's default provider");
+        goto fail;
+    }
+    *st = TACK_OK;
+    return c;
+fail:
+    if (c->base != NULL) {
+        OSSL_PROVIDER_unload(c->base);
+    }
+    if (c->deflt != NULL) {
+        OSSL_PROVIDER_unload(c->deflt);
+    }
+    if (c->pkcs11 != NULL) {
+        OSSL_PROVIDER_unload(c->pkcs11);
+    }
+    OSSL_LIB_CTX_free(c->libctx);
+    OPENSSL_free(c);
+    return NULL;
+}
+
+/* tack_pk11_ctx returns the context for |module|, made at its first use. */
+static tack_pk11_ctx_t *tack_pk11_ctx(const char *module, char *err,
+                                      size_t err_len, tack_status_t *st)
+{
+    tack_pk11_ctx_t *c;
+
+    if (!CRYPTO_THREAD_run_once(&tack_pk11_lock_once, tack_pk11_lock_init) ||
+        tack_pk11_lock == NULL || !CRYPTO_THREAD_write_lock(tack_pk11_lock)) {
+        *st = tack_pk11_fail(err, err_len, TACK_ERR_NOMEM, "out of memory");
+        return NULL;
+    }
+    for (c = tack_pk11_ctxs; c != NULL; c = c->next) {
+        if (strcmp(c->module, module) == 0) {
+            break;
+        }
+    }
+    if (c == NULL && (c = tack_pk11_ctx_new(module, err, err_len, st)) != NULL) {
+        c->next = tack_pk11_ctxs;
+        tack_pk11_ctxs = c;
+    }
+    CRYPTO_THREAD_unlock(tack_pk11_lock);
+    if (c != NULL) {
+        *st = TACK_OK;
+    }
+    return c;
+}
+
+/* ---- The PIN --------------------------------------------------------------- */
+
+/* What the passphrase callback hands the provider. */
+typedef struct {
+    const char *pin; /* NULL: none given */
+    size_t pin_len;
+    int asked; /* the provider wanted a PIN */
+} tack_pk11_pin_t;
+
+/* tack_pk11_pin_cb gives the provider the PIN (a pem_password_cb, wrapped
+ * as a UI_METHOD for OSSL_STORE_open_ex): never a prompt, neither on
+ * httpd's terminal nor the tool's, which asks for the PIN itself.  The UI
+ * layer wipes its copy. */
+static int tack_pk11_pin_cb(char *buf, int size, int rwflag, void *u)
+{
+    tack_pk11_pin_t *pin = u;
+
+    if (pin == NULL) {
+        return -1;
+    }
+    pin->asked = 1;
+    if (pin->pin == NULL || size < 0 || pin->pin_len > (size_t)size) {
+        return -1;
+    }
+    memcpy(buf, pin->pin, pin->pin_len);
+    return (int)pin->pin_len;
+}
+
+/* tack_pk11_pin_source reads the PIN of a pin-source (RFC 7512: a file,
+ * "file:" or a path; its first line, without the line end) into |out|
+ * (|out_size| bytes) and |out_len|. */
+static tack_status_t tack_pk11_pin_source(const char *source, char *out,
+                                          size_t out_size, size_t *out_len,
+                                          char *err, size_t err_len)
+{
+    const char *path = source;
+    FILE *f;
+    size_t n;
+    int too_long;
+
+    if (strncmp(path, "file:", 5) == 0) {
+        path += 5;
+        /* file:///p and file:/p are both the file /p */
+        if (strncmp(path, "//", 2) == 0) {
+            path += 2;
+        }
+    }
+    if (path[0] != '/') {
+        return tack_pk11_fail(err, err_len, TACK_ERR_INVALID_ARG,
+                              "pin-source=%s: only a file is supported "
+                              "(file:/path or /path)",
+                              source);
+    }
+    if ((f = fopen(path, "r")) == NULL) {
+        return tack_pk11_fail(err, err_len, TACK_ERR_TOKEN,
+                              "pin-source %s: %s", path, strerror(errno));
+    }
+    n = fread(out, 1, out_size - 1, f);
+    too_long = n == out_size - 1;
+    fclose(f);
+    out[n] = '\0';
+    if (too_long) {
+        OPENSSL_cleanse(out, out_size);
+        return tack_pk11_fail(err, err_len, TACK_ERR_TOKEN,
+                              "pin-source %s: longer than %zu bytes", path,
+                              out_size - 1);
+    }
+    *out_len = strcspn(out, "\r\n"); /* stops at a NUL too */
+    OPENSSL_cleanse(out + *out_len, out_size - *out_len);
+    return TACK_OK;
 }
 
 /* ---- The token probe (PKCS#11 v2.40, section 5) ------------------------ */
@@ -202,6 +875,9 @@ typedef struct {
     unsigned char utc_time[16];
 } tack_ck_token_info;
 typedef struct {
+    tack_ck_ulong slot, state, flags, device_error;
+} tack_ck_session_info;
+typedef struct {
     tack_ck_version version;
     tack_ck_ulong (*initialize)(void *args);
     tack_ck_ulong (*finalize)(void *reserved);
@@ -212,10 +888,23 @@ typedef struct {
     tack_ck_ulong (*get_slot_info)(tack_ck_ulong slot, void *info);
     tack_ck_ulong (*get_token_info)(tack_ck_ulong slot,
                                     tack_ck_token_info *info);
+    void *get_mechanism_list, *get_mechanism_info, *init_token, *init_pin,
+        *set_pin;
+    tack_ck_ulong (*open_session)(tack_ck_ulong slot, tack_ck_ulong flags,
+                                  void *app, void *notify,
+                                  tack_ck_ulong *session);
+    tack_ck_ulong (*close_session)(tack_ck_ulong session);
+    void *close_all_sessions;
+    tack_ck_ulong (*get_session_info)(tack_ck_ulong session,
+                                      tack_ck_session_info *info);
 } tack_ck_functions;
 #define TACK_CKR_OK 0x0UL
 #define TACK_CKR_ALREADY_INITIALIZED 0x191UL
 #define TACK_CKF_TOKEN_INITIALIZED 0x400UL
+#define TACK_CKF_USER_PIN_LOCKED 0x40000UL
+#define TACK_CKF_SERIAL_SESSION 0x4UL
+#define TACK_CKS_RO_USER_FUNCTIONS 1UL
+#define TACK_CKS_RW_USER_FUNCTIONS 3UL
 #define TACK_PK11_MAX_SLOTS 64
 
 /* tack_pk11_label copies a blank-padded 32-byte label into |out| (33
@@ -231,11 +920,47 @@ static void tack_pk11_label(const unsigned char in[32], char out[33])
     out[n] = '\0';
 }
 
+/* tack_pk11_login_state says whether this process is logged in to the
+ * token in |slot| (the state is the application's, shared by every
+ * session, the provider's included): TACK_PK11_LOGGED_IN or
+ * TACK_PK11_LOGGED_OUT, TACK_PK11_LOCKED when the token says its PIN is
+ * locked, TACK_PK11_UNKNOWN.  It never logs in: a PIN tried here would
+ * count against the token's retry limit. */
+#define TACK_PK11_UNKNOWN (-1)
+#define TACK_PK11_LOGGED_OUT 0
+#define TACK_PK11_LOGGED_IN 1
+#define TACK_PK11_LOCKED 2
+static int tack_pk11_login_state(tack_ck_functions *f, tack_ck_ulong slot,
+                                 const tack_ck_token_info *info)
+{
+    tack_ck_session_info si;
+    tack_ck_ulong session;
+    int state = TACK_PK11_UNKNOWN;
+
+    if (info->flags & TACK_CKF_USER_PIN_LOCKED) {
+        return TACK_PK11_LOCKED;
+    }
+    if (f->open_session(slot, TACK_CKF_SERIAL_SESSION, NULL, NULL,
+                        &session) != TACK_CKR_OK) {
+        return TACK_PK11_UNKNOWN;
+    }
+    if (f->get_session_info(session, &si) == TACK_CKR_OK) {
+        state = si.state == TACK_CKS_RO_USER_FUNCTIONS ||
+                        si.state == TACK_CKS_RW_USER_FUNCTIONS
+                    ? TACK_PK11_LOGGED_IN
+                    : TACK_PK11_LOGGED_OUT;
+    }
+    f->close_session(session);
+    return state;
+}
+
 /* tack_pk11_list_tokens asks |module| for the labels of its tokens: writes
  * them, quoted and comma-separated, to |names| and returns 1 when |label|
- * is one of them, 0 when not, -1 when the module cannot be asked. */
+ * is one of them, 0 when not, -1 when the module cannot be asked.  When
+ * |login| is not NULL it gets the login state of the token |label|
+ * (tack_pk11_login_state), TACK_PK11_UNKNOWN when there is none. */
 static int tack_pk11_list_tokens(const char *module, const char *label,
-                                 char *names, size_t names_size)
+                                 char *names, size_t names_size, int *login)
 {
     tack_ck_ulong (*get_list)(tack_ck_functions **);
     tack_ck_functions *f = NULL;
@@ -244,6 +969,9 @@ static int tack_pk11_list_tokens(const char *module, const char *label,
     int found = -1;
 
     names[0] = '\0';
+    if (login != NULL) {
+        *login = TACK_PK11_UNKNOWN;
+    }
     if (lib == NULL) {
         return -1;
     }
@@ -252,8 +980,8 @@ static int tack_pk11_list_tokens(const char *module, const char *label,
         dlclose(lib);
         return -1;
     }
-    /* The engine may hold the module initialised in this process (another
-     * key's); then it is not ours to finalise. */
+    /* The provider may hold the module initialised in this process; then
+     * it is not ours to finalise. */
     rv = f->initialize(NULL);
     if ((rv == TACK_CKR_OK || rv == TACK_CKR_ALREADY_INITIALIZED) &&
         f->get_slot_list(1, slots, &n) == TACK_CKR_OK) {
@@ -269,6 +997,9 @@ static int tack_pk11_list_tokens(const char *module, const char *label,
                 continue;
             }
             tack_pk11_label(info.label, name);
+            if (strcmp(name, label) == 0 && !found && login != NULL) {
+                *login = tack_pk11_login_state(f, slots[i], &info);
+            }
             found |= strcmp(name, label) == 0;
             snprintf(names + used, names_size - used, "%s\"%s\"",
                      used ? ", " : "", name);
@@ -281,156 +1012,40 @@ static int tack_pk11_list_tokens(const char *module, const char *label,
     return found;
 }
 
-/* tack_pk11_not_found explains an "object not found" from the engine:
- * which of the token and the key is missing. */
-static tack_status_t tack_pk11_not_found(const char *uri, const char *module,
-                                         const char *kind, char *err,
-                                         size_t err_len)
+/* tack_pk11_not_found explains a key the store did not find: which of
+ * the token and the key is missing. */
+static tack_status_t tack_pk11_not_found(const tack_pk11_uri_t *u,
+                                         const char *module, const char *kind,
+                                         char *err, size_t err_len)
 {
-    char token[TACK_PK11_ATTR_SIZE], object[TACK_PK11_ATTR_SIZE];
+    const char *object = u->has_object ? u->object : "(any)";
     char names[256];
-    int have_token = tack_pk11_attr(uri, "token", token, sizeof(token));
     int in_list;
 
-    if (!tack_pk11_attr(uri, "object", object, sizeof(object))) {
-        snprintf(object, sizeof(object), "%s", "(any)");
-    }
-    if (!have_token) {
+    if (!u->has_token) {
         return tack_pk11_fail(err, err_len, TACK_ERR_TOKEN,
                               "no %s key object=\"%s\" in any token", kind,
                               object);
     }
-    in_list = tack_pk11_list_tokens(module, token, names, sizeof(names));
+    in_list =
+        tack_pk11_list_tokens(module, u->token, names, sizeof(names), NULL);
     if (in_list == 0) {
         return tack_pk11_fail(err, err_len, TACK_ERR_TOKEN,
-                              "no token \"%s\" (tokens present: %s)", token,
-                              names[0] ? names : "none");
+                              "no token \"%s\" (tokens present: %s)",
+                              u->token, names[0] ? names : "none");
     }
     if (in_list < 0) {
         return tack_pk11_fail(err, err_len, TACK_ERR_TOKEN,
                               "no token \"%s\", or no %s key "
                               "object=\"%s\" in it",
-                              token, kind, object);
+                              u->token, kind, object);
     }
     return tack_pk11_fail(err, err_len, TACK_ERR_TOKEN,
                           "no %s key object=\"%s\" in token \"%s\"", kind,
-                          object, token);
+                          object, u->token);
 }
 
-/* ---- The engine --------------------------------------------------------- */
-
-/* A UI method that never reads anything: the engine must not prompt on
- * httpd's terminal (or the tool's, which asks for the PIN itself).  Its
- * failure, a UI error on the queue, says that the token wanted a PIN. */
-static UI_METHOD *tack_pk11_ui;
-static CRYPTO_ONCE tack_pk11_ui_once = CRYPTO_ONCE_STATIC_INIT;
-
-static int tack_pk11_ui_read(UI *ui, UI_STRING *uis)
-{
-    return 0;
-}
-
-static void tack_pk11_ui_init(void)
-{
-    tack_pk11_ui = UI_create_method("tack: no prompt");
-    if (tack_pk11_ui != NULL) {
-        UI_method_set_reader(tack_pk11_ui, tack_pk11_ui_read);
-    }
-}
-
-/* tack_pk11_engine returns an initialised engine (a structural and a
- * functional reference: release with ENGINE_finish and ENGINE_free) with
- * |module| and |pin| set, or NULL with the reason in |err|. */
-static ENGINE *tack_pk11_engine(const char *module, int module_given,
-                                const char *pin, size_t pin_len, char *err,
-                                size_t err_len, tack_status_t *st)
-{
-    ENGINE *e = ENGINE_by_id(TACK_PK11_ENGINE);
-    char *copy = NULL;
-    int ok;
-
-    if (e == NULL) {
-        *st = tack_pk11_fail(err, err_len, TACK_ERR_TOKEN,
-                             "the OpenSSL engine \"pkcs11\" is not installed "
-                             "(Debian: libengine-pkcs11-openssl)");
-        return NULL;
-    }
-    /* libp11 writes its reasons to stderr unless told to be quiet; ours
-     * go to |err|. */
-    (void)ENGINE_ctrl_cmd(e, "QUIET", 0, NULL, NULL, 0);
-    ok = !module_given || ENGINE_ctrl_cmd_string(e, "MODULE_PATH", module, 0);
-    if (ok && pin != NULL) {
-        copy = OPENSSL_malloc(pin_len + 1);
-        ok = copy != NULL;
-        if (ok) {
-            memcpy(copy, pin, pin_len);
-            copy[pin_len] = '\0';
-            ok = ENGINE_ctrl_cmd_string(e, "PIN", copy, 0);
-        }
-        OPENSSL_clear_free(copy, pin_len + 1);
-    }
-    if (!ok || !ENGINE_init(e)) {
-        ENGINE_free(e);
-        *st = tack_pk11_fail(err, err_len, TACK_ERR_TOKEN,
-                             "the pkcs11 engine cannot load the PKCS#11 "
-                             "module %s",
-                             module);
-        return NULL;
-    }
-    return e;
-}
-
-/* tack_pk11_load_error explains why the engine returned no key, from the
- * reasons on OpenSSL's error queue (libp11 puts a failed PKCS#11 call's
- * CKR_ code in the reason of its "PKCS#11 module" library). */
-static tack_status_t tack_pk11_load_error(const char *uri, const char *module,
-                                          const char *kind, char *err,
-                                          size_t err_len)
-{
-    unsigned long e, ckr = 0;
-    int ui = 0, not_found = 0;
-    char last[256] = "";
-
-    while ((e = ERR_get_error()) != 0) {
-        const char *lib = ERR_lib_error_string(e);
-        const char *reason = ERR_reason_error_string(e);
-
-        if (ERR_GET_LIB(e) == ERR_LIB_UI) {
-            ui = 1;
-        } else if (lib != NULL && strcmp(lib, "PKCS#11 module") == 0) {
-            ckr = (unsigned long)ERR_GET_REASON(e);
-        } else if (reason != NULL && strcmp(reason, "object not found") == 0) {
-            not_found = 1;
-        }
-        if (last[0] == '\0' && reason != NULL) {
-            snprintf(last, sizeof(last), "%s", reason);
-        }
-    }
-    switch (ckr) {
-    case 0xA0: /* CKR_PIN_INCORRECT */
-    case 0xA1: /* CKR_PIN_INVALID */
-    case 0xA2: /* CKR_PIN_LEN_RANGE */
-        return tack_pk11_fail(err, err_len, TACK_ERR_WRONG_PASSWORD,
-                              "wrong PIN (the token refused the login)");
-    case 0xA4: /* CKR_PIN_LOCKED */
-        return tack_pk11_fail(err, err_len, TACK_ERR_WRONG_PASSWORD,
-                              "the token's PIN is locked");
-    default:
-        break;
-    }
-    /* Looking for a public object, libp11 logs in when it finds none:
-     * that it wanted a PIN then means no such object. */
-    if (ui && strcmp(kind, "private") == 0) {
-        return tack_pk11_fail(err, err_len, TACK_ERR_WRONG_PASSWORD,
-                              "the token needs a PIN and none was given");
-    }
-    if (not_found || ui) {
-        return tack_pk11_not_found(uri, module, kind, err, err_len);
-    }
-    return tack_pk11_fail(err, err_len, TACK_ERR_CRYPTO,
-                          "the pkcs11 engine cannot load the key%s%s",
-                          last[0] ? ": " : "", last);
-}
+/* ---- The key ------------------------------------------------------------- */
 
 /* tack_pk11_type_name names |key|'s algorithm for messages: "RSA", ... */
 static const char *tack_pk11_type_name(EVP_PKEY *key)
@@ -481,30 +1096,127 @@ static tack_status_t tack_pk11_check_key(EVP_PKEY *key, int sign, char *err,
     return TACK_OK;
 }
 
-/* tack_pk11_module finds the PKCS#11 module of |uri| (its module-path, or
- * p11-kit's proxy) and, for a module-path, makes sure it loads: libp11
- * would only say "Unable to load PKCS#11 module". */
-static tack_status_t tack_pk11_module(const char *uri, char *module,
-                                      size_t module_size, int *given, char *err,
-                                      size_t err_len)
+/* ---- Loading --------------------------------------------------------------- */
+
+/* tack_pk11_ckr is the PKCS#11 return value behind the newest error the
+ * provider left on the queue (it puts a failed call's CKR_ code in the
+ * reason), or 0; the last reason goes to |last|.  The queue is emptied. */
+static unsigned long tack_pk11_ckr(char *last, size_t last_size)
 {
-    void *lib;
+    unsigned long e, ckr = 0;
 
-    *given = tack_pk11_attr(uri, "module-path", module, module_size);
-    if (!*given) {
-        snprintf(module, module_size, "%s", TACK_PK11_DEFAULT_MODULE);
-        return TACK_OK;
-    }
-    lib = dlopen(module, RTLD_LAZY | RTLD_LOCAL);
-    if (lib == NULL) {
-        const char *why = dlerror();
+    last[0] = '\0';
+    while ((e = ERR_get_error()) != 0) {
+        unsigned long r = (unsigned long)ERR_GET_REASON(e);
+        const char *reason = ERR_reason_error_string(e);
 
-        return tack_pk11_fail(err, err_len, TACK_ERR_TOKEN,
-                              "cannot load the PKCS#11 module: %s",
-                              why != NULL ? why : module);
+        if (r == 0xA0 || r == 0xA1 || r == 0xA2 || r == 0xA4) {
+            ckr = r;
+        }
+        if (reason != NULL) {
+            snprintf(last, last_size, "%s", reason);
+        }
     }
-    dlclose(lib);
-    return TACK_OK;
+    return ckr;
+}
+
+/* tack_pk11_load_error explains why the store gave no key. */
+static tack_status_t tack_pk11_load_error(const tack_pk11_uri_t *u,
+                                          const char *module,
+                                          const tack_pk11_pin_t *pin,
+                                          const char *kind, char *err,
+                                          size_t err_len)
+{
+    char last[256];
+    unsigned long ckr = tack_pk11_ckr(last, sizeof(last));
+
+    switch (ckr) {
+    case 0xA0: /* CKR_PIN_INCORRECT */
+    case 0xA1: /* CKR_PIN_INVALID */
+    case 0xA2: /* CKR_PIN_LEN_RANGE */
+        return tack_pk11_fail(err, err_len, TACK_ERR_WRONG_PASSWORD,
+                              "wrong PIN (the token refused the login)");
+    case 0xA4: /* CKR_PIN_LOCKED */
+        return tack_pk11_fail(err, err_len, TACK_ERR_WRONG_PASSWORD,
+                              "the token's PIN is locked");
+    default:
+        break;
+    }
+    /* pkcs11-provider leaves no error behind a failed login: the token
+     * says whether the login took. */
+    if (pin->asked && pin->pin != NULL && u->has_token) {
+        char names[256];
+        int login;
+
+        if (tack_pk11_list_tokens(module, u->token, names, sizeof(names),
+                                  &login) == 1) {
+            if (login == TACK_PK11_LOCKED) {
+                return tack_pk11_fail(err, err_len, TACK_ERR_WRONG_PASSWORD,
+                                      "the token's PIN is locked");
+            }
+            if (login == TACK_PK11_LOGGED_OUT) {
+                return tack_pk11_fail(err, err_len, TACK_ERR_WRONG_PASSWORD,
+                                      "wrong PIN (the token refused the "
+                                      "login)");
+            }
+        }
+    }
+    /* Looking for a public object, the provider logs in when it finds
+     * none: that it wanted a PIN then means no such object. */
+    if (pin->asked && pin->pin == NULL && strcmp(kind, "private") == 0) {
+        return tack_pk11_fail(err, err_len, TACK_ERR_WRONG_PASSWORD,
+                              "the token needs a PIN and none was given");
+    }
+    return tack_pk11_not_found(u, module, kind, err, err_len);
+}
+
+/* tack_pk11_store_load opens |store_uri| in |c|'s context and returns the
+ * one key of the kind wanted (|private|), or NULL: |*several| is set when
+ * more than one matches. */
+static EVP_PKEY *tack_pk11_store_load(tack_pk11_ctx_t *c,
+                                      const char *store_uri, int private,
+                                      UI_METHOD *ui, tack_pk11_pin_t *pin,
+                                      int *several)
+{
+    OSSL_STORE_CTX *store;
+    EVP_PKEY *key = NULL;
+    int want = private ? OSSL_STORE_INFO_PKEY : OSSL_STORE_INFO_PUBKEY;
+
+    *several = 0;
+    store = OSSL_STORE_open_ex(store_uri, c->libctx, NULL, ui, pin, NULL, NULL,
+                               NULL);
+    if (store == NULL) {
+        return NULL;
+    }
+    (void)OSSL_STORE_expect(store, want);
+    while (!OSSL_STORE_eof(store)) {
+        OSSL_STORE_INFO *info = OSSL_STORE_load(store);
+        EVP_PKEY *k = NULL;
+
+        if (info == NULL) {
+            if (OSSL_STORE_error(store)) {
+                break;
+            }
+            continue;
+        }
+        if (OSSL_STORE_INFO_get_type(info) == want) {
+            k = private ? OSSL_STORE_INFO_get1_PKEY(info)
+                        : OSSL_STORE_INFO_get1_PUBKEY(info);
+        }
+        OSSL_STORE_INFO_free(info);
+        if (k != NULL && key != NULL) {
+            EVP_PKEY_free(k);
+            *several = 1;
+        } else if (k != NULL) {
+            key = k;
+        }
+    }
+    OSSL_STORE_close(store);
+    if (*several) {
+        EVP_PKEY_free(key);
+        key = NULL;
+    }
+    return key;
 }
 
 /* tack_pk11_load is tack_pkcs11_load, for the private key or (|private|
@@ -513,11 +1225,16 @@ static tack_status_t tack_pk11_load(const char *uri, const char *pin,
                                     size_t pin_len, int private, EVP_PKEY **out,
                                     char *err, size_t err_len)
 {
-    char module[TACK_PK11_ATTR_SIZE], *engine_uri;
-    int module_given;
-    ENGINE *e;
-    EVP_PKEY *key;
+    char module[TACK_PK11_ATTR_SIZE], store_uri[2 * TACK_PK11_ATTR_SIZE];
+    char source_pin[TACK_PK11_PIN_SIZE];
+    const char *kind = private ? "private" : "public";
+    tack_pk11_uri_t *u = NULL;
+    tack_pk11_pin_t given = {NULL, 0, 0};
+    tack_pk11_ctx_t *c;
+    UI_METHOD *ui = NULL;
+    EVP_PKEY *key = NULL;
     tack_status_t st;
+    int several = 0;
 
     if (err != NULL && err_len > 0) {
         err[0] = '\0';
@@ -530,41 +1247,83 @@ static tack_status_t tack_pk11_load(const char *uri, const char *pin,
         return tack_pk11_fail(err, err_len, TACK_ERR_INVALID_ARG,
                               "the PIN has a NUL byte in it");
     }
-    st = tack_pk11_module(uri, module, sizeof(module), &module_given, err,
-                          err_len);
-    if (st != TACK_OK) {
-        return st;
-    }
-    if (!CRYPTO_THREAD_run_once(&tack_pk11_ui_once, tack_pk11_ui_init) ||
-        tack_pk11_ui == NULL ||
-        (engine_uri = tack_pk11_engine_uri(uri)) == NULL) {
+    if ((u = OPENSSL_zalloc(sizeof(*u))) == NULL) {
         return tack_pk11_fail(err, err_len, TACK_ERR_NOMEM, "out of memory");
     }
-    e = tack_pk11_engine(module, module_given, pin, pin_len, err, err_len, &st);
-    if (e == NULL) {
-        key = NULL;
-    } else if (private) {
-        key = ENGINE_load_private_key(e, engine_uri, tack_pk11_ui, NULL);
-    } else {
-        key = ENGINE_load_public_key(e, engine_uri, tack_pk11_ui, NULL);
+    if ((st = tack_pk11_uri_parse(uri, u, err, err_len)) != TACK_OK) {
+        goto done;
     }
-    OPENSSL_clear_free(engine_uri, strlen(uri) + 1);
-    if (e == NULL) {
-        return st;
+    /* A TACK key is a private key object, shown by its public one. */
+    if (u->type[0] != '\0' && strcmp(u->type, "private") != 0 &&
+        strcmp(u->type, "public") != 0) {
+        st = tack_pk11_fail(err, err_len, TACK_ERR_BAD_KEY,
+                            "type=%s is not a key: a TACK key is a private "
+                            "key object (type=private)",
+                            u->type);
+        goto done;
     }
-    if (key == NULL) {
-        st = tack_pk11_load_error(uri, module, private ? "private" : "public",
-                                  err, err_len);
+    if (private && strcmp(u->type, "public") == 0) {
+        st = tack_pk11_fail(err, err_len, TACK_ERR_BAD_KEY,
+                            "type=public cannot sign: name the private "
+                            "key object (type=private)");
+        goto done;
+    }
+    if (!tack_pk11_store_uri(u, kind, store_uri, sizeof(store_uri))) {
+        st = tack_pk11_fail(err, err_len, TACK_ERR_INVALID_ARG,
+                            "the URI is too long");
+        goto done;
+    }
+    /* The URI's own PIN first (RFC 7512 section 2.3), then the caller's. */
+    if (!private) {
+        given.pin = NULL;
+    } else if (u->has_pin_value) {
+        given.pin = u->pin_value;
+        given.pin_len = strlen(u->pin_value);
+    } else if (u->pin_source[0] != '\0') {
+        st = tack_pk11_pin_source(u->pin_source, source_pin,
+                                  sizeof(source_pin), &given.pin_len, err,
+                                  err_len);
+        if (st != TACK_OK) {
+            goto done;
+        }
+        given.pin = source_pin;
+    } else if (pin != NULL) {
+        given.pin = pin;
+        given.pin_len = pin_len;
+    }
+    if ((st = tack_pk11_module(u, module, sizeof(module), err, err_len)) !=
+        TACK_OK) {
+        goto done;
+    }
+    if ((c = tack_pk11_ctx(module, err, err_len, &st)) == NULL) {
+        goto done;
+    }
+    ui = UI_UTIL_wrap_read_pem_callback(tack_pk11_pin_cb, 0);
+    if (ui == NULL) {
+        st = tack_pk11_fail(err, err_len, TACK_ERR_NOMEM, "out of memory");
+        goto done;
+    }
+    ERR_clear_error();
+    key = tack_pk11_store_load(c, store_uri, private, ui, &given, &several);
+    if (several) {
+        st = tack_pk11_fail(err, err_len, TACK_ERR_TOKEN,
+                            "more than one %s key matches: name one with "
+                            "object= or id=",
+                            kind);
+    } else if (key == NULL) {
+        st = tack_pk11_load_error(u, module[0] ? module
+                                               : TACK_PK11_DEFAULT_MODULE,
+                                  &given, kind, err, err_len);
     } else if ((st = tack_pk11_check_key(key, private, err, err_len)) !=
                TACK_OK) {
         EVP_PKEY_free(key);
         key = NULL;
     }
-    /* The key keeps its own hold on libp11's context and the module; the
-     * engine references are ours to drop (ENGINE_finish also makes libp11
-     * wipe its copy of the PIN). */
-    ENGINE_finish(e);
-    ENGINE_free(e);
+done:
+    UI_destroy_method(ui);
+    OPENSSL_cleanse(source_pin, sizeof(source_pin));
+    tack_pk11_uri_wipe(u);
+    OPENSSL_free(u);
     if (key == NULL) {
         return st;
     }

@@ -6,10 +6,13 @@
  * "pkcs11:token=tack;object=tackkey;type=private".
  *
  * Part of the core (libc + libcrypto only).  The key is loaded through
- * OpenSSL's "pkcs11" engine (Debian: libengine-pkcs11-openssl, libp11): its
- * private scalar never leaves the token, and tack_sign / tack_breaksig_create
- * sign with it like any other key.  Without a module-path in the URI the
- * engine loads p11-kit's proxy, which loads every registered module.
+ * OpenSSL's pkcs11-provider (Debian: pkcs11-provider; on Debian 12 from
+ * bookworm-backports) and OSSL_STORE, in a library context of the
+ * provider's own: nothing of it reaches the default context (mod_ssl's).
+ * Its private scalar never leaves the token, and tack_sign /
+ * tack_breaksig_create sign with it like any other key.  Without a
+ * module-path or module-name in the URI's query the provider loads
+ * p11-kit's proxy, which loads every registered module.
  */
 #ifndef TACK_PKCS11_H
 #define TACK_PKCS11_H
@@ -37,32 +40,60 @@ int tack_key_is_uri(const char *spec);
  * not ask for one. */
 int tack_pkcs11_uri_has_pin(const char *uri);
 
+/* tack_pkcs11_uri_check checks |uri| against RFC 7512: attributes known
+ * (or a vendor's "x-"), each once, in the part it belongs to (token,
+ * object, type, id, ... in the path; module-path, module-name, pin-value,
+ * pin-source in the query, after "?"), values well escaped, type one of
+ * RFC 7512's.  Returns TACK_OK, or TACK_ERR_INVALID_ARG with the reason in
+ * |err| (NUL-terminated; TACK_PKCS11_ERR_SIZE suffices): a misplaced
+ * attribute's reason shows the URI as it should read, e.g. "module-path
+ * belongs in the query: pkcs11:token=t;object=k?module-path=/m.so", with
+ * a pin-value as "***"; an unknown attribute's names it.
+ * tack_pkcs11_load runs this check first. */
+tack_status_t tack_pkcs11_uri_check(const char *uri, char *err,
+                                    size_t err_len);
+
+/* tack_pkcs11_libctx returns the library context a key tack_pkcs11_load
+ * made belongs to (its provider's), or NULL for any other key (the default
+ * context's, or a legacy key's).  tack_sign and tack_breaksig_create sign
+ * in it: the provider's signature implementation is only there. */
+OSSL_LIB_CTX *tack_pkcs11_libctx(const EVP_PKEY *key);
+
 /* tack_pkcs11_load loads the private key object |uri| names.  |pin| (|pin_len|
  * bytes, no NUL among them) logs in to the token; it may be NULL when the
- * URI carries pin-value or the token needs no login.  The engine never
- * prompts.  A module-path in the URI's query names the PKCS#11 module.
+ * URI carries pin-value or pin-source (a file: its first line), which come
+ * first, or the token needs no login.  The provider never prompts.  The
+ * URI's query names the PKCS#11 module: module-path (a library; with
+ * module-name, a directory to find it in) or module-name alone (a module
+ * registered with p11-kit).  One library context is kept per module for
+ * the life of the process: once a token is logged in there, later loads
+ * from it need no PIN.
  *
  * The key must be able to sign TACKs: it is P-256 and signs a test message
  * that verifies under its public key (tack_key_check_signing), so a wrong
  * key fails here and not at the first tack_sign.
  *
- * On success |*out| is the key (free with EVP_PKEY_free; it holds what it
- * needs of the engine, whose reference this function releases) and TACK_OK
+ * On success |*out| is the key (free with EVP_PKEY_free; the library
+ * context it belongs to lives as long as the process) and TACK_OK
  * is returned.  On failure |*out| is untouched, |err| (|err_len| bytes,
  * TACK_PKCS11_ERR_SIZE suffices) gets a NUL-terminated reason without the
  * URI, OpenSSL's error queue is left empty, and the status is:
- *   TACK_ERR_TOKEN          the engine is not installed, the module cannot be
- *                           loaded, no token matches, no key object matches
- *                           in the token
+ *   TACK_ERR_TOKEN          the provider is not installed, the module cannot
+ *                           be loaded, no token matches, no key object (or
+ *                           more than one) matches in the token, the
+ *                           pin-source cannot be read
  *   TACK_ERR_WRONG_PASSWORD the PIN is wrong or locked, or the token needs
  *                           a PIN and none was given
- *   TACK_ERR_BAD_KEY        the object is not an EC P-256 key (RSA, P-384)
+ *   TACK_ERR_BAD_KEY        the object is not an EC P-256 key (RSA, P-384),
+ *                           or the URI's type is not private (public for
+ *                           tack_pkcs11_load_public)
  *   TACK_ERR_KEY_MISMATCH   the token's public key is not its private key's
- *   TACK_ERR_INVALID_ARG    NULL arguments, a URI that is not "pkcs11:", a
- *                           PIN with a NUL in it
+ *   TACK_ERR_INVALID_ARG    NULL arguments, a URI that is not "pkcs11:" or
+ *                           that tack_pkcs11_uri_check refuses, a PIN with
+ *                           a NUL in it, a pin-source that is not a file
  *   TACK_ERR_CRYPTO, TACK_ERR_NOMEM  anything else, with OpenSSL's reason
- * The PIN copy handed to the engine is wiped (OPENSSL_cleanse) before it is
- * freed; the caller wipes |pin|. */
+ * Every copy of the PIN made here is wiped (OPENSSL_cleanse); the caller
+ * wipes |pin|. */
 tack_status_t tack_pkcs11_load(const char *uri, const char *pin, size_t pin_len,
                                EVP_PKEY **out, char *err, size_t err_len);
 

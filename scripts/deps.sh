@@ -78,15 +78,27 @@ if [ -z "$clang_major" ] || ! has_candidate "$CLANG_RT"; then
     exit 1
 fi
 
+# Keys in a token go through OpenSSL's pkcs11-provider: in Debian 13's
+# main archive, in bookworm-backports only for Debian 12, where it is
+# installed with -t bookworm-backports; when apt's sources have no
+# candidate for it there, root adds bookworm-backports to them (its
+# packages are installed only when asked for by -t, so nothing else on the
+# machine changes).
+BACKPORTS=
+if [ "${codename:-}" = debian:bookworm ]; then
+    BACKPORTS=bookworm-backports
+fi
+
 PKGS="build-essential pkg-config check libjansson-dev \
 apache2 apache2-dev libapache2-mod-perl2 clang $CLANG_RT man-db \
-valgrind gdb pebble certbot softhsm2 opensc libengine-pkcs11-openssl \
-prometheus sudo"
+valgrind gdb pebble certbot softhsm2 opensc prometheus sudo"
+# Installed in an apt-get call of its own when it comes from backports.
+PROVIDER_PKGS="pkcs11-provider"
 # Kept at the archive's version, together.
 OPENSSL_PKGS="$LIBSSL openssl libssl-dev"
 case ${1:-} in
 "") ;;
-openssl) PKGS= ;;
+openssl) PKGS= PROVIDER_PKGS= ;;
 names) echo "$CLANG_RT"; echo "$LIBSSL"; exit 0 ;;
 *) echo "usage: deps.sh [openssl | names]" >&2; exit 2 ;;
 esac
@@ -99,7 +111,7 @@ installed_version() {
 # What apt-get must be told: packages missing, and OpenSSL packages missing
 # or older than their candidate.
 wanted() {
-    for p in $PKGS; do
+    for p in $PKGS $PROVIDER_PKGS; do
         [ -n "$(installed_version "$p")" ] || printf ' %s' "$p"
     done
     for p in $OPENSSL_PKGS; do
@@ -133,17 +145,55 @@ if [ -z "$todo" ]; then
     echo "deps: all packages present (OpenSSL $(installed_version $LIBSSL))"
     exit 0
 fi
+# from_backports LIST: the words of LIST that come from BACKPORTS (none
+# when there is no backports step); others: the rest.
+from_backports() {
+    [ -n "$BACKPORTS" ] || return 0
+    for p in $1; do
+        case " $PROVIDER_PKGS " in *" $p "*) printf ' %s' "$p" ;; esac
+    done
+}
+others() {
+    for p in $1; do
+        case " $(from_backports "$1") " in
+        *" $p "*) ;;
+        *) printf ' %s' "$p" ;;
+        esac
+    done
+}
+BACKPORTS_LIST=/etc/apt/sources.list.d/$BACKPORTS.list
+BACKPORTS_LINE="deb http://deb.debian.org/debian $BACKPORTS main"
 if [ "$(id -u)" -ne 0 ]; then
     echo "deps: to install or upgrade:$todo"
-    echo "deps: run as root:  apt-get update && apt-get install -y$todo"
+    bp=$(from_backports "$todo")
+    if [ -n "$bp" ]; then
+        echo "deps: run as root:  echo '$BACKPORTS_LINE' >$BACKPORTS_LIST" \
+             "&& apt-get update && apt-get install -y$(others "$todo")" \
+             "&& apt-get install -y -t $BACKPORTS$bp"
+    else
+        echo "deps: run as root:  apt-get update && apt-get install -y$todo"
+    fi
     exit 1
 fi
 export DEBIAN_FRONTEND=noninteractive
+if [ -n "$(from_backports "$todo")" ] && ! has_candidate pkcs11-provider
+then
+    echo "deps: Debian 12 has pkcs11-provider in $BACKPORTS only: adding" \
+         "'$BACKPORTS_LINE' to $BACKPORTS_LIST"
+    echo "$BACKPORTS_LINE" >"$BACKPORTS_LIST"
+fi
 apt-get update
 todo=$(wanted)    # the fresh lists may know newer OpenSSL packages
 before=$(mktemp)
 snapshot > "$before"
-apt-get install -y --no-install-recommends $todo
+main=$(others "$todo")
+bp=$(from_backports "$todo")
+if [ -n "$main" ]; then
+    apt-get install -y --no-install-recommends $main
+fi
+if [ -n "$bp" ]; then
+    apt-get install -y --no-install-recommends -t "$BACKPORTS" $bp
+fi
 # Say what changed: new packages, then upgrades with both versions.
 snapshot | join -a 2 -e NONE -o 1.2,2.1,2.2 "$before" - |
     awk '$1 == "NONE" { n++; new = new " " $2 }

@@ -3,8 +3,9 @@
 # Copyright 2026 the mod_tack authors (NOTICE)
 # test-release.sh DIST [COMMAND...] -- run the README's two commands (or
 # COMMAND) from a fresh clone of this tree's HEAD inside a clean chroot of
-# Debian release DIST (bookworm, trixie), as a new user on that release
-# would (make test-release DIST=trixie).
+# Debian release DIST (bookworm, trixie; sid for OpenSSL 4: make
+# test-openssl4), as a new user on that release would (make test-release
+# DIST=trixie).
 #
 # The chroot is built once with debootstrap (minbase, as a container image
 # is) under TACK_CHROOT_DIR (default /var/cache/mod-tack/chroot/DIST),
@@ -132,6 +133,23 @@ mount --make-rslave "$root/sys"
 mount --rbind /dev "$root/dev"
 mount --make-rslave "$root/dev"
 cp /etc/resolv.conf "$root/etc/resolv.conf"
+# A minbase chroot may have no /etc/hosts (netbase writes it, and only
+# some releases' packages pull it in): every installed Debian has one, with
+# localhost, which the suites resolve.
+if [ ! -e "$root/etc/hosts" ]; then
+    printf '127.0.0.1\tlocalhost\n::1\t\tlocalhost ip6-localhost ip6-loopback\n' \
+        >"$root/etc/hosts"
+fi
+# sid's and experimental's Release files are past their Valid-Until on
+# machines whose mirror is not refreshed daily: apt would refuse every
+# update.  Only there: a stable release's stale Release file is a real
+# problem worth an error.
+case $dist in
+sid | unstable | experimental)
+    echo 'Acquire::Check-Valid-Until "false";' \
+        >"$root/etc/apt/apt.conf.d/99mod-tack-valid-until"
+    ;;
+esac
 
 in_root() {
     chroot "$root" /usr/bin/env -i HOME=/root LANG=C.UTF-8 \

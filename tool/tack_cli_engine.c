@@ -768,7 +768,13 @@ static int check_tls_connect(check_ctx_t *c, SSL_CTX *ctx, int *fd, SSL **ssl)
     }
     if (o->ca != NULL) {
         if (o->servername != NULL) {
+            /* OpenSSL 4.0 deprecates SSL_set1_host for SSL_set1_dnsname,
+             * which 3.x does not have. */
+#if OPENSSL_VERSION_MAJOR >= 4
+            SSL_set1_dnsname(*ssl, o->servername);
+#else
             SSL_set1_host(*ssl, o->servername);
+#endif
         } else {
             X509_VERIFY_PARAM_set1_ip_asc(SSL_get0_param(*ssl), c->addr);
         }

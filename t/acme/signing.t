@@ -18,7 +18,7 @@ use FindBin;
 use lib "$FindBin::Bin/lib";
 
 use AcmeTest;
-BEGIN { need('pebble', 'mod_md', 'softhsm2', 'pkcs11-tool', 'engine') }
+BEGIN { need('pebble', 'mod_md', 'softhsm2', 'pkcs11-tool', 'provider') }
 use Test::More;
 use TackTest qw(log_mark log_since log_clean);
 

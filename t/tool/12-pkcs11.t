@@ -15,12 +15,14 @@ use Digest::SHA qw(sha256);
 use JSON::PP;
 
 # Nothing here may pass by skipping: make deps installs softhsm2, opensc
-# and libengine-pkcs11-openssl.
+# and pkcs11-provider (on Debian 12 from bookworm-backports).  The keys go
+# through the provider: OpenSSL's modules directory must hold it.
 BAIL_OUT("$TACK not built: run make tool") unless -x $TACK;
 my $softhsm = '/usr/lib/softhsm/libsofthsm2.so';
-my $engine = '/usr/lib/x86_64-linux-gnu/engines-3/pkcs11.so';
+my $modules = `openssl version -m` =~ /MODULESDIR: "([^"]+)"/ ? $1 : '';
+my $provider = "$modules/pkcs11.so";
 for my $need ('/usr/bin/softhsm2-util', '/usr/bin/pkcs11-tool', $softhsm,
-              $engine) {
+              $provider) {
     BAIL_OUT("$need not installed: run make deps") unless -e $need;
 }
 
@@ -120,7 +122,7 @@ is($rc, 0, 'a fleet signed with the token key') or diag($err);
 for my $n ('a', 'b') {
     ($rc, $out, $err) = tk('view', '-c', "$d/fleet/$n.crt",
                            "$d/fleet-out/$n.tack.pem");
-    is($rc, 0, "... $n's TACK verifies for its certificate") or diag($err);
+    is($rc, 0, "... ${n}'s TACK verifies for its certificate") or diag($err);
 }
 
 # ---- served by a server that is not ours, checked by tack check
@@ -191,16 +193,85 @@ fails_like(['sign', '-k', "$uri?module-path=$d/none.so", '-p', '1234', '-c',
             $crt],
            qr/^tack: $q\?module-path=\S+none\.so: cannot load the PKCS#11 module: /m,
            'a module that is not there');
-mkdir("$d/no-engines") or die;
+mkdir("$d/no-modules") or die;
 fails_like(['sign', '-k', $uri, '-p', '1234', '-c', $crt],
-           qr/^tack: $q: the OpenSSL engine "pkcs11" is not installed \(Debian: libengine-pkcs11-openssl\)$/m,
-           'no pkcs11 engine', { env => { OPENSSL_ENGINES => "$d/no-engines" } });
+           qr/^tack: $q: the OpenSSL provider "pkcs11" is not installed \(Debian: pkcs11-provider; on Debian 12 from bookworm-backports\)$/m,
+           'no pkcs11 provider', { env => { OPENSSL_MODULES => "$d/no-modules" } });
 fails_like(['view', 'pkcs11:token=tack;object=nokey'],
            qr/^tack: pkcs11:token=tack;object=nokey: no public key object="nokey" in token "tack"$/m,
            'view of a missing object');
 fails_like(['view', 'pkcs11:token=nope;object=tackkey'],
            qr/^tack: pkcs11:token=nope;object=tackkey: no token "nope"/m,
            'view of a missing token');
+
+# ---- RFC 7512: the query names the module and the PIN
+($rc, $out, $err) = tk('sign', '-k', "$uri?module-name=softhsm2", '-p',
+                       '1234', '-c', $crt);
+is($rc, 0, 'module-name: a module registered with p11-kit') or diag($err);
+like($out, qr/BEGIN TACK/, '... gives a TACK');
+(my $softdir = $softhsm) =~ s{/[^/]+$}{};
+($rc, $out, $err) = tk('sign', '-k',
+                       "$uri?module-path=$softdir&module-name=softhsm2",
+                       '-p', '1234', '-c', $crt);
+is($rc, 0, 'module-path a directory, module-name the library in it')
+    or diag($err);
+spew("$d/pinfile", "1234\n");
+($rc, $out, $err) = tk('sign', '-k', "$uri?pin-source=file:$d/pinfile",
+                       '-c', $crt);
+is($rc, 0, 'pin-source=file:...: the PIN from a file, no password option')
+    or diag($err);
+($rc, $out, $err) = tk('sign', '-k', "$uri?pin-source=$d/pinfile", '-c',
+                       $crt);
+is($rc, 0, 'pin-source=/path works too') or diag($err);
+($rc, $out, $err) = tk('view', "$uri?module-path=$softhsm");
+is($out, "TACK ID        = $id\n", 'view with a module-path');
+fails_like(['sign', '-k', "$uri?pin-source=file:$d/nopin", '-c', $crt],
+           qr/^tack: \Q$uri?pin-source=file:$d\E\/nopin: pin-source \Q$d\E\/nopin: No such file or directory$/m,
+           'a pin-source that is not there');
+fails_like(['sign', '-k', "$uri?pin-source=https://pin.example/",
+            '-c', $crt],
+           qr/^tack: \S+: pin-source=https:\/\/pin\.example\/: only a file is supported \(file:\/path or \/path\)$/m,
+           'a pin-source that is not a file');
+fails_like(['sign', '-k', "$uri?module-name=nosuch", '-p', '1234',
+            '-c', $crt],
+           qr/^tack: \S+: no PKCS#11 module named "nosuch" is registered with p11-kit/m,
+           'a module-name that is not registered');
+my $in_path = "pkcs11:token=tack;object=tackkey;module-path=$softhsm";
+fails_like(['sign', '-k', $in_path, '-p', '1234', '-c', $crt],
+           qr/^tack: \Q$in_path\E: module-path belongs in the query: \Qpkcs11:token=tack;object=tackkey?module-path=$softhsm\E$/m,
+           'module-path in the path part');
+fails_like(['view', "pkcs11:token=tack;object=tackkey;module-name=softhsm2"],
+           qr/: module-name belongs in the query: \Qpkcs11:token=tack;object=tackkey?module-name=softhsm2\E$/m,
+           'view: module-name in the path part');
+fails_like(['sign', '-k', 'pkcs11:token=tack;object=tackkey;pin-value=1234',
+            '-c', $crt],
+           qr/: pin-value belongs in the query: \Qpkcs11:token=tack;object=tackkey?pin-value=***\E$/m,
+           'pin-value in the path part');
+unlike((tk('sign', '-k', 'pkcs11:token=tack;object=tackkey;pin-value=1234',
+           '-c', $crt))[2], qr/1234/, '... never shown');
+fails_like(['sign', '-k', 'pkcs11:token=tack?object=tackkey', '-p', '1234',
+            '-c', $crt],
+           qr/: object belongs in the path: \Qpkcs11:token=tack;object=tackkey\E$/m,
+           'object in the query');
+fails_like(['sign', '-k', 'pkcs11:token=tack;objekt=tackkey', '-p', '1234',
+            '-c', $crt],
+           qr/^tack: pkcs11:token=tack;objekt=tackkey: unknown attribute "objekt" \(RFC 7512: token, object, type, id, /m,
+           'an unknown attribute is named');
+fails_like(['sign', '-k', "$uri?modul-path=$softhsm", '-p', '1234',
+            '-c', $crt],
+           qr/: unknown attribute "modul-path"/m,
+           'an unknown query attribute is named');
+fails_like(['sign', '-k', 'pkcs11:token=tack;object=tackkey;type=cert', '-p',
+            '1234', '-c', $crt],
+           qr/: type=cert is not a key: a TACK key is a private key object \(type=private\)$/m,
+           'type=cert');
+fails_like(['sign', '-k', 'pkcs11:token=tack;object=tackkey;type=public', '-p',
+            '1234', '-c', $crt],
+           qr/: type=public cannot sign: name the private key object \(type=private\)$/m,
+           'type=public for signing');
+fails_like(['sign', '-k', 'pkcs11:token=tack', '-p', '1234', '-c', $crt],
+           qr/^tack: pkcs11:token=tack: more than one private key matches: name one with object= or id=$/m,
+           'a URI that matches several keys');
 
 # The token still works after the failures (a wrong PIN did not lock it).
 ($rc, $out, $err) = tk('sign', '-k', $uri, '-p', '1234', '-c', $crt);

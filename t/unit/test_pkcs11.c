@@ -145,13 +145,16 @@ START_TEST(pkcs11_uri_has_pin_finds_pin_value_and_pin_source)
     ck_assert_int_eq(
         tack_pkcs11_uri_has_pin("pkcs11:object=k?pin-source=file:/p"), 1);
     ck_assert_int_eq(tack_pkcs11_uri_has_pin("pkcs11:object=k"), 0);
+    /* A URI its load refuses needs no PIN asked first. */
+    ck_assert_int_eq(tack_pkcs11_uri_has_pin("pkcs11:object=k;pin-value=1"),
+                     1);
     /* An object label is not a query attribute. */
     ck_assert_int_eq(tack_pkcs11_uri_has_pin("pkcs11:object=pin-value=1"), 0);
     ck_assert_int_eq(tack_pkcs11_uri_has_pin("key.pem?pin-value=1"), 0);
 }
 END_TEST
 
-START_TEST(pkcs11_load_refuses_bad_arguments_before_the_engine)
+START_TEST(pkcs11_load_refuses_bad_arguments_before_the_provider)
 {
     char err[TACK_PKCS11_ERR_SIZE];
     EVP_PKEY *key = NULL;
@@ -174,6 +177,141 @@ START_TEST(pkcs11_load_refuses_bad_arguments_before_the_engine)
 }
 END_TEST
 
+/* tt_uri_refused asserts that |uri| is refused with |want| as the reason,
+ * both by tack_pkcs11_uri_check and by tack_pkcs11_load (before any
+ * provider or module is touched). */
+static void tt_uri_refused(const char *uri, const char *want)
+{
+    char err[TACK_PKCS11_ERR_SIZE];
+    EVP_PKEY *key = NULL;
+
+    ck_assert_status(tack_pkcs11_uri_check(uri, err, sizeof(err)),
+                     TACK_ERR_INVALID_ARG);
+    ck_assert_str_eq(err, want);
+    ck_assert_status(tack_pkcs11_load(uri, "1234", 4, &key, err, sizeof(err)),
+                     TACK_ERR_INVALID_ARG);
+    ck_assert_str_eq(err, want);
+    ck_assert_ptr_null(key);
+    ck_assert_int_eq(ERR_peek_error(), 0);
+}
+
+START_TEST(pkcs11_uri_check_takes_rfc7512_uris)
+{
+    static const char *const good[] = {
+        "pkcs11:",
+        "pkcs11:token=tack;object=tackkey;type=private",
+        "pkcs11:token=t;object=k?module-path=/usr/lib/softhsm/libsofthsm2.so",
+        "pkcs11:object=k?module-name=softhsm2&pin-value=1234",
+        "pkcs11:object=k;id=%01%02?pin-source=file:/etc/pin",
+        "pkcs11:token=My%20Token;manufacturer=SoftHSM%20project;serial=1;"
+        "model=SoftHSM%20v2;library-manufacturer=x;library-description=y;"
+        "library-version=2.6;slot-description=s;slot-manufacturer=m;"
+        "slot-id=1;object=k;type=public",
+        "pkcs11:object=k;x-vendor=1?x-other=2",
+        "PKCS11:object=k",
+    };
+    char err[TACK_PKCS11_ERR_SIZE];
+    size_t i;
+
+    for (i = 0; i < sizeof(good) / sizeof(good[0]); i++) {
+        ck_assert_msg(tack_pkcs11_uri_check(good[i], err, sizeof(err)) ==
+                          TACK_OK,
+                      "%s: %s", good[i], err);
+        ck_assert_str_eq(err, "");
+    }
+}
+END_TEST
+
+START_TEST(pkcs11_uri_check_says_where_a_misplaced_attribute_goes)
+{
+    tt_uri_refused("pkcs11:token=t;object=k;module-path=/m.so",
+                   "module-path belongs in the query: "
+                   "pkcs11:token=t;object=k?module-path=/m.so");
+    tt_uri_refused("pkcs11:module-name=softhsm2;object=k?pin-value=1",
+                   "module-name belongs in the query: "
+                   "pkcs11:object=k?module-name=softhsm2&pin-value=***");
+    /* The PIN is never in a message. */
+    tt_uri_refused("pkcs11:object=k;pin-value=1234",
+                   "pin-value belongs in the query: "
+                   "pkcs11:object=k?pin-value=***");
+    tt_uri_refused("pkcs11:object=k;pin-source=file:/p",
+                   "pin-source belongs in the query: "
+                   "pkcs11:object=k?pin-source=file:/p");
+    tt_uri_refused("pkcs11:token=t?object=k&module-path=/m.so",
+                   "object belongs in the path: "
+                   "pkcs11:token=t;object=k?module-path=/m.so");
+}
+END_TEST
+
+START_TEST(pkcs11_uri_check_names_what_it_refuses)
+{
+    tt_uri_refused("pkcs11:token=t;objekt=k",
+                   "unknown attribute \"objekt\" (RFC 7512: token, object, "
+                   "type, id, manufacturer, model, serial, slot-id, ...; "
+                   "after \"?\": module-path, module-name, pin-value, "
+                   "pin-source)");
+    tt_uri_refused("pkcs11:object=k?modulepath=/m.so",
+                   "unknown attribute \"modulepath\" (RFC 7512: token, "
+                   "object, type, id, manufacturer, model, serial, slot-id, "
+                   "...; after \"?\": module-path, module-name, pin-value, "
+                   "pin-source)");
+    tt_uri_refused("pkcs11:object=k;object=l",
+                   "attribute \"object\" given twice");
+    tt_uri_refused("pkcs11:object=k?pin-value=1&pin-value=2",
+                   "attribute \"pin-value\" given twice");
+    tt_uri_refused("pkcs11:token;object=k",
+                   "\"token\" is not an attribute (RFC 7512: name=value)");
+    tt_uri_refused("pkcs11:=t", "\"=t\" is not an attribute (RFC 7512: "
+                                "name=value)");
+    tt_uri_refused("pkcs11:object=%4",
+                   "object: a bad percent-escape, an escaped NUL, or too "
+                   "long");
+    tt_uri_refused("pkcs11:object=a%00b",
+                   "object: a bad percent-escape, an escaped NUL, or too "
+                   "long");
+    tt_uri_refused("pkcs11:object=k;type=secret",
+                   "type=secret: RFC 7512's types are public, private, "
+                   "cert, secret-key and data");
+    tt_uri_refused("key.pem", "not a pkcs11: URI");
+}
+END_TEST
+
+START_TEST(pkcs11_uri_check_truncations_never_overrun)
+{
+    static const char uri[] =
+        "pkcs11:token=My%20Token;object=k;id=%01?module-path=/m.so&"
+        "pin-value=1234";
+    char buf[sizeof(uri)], err[TACK_PKCS11_ERR_SIZE];
+    size_t n;
+
+    /* Every prefix parses or is refused with a reason; none crashes. */
+    for (n = 0; n < sizeof(uri); n++) {
+        tack_status_t st;
+
+        memcpy(buf, uri, n);
+        buf[n] = '\0';
+        st = tack_pkcs11_uri_check(buf, err, sizeof(err));
+        ck_assert(st == TACK_OK || (st == TACK_ERR_INVALID_ARG && err[0]));
+        ck_assert_ptr_null(strstr(err, "1234"));
+    }
+    /* A small |err| is truncated, still NUL-terminated. */
+    ck_assert_status(tack_pkcs11_uri_check("pkcs11:bogus=1", err, 8),
+                     TACK_ERR_INVALID_ARG);
+    ck_assert_str_eq(err, "unknown");
+}
+END_TEST
+
+START_TEST(pkcs11_libctx_is_null_for_keys_not_from_a_token)
+{
+    EVP_PKEY *key = NULL;
+
+    ck_assert_status(tack_key_generate(&key), TACK_OK);
+    ck_assert_ptr_null(tack_pkcs11_libctx(key));
+    ck_assert_ptr_null(tack_pkcs11_libctx(NULL));
+    EVP_PKEY_free(key);
+}
+END_TEST
+
 Suite *pkcs11_suite(void)
 {
     Suite *s = suite_create("pkcs11");
@@ -184,7 +322,12 @@ Suite *pkcs11_suite(void)
     tcase_add_test(tc, pkcs11_key_signing_with_another_key_is_a_mismatch);
     tcase_add_test(tc, pkcs11_key_is_uri_wants_the_pkcs11_scheme);
     tcase_add_test(tc, pkcs11_uri_has_pin_finds_pin_value_and_pin_source);
-    tcase_add_test(tc, pkcs11_load_refuses_bad_arguments_before_the_engine);
+    tcase_add_test(tc, pkcs11_load_refuses_bad_arguments_before_the_provider);
+    tcase_add_test(tc, pkcs11_uri_check_takes_rfc7512_uris);
+    tcase_add_test(tc, pkcs11_uri_check_says_where_a_misplaced_attribute_goes);
+    tcase_add_test(tc, pkcs11_uri_check_names_what_it_refuses);
+    tcase_add_test(tc, pkcs11_uri_check_truncations_never_overrun);
+    tcase_add_test(tc, pkcs11_libctx_is_null_for_keys_not_from_a_token);
     suite_add_tcase(s, tc);
     return s;
 }

@@ -63,7 +63,7 @@ sub need {
                  mod_md => MOD_MD, tack => "$top/tack",
                  softhsm2 => '/usr/lib/softhsm/libsofthsm2.so',
                  'pkcs11-tool' => '/usr/bin/pkcs11-tool',
-                 engine => '/usr/lib/x86_64-linux-gnu/engines-3/pkcs11.so',
+                 provider => '/usr/lib/x86_64-linux-gnu/ossl-modules/pkcs11.so',
                  mod_tack => "$top/.libs/mod_tack.so");
     my @missing = grep { !-e $where{$_} } (@_, 'tack', 'mod_tack');
     if (@missing) {
