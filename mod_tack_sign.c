@@ -18,7 +18,7 @@
  * configuration pass the parent forks a signer process, which fetches
  * the password, loads the key and then signs the TACKs the parent sends
  * it over a socket; the parent never holds the password, the scalar or
- * the token's engine (libp11 and p11-kit keep state that a later pass of
+ * the token session (a provider and p11-kit keep state that a later pass of
  * a long-lived parent cannot rely on).  At the end of the pass
  * (tack_sign_end, from post_config, before any httpd child is forked) the
  * socket is closed and the signer frees the key and exits: no key
