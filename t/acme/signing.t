@@ -76,9 +76,12 @@ my $key_re = $kind eq 'file' ? qr/\S+tack\.key/ : qr/\Q$signing\E/;
 my $h = TackTest::Httpd->new("acme-signing-$kind");
 my $http = Pebble::free_port();
 my $port = $h->port;
-$h->write_conf(md_conf($pebble, store => "$d/md", http => $http,
-                       https => $port, renew => 1)
-    . <<"C", loglevel => 'info tack:info ssl:warn md:info');
+# $write_conf->($renew): the site, mod_md renewing at every restart or not
+my $write_conf = sub {
+    my ($renew) = @_;
+    $h->write_conf(md_conf($pebble, store => "$d/md", http => $http,
+                           https => $port, renew => $renew)
+        . <<"C", loglevel => 'info tack:info ssl:warn md:info');
 Listen 127.0.0.1:$http
 TackSigningKey $signing
 TackSigningPassword file:$d/tack.pw
@@ -90,6 +93,8 @@ MDomain $name
     SSLEngine on
 </VirtualHost>
 C
+};
+$write_conf->(1);
 
 my $staged = "$d/md/staging/$name/pubcert.secp256r1.pem";
 my $tackfile = "$store/$name.$port.ecdsa.tack.pem";
@@ -168,20 +173,7 @@ my $secs = time - $t0;
 # pebble (Debian 13's 2.6) has staged by now: the window goes back to
 # mod_md's default, and the restart that activates that renewal signs for
 # it, as above; the one after it has nothing new to sign.
-$h->write_conf(md_conf($pebble, store => "$d/md", http => $http,
-                       https => $port, renew => 0)
-    . <<"C", loglevel => 'info tack:info ssl:warn md:info');
-Listen 127.0.0.1:$http
-TackSigningKey $signing
-TackSigningPassword file:$d/tack.pw
-TackStore $store
-TackPinActivation on
-MDomain $name
-<VirtualHost 127.0.0.1:\@PORT\@>
-    ServerName $name
-    SSLEngine on
-</VirtualHost>
-C
+$write_conf->(0);
 my $last = $wait_staged->($key);
 ok($last, 'the renewal the last restart began is staged');
 $mark = log_mark($h->error_log);

@@ -29,8 +29,9 @@ my $data = qr{(?:^|/)(?:fuzz/corpus|t/vectors|t/state|t/logs|t/tmp|t/conf/apache
                         debian|\.git|\.libs)(?:/|$)}x;
 my @src;
 find({ no_chdir => 1, wanted => sub {
+    # the top itself is one character short of "$top/"
+    return if length($File::Find::name) <= length($top);
     my $rel = substr($File::Find::name, length($top) + 1);
-    return if $rel eq '';
     if (-d $_) { $File::Find::prune = 1 if $rel =~ $data; return; }
     return if $rel =~ $data;
     return unless $rel =~ m{\.(?:c|h|t|pm|sh|1)$|(?:^|/)(?:Makefile|TEST\.PL|
