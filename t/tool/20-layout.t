@@ -1,0 +1,49 @@
+# SPDX-License-Identifier: Apache-2.0
+# Copyright 2026 the mod_tack authors (NOTICE)
+# README's Layout section matches the tree (issue 27, item 4): every file and directory git
+# tracks at the top (and each source of the module and the core) is named
+# there, and everything it names exists.
+use strict;
+use warnings;
+use FindBin;
+use lib "$FindBin::Bin/lib";
+use Test::More;
+use TackTool;
+
+my $top = top();
+my $readme = slurp("$top/README");
+my ($layout) = $readme =~ /^Layout\n-+\n(.*?)(?:\n\S[^\n]*\n-+\n|\z)/ms;
+ok($layout, 'README has a Layout section') or BAIL_OUT('no Layout section');
+
+# What the section names: the first word of each entry, braces expanded
+# (tack_ext.[ch]), comma lists split (LICENSE, NOTICE).
+my %named;
+for my $line (split /\n/, $layout) {
+    next unless $line =~ /^  (\S.*?)(?:\s{2,}|$)/;
+    for my $w (split /,\s*/, $1) {
+        if ($w =~ /^(.*)\.\[(\w+)\]$/) {
+            $named{"$1.$_"} = 1 for split //, $2;
+        } else {
+            $named{$w} = 1;
+        }
+    }
+}
+
+# The tree's top, less what the build makes (build*/, dist/, ./tack, apxs's
+# .lo/.slo/.la and .libs/) and dot-files other than .ci/: read from the
+# directory, not from git (the chroot runs have no git).
+opendir(my $dh, $top) or die "$top: $!";
+my @top = map { -d "$top/$_" ? "$_/" : $_ }
+    grep { !/^\.(?!ci$)/ && !/^(?:build.*|dist|tack)$/ && !/\.(?:lo|slo|la|o)$/ }
+    readdir $dh;
+closedir $dh;
+ok(@top > 20, 'the top of the tree is read (' . scalar(@top) . ' entries)');
+my @missing = grep {
+    !$named{$_} && !($_ eq 't/' && grep { m{^t/} } keys %named)
+        && !($_ eq '.ci/' && $named{'.ci/run'})
+} sort @top;
+is("@missing", '', 'every top-level file and directory is in README\'s Layout');
+my @gone = grep { !-e "$top/$_" } sort keys %named;
+is("@gone", '', 'everything README\'s Layout names exists');
+
+done_testing();
