@@ -256,8 +256,11 @@ is($rc, 0, 'env: a variable of httpd\'s environment') or diag($out);
 # programs left running as root)
 ($rc, $out) = tool('genkey', '-p', 'sekrit2', '-o', "$d/sign2.key");
 die "genkey: $out" if $rc;
-write_file("$d/hang1", "#!/bin/sh\nsleep 611 &\necho sekrit\nexec >&-\nexec sleep 612\n");
-write_file("$d/hang2", "#!/bin/sh\nexec sleep 613\n");
+# Durations unique to this run: the check below looks at every process of
+# the machine (a chroot shares them), and another run's programs are not ours.
+my $tag = 600000 + ($$ % 100000) * 10;
+write_file("$d/hang1", "#!/bin/sh\nsleep ${\ ($tag + 1)} &\necho sekrit\nexec >&-\nexec sleep ${\ ($tag + 2)}\n");
+write_file("$d/hang2", "#!/bin/sh\nexec sleep ${\ ($tag + 3)}\n");
 chmod 0700, "$d/hang1", "$d/hang2";
 my $hang = $nostore;
 $hang =~ s{^TackSigningPassword .*$}{TackSigningPassword exec:\@ROOT\@/hang1}m;
@@ -277,7 +280,8 @@ like($log, qr/TACK00030: TackSigningPassword exec:\S+hang1 .*: exec:\S+hang1: di
 like($log, qr/TACK00030: TackSigningKey \S+sign2\.key: not loaded(: the 35 seconds a restart gives signing were spent by another key's signer| within the 35 seconds a restart gives signing \(its password program or token did not answer; the signer and its password program were killed\))/,
      'the second key: waited for only what was left of the budget, said why');
 sleep 1;
-my @left = grep { /sleep 61[123]/ } `ps -eo args`;
+my %ours = map { ('sleep ' . ($tag + $_)) => 1 } 1 .. 3;
+my @left = grep { chomp; $ours{$_} } `ps -eo args`;
 is(scalar(@left), 0, 'no password program, nor what it started, is left running') or diag(@left);
 ok(served('own.test'), 'every site is up');
 log_clean($mark, [qr/TACK00030/], $h->error_log);
