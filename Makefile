@@ -171,13 +171,19 @@ test-tool-asan: preflight $(BUILD_ASAN)/tack module
 # ---- module (issue 3 owns this section) ---------------------------------
 module: $(if $(wildcard mod_tack.c),.libs/mod_tack.so)
 
-MODULE_SRC := mod_tack.c mod_tack_config.c mod_tack_load.c mod_tack_store.c \
-              mod_tack_resolve.c mod_tack_configtest.c mod_tack_status.c \
-              mod_tack_status_json.c mod_tack_status_html.c \
-              mod_tack_metrics.c mod_tack_sign.c mod_tack_guard.c
-MODULE_HDR := mod_tack.h
+# The module's files in their layers, bottom first (docs/contributing.md,
+# "Architecture"): each calls only files listed before it, except within
+# the status group.
+MODULE_SRC := mod_tack_base.c mod_tack_load.c mod_tack_store.c \
+              mod_tack_resolve.c mod_tack_guard.c mod_tack_sign.c \
+              mod_tack_config.c mod_tack_handshake.c \
+              mod_tack_status.c mod_tack_status_json.c \
+              mod_tack_status_html.c mod_tack_metrics.c \
+              mod_tack_setup.c mod_tack.c
+MODULE_HDR := mod_tack_base.h mod_tack_model.h mod_tack_runtime.h \
+              mod_tack_status.h mod_tack_setup.h
 
-# -fvisibility=hidden: only tack_module (marked in mod_tack.h) is exported,
+# -fvisibility=hidden: only tack_module (marked in mod_tack_base.h) is exported,
 # so the core's symbols cannot clash with another module's.  CPPFLAGS,
 # CFLAGS and LDFLAGS reach the compiler and linker after apxs's own (the
 # package build passes dpkg-buildflags' hardening flags this way).

@@ -1,12 +1,12 @@
 /* SPDX-License-Identifier: Apache-2.0
  * Copyright 2026 the mod_tack authors (NOTICE) */
 /*
- * mod_tack_config.c -- the module's configuration: the directives, the
- * per-server create/merge, and the helpers every configuration file uses
- * (the two regimes below, vhost names).  What a directive reads is loaded
- * by mod_tack_load.c (TackFile, TackBreakSigsFile) and mod_tack_store.c
- * (TackStore); TACKs are matched to certificates by mod_tack_resolve.c, and
- * checked under "apache2 -t" by mod_tack_configtest.c.
+ * mod_tack_config.c -- the directives and the per-server create/merge.
+ * What a directive reads is loaded by mod_tack_load.c (TackFile,
+ * TackBreakSigsFile) and mod_tack_store.c (TackStore); TACKs are matched to
+ * certificates by mod_tack_resolve.c in the configuration pass
+ * (mod_tack_setup.c); the two regimes are mt_strict and mt_quiet
+ * (mod_tack_base.c).
  *
  * Two regimes (see docs and the facts file):
  *  - under "apache2 -t" (and so apache2ctl configtest/graceful/restart) every
@@ -16,9 +16,9 @@
  *    is left out: a directive that fails during a restart makes httpd exit,
  *    which would take every site down for one expired TACK.
  * Certificates are known to mod_ssl only after the directives have been read:
- * at a real start they are matched in the ssl_init_server hook (mod_tack.c);
- * under -t, where that hook does not run, tack_config_check finds each vhost's
- * SSLCertificateFile lines in the configuration tree.
+ * at a real start they are matched in the ssl_init_server hook; under -t,
+ * where that hook does not run, mt_setup_check finds each vhost's
+ * SSLCertificateFile lines in the configuration tree (mod_tack_setup.c).
  */
 #include <stdlib.h>
 #include <string.h>
@@ -31,59 +31,20 @@
 #include "http_log.h"
 #include "apr_strings.h"
 
-#include "mod_tack.h"
+#include "mod_tack_model.h"
 
 APLOG_USE_MODULE(tack);
 
 /* ---- small helpers ------------------------------------------------------- */
 
-int tack_config_strict(void)
-{
-    return ap_state_query(AP_SQ_RUN_MODE) == AP_SQ_RM_CONFIG_TEST;
-}
-
-int tack_config_quiet(void)
-{
-    /* httpd reads its configuration twice when it first starts; the first
-     * pass (AP_SQ_MS_CREATE_PRE_CONFIG) would log everything twice.  Under
-     * -t that first pass is the only one. */
-    return !tack_config_strict() &&
-           ap_state_query(AP_SQ_MAIN_STATE) == AP_SQ_MS_CREATE_PRE_CONFIG;
-}
-
-const char *tack_vhost_name_buf(server_rec *s, char buf[TACK_NAME_SIZE])
-{
-    apr_port_t port = s->port;
-
-    if (!port && s->addrs) {
-        port = s->addrs->host_port;
-    }
-    apr_snprintf(buf, TACK_NAME_SIZE, "%s:%u",
-                 s->server_hostname ? s->server_hostname : "(unnamed)",
-                 (unsigned)port);
-    return buf;
-}
-
-const char *tack_vhost_name(server_rec *s)
-{
-    char buf[TACK_NAME_SIZE];
-
-    return apr_pstrdup(s->process->pconf, tack_vhost_name_buf(s, buf));
-}
-
-tack_conf_t *tack_config_get(server_rec *s)
-{
-    return ap_get_module_config(s->module_config, &tack_module);
-}
-
 /* ---- directives ---------------------------------------------------------- */
 
-/* tack_server_path resolves |arg| against ServerRoot.  An absolute path
+/* mt_server_path resolves |arg| against ServerRoot.  An absolute path
  * that is already canonical is kept as it is: http_config.h promises a
  * freshly allocated argument in cmd->pool that may be stored, and
  * ap_server_root_relative would allocate another buffer, sized for
  * ServerRoot and the argument together, for every TackFile line. */
-static const char *tack_server_path(cmd_parms *cmd, const char *arg)
+static const char *mt_server_path(cmd_parms *cmd, const char *arg)
 {
     if (arg[0] == '/' && !strstr(arg, "//") && !strstr(arg, "/./") &&
         !strstr(arg, "/../")) {
@@ -97,12 +58,11 @@ static const char *tack_server_path(cmd_parms *cmd, const char *arg)
     return ap_server_root_relative(cmd->pool, arg);
 }
 
-static const char *tack_cmd_TackStore(cmd_parms *cmd, void *dcfg,
-                                      const char *arg)
+static const char *mt_cmd_TackStore(cmd_parms *cmd, void *dcfg, const char *arg)
 {
-    tack_conf_t *conf = tack_config_get(cmd->server);
+    mt_conf_t *conf = mt_conf_get(cmd->server);
     const char *path;
-    tack_store_t *st;
+    mt_store_t *st;
 
     conf->store_set = 1;
     if (!strcasecmp(arg, "none")) {
@@ -116,19 +76,19 @@ static const char *tack_cmd_TackStore(cmd_parms *cmd, void *dcfg,
     while (strlen(path) > 1 && path[strlen(path) - 1] == '/') {
         path = apr_pstrndup(cmd->pool, path, strlen(path) - 1);
     }
-    st = tack_store_get(cmd, path);
-    if (st->error && tack_config_strict()) {
+    st = mt_store_get(cmd, path);
+    if (st->error && mt_strict()) {
         return st->error;
     }
     conf->store = st;
     return NULL;
 }
 
-static const char *tack_cmd_TackFile(cmd_parms *cmd, void *dcfg,
-                                     const char *arg, const char *flag)
+static const char *mt_cmd_TackFile(cmd_parms *cmd, void *dcfg, const char *arg,
+                                   const char *flag)
 {
-    tack_conf_t *conf = tack_config_get(cmd->server);
-    tack_file_t *f;
+    mt_conf_t *conf = mt_conf_get(cmd->server);
+    mt_file_t *f;
     const char *err;
     int expired;
 
@@ -141,48 +101,48 @@ static const char *tack_cmd_TackFile(cmd_parms *cmd, void *dcfg,
     f = apr_pcalloc(cmd->pool, sizeof(*f));
     f->s = cmd->server;
     f->kind = "TackFile";
-    f->where = tack_where(cmd);
+    f->where = mt_where(cmd);
     f->inactive = flag != NULL;
     f->server_level = !cmd->server->is_virtual;
-    f->path = tack_server_path(cmd, arg);
+    f->path = mt_server_path(cmd, arg);
     if (!f->path) {
         return apr_psprintf(cmd->pool, "TackFile %s: invalid file path", arg);
     }
-    err = tack_load_tackfile(cmd->pool, f, &expired);
+    err = mt_load_tackfile(cmd->pool, f, &expired);
     if (err) {
-        if (tack_config_strict() && !expired) {
+        if (mt_strict() && !expired) {
             return err;
         }
         /* expired: a condition of time, warned about under -t (by
-         * tack_config_check), never refused, or one lapsed TACK would
+         * mt_setup_check), never refused, or one lapsed TACK would
          * block every later reload */
         f->error = err;
         f->expired = expired ? f->nitems : 0;
         f->nitems = 0;
     }
     if (!conf->files) {
-        conf->files = apr_array_make(cmd->pool, 1, sizeof(tack_file_t *));
+        conf->files = apr_array_make(cmd->pool, 1, sizeof(mt_file_t *));
     }
-    APR_ARRAY_PUSH(conf->files, tack_file_t *) = f;
+    APR_ARRAY_PUSH(conf->files, mt_file_t *) = f;
     return NULL;
 }
 
-static const char *tack_cmd_TackBreakSigsFile(cmd_parms *cmd, void *dcfg,
-                                              const char *arg)
+static const char *mt_cmd_TackBreakSigsFile(cmd_parms *cmd, void *dcfg,
+                                            const char *arg)
 {
-    tack_conf_t *conf = tack_config_get(cmd->server);
-    tack_sigfile_t *f;
+    mt_conf_t *conf = mt_conf_get(cmd->server);
+    mt_sigfile_t *f;
     const char *err;
 
     f = apr_pcalloc(cmd->pool, sizeof(*f));
     f->s = cmd->server;
-    f->where = tack_where(cmd);
-    f->path = tack_server_path(cmd, arg);
+    f->where = mt_where(cmd);
+    f->path = mt_server_path(cmd, arg);
     if (!f->path) {
         return apr_psprintf(cmd->pool,
                             "TackBreakSigsFile %s: invalid file path", arg);
     }
-    err = tack_load_sigfile(cmd->pool, f);
+    err = mt_load_sigfile(cmd->pool, f);
     if (!err && conf->num_sigs + f->num > TACK_MAX_BREAKSIGS) {
         /* draft-00 section 3: at most 8 break signatures in one extension */
         err = apr_psprintf(cmd->pool,
@@ -194,7 +154,7 @@ static const char *tack_cmd_TackBreakSigsFile(cmd_parms *cmd, void *dcfg,
                            TACK_MAX_BREAKSIGS);
     }
     if (err) {
-        if (tack_config_strict()) {
+        if (mt_strict()) {
             return err;
         }
         f->error = err;
@@ -202,29 +162,28 @@ static const char *tack_cmd_TackBreakSigsFile(cmd_parms *cmd, void *dcfg,
     }
     conf->num_sigs += f->num;
     if (!conf->sigfiles) {
-        conf->sigfiles = apr_array_make(cmd->pool, 1, sizeof(tack_sigfile_t *));
+        conf->sigfiles = apr_array_make(cmd->pool, 1, sizeof(mt_sigfile_t *));
     }
-    APR_ARRAY_PUSH(conf->sigfiles, tack_sigfile_t *) = f;
+    APR_ARRAY_PUSH(conf->sigfiles, mt_sigfile_t *) = f;
     return NULL;
 }
 
-static const char *tack_cmd_TackPinActivation(cmd_parms *cmd, void *dcfg,
-                                              int on)
+static const char *mt_cmd_TackPinActivation(cmd_parms *cmd, void *dcfg, int on)
 {
-    tack_config_get(cmd->server)->pin_activation = on ? 1 : 0;
+    mt_conf_get(cmd->server)->pin_activation = on ? 1 : 0;
     return NULL;
 }
 
-static const char *tack_cmd_TackTLS13(cmd_parms *cmd, void *dcfg, int on)
+static const char *mt_cmd_TackTLS13(cmd_parms *cmd, void *dcfg, int on)
 {
-    tack_config_get(cmd->server)->tls13 = on ? 1 : 0;
+    mt_conf_get(cmd->server)->tls13 = on ? 1 : 0;
     return NULL;
 }
 
-static const char *tack_cmd_TackFormat(cmd_parms *cmd, void *dcfg,
-                                       const char *arg)
+static const char *mt_cmd_TackFormat(cmd_parms *cmd, void *dcfg,
+                                     const char *arg)
 {
-    tack_conf_t *conf = tack_config_get(cmd->server);
+    mt_conf_t *conf = mt_conf_get(cmd->server);
 
     if (!strcasecmp(arg, "draft-00")) {
         conf->format = TACK_FORMAT_00;
@@ -241,12 +200,12 @@ static const char *tack_cmd_TackFormat(cmd_parms *cmd, void *dcfg,
 
 /* TackSigningKey FILE|pkcs11:URI|none: a PKCS#11 URI is kept as written
  * (RFC 7512), a file is resolved against ServerRoot. */
-static const char *tack_cmd_TackSigningKey(cmd_parms *cmd, void *dcfg,
-                                           const char *arg)
+static const char *mt_cmd_TackSigningKey(cmd_parms *cmd, void *dcfg,
+                                         const char *arg)
 {
-    tack_conf_t *conf = tack_config_get(cmd->server);
+    mt_conf_t *conf = mt_conf_get(cmd->server);
 
-    conf->sign_key_where = tack_where(cmd);
+    conf->sign_key_where = mt_where(cmd);
     if (!strcasecmp(arg, "none")) {
         conf->sign_key = "";
     } else if (!strncasecmp(arg, "pkcs11:", 7)) {
@@ -256,7 +215,7 @@ static const char *tack_cmd_TackSigningKey(cmd_parms *cmd, void *dcfg,
                    "source with TackSigningPassword file:, exec: or env:";
         }
         conf->sign_key = arg;
-    } else if (!(conf->sign_key = tack_server_path(cmd, arg))) {
+    } else if (!(conf->sign_key = mt_server_path(cmd, arg))) {
         return apr_psprintf(cmd->pool, "TackSigningKey %s: invalid file path",
                             arg);
     }
@@ -264,11 +223,11 @@ static const char *tack_cmd_TackSigningKey(cmd_parms *cmd, void *dcfg,
 }
 
 /* TackSigningPassword file:PATH|exec:PATH|env:NAME: never the password. */
-static const char *tack_cmd_TackSigningPassword(cmd_parms *cmd, void *dcfg,
-                                                const char *arg)
+static const char *mt_cmd_TackSigningPassword(cmd_parms *cmd, void *dcfg,
+                                              const char *arg)
 {
-    tack_conf_t *conf = tack_config_get(cmd->server);
-    const char *err = tack_sign_pw_syntax(cmd->pool, arg);
+    mt_conf_t *conf = mt_conf_get(cmd->server);
+    const char *err = mt_sign_pw_syntax(cmd->pool, arg);
 
     if (err) {
         return err;
@@ -284,18 +243,18 @@ static const char *tack_cmd_TackSigningPassword(cmd_parms *cmd, void *dcfg,
                           NULL);
     }
     conf->sign_pw = arg;
-    conf->sign_pw_where = tack_where(cmd);
+    conf->sign_pw_where = mt_where(cmd);
     return NULL;
 }
 
 /* TackSigningGeneration MIN_GENERATION [GENERATION]: the fields of the
  * TACKs the module signs, 0-255, generation >= min_generation (it is
  * min_generation when not given). */
-static const char *tack_cmd_TackSigningGeneration(cmd_parms *cmd, void *dcfg,
-                                                  const char *min,
-                                                  const char *gen)
+static const char *mt_cmd_TackSigningGeneration(cmd_parms *cmd, void *dcfg,
+                                                const char *min,
+                                                const char *gen)
 {
-    tack_conf_t *conf = tack_config_get(cmd->server);
+    mt_conf_t *conf = mt_conf_get(cmd->server);
     const char *arg[2] = {min, gen ? gen : min};
     int val[2], i;
 
@@ -325,15 +284,15 @@ static const char *tack_cmd_TackSigningGeneration(cmd_parms *cmd, void *dcfg,
 
 /* TackStateFile PATH: where the memory of served TACKs lives (main server
  * only: one memory for the whole server). */
-static const char *tack_cmd_TackStateFile(cmd_parms *cmd, void *dcfg,
-                                          const char *arg)
+static const char *mt_cmd_TackStateFile(cmd_parms *cmd, void *dcfg,
+                                        const char *arg)
 {
     const char *err = ap_check_cmd_context(cmd, GLOBAL_ONLY);
 
     if (err) {
         return err;
     }
-    if (!(tack_config_get(cmd->server)->state_file =
+    if (!(mt_conf_get(cmd->server)->state_file =
               ap_server_root_relative(cmd->pool, arg))) {
         return apr_psprintf(cmd->pool, "TackStateFile %s: invalid path", arg);
     }
@@ -343,8 +302,8 @@ static const char *tack_cmd_TackStateFile(cmd_parms *cmd, void *dcfg,
 /* TackStoreOwner USER: besides root, the one user whose TackStore
  * directories and files are trusted (the user the hooks sign as, e.g. via
  * sudo), main server only. */
-static const char *tack_cmd_TackStoreOwner(cmd_parms *cmd, void *dcfg,
-                                           const char *arg)
+static const char *mt_cmd_TackStoreOwner(cmd_parms *cmd, void *dcfg,
+                                         const char *arg)
 {
     const char *err = ap_check_cmd_context(cmd, GLOBAL_ONLY);
 
@@ -354,16 +313,16 @@ static const char *tack_cmd_TackStoreOwner(cmd_parms *cmd, void *dcfg,
     if (!getpwnam(arg)) {
         return apr_psprintf(cmd->pool, "TackStoreOwner %s: no such user", arg);
     }
-    tack_config_get(cmd->server)->store_owner = arg;
+    mt_conf_get(cmd->server)->store_owner = arg;
     return NULL;
 }
 
 /* TackLetPinsLapse TACK-ID...: the recorded decision to stop serving a
  * TACK key whose pins may still be active. */
-static const char *tack_cmd_TackLetPinsLapse(cmd_parms *cmd, void *dcfg,
-                                             const char *arg)
+static const char *mt_cmd_TackLetPinsLapse(cmd_parms *cmd, void *dcfg,
+                                           const char *arg)
 {
-    tack_conf_t *conf = tack_config_get(cmd->server);
+    mt_conf_t *conf = mt_conf_get(cmd->server);
     size_t i, n = strlen(arg);
 
     for (i = 0; i < n; i++) {
@@ -389,51 +348,51 @@ static const char *tack_cmd_TackLetPinsLapse(cmd_parms *cmd, void *dcfg,
     return NULL;
 }
 
-const command_rec tack_config_cmds[] = {
-    AP_INIT_TAKE12("TackFile", tack_cmd_TackFile, NULL, RSRC_CONF,
+const command_rec mt_config_cmds[] = {
+    AP_INIT_TAKE12("TackFile", mt_cmd_TackFile, NULL, RSRC_CONF,
                    "a TACK file, and optionally 'inactive' (repeatable)"),
-    AP_INIT_TAKE1("TackBreakSigsFile", tack_cmd_TackBreakSigsFile, NULL,
+    AP_INIT_TAKE1("TackBreakSigsFile", mt_cmd_TackBreakSigsFile, NULL,
                   RSRC_CONF,
                   "a file of TACK BREAK SIG blocks (repeatable, 8 in all)"),
-    AP_INIT_FLAG("TackPinActivation", tack_cmd_TackPinActivation, NULL,
-                 RSRC_CONF, "ask clients to activate pins (default off)"),
-    AP_INIT_TAKE1("TackFormat", tack_cmd_TackFormat, NULL, RSRC_CONF,
+    AP_INIT_FLAG("TackPinActivation", mt_cmd_TackPinActivation, NULL, RSRC_CONF,
+                 "ask clients to activate pins (default off)"),
+    AP_INIT_TAKE1("TackFormat", mt_cmd_TackFormat, NULL, RSRC_CONF,
                   "draft-00 (default) or draft-02"),
-    AP_INIT_FLAG("TackTLS13", tack_cmd_TackTLS13, NULL, RSRC_CONF,
+    AP_INIT_FLAG("TackTLS13", mt_cmd_TackTLS13, NULL, RSRC_CONF,
                  "also serve TACK in TLS 1.3 EncryptedExtensions (default "
                  "off)"),
-    AP_INIT_TAKE1("TackStore", tack_cmd_TackStore, NULL, RSRC_CONF,
+    AP_INIT_TAKE1("TackStore", mt_cmd_TackStore, NULL, RSRC_CONF,
                   "a directory of *.tack.pem files served to every SSL vhost "
                   "by target_hash, or 'none'"),
-    AP_INIT_TAKE1("TackSigningKey", tack_cmd_TackSigningKey, NULL, RSRC_CONF,
+    AP_INIT_TAKE1("TackSigningKey", mt_cmd_TackSigningKey, NULL, RSRC_CONF,
                   "a TACK key file or a pkcs11: URI: sign at start-up a TACK "
                   "for each certificate without one; or 'none'"),
-    AP_INIT_TAKE1("TackSigningPassword", tack_cmd_TackSigningPassword, NULL,
+    AP_INIT_TAKE1("TackSigningPassword", mt_cmd_TackSigningPassword, NULL,
                   RSRC_CONF,
                   "where the signing key's password or PIN comes from: "
                   "file:PATH, exec:PROGRAM or env:NAME"),
-    AP_INIT_TAKE1("TackStoreOwner", tack_cmd_TackStoreOwner, NULL, RSRC_CONF,
+    AP_INIT_TAKE1("TackStoreOwner", mt_cmd_TackStoreOwner, NULL, RSRC_CONF,
                   "besides root, the user whose TackStore directories and "
                   "files are trusted (never the user httpd's children run "
                   "as)"),
-    AP_INIT_TAKE1("TackStateFile", tack_cmd_TackStateFile, NULL, RSRC_CONF,
+    AP_INIT_TAKE1("TackStateFile", mt_cmd_TackStateFile, NULL, RSRC_CONF,
                   "the file that remembers which TACK keys were served with "
                   "pin activation (server config only)"),
-    AP_INIT_ITERATE("TackLetPinsLapse", tack_cmd_TackLetPinsLapse, NULL,
+    AP_INIT_ITERATE("TackLetPinsLapse", mt_cmd_TackLetPinsLapse, NULL,
                     RSRC_CONF,
                     "TACK IDs whose pins may lapse: stop serving them on "
                     "purpose"),
-    AP_INIT_TAKE12("TackSigningGeneration", tack_cmd_TackSigningGeneration,
-                   NULL, RSRC_CONF,
+    AP_INIT_TAKE12("TackSigningGeneration", mt_cmd_TackSigningGeneration, NULL,
+                   RSRC_CONF,
                    "min_generation and generation of the TACKs signed "
                    "(default 0 0)"),
     {NULL}};
 
 /* ---- create / merge ------------------------------------------------------ */
 
-void *tack_config_create(apr_pool_t *p, server_rec *s)
+void *mt_config_create(apr_pool_t *p, server_rec *s)
 {
-    tack_conf_t *conf = apr_pcalloc(p, sizeof(*conf));
+    mt_conf_t *conf = apr_pcalloc(p, sizeof(*conf));
 
     conf->pin_activation = TACK_UNSET;
     conf->format = TACK_UNSET;
@@ -443,13 +402,13 @@ void *tack_config_create(apr_pool_t *p, server_rec *s)
     return conf;
 }
 
-/* tack_config_merge merges into |addv| itself: a vhost's own configuration
+/* mt_config_merge merges into |addv| itself: a vhost's own configuration
  * is created for that vhost only, and httpd replaces it by what the merge
  * returns, so nothing else sees it (a copy would cost every vhost another
  * struct). */
-void *tack_config_merge(apr_pool_t *p, void *basev, void *addv)
+void *mt_config_merge(apr_pool_t *p, void *basev, void *addv)
 {
-    tack_conf_t *base = basev, *mrg = addv;
+    mt_conf_t *base = basev, *mrg = addv;
 
     /* A vhost's own TackFiles; the main server's are candidates, served
      * for a certificate for which the vhost has no TACK of its own. */

@@ -44,7 +44,7 @@
 #include <jansson.h>
 #include <openssl/crypto.h>
 
-#include "mod_tack.h"
+#include "mod_tack_model.h"
 
 APLOG_USE_MODULE(tack);
 
@@ -68,14 +68,14 @@ typedef struct {
     int serving;      /* served with activation by the running generation */
     int has_tack;
     uint8_t tack[TACK_LEN]; /* the last TACK served under it */
-} tack_mem_key_t;
+} mt_mem_key_t;
 
 /* What one certificate of one vhost serves in this pass. */
 typedef struct {
     server_rec *s;
-    tack_rt_t *rt;           /* what it serves (NULL under -t) */
+    mt_rt_t *rt;             /* what it serves (NULL under -t) */
     int slot;                /* the certificate's index in rt->slots */
-    const tack_conf_t *conf; /* its TackLetPinsLapse, its TackSigningKey */
+    const mt_conf_t *conf;   /* its TackLetPinsLapse, its TackSigningKey */
     const char *id;          /* "name:port TYPE", the memory's key */
     const char *label;       /* the certificate, for messages */
     uint8_t hash[TACK_HASH_LEN];
@@ -85,11 +85,14 @@ typedef struct {
     const uint8_t *tacks[TACK_EXT02_MAX_TACKS]; /* their 166 bytes */
     int nbroken;
     uint8_t broken[TACK_MAX_BREAKSIGS][TACK_KEY_LEN];
-} tack_guard_note_t;
+    /* Under -t: the public key of the vhost's TackSigningKey, which the
+     * start signs a missing TACK under, or NULL. */
+    const uint8_t *signing;
+} mt_guard_note_t;
 
 /* The pass's state: a pool (a child of pconf, destroyed at the end of the
  * pass), the memory read from the file (id -> apr_array of
- * tack_mem_key_t), and the notes of this pass. */
+ * mt_mem_key_t), and the notes of this pass. */
 static apr_pool_t *guard_pool;
 static apr_hash_t *guard_mem;
 static apr_hash_t *guard_names; /* "name:port" of every id in guard_mem */
@@ -100,7 +103,7 @@ static int guard_keep;    /* it could not be read: never overwritten */
 static long guard_written; /* its "written": the clock never goes back */
 static int guard_clock_back; /* the clock is earlier: not rewritten */
 
-static apr_status_t tack_guard_forget(void *unused)
+static apr_status_t mt_guard_forget(void *unused)
 {
     guard_pool = NULL;
     guard_mem = NULL;
@@ -114,37 +117,37 @@ static apr_status_t tack_guard_forget(void *unused)
     return APR_SUCCESS;
 }
 
-static apr_pool_t *tack_guard_pool(server_rec *s)
+static apr_pool_t *mt_guard_pool(server_rec *s)
 {
     if (!guard_pool) {
         apr_pool_create(&guard_pool, s->process->pconf);
         apr_pool_tag(guard_pool, "tack_guard");
         guard_mem = apr_hash_make(guard_pool);
         guard_names = apr_hash_make(guard_pool);
-        guard_notes = apr_array_make(guard_pool, 16, sizeof(tack_guard_note_t));
-        apr_pool_cleanup_register(guard_pool, NULL, tack_guard_forget,
+        guard_notes = apr_array_make(guard_pool, 16, sizeof(mt_guard_note_t));
+        apr_pool_cleanup_register(guard_pool, NULL, mt_guard_forget,
                                   apr_pool_cleanup_null);
     }
     return guard_pool;
 }
 
-/* tack_state_file is where the memory lives: TackStateFile of the main
+/* mt_state_file is where the memory lives: TackStateFile of the main
  * server, or the default. */
-static const char *tack_state_file(void)
+static const char *mt_state_file(void)
 {
-    const tack_conf_t *conf = tack_config_get(ap_server_conf);
+    const mt_conf_t *conf = mt_conf_get(ap_server_conf);
 
     return conf->state_file ? conf->state_file : TACK_STATE_DEFAULT;
 }
 
-const char *tack_guard_state_path(apr_pool_t *p, const char *suffix)
+const char *mt_guard_state_path(apr_pool_t *p, const char *suffix)
 {
-    return apr_pstrcat(p, tack_state_file(), suffix, NULL);
+    return apr_pstrcat(p, mt_state_file(), suffix, NULL);
 }
 
 /* ---- the state file ------------------------------------------------------ */
 
-static int tack_unhex(const char *in, uint8_t *out, size_t len)
+static int mt_unhex(const char *in, uint8_t *out, size_t len)
 {
     size_t i;
 
@@ -162,9 +165,8 @@ static int tack_unhex(const char *in, uint8_t *out, size_t len)
     return 1;
 }
 
-/* tack_mem_parse reads one slot's keys; returns 0 when malformed. */
-static int tack_mem_parse(apr_pool_t *p, json_t *keys,
-                          apr_array_header_t **out)
+/* mt_mem_parse reads one slot's keys; returns 0 when malformed. */
+static int mt_mem_parse(apr_pool_t *p, json_t *keys, apr_array_header_t **out)
 {
     size_t i;
     json_t *k;
@@ -172,33 +174,32 @@ static int tack_mem_parse(apr_pool_t *p, json_t *keys,
     if (!json_is_array(keys)) {
         return 0;
     }
-    *out = apr_array_make(p, (int)json_array_size(keys) + 1,
-                          sizeof(tack_mem_key_t));
+    *out =
+        apr_array_make(p, (int)json_array_size(keys) + 1, sizeof(mt_mem_key_t));
     json_array_foreach(keys, i, k)
     {
-        tack_mem_key_t *m = apr_array_push(*out);
+        mt_mem_key_t *m = apr_array_push(*out);
         json_t *first = json_object_get(k, "first_seen");
         json_t *last = json_object_get(k, "last_served");
         const char *tack = json_string_value(json_object_get(k, "tack"));
 
         memset(m, 0, sizeof(*m));
         if (!json_is_integer(first) || !json_is_integer(last) ||
-            !tack_unhex(json_string_value(json_object_get(k, "key")), m->key,
-                        TACK_KEY_LEN)) {
+            !mt_unhex(json_string_value(json_object_get(k, "key")), m->key,
+                      TACK_KEY_LEN)) {
             return 0;
         }
         m->first_seen = (long)json_integer_value(first);
         m->last_served = (long)json_integer_value(last);
         m->serving = json_is_true(json_object_get(k, "serving"));
-        m->has_tack = tack && tack_unhex(tack, m->tack, TACK_LEN);
+        m->has_tack = tack && mt_unhex(tack, m->tack, TACK_LEN);
     }
     return 1;
 }
 
-/* tack_guard_name returns "NAME:PORT" as a client reaches it: |name| as
+/* mt_guard_name returns "NAME:PORT" as a client reaches it: |name| as
  * SNI matches it (case-folded, without a trailing dot) and |port|. */
-static const char *tack_guard_name(apr_pool_t *p, const char *name,
-                                   unsigned port)
+static const char *mt_guard_name(apr_pool_t *p, const char *name, unsigned port)
 {
     char *n = apr_pstrdup(p, name), *c;
     size_t len = strlen(n);
@@ -212,13 +213,13 @@ static const char *tack_guard_name(apr_pool_t *p, const char *name,
     return apr_psprintf(p, "%s:%u", n, port);
 }
 
-/* tack_guard_vhost_names returns the "NAME:PORT"s that reach |s|: its
+/* mt_guard_vhost_names returns the "NAME:PORT"s that reach |s|: its
  * ServerName and each ServerAlias that is not a wildcard, on each port it
  * listens on (the ServerName's port when it listens on any).  The memory
  * is keyed by them, not by how the configuration spells the vhost: a
  * vhost renamed "A.TEST", "a.test.", or made a ServerAlias of another
  * vhost still answers the same clients, who still hold their pins. */
-static apr_array_header_t *tack_guard_vhost_names(apr_pool_t *p, server_rec *s)
+static apr_array_header_t *mt_guard_vhost_names(apr_pool_t *p, server_rec *s)
 {
     apr_array_header_t *out = apr_array_make(p, 2, sizeof(const char *));
     apr_array_header_t *names = apr_array_make(p, 2, sizeof(const char *));
@@ -248,9 +249,9 @@ static apr_array_header_t *tack_guard_vhost_names(apr_pool_t *p, server_rec *s)
     }
     for (i = 0; i < names->nelts; i++) {
         for (k = 0; k < ports->nelts; k++) {
-            const char *id = tack_guard_name(
-                p, APR_ARRAY_IDX(names, i, const char *),
-                APR_ARRAY_IDX(ports, k, unsigned));
+            const char *id =
+                mt_guard_name(p, APR_ARRAY_IDX(names, i, const char *),
+                              APR_ARRAY_IDX(ports, k, unsigned));
 
             for (j = 0; j < out->nelts; j++) {
                 if (!strcmp(APR_ARRAY_IDX(out, j, const char *), id)) {
@@ -265,12 +266,11 @@ static apr_array_header_t *tack_guard_vhost_names(apr_pool_t *p, server_rec *s)
     return out;
 }
 
-/* tack_mem_add remembers |keys| for |id| ("NAME:PORT TYPE"), its name
+/* mt_mem_add remembers |keys| for |id| ("NAME:PORT TYPE"), its name
  * normalized as clients reach it (files written before were keyed by the
  * ServerName as spelled); keys already remembered under the same
  * normalized id are merged. */
-static void tack_mem_add(apr_pool_t *p, const char *id,
-                         apr_array_header_t *keys)
+static void mt_mem_add(apr_pool_t *p, const char *id, apr_array_header_t *keys)
 {
     const char *sp = strrchr(id, ' '), *colon;
     apr_array_header_t *have;
@@ -285,21 +285,21 @@ static void tack_mem_add(apr_pool_t *p, const char *id,
         colon = strchr(colon + 1, ':'); /* the last ':' before the type */
     }
     port = (unsigned)strtoul(colon + 1, NULL, 10);
-    name = tack_guard_name(p, apr_pstrndup(p, id, (size_t)(colon - id)), port);
+    name = mt_guard_name(p, apr_pstrndup(p, id, (size_t)(colon - id)), port);
     id = apr_pstrcat(p, name, sp, NULL);
     have = apr_hash_get(guard_mem, id, APR_HASH_KEY_STRING);
     if (have) {
         for (i = 0; i < keys->nelts; i++) {
-            const tack_mem_key_t *k = &APR_ARRAY_IDX(keys, i, tack_mem_key_t);
+            const mt_mem_key_t *k = &APR_ARRAY_IDX(keys, i, mt_mem_key_t);
 
             for (j = 0; j < have->nelts; j++) {
-                if (tack_key_equal(APR_ARRAY_IDX(have, j, tack_mem_key_t).key,
-                                   k->key)) {
+                if (mt_key_equal(APR_ARRAY_IDX(have, j, mt_mem_key_t).key,
+                                 k->key)) {
                     break;
                 }
             }
             if (j == have->nelts) {
-                APR_ARRAY_PUSH(have, tack_mem_key_t) = *k;
+                APR_ARRAY_PUSH(have, mt_mem_key_t) = *k;
             }
         }
         return;
@@ -308,10 +308,10 @@ static void tack_mem_add(apr_pool_t *p, const char *id,
     apr_hash_set(guard_names, name, APR_HASH_KEY_STRING, "");
 }
 
-/* tack_state_id_ok says whether |id|, a key of the state file's "slots",
+/* mt_state_id_ok says whether |id|, a key of the state file's "slots",
  * has the shape of one ("NAME:PORT TYPE", printable, bounded): a name that
  * does not is never quoted in the log (the file may not be ours). */
-static int tack_state_id_ok(const char *id)
+static int mt_state_id_ok(const char *id)
 {
     size_t i, n = strlen(id);
 
@@ -330,14 +330,14 @@ static int tack_state_id_ok(const char *id)
     return 1;
 }
 
-/* tack_state_read reads the state file's text into |*text| (free with
+/* mt_state_read reads the state file's text into |*text| (free with
  * free()); returns NULL, or why it is not read.  The file is judged like
  * a TackFile (tack_file_read: regular files only, never a FIFO that would
  * block the parent, no pseudo-file, at most TACK_STATE_MAX bytes), and a
  * symbolic link is not followed: whoever could plant one would make the
  * parent, as root, read any file of the machine. */
-static const char *tack_state_read(apr_pool_t *p, const char *path,
-                                   char **text, size_t *len)
+static const char *mt_state_read(apr_pool_t *p, const char *path, char **text,
+                                 size_t *len)
 {
     struct stat sb;
     tack_status_t st;
@@ -358,16 +358,16 @@ static const char *tack_state_read(apr_pool_t *p, const char *path,
     return st == TACK_OK ? NULL : tack_status_str(st);
 }
 
-/* tack_guard_load reads the memory once per pass.  A missing file means no
+/* mt_guard_load reads the memory once per pass.  A missing file means no
  * memory yet.  A file that cannot be read or is not a state file means no
  * memory for this pass, said once, and the file is left as it is, never
  * overwritten (guard_keep): it may be the only record of the pins clients
  * hold.  Nothing of its content is quoted, only its format's field names.
  * A malformed entry costs that entry alone. */
-static void tack_guard_load(server_rec *s)
+static void mt_guard_load(server_rec *s)
 {
-    const char *path = tack_state_file(), *why;
-    apr_pool_t *p = tack_guard_pool(s);
+    const char *path = mt_state_file(), *why;
+    apr_pool_t *p = mt_guard_pool(s);
     json_error_t jerr;
     json_t *root, *slots, *slot;
     char *text = NULL;
@@ -383,7 +383,7 @@ static void tack_guard_load(server_rec *s)
         guard_missing = 1;
         return;
     }
-    why = tack_state_read(p, path, &text, &len);
+    why = mt_state_read(p, path, &text, &len);
     if (why) {
         guard_keep = 1;
         ap_log_error(APLOG_MARK, APLOG_WARNING, 0, s,
@@ -419,20 +419,21 @@ static void tack_guard_load(server_rec *s)
     {
         apr_array_header_t *keys;
 
-        if (!tack_state_id_ok(id) || !tack_mem_parse(p, slot, &keys)) {
+        if (!mt_state_id_ok(id) || !mt_mem_parse(p, slot, &keys)) {
             if (!bad++) {
-                ap_log_error(APLOG_MARK, APLOG_WARNING, 0, s,
-                             "TACK00048: TackStateFile %s: entry %s%s%s is "
-                             "malformed; it is left out (the pins it "
-                             "remembered are forgotten), the other entries "
-                             "are kept",
-                             path, tack_state_id_ok(id) ? "\"" : "",
-                             tack_state_id_ok(id) ? id : "(a name that is not a vhost's)",
-                             tack_state_id_ok(id) ? "\"" : "");
+                ap_log_error(
+                    APLOG_MARK, APLOG_WARNING, 0, s,
+                    "TACK00048: TackStateFile %s: entry %s%s%s is "
+                    "malformed; it is left out (the pins it "
+                    "remembered are forgotten), the other entries "
+                    "are kept",
+                    path, mt_state_id_ok(id) ? "\"" : "",
+                    mt_state_id_ok(id) ? id : "(a name that is not a vhost's)",
+                    mt_state_id_ok(id) ? "\"" : "");
             }
             continue;
         }
-        tack_mem_add(p, id, keys);
+        mt_mem_add(p, id, keys);
     }
     if (bad > 1) {
         ap_log_error(APLOG_MARK, APLOG_WARNING, 0, s,
@@ -443,17 +444,17 @@ static void tack_guard_load(server_rec *s)
     json_decref(root);
 }
 
-/* tack_guard_now returns the pass's time for the guard: the clock, or the
+/* mt_guard_now returns the pass's time for the guard: the clock, or the
  * state file's last write when the clock is earlier (a board without a
  * real-time clock before NTP, a VM restored from a snapshot).  The memory
  * never moves backwards: pins are judged at that last write, said once,
  * and the file is not rewritten by this pass (guard_clock_back). */
-static long tack_guard_now(server_rec *s)
+static long mt_guard_now(server_rec *s)
 {
     long now = (long)time(NULL);
     char clock[TACK_TIME_SIZE], last[TACK_TIME_SIZE];
 
-    tack_guard_load(s);
+    mt_guard_load(s);
     if (now >= guard_written) {
         return now;
     }
@@ -466,21 +467,21 @@ static long tack_guard_now(server_rec *s)
                      "than the file's last write (%s); pins are judged at "
                      "that last write and the memory is left unchanged until "
                      "the clock is right",
-                     tack_state_file(), clock, last);
+                     mt_state_file(), clock, last);
     }
     return guard_written;
 }
 
 /* ---- what this pass serves ------------------------------------------------- */
 
-int tack_guard_remembers(server_rec *s)
+int mt_guard_remembers(server_rec *s)
 {
     apr_array_header_t *names;
     int i;
 
-    tack_guard_pool(s);
-    tack_guard_load(s);
-    names = tack_guard_vhost_names(guard_pool, s);
+    mt_guard_pool(s);
+    mt_guard_load(s);
+    names = mt_guard_vhost_names(guard_pool, s);
     for (i = 0; i < names->nelts; i++) {
         if (apr_hash_get(guard_names, APR_ARRAY_IDX(names, i, const char *),
                          APR_HASH_KEY_STRING)) {
@@ -490,26 +491,26 @@ int tack_guard_remembers(server_rec *s)
     return 0;
 }
 
-void tack_guard_note(server_rec *s, const tack_conf_t *conf,
-                     const tack_sel_t *sel, tack_rt_t *rt)
+void mt_guard_note(server_rec *s, const mt_conf_t *conf, const mt_sel_t *sel,
+                   mt_rt_t *rt, const uint8_t *signing)
 {
     apr_array_header_t *names;
     apr_pool_t *p;
     size_t j;
     int c, k;
 
-    if (tack_config_quiet() || !sel->ncerts) {
+    if (mt_quiet() || !sel->ncerts) {
         return;
     }
-    p = tack_guard_pool(s);
-    tack_guard_load(s);
-    names = tack_guard_vhost_names(p, s);
+    p = mt_guard_pool(s);
+    mt_guard_load(s);
+    names = mt_guard_vhost_names(p, s);
     for (c = 0; c < sel->ncerts * names->nelts; c++) {
-        const tack_certsel_t *cert = &sel->certs[c % sel->ncerts];
+        const mt_certsel_t *cert = &sel->certs[c % sel->ncerts];
         const char *id = apr_psprintf(
             p, "%s %s", APR_ARRAY_IDX(names, c / sel->ncerts, const char *),
             cert->key_type ? cert->key_type : "?");
-        tack_guard_note_t *n;
+        mt_guard_note_t *n;
 
         if (!sel->pin_activation &&
             !apr_hash_get(guard_mem, id, APR_HASH_KEY_STRING)) {
@@ -537,26 +538,27 @@ void tack_guard_note(server_rec *s, const tack_conf_t *conf,
             memcpy(n->broken[j], sel->sigs[j].public_key, TACK_KEY_LEN);
         }
         n->nbroken = (int)sel->nsigs;
+        n->signing = signing ? apr_pmemdup(p, signing, TACK_KEY_LEN) : NULL;
     }
 }
 
 /* ---- the guard ------------------------------------------------------------- */
 
-static int tack_keys_have(const uint8_t (*keys)[TACK_KEY_LEN], int n,
-                          const uint8_t *key)
+static int mt_keys_have(const uint8_t (*keys)[TACK_KEY_LEN], int n,
+                        const uint8_t *key)
 {
     int i;
 
     for (i = 0; i < n; i++) {
-        if (tack_key_equal(keys[i], key)) {
+        if (mt_key_equal(keys[i], key)) {
             return 1;
         }
     }
     return 0;
 }
 
-/* tack_lapsed returns 1 when a TackLetPinsLapse of |conf| names |key|. */
-static int tack_lapsed(const tack_conf_t *conf, const uint8_t *key)
+/* mt_lapsed returns 1 when a TackLetPinsLapse of |conf| names |key|. */
+static int mt_lapsed(const mt_conf_t *conf, const uint8_t *key)
 {
     char fpr[TACK_FINGERPRINT_SIZE];
     int i;
@@ -573,9 +575,9 @@ static int tack_lapsed(const tack_conf_t *conf, const uint8_t *key)
     return 0;
 }
 
-/* tack_pins_until returns until when a client's pin on |m| can be active:
+/* mt_pins_until returns until when a client's pin on |m| can be active:
  * the last confirmation plus MIN(30 days, how long it had been seen). */
-static long tack_pins_until(const tack_mem_key_t *m, long now)
+static long mt_pins_until(const mt_mem_key_t *m, long now)
 {
     long last = m->serving ? now : m->last_served;
     long span = last - m->first_seen;
@@ -589,23 +591,23 @@ static long tack_pins_until(const tack_mem_key_t *m, long now)
     return last + span;
 }
 
-/* tack_guard_pinned says whether clients can hold an active pin on |key|
+/* mt_guard_pinned says whether clients can hold an active pin on |key|
  * for a name |s| answers, for its |key_type| certificate: remembered as
  * served with pin activation, for long enough, and not let lapse.  Returns
  * until when (seconds), or 0. */
-long tack_guard_pinned(server_rec *s, const tack_conf_t *conf,
-                       const char *key_type, const uint8_t *key)
+long mt_guard_pinned(server_rec *s, const mt_conf_t *conf, const char *key_type,
+                     const uint8_t *key)
 {
     apr_array_header_t *names;
     long now, until = 0;
     int i, j;
 
-    if (tack_config_quiet() || tack_lapsed(conf, key)) {
+    if (mt_quiet() || mt_lapsed(conf, key)) {
         return 0;
     }
-    tack_guard_pool(s);
-    now = tack_guard_now(s);
-    names = tack_guard_vhost_names(guard_pool, s);
+    mt_guard_pool(s);
+    now = mt_guard_now(s);
+    names = mt_guard_vhost_names(guard_pool, s);
     for (i = 0; i < names->nelts; i++) {
         const apr_array_header_t *mem = apr_hash_get(
             guard_mem,
@@ -614,11 +616,11 @@ long tack_guard_pinned(server_rec *s, const tack_conf_t *conf,
             APR_HASH_KEY_STRING);
 
         for (j = 0; mem && j < mem->nelts; j++) {
-            const tack_mem_key_t *m = &APR_ARRAY_IDX(mem, j, tack_mem_key_t);
-            long end = tack_pins_until(m, now);
+            const mt_mem_key_t *m = &APR_ARRAY_IDX(mem, j, mt_mem_key_t);
+            long end = mt_pins_until(m, now);
 
-            if (tack_key_equal(m->key, key) &&
-                end > now + TACK_GUARD_MIN_SECS && end > until) {
+            if (mt_key_equal(m->key, key) && end > now + TACK_GUARD_MIN_SECS &&
+                end > until) {
                 until = end;
             }
         }
@@ -626,18 +628,18 @@ long tack_guard_pinned(server_rec *s, const tack_conf_t *conf,
     return until;
 }
 
-/* tack_guard_note_vhost writes how messages name |n|'s vhost: "NAME:PORT",
+/* mt_guard_note_vhost writes how messages name |n|'s vhost: "NAME:PORT",
  * and the name clients reach it by when that is another one (an alias,
  * another spelling, the port it listens on): "www.a.test:443 (as
  * a.test:443)". */
-static void tack_guard_note_vhost(const tack_guard_note_t *n,
-                                  char buf[TACK_NAME_SIZE])
+static void mt_guard_note_vhost(const mt_guard_note_t *n,
+                                char buf[TACK_NAME_SIZE])
 {
     char vname[TACK_NAME_SIZE];
     const char *sp = strrchr(n->id, ' ');
     size_t len = sp ? (size_t)(sp - n->id) : strlen(n->id);
 
-    tack_vhost_name_buf(n->s, vname);
+    mt_vhost_name_buf(n->s, vname);
     if (strlen(vname) == len && !strncmp(vname, n->id, len)) {
         apr_cpystrn(buf, vname, TACK_NAME_SIZE);
     } else {
@@ -646,17 +648,17 @@ static void tack_guard_note_vhost(const tack_guard_note_t *n,
     }
 }
 
-/* tack_guard_report logs one broken continuity; returns 1 when it is a
+/* mt_guard_report logs one broken continuity; returns 1 when it is a
  * problem that refuses the configuration (under -t, not an expiry). */
-static int tack_guard_report(const tack_guard_note_t *n,
-                             const tack_mem_key_t *m, long now)
+static int mt_guard_report(const mt_guard_note_t *n, const mt_mem_key_t *m,
+                           long now)
 {
     char fpr[TACK_FINGERPRINT_SIZE], from[TACK_TIME_SIZE], until[TACK_TIME_SIZE];
     char expired[TACK_TIME_SIZE] = "";
     char name[TACK_NAME_SIZE];
-    long end = tack_pins_until(m, now);
+    long end = mt_pins_until(m, now);
     tack_t t;
-    int expiry = 0, strict = tack_config_strict();
+    int expiry = 0, strict = mt_strict();
     const char *ways, *msg;
 
     tack_fingerprint(m->key, fpr);
@@ -676,7 +678,7 @@ static int tack_guard_report(const tack_guard_note_t *n,
                         "break signature for %s (TackBreakSigsFile), or "
                         "\"TackLetPinsLapse %s\" to let those pins lapse",
                         fpr, fpr, fpr);
-    tack_guard_note_vhost(n, name);
+    mt_guard_note_vhost(n, name);
     if (strict && expiry) {
         ap_log_error(APLOG_MARK, APLOG_WARNING, 0, n->s,
                      "TACK00041: vhost %s: %s: its TACK under key %s expired "
@@ -694,26 +696,25 @@ static int tack_guard_report(const tack_guard_note_t *n,
     ap_log_error(APLOG_MARK, APLOG_ERR, 0, n->s, "%s: vhost %s: %s",
                  strict ? "TACK00040" : "TACK00042", name, msg);
     if (n->rt) {
-        tack_status_problem_add(n->s->process->pconf, n->rt,
-                                TACK_PROBLEM_ERROR, "pin_continuity", n->slot,
-                                msg);
+        mt_problem_add(n->s->process->pconf, n->rt, TACK_PROBLEM_ERROR,
+                       "pin_continuity", n->slot, msg);
     }
     return strict;
 }
 
-/* tack_guard_gone warns about vhosts the memory holds pinned keys for that
+/* mt_guard_gone warns about vhosts the memory holds pinned keys for that
  * are no longer configured: their name may now reach another vhost, which
  * pinned clients refuse.  A warning: removing a site is a decision (a
  * server-level TackLetPinsLapse silences it). */
-static void tack_guard_gone(server_rec *s_main, long now)
+static void mt_guard_gone(server_rec *s_main, long now)
 {
     apr_hash_t *names = apr_hash_make(guard_pool);
-    const tack_conf_t *mconf = tack_config_get(s_main);
+    const mt_conf_t *mconf = mt_conf_get(s_main);
     apr_hash_index_t *hi;
     server_rec *s;
 
     for (s = s_main; s; s = s->next) {
-        apr_array_header_t *vn = tack_guard_vhost_names(guard_pool, s);
+        apr_array_header_t *vn = mt_guard_vhost_names(guard_pool, s);
         int k;
 
         for (k = 0; k < vn->nelts; k++) {
@@ -731,15 +732,15 @@ static void tack_guard_gone(server_rec *s_main, long now)
             continue;
         }
         for (j = 0; j < mem->nelts; j++) {
-            const tack_mem_key_t *m = &APR_ARRAY_IDX(mem, j, tack_mem_key_t);
+            const mt_mem_key_t *m = &APR_ARRAY_IDX(mem, j, mt_mem_key_t);
             char fpr[TACK_FINGERPRINT_SIZE], until[TACK_TIME_SIZE];
 
-            if (tack_pins_until(m, now) <= now + TACK_GUARD_MIN_SECS ||
-                tack_lapsed(mconf, m->key)) {
+            if (mt_pins_until(m, now) <= now + TACK_GUARD_MIN_SECS ||
+                mt_lapsed(mconf, m->key)) {
                 continue;
             }
             tack_fingerprint(m->key, fpr);
-            tack_time_format((uint32_t)(tack_pins_until(m, now) / 60), until);
+            tack_time_format((uint32_t)(mt_pins_until(m, now) / 60), until);
             ap_log_error(APLOG_MARK, APLOG_WARNING, 0, s_main,
                          "TACK00043: vhost %.*s (%s certificate) is no longer "
                          "configured; it served TACK key %s with pin "
@@ -751,15 +752,15 @@ static void tack_guard_gone(server_rec *s_main, long now)
     }
 }
 
-/* tack_guard_check_dir judges the state file's directory: whoever can
+/* mt_guard_check_dir judges the state file's directory: whoever can
  * write it can replace the memory (and so silence the guard, or make it
  * refuse every change).  Owned by root and writable by root only, or it is
  * refused under -t (TACK00069) and warned about at a start (TACK00070).
  * A directory not made yet is made by the start, mode 0755.  Returns the
  * number of problems. */
-static int tack_guard_check_dir(server_rec *s_main)
+static int mt_guard_check_dir(server_rec *s_main)
 {
-    char *dir = apr_pstrdup(guard_pool, tack_state_file()), *slash;
+    char *dir = apr_pstrdup(guard_pool, mt_state_file()), *slash;
     const char *why = NULL;
     struct stat sb;
 
@@ -782,59 +783,57 @@ static int tack_guard_check_dir(server_rec *s_main)
     if (!why) {
         return 0;
     }
-    if (tack_config_strict()) {
+    if (mt_strict()) {
         ap_log_error(APLOG_MARK, APLOG_ERR, 0, s_main,
                      "TACK00069: TackStateFile %s: its directory is %s "
                      "(whoever can write it can replace the memory of pins "
                      "clients hold)",
-                     tack_state_file(), why);
+                     mt_state_file(), why);
         return 1;
     }
     ap_log_error(APLOG_MARK, APLOG_WARNING, 0, s_main,
                  "TACK00070: TackStateFile %s: its directory is %s (whoever "
                  "can write it can replace the memory of pins clients hold)",
-                 tack_state_file(), why);
+                 mt_state_file(), why);
     return 0;
 }
 
-int tack_guard_check(server_rec *s_main)
+int mt_guard_check(server_rec *s_main)
 {
     long now;
     int problems = 0, i, j;
 
-    if (tack_config_quiet()) {
+    if (mt_quiet()) {
         return 0;
     }
-    tack_guard_pool(s_main);
-    problems += tack_guard_check_dir(s_main);
-    now = tack_guard_now(s_main); /* loads, even with nothing noted */
-    tack_guard_gone(s_main, now);
+    mt_guard_pool(s_main);
+    problems += mt_guard_check_dir(s_main);
+    now = mt_guard_now(s_main); /* loads, even with nothing noted */
+    mt_guard_gone(s_main, now);
     for (i = 0; i < guard_notes->nelts; i++) {
-        const tack_guard_note_t *n =
-            &APR_ARRAY_IDX(guard_notes, i, tack_guard_note_t);
+        const mt_guard_note_t *n =
+            &APR_ARRAY_IDX(guard_notes, i, mt_guard_note_t);
         const apr_array_header_t *mem =
             apr_hash_get(guard_mem, n->id, APR_HASH_KEY_STRING);
-        const uint8_t *signing = NULL;
 
         for (j = 0; mem && j < mem->nelts; j++) {
-            const tack_mem_key_t *m = &APR_ARRAY_IDX(mem, j, tack_mem_key_t);
+            const mt_mem_key_t *m = &APR_ARRAY_IDX(mem, j, mt_mem_key_t);
 
-            if (tack_pins_until(m, now) <= now + TACK_GUARD_MIN_SECS ||
-                tack_keys_have(n->keys, n->nkeys, m->key) ||
-                tack_keys_have(n->broken, n->nbroken, m->key) ||
-                tack_lapsed(n->conf, m->key)) {
+            if (mt_pins_until(m, now) <= now + TACK_GUARD_MIN_SECS ||
+                mt_keys_have(n->keys, n->nkeys, m->key) ||
+                mt_keys_have(n->broken, n->nbroken, m->key) ||
+                mt_lapsed(n->conf, m->key)) {
                 continue;
             }
             /* The start signs under TackSigningKey only for a certificate
              * with no TACK at all (one under another key, a file dropped
              * into the store, is served instead): -t takes that into
              * account, and the key's loading was checked under -t. */
-            if (tack_config_strict() && n->nkeys == 0 &&
-                (signing || (signing = tack_sign_public(n->s, n->conf))) &&
-                tack_key_equal(signing, m->key)) {
+            if (mt_strict() && n->nkeys == 0 && n->signing &&
+                mt_key_equal(n->signing, m->key)) {
                 continue; /* the start will sign one under that key */
             }
-            problems += tack_guard_report(n, m, now);
+            problems += mt_guard_report(n, m, now);
         }
     }
     return problems;
@@ -842,35 +841,34 @@ int tack_guard_check(server_rec *s_main)
 
 /* ---- remembering ----------------------------------------------------------- */
 
-/* tack_mem_find returns the entry of |mem| for |key|, or NULL. */
-static tack_mem_key_t *tack_mem_find(apr_array_header_t *mem,
-                                     const uint8_t *key)
+/* mt_mem_find returns the entry of |mem| for |key|, or NULL. */
+static mt_mem_key_t *mt_mem_find(apr_array_header_t *mem, const uint8_t *key)
 {
     int j;
 
     for (j = 0; j < mem->nelts; j++) {
-        tack_mem_key_t *m = &APR_ARRAY_IDX(mem, j, tack_mem_key_t);
+        mt_mem_key_t *m = &APR_ARRAY_IDX(mem, j, mt_mem_key_t);
 
-        if (tack_key_equal(m->key, key)) {
+        if (mt_key_equal(m->key, key)) {
             return m;
         }
     }
     return NULL;
 }
 
-/* tack_mem_update records what |n| serves now, at |now|. */
-static void tack_mem_update(const tack_guard_note_t *n, long now)
+/* mt_mem_update records what |n| serves now, at |now|. */
+static void mt_mem_update(const mt_guard_note_t *n, long now)
 {
     apr_array_header_t *mem =
         apr_hash_get(guard_mem, n->id, APR_HASH_KEY_STRING);
     int j, k;
 
     if (!mem) {
-        mem = apr_array_make(guard_pool, 2, sizeof(tack_mem_key_t));
+        mem = apr_array_make(guard_pool, 2, sizeof(mt_mem_key_t));
         apr_hash_set(guard_mem, n->id, APR_HASH_KEY_STRING, mem);
     }
     for (j = 0; j < mem->nelts; j++) {
-        tack_mem_key_t *m = &APR_ARRAY_IDX(mem, j, tack_mem_key_t);
+        mt_mem_key_t *m = &APR_ARRAY_IDX(mem, j, mt_mem_key_t);
 
         if (m->serving) {
             m->last_served = now; /* served until this restart */
@@ -878,7 +876,7 @@ static void tack_mem_update(const tack_guard_note_t *n, long now)
         m->serving = 0;
     }
     for (k = 0; k < n->nkeys && n->activation; k++) {
-        tack_mem_key_t *m = tack_mem_find(mem, n->keys[k]);
+        mt_mem_key_t *m = mt_mem_find(mem, n->keys[k]);
 
         if (!m) {
             m = apr_array_push(mem);
@@ -892,20 +890,20 @@ static void tack_mem_update(const tack_guard_note_t *n, long now)
         memcpy(m->tack, n->tacks[k], TACK_LEN);
     }
     for (j = 0; j < mem->nelts; j++) {
-        tack_mem_key_t *m = &APR_ARRAY_IDX(mem, j, tack_mem_key_t);
+        mt_mem_key_t *m = &APR_ARRAY_IDX(mem, j, mt_mem_key_t);
 
-        if (tack_lapsed(n->conf, m->key) ||
-            (!m->serving && tack_pins_until(m, now) <= now)) {
+        if (mt_lapsed(n->conf, m->key) ||
+            (!m->serving && mt_pins_until(m, now) <= now)) {
             /* let go: the decision is recorded, or no pin can be left */
-            *m = APR_ARRAY_IDX(mem, mem->nelts - 1, tack_mem_key_t);
+            *m = APR_ARRAY_IDX(mem, mem->nelts - 1, mt_mem_key_t);
             mem->nelts--;
             j--;
         }
     }
 }
 
-/* tack_mem_json builds the file's contents. */
-static json_t *tack_mem_json(long now)
+/* mt_mem_json builds the file's contents. */
+static json_t *mt_mem_json(long now)
 {
     json_t *root = json_object(), *slots = json_object();
     apr_hash_index_t *hi;
@@ -920,23 +918,24 @@ static json_t *tack_mem_json(long now)
         int j;
 
         for (j = 0; j < mem->nelts; j++) {
-            const tack_mem_key_t *m = &APR_ARRAY_IDX(mem, j, tack_mem_key_t);
+            const mt_mem_key_t *m = &APR_ARRAY_IDX(mem, j, mt_mem_key_t);
             char fpr[TACK_FINGERPRINT_SIZE];
             json_t *k = json_object();
 
             tack_fingerprint(m->key, fpr);
             json_object_set_new(k, "tack_id", json_string(fpr));
             json_object_set_new(
-                k, "key", json_string(tack_status_hex(guard_pool, m->key, TACK_KEY_LEN)));
+                k, "key",
+                json_string(mt_hex(guard_pool, m->key, TACK_KEY_LEN)));
             json_object_set_new(k, "first_seen", json_integer(m->first_seen));
             json_object_set_new(k, "last_served", json_integer(m->last_served));
             json_object_set_new(k, "serving", json_boolean(m->serving));
             json_object_set_new(k, "pins_until",
-                                json_integer(tack_pins_until(m, now)));
+                                json_integer(mt_pins_until(m, now)));
             if (m->has_tack) {
                 json_object_set_new(
                     k, "tack",
-                    json_string(tack_status_hex(guard_pool, m->tack, TACK_LEN)));
+                    json_string(mt_hex(guard_pool, m->tack, TACK_LEN)));
             }
             json_array_append_new(keys, k);
         }
@@ -950,12 +949,12 @@ static json_t *tack_mem_json(long now)
     return root;
 }
 
-/* tack_mem_write writes the memory atomically (tack_file_replace: a new
+/* mt_mem_write writes the memory atomically (tack_file_replace: a new
  * file beside it, mode 0644 set on its descriptor, synced, renamed over the
  * old one, the directory synced). */
-static const char *tack_mem_write(apr_pool_t *p, const char *path, long now)
+static const char *mt_mem_write(apr_pool_t *p, const char *path, long now)
 {
-    json_t *root = tack_mem_json(now);
+    json_t *root = mt_mem_json(now);
     char *text = json_dumps(root, JSON_INDENT(1) | JSON_SORT_KEYS);
     char *dir = apr_pstrdup(p, path), *slash = strrchr(dir, '/');
     tack_status_t st;
@@ -982,7 +981,7 @@ static const char *tack_mem_write(apr_pool_t *p, const char *path, long now)
     return NULL;
 }
 
-void tack_guard_end(server_rec *s_main)
+void mt_guard_end(server_rec *s_main)
 {
     long now;
     const char *err;
@@ -991,15 +990,14 @@ void tack_guard_end(server_rec *s_main)
     if (!guard_pool) {
         return;
     }
-    now = guard_loaded ? tack_guard_now(s_main) : (long)time(NULL);
-    if (!tack_config_strict() && !tack_config_quiet() && guard_loaded &&
-        !guard_keep && !guard_clock_back &&
+    now = guard_loaded ? mt_guard_now(s_main) : (long)time(NULL);
+    if (!mt_strict() && !mt_quiet() && guard_loaded && !guard_keep &&
+        !guard_clock_back &&
         (guard_notes->nelts || apr_hash_count(guard_mem))) {
         apr_hash_index_t *hi;
 
         for (i = 0; i < guard_notes->nelts; i++) {
-            tack_mem_update(&APR_ARRAY_IDX(guard_notes, i, tack_guard_note_t),
-                            now);
+            mt_mem_update(&APR_ARRAY_IDX(guard_notes, i, mt_guard_note_t), now);
         }
         /* vhosts gone from the configuration: what they served stopped
          * being served now; their pins keep counting */
@@ -1009,7 +1007,7 @@ void tack_guard_end(server_rec *s_main)
             int j;
 
             for (j = 0; j < mem->nelts; j++) {
-                tack_mem_key_t *m = &APR_ARRAY_IDX(mem, j, tack_mem_key_t);
+                mt_mem_key_t *m = &APR_ARRAY_IDX(mem, j, mt_mem_key_t);
 
                 if (m->serving && m->last_served < now) {
                     m->last_served = now;
@@ -1017,12 +1015,12 @@ void tack_guard_end(server_rec *s_main)
                 }
             }
         }
-        if (!(err = tack_mem_write(guard_pool, tack_state_file(), now)) &&
+        if (!(err = mt_mem_write(guard_pool, mt_state_file(), now)) &&
             guard_missing) {
             ap_log_error(APLOG_MARK, APLOG_INFO, 0, s_main,
                          "TACK00044: TackStateFile %s: created (there was no "
                          "memory of TACKs served before this start)",
-                         tack_state_file());
+                         mt_state_file());
         }
         if (err) {
             ap_log_error(APLOG_MARK, APLOG_WARNING, 0, s_main,
@@ -1030,7 +1028,7 @@ void tack_guard_end(server_rec *s_main)
                          "(%s); what is served now is not remembered, so "
                          "the pin-continuity guard cannot warn about it "
                          "later",
-                         tack_state_file(), err);
+                         mt_state_file(), err);
         }
     }
     apr_pool_destroy(guard_pool);
@@ -1038,44 +1036,43 @@ void tack_guard_end(server_rec *s_main)
 
 /* ---- keeping the last good bytes --------------------------------------------- */
 
-/* tack_failed_file returns a TackFile or TackStore file of |conf| that
+/* mt_failed_file returns a TackFile or TackStore file of |conf| that
  * could not be loaded in this pass for another reason than its expiry. */
-static const tack_file_t *tack_failed_file(const tack_conf_t *conf)
+static const mt_file_t *mt_failed_file(const mt_conf_t *conf)
 {
-    tack_file_t **f = tack_elts(conf->files);
+    mt_file_t **f = mt_elts(conf->files);
     int i;
 
-    for (i = 0; i < tack_nelts(conf->files); i++) {
+    for (i = 0; i < mt_nelts(conf->files); i++) {
         if (f[i]->error && !f[i]->expired) {
             return f[i];
         }
     }
     if (conf->store && conf->store->loaded && conf->store->bad->nelts) {
-        return APR_ARRAY_IDX(conf->store->bad, 0, tack_file_t *);
+        return APR_ARRAY_IDX(conf->store->bad, 0, mt_file_t *);
     }
     return NULL;
 }
 
-/* tack_recover_one serves |m|'s TACK for |cert| when it is still valid. */
-static void tack_recover_one(apr_pool_t *p, server_rec *s,
-                             const tack_file_t *failed, tack_sel_t *sel,
-                             tack_certsel_t *cert, const tack_mem_key_t *m,
-                             long now)
+/* mt_recover_one serves |m|'s TACK for |cert| when it is still valid. */
+static void mt_recover_one(apr_pool_t *p, server_rec *s,
+                           const mt_file_t *failed, mt_sel_t *sel,
+                           mt_certsel_t *cert, const mt_mem_key_t *m, long now)
 {
     char name[TACK_NAME_SIZE];
-    tack_file_t *f;
-    tack_item_t *item;
+    mt_file_t *f;
+    mt_item_t *item;
     tack_t t;
     size_t j;
 
-    if (!m->has_tack || tack_pins_until(m, now) <= now ||
+    if (!m->has_tack || mt_pins_until(m, now) <= now ||
         tack_parse(&t, m->tack, TACK_LEN) != TACK_OK ||
         tack_check_target_hash(&t, cert->hash) != TACK_OK ||
         tack_expiration_time(&t) <= now || tack_verify(&t) != TACK_OK) {
         return;
     }
     for (j = 0; j < sel->nsigs; j++) {
-        if (tack_key_equal(sel->sigs[j].public_key, m->key)) {
+        if (mt_key_equal(sel->sigs[j].public_key, m->key)) {
             return; /* broken since: never vouch with it */
         }
     }
@@ -1083,7 +1080,7 @@ static void tack_recover_one(apr_pool_t *p, server_rec *s,
     item = apr_pcalloc(p, sizeof(*item));
     f->s = s;
     f->kind = "TackStateFile";
-    f->path = tack_state_file();
+    f->path = mt_state_file();
     f->where = failed->where;
     f->server_level = !s->is_virtual;
     f->nitems = 1;
@@ -1102,30 +1099,29 @@ static void tack_recover_one(apr_pool_t *p, server_rec *s,
                  "before is served again from TackStateFile %s (it expires "
                  "%s): fix the file, or remove the directive to stop serving "
                  "it",
-                 tack_vhost_name_buf(s, name), failed->kind, failed->path,
+                 mt_vhost_name_buf(s, name), failed->kind, failed->path,
                  failed->error, cert->label, item->fingerprint, f->path,
                  item->expiry);
 }
 
-void tack_guard_recover(apr_pool_t *p, server_rec *s, const tack_conf_t *conf,
-                        tack_sel_t *sel)
+void mt_guard_recover(apr_pool_t *p, server_rec *s, const mt_conf_t *conf,
+                      mt_sel_t *sel)
 {
-    const tack_file_t *failed;
+    const mt_file_t *failed;
     char name[TACK_NAME_SIZE];
     apr_array_header_t *names;
     long now;
     int c, j;
 
-    if (tack_config_strict() || tack_config_quiet() ||
-        !(failed = tack_failed_file(conf))) {
+    if (mt_strict() || mt_quiet() || !(failed = mt_failed_file(conf))) {
         return;
     }
-    tack_guard_pool(s);
-    now = tack_guard_now(s);
-    tack_vhost_name_buf(s, name);
-    names = tack_guard_vhost_names(guard_pool, s);
+    mt_guard_pool(s);
+    now = mt_guard_now(s);
+    mt_vhost_name_buf(s, name);
+    names = mt_guard_vhost_names(guard_pool, s);
     for (c = 0; c < sel->ncerts; c++) {
-        tack_certsel_t *cert = &sel->certs[c];
+        mt_certsel_t *cert = &sel->certs[c];
         const apr_array_header_t *mem = NULL;
         int k;
 
@@ -1140,15 +1136,15 @@ void tack_guard_recover(apr_pool_t *p, server_rec *s, const tack_conf_t *conf,
         }
 
         for (j = 0; mem && j < mem->nelts; j++) {
-            const tack_mem_key_t *m = &APR_ARRAY_IDX(mem, j, tack_mem_key_t);
+            const mt_mem_key_t *m = &APR_ARRAY_IDX(mem, j, mt_mem_key_t);
             int k, have = 0;
 
             for (k = 0; k < cert->ntacks; k++) {
-                have |= tack_key_equal(cert->tacks[k]->tack.public_key, m->key);
+                have |= mt_key_equal(cert->tacks[k]->tack.public_key, m->key);
             }
             if (!have && cert->x509 &&
                 cert->ntacks < (sel->format == TACK_FORMAT_02 ? 2 : 1)) {
-                tack_recover_one(p, s, failed, sel, cert, m, now);
+                mt_recover_one(p, s, failed, sel, cert, m, now);
             }
         }
     }

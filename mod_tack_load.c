@@ -23,78 +23,21 @@
 #include <openssl/evp.h>
 #include <openssl/sha.h>
 
-#include "mod_tack.h"
+#include "mod_tack_model.h"
 
 APLOG_USE_MODULE(tack);
 
-/* "TACK 2 of 2 " when a file holds several, "" otherwise. */
-const char *tack_item_name(apr_pool_t *p, const tack_item_t *item)
-{
-    if (item->file->nitems < 2) {
-        return "TACK";
-    }
-    return apr_psprintf(p, "TACK %u of %d", item->index, item->file->nitems);
-}
-
 /* ---- loading files (at directive time) ----------------------------------- */
-
-/* tack_read_text reads |path| for |directive|; returns an error message or
- * NULL with |*text| malloc'd (the caller frees it). */
-const char *tack_read_text(apr_pool_t *p, const char *directive,
-                           const char *path, char **text, size_t *len)
-{
-    tack_status_t st = tack_file_read(path, TACK_FILE_MAX_DEFAULT, text, len);
-
-    if (st == TACK_ERR_IO) {
-        return apr_psprintf(p, "%s %s: cannot read file: %s", directive, path,
-                            strerror(errno));
-    }
-    if (st != TACK_OK) {
-        return apr_psprintf(p, "%s %s: cannot read file: %s", directive, path,
-                            tack_status_str(st));
-    }
-    return NULL;
-}
-
-const char *tack_pem_error(apr_pool_t *p, const char *directive,
-                           const char *path, tack_status_t st, unsigned line,
-                           const char *label, size_t size)
-{
-    const char *reason = tack_status_str(st);
-
-    if (st == TACK_ERR_PEM_NO_BLOCK || st == TACK_ERR_PEM_WRONG_LABEL) {
-        reason = apr_psprintf(p, "no \"%s\" PEM block (%s)", label, reason);
-    } else if (st == TACK_ERR_BAD_LENGTH) {
-        reason = apr_psprintf(
-            p, "%s: a \"%s\" block must hold %" APR_SIZE_T_FMT " bytes", reason,
-            label, size);
-    }
-    if (line) {
-        return apr_psprintf(p, "%s %s: line %u: %s", directive, path, line,
-                            reason);
-    }
-    return apr_psprintf(p, "%s %s: %s", directive, path, reason);
-}
-
-void tack_warning_add(apr_pool_t *p, apr_array_header_t **list,
-                      const char *warning)
-{
-    if (*list == NULL) {
-        *list = apr_array_make(p, 1, sizeof(const char *));
-    }
-    APR_ARRAY_PUSH(*list, const char *) = warning;
-}
 
 /* Labels looked at in a file: more than a TACK file ever holds. */
 #define TACK_LABELS_MAX 8
 
-/* tack_wrong_label says why |path| has no |want| block, from what it holds
+/* mt_wrong_label says why |path| has no |want| block, from what it holds
  * instead (|labels|, |n| of them, n > 0): a private key is named as such,
  * since it does not belong in a public file. */
-static const char *tack_wrong_label(apr_pool_t *p, const char *directive,
-                                    const char *path, const char *want,
-                                    char labels[][TACK_PEM_LABEL_SIZE],
-                                    size_t n)
+static const char *mt_wrong_label(apr_pool_t *p, const char *directive,
+                                  const char *path, const char *want,
+                                  char labels[][TACK_PEM_LABEL_SIZE], size_t n)
 {
     size_t i;
 
@@ -113,11 +56,11 @@ static const char *tack_wrong_label(apr_pool_t *p, const char *directive,
                         directive, path, want, labels[0]);
 }
 
-/* tack_writable returns a warning when |path| can be written by its group
+/* mt_load_writable returns a warning when |path| can be written by its group
  * or by everyone, NULL otherwise: whoever can write a TACK, break-signature
  * or store file decides what pinned clients must accept. */
-const char *tack_writable(apr_pool_t *p, const char *directive,
-                          const char *path)
+const char *mt_load_writable(apr_pool_t *p, const char *directive,
+                             const char *path)
 {
     apr_finfo_t fi;
 
@@ -133,15 +76,15 @@ const char *tack_writable(apr_pool_t *p, const char *directive,
                         fi.protection & APR_WWRITE ? "everyone" : "its group");
 }
 
-/* tack_tackfile_extras looks at what else the TACK file |f| holds besides
+/* mt_tackfile_extras looks at what else the TACK file |f| holds besides
  * its TACKs, and at who can write it.  A private key in it is exposed (TACK
  * files are public, 0644): under apache2 -t that refuses the file (the
  * returned reason); at a real start the TACKs are still served, with a
  * warning, for the clients that pinned them.  Break-signature blocks, which
  * a TackFile does not serve, and a file others can write are warnings. */
-static const char *tack_tackfile_extras(apr_pool_t *p, tack_file_t *f,
-                                        char labels[][TACK_PEM_LABEL_SIZE],
-                                        size_t n)
+static const char *mt_tackfile_extras(apr_pool_t *p, mt_file_t *f,
+                                      char labels[][TACK_PEM_LABEL_SIZE],
+                                      size_t n)
 {
     const char *w;
     size_t i;
@@ -155,7 +98,7 @@ static const char *tack_tackfile_extras(apr_pool_t *p, tack_file_t *f,
                              "exposed in a public file: move the key to a "
                              "file only root can read",
                              f->kind, f->path, labels[i]);
-            if (tack_config_strict()) {
+            if (mt_strict()) {
                 return w;
             }
         } else if (!strcmp(labels[i], TACK_PEM_LABEL_BREAKSIG)) {
@@ -165,13 +108,13 @@ static const char *tack_tackfile_extras(apr_pool_t *p, tack_file_t *f,
                              f->kind, f->path, labels[i]);
         }
         if (w) {
-            tack_warning_add(p, &f->warnings, w);
+            mt_warning_add(p, &f->warnings, w);
         }
     }
     /* A store says once how many of its files others can write. */
-    w = f->store ? NULL : tack_writable(p, f->kind, f->path);
+    w = f->store ? NULL : mt_load_writable(p, f->kind, f->path);
     if (w) {
-        tack_warning_add(p, &f->warnings, w);
+        mt_warning_add(p, &f->warnings, w);
     }
     return NULL;
 }
@@ -189,32 +132,32 @@ static const char *tack_tackfile_extras(apr_pool_t *p, tack_file_t *f,
  *
  * The cache hangs off the process pool's userdata, not a static: httpd
  * unloads and reloads the module between configuration passes.  One table,
- * each entry stamped with the last pass that used it: tack_config_pre_config
- * starts a pass, tack_config_vcache_prune drops what the finished pass did
+ * each entry stamped with the last pass that used it: mt_load_pre_config
+ * starts a pass, mt_load_vcache_prune drops what the finished pass did
  * not use (its entries are reused).  So a restart finds the previous pass's
  * signatures, and memory stays bounded by one configuration's TACKs: about
  * 90 bytes a TACK, where two generations of tables cost twice that at the
  * peak of every start (bench/findings.md, memory). */
-typedef struct tack_vent {
+typedef struct mt_vent {
     union {
         uint8_t digest[SHA256_DIGEST_LENGTH]; /* in the table */
-        struct tack_vent *next;               /* on the free list */
+        struct mt_vent *next;                 /* on the free list */
     } u;
     apr_uint32_t pass; /* the last pass that used it */
-} tack_vent_t;
+} mt_vent_t;
 
 typedef struct {
     apr_pool_t *pool;
-    apr_hash_t *seen; /* digest -> tack_vent_t * */
-    tack_vent_t *free;
+    apr_hash_t *seen; /* digest -> mt_vent_t * */
+    mt_vent_t *free;
     apr_uint32_t pass;
-} tack_vcache_t;
+} mt_vcache_t;
 
 #define TACK_VCACHE_KEY "mod_tack:verified"
 
-static tack_vcache_t *tack_vcache_get(apr_pool_t *pproc)
+static mt_vcache_t *mt_vcache_get(apr_pool_t *pproc)
 {
-    tack_vcache_t *vc = NULL;
+    mt_vcache_t *vc = NULL;
 
     apr_pool_userdata_get((void **)&vc, TACK_VCACHE_KEY, pproc);
     if (vc == NULL) {
@@ -228,22 +171,21 @@ static tack_vcache_t *tack_vcache_get(apr_pool_t *pproc)
     return vc;
 }
 
-int tack_config_pre_config(apr_pool_t *pconf, apr_pool_t *plog,
-                           apr_pool_t *ptemp)
+int mt_load_pre_config(apr_pool_t *pconf, apr_pool_t *plog, apr_pool_t *ptemp)
 {
     /* pconf is a child of the process pool (httpd's init_process) */
-    tack_vcache_get(apr_pool_parent_get(pconf))->pass++;
+    mt_vcache_get(apr_pool_parent_get(pconf))->pass++;
     return OK;
 }
 
-void tack_config_vcache_prune(server_rec *s)
+void mt_load_vcache_prune(server_rec *s)
 {
-    tack_vcache_t *vc = tack_vcache_get(s->process->pool);
+    mt_vcache_t *vc = mt_vcache_get(s->process->pool);
     apr_hash_index_t *hi;
 
     /* Deleting the current entry while iterating is allowed by APR. */
     for (hi = apr_hash_first(NULL, vc->seen); hi; hi = apr_hash_next(hi)) {
-        tack_vent_t *e = apr_hash_this_val(hi);
+        mt_vent_t *e = apr_hash_this_val(hi);
 
         if (e->pass != vc->pass) {
             apr_hash_set(vc->seen, e->u.digest, sizeof(e->u.digest), NULL);
@@ -253,19 +195,19 @@ void tack_config_vcache_prune(server_rec *s)
     }
 }
 
-/* tack_vcache_verify returns TACK_OK when |bytes| were verified before in
+/* mt_vcache_verify returns TACK_OK when |bytes| were verified before in
  * this pass or the previous one, and otherwise runs |verify| on |obj| and
  * remembers a success. */
-static tack_status_t tack_vcache_verify(server_rec *s, const uint8_t *bytes,
-                                        size_t len,
-                                        tack_status_t (*verify)(const void *),
-                                        const void *obj)
+static tack_status_t mt_vcache_verify(server_rec *s, const uint8_t *bytes,
+                                      size_t len,
+                                      tack_status_t (*verify)(const void *),
+                                      const void *obj)
 {
-    tack_vcache_t *vc = tack_vcache_get(s->process->pool);
+    mt_vcache_t *vc = mt_vcache_get(s->process->pool);
     uint8_t digest[SHA256_DIGEST_LENGTH];
     unsigned int dlen = 0;
     tack_status_t st;
-    tack_vent_t *e;
+    mt_vent_t *e;
 
     /* Keyed by SHA-256 of the signed object's bytes: 32 bytes an entry
      * instead of 166, and a collision would need a SHA-256 collision. */
@@ -297,26 +239,26 @@ static tack_status_t tack_vcache_verify(server_rec *s, const uint8_t *bytes,
     return TACK_OK;
 }
 
-static tack_status_t tack_verify_tack(const void *obj)
+static tack_status_t mt_verify_tack(const void *obj)
 {
     return tack_verify(obj);
 }
 
-static tack_status_t tack_verify_breaksig(const void *obj)
+static tack_status_t mt_verify_breaksig(const void *obj)
 {
     return tack_breaksig_verify(obj);
 }
 
-/* tack_validate_cached is tack_validate(tack, NULL, now) with the signature
+/* mt_validate_cached is tack_validate(tack, NULL, now) with the signature
  * check answered from the cache when it can be. */
-static tack_status_t tack_validate_cached(server_rec *s, const tack_t *tack,
-                                          time_t now)
+static tack_status_t mt_validate_cached(server_rec *s, const tack_t *tack,
+                                        time_t now)
 {
     uint8_t wire[TACK_LEN];
     tack_status_t st;
 
     tack_encode(tack, wire);
-    st = tack_vcache_verify(s, wire, sizeof(wire), tack_verify_tack, tack);
+    st = mt_vcache_verify(s, wire, sizeof(wire), mt_verify_tack, tack);
     if (st == TACK_OK) {
         st = tack_check_generation(tack);
     }
@@ -326,20 +268,20 @@ static tack_status_t tack_validate_cached(server_rec *s, const tack_t *tack,
     return st;
 }
 
-static tack_status_t tack_breaksig_verify_cached(server_rec *s,
-                                                 const tack_breaksig_t *sig)
+static tack_status_t mt_breaksig_verify_cached(server_rec *s,
+                                               const tack_breaksig_t *sig)
 {
     uint8_t wire[TACK_BREAKSIG_LEN];
 
     tack_breaksig_encode(sig, wire);
-    return tack_vcache_verify(s, wire, sizeof(wire), tack_verify_breaksig, sig);
+    return mt_vcache_verify(s, wire, sizeof(wire), mt_verify_breaksig, sig);
 }
 
-/* tack_load_tackfile reads, decodes and verifies every TACK of |f|: the
+/* mt_load_tackfile reads, decodes and verifies every TACK of |f|: the
  * checks a client runs that need no certificate (signature, generation,
  * expiration).  Returns NULL or the reason nothing of the file may be
  * served; |*expired| is set when that reason is only the expiration. */
-const char *tack_load_tackfile(apr_pool_t *p, tack_file_t *f, int *expired)
+const char *mt_load_tackfile(apr_pool_t *p, mt_file_t *f, int *expired)
 {
     tack_t tacks[TACK_EXT02_MAX_TACKS];
     char labels[TACK_LABELS_MAX][TACK_PEM_LABEL_SIZE];
@@ -352,7 +294,7 @@ const char *tack_load_tackfile(apr_pool_t *p, tack_file_t *f, int *expired)
     const char *err;
 
     *expired = 0;
-    err = tack_read_text(p, f->kind, f->path, &text, &len);
+    err = mt_read_text(p, f->kind, f->path, &text, &len);
     if (err) {
         return err;
     }
@@ -364,8 +306,8 @@ const char *tack_load_tackfile(apr_pool_t *p, tack_file_t *f, int *expired)
     OPENSSL_cleanse(text, len); /* it may hold a private key */
     free(text);
     if (st == TACK_ERR_PEM_WRONG_LABEL && nlabels > 0) {
-        return tack_wrong_label(p, f->kind, f->path, TACK_PEM_LABEL_TACK,
-                                labels, nlabels);
+        return mt_wrong_label(p, f->kind, f->path, TACK_PEM_LABEL_TACK, labels,
+                              nlabels);
     }
     if (st == TACK_ERR_TOO_MANY_TACKS) {
         return apr_psprintf(p,
@@ -374,13 +316,13 @@ const char *tack_load_tackfile(apr_pool_t *p, tack_file_t *f, int *expired)
                             f->kind, f->path);
     }
     if (st != TACK_OK) {
-        return tack_pem_error(p, f->kind, f->path, st, line,
-                              TACK_PEM_LABEL_TACK, TACK_LEN);
+        return mt_pem_error(p, f->kind, f->path, st, line, TACK_PEM_LABEL_TACK,
+                            TACK_LEN);
     }
     f->nitems = (int)count;
     f->items = apr_pcalloc(p, count * sizeof(*f->items));
     for (i = 0; i < count; i++) {
-        tack_item_t *item = &f->items[i];
+        mt_item_t *item = &f->items[i];
 
         item->file = f;
         item->index = (unsigned)i + 1;
@@ -389,33 +331,32 @@ const char *tack_load_tackfile(apr_pool_t *p, tack_file_t *f, int *expired)
         tack_fingerprint(tacks[i].public_key, item->fingerprint);
         tack_time_format(tacks[i].expiration, item->expiry);
 
-        st = tack_validate_cached(f->s, &tacks[i], now);
+        st = mt_validate_cached(f->s, &tacks[i], now);
         if (st == TACK_ERR_GENERATION) {
             return apr_psprintf(p,
                                 "%s %s: %s: generation %u is below "
                                 "min_generation %u",
-                                f->kind, f->path, tack_item_name(p, item),
+                                f->kind, f->path, mt_item_name(p, item),
                                 tacks[i].generation, tacks[i].min_generation);
         }
         if (st == TACK_ERR_EXPIRED) {
             *expired = 1;
             return apr_psprintf(p, "%s %s: %s (key %s) expired at %s", f->kind,
-                                f->path, tack_item_name(p, item),
+                                f->path, mt_item_name(p, item),
                                 item->fingerprint, item->expiry);
         }
         if (st != TACK_OK) {
             return apr_psprintf(p, "%s %s: %s: %s", f->kind, f->path,
-                                tack_item_name(p, item), tack_status_str(st));
+                                mt_item_name(p, item), tack_status_str(st));
         }
     }
-    if (count == 2 &&
-        tack_key_equal(tacks[0].public_key, tacks[1].public_key)) {
+    if (count == 2 && mt_key_equal(tacks[0].public_key, tacks[1].public_key)) {
         return apr_psprintf(p,
                             "%s %s: both TACKs have the same key %s "
                             "(a pair must use two TACK keys)",
                             f->kind, f->path, f->items[0].fingerprint);
     }
-    return tack_tackfile_extras(p, f, labels, nlabels);
+    return mt_tackfile_extras(p, f, labels, nlabels);
 }
 
 /* What one break-signature file holds, read and verified once per
@@ -425,12 +366,12 @@ typedef struct {
     size_t num;
     tack_breaksig_t sigs[TACK_MAX_BREAKSIGS];
     char fingerprints[TACK_MAX_BREAKSIGS][TACK_FINGERPRINT_SIZE];
-} tack_sigload_t;
+} mt_sigload_t;
 
 #define TACK_SIGLOAD_KEY "mod_tack:sigfiles"
 
-static const char *tack_sigload_read(apr_pool_t *p, tack_sigfile_t *f,
-                                     tack_sigload_t *l)
+static const char *mt_sigload_read(apr_pool_t *p, mt_sigfile_t *f,
+                                   mt_sigload_t *l)
 {
     size_t i;
     unsigned line = 0;
@@ -441,7 +382,7 @@ static const char *tack_sigload_read(apr_pool_t *p, tack_sigfile_t *f,
     char labels[TACK_LABELS_MAX][TACK_PEM_LABEL_SIZE];
     size_t nlabels;
 
-    err = tack_read_text(p, "TackBreakSigsFile", f->path, &text, &len);
+    err = mt_read_text(p, "TackBreakSigsFile", f->path, &text, &len);
     if (err) {
         return err;
     }
@@ -452,8 +393,8 @@ static const char *tack_sigload_read(apr_pool_t *p, tack_sigfile_t *f,
     free(text);
     if (st == TACK_ERR_PEM_WRONG_LABEL && nlabels > 0) {
         l->num = 0;
-        return tack_wrong_label(p, "TackBreakSigsFile", f->path,
-                                TACK_PEM_LABEL_BREAKSIG, labels, nlabels);
+        return mt_wrong_label(p, "TackBreakSigsFile", f->path,
+                              TACK_PEM_LABEL_BREAKSIG, labels, nlabels);
     }
     if (st == TACK_ERR_TOO_MANY_BREAKSIGS) {
         l->num = 0;
@@ -464,12 +405,12 @@ static const char *tack_sigload_read(apr_pool_t *p, tack_sigfile_t *f,
     }
     if (st != TACK_OK) {
         l->num = 0;
-        return tack_pem_error(p, "TackBreakSigsFile", f->path, st, line,
-                              TACK_PEM_LABEL_BREAKSIG, TACK_BREAKSIG_LEN);
+        return mt_pem_error(p, "TackBreakSigsFile", f->path, st, line,
+                            TACK_PEM_LABEL_BREAKSIG, TACK_BREAKSIG_LEN);
     }
     for (i = 0; i < l->num; i++) {
         tack_fingerprint(l->sigs[i].public_key, l->fingerprints[i]);
-        st = tack_breaksig_verify_cached(f->s, &l->sigs[i]);
+        st = mt_breaksig_verify_cached(f->s, &l->sigs[i]);
         if (st != TACK_OK) {
             return apr_psprintf(
                 p,
@@ -481,13 +422,13 @@ static const char *tack_sigload_read(apr_pool_t *p, tack_sigfile_t *f,
     return NULL;
 }
 
-/* tack_load_sigfile fills |f| from its file, sharing what another directive
+/* mt_load_sigfile fills |f| from its file, sharing what another directive
  * of this pass already loaded from the same path (|p| is the configuration
  * pool, cleared before each pass). */
-const char *tack_load_sigfile(apr_pool_t *p, tack_sigfile_t *f)
+const char *mt_load_sigfile(apr_pool_t *p, mt_sigfile_t *f)
 {
     apr_hash_t *loaded = NULL;
-    tack_sigload_t *l;
+    mt_sigload_t *l;
 
     apr_pool_userdata_get((void **)&loaded, TACK_SIGLOAD_KEY, p);
     if (loaded == NULL) {
@@ -498,10 +439,11 @@ const char *tack_load_sigfile(apr_pool_t *p, tack_sigfile_t *f)
     l = apr_hash_get(loaded, f->path, APR_HASH_KEY_STRING);
     if (l == NULL) {
         l = apr_pcalloc(p, sizeof(*l));
-        l->error = tack_sigload_read(p, f, l);
+        l->error = mt_sigload_read(p, f, l);
         apr_hash_set(loaded, f->path, APR_HASH_KEY_STRING, l);
     }
-    f->warning = l->error ? NULL : tack_writable(p, "TackBreakSigsFile", f->path);
+    f->warning =
+        l->error ? NULL : mt_load_writable(p, "TackBreakSigsFile", f->path);
     f->num = l->num;
     f->sigs = l->sigs;
     f->fingerprints = (const char(*)[TACK_FINGERPRINT_SIZE])l->fingerprints;

@@ -10,7 +10,7 @@
  * The format wants every sample of a family under its one HELP and TYPE
  * lines, so the vhosts are walked once per family; each walk is a few
  * loads and a printf per certificate.  Label values are made UTF-8
- * (tack_status_utf8), then a backslash, a double quote and a newline are
+ * (mt_status_utf8), then a backslash, a double quote and a newline are
  * escaped as the format says (\\, \", \n); HELP texts are constants.
  */
 #include <string.h>
@@ -21,12 +21,12 @@
 #include "http_protocol.h"
 #include "apr_strings.h"
 
-#include "mod_tack.h"
+#include "mod_tack_status.h"
 
-/* tack_prom_label returns |s| as the inside of a label value, in |p|. */
-static const char *tack_prom_label(apr_pool_t *p, const char *s)
+/* mt_prom_label returns |s| as the inside of a label value, in |p|. */
+static const char *mt_prom_label(apr_pool_t *p, const char *s)
 {
-    const char *u = tack_status_utf8(p, s ? s : "");
+    const char *u = mt_status_utf8(p, s ? s : "");
     size_t n = 0;
     const char *c;
     char *out, *o;
@@ -56,37 +56,36 @@ typedef struct {
     const char *type;
     const char *help;
     int level;
-    apr_int64_t (*value)(const tack_rt_t *rt, const tack_slot_t *slot,
-                         const tack_item_t *item, time_t now);
-} tack_prom_family_t;
+    apr_int64_t (*value)(const mt_rt_t *rt, const mt_slot_t *slot,
+                         const mt_item_t *item, time_t now);
+} mt_prom_family_t;
 
-static apr_int64_t tack_v_pins(const tack_rt_t *rt, const tack_slot_t *slot,
-                               const tack_item_t *item, time_t now)
+static apr_int64_t mt_v_pins(const mt_rt_t *rt, const mt_slot_t *slot,
+                             const mt_item_t *item, time_t now)
 {
     return rt->pin_activation;
 }
 
-static apr_int64_t tack_v_tls13(const tack_rt_t *rt, const tack_slot_t *slot,
-                                const tack_item_t *item, time_t now)
+static apr_int64_t mt_v_tls13(const mt_rt_t *rt, const mt_slot_t *slot,
+                              const mt_item_t *item, time_t now)
 {
     return rt->tls13;
 }
 
-static apr_int64_t tack_v_registered(const tack_rt_t *rt,
-                                     const tack_slot_t *slot,
-                                     const tack_item_t *item, time_t now)
+static apr_int64_t mt_v_registered(const mt_rt_t *rt, const mt_slot_t *slot,
+                                   const mt_item_t *item, time_t now)
 {
     return rt->registered;
 }
 
-static apr_int64_t tack_v_sigs(const tack_rt_t *rt, const tack_slot_t *slot,
-                               const tack_item_t *item, time_t now)
+static apr_int64_t mt_v_sigs(const mt_rt_t *rt, const mt_slot_t *slot,
+                             const mt_item_t *item, time_t now)
 {
     return (apr_int64_t)rt->nsigs;
 }
 
-static apr_int64_t tack_v_tacks(const tack_rt_t *rt, const tack_slot_t *slot,
-                                const tack_item_t *item, time_t now)
+static apr_int64_t mt_v_tacks(const mt_rt_t *rt, const mt_slot_t *slot,
+                              const mt_item_t *item, time_t now)
 {
     int j, n = 0;
 
@@ -96,102 +95,99 @@ static apr_int64_t tack_v_tacks(const tack_rt_t *rt, const tack_slot_t *slot,
     return n;
 }
 
-static apr_int64_t tack_v_requested(const tack_rt_t *rt,
-                                    const tack_slot_t *slot,
-                                    const tack_item_t *item, time_t now)
+static apr_int64_t mt_v_requested(const mt_rt_t *rt, const mt_slot_t *slot,
+                                  const mt_item_t *item, time_t now)
 {
-    return (apr_int64_t)tack_ctr_load(&slot->ctr->requested);
+    return (apr_int64_t)mt_ctr_load(&slot->ctr->requested);
 }
 
-static apr_int64_t tack_v_served(const tack_rt_t *rt, const tack_slot_t *slot,
-                                 const tack_item_t *item, time_t now)
+static apr_int64_t mt_v_served(const mt_rt_t *rt, const mt_slot_t *slot,
+                               const mt_item_t *item, time_t now)
 {
-    return (apr_int64_t)tack_ctr_load(&slot->ctr->served);
+    return (apr_int64_t)mt_ctr_load(&slot->ctr->served);
 }
 
-static apr_int64_t tack_v_expiry(const tack_rt_t *rt, const tack_slot_t *slot,
-                                 const tack_item_t *item, time_t now)
+static apr_int64_t mt_v_expiry(const mt_rt_t *rt, const mt_slot_t *slot,
+                               const mt_item_t *item, time_t now)
 {
     return (apr_int64_t)item->expires;
 }
 
-static apr_int64_t tack_v_left(const tack_rt_t *rt, const tack_slot_t *slot,
-                               const tack_item_t *item, time_t now)
+static apr_int64_t mt_v_left(const mt_rt_t *rt, const mt_slot_t *slot,
+                             const mt_item_t *item, time_t now)
 {
     return (apr_int64_t)(item->expires - now);
 }
 
-static apr_int64_t tack_v_gen(const tack_rt_t *rt, const tack_slot_t *slot,
-                              const tack_item_t *item, time_t now)
+static apr_int64_t mt_v_gen(const mt_rt_t *rt, const mt_slot_t *slot,
+                            const mt_item_t *item, time_t now)
 {
     return item->tack.generation;
 }
 
-static apr_int64_t tack_v_min_gen(const tack_rt_t *rt, const tack_slot_t *slot,
-                                  const tack_item_t *item, time_t now)
+static apr_int64_t mt_v_min_gen(const mt_rt_t *rt, const mt_slot_t *slot,
+                                const mt_item_t *item, time_t now)
 {
     return item->tack.min_generation;
 }
 
-static apr_int64_t tack_v_activates(const tack_rt_t *rt,
-                                    const tack_slot_t *slot,
-                                    const tack_item_t *item, time_t now)
+static apr_int64_t mt_v_activates(const mt_rt_t *rt, const mt_slot_t *slot,
+                                  const mt_item_t *item, time_t now)
 {
-    return tack_status_activates_pins(rt, item) && item->expires > now;
+    return mt_status_activates_pins(rt, item) && item->expires > now;
 }
 
-static const tack_prom_family_t tack_prom_families[] = {
+static const mt_prom_family_t mt_prom_families[] = {
     {"tack_vhost_pin_activation", "gauge",
      "1 when the virtual host's TACKs ask clients to activate pins "
      "(TackPinActivation On).",
-     TACK_PROM_VHOST, tack_v_pins},
+     TACK_PROM_VHOST, mt_v_pins},
     {"tack_vhost_tls13", "gauge",
      "1 when the virtual host serves its TACK in TLS 1.3 too (TackTLS13 On).",
-     TACK_PROM_VHOST, tack_v_tls13},
+     TACK_PROM_VHOST, mt_v_tls13},
     {"tack_vhost_registered", "gauge",
      "1 when the TACK extension is registered on the virtual host's TLS "
      "context; 0: nothing is served (TACK00055).",
-     TACK_PROM_VHOST, tack_v_registered},
+     TACK_PROM_VHOST, mt_v_registered},
     {"tack_vhost_break_signatures", "gauge",
-     "Break signatures the virtual host serves.", TACK_PROM_VHOST, tack_v_sigs},
+     "Break signatures the virtual host serves.", TACK_PROM_VHOST, mt_v_sigs},
     {"tack_certificate_tacks", "gauge",
      "Unexpired TACKs served with the certificate; 0: it serves no TACK.",
-     TACK_PROM_CERT, tack_v_tacks},
+     TACK_PROM_CERT, mt_v_tacks},
     {"tack_handshakes_requested_total", "counter",
      "Full TLS handshakes whose ClientHello asked for a TACK "
      "(key_type=\"other\": a certificate not in the table).",
-     TACK_PROM_SLOT, tack_v_requested},
+     TACK_PROM_SLOT, mt_v_requested},
     {"tack_handshakes_served_total", "counter",
      "Of the handshakes that asked, those that received a TACK.",
-     TACK_PROM_SLOT, tack_v_served},
+     TACK_PROM_SLOT, mt_v_served},
     {"tack_expiry_timestamp_seconds", "gauge",
      "When the TACK expires, in seconds since the epoch.", TACK_PROM_TACK,
-     tack_v_expiry},
+     mt_v_expiry},
     {"tack_expiry_seconds_left", "gauge",
      "Seconds until the TACK expires; negative once expired (it is then no "
      "longer served).",
-     TACK_PROM_TACK, tack_v_left},
+     TACK_PROM_TACK, mt_v_left},
     {"tack_generation", "gauge", "The TACK's generation.", TACK_PROM_TACK,
-     tack_v_gen},
+     mt_v_gen},
     {"tack_min_generation", "gauge", "The TACK's min_generation.",
-     TACK_PROM_TACK, tack_v_min_gen},
+     TACK_PROM_TACK, mt_v_min_gen},
     {"tack_activates_pins", "gauge",
      "1 when the TACK is served with pin activation on (TackPinActivation "
      "On and not marked inactive).",
-     TACK_PROM_TACK, tack_v_activates},
+     TACK_PROM_TACK, mt_v_activates},
 };
 
-static void tack_prom_head(request_rec *r, const char *name, const char *type,
-                           const char *help)
+static void mt_prom_head(request_rec *r, const char *name, const char *type,
+                         const char *help)
 {
     ap_rprintf(r, "# HELP %s %s\n# TYPE %s %s\n", name, help, name, type);
 }
 
-/* tack_prom_cert_labels returns the labels of |slot| of |rt| (without the
+/* mt_prom_cert_labels returns the labels of |slot| of |rt| (without the
  * braces), in |p|. */
-static const char *tack_prom_cert_labels(apr_pool_t *p, const char *vhost,
-                                         const tack_rt_t *rt,
-                                         const tack_slot_t *slot)
+static const char *mt_prom_cert_labels(apr_pool_t *p, const char *vhost,
+                                       const mt_rt_t *rt, const mt_slot_t *slot)
 {
     char subject[TACK_SUBJECT_SIZE];
 
@@ -200,17 +196,17 @@ static const char *tack_prom_cert_labels(apr_pool_t *p, const char *vhost,
                            "\",key_type=\"other\",subject=\"\"", NULL);
     }
     return apr_pstrcat(p, "vhost=\"", vhost, "\",key_type=\"",
-                       tack_prom_label(p, slot->key_type), "\",subject=\"",
-                       tack_prom_label(p, tack_slot_subject(slot, subject)),
-                       "\"", NULL);
+                       mt_prom_label(p, slot->key_type), "\",subject=\"",
+                       mt_prom_label(p, mt_slot_subject(slot, subject)), "\"",
+                       NULL);
 }
 
-static void tack_prom_vhost(request_rec *r, apr_pool_t *p,
-                            const tack_prom_family_t *f, const tack_rt_t *rt,
-                            time_t now)
+static void mt_prom_vhost(request_rec *r, apr_pool_t *p,
+                          const mt_prom_family_t *f, const mt_rt_t *rt,
+                          time_t now)
 {
     char name[TACK_NAME_SIZE];
-    const char *vhost = tack_prom_label(p, tack_rt_name(rt, name));
+    const char *vhost = mt_prom_label(p, mt_rt_name(rt, name));
     int k, j, last = f->level == TACK_PROM_SLOT ? rt->nslots : rt->nslots - 1;
 
     if (f->level == TACK_PROM_VHOST) {
@@ -219,8 +215,8 @@ static void tack_prom_vhost(request_rec *r, apr_pool_t *p,
         return;
     }
     for (k = 0; k <= last; k++) {
-        const tack_slot_t *slot = &rt->slots[k];
-        const char *labels = tack_prom_cert_labels(p, vhost, rt, slot);
+        const mt_slot_t *slot = &rt->slots[k];
+        const char *labels = mt_prom_cert_labels(p, vhost, rt, slot);
 
         if (f->level != TACK_PROM_TACK) {
             ap_rprintf(r, "%s{%s} %" APR_INT64_T_FMT "\n", f->name, labels,
@@ -228,10 +224,10 @@ static void tack_prom_vhost(request_rec *r, apr_pool_t *p,
             continue;
         }
         for (j = 0; j < slot->ntacks; j++) {
-            const tack_item_t *it = slot->tacks[j];
+            const mt_item_t *it = slot->tacks[j];
 
             ap_rprintf(r, "%s{%s,key=\"%s\"} %" APR_INT64_T_FMT "\n", f->name,
-                       labels, tack_prom_label(p, it->fingerprint),
+                       labels, mt_prom_label(p, it->fingerprint),
                        f->value(rt, slot, it, now));
         }
     }
@@ -240,22 +236,21 @@ static void tack_prom_vhost(request_rec *r, apr_pool_t *p,
 /* ---- problems ------------------------------------------------------------ */
 
 /* The kinds always written (0 when there is none), so that an alert on
- * "> 0" has a series to watch; others (tack_status_problem_add's) are
+ * "> 0" has a series to watch; others (mt_problem_add's) are
  * written when present. */
-static const char *const tack_prom_kinds[] = {"expired", "expiring", "no_tack",
-                                              "not_registered"};
-static const char *const tack_prom_store_kinds[] = {"unreadable", "malformed",
-                                                    "expired_file", "warning"};
+static const char *const mt_prom_kinds[] = {"expired", "expiring", "no_tack",
+                                            "not_registered"};
+static const char *const mt_prom_store_kinds[] = {"unreadable", "malformed",
+                                                  "expired_file", "warning"};
 #define TACK_PROM_MAX_KINDS 16
 
 typedef struct {
     int n;
     const char *kind[TACK_PROM_MAX_KINDS];
     int count[TACK_PROM_MAX_KINDS];
-} tack_prom_counts_t;
+} mt_prom_counts_t;
 
-static void tack_prom_count_kind(tack_prom_counts_t *c, const char *kind,
-                                 int add)
+static void mt_prom_count_kind(mt_prom_counts_t *c, const char *kind, int add)
 {
     int i;
 
@@ -271,93 +266,93 @@ static void tack_prom_count_kind(tack_prom_counts_t *c, const char *kind,
     }
 }
 
-static void tack_prom_count(void *data, const tack_rt_t *rt,
-                            const tack_store_t *st, const tack_problem_t *pr)
+static void mt_prom_count(void *data, const mt_rt_t *rt, const mt_store_t *st,
+                          const mt_problem_t *pr)
 {
-    tack_prom_count_kind(data, pr->kind, 1);
+    mt_prom_count_kind(data, pr->kind, 1);
 }
 
-static void tack_prom_problems(request_rec *r, apr_pool_t *p, time_t now)
+static void mt_prom_problems(request_rec *r, apr_pool_t *p, time_t now)
 {
-    const apr_array_header_t *vhosts = tack_status_vhosts();
+    const apr_array_header_t *vhosts = mt_status_vhosts();
     apr_array_header_t *stores;
     char name[TACK_NAME_SIZE];
-    tack_prom_counts_t c;
+    mt_prom_counts_t c;
     int i, k;
 
-    tack_prom_head(r, "tack_vhost_problems", "gauge",
-                   "Problems of the virtual host shown on the status page, "
-                   "by kind (expired, expiring within 30 days, no_tack, "
-                   "not_registered, and those of other checks).");
+    mt_prom_head(r, "tack_vhost_problems", "gauge",
+                 "Problems of the virtual host shown on the status page, "
+                 "by kind (expired, expiring within 30 days, no_tack, "
+                 "not_registered, and those of other checks).");
     for (i = 0; vhosts && i < vhosts->nelts; i++) {
-        const tack_rt_t *rt = APR_ARRAY_IDX(vhosts, i, tack_rt_t *);
-        const char *vhost = tack_prom_label(p, tack_rt_name(rt, name));
+        const mt_rt_t *rt = APR_ARRAY_IDX(vhosts, i, mt_rt_t *);
+        const char *vhost = mt_prom_label(p, mt_rt_name(rt, name));
 
         memset(&c, 0, sizeof(c));
-        for (k = 0; k < (int)(sizeof(tack_prom_kinds) / sizeof(char *)); k++) {
-            tack_prom_count_kind(&c, tack_prom_kinds[k], 0);
+        for (k = 0; k < (int)(sizeof(mt_prom_kinds) / sizeof(char *)); k++) {
+            mt_prom_count_kind(&c, mt_prom_kinds[k], 0);
         }
-        tack_status_problems(p, rt, now, 0, tack_prom_count, &c);
+        mt_status_problems(p, rt, now, 0, mt_prom_count, &c);
         for (k = 0; k < c.n; k++) {
             ap_rprintf(r, "tack_vhost_problems{vhost=\"%s\",kind=\"%s\"} %d\n",
-                       vhost, tack_prom_label(p, c.kind[k]), c.count[k]);
+                       vhost, mt_prom_label(p, c.kind[k]), c.count[k]);
         }
         apr_pool_clear(p);
     }
-    stores = tack_status_stores(p);
-    tack_prom_head(r, "tack_store_files", "gauge",
-                   "TACK files a TackStore directory serves.");
+    stores = mt_status_stores(p);
+    mt_prom_head(r, "tack_store_files", "gauge",
+                 "TACK files a TackStore directory serves.");
     for (i = 0; i < stores->nelts; i++) {
-        const tack_store_t *st = APR_ARRAY_IDX(stores, i, const tack_store_t *);
+        const mt_store_t *st = APR_ARRAY_IDX(stores, i, const mt_store_t *);
 
         ap_rprintf(r, "tack_store_files{store=\"%s\"} %d\n",
-                   tack_prom_label(p, st->path), st->nfiles);
+                   mt_prom_label(p, st->path), st->nfiles);
     }
-    tack_prom_head(r, "tack_store_problems", "gauge",
-                   "Problems of a TackStore directory, by kind (unreadable, "
-                   "malformed files, expired files, other warnings).");
+    mt_prom_head(r, "tack_store_problems", "gauge",
+                 "Problems of a TackStore directory, by kind (unreadable, "
+                 "malformed files, expired files, other warnings).");
     for (i = 0; i < stores->nelts; i++) {
-        const tack_store_t *st = APR_ARRAY_IDX(stores, i, const tack_store_t *);
-        const char *path = tack_prom_label(p, st->path);
+        const mt_store_t *st = APR_ARRAY_IDX(stores, i, const mt_store_t *);
+        const char *path = mt_prom_label(p, st->path);
 
         memset(&c, 0, sizeof(c));
         for (k = 0; k < 4; k++) {
-            tack_prom_count_kind(&c, tack_prom_store_kinds[k], 0);
+            mt_prom_count_kind(&c, mt_prom_store_kinds[k], 0);
         }
-        tack_status_store_problems(p, st, 0, tack_prom_count, &c);
+        mt_status_store_problems(p, st, 0, mt_prom_count, &c);
         for (k = 0; k < c.n; k++) {
             ap_rprintf(r, "tack_store_problems{store=\"%s\",kind=\"%s\"} %d\n",
-                       path, tack_prom_label(p, c.kind[k]), c.count[k]);
+                       path, mt_prom_label(p, c.kind[k]), c.count[k]);
         }
     }
 }
 
-/* tack_prom_info writes one series per vhost whose labels carry its
+/* mt_prom_info writes one series per vhost whose labels carry its
  * settings: the format and the store. */
-static void tack_prom_info(request_rec *r, apr_pool_t *p)
+static void mt_prom_info(request_rec *r, apr_pool_t *p)
 {
-    const apr_array_header_t *vhosts = tack_status_vhosts();
+    const apr_array_header_t *vhosts = mt_status_vhosts();
     char name[TACK_NAME_SIZE];
     int i;
 
-    tack_prom_head(r, "tack_vhost_info", "gauge",
-                   "An SSL virtual host (value 1), with its TACK format and "
-                   "TackStore directory (\"\": none) as labels.");
+    mt_prom_head(r, "tack_vhost_info", "gauge",
+                 "An SSL virtual host (value 1), with its TACK format and "
+                 "TackStore directory (\"\": none) as labels.");
     for (i = 0; vhosts && i < vhosts->nelts; i++) {
-        const tack_rt_t *rt = APR_ARRAY_IDX(vhosts, i, tack_rt_t *);
+        const mt_rt_t *rt = APR_ARRAY_IDX(vhosts, i, mt_rt_t *);
 
         ap_rprintf(
             r, "tack_vhost_info{vhost=\"%s\",format=\"%s\",store=\"%s\"} 1\n",
-            tack_prom_label(p, tack_rt_name(rt, name)),
-            tack_status_format_name(rt->format),
-            rt->store ? tack_prom_label(p, rt->store->path) : "");
+            mt_prom_label(p, mt_rt_name(rt, name)),
+            mt_status_format_name(rt->format),
+            rt->store ? mt_prom_label(p, rt->store->path) : "");
         apr_pool_clear(p);
     }
 }
 
-int tack_status_metrics(request_rec *r, time_t now)
+int mt_status_metrics(request_rec *r, time_t now)
 {
-    const apr_array_header_t *vhosts = tack_status_vhosts();
+    const apr_array_header_t *vhosts = mt_status_vhosts();
     apr_pool_t *p;
     size_t f;
     int i;
@@ -367,27 +362,25 @@ int tack_status_metrics(request_rec *r, time_t now)
         return OK;
     }
     apr_pool_create(&p, r->pool);
-    tack_prom_head(r, "tack_counters_shared", "gauge",
-                   "1 when the handshake counters are shared by all child "
-                   "processes (0: each process counts on its own).");
-    ap_rprintf(r, "tack_counters_shared %d\n", tack_status_counters_shared());
-    tack_prom_head(r, "tack_counters_since_timestamp_seconds", "gauge",
-                   "When the handshake counters started from zero.");
+    mt_prom_head(r, "tack_counters_shared", "gauge",
+                 "1 when the handshake counters are shared by all child "
+                 "processes (0: each process counts on its own).");
+    ap_rprintf(r, "tack_counters_shared %d\n", mt_status_counters_shared());
+    mt_prom_head(r, "tack_counters_since_timestamp_seconds", "gauge",
+                 "When the handshake counters started from zero.");
     ap_rprintf(r, "tack_counters_since_timestamp_seconds %" APR_TIME_T_FMT "\n",
-               apr_time_sec(tack_status_counters_since()));
-    tack_prom_info(r, p);
-    for (f = 0; f < sizeof(tack_prom_families) / sizeof(*tack_prom_families);
-         f++) {
-        const tack_prom_family_t *fam = &tack_prom_families[f];
+               apr_time_sec(mt_status_counters_since()));
+    mt_prom_info(r, p);
+    for (f = 0; f < sizeof(mt_prom_families) / sizeof(*mt_prom_families); f++) {
+        const mt_prom_family_t *fam = &mt_prom_families[f];
 
-        tack_prom_head(r, fam->name, fam->type, fam->help);
+        mt_prom_head(r, fam->name, fam->type, fam->help);
         for (i = 0; vhosts && i < vhosts->nelts; i++) {
-            tack_prom_vhost(r, p, fam, APR_ARRAY_IDX(vhosts, i, tack_rt_t *),
-                            now);
+            mt_prom_vhost(r, p, fam, APR_ARRAY_IDX(vhosts, i, mt_rt_t *), now);
             apr_pool_clear(p); /* one vhost's labels at a time */
         }
     }
-    tack_prom_problems(r, p, now);
+    mt_prom_problems(r, p, now);
     apr_pool_destroy(p);
     return OK;
 }

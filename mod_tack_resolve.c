@@ -4,7 +4,7 @@
  * mod_tack_resolve.c -- what a vhost serves: the TACKs chosen for each of
  * its certificates (its own TackFiles, then the main server's, then the
  * TackStore), its break signatures, format and activation flag, with every
- * rule of the directive reference applied (tack_config_resolve); and the
+ * rule of the directive reference applied (mt_resolve); and the
  * start-up report of what is not served: files that did not load,
  * server-level TACKs that matched no certificate, TACKs about to expire.
  */
@@ -17,23 +17,23 @@
 #include "http_log.h"
 #include "apr_strings.h"
 
-#include "mod_tack.h"
+#include "mod_tack_model.h"
 
 APLOG_USE_MODULE(tack);
 
 /* ---- matching TACKs to certificates -------------------------------------- */
 
-/* tack_problem logs one problem found while resolving |s|'s configuration:
+/* mt_problem logs one problem found while resolving |s|'s configuration:
  * at error level, with the vhost's name.  Returns 1 (one problem). */
-static int tack_problem(server_rec *s, const char *tag, const char *fmt, ...)
+static int mt_problem(server_rec *s, const char *tag, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));
 
-static int tack_problem(server_rec *s, const char *tag, const char *fmt, ...)
+static int mt_problem(server_rec *s, const char *tag, const char *fmt, ...)
 {
     va_list ap;
     char msg[2048];
 
-    if (tack_config_quiet()) {
+    if (mt_quiet()) {
         return 1;
     }
     va_start(ap, fmt);
@@ -41,36 +41,33 @@ static int tack_problem(server_rec *s, const char *tag, const char *fmt, ...)
     va_end(ap);
     /* |tag| is the caller's own literal "TACKnnnnn", one per call site. */
     ap_log_error(APLOG_MARK, APLOG_ERR, 0, s, "%s: vhost %s: %s%s", tag,
-                 tack_vhost_name(s), msg,
-                 tack_config_strict() ? "" : "; left out");
+                 mt_vhost_name(s), msg, mt_strict() ? "" : "; left out");
     return 1;
 }
 
-/* tack_cert_list names the certificates with their public-key hashes
+/* mt_cert_list names the certificates with their public-key hashes
  * (what a TACK's target_hash must be; tack view shows it as key_sha256). */
-static const char *tack_cert_list(apr_pool_t *p, tack_certsel_t *certs,
-                                  int ncerts)
+static const char *mt_cert_list(apr_pool_t *p, mt_certsel_t *certs, int ncerts)
 {
     const char *list = "";
     int i;
 
     for (i = 0; i < ncerts; i++) {
-        list = apr_pstrcat(p, list, i ? ", " : "", certs[i].label,
-                           " (key_sha256 ",
-                           tack_status_hex(p, certs[i].hash, TACK_HASH_LEN), ")",
-                           NULL);
+        list =
+            apr_pstrcat(p, list, i ? ", " : "", certs[i].label, " (key_sha256 ",
+                        mt_hex(p, certs[i].hash, TACK_HASH_LEN), ")", NULL);
     }
     return list;
 }
 
-/* tack_select tries |item| for |cert|; returns the number of problems. */
-static int tack_select(apr_pool_t *p, server_rec *s, int format,
-                       tack_certsel_t *cert, tack_item_t *item)
+/* mt_select tries |item| for |cert|; returns the number of problems. */
+static int mt_select(apr_pool_t *p, server_rec *s, int format,
+                     mt_certsel_t *cert, mt_item_t *item)
 {
     int j;
 
     if (format == TACK_FORMAT_00 && cert->ntacks == 1) {
-        return tack_problem(
+        return mt_problem(
             s, "TACK00001",
             "%s %s (" TACK_WHERE_FMT "): a second TACK for %s, already "
             "served by %s %s; draft-00 serves one TACK "
@@ -80,23 +77,23 @@ static int tack_select(apr_pool_t *p, server_rec *s, int format,
             cert->tacks[0]->file->path);
     }
     if (cert->ntacks == TACK_EXT02_MAX_TACKS) {
-        return tack_problem(s, "TACK00002",
-                            "%s %s (" TACK_WHERE_FMT
-                            "): a third TACK for %s; draft-02 "
-                            "serves at most two per certificate",
-                            item->file->kind, item->file->path,
-                            TACK_WHERE(item->file->where), cert->label);
+        return mt_problem(s, "TACK00002",
+                          "%s %s (" TACK_WHERE_FMT
+                          "): a third TACK for %s; draft-02 "
+                          "serves at most two per certificate",
+                          item->file->kind, item->file->path,
+                          TACK_WHERE(item->file->where), cert->label);
     }
     for (j = 0; j < cert->ntacks; j++) {
-        if (tack_key_equal(cert->tacks[j]->tack.public_key,
-                           item->tack.public_key)) {
-            return tack_problem(
+        if (mt_key_equal(cert->tacks[j]->tack.public_key,
+                         item->tack.public_key)) {
+            return mt_problem(
                 s, "TACK00003",
                 "%s %s (" TACK_WHERE_FMT "): %s has the key %s of "
                 "%s %s, also for %s; two TACKs for one "
                 "certificate need two keys",
                 item->file->kind, item->file->path,
-                TACK_WHERE(item->file->where), tack_item_name(p, item),
+                TACK_WHERE(item->file->where), mt_item_name(p, item),
                 item->fingerprint, cert->tacks[j]->file->kind,
                 cert->tacks[j]->file->path, cert->label);
         }
@@ -106,34 +103,37 @@ static int tack_select(apr_pool_t *p, server_rec *s, int format,
 }
 
 /* tack_files_usable returns 1 when |f| is served at all under |format|. */
-static int tack_file_usable(server_rec *s, tack_file_t *f, int format,
-                            int *problems)
+static int mt_file_usable(server_rec *s, mt_file_t *f, int format,
+                          int *problems)
 {
     if (f->error || f->nitems == 0) {
         return 0;
     }
     if (format == TACK_FORMAT_00 && f->nitems > 1) {
         *problems +=
-            tack_problem(s, "TACK00004",
-                         "%s %s (" TACK_WHERE_FMT "): holds %d TACKs; in "
-                         "TackFormat draft-00 a TACK file holds one "
-                         "(pair files need TackFormat draft-02)",
-                         f->kind, f->path, TACK_WHERE(f->where), f->nitems);
+            mt_problem(s, "TACK00004",
+                       "%s %s (" TACK_WHERE_FMT "): holds %d TACKs; in "
+                       "TackFormat draft-00 a TACK file holds one "
+                       "(pair files need TackFormat draft-02)",
+                       f->kind, f->path, TACK_WHERE(f->where), f->nitems);
         return 0;
     }
     return 1;
 }
 
-/* tack_resolve_start fills in |out| the vhost's settings, with the defaults
+/* mt_resolve_start fills in |out| the vhost's settings, with the defaults
  * of the directive reference for what it leaves unset (TackFormat
  * draft-00, TackPinActivation off, TackTLS13 off), and its certificates,
  * none of them with a TACK yet. */
-static void tack_resolve_start(tack_sel_t *out, const tack_conf_t *conf,
-                               tack_certsel_t *certs, int ncerts)
+static void mt_resolve_start(mt_sel_t *out, const mt_conf_t *conf,
+                             mt_certsel_t *certs, int ncerts)
 {
     int c;
 
     memset(out, 0, sizeof(*out));
+    /* The one place the defaults of TackFormat, TackPinActivation and
+     * TackTLS13 apply: what comes after reads the selection, or the table
+     * built from it, never the directives. */
     out->format = conf->format == TACK_UNSET ? TACK_FORMAT_00 : conf->format;
     out->pin_activation = conf->pin_activation == 1;
     out->tls13 = conf->tls13 == 1;
@@ -145,9 +145,9 @@ static void tack_resolve_start(tack_sel_t *out, const tack_conf_t *conf,
     }
 }
 
-/* tack_cert_has_own returns 1 when |cert| already has a TACK from a
+/* mt_cert_has_own returns 1 when |cert| already has a TACK from a
  * TackFile written in the vhost itself. */
-static int tack_cert_has_own(const tack_certsel_t *cert)
+static int mt_cert_has_own(const mt_certsel_t *cert)
 {
     int own = 0, j;
 
@@ -157,20 +157,20 @@ static int tack_cert_has_own(const tack_certsel_t *cert)
     return own;
 }
 
-/* tack_resolve_item offers |item| (a TACK of TackFile |f|) to each
+/* mt_resolve_item offers |item| (a TACK of TackFile |f|) to each
  * certificate of |out| its target_hash names.  |inherited|: |f| is the main
  * server's, seen from a vhost, and fills in only certificates the vhost has
  * no TACK of its own for.  |must_match|: a TACK that names none of the
  * certificates is a problem (the vhost's own, when its certificates are
  * known).  Returns the number of problems. */
-static int tack_resolve_item(apr_pool_t *p, server_rec *s, tack_sel_t *out,
-                             const tack_file_t *f, tack_item_t *item,
-                             int inherited, int must_match)
+static int mt_resolve_item(apr_pool_t *p, server_rec *s, mt_sel_t *out,
+                           const mt_file_t *f, mt_item_t *item, int inherited,
+                           int must_match)
 {
     int problems = 0, hit = 0, c;
 
     for (c = 0; c < out->ncerts; c++) {
-        tack_certsel_t *cert = &out->certs[c];
+        mt_certsel_t *cert = &out->certs[c];
 
         if (tack_check_target_hash(&item->tack, cert->hash) != TACK_OK) {
             continue;
@@ -178,53 +178,53 @@ static int tack_resolve_item(apr_pool_t *p, server_rec *s, tack_sel_t *out,
         hit = 1;
         item->matched = 1;
         /* Server-level TACKs only where the vhost has none. */
-        if (inherited && tack_cert_has_own(cert)) {
+        if (inherited && mt_cert_has_own(cert)) {
             continue;
         }
-        problems += tack_select(p, s, out->format, cert, item);
+        problems += mt_select(p, s, out->format, cert, item);
     }
     if (!hit && must_match) {
-        problems += tack_problem(
+        problems += mt_problem(
             s, "TACK00005",
             "TackFile %s (" TACK_WHERE_FMT "): target_hash %s of %s (key %s) "
             "matches none of the vhost's certificates (%s); sign one for the "
             "certificate in use: " TACK_PROG " sign -k KEY -c CERT -o %s",
             f->path, TACK_WHERE(f->where),
-            tack_status_hex(p, item->tack.target_hash, TACK_HASH_LEN),
-            tack_item_name(p, item), item->fingerprint,
-            out->ncerts ? tack_cert_list(p, out->certs, out->ncerts) : "none",
+            mt_hex(p, item->tack.target_hash, TACK_HASH_LEN),
+            mt_item_name(p, item), item->fingerprint,
+            out->ncerts ? mt_cert_list(p, out->certs, out->ncerts) : "none",
             f->path);
     }
     return problems;
 }
 
-/* tack_resolve_files offers every TACK of the usable files of |files|
+/* mt_resolve_files offers every TACK of the usable files of |files|
  * (TackFile lines, in order) to the certificates of |out|; |inherited| and
- * |must_match| as for tack_resolve_item.  Returns the number of problems. */
-static int tack_resolve_files(apr_pool_t *p, server_rec *s, tack_sel_t *out,
-                              const apr_array_header_t *files, int inherited,
-                              int must_match)
+ * |must_match| as for mt_resolve_item.  Returns the number of problems. */
+static int mt_resolve_files(apr_pool_t *p, server_rec *s, mt_sel_t *out,
+                            const apr_array_header_t *files, int inherited,
+                            int must_match)
 {
-    tack_file_t **f = tack_elts(files);
+    mt_file_t **f = mt_elts(files);
     int problems = 0, i, k;
 
-    for (i = 0; i < tack_nelts(files); i++) {
-        if (!tack_file_usable(s, f[i], out->format, &problems)) {
+    for (i = 0; i < mt_nelts(files); i++) {
+        if (!mt_file_usable(s, f[i], out->format, &problems)) {
             continue;
         }
         for (k = 0; k < f[i]->nitems; k++) {
-            problems += tack_resolve_item(p, s, out, f[i], &f[i]->items[k],
-                                          inherited, must_match);
+            problems += mt_resolve_item(p, s, out, f[i], &f[i]->items[k],
+                                        inherited, must_match);
         }
     }
     return problems;
 }
 
-/* tack_resolve_store gives the store's TACKs only to certificates no
+/* mt_resolve_store gives the store's TACKs only to certificates no
  * TackFile line gave a TACK to (explicit lines win), one hash lookup per
  * certificate.  Returns the number of problems. */
-static int tack_resolve_store(apr_pool_t *p, server_rec *s, tack_store_t *store,
-                              tack_sel_t *out)
+static int mt_resolve_store(apr_pool_t *p, server_rec *s, mt_store_t *store,
+                            mt_sel_t *out)
 {
     int problems = 0, c;
 
@@ -232,9 +232,9 @@ static int tack_resolve_store(apr_pool_t *p, server_rec *s, tack_store_t *store,
         return 0;
     }
     for (c = 0; c < out->ncerts; c++) {
-        tack_certsel_t *cert = &out->certs[c];
-        tack_item_t *item;
-        const tack_file_t *unusable = NULL;
+        mt_certsel_t *cert = &out->certs[c];
+        mt_item_t *item;
+        const mt_file_t *unusable = NULL;
 
         if (cert->ntacks) {
             continue;
@@ -245,27 +245,27 @@ static int tack_resolve_store(apr_pool_t *p, server_rec *s, tack_store_t *store,
             if (item->file == unusable) {
                 continue; /* the second TACK of a pair already refused */
             }
-            if (!tack_file_usable(s, item->file, out->format, &problems)) {
+            if (!mt_file_usable(s, item->file, out->format, &problems)) {
                 unusable = item->file;
                 continue;
             }
-            problems += tack_select(p, s, out->format, cert, item);
+            problems += mt_select(p, s, out->format, cert, item);
         }
     }
     return problems;
 }
 
-/* tack_resolve_breaksigs collects the break signatures of |sigfiles| (the
+/* mt_resolve_breaksigs collects the break signatures of |sigfiles| (the
  * vhost's own or inherited) into |out|: draft-00 only (draft-02 dropped
  * them).  Returns the number of problems. */
-static int tack_resolve_breaksigs(server_rec *s,
-                                  const apr_array_header_t *sigfiles,
-                                  tack_sel_t *out)
+static int mt_resolve_breaksigs(server_rec *s,
+                                const apr_array_header_t *sigfiles,
+                                mt_sel_t *out)
 {
-    tack_sigfile_t **sf = tack_elts(sigfiles);
+    mt_sigfile_t **sf = mt_elts(sigfiles);
     int problems = 0, i;
 
-    for (i = 0; i < tack_nelts(sigfiles); i++) {
+    for (i = 0; i < mt_nelts(sigfiles); i++) {
         size_t j;
 
         if (sf[i]->error || sf[i]->num == 0) {
@@ -274,24 +274,24 @@ static int tack_resolve_breaksigs(server_rec *s,
         if (out->format == TACK_FORMAT_02 && sf[i]->s != s) {
             /* Inherited from the server config, meant "for all": a
              * draft-02 vhost cannot carry them, and that is no error. */
-            if (!tack_config_quiet()) {
+            if (!mt_quiet()) {
                 ap_log_error(APLOG_MARK, APLOG_INFO, 0, s,
                              "TACK00023: vhost %s: TackFormat draft-02 "
                              "has no break signatures: the %" APR_SIZE_T_FMT
                              " inherited from %s (" TACK_WHERE_FMT
                              ") are not served here",
-                             tack_vhost_name(s), sf[i]->num, sf[i]->path,
+                             mt_vhost_name(s), sf[i]->num, sf[i]->path,
                              TACK_WHERE(sf[i]->where));
             }
             continue;
         }
         if (out->format == TACK_FORMAT_02) {
             problems +=
-                tack_problem(s, "TACK00006",
-                             "TackBreakSigsFile %s (" TACK_WHERE_FMT "): break "
-                             "signatures do not exist in "
-                             "TackFormat draft-02",
-                             sf[i]->path, TACK_WHERE(sf[i]->where));
+                mt_problem(s, "TACK00006",
+                           "TackBreakSigsFile %s (" TACK_WHERE_FMT "): break "
+                           "signatures do not exist in "
+                           "TackFormat draft-02",
+                           sf[i]->path, TACK_WHERE(sf[i]->where));
             continue;
         }
         for (j = 0; j < sf[i]->num && out->nsigs < TACK_MAX_BREAKSIGS; j++) {
@@ -303,39 +303,39 @@ static int tack_resolve_breaksigs(server_rec *s,
     return problems;
 }
 
-/* tack_breaksig_find returns the index in |sel| of the break signature for
+/* mt_breaksig_find returns the index in |sel| of the break signature for
  * |key|, or sel->nsigs when there is none. */
-static size_t tack_breaksig_find(const tack_sel_t *sel, const uint8_t *key)
+static size_t mt_breaksig_find(const mt_sel_t *sel, const uint8_t *key)
 {
     size_t j;
 
     for (j = 0; j < sel->nsigs; j++) {
-        if (tack_key_equal(sel->sigs[j].public_key, key)) {
+        if (mt_key_equal(sel->sigs[j].public_key, key)) {
             break;
         }
     }
     return j;
 }
 
-/* tack_resolve_broken_keys leaves out a TACK whose key a break signature
+/* mt_resolve_broken_keys leaves out a TACK whose key a break signature
  * of this vhost breaks: the site says the key is compromised and vouches
  * with it at once.  The break signature is the later, safer statement.
  * Returns the number of problems. */
-static int tack_resolve_broken_keys(server_rec *s, tack_sel_t *out)
+static int mt_resolve_broken_keys(server_rec *s, mt_sel_t *out)
 {
     int problems = 0, c, k;
 
     for (c = 0; c < out->ncerts; c++) {
-        tack_certsel_t *cert = &out->certs[c];
+        mt_certsel_t *cert = &out->certs[c];
 
         for (k = 0; k < cert->ntacks; k++) {
-            tack_item_t *item = cert->tacks[k];
-            size_t j = tack_breaksig_find(out, item->tack.public_key);
+            mt_item_t *item = cert->tacks[k];
+            size_t j = mt_breaksig_find(out, item->tack.public_key);
 
             if (j == out->nsigs) {
                 continue;
             }
-            problems += tack_problem(
+            problems += mt_problem(
                 s, "TACK00007",
                 "%s %s (" TACK_WHERE_FMT "): its key %s is broken "
                 "by a break signature in "
@@ -354,14 +354,14 @@ static int tack_resolve_broken_keys(server_rec *s, tack_sel_t *out)
     return problems;
 }
 
-/* tack_lapsed_in returns an expired TACK of |files| for |cert|, or NULL. */
-static const tack_item_t *tack_lapsed_in(const apr_array_header_t *files,
-                                         const tack_certsel_t *cert)
+/* mt_lapsed_in returns an expired TACK of |files| for |cert|, or NULL. */
+static const mt_item_t *mt_lapsed_in(const apr_array_header_t *files,
+                                     const mt_certsel_t *cert)
 {
-    tack_file_t **f = tack_elts(files);
+    mt_file_t **f = mt_elts(files);
     int i, k;
 
-    for (i = 0; i < tack_nelts(files); i++) {
+    for (i = 0; i < mt_nelts(files); i++) {
         for (k = 0; f[i]->error && k < f[i]->expired; k++) {
             if (tack_check_target_hash(&f[i]->items[k].tack, cert->hash) ==
                 TACK_OK) {
@@ -372,22 +372,22 @@ static const tack_item_t *tack_lapsed_in(const apr_array_header_t *files,
     return NULL;
 }
 
-/* tack_resolve_lapsed notes, for each certificate left without a TACK,
+/* mt_resolve_lapsed notes, for each certificate left without a TACK,
  * an expired TACK for it from the vhost's files or store. */
-static void tack_resolve_lapsed(const tack_conf_t *conf, tack_sel_t *out)
+static void mt_resolve_lapsed(const mt_conf_t *conf, mt_sel_t *out)
 {
     int c;
 
     for (c = 0; c < out->ncerts; c++) {
-        tack_certsel_t *cert = &out->certs[c];
+        mt_certsel_t *cert = &out->certs[c];
 
         cert->lapsed = NULL;
         if (cert->ntacks) {
             continue;
         }
-        cert->lapsed = tack_lapsed_in(conf->files, cert);
+        cert->lapsed = mt_lapsed_in(conf->files, cert);
         if (!cert->lapsed) {
-            cert->lapsed = tack_lapsed_in(conf->server_files, cert);
+            cert->lapsed = mt_lapsed_in(conf->server_files, cert);
         }
         if (!cert->lapsed && conf->store && conf->store->expired_by_hash) {
             cert->lapsed = apr_hash_get(conf->store->expired_by_hash,
@@ -396,63 +396,48 @@ static void tack_resolve_lapsed(const tack_conf_t *conf, tack_sel_t *out)
     }
 }
 
-int tack_config_resolve(apr_pool_t *p, server_rec *s, tack_conf_t *conf,
-                        tack_certsel_t *certs, int ncerts, int certs_known,
-                        tack_sel_t *out)
+int mt_resolve(apr_pool_t *p, server_rec *s, mt_conf_t *conf,
+               mt_certsel_t *certs, int ncerts, int certs_known, mt_sel_t *out)
 {
     int problems = 0;
 
-    tack_resolve_start(out, conf, certs, ncerts);
+    mt_resolve_start(out, conf, certs, ncerts);
     /* The vhost's own TACKs first; the main server's fill in certificates
      * the vhost has no TACK for.  For the main server itself its TackFiles
      * are the candidates (its own and every vhost's). */
     if (s->is_virtual) {
-        problems += tack_resolve_files(p, s, out, conf->files, 0, certs_known);
-        problems += tack_resolve_files(p, s, out, conf->server_files, 1, 0);
+        problems += mt_resolve_files(p, s, out, conf->files, 0, certs_known);
+        problems += mt_resolve_files(p, s, out, conf->server_files, 1, 0);
     } else {
-        problems += tack_resolve_files(p, s, out, conf->files, 0, 0);
+        problems += mt_resolve_files(p, s, out, conf->files, 0, 0);
     }
-    problems += tack_resolve_store(p, s, conf->store, out);
-    problems += tack_resolve_breaksigs(s, conf->sigfiles, out);
-    problems += tack_resolve_broken_keys(s, out);
-    tack_resolve_lapsed(conf, out);
+    problems += mt_resolve_store(p, s, conf->store, out);
+    problems += mt_resolve_breaksigs(s, conf->sigfiles, out);
+    problems += mt_resolve_broken_keys(s, out);
+    mt_resolve_lapsed(conf, out);
     return problems;
 }
 
-/* "12 days", "5 hours", "3 minutes": how long until |secs| have passed. */
-const char *tack_duration(apr_pool_t *p, long secs)
+int mt_resolve_own_directives(server_rec *s, const mt_conf_t *conf)
 {
-    if (secs >= 2 * 86400) {
-        return apr_psprintf(p, "%ld days", secs / 86400);
-    }
-    if (secs >= 2 * 3600) {
-        return apr_psprintf(p, "%ld hours", secs / 3600);
-    }
-    return apr_psprintf(p, "%ld minute%s", secs / 60,
-                        secs / 60 == 1 ? "" : "s");
-}
-
-int tack_own_directives(server_rec *s, const tack_conf_t *conf)
-{
-    tack_sigfile_t **sf = tack_elts(conf->sigfiles);
+    mt_sigfile_t **sf = mt_elts(conf->sigfiles);
     int i;
 
-    for (i = 0; i < tack_nelts(conf->sigfiles); i++) {
+    for (i = 0; i < mt_nelts(conf->sigfiles); i++) {
         if (sf[i]->s == s) {
             return 1;
         }
     }
-    return tack_nelts(conf->files) > 0;
+    return mt_nelts(conf->files) > 0;
 }
 
-void tack_config_warn_partial(server_rec *s, const tack_conf_t *conf,
-                              const tack_sel_t *sel)
+void mt_resolve_warn_partial(server_rec *s, const mt_conf_t *conf,
+                             const mt_sel_t *sel)
 {
     const char *without = NULL;
     int c, with = 0;
 
-    if (tack_config_quiet() || sel->ncerts < 2 ||
-        (conf->sign_key && *conf->sign_key)) {
+    if (mt_quiet() || sel->ncerts < 2 || (conf->sign_key && *conf->sign_key)) {
         return; /* TackSigningKey signs for the others at the start */
     }
     for (c = 0; c < sel->ncerts; c++) {
@@ -469,30 +454,20 @@ void tack_config_warn_partial(server_rec *s, const tack_conf_t *conf,
                      "TACK00027: vhost %s: a TACK for %d of its %d "
                      "certificates; clients that negotiate the other%s get "
                      "none: %s (sign one for each: " TACK_PROG " sign -c CERT)",
-                     tack_vhost_name(s), with, sel->ncerts,
+                     mt_vhost_name(s), with, sel->ncerts,
                      sel->ncerts - with == 1 ? "" : "s", without);
     }
 }
 
-time_t tack_cert_not_after(X509 *x509)
-{
-    struct tm tm;
-
-    if (!x509 || !ASN1_TIME_to_tm(X509_get0_notAfter(x509), &tm)) {
-        return 0;
-    }
-    return timegm(&tm);
-}
-
-void tack_config_mark_cert_bound(const tack_sel_t *sel)
+void mt_resolve_mark_cert_bound(const mt_sel_t *sel)
 {
     int c, k;
 
     for (c = 0; c < sel->ncerts; c++) {
-        time_t end = tack_cert_not_after(sel->certs[c].x509);
+        time_t end = mt_cert_not_after(sel->certs[c].x509);
 
         for (k = 0; end && k < sel->certs[c].ntacks; k++) {
-            tack_item_t *item = sel->certs[c].tacks[k];
+            mt_item_t *item = sel->certs[c].tacks[k];
 
             if ((uint32_t)(end / 60) <= item->tack.expiration) {
                 item->ends_with_cert = 1;
@@ -501,20 +476,20 @@ void tack_config_mark_cert_bound(const tack_sel_t *sel)
     }
 }
 
-void tack_config_warn_expiry(server_rec *s, const tack_sel_t *sel)
+void mt_resolve_warn_expiry(server_rec *s, const mt_sel_t *sel)
 {
     time_t now = time(NULL);
     int c, k;
 
-    if (tack_config_quiet()) {
+    if (mt_quiet()) {
         return;
     }
     for (c = 0; c < sel->ncerts; c++) {
         for (k = 0; k < sel->certs[c].ntacks; k++) {
-            const tack_item_t *item = sel->certs[c].tacks[k];
+            const mt_item_t *item = sel->certs[c].tacks[k];
 
             /* A store's TACKs are reported once per store, not per vhost
-             * (tack_config_log_stores): at 10,000 vhosts signed the same
+             * (mt_store_log): at 10,000 vhosts signed the same
              * day, one line per TACK would bury everything else. */
             if (item->file->store || item->ends_with_cert) {
                 continue;
@@ -523,32 +498,31 @@ void tack_config_warn_expiry(server_rec *s, const tack_sel_t *sel)
                 ap_log_error(APLOG_MARK, APLOG_WARNING, 0, s,
                              "TACK00010: vhost %s: %s %s: TACK (key "
                              "%s) expires at %s, in %s; sign a new one",
-                             tack_vhost_name(s), item->file->kind,
-                             item->file->path,
-                             item->fingerprint, item->expiry,
-                             tack_duration(s->process->pconf,
-                                           (long)(item->expires - now)));
+                             mt_vhost_name(s), item->file->kind,
+                             item->file->path, item->fingerprint, item->expiry,
+                             mt_duration(s->process->pconf,
+                                         (long)(item->expires - now)));
             }
         }
     }
 }
 
-int tack_config_log_load_errors(server_rec *s_main)
+int mt_resolve_log_load_errors(server_rec *s_main)
 {
     server_rec *s;
     int problems = 0, i;
 
-    if (tack_config_quiet()) {
+    if (mt_quiet()) {
         return 0;
     }
     for (s = s_main; s; s = s->next) {
-        tack_conf_t *conf = tack_config_get(s);
-        tack_file_t **tf = tack_elts(conf->files);
-        tack_sigfile_t **sf = tack_elts(conf->sigfiles);
+        mt_conf_t *conf = mt_conf_get(s);
+        mt_file_t **tf = mt_elts(conf->files);
+        mt_sigfile_t **sf = mt_elts(conf->sigfiles);
 
         /* A vhost may share the main server's break-signature list: each
          * file is logged with the server it was written in only. */
-        for (i = 0; i < tack_nelts(conf->files); i++) {
+        for (i = 0; i < mt_nelts(conf->files); i++) {
             if (!tf[i]->error || tf[i]->s != s) {
                 continue;
             }
@@ -557,10 +531,10 @@ int tack_config_log_load_errors(server_rec *s_main)
                          "TACK00011: vhost %s: %s (" TACK_WHERE_FMT
                          "); this TACK file is "
                          "not served",
-                         tack_vhost_name(s), tf[i]->error,
+                         mt_vhost_name(s), tf[i]->error,
                          TACK_WHERE(tf[i]->where));
         }
-        for (i = 0; i < tack_nelts(conf->sigfiles); i++) {
+        for (i = 0; i < mt_nelts(conf->sigfiles); i++) {
             if (!sf[i]->error || sf[i]->s != s) {
                 continue;
             }
@@ -569,42 +543,42 @@ int tack_config_log_load_errors(server_rec *s_main)
                 APLOG_MARK, APLOG_ERR, 0, s,
                 "TACK00012: vhost %s: %s (" TACK_WHERE_FMT "); these break "
                 "signatures are not served",
-                tack_vhost_name(s), sf[i]->error, TACK_WHERE(sf[i]->where));
+                mt_vhost_name(s), sf[i]->error, TACK_WHERE(sf[i]->where));
         }
     }
     return problems;
 }
 
-int tack_config_log_warnings(server_rec *s_main)
+int mt_resolve_log_warnings(server_rec *s_main)
 {
     server_rec *s;
     int n = 0, i, j;
 
-    if (tack_config_quiet()) {
+    if (mt_quiet()) {
         return 0;
     }
     for (s = s_main; s; s = s->next) {
-        tack_conf_t *conf = tack_config_get(s);
-        tack_file_t **tf = tack_elts(conf->files);
-        tack_sigfile_t **sf = tack_elts(conf->sigfiles);
+        mt_conf_t *conf = mt_conf_get(s);
+        mt_file_t **tf = mt_elts(conf->files);
+        mt_sigfile_t **sf = mt_elts(conf->sigfiles);
 
-        for (i = 0; i < tack_nelts(conf->files); i++) {
+        for (i = 0; i < mt_nelts(conf->files); i++) {
             apr_array_header_t *w = tf[i]->warnings;
 
             for (j = 0; tf[i]->s == s && w && j < w->nelts; j++, n++) {
                 ap_log_error(APLOG_MARK, APLOG_WARNING, 0, s,
                              "TACK00059: vhost %s: %s (" TACK_WHERE_FMT ")",
-                             tack_vhost_name(s),
+                             mt_vhost_name(s),
                              APR_ARRAY_IDX(w, j, const char *),
                              TACK_WHERE(tf[i]->where));
             }
         }
-        for (i = 0; i < tack_nelts(conf->sigfiles); i++) {
+        for (i = 0; i < mt_nelts(conf->sigfiles); i++) {
             if (sf[i]->warning && sf[i]->s == s) {
                 n++;
                 ap_log_error(APLOG_MARK, APLOG_WARNING, 0, s,
                              "TACK00060: vhost %s: %s (" TACK_WHERE_FMT ")",
-                             tack_vhost_name(s), sf[i]->warning,
+                             mt_vhost_name(s), sf[i]->warning,
                              TACK_WHERE(sf[i]->where));
             }
         }
@@ -612,21 +586,21 @@ int tack_config_log_warnings(server_rec *s_main)
     return n;
 }
 
-int tack_config_check_unmatched(server_rec *s_main)
+int mt_resolve_check_unmatched(server_rec *s_main)
 {
-    tack_conf_t *conf = tack_config_get(s_main);
-    tack_file_t **tf = tack_elts(conf->files);
+    mt_conf_t *conf = mt_conf_get(s_main);
+    mt_file_t **tf = mt_elts(conf->files);
     int problems = 0, i, k;
 
-    for (i = 0; i < tack_nelts(conf->files); i++) {
+    for (i = 0; i < mt_nelts(conf->files); i++) {
         for (k = 0; k < tf[i]->nitems; k++) {
-            tack_item_t *item = &tf[i]->items[k];
+            mt_item_t *item = &tf[i]->items[k];
 
             if (tf[i]->error || item->matched) {
                 continue;
             }
             problems++;
-            if (tack_config_quiet()) {
+            if (mt_quiet()) {
                 continue;
             }
             ap_log_error(APLOG_MARK, APLOG_ERR, 0, s_main,
@@ -635,9 +609,8 @@ int tack_config_check_unmatched(server_rec *s_main)
                          "(key %s) matches no certificate of any virtual "
                          "host%s",
                          tf[i]->path, TACK_WHERE(tf[i]->where),
-                         tack_item_name(s_main->process->pconf, item),
-                         item->fingerprint,
-                         tack_config_strict() ? "" : "; not served");
+                         mt_item_name(s_main->process->pconf, item),
+                         item->fingerprint, mt_strict() ? "" : "; not served");
         }
     }
     return problems;

@@ -20,7 +20,7 @@
  * it over a socket; the parent never holds the password, the scalar or
  * the token session (a provider and p11-kit keep state that a later pass of
  * a long-lived parent cannot rely on).  At the end of the pass
- * (tack_sign_end, from post_config, before any httpd child is forked) the
+ * (mt_sign_end, from post_config, before any httpd child is forked) the
  * socket is closed and the signer frees the key and exits: no key
  * outlives the pass, none reaches an httpd child, and none is read
  * without the directive.  A handshake never signs: what is signed here is
@@ -54,7 +54,7 @@
 #include <openssl/evp.h>
 #include <openssl/x509.h>
 
-#include "mod_tack.h"
+#include "mod_tack_model.h"
 #include "tack_pkcs11.h"
 
 APLOG_USE_MODULE(tack);
@@ -85,7 +85,8 @@ typedef struct {
     uint8_t pub[TACK_KEY_LEN];
     char fingerprint[TACK_FINGERPRINT_SIZE];
     int nsigned, nwritten, nkept, nskipped;
-} tack_signer_t;
+    int reported; /* its error was counted under -t (once per key) */
+} mt_signer_t;
 
 /* The pass's state: its pool (a child of pconf, destroyed at the end of
  * the pass), the signers by "key\npassword source", and the TACKs signed,
@@ -98,12 +99,12 @@ static apr_hash_t *sign_stores; /* store paths written to in this pass */
 static long sign_deadline;      /* when the pass stops waiting for signers */
 static apr_hash_t *sign_names;  /* lower-case "name:port" -> first vhost */
 
-static apr_status_t tack_sign_forget(void *unused)
+static apr_status_t mt_sign_forget(void *unused)
 {
     apr_hash_index_t *hi;
 
     for (hi = apr_hash_first(NULL, sign_signers); hi; hi = apr_hash_next(hi)) {
-        tack_signer_t *sg = apr_hash_this_val(hi);
+        mt_signer_t *sg = apr_hash_this_val(hi);
 
         if (sg->fd >= 0) {
             close(sg->fd); /* the signer frees the key and exits */
@@ -125,7 +126,7 @@ static apr_status_t tack_sign_forget(void *unused)
 
 /* ---- passwords ----------------------------------------------------------- */
 
-const char *tack_sign_pw_syntax(apr_pool_t *p, const char *arg)
+const char *mt_sign_pw_syntax(apr_pool_t *p, const char *arg)
 {
     if ((!strncmp(arg, "file:", 5) || !strncmp(arg, "exec:", 5)) && arg[5]) {
         return NULL;
@@ -143,9 +144,9 @@ const char *tack_sign_pw_syntax(apr_pool_t *p, const char *arg)
                                         : arg);
 }
 
-/* tack_pw_line keeps the first line of the |*len| bytes of |buf|, without
+/* mt_pw_line keeps the first line of the |*len| bytes of |buf|, without
  * its line end. */
-static void tack_pw_line(char *buf, size_t *len)
+static void mt_pw_line(char *buf, size_t *len)
 {
     char *nl = memchr(buf, '\n', *len);
 
@@ -158,9 +159,9 @@ static void tack_pw_line(char *buf, size_t *len)
     }
 }
 
-/* tack_pw_file reads a password file that only its owner can read. */
-static const char *tack_pw_file(apr_pool_t *p, const char *path, char *buf,
-                                size_t *len)
+/* mt_pw_file reads a password file that only its owner can read. */
+static const char *mt_pw_file(apr_pool_t *p, const char *path, char *buf,
+                              size_t *len)
 {
     apr_finfo_t fi;
     char *text;
@@ -191,25 +192,25 @@ static const char *tack_pw_file(apr_pool_t *p, const char *path, char *buf,
     OPENSSL_cleanse(text, n);
     free(text);
     *len = n;
-    tack_pw_line(buf, len);
+    mt_pw_line(buf, len);
     return NULL;
 }
 
 /* The password program of the signer process, while it runs: its process
- * group, ended with it whatever happens (tack_pw_exec, and the signer's
+ * group, ended with it whatever happens (mt_pw_exec, and the signer's
  * SIGTERM handler when the parent gives up on the signer). */
-static volatile pid_t tack_pw_pgid;
+static volatile pid_t mt_pw_pgid;
 
-static void tack_pw_reap_group(pid_t pgid)
+static void mt_pw_reap_group(pid_t pgid)
 {
     if (pgid > 0) {
         kill(-pgid, SIGKILL);
     }
 }
 
-/* tack_ms_left returns the milliseconds left until |deadline| (a
+/* mt_ms_left returns the milliseconds left until |deadline| (a
  * CLOCK_MONOTONIC time in ms), at least 0. */
-static long tack_ms_now(void)
+static long mt_ms_now(void)
 {
     struct timespec ts;
 
@@ -217,14 +218,14 @@ static long tack_ms_now(void)
     return (long)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
 }
 
-static int tack_ms_left(long deadline)
+static int mt_ms_left(long deadline)
 {
-    long left = deadline - tack_ms_now();
+    long left = deadline - mt_ms_now();
 
     return left < 0 ? 0 : (int)left;
 }
 
-/* tack_pw_exec runs |prog| with the key's path or URI as its argument and
+/* mt_pw_exec runs |prog| with the key's path or URI as its argument and
  * takes the first line of its standard output, as mod_ssl's
  * SSLPassPhraseDialog exec: does.  Its standard error goes to the error
  * log.  It has TACK_PW_EXEC_SECS in all, from its start to its exit: it
@@ -232,10 +233,10 @@ static int tack_ms_left(long deadline)
  * at its exit too, so that nothing it started is left behind (a program
  * that prints the password and then waits would otherwise hold the
  * restart, and outlive it as an orphan running as root). */
-static const char *tack_pw_exec(apr_pool_t *p, const char *prog,
-                                const char *key, char *buf, size_t *len)
+static const char *mt_pw_exec(apr_pool_t *p, const char *prog, const char *key,
+                              char *buf, size_t *len)
 {
-    long deadline = tack_ms_now() + TACK_PW_EXEC_SECS * 1000L;
+    long deadline = mt_ms_now() + TACK_PW_EXEC_SECS * 1000L;
     int out[2], status = 0, late = 0, eof = 0, done = 0;
     pid_t pid;
 
@@ -264,13 +265,14 @@ static const char *tack_pw_exec(apr_pool_t *p, const char *prog,
         _exit(127);
     }
     setpgid(pid, pid); /* as the child does: whichever runs first */
-    tack_pw_pgid = pid;
+    mt_pw_pgid = pid;
     close(out[1]);
     while (!done) {
         struct pollfd pfd = {out[0], POLLIN, 0};
-        int r = eof ? 0 : poll(&pfd, 1, tack_ms_left(deadline) < 50
-                                             ? tack_ms_left(deadline)
-                                             : 50);
+        int r =
+            eof ? 0
+                : poll(&pfd, 1,
+                       mt_ms_left(deadline) < 50 ? mt_ms_left(deadline) : 50);
         if (r > 0) {
             ssize_t n = *len < TACK_PW_MAX - 1
                             ? read(out[0], buf + *len, TACK_PW_MAX - 1 - *len)
@@ -290,7 +292,7 @@ static const char *tack_pw_exec(apr_pool_t *p, const char *prog,
         if (waitid(P_PID, (id_t)pid, &si, WEXITED | WNOHANG | WNOWAIT) == 0 &&
             si.si_pid == pid) {
             done = 1;
-        } else if (!tack_ms_left(deadline)) {
+        } else if (!mt_ms_left(deadline)) {
             late = 1;
             done = 1;
         } else if (eof) {
@@ -300,8 +302,8 @@ static const char *tack_pw_exec(apr_pool_t *p, const char *prog,
     close(out[0]);
     /* The group goes at the deadline, and at the program's exit: what it
      * left running in the background is ended with it. */
-    tack_pw_reap_group(pid);
-    tack_pw_pgid = 0;
+    mt_pw_reap_group(pid);
+    mt_pw_pgid = 0;
     while (waitpid(pid, &status, 0) < 0 && errno == EINTR) {
     }
     if (late) {
@@ -317,21 +319,21 @@ static const char *tack_pw_exec(apr_pool_t *p, const char *prog,
                             WIFEXITED(status) ? WEXITSTATUS(status)
                                               : WTERMSIG(status));
     }
-    tack_pw_line(buf, len);
+    mt_pw_line(buf, len);
     return NULL;
 }
 
-/* tack_sign_password fetches |sg|'s password into |buf| (TACK_PW_MAX). */
-static const char *tack_sign_password(apr_pool_t *p, const tack_signer_t *sg,
-                                      char *buf, size_t *len)
+/* mt_sign_password fetches |sg|'s password into |buf| (TACK_PW_MAX). */
+static const char *mt_sign_password(apr_pool_t *p, const mt_signer_t *sg,
+                                    char *buf, size_t *len)
 {
     const char *src = sg->pw;
 
     if (!strncmp(src, "file:", 5)) {
-        return tack_pw_file(p, src + 5, buf, len);
+        return mt_pw_file(p, src + 5, buf, len);
     }
     if (!strncmp(src, "exec:", 5)) {
-        return tack_pw_exec(p, src + 5, sg->key, buf, len);
+        return mt_pw_exec(p, src + 5, sg->key, buf, len);
     }
     if (!getenv(src + 4)) {
         return apr_psprintf(p,
@@ -349,17 +351,17 @@ static const char *tack_sign_password(apr_pool_t *p, const tack_signer_t *sg,
     return NULL;
 }
 
-/* tack_sign_child_init wipes, in a new httpd child, the value of every
+/* mt_sign_child_init wipes, in a new httpd child, the value of every
  * variable a TackSigningPassword env: names: in place, so that neither a
  * request handler (mod_lua's os.getenv, a CGI's inherited environment) nor
  * /proc/PID/environ shows it.  Only the parent keeps it: every restart
  * reads it again. */
-static void tack_sign_child_init(apr_pool_t *p, server_rec *s_main)
+static void mt_sign_child_init(apr_pool_t *p, server_rec *s_main)
 {
     server_rec *s;
 
     for (s = s_main; s; s = s->next) {
-        const tack_conf_t *conf = tack_config_get(s);
+        const mt_conf_t *conf = mt_conf_get(s);
         char *v;
 
         if (conf->sign_pw && !strncmp(conf->sign_pw, "env:", 4) &&
@@ -369,16 +371,16 @@ static void tack_sign_child_init(apr_pool_t *p, server_rec *s_main)
     }
 }
 
-void tack_sign_register_hooks(apr_pool_t *p)
+void mt_sign_register_hooks(apr_pool_t *p)
 {
-    ap_hook_child_init(tack_sign_child_init, NULL, NULL, APR_HOOK_REALLY_FIRST);
+    ap_hook_child_init(mt_sign_child_init, NULL, NULL, APR_HOOK_REALLY_FIRST);
 }
 
 /* ---- loading the key ----------------------------------------------------- */
 
-/* tack_signer_keyfile decrypts the TACKpy key file of |sg|. */
-static const char *tack_signer_keyfile(apr_pool_t *p, tack_signer_t *sg,
-                                       const char *pw, size_t pw_len)
+/* mt_signer_keyfile decrypts the TACKpy key file of |sg|. */
+static const char *mt_signer_keyfile(apr_pool_t *p, mt_signer_t *sg,
+                                     const char *pw, size_t pw_len)
 {
     char labels[4][TACK_PEM_LABEL_SIZE];
     tack_keyfile_t kf;
@@ -388,7 +390,7 @@ static const char *tack_signer_keyfile(apr_pool_t *p, tack_signer_t *sg,
     char *text;
     size_t len, n;
 
-    if ((err = tack_read_text(p, "TackSigningKey", sg->key, &text, &len))) {
+    if ((err = mt_read_text(p, "TackSigningKey", sg->key, &text, &len))) {
         return err;
     }
     st = tack_keyfile_from_pem(&kf, text, len, &line);
@@ -403,8 +405,8 @@ static const char *tack_signer_keyfile(apr_pool_t *p, tack_signer_t *sg,
                             sg->key, TACK_PEM_LABEL_KEY, labels[0]);
     }
     if (st != TACK_OK) {
-        return tack_pem_error(p, "TackSigningKey", sg->key, st, line,
-                              TACK_PEM_LABEL_KEY, TACK_KEYFILE_LEN);
+        return mt_pem_error(p, "TackSigningKey", sg->key, st, line,
+                            TACK_PEM_LABEL_KEY, TACK_KEYFILE_LEN);
     }
     st = tack_keyfile_decrypt(&kf, pw, pw_len, &sg->pkey);
     OPENSSL_cleanse(&kf, sizeof(kf));
@@ -430,9 +432,9 @@ static const char *tack_signer_keyfile(apr_pool_t *p, tack_signer_t *sg,
  * that succeeds forgets it.  exec: and env: PINs are tried each time: no
  * file tells when they change. */
 
-/* tack_pin_file_id returns what identifies the PIN file of |pw|'s current
+/* mt_pin_file_id returns what identifies the PIN file of |pw|'s current
  * version (device, inode, size, modification time), or NULL. */
-static const char *tack_pin_file_id(apr_pool_t *p, const char *pw)
+static const char *mt_pin_file_id(apr_pool_t *p, const char *pw)
 {
     struct stat sb;
 
@@ -448,7 +450,7 @@ static const char *tack_pin_file_id(apr_pool_t *p, const char *pw)
                         (long)sb.st_mtim.tv_nsec);
 }
 
-static json_t *tack_pin_refusals(apr_pool_t *p, const char *path)
+static json_t *mt_pin_refusals(apr_pool_t *p, const char *path)
 {
     char *text = NULL;
     size_t len;
@@ -465,11 +467,11 @@ static json_t *tack_pin_refusals(apr_pool_t *p, const char *path)
     return root;
 }
 
-/* tack_pin_refused says whether the token refused |id|'s PIN for |uri| at
- * the last attempt; tack_pin_note records (|refused|) or forgets it. */
-static int tack_pin_refused(apr_pool_t *p, const char *uri, const char *id)
+/* mt_pin_refused says whether the token refused |id|'s PIN for |uri| at
+ * the last attempt; mt_pin_note records (|refused|) or forgets it. */
+static int mt_pin_refused(apr_pool_t *p, const char *uri, const char *id)
 {
-    json_t *root = tack_pin_refusals(p, tack_guard_state_path(p, ".pin-refused"));
+    json_t *root = mt_pin_refusals(p, mt_guard_state_path(p, ".pin-refused"));
     const char *had = json_string_value(json_object_get(root, uri));
     int refused = had && id && !strcmp(had, id);
 
@@ -477,11 +479,11 @@ static int tack_pin_refused(apr_pool_t *p, const char *uri, const char *id)
     return refused;
 }
 
-static void tack_pin_note(apr_pool_t *p, const char *uri, const char *id,
-                          int refused)
+static void mt_pin_note(apr_pool_t *p, const char *uri, const char *id,
+                        int refused)
 {
-    const char *path = tack_guard_state_path(p, ".pin-refused");
-    json_t *root = tack_pin_refusals(p, path);
+    const char *path = mt_guard_state_path(p, ".pin-refused");
+    json_t *root = mt_pin_refusals(p, path);
     char *text;
 
     if (refused) {
@@ -500,15 +502,15 @@ static void tack_pin_note(apr_pool_t *p, const char *uri, const char *id,
     json_decref(root);
 }
 
-/* tack_signer_token loads a key that stays in a PKCS#11 token. */
-static const char *tack_signer_token(apr_pool_t *p, tack_signer_t *sg,
-                                     const char *pin, size_t pin_len)
+/* mt_signer_token loads a key that stays in a PKCS#11 token. */
+static const char *mt_signer_token(apr_pool_t *p, mt_signer_t *sg,
+                                   const char *pin, size_t pin_len)
 {
     char why[TACK_PKCS11_ERR_SIZE];
-    const char *id = tack_pin_file_id(p, sg->pw);
+    const char *id = mt_pin_file_id(p, sg->pw);
     tack_status_t st;
 
-    if (id && tack_pin_refused(p, sg->key, id)) {
+    if (id && mt_pin_refused(p, sg->key, id)) {
         return apr_psprintf(p,
                             "TackSigningKey %s: the token refused the PIN of "
                             "TackSigningPassword %s at the last attempt, and "
@@ -520,7 +522,7 @@ static const char *tack_signer_token(apr_pool_t *p, tack_signer_t *sg,
     why[0] = '\0';
     st = tack_pkcs11_load(sg->key, pin, pin_len, &sg->pkey, why, sizeof(why));
     if (id) {
-        tack_pin_note(p, sg->key, id, st == TACK_ERR_WRONG_PASSWORD);
+        mt_pin_note(p, sg->key, id, st == TACK_ERR_WRONG_PASSWORD);
     }
     if (st != TACK_OK) {
         ERR_clear_error();
@@ -534,9 +536,9 @@ static const char *tack_signer_token(apr_pool_t *p, tack_signer_t *sg,
     return NULL;
 }
 
-/* tack_signer_load loads |sg|'s key; returns NULL or why it cannot be
+/* mt_signer_load loads |sg|'s key; returns NULL or why it cannot be
  * used.  The password is wiped before it returns. */
-static const char *tack_signer_load(apr_pool_t *p, tack_signer_t *sg)
+static const char *mt_signer_load(apr_pool_t *p, mt_signer_t *sg)
 {
     char pw[TACK_PW_MAX];
     size_t pw_len = 0;
@@ -544,7 +546,7 @@ static const char *tack_signer_load(apr_pool_t *p, tack_signer_t *sg)
     int uri = tack_key_is_uri(sg->key);
 
     if (sg->pw) {
-        err = tack_sign_password(p, sg, pw, &pw_len);
+        err = mt_sign_password(p, sg, pw, &pw_len);
         if (err) {
             err = apr_psprintf(p, "TackSigningPassword %s (" TACK_WHERE_FMT
                                   ") for TackSigningKey %s: %s",
@@ -559,8 +561,8 @@ static const char *tack_signer_load(apr_pool_t *p, tack_signer_t *sg)
                            sg->key);
     }
     if (!err) {
-        err = uri ? tack_signer_token(p, sg, sg->pw ? pw : NULL, pw_len)
-                  : tack_signer_keyfile(p, sg, pw, pw_len);
+        err = uri ? mt_signer_token(p, sg, sg->pw ? pw : NULL, pw_len)
+                  : mt_signer_keyfile(p, sg, pw, pw_len);
     }
     OPENSSL_cleanse(pw, sizeof(pw));
     if (!err && tack_key_public(sg->pkey, sg->pub) != TACK_OK) {
@@ -577,10 +579,10 @@ static const char *tack_signer_load(apr_pool_t *p, tack_signer_t *sg)
 
 /* ---- the signer process ---------------------------------------------------- */
 
-/* tack_io waits for |fd| and reads or writes all of |len| bytes, until
- * |deadline| (tack_ms_now's clock; 0: TACK_SIGNER_SECS for each wait, the
+/* mt_io waits for |fd| and reads or writes all of |len| bytes, until
+ * |deadline| (mt_ms_now's clock; 0: TACK_SIGNER_SECS for each wait, the
  * signer's side); returns 1, or 0 on EOF, an error or the time-out. */
-static int tack_io(int fd, void *buf, size_t len, int writing, long deadline)
+static int mt_io(int fd, void *buf, size_t len, int writing, long deadline)
 {
     uint8_t *p = buf;
 
@@ -588,7 +590,7 @@ static int tack_io(int fd, void *buf, size_t len, int writing, long deadline)
         struct pollfd pfd = {fd, writing ? POLLOUT : POLLIN, 0};
         ssize_t n;
         int r = poll(&pfd, 1,
-                     deadline ? tack_ms_left(deadline) : TACK_SIGNER_SECS * 1000);
+                     deadline ? mt_ms_left(deadline) : TACK_SIGNER_SECS * 1000);
 
         if (r < 0 && errno == EINTR) {
             continue;
@@ -614,29 +616,29 @@ typedef struct {
     uint8_t ok;
     uint8_t pub[TACK_KEY_LEN];
     char error[1024];
-} tack_signer_hello_t;
+} mt_signer_hello_t;
 
-/* tack_signer_main is the signer process: it loads the key, says so, then
+/* mt_signer_main is the signer process: it loads the key, says so, then
  * signs each TACK it is sent (166 bytes in, the 64-byte signature or
  * zeros out) until the parent closes the socket.  It never returns. */
-static void tack_signer_main(tack_signer_t *sg, int fd)
+static void mt_signer_main(mt_signer_t *sg, int fd)
 {
-    tack_signer_hello_t hello;
+    mt_signer_hello_t hello;
     apr_pool_t *p;
     const char *err;
     uint8_t raw[TACK_LEN];
 
     memset(&hello, 0, sizeof(hello));
     apr_pool_create(&p, NULL);
-    err = p ? tack_signer_load(p, sg) : "out of memory";
+    err = p ? mt_signer_load(p, sg) : "out of memory";
     if (err) {
         apr_cpystrn(hello.error, err, sizeof(hello.error));
     } else {
         hello.ok = 1;
         memcpy(hello.pub, sg->pub, TACK_KEY_LEN);
     }
-    if (tack_io(fd, &hello, sizeof(hello), 1, 0)) {
-        while (hello.ok && tack_io(fd, raw, TACK_LEN, 0, 0)) {
+    if (mt_io(fd, &hello, sizeof(hello), 1, 0)) {
+        while (hello.ok && mt_io(fd, raw, TACK_LEN, 0, 0)) {
             tack_t tack;
 
             if (tack_parse(&tack, raw, TACK_LEN) != TACK_OK ||
@@ -644,7 +646,7 @@ static void tack_signer_main(tack_signer_t *sg, int fd)
                 memset(tack.signature, 0, TACK_SIG_LEN);
                 ERR_clear_error();
             }
-            if (!tack_io(fd, tack.signature, TACK_SIG_LEN, 1, 0)) {
+            if (!mt_io(fd, tack.signature, TACK_SIG_LEN, 1, 0)) {
                 break;
             }
         }
@@ -653,17 +655,17 @@ static void tack_signer_main(tack_signer_t *sg, int fd)
     _exit(0);
 }
 
-/* tack_signer_on_term ends the signer when the parent gives up on it,
+/* mt_signer_on_term ends the signer when the parent gives up on it,
  * with its password program's process group. */
-static void tack_signer_on_term(int sig)
+static void mt_signer_on_term(int sig)
 {
-    tack_pw_reap_group(tack_pw_pgid);
+    mt_pw_reap_group(mt_pw_pgid);
     _exit(1);
 }
 
-/* tack_signer_stop ends a signer the parent gives up on: SIGTERM first, so
+/* mt_signer_stop ends a signer the parent gives up on: SIGTERM first, so
  * that it kills its password program's group, then SIGKILL. */
-static void tack_signer_stop(pid_t pid)
+static void mt_signer_stop(pid_t pid)
 {
     int i;
 
@@ -679,15 +681,15 @@ static void tack_signer_stop(pid_t pid)
     }
 }
 
-/* tack_signer_start forks the signer of |sg| and waits for its first
+/* mt_signer_start forks the signer of |sg| and waits for its first
  * answer; returns NULL (the key is ready: sg->pub), or why not. */
-static const char *tack_signer_start(apr_pool_t *p, tack_signer_t *sg)
+static const char *mt_signer_start(apr_pool_t *p, mt_signer_t *sg)
 {
-    tack_signer_hello_t hello;
+    mt_signer_hello_t hello;
     int sv[2];
     pid_t pid;
 
-    if (!tack_ms_left(sign_deadline)) {
+    if (!mt_ms_left(sign_deadline)) {
         return apr_psprintf(p,
                             "TackSigningKey %s: not loaded: the %d seconds a "
                             "restart gives signing were spent by another "
@@ -709,14 +711,14 @@ static const char *tack_signer_start(apr_pool_t *p, tack_signer_t *sg)
         close(sv[0]);
         signal(SIGHUP, SIG_IGN); /* httpd's restart signals are the parent's */
         signal(SIGUSR1, SIG_IGN);
-        signal(SIGTERM, tack_signer_on_term);
-        tack_signer_main(sg, sv[1]);
+        signal(SIGTERM, mt_signer_on_term);
+        mt_signer_main(sg, sv[1]);
     }
     close(sv[1]);
     sg->fd = sv[0];
     sg->pid = pid;
-    if (!tack_io(sg->fd, &hello, sizeof(hello), 0, sign_deadline)) {
-        tack_signer_stop(pid);
+    if (!mt_io(sg->fd, &hello, sizeof(hello), 0, sign_deadline)) {
+        mt_signer_stop(pid);
         sg->pid = 0;
         close(sg->fd);
         sg->fd = -1;
@@ -736,9 +738,9 @@ static const char *tack_signer_start(apr_pool_t *p, tack_signer_t *sg)
     return NULL;
 }
 
-/* tack_signer_sign has |tack| signed by |sg|'s process and checks the
+/* mt_signer_sign has |tack| signed by |sg|'s process and checks the
  * signature; returns TACK_OK or why not. */
-static tack_status_t tack_signer_sign(tack_signer_t *sg, tack_t *tack)
+static tack_status_t mt_signer_sign(mt_signer_t *sg, tack_t *tack)
 {
     uint8_t raw[TACK_LEN];
 
@@ -747,13 +749,13 @@ static tack_status_t tack_signer_sign(tack_signer_t *sg, tack_t *tack)
     if (sg->fd < 0) {
         return TACK_ERR_IO;
     }
-    if (!tack_io(sg->fd, raw, TACK_LEN, 1, sign_deadline) ||
-        !tack_io(sg->fd, tack->signature, TACK_SIG_LEN, 0, sign_deadline)) {
+    if (!mt_io(sg->fd, raw, TACK_LEN, 1, sign_deadline) ||
+        !mt_io(sg->fd, tack->signature, TACK_SIG_LEN, 0, sign_deadline)) {
         /* gone, or the pass's time is up: no more waiting on it */
         close(sg->fd);
         sg->fd = -1;
         if (sg->pid > 0) {
-            tack_signer_stop(sg->pid);
+            mt_signer_stop(sg->pid);
             sg->pid = 0;
         }
         return TACK_ERR_IO;
@@ -761,13 +763,13 @@ static tack_status_t tack_signer_sign(tack_signer_t *sg, tack_t *tack)
     return tack_verify(tack);
 }
 
-/* tack_signer_get returns the signer of |conf| in this pass, loading its
+/* mt_signer_get returns the signer of |conf| in this pass, loading its
  * key the first time; the reason it cannot be used is logged once (under
  * -t by the caller, as a problem). */
-static tack_signer_t *tack_signer_get(server_rec *s, const tack_conf_t *conf)
+static mt_signer_t *mt_signer_get(server_rec *s, const mt_conf_t *conf)
 {
     const char *id;
-    tack_signer_t *sg;
+    mt_signer_t *sg;
 
     if (!sign_pool) {
         apr_pool_create(&sign_pool, s->process->pconf);
@@ -775,8 +777,8 @@ static tack_signer_t *tack_signer_get(server_rec *s, const tack_conf_t *conf)
         sign_signers = apr_hash_make(sign_pool);
         sign_done = apr_hash_make(sign_pool);
         sign_stores = apr_hash_make(sign_pool);
-        sign_deadline = tack_ms_now() + TACK_SIGN_PASS_SECS * 1000L;
-        apr_pool_cleanup_register(sign_pool, NULL, tack_sign_forget,
+        sign_deadline = mt_ms_now() + TACK_SIGN_PASS_SECS * 1000L;
+        apr_pool_cleanup_register(sign_pool, NULL, mt_sign_forget,
                                   apr_pool_cleanup_null);
     }
     id = apr_pstrcat(sign_pool, conf->sign_key, "\n",
@@ -792,8 +794,8 @@ static tack_signer_t *tack_signer_get(server_rec *s, const tack_conf_t *conf)
     sg->pw_where = conf->sign_pw_where;
     sg->fd = -1;
     apr_hash_set(sign_signers, id, APR_HASH_KEY_STRING, sg);
-    sg->error = tack_signer_start(sign_pool, sg);
-    if (sg->error && !tack_config_strict()) {
+    sg->error = mt_signer_start(sign_pool, sg);
+    if (sg->error && !mt_strict()) {
         ap_log_error(APLOG_MARK, APLOG_ERR, 0, s,
                      "TACK00030: %s (" TACK_WHERE_FMT "); no TACK is signed "
                      "with it: every certificate without a TACK of its own "
@@ -805,17 +807,17 @@ static tack_signer_t *tack_signer_get(server_rec *s, const tack_conf_t *conf)
 
 /* ---- signing --------------------------------------------------------------- */
 
-/* tack_store_file_name returns "HOST.PORT.KEYTYPE.tack.pem" for |cert| of
+/* mt_store_file_name returns "HOST.PORT.KEYTYPE.tack.pem" for |cert| of
  * |s|: one file per vhost and certificate type, replaced in place when the
  * certificate is renewed.  Characters other than letters, digits, '-' and
  * '.' become '_' ("*.example.org" is "_.example.org"). */
-static const char *tack_store_file_name(apr_pool_t *p, server_rec *s,
-                                        const tack_certsel_t *cert)
+static const char *mt_store_file_name(apr_pool_t *p, server_rec *s,
+                                      const mt_certsel_t *cert)
 {
     char name[TACK_NAME_SIZE];
     char *out, *c;
 
-    tack_vhost_name_buf(s, name);
+    mt_vhost_name_buf(s, name);
     out = apr_psprintf(p, "%s.%s" TACK_STORE_SUFFIX, name,
                        cert->key_type ? cert->key_type : "cert");
     for (c = out; *c; c++) {
@@ -833,15 +835,15 @@ static const char *tack_store_file_name(apr_pool_t *p, server_rec *s,
     return out;
 }
 
-/* tack_store_write writes |tack| as |name| into |store|, atomically and
+/* mt_store_write writes |tack| as |name| into |store|, atomically and
  * mode 0644 (tack_file_replace: a new file made with O_EXCL, its mode set
  * on its descriptor, renamed over the old one: nothing a writer of the
  * directory swaps in is followed); the store's filesystem is synced once at
- * the end of the pass (tack_sign_end), not file by file: 10,000 fsyncs cost
+ * the end of the pass (mt_sign_end), not file by file: 10,000 fsyncs cost
  * seconds of every pass that signs them all.  Returns NULL, or why it
  * could not. */
-static const char *tack_store_write(apr_pool_t *p, const tack_store_t *store,
-                                    const char *name, const tack_t *tack)
+static const char *mt_store_write(apr_pool_t *p, const mt_store_t *store,
+                                  const char *name, const tack_t *tack)
 {
     uint8_t raw[TACK_LEN];
     char when[APR_RFC822_DATE_LEN], *pem = NULL, *text, *path;
@@ -869,13 +871,13 @@ static const char *tack_store_write(apr_pool_t *p, const tack_store_t *store,
     return NULL;
 }
 
-/* tack_signed_item makes the served item of a TACK just signed. */
-static tack_item_t *tack_signed_item(apr_pool_t *p, server_rec *s,
-                                     const tack_conf_t *conf,
-                                     const tack_t *tack, const char *path)
+/* mt_signed_item makes the served item of a TACK just signed. */
+static mt_item_t *mt_signed_item(apr_pool_t *p, server_rec *s,
+                                 const mt_conf_t *conf, const tack_t *tack,
+                                 const char *path)
 {
-    tack_file_t *f = apr_pcalloc(p, sizeof(*f));
-    tack_item_t *item = apr_pcalloc(p, sizeof(*item));
+    mt_file_t *f = apr_pcalloc(p, sizeof(*f));
+    mt_item_t *item = apr_pcalloc(p, sizeof(*item));
 
     f->s = s;
     f->kind = "TackSigningKey";
@@ -894,10 +896,10 @@ static tack_item_t *tack_signed_item(apr_pool_t *p, server_rec *s,
     return item;
 }
 
-/* tack_sign_first_vhost returns the first vhost of the configuration whose
+/* mt_sign_first_vhost returns the first vhost of the configuration whose
  * name and port are |s|'s but for case: |s| itself unless another one
  * comes before it.  The table is built once per pass. */
-static server_rec *tack_sign_first_vhost(server_rec *s)
+static server_rec *mt_sign_first_vhost(server_rec *s)
 {
     char name[TACK_NAME_SIZE];
     server_rec *v;
@@ -910,7 +912,7 @@ static server_rec *tack_sign_first_vhost(server_rec *s)
             server_rec *had;
             const char *key;
 
-            tack_vhost_name_buf(v, name);
+            mt_vhost_name_buf(v, name);
             key = apr_pstrdup(sign_pool, name);
             ap_str_tolower((char *)key);
             had = apr_hash_get(sign_names, key, APR_HASH_KEY_STRING);
@@ -921,24 +923,24 @@ static server_rec *tack_sign_first_vhost(server_rec *s)
             }
         }
     }
-    tack_vhost_name_buf(s, name);
+    mt_vhost_name_buf(s, name);
     ap_str_tolower(name);
     v = apr_hash_get(sign_names, name, APR_HASH_KEY_STRING);
     return v ? v : s;
 }
 
-/* tack_sign_one signs a TACK for |cert| that expires with it (|expires|,
+/* mt_sign_one signs a TACK for |cert| that expires with it (|expires|,
  * in minutes), writes it into the vhost's store, and returns its item; a
  * certificate already signed for in this pass gets the same TACK. */
-static tack_item_t *tack_sign_one(apr_pool_t *p, server_rec *s,
-                                  const tack_conf_t *conf, tack_signer_t *sg,
-                                  const tack_certsel_t *cert, uint32_t expires,
-                                  int write)
+static mt_item_t *mt_sign_one(apr_pool_t *p, server_rec *s,
+                              const mt_conf_t *conf, mt_signer_t *sg,
+                              const mt_certsel_t *cert, uint32_t expires,
+                              int write)
 {
     uint8_t id[TACK_HASH_LEN + TACK_KEY_LEN];
     const char *name, *path = sg->key, *err = NULL;
     char vname[TACK_NAME_SIZE];
-    tack_item_t *item;
+    mt_item_t *item;
     tack_t tack;
 
     memcpy(id, cert->hash, TACK_HASH_LEN);
@@ -952,22 +954,22 @@ static tack_item_t *tack_sign_one(apr_pool_t *p, server_rec *s,
     tack.generation = (uint8_t)(conf->sign_gen == TACK_UNSET ? 0 : conf->sign_gen);
     tack.expiration = expires;
     memcpy(tack.target_hash, cert->hash, TACK_HASH_LEN);
-    if (tack_signer_sign(sg, &tack) != TACK_OK) {
+    if (mt_signer_sign(sg, &tack) != TACK_OK) {
         ap_log_error(APLOG_MARK, APLOG_ERR, 0, s,
                      "TACK00038: vhost %s: signing a TACK for %s with "
                      "TackSigningKey %s failed; it is served without one",
-                     tack_vhost_name_buf(s, vname), cert->label, sg->key);
+                     mt_vhost_name_buf(s, vname), cert->label, sg->key);
         ERR_clear_error();
         sg->nskipped++;
         return NULL;
     }
-    name = tack_store_file_name(p, s, cert);
+    name = mt_store_file_name(p, s, cert);
     if (write && conf->store && conf->store->loaded && !conf->store->error) {
         /* Two vhosts whose names differ only by case ("A.test", "a.test")
          * have one file name: each would overwrite the other's TACK at
          * every pass.  The first in the configuration keeps the file; the
          * others are served from memory, with a warning. */
-        server_rec *first = tack_sign_first_vhost(s);
+        server_rec *first = mt_sign_first_vhost(s);
 
         if (first != s) {
             char fname[TACK_NAME_SIZE];
@@ -978,13 +980,13 @@ static tack_item_t *tack_sign_one(apr_pool_t *p, server_rec *s,
                          "one file name); the TACK signed for %s is served "
                          "from memory and signed again at the next start: "
                          "give one of them another ServerName",
-                         tack_vhost_name_buf(s, vname), conf->store->path,
-                         name, tack_vhost_name_buf(first, fname), cert->label);
+                         mt_vhost_name_buf(s, vname), conf->store->path, name,
+                         mt_vhost_name_buf(first, fname), cert->label);
             write = 0;
         }
     }
     if (write && conf->store && conf->store->loaded && !conf->store->error) {
-        err = tack_store_write(p, conf->store, name, &tack);
+        err = mt_store_write(p, conf->store, name, &tack);
         if (!err) {
             path = apr_pstrcat(p, conf->store->path, "/", name, NULL);
             sg->nwritten++;
@@ -995,14 +997,14 @@ static tack_item_t *tack_sign_one(apr_pool_t *p, server_rec *s,
                          "TACK00035: vhost %s: TackStore %s: %s; the TACK "
                          "signed for %s is served from memory and signed "
                          "again at the next start",
-                         tack_vhost_name_buf(s, vname), conf->store->path, err,
+                         mt_vhost_name_buf(s, vname), conf->store->path, err,
                          cert->label);
             sg->nkept++;
         }
     } else {
         sg->nkept++;
     }
-    item = tack_signed_item(p, s, conf, &tack, path);
+    item = mt_signed_item(p, s, conf, &tack, path);
     apr_hash_set(sign_done, apr_pmemdup(sign_pool, id, sizeof(id)), sizeof(id),
                  item);
     sg->nsigned++;
@@ -1010,29 +1012,28 @@ static tack_item_t *tack_sign_one(apr_pool_t *p, server_rec *s,
                  "TACK00031: vhost %s: signed a TACK for %s with "
                  "TackSigningKey %s (key %s, generation %u, expires %s, "
                  "with the certificate)%s%s",
-                 tack_vhost_name_buf(s, vname), cert->label, sg->key,
+                 mt_vhost_name_buf(s, vname), cert->label, sg->key,
                  item->fingerprint, tack.generation, item->expiry,
                  path != sg->key ? "; written to " : "",
                  path != sg->key ? path : "");
     return item;
 }
 
-/* tack_sign_cert decides for one certificate: sign when it has no TACK,
+/* mt_sign_cert decides for one certificate: sign when it has no TACK,
  * sign anew when its TACK under the signing key expires within 30 days
  * and the certificate lives longer; leave alone a certificate that has a
  * TACK under another key. */
-static void tack_sign_cert(apr_pool_t *p, server_rec *s,
-                           const tack_conf_t *conf, tack_signer_t *sg,
-                           tack_certsel_t *cert, time_t now)
+static void mt_sign_cert(apr_pool_t *p, server_rec *s, const mt_conf_t *conf,
+                         mt_signer_t *sg, mt_certsel_t *cert, time_t now)
 {
     char vname[TACK_NAME_SIZE], when[TACK_TIME_SIZE];
     time_t end;
-    tack_item_t *item;
+    mt_item_t *item;
     long pinned = 0;
     int k, mine = -1;
 
     for (k = 0; k < cert->ntacks; k++) {
-        if (tack_key_equal(cert->tacks[k]->tack.public_key, sg->pub)) {
+        if (mt_key_equal(cert->tacks[k]->tack.public_key, sg->pub)) {
             mine = k;
         }
     }
@@ -1041,7 +1042,7 @@ static void tack_sign_cert(apr_pool_t *p, server_rec *s,
          * clients hold pins on this key here: then a TACK under another
          * key (a file dropped into the store) must not displace it without
          * a break signature or TackLetPinsLapse (the guard's memory). */
-        pinned = tack_guard_pinned(s, conf, cert->key_type, sg->pub);
+        pinned = mt_guard_pinned(s, conf, cert->key_type, sg->pub);
         if (!pinned) {
             return;
         }
@@ -1049,20 +1050,20 @@ static void tack_sign_cert(apr_pool_t *p, server_rec *s,
                                    TACK_EXPIRY_WARN_SECS) {
         return; /* a TACK of its own under this key */
     }
-    end = tack_cert_not_after(cert->x509);
+    end = mt_cert_not_after(cert->x509);
     if (end / 60 <= now / 60) {
         tack_time_format((uint32_t)(end / 60), when);
         ap_log_error(APLOG_MARK, APLOG_ERR, 0, s,
                      "TACK00034: vhost %s: %s expired at %s; TackSigningKey "
                      "signs no TACK for it",
-                     tack_vhost_name_buf(s, vname), cert->label, when);
+                     mt_vhost_name_buf(s, vname), cert->label, when);
         sg->nskipped++;
         return;
     }
     if (mine >= 0 && (uint32_t)(end / 60) <= cert->tacks[mine]->tack.expiration) {
         return; /* the certificate ends first: a new TACK would gain nothing */
     }
-    item = tack_sign_one(p, s, conf, sg, cert, (uint32_t)(end / 60), !pinned);
+    item = mt_sign_one(p, s, conf, sg, cert, (uint32_t)(end / 60), !pinned);
     if (!item) {
         return;
     }
@@ -1079,7 +1080,7 @@ static void tack_sign_cert(apr_pool_t *p, server_rec *s,
                      "serve a break signature for %s or record "
                      "\"TackLetPinsLapse %s\", and remove the file if it "
                      "is not yours",
-                     tack_vhost_name_buf(s, vname), cert->tacks[0]->file->kind,
+                     mt_vhost_name_buf(s, vname), cert->tacks[0]->file->kind,
                      cert->tacks[0]->file->path, cert->label, fpr,
                      sg->fingerprint, when, sg->fingerprint, sg->fingerprint,
                      sg->fingerprint);
@@ -1091,84 +1092,76 @@ static void tack_sign_cert(apr_pool_t *p, server_rec *s,
         ap_log_error(APLOG_MARK, APLOG_INFO, 0, s,
                      "TACK00037: vhost %s: the TACK of %s %s expired at %s; "
                      "serving the one just signed instead",
-                     tack_vhost_name_buf(s, vname),
-                     cert->tacks[mine]->file->kind,
-                     cert->tacks[mine]->file->path,
-                     cert->tacks[mine]->expiry);
+                     mt_vhost_name_buf(s, vname), cert->tacks[mine]->file->kind,
+                     cert->tacks[mine]->file->path, cert->tacks[mine]->expiry);
         cert->tacks[mine] = item;
     } else {
         cert->tacks[cert->ntacks++] = item;
     }
 }
 
-void tack_sign_vhost(apr_pool_t *p, server_rec *s, const tack_conf_t *conf,
-                     tack_sel_t *sel)
+void mt_sign_vhost(apr_pool_t *p, server_rec *s, const mt_conf_t *conf,
+                   mt_sel_t *sel)
 {
     char vname[TACK_NAME_SIZE];
-    tack_signer_t *sg;
+    mt_signer_t *sg;
     time_t now = time(NULL);
     size_t j;
     int c;
 
-    if (!conf->sign_key || !*conf->sign_key || tack_config_strict() ||
-        tack_config_quiet() || !sel->ncerts) {
+    if (!conf->sign_key || !*conf->sign_key || mt_strict() || mt_quiet() ||
+        !sel->ncerts) {
         return;
     }
-    sg = tack_signer_get(s, conf);
+    sg = mt_signer_get(s, conf);
     if (sg->error) {
         return;
     }
     for (j = 0; j < sel->nsigs; j++) {
-        if (tack_key_equal(sel->sigs[j].public_key, sg->pub)) {
+        if (mt_key_equal(sel->sigs[j].public_key, sg->pub)) {
             /* the site has broken this key: it must not vouch with it */
             ap_log_error(APLOG_MARK, APLOG_ERR, 0, s,
                          "TACK00032: vhost %s: TackSigningKey %s (key %s) is "
                          "broken by a break signature in TackBreakSigsFile "
                          "%s; nothing is signed with it here",
-                         tack_vhost_name_buf(s, vname), sg->key,
-                         sg->fingerprint, sel->sigfiles[j]->path);
+                         mt_vhost_name_buf(s, vname), sg->key, sg->fingerprint,
+                         sel->sigfiles[j]->path);
             return;
         }
     }
     for (c = 0; c < sel->ncerts; c++) {
         if (sel->certs[c].x509) {
-            tack_sign_cert(p, s, conf, sg, &sel->certs[c], now);
+            mt_sign_cert(p, s, conf, sg, &sel->certs[c], now);
         }
     }
 }
 
-const uint8_t *tack_sign_public(server_rec *s, const tack_conf_t *conf)
+const uint8_t *mt_sign_public(server_rec *s, const mt_conf_t *conf)
 {
-    tack_signer_t *sg;
+    mt_signer_t *sg;
 
     if (!conf->sign_key || !*conf->sign_key) {
         return NULL;
     }
-    sg = tack_signer_get(s, conf);
+    sg = mt_signer_get(s, conf);
     return sg->error ? NULL : sg->pub;
 }
 
-int tack_sign_check(apr_pool_t *ptemp, server_rec *s_main)
+int mt_sign_check(apr_pool_t *ptemp, server_rec *s_main)
 {
     server_rec *s;
     int problems = 0;
 
     for (s = s_main; s; s = s->next) {
-        tack_conf_t *conf = tack_config_get(s);
-        tack_signer_t *sg;
-        int fresh;
+        mt_conf_t *conf = mt_conf_get(s);
+        mt_signer_t *sg;
 
         if (!conf->sign_key || !*conf->sign_key) {
             continue;
         }
-        fresh = !sign_signers ||
-                !apr_hash_get(sign_signers,
-                              apr_pstrcat(ptemp, conf->sign_key, "\n",
-                                          conf->sign_pw ? conf->sign_pw : "",
-                                          NULL),
-                              APR_HASH_KEY_STRING);
-        sg = tack_signer_get(s, conf);
-        if (sg->error && fresh) {
+        sg = mt_signer_get(s, conf);
+        if (sg->error && !sg->reported) {
+            sg->reported = 1;
             ap_log_error(APLOG_MARK, APLOG_ERR, 0, s,
                          "TACK00033: %s (" TACK_WHERE_FMT ")", sg->error,
                          TACK_WHERE(sg->where));
@@ -1178,7 +1171,7 @@ int tack_sign_check(apr_pool_t *ptemp, server_rec *s_main)
     return problems;
 }
 
-void tack_sign_end(server_rec *s_main)
+void mt_sign_end(server_rec *s_main)
 {
     apr_hash_index_t *hi;
 
@@ -1186,9 +1179,9 @@ void tack_sign_end(server_rec *s_main)
         return;
     }
     for (hi = apr_hash_first(NULL, sign_signers); hi; hi = apr_hash_next(hi)) {
-        const tack_signer_t *sg = apr_hash_this_val(hi);
+        const mt_signer_t *sg = apr_hash_this_val(hi);
 
-        if (!sg->error && !tack_config_strict()) {
+        if (!sg->error && !mt_strict()) {
             ap_log_error(APLOG_MARK, APLOG_INFO, 0, s_main,
                          "TACK00036: TackSigningKey %s (key %s): %d TACK%s "
                          "signed, %d written to a TackStore, %d kept in "
@@ -1207,5 +1200,5 @@ void tack_sign_end(server_rec *s_main)
             close(fd);
         }
     }
-    apr_pool_destroy(sign_pool); /* frees the keys: tack_sign_forget */
+    apr_pool_destroy(sign_pool); /* frees the keys: mt_sign_forget */
 }

@@ -10,7 +10,7 @@
  * Counters.  Each certificate of each SSL vhost (and, per vhost, "a
  * certificate not in the table") has a slot of two 64-bit counters:
  * handshakes whose ClientHello asked for TACK and, of those, the ones that
- * received a TACK.  tack_cb_ext_add adds to them with relaxed atomic adds
+ * received a TACK.  mt_cb_ext_add adds to them with relaxed atomic adds
  * (__atomic_fetch_add, one "lock xadd" each on x86-64): no lock, no
  * allocation, no system call, nothing that grows with the number of vhosts.
  * Relaxed ordering is enough: each counter is independent, and a reader
@@ -20,7 +20,7 @@
  * MAP_SHARED|MAP_ANONYMOUS), created in post_config in the parent before
  * the children fork, so every child process and thread adds to the same
  * numbers.  The slot of each vhost/certificate is fixed at configuration
- * time (tack_status_post_config), so a handshake follows one pointer.
+ * time (mt_status_post_config), so a handshake follows one pointer.
  *
  * Restarts.  A graceful (or full) restart builds a new generation of
  * vhosts, so a new segment is created, sized for it, and each slot takes
@@ -52,7 +52,7 @@
 
 #include <openssl/evp.h>
 
-#include "mod_tack.h"
+#include "mod_tack_status.h"
 
 APLOG_USE_MODULE(tack);
 
@@ -69,51 +69,35 @@ APLOG_USE_MODULE(tack);
 typedef struct {
     apr_pool_t *pool; /* holds the segment */
     size_t n;         /* slots */
-    tack_ctr_t *ctrs; /* n counters, then n keys, in the segment */
+    mt_ctr_t *ctrs;   /* n counters, then n keys, in the segment */
     const uint8_t (*keys)[TACK_CTR_KEY_LEN];
     apr_time_t since; /* when counting started */
-} tack_ctrgen_t;
+} mt_ctrgen_t;
 
 /* The vhosts of this configuration generation, in pconf. */
-static apr_array_header_t *tack_rts;
-static apr_time_t tack_ctr_since;
-static int tack_ctr_shared;
+static apr_array_header_t *mt_rts;
+static apr_time_t mt_ctr_since;
+static int mt_ctr_shared;
 
-tack_ctr_t tack_ctr_unset;
-
-static apr_status_t tack_status_forget(void *unused)
+static apr_status_t mt_status_forget(void *unused)
 {
-    tack_rts = NULL;
-    tack_ctr_shared = 0;
+    mt_rts = NULL;
+    mt_ctr_shared = 0;
     return APR_SUCCESS;
 }
 
-void tack_status_add(apr_pool_t *pconf, tack_rt_t *rt)
+void mt_status_add(apr_pool_t *pconf, mt_rt_t *rt)
 {
-    if (!tack_rts) {
-        tack_rts = apr_array_make(pconf, 16, sizeof(tack_rt_t *));
-        apr_pool_cleanup_register(pconf, NULL, tack_status_forget,
+    if (!mt_rts) {
+        mt_rts = apr_array_make(pconf, 16, sizeof(mt_rt_t *));
+        apr_pool_cleanup_register(pconf, NULL, mt_status_forget,
                                   apr_pool_cleanup_null);
     }
-    APR_ARRAY_PUSH(tack_rts, tack_rt_t *) = rt;
+    APR_ARRAY_PUSH(mt_rts, mt_rt_t *) = rt;
 }
 
-const char *tack_status_hex(apr_pool_t *p, const uint8_t *in, size_t len)
-{
-    static const char digits[] = "0123456789abcdef";
-    char *out = apr_palloc(p, 2 * len + 1);
-    size_t i;
-
-    for (i = 0; i < len; i++) {
-        out[2 * i] = digits[in[i] >> 4];
-        out[2 * i + 1] = digits[in[i] & 15];
-    }
-    out[2 * len] = '\0';
-    return out;
-}
-
-static void tack_ctr_key(const tack_rt_t *rt, const tack_slot_t *slot,
-                         uint8_t out[TACK_CTR_KEY_LEN])
+static void mt_ctr_key(const mt_rt_t *rt, const mt_slot_t *slot,
+                       uint8_t out[TACK_CTR_KEY_LEN])
 {
     uint8_t md[EVP_MAX_MD_SIZE], spki[TACK_HASH_LEN];
     char name[TACK_NAME_SIZE];
@@ -122,7 +106,7 @@ static void tack_ctr_key(const tack_rt_t *rt, const tack_slot_t *slot,
 
     memset(md, 0, sizeof(md));
     memset(spki, 0, sizeof(spki));
-    tack_rt_name(rt, name);
+    mt_rt_name(rt, name);
     if (slot->cert) {
         tack_spki_hash(slot->cert, spki);
     }
@@ -136,17 +120,17 @@ static void tack_ctr_key(const tack_rt_t *rt, const tack_slot_t *slot,
     memcpy(out, md, TACK_CTR_KEY_LEN); /* all zero if SHA-256 failed */
 }
 
-static int tack_ctr_key_cmp(const void *a, const void *b)
+static int mt_ctr_key_cmp(const void *a, const void *b)
 {
     return memcmp(*(const uint8_t *const *)a, *(const uint8_t *const *)b,
                   TACK_CTR_KEY_LEN);
 }
 
-/* tack_ctr_carry copies the previous generation's values into the slots of
+/* mt_ctr_carry copies the previous generation's values into the slots of
  * the new one with the same key; each old slot is taken once.  The index
  * (a sorted array of pointers to the old keys) lives in |ptemp|. */
-static void tack_ctr_carry(apr_pool_t *ptemp, const tack_ctrgen_t *prev,
-                           tack_ctrgen_t *gen)
+static void mt_ctr_carry(apr_pool_t *ptemp, const mt_ctrgen_t *prev,
+                         mt_ctrgen_t *gen)
 {
     const uint8_t **idx = apr_palloc(ptemp, prev->n * sizeof(*idx) + 1);
     char *taken = apr_pcalloc(ptemp, prev->n + 1);
@@ -155,11 +139,11 @@ static void tack_ctr_carry(apr_pool_t *ptemp, const tack_ctrgen_t *prev,
     for (i = 0; i < prev->n; i++) {
         idx[i] = prev->keys[i];
     }
-    qsort(idx, prev->n, sizeof(*idx), tack_ctr_key_cmp);
+    qsort(idx, prev->n, sizeof(*idx), mt_ctr_key_cmp);
     for (i = 0; i < gen->n; i++) {
         const uint8_t *key = gen->keys[i];
         const uint8_t **hit =
-            bsearch(&key, idx, prev->n, sizeof(*idx), tack_ctr_key_cmp);
+            bsearch(&key, idx, prev->n, sizeof(*idx), mt_ctr_key_cmp);
         size_t j;
 
         if (!hit) {
@@ -176,24 +160,24 @@ static void tack_ctr_carry(apr_pool_t *ptemp, const tack_ctrgen_t *prev,
 
 typedef struct {
     int rank;
-    tack_rt_t *rt;
-} tack_ranked_t;
+    mt_rt_t *rt;
+} mt_ranked_t;
 
-static int tack_ranked_cmp(const void *a, const void *b)
+static int mt_ranked_cmp(const void *a, const void *b)
 {
-    return ((const tack_ranked_t *)a)->rank - ((const tack_ranked_t *)b)->rank;
+    return ((const mt_ranked_t *)a)->rank - ((const mt_ranked_t *)b)->rank;
 }
 
-/* tack_status_order puts the vhosts in configuration order, for the page,
+/* mt_status_order puts the vhosts in configuration order, for the page,
  * the JSON and the metrics.  httpd links each <VirtualHost> in front of
  * the ones read before it (core.c, virtualhost_section: s->next =
  * main_server->next) and mod_ssl initialises them in list order, so they
  * arrive as: the main server, the last vhost, ..., the first.  The rank
  * comes from the list, not from the order of arrival. */
-static void tack_status_order(apr_pool_t *ptemp, server_rec *s_main)
+static void mt_status_order(apr_pool_t *ptemp, server_rec *s_main)
 {
     apr_hash_t *rank = apr_hash_make(ptemp);
-    tack_ranked_t *v = apr_palloc(ptemp, sizeof(*v) * tack_rts->nelts);
+    mt_ranked_t *v = apr_palloc(ptemp, sizeof(*v) * mt_rts->nelts);
     server_rec *s;
     int n = 0, i;
 
@@ -206,23 +190,23 @@ static void tack_status_order(apr_pool_t *ptemp, server_rec *s_main)
         *r = n--; /* the first vhost read is the last in the list: 1 */
         apr_hash_set(rank, apr_pmemdup(ptemp, &s, sizeof(s)), sizeof(s), r);
     }
-    for (i = 0; i < tack_rts->nelts; i++) {
-        tack_rt_t *rt = APR_ARRAY_IDX(tack_rts, i, tack_rt_t *);
+    for (i = 0; i < mt_rts->nelts; i++) {
+        mt_rt_t *rt = APR_ARRAY_IDX(mt_rts, i, mt_rt_t *);
         const int *r = apr_hash_get(rank, &rt->s, sizeof(rt->s));
 
         v[i].rank = rt->s == s_main ? 0 : r ? *r : INT_MAX - 1;
         v[i].rt = rt;
     }
-    qsort(v, tack_rts->nelts, sizeof(*v), tack_ranked_cmp);
-    for (i = 0; i < tack_rts->nelts; i++) {
-        APR_ARRAY_IDX(tack_rts, i, tack_rt_t *) = v[i].rt;
+    qsort(v, mt_rts->nelts, sizeof(*v), mt_ranked_cmp);
+    for (i = 0; i < mt_rts->nelts; i++) {
+        APR_ARRAY_IDX(mt_rts, i, mt_rt_t *) = v[i].rt;
     }
 }
 
-int tack_status_post_config(apr_pool_t *pconf, apr_pool_t *ptemp, server_rec *s)
+int mt_status_post_config(apr_pool_t *pconf, apr_pool_t *ptemp, server_rec *s)
 {
     apr_pool_t *proc = s->process->pool, *gp;
-    tack_ctrgen_t *prev = NULL, *gen;
+    mt_ctrgen_t *prev = NULL, *gen;
     apr_shm_t *shm;
     uint8_t(*keys)[TACK_CTR_KEY_LEN];
     apr_status_t rv;
@@ -230,14 +214,14 @@ int tack_status_post_config(apr_pool_t *pconf, apr_pool_t *ptemp, server_rec *s)
     int i, k;
 
     /* The first pass of an initial start is thrown away: no segment. */
-    if (tack_config_quiet() || !tack_rts) {
+    if (mt_quiet() || !mt_rts) {
         return OK;
     }
-    tack_status_order(ptemp, s);
-    for (i = 0; i < tack_rts->nelts; i++) {
-        n += (size_t)APR_ARRAY_IDX(tack_rts, i, tack_rt_t *)->nslots + 1;
+    mt_status_order(ptemp, s);
+    for (i = 0; i < mt_rts->nelts; i++) {
+        n += (size_t)APR_ARRAY_IDX(mt_rts, i, mt_rt_t *)->nslots + 1;
     }
-    size = n * (sizeof(tack_ctr_t) + TACK_CTR_KEY_LEN);
+    size = n * (sizeof(mt_ctr_t) + TACK_CTR_KEY_LEN);
     apr_pool_userdata_get((void **)&prev, TACK_CTR_USERDATA, proc);
     apr_pool_create(&gp, proc);
     apr_pool_tag(gp, "mod_tack_counters");
@@ -249,14 +233,14 @@ int tack_status_post_config(apr_pool_t *pconf, apr_pool_t *ptemp, server_rec *s)
                      " bytes); each child process counts on its own",
                      size);
         apr_pool_destroy(gp);
-        for (i = 0; i < tack_rts->nelts; i++) {
-            tack_rt_t *rt = APR_ARRAY_IDX(tack_rts, i, tack_rt_t *);
+        for (i = 0; i < mt_rts->nelts; i++) {
+            mt_rt_t *rt = APR_ARRAY_IDX(mt_rts, i, mt_rt_t *);
 
             for (k = 0; k <= rt->nslots; k++) {
-                rt->slots[k].ctr = apr_pcalloc(pconf, sizeof(tack_ctr_t));
+                rt->slots[k].ctr = apr_pcalloc(pconf, sizeof(mt_ctr_t));
             }
         }
-        tack_ctr_since = apr_time_now();
+        mt_ctr_since = apr_time_now();
         return OK;
     }
     gen = apr_pcalloc(gp, sizeof(*gen));
@@ -267,21 +251,21 @@ int tack_status_post_config(apr_pool_t *pconf, apr_pool_t *ptemp, server_rec *s)
     gen->keys = (const uint8_t(*)[TACK_CTR_KEY_LEN])keys;
     gen->since = prev ? prev->since : apr_time_now();
     memset(gen->ctrs, 0, size);
-    for (i = 0; i < tack_rts->nelts; i++) {
-        tack_rt_t *rt = APR_ARRAY_IDX(tack_rts, i, tack_rt_t *);
+    for (i = 0; i < mt_rts->nelts; i++) {
+        mt_rt_t *rt = APR_ARRAY_IDX(mt_rts, i, mt_rt_t *);
 
         for (k = 0; k <= rt->nslots; k++) {
-            tack_ctr_key(rt, &rt->slots[k], keys[next]);
+            mt_ctr_key(rt, &rt->slots[k], keys[next]);
             rt->slots[k].ctr = &gen->ctrs[next++];
         }
     }
     if (prev) {
-        tack_ctr_carry(ptemp, prev, gen);
+        mt_ctr_carry(ptemp, prev, gen);
         apr_pool_destroy(prev->pool); /* unmaps it here, not in children */
     }
     apr_pool_userdata_set(gen, TACK_CTR_USERDATA, apr_pool_cleanup_null, proc);
-    tack_ctr_since = gen->since;
-    tack_ctr_shared = 1;
+    mt_ctr_since = gen->since;
+    mt_ctr_shared = 1;
     ap_log_error(APLOG_MARK, APLOG_DEBUG, 0, s,
                  "TACK00101: handshake counters: %" APR_SIZE_T_FMT
                  " slots (%" APR_SIZE_T_FMT " bytes) in shared memory",
@@ -291,33 +275,33 @@ int tack_status_post_config(apr_pool_t *pconf, apr_pool_t *ptemp, server_rec *s)
 
 /* ---- reading the table --------------------------------------------------- */
 
-const apr_array_header_t *tack_status_vhosts(void)
+const apr_array_header_t *mt_status_vhosts(void)
 {
-    return tack_rts;
+    return mt_rts;
 }
 
-apr_time_t tack_status_counters_since(void)
+apr_time_t mt_status_counters_since(void)
 {
-    return tack_ctr_since;
+    return mt_ctr_since;
 }
 
-int tack_status_counters_shared(void)
+int mt_status_counters_shared(void)
 {
-    return tack_ctr_shared;
+    return mt_ctr_shared;
 }
 
-int tack_status_activates_pins(const tack_rt_t *rt, const tack_item_t *item)
+int mt_status_activates_pins(const mt_rt_t *rt, const mt_item_t *item)
 {
     return rt->pin_activation && !item->file->inactive;
 }
 
-/* tack_status_utf8 returns |s| as valid UTF-8 by the rule of
+/* mt_status_utf8 returns |s| as valid UTF-8 by the rule of
  * tack_utf8_escape (each byte that is not UTF-8 as \xNN, a backslash as
  * \\): |s| itself when nothing changes, else a copy in |p|; NULL stays
  * NULL.  Every string of the JSON, the HTML page and the metrics goes
  * through it: a ServerName or a path is bytes, jansson refuses a string
  * that is not UTF-8, and the page and the metrics say they are UTF-8. */
-const char *tack_status_utf8(apr_pool_t *p, const char *s)
+const char *mt_status_utf8(apr_pool_t *p, const char *s)
 {
     size_t len, n;
     char *out;
@@ -335,40 +319,25 @@ const char *tack_status_utf8(apr_pool_t *p, const char *s)
     return out;
 }
 
-#define tack_utf8 tack_status_utf8
-#define tack_hex tack_status_hex
+#define mt_utf8 mt_status_utf8
+#define mt_hex mt_hex
 
 /* ---- problems ------------------------------------------------------------ */
 
-void tack_status_problem_add(apr_pool_t *p, tack_rt_t *rt, int severity,
-                             const char *kind, int slot, const char *message)
-{
-    tack_problem_t *pr;
-
-    if (!rt->problems) {
-        rt->problems = apr_array_make(p, 1, sizeof(tack_problem_t));
-    }
-    pr = apr_array_push(rt->problems);
-    pr->severity = severity;
-    pr->kind = kind;
-    pr->slot = slot < rt->nslots ? slot : -1;
-    pr->message = message;
-}
-
-/* One pass of tack_status_problems: where to send what it finds. */
+/* One pass of mt_status_problems: where to send what it finds. */
 typedef struct {
     apr_pool_t *p;
-    const tack_rt_t *rt;
+    const mt_rt_t *rt;
     int severity;
-    tack_status_problem_fn *fn;
+    mt_status_problem_fn *fn;
     void *data;
     int n;
-} tack_pass_t;
+} mt_pass_t;
 
-static void tack_emit(tack_pass_t *ps, int severity, const char *kind, int slot,
-                      const char *message)
+static void mt_emit(mt_pass_t *ps, int severity, const char *kind, int slot,
+                    const char *message)
 {
-    tack_problem_t pr;
+    mt_problem_t pr;
 
     if (ps->severity && ps->severity != severity) {
         return;
@@ -381,82 +350,80 @@ static void tack_emit(tack_pass_t *ps, int severity, const char *kind, int slot,
     ps->n++;
 }
 
-/* tack_problems_slot reports the TACKs of certificate |k|: expired ones
+/* mt_problems_slot reports the TACKs of certificate |k|: expired ones
  * and, when none is left, that it serves no TACK (an error where the vhost
  * is meant to serve one: a store, break signatures, a TACK for another of
  * its certificates; a warning on a vhost with no TACK configured). */
-static void tack_problems_slot(tack_pass_t *ps, int k, int meant, time_t now)
+static void mt_problems_slot(mt_pass_t *ps, int k, int meant, time_t now)
 {
-    const tack_slot_t *slot = &ps->rt->slots[k];
+    const mt_slot_t *slot = &ps->rt->slots[k];
     int j, live = 0, expired = 0;
 
     for (j = 0; j < slot->ntacks; j++) {
-        const tack_item_t *it = slot->tacks[j];
+        const mt_item_t *it = slot->tacks[j];
 
         if (it->expires > now) {
             live++;
             if (it->expires - now < TACK_EXPIRY_WARN_SECS) {
-                tack_emit(ps, TACK_PROBLEM_WARNING, "expiring", k,
-                          apr_psprintf(
-                              ps->p, "TACK key %s expires in %s (%s): %s",
-                              it->fingerprint,
-                              tack_duration(ps->p, (long)(it->expires - now)),
-                              it->expiry, tack_utf8(ps->p, it->file->path)));
+                mt_emit(
+                    ps, TACK_PROBLEM_WARNING, "expiring", k,
+                    apr_psprintf(ps->p, "TACK key %s expires in %s (%s): %s",
+                                 it->fingerprint,
+                                 mt_duration(ps->p, (long)(it->expires - now)),
+                                 it->expiry, mt_utf8(ps->p, it->file->path)));
             }
             continue;
         }
         expired++;
-        tack_emit(ps, TACK_PROBLEM_ERROR, "expired", k,
-                  apr_psprintf(ps->p,
-                               "TACK key %s expired %s, no longer served: %s",
-                               it->fingerprint, it->expiry,
-                               tack_utf8(ps->p, it->file->path)));
+        mt_emit(ps, TACK_PROBLEM_ERROR, "expired", k,
+                apr_psprintf(ps->p,
+                             "TACK key %s expired %s, no longer served: %s",
+                             it->fingerprint, it->expiry,
+                             mt_utf8(ps->p, it->file->path)));
     }
     if (!live && !expired && slot->lapsed) {
         /* expired before this start: left out, and counted as expired */
-        tack_emit(ps, TACK_PROBLEM_ERROR, "expired", k,
-                  apr_psprintf(ps->p,
-                               "TACK key %s expired %s, not served: %s",
-                               slot->lapsed->fingerprint, slot->lapsed->expiry,
-                               tack_utf8(ps->p, slot->lapsed->file->path)));
+        mt_emit(ps, TACK_PROBLEM_ERROR, "expired", k,
+                apr_psprintf(ps->p, "TACK key %s expired %s, not served: %s",
+                             slot->lapsed->fingerprint, slot->lapsed->expiry,
+                             mt_utf8(ps->p, slot->lapsed->file->path)));
     } else if (!live && !expired) {
-        tack_emit(ps, meant ? TACK_PROBLEM_ERROR : TACK_PROBLEM_WARNING,
-                  "no_tack", k,
-                  meant ? "no TACK for this certificate"
-                        : "no TACK (none configured for this vhost)");
+        mt_emit(ps, meant ? TACK_PROBLEM_ERROR : TACK_PROBLEM_WARNING,
+                "no_tack", k,
+                meant ? "no TACK for this certificate"
+                      : "no TACK (none configured for this vhost)");
     }
 }
 
-int tack_status_problems(apr_pool_t *p, const tack_rt_t *rt, time_t now,
-                         int severity, tack_status_problem_fn *fn, void *data)
+int mt_status_problems(apr_pool_t *p, const mt_rt_t *rt, time_t now,
+                       int severity, mt_status_problem_fn *fn, void *data)
 {
-    tack_pass_t ps = {p, rt, severity, fn, data, 0};
+    mt_pass_t ps = {p, rt, severity, fn, data, 0};
     int k, meant = rt->store || rt->nsigs;
 
     if (!rt->registered) {
-        tack_emit(&ps, TACK_PROBLEM_ERROR, "not_registered", -1,
-                  "the TLS extension could not be registered on this "
-                  "vhost (TACK00055): nothing is served");
+        mt_emit(&ps, TACK_PROBLEM_ERROR, "not_registered", -1,
+                "the TLS extension could not be registered on this "
+                "vhost (TACK00055): nothing is served");
     }
     for (k = 0; !meant && k < rt->nslots; k++) {
         meant = rt->slots[k].ntacks > 0;
     }
     for (k = 0; k < rt->nslots; k++) {
-        tack_problems_slot(&ps, k, meant, now);
+        mt_problems_slot(&ps, k, meant, now);
     }
     for (k = 0; rt->problems && k < rt->problems->nelts; k++) {
-        const tack_problem_t *pr =
-            &APR_ARRAY_IDX(rt->problems, k, tack_problem_t);
+        const mt_problem_t *pr = &APR_ARRAY_IDX(rt->problems, k, mt_problem_t);
 
-        tack_emit(&ps, pr->severity, pr->kind, pr->slot, pr->message);
+        mt_emit(&ps, pr->severity, pr->kind, pr->slot, pr->message);
     }
     return ps.n;
 }
 
-static void tack_emit_store(tack_pass_t *ps, const tack_store_t *st,
-                            int severity, const char *kind, const char *msg)
+static void mt_emit_store(mt_pass_t *ps, const mt_store_t *st, int severity,
+                          const char *kind, const char *msg)
 {
-    tack_problem_t pr = {severity, kind, -1, msg};
+    mt_problem_t pr = {severity, kind, -1, msg};
 
     if (!ps->severity || ps->severity == severity) {
         ps->fn(ps->data, NULL, st, &pr);
@@ -464,57 +431,54 @@ static void tack_emit_store(tack_pass_t *ps, const tack_store_t *st,
     }
 }
 
-int tack_status_store_problems(apr_pool_t *p, const tack_store_t *st,
-                               int severity, tack_status_problem_fn *fn,
-                               void *data)
+int mt_status_store_problems(apr_pool_t *p, const mt_store_t *st, int severity,
+                             mt_status_problem_fn *fn, void *data)
 {
-    tack_pass_t ps = {p, NULL, severity, fn, data, 0};
+    mt_pass_t ps = {p, NULL, severity, fn, data, 0};
     int j;
 
     if (st->error) {
-        tack_emit_store(&ps, st, TACK_PROBLEM_ERROR, "unreadable",
-                        tack_utf8(p, st->error));
+        mt_emit_store(&ps, st, TACK_PROBLEM_ERROR, "unreadable",
+                      mt_utf8(p, st->error));
     }
     for (j = 0; st->bad && j < st->bad->nelts; j++) {
-        tack_emit_store(
+        mt_emit_store(
             &ps, st, TACK_PROBLEM_ERROR, "malformed",
-            tack_utf8(p, APR_ARRAY_IDX(st->bad, j, tack_file_t *)->error));
+            mt_utf8(p, APR_ARRAY_IDX(st->bad, j, mt_file_t *)->error));
     }
     for (j = 0; st->expired && j < st->expired->nelts; j++) {
-        tack_emit_store(
+        mt_emit_store(
             &ps, st, TACK_PROBLEM_WARNING, "expired_file",
-            tack_utf8(p, APR_ARRAY_IDX(st->expired, j, tack_file_t *)->error));
+            mt_utf8(p, APR_ARRAY_IDX(st->expired, j, mt_file_t *)->error));
     }
     for (j = 0; st->warnings && j < st->warnings->nelts; j++) {
-        tack_emit_store(
-            &ps, st, TACK_PROBLEM_WARNING, "warning",
-            tack_utf8(p, APR_ARRAY_IDX(st->warnings, j, const char *)));
+        mt_emit_store(&ps, st, TACK_PROBLEM_WARNING, "warning",
+                      mt_utf8(p, APR_ARRAY_IDX(st->warnings, j, const char *)));
     }
     return ps.n;
 }
 
-apr_array_header_t *tack_status_stores(apr_pool_t *p)
+apr_array_header_t *mt_status_stores(apr_pool_t *p)
 {
-    apr_array_header_t *out = apr_array_make(p, 2, sizeof(tack_store_t *));
+    apr_array_header_t *out = apr_array_make(p, 2, sizeof(mt_store_t *));
     apr_hash_t *seen = apr_hash_make(p);
     int i;
 
-    for (i = 0; tack_rts && i < tack_rts->nelts; i++) {
-        const tack_store_t *st = APR_ARRAY_IDX(tack_rts, i, tack_rt_t *)->store;
+    for (i = 0; mt_rts && i < mt_rts->nelts; i++) {
+        const mt_store_t *st = APR_ARRAY_IDX(mt_rts, i, mt_rt_t *)->store;
 
         if (st && !apr_hash_get(seen, &st, sizeof(st))) {
             apr_hash_set(seen, apr_pmemdup(p, &st, sizeof(st)), sizeof(st), st);
-            APR_ARRAY_PUSH(out, const tack_store_t *) = st;
+            APR_ARRAY_PUSH(out, const mt_store_t *) = st;
         }
     }
     return out;
 }
 
-static void tack_count_problem(void *data, const tack_rt_t *rt,
-                               const tack_store_t *store,
-                               const tack_problem_t *pr)
+static void mt_count_problem(void *data, const mt_rt_t *rt,
+                             const mt_store_t *store, const mt_problem_t *pr)
 {
-    tack_totals_t *t = data;
+    mt_totals_t *t = data;
 
     if (pr->severity == TACK_PROBLEM_ERROR) {
         t->errors++;
@@ -523,22 +487,22 @@ static void tack_count_problem(void *data, const tack_rt_t *rt,
     }
 }
 
-/* tack_totals_vhost adds the TACKs and counters of |rt| to |t|. */
-static void tack_totals_vhost(tack_totals_t *t, const tack_rt_t *rt, time_t now)
+/* mt_totals_vhost adds the TACKs and counters of |rt| to |t|. */
+static void mt_totals_vhost(mt_totals_t *t, const mt_rt_t *rt, time_t now)
 {
     int k, j, serving = 0;
 
     t->vhosts++;
     for (k = 0; k <= rt->nslots; k++) {
-        const tack_slot_t *slot = &rt->slots[k];
+        const mt_slot_t *slot = &rt->slots[k];
 
-        t->requested += tack_ctr_load(&slot->ctr->requested);
-        t->served += tack_ctr_load(&slot->ctr->served);
+        t->requested += mt_ctr_load(&slot->ctr->requested);
+        t->served += mt_ctr_load(&slot->ctr->served);
         if (slot->lapsed && !slot->ntacks) {
             t->expired++; /* expired before this start, not served */
         }
         for (j = 0; j < slot->ntacks; j++) {
-            const tack_item_t *item = slot->tacks[j];
+            const mt_item_t *item = slot->tacks[j];
 
             t->tacks++;
             if (item->expires <= now) {
@@ -558,7 +522,7 @@ static void tack_totals_vhost(tack_totals_t *t, const tack_rt_t *rt, time_t now)
     t->serving += serving;
 }
 
-void tack_status_totals(apr_pool_t *p, tack_totals_t *t, time_t now)
+void mt_status_totals(apr_pool_t *p, mt_totals_t *t, time_t now)
 {
     apr_array_header_t *stores;
     apr_pool_t *tmp;
@@ -566,36 +530,36 @@ void tack_status_totals(apr_pool_t *p, tack_totals_t *t, time_t now)
 
     memset(t, 0, sizeof(*t));
     apr_pool_create(&tmp, p);
-    for (i = 0; tack_rts && i < tack_rts->nelts; i++) {
-        const tack_rt_t *rt = APR_ARRAY_IDX(tack_rts, i, tack_rt_t *);
+    for (i = 0; mt_rts && i < mt_rts->nelts; i++) {
+        const mt_rt_t *rt = APR_ARRAY_IDX(mt_rts, i, mt_rt_t *);
 
-        tack_totals_vhost(t, rt, now);
-        tack_status_problems(tmp, rt, now, 0, tack_count_problem, t);
+        mt_totals_vhost(t, rt, now);
+        mt_status_problems(tmp, rt, now, 0, mt_count_problem, t);
         apr_pool_clear(tmp); /* the messages are not kept */
     }
-    stores = tack_status_stores(tmp);
+    stores = mt_status_stores(tmp);
     for (i = 0; i < stores->nelts; i++) {
-        tack_status_store_problems(
-            tmp, APR_ARRAY_IDX(stores, i, const tack_store_t *), 0,
-            tack_count_problem, t);
+        mt_status_store_problems(tmp,
+                                 APR_ARRAY_IDX(stores, i, const mt_store_t *),
+                                 0, mt_count_problem, t);
     }
     apr_pool_destroy(tmp);
 }
 
-const char *tack_status_format_name(int format)
+const char *mt_status_format_name(int format)
 {
     return format == TACK_FORMAT_02 ? "draft-02" : "draft-00";
 }
 
 /* Days left, rounded down; negative once expired. */
-long tack_status_days_left(time_t expires, time_t now)
+long mt_status_days_left(time_t expires, time_t now)
 {
     long secs = (long)(expires - now);
 
     return secs >= 0 ? secs / 86400 : -((-secs + 86399) / 86400);
 }
 
-const char *tack_status_iso_time(apr_pool_t *p, apr_time_t t)
+const char *mt_status_iso_time(apr_pool_t *p, apr_time_t t)
 {
     apr_time_exp_t tm;
 
@@ -605,9 +569,9 @@ const char *tack_status_iso_time(apr_pool_t *p, apr_time_t t)
                         tm.tm_sec);
 }
 
-/* tack_args_has returns 1 when the query string holds |word| ("?json",
+/* mt_args_has returns 1 when the query string holds |word| ("?json",
  * "?json&x", "?x&json"). */
-static int tack_args_has(const char *args, const char *word)
+static int mt_args_has(const char *args, const char *word)
 {
     const char *p = args;
     size_t len = strlen(word);
@@ -624,7 +588,7 @@ static int tack_args_has(const char *args, const char *word)
     return 0;
 }
 
-static int tack_status_handler(request_rec *r)
+static int mt_status_handler(request_rec *r)
 {
     if (!r->handler || strcmp(r->handler, TACK_STATUS_HANDLER)) {
         return DECLINED;
@@ -634,24 +598,24 @@ static int tack_status_handler(request_rec *r)
         return HTTP_METHOD_NOT_ALLOWED;
     }
     apr_table_setn(r->headers_out, "Cache-Control", "no-store");
-    if (tack_args_has(r->args, "json")) {
-        return tack_status_json(r, time(NULL));
+    if (mt_args_has(r->args, "json")) {
+        return mt_status_json(r, time(NULL));
     }
-    if (tack_args_has(r->args, "metrics")) {
-        return tack_status_metrics(r, time(NULL));
+    if (mt_args_has(r->args, "metrics")) {
+        return mt_status_metrics(r, time(NULL));
     }
-    return tack_status_html(r, time(NULL));
+    return mt_status_html(r, time(NULL));
 }
 
 /* ---- mod_status ---------------------------------------------------------- */
 
-/* tack_status_hook adds a short section to mod_status's page (and key:
+/* mt_status_hook adds a short section to mod_status's page (and key:
  * value lines to its ?auto form). */
-static int tack_status_hook(request_rec *r, int flags)
+static int mt_status_hook(request_rec *r, int flags)
 {
-    tack_totals_t t;
+    mt_totals_t t;
 
-    tack_status_totals(r->pool, &t, time(NULL));
+    mt_status_totals(r->pool, &t, time(NULL));
     if (flags & AP_STATUS_SHORT) {
         ap_rprintf(r,
                    "TackVhosts: %d\nTackServingVhosts: %d\n"
@@ -674,13 +638,13 @@ static int tack_status_hook(request_rec *r, int flags)
         "(see docs/directives.md).</p>\n",
         t.vhosts, t.vhosts == 1 ? "" : "s", t.serving, t.expiring, t.expired,
         t.soonest ? ap_escape_html2(r->pool, t.soonest->expiry, 0) : "none",
-        tack_status_iso_time(r->pool, tack_ctr_since), t.requested, t.served);
+        mt_status_iso_time(r->pool, mt_ctr_since), t.requested, t.served);
     return OK;
 }
 
-void tack_status_register_hooks(apr_pool_t *p)
+void mt_status_register_hooks(apr_pool_t *p)
 {
-    ap_hook_handler(tack_status_handler, NULL, NULL, APR_HOOK_MIDDLE);
-    APR_OPTIONAL_HOOK(ap, status_hook, tack_status_hook, NULL, NULL,
+    ap_hook_handler(mt_status_handler, NULL, NULL, APR_HOOK_MIDDLE);
+    APR_OPTIONAL_HOOK(ap, status_hook, mt_status_hook, NULL, NULL,
                       APR_HOOK_MIDDLE);
 }

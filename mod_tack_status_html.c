@@ -18,12 +18,12 @@
 #include "http_protocol.h"
 #include "apr_strings.h"
 
-#include "mod_tack.h"
+#include "mod_tack_status.h"
 
 /* Characters of a target hash shown on the page (the rest in its title). */
 #define TACK_HTML_HASH_SHOWN 8
 
-static const char tack_html_head[] =
+static const char mt_html_head[] =
     "<!DOCTYPE html>\n<html><head><meta charset=\"utf-8\">"
     "<title>TACK status</title>\n<style>\n"
     "body{font:12px/1.35 sans-serif;margin:8px 12px;color:#222}\n"
@@ -41,35 +41,35 @@ static const char tack_html_head[] =
     ".c{max-width:13em}.f{max-width:9em}code{font:11px monospace}\n"
     "</style></head>\n<body>\n<h1>TACK status</h1>\n";
 
-/* tack_esc returns |s| for the page: made UTF-8, then HTML-escaped
+/* mt_esc returns |s| for the page: made UTF-8, then HTML-escaped
  * (ap_escape_html2 escapes quotes too: it can go into attributes); NULL
  * becomes "". */
-static const char *tack_esc(apr_pool_t *p, const char *s)
+static const char *mt_esc(apr_pool_t *p, const char *s)
 {
-    return ap_escape_html2(p, s ? tack_status_utf8(p, s) : "", 0);
+    return ap_escape_html2(p, s ? mt_status_utf8(p, s) : "", 0);
 }
 
-/* tack_html_short writes |shown| cut to the width of its class |cls|, and
+/* mt_html_short writes |shown| cut to the width of its class |cls|, and
  * |whole| in its title. */
-static void tack_html_short2(request_rec *r, apr_pool_t *p, const char *cls,
-                             const char *shown, const char *whole)
+static void mt_html_short2(request_rec *r, apr_pool_t *p, const char *cls,
+                           const char *shown, const char *whole)
 {
     ap_rprintf(r, "<span class=\"%s\" title=\"%s\">%s</span>", cls,
-               tack_esc(p, whole), tack_esc(p, shown));
+               mt_esc(p, whole), mt_esc(p, shown));
 }
 
-static void tack_html_short(request_rec *r, apr_pool_t *p, const char *cls,
-                            const char *s)
+static void mt_html_short(request_rec *r, apr_pool_t *p, const char *cls,
+                          const char *s)
 {
-    tack_html_short2(r, p, cls, s, s);
+    mt_html_short2(r, p, cls, s, s);
 }
 
-static const char *tack_html_subject(apr_pool_t *p, const tack_slot_t *slot)
+static const char *mt_html_subject(apr_pool_t *p, const mt_slot_t *slot)
 {
     char subject[TACK_SUBJECT_SIZE];
 
     return apr_pstrcat(p, slot->key_type ? slot->key_type : "?", " ",
-                       tack_slot_subject(slot, subject), NULL);
+                       mt_slot_subject(slot, subject), NULL);
 }
 
 /* ---- problems ------------------------------------------------------------ */
@@ -78,13 +78,13 @@ static const char *tack_html_subject(apr_pool_t *p, const tack_slot_t *slot)
 typedef struct {
     request_rec *r;
     apr_pool_t *p;
-} tack_html_out_t;
+} mt_html_out_t;
 
-static void tack_html_problem(void *data, const tack_rt_t *rt,
-                              const tack_store_t *st, const tack_problem_t *pr)
+static void mt_html_problem(void *data, const mt_rt_t *rt, const mt_store_t *st,
+                            const mt_problem_t *pr)
 {
-    request_rec *r = ((tack_html_out_t *)data)->r;
-    apr_pool_t *p = ((tack_html_out_t *)data)->p;
+    request_rec *r = ((mt_html_out_t *)data)->r;
+    apr_pool_t *p = ((mt_html_out_t *)data)->p;
     char name[TACK_NAME_SIZE];
 
     ap_rprintf(r, "<tr class=\"%s\"><td>%s</td><td>",
@@ -92,28 +92,27 @@ static void tack_html_problem(void *data, const tack_rt_t *rt,
                pr->severity == TACK_PROBLEM_ERROR ? "error" : "warning");
     if (rt) {
         ap_rprintf(r, "<a href=\"#v%pp\">%s</a>", (const void *)rt,
-                   tack_esc(p, tack_rt_name(rt, name)));
+                   mt_esc(p, mt_rt_name(rt, name)));
     } else {
         ap_rputs("TackStore ", r);
-        tack_html_short(r, p, "e", st->path);
+        mt_html_short(r, p, "e", st->path);
     }
     ap_rputs("</td><td>", r);
     if (rt && pr->slot >= 0) {
-        tack_html_short(r, p, "e", tack_html_subject(p, &rt->slots[pr->slot]));
+        mt_html_short(r, p, "e", mt_html_subject(p, &rt->slots[pr->slot]));
     }
     ap_rprintf(r, "</td><td class=\"m\">%s</td></tr>\n",
-               tack_esc(p, pr->message));
+               mt_esc(p, pr->message));
 }
 
-/* tack_html_problems writes the table of problems, errors first; each vhost
+/* mt_html_problems writes the table of problems, errors first; each vhost
  * and store in configuration order.  Messages are made in a pool cleared
  * after each vhost: nothing grows with the number of vhosts. */
-static void tack_html_problems(request_rec *r, const tack_totals_t *t,
-                               time_t now)
+static void mt_html_problems(request_rec *r, const mt_totals_t *t, time_t now)
 {
-    const apr_array_header_t *vhosts = tack_status_vhosts();
-    apr_array_header_t *stores = tack_status_stores(r->pool);
-    tack_html_out_t out = {r, NULL};
+    const apr_array_header_t *vhosts = mt_status_vhosts();
+    apr_array_header_t *stores = mt_status_stores(r->pool);
+    mt_html_out_t out = {r, NULL};
     int sev, i;
 
     if (!t->errors && !t->warnings) {
@@ -130,14 +129,14 @@ static void tack_html_problems(request_rec *r, const tack_totals_t *t,
     apr_pool_create(&out.p, r->pool);
     for (sev = TACK_PROBLEM_ERROR; sev >= TACK_PROBLEM_WARNING; sev--) {
         for (i = 0; vhosts && i < vhosts->nelts; i++) {
-            tack_status_problems(out.p, APR_ARRAY_IDX(vhosts, i, tack_rt_t *),
-                                 now, sev, tack_html_problem, &out);
+            mt_status_problems(out.p, APR_ARRAY_IDX(vhosts, i, mt_rt_t *), now,
+                               sev, mt_html_problem, &out);
             apr_pool_clear(out.p);
         }
         for (i = 0; i < stores->nelts; i++) {
-            tack_status_store_problems(
-                out.p, APR_ARRAY_IDX(stores, i, const tack_store_t *), sev,
-                tack_html_problem, &out);
+            mt_status_store_problems(
+                out.p, APR_ARRAY_IDX(stores, i, const mt_store_t *), sev,
+                mt_html_problem, &out);
             apr_pool_clear(out.p);
         }
     }
@@ -147,11 +146,10 @@ static void tack_html_problems(request_rec *r, const tack_totals_t *t,
 
 /* ---- the vhosts ---------------------------------------------------------- */
 
-/* What tack_html_mark_slot collects: the worst severity per slot, the
+/* What mt_html_mark_slot collects: the worst severity per slot, the
  * vhost's own in the last. */
-static void tack_html_mark_slot(void *data, const tack_rt_t *rt,
-                                const tack_store_t *st,
-                                const tack_problem_t *pr)
+static void mt_html_mark_slot(void *data, const mt_rt_t *rt,
+                              const mt_store_t *st, const mt_problem_t *pr)
 {
     int *worst = data;
     int k = pr->slot >= 0 ? pr->slot : rt->nslots;
@@ -161,17 +159,17 @@ static void tack_html_mark_slot(void *data, const tack_rt_t *rt,
     }
 }
 
-static const char *tack_html_class(int severity)
+static const char *mt_html_class(int severity)
 {
     return severity == TACK_PROBLEM_ERROR     ? "bad"
            : severity == TACK_PROBLEM_WARNING ? "warn"
                                               : "";
 }
 
-/* tack_html_tacks writes the cells of the TACKs of |slot|: one line each
+/* mt_html_tacks writes the cells of the TACKs of |slot|: one line each
  * in the same cells (a draft-02 pair), so the row stays one row. */
-static void tack_html_tacks(request_rec *r, apr_pool_t *p,
-                            const tack_slot_t *slot, time_t now)
+static void mt_html_tacks(request_rec *r, apr_pool_t *p, const mt_slot_t *slot,
+                          time_t now)
 {
     static const char *const cols[] = {"", "", "", " class=\"n\"", "", ""};
     int c, j;
@@ -183,20 +181,20 @@ static void tack_html_tacks(request_rec *r, apr_pool_t *p,
     for (c = 0; c < 6; c++) {
         ap_rprintf(r, "<td%s>", cols[c]);
         for (j = 0; j < slot->ntacks; j++) {
-            const tack_item_t *it = slot->tacks[j];
-            long days = tack_status_days_left(it->expires, now);
+            const mt_item_t *it = slot->tacks[j];
+            long days = mt_status_days_left(it->expires, now);
             const char *file = strrchr(it->file->path, '/');
 
             ap_rputs(j ? "<br>" : "", r);
             if (c == 0) {
-                ap_rprintf(r, "<code>%s</code>%s", tack_esc(p, it->fingerprint),
+                ap_rprintf(r, "<code>%s</code>%s", mt_esc(p, it->fingerprint),
                            it->file->inactive ? " (inactive)" : "");
             } else if (c == 1) {
                 ap_rprintf(r, "%u/%u", (unsigned)it->tack.min_generation,
                            (unsigned)it->tack.generation);
             } else if (c == 2) {
                 ap_rprintf(r, "<span title=\"%s\">%.10s</span>",
-                           tack_esc(p, it->expiry), tack_esc(p, it->expiry));
+                           mt_esc(p, it->expiry), mt_esc(p, it->expiry));
             } else if (c == 3) {
                 if (days < 0) {
                     ap_rputs("<span class=\"bad\">expired</span>", r);
@@ -205,11 +203,11 @@ static void tack_html_tacks(request_rec *r, apr_pool_t *p,
                 }
             } else if (c == 4) {
                 ap_rputs(it->file->store ? "store " : "file ", r);
-                tack_html_short2(r, p, "e f", file ? file + 1 : it->file->path,
-                                 it->file->path);
+                mt_html_short2(r, p, "e f", file ? file + 1 : it->file->path,
+                               it->file->path);
             } else {
                 const char *hex =
-                    tack_status_hex(p, it->tack.target_hash, TACK_HASH_LEN);
+                    mt_hex(p, it->tack.target_hash, TACK_HASH_LEN);
 
                 ap_rprintf(r, "<code title=\"%s\">%.*s&hellip;</code>", hex,
                            TACK_HTML_HASH_SHOWN, hex);
@@ -219,10 +217,10 @@ static void tack_html_tacks(request_rec *r, apr_pool_t *p,
     }
 }
 
-/* tack_html_vhost_cells writes the cells of the first row of |rt| that
+/* mt_html_vhost_cells writes the cells of the first row of |rt| that
  * span all its certificates: name, settings, break signatures. */
-static void tack_html_vhost_cells(request_rec *r, apr_pool_t *p,
-                                  const tack_rt_t *rt, int rows, int worst)
+static void mt_html_vhost_cells(request_rec *r, apr_pool_t *p,
+                                const mt_rt_t *rt, int rows, int worst)
 {
     char name[TACK_NAME_SIZE];
     const char *sigs = "";
@@ -236,49 +234,49 @@ static void tack_html_vhost_cells(request_rec *r, apr_pool_t *p,
                "<td rowspan=\"%d\" class=\"v %s\" id=\"v%pp\">%s%s</td>"
                "<td rowspan=\"%d\" class=\"v\" title=\"%s\">%s%s%s</td>"
                "<td rowspan=\"%d\" class=\"v n\" title=\"%s\">%d</td>",
-               rows, tack_html_class(worst), (const void *)rt,
-               tack_esc(p, tack_rt_name(rt, name)),
+               rows, mt_html_class(worst), (const void *)rt,
+               mt_esc(p, mt_rt_name(rt, name)),
                rt->registered ? "" : " <b>(not registered)</b>", rows,
-               rt->store ? tack_esc(p, rt->store->path) : "no TackStore",
+               rt->store ? mt_esc(p, rt->store->path) : "no TackStore",
                rt->format == TACK_FORMAT_02 ? "02" : "00",
                rt->pin_activation ? ", pins" : "", rt->tls13 ? ", 1.3" : "",
-               rows, tack_esc(p, sigs), (int)rt->nsigs);
+               rows, mt_esc(p, sigs), (int)rt->nsigs);
 }
 
-static void tack_html_vhost(request_rec *r, apr_pool_t *p, const tack_rt_t *rt,
-                            time_t now)
+static void mt_html_vhost(request_rec *r, apr_pool_t *p, const mt_rt_t *rt,
+                          time_t now)
 {
     int *worst = apr_pcalloc(p, sizeof(int) * (rt->nslots + 1));
     int rows = rt->nslots ? rt->nslots : 1, k;
 
-    tack_status_problems(p, rt, now, 0, tack_html_mark_slot, worst);
+    mt_status_problems(p, rt, now, 0, mt_html_mark_slot, worst);
     for (k = 0; k < rows; k++) {
-        const tack_slot_t *slot = &rt->slots[k];
+        const mt_slot_t *slot = &rt->slots[k];
 
         ap_rprintf(r, "<tr class=\"%s\">",
-                   tack_html_class(k < rt->nslots ? worst[k] : 0));
+                   mt_html_class(k < rt->nslots ? worst[k] : 0));
         if (k == 0) {
-            tack_html_vhost_cells(r, p, rt, rows, worst[rt->nslots]);
+            mt_html_vhost_cells(r, p, rt, rows, worst[rt->nslots]);
         }
         if (!rt->nslots) {
             ap_rputs("<td colspan=\"7\">no certificate</td>", r);
         } else {
             ap_rputs("<td>", r);
-            tack_html_short(r, p, "e c", tack_html_subject(p, slot));
+            mt_html_short(r, p, "e c", mt_html_subject(p, slot));
             ap_rputs("</td>", r);
-            tack_html_tacks(r, p, slot, now);
+            mt_html_tacks(r, p, slot, now);
         }
         ap_rprintf(r,
                    "<td class=\"n\">%" APR_UINT64_T_FMT "</td>"
                    "<td class=\"n\">%" APR_UINT64_T_FMT "</td></tr>\n",
-                   tack_ctr_load(&slot->ctr->requested),
-                   tack_ctr_load(&slot->ctr->served));
+                   mt_ctr_load(&slot->ctr->requested),
+                   mt_ctr_load(&slot->ctr->served));
     }
 }
 
 /* ---- the page ------------------------------------------------------------ */
 
-static void tack_html_summary(request_rec *r, const tack_totals_t *t)
+static void mt_html_summary(request_rec *r, const mt_totals_t *t)
 {
     char name[TACK_NAME_SIZE];
 
@@ -292,34 +290,34 @@ static void tack_html_summary(request_rec *r, const tack_totals_t *t)
         "expired &middot; soonest expiry %s%s%s%s &middot; handshakes "
         "%" APR_UINT64_T_FMT " requested a TACK, %" APR_UINT64_T_FMT
         " received one</p>\n",
-        tack_esc(r->pool, ap_get_server_description()),
-        tack_status_iso_time(r->pool, apr_time_now()),
-        tack_status_iso_time(r->pool, tack_status_counters_since()),
-        tack_status_counters_shared() ? "shared by all processes"
-                                      : "per process: no shared memory",
+        mt_esc(r->pool, ap_get_server_description()),
+        mt_status_iso_time(r->pool, apr_time_now()),
+        mt_status_iso_time(r->pool, mt_status_counters_since()),
+        mt_status_counters_shared() ? "shared by all processes"
+                                    : "per process: no shared memory",
         t->vhosts, t->vhosts == 1 ? "" : "s", t->serving, t->tacks,
         t->tacks == 1 ? "" : "s", t->expiring, t->expired,
-        t->soonest ? tack_esc(r->pool, t->soonest->expiry) : "none",
+        t->soonest ? mt_esc(r->pool, t->soonest->expiry) : "none",
         t->soonest ? " (" : "",
-        t->soonest ? tack_esc(r->pool, tack_rt_name(t->soonest_rt, name)) : "",
+        t->soonest ? mt_esc(r->pool, mt_rt_name(t->soonest_rt, name)) : "",
         t->soonest ? ")" : "", t->requested, t->served);
 }
 
-int tack_status_html(request_rec *r, time_t now)
+int mt_status_html(request_rec *r, time_t now)
 {
-    const apr_array_header_t *vhosts = tack_status_vhosts();
+    const apr_array_header_t *vhosts = mt_status_vhosts();
     apr_pool_t *tmp;
-    tack_totals_t t;
+    mt_totals_t t;
     int i;
 
     ap_set_content_type(r, "text/html; charset=utf-8");
     if (r->header_only) {
         return OK;
     }
-    tack_status_totals(r->pool, &t, now);
-    ap_rputs(tack_html_head, r);
-    tack_html_summary(r, &t);
-    tack_html_problems(r, &t, now);
+    mt_status_totals(r->pool, &t, now);
+    ap_rputs(mt_html_head, r);
+    mt_html_summary(r, &t);
+    mt_html_problems(r, &t, now);
     ap_rputs("<h2>Virtual hosts, in configuration order</h2>\n"
              "<table class=\"vhosts\">\n<tr><th>Virtual host</th>"
              "<th title=\"format (draft-00/02), pin activation, TLS 1.3; "
@@ -332,7 +330,7 @@ int tack_status_html(request_rec *r, time_t now)
              r);
     apr_pool_create(&tmp, r->pool);
     for (i = 0; vhosts && i < vhosts->nelts; i++) {
-        tack_html_vhost(r, tmp, APR_ARRAY_IDX(vhosts, i, tack_rt_t *), now);
+        mt_html_vhost(r, tmp, APR_ARRAY_IDX(vhosts, i, mt_rt_t *), now);
         apr_pool_clear(tmp); /* one vhost's strings at a time */
     }
     apr_pool_destroy(tmp);

@@ -20,7 +20,7 @@
 #include "apr_strings.h"
 #include "unixd.h"
 
-#include "mod_tack.h"
+#include "mod_tack_model.h"
 
 APLOG_USE_MODULE(tack);
 
@@ -29,13 +29,13 @@ APLOG_USE_MODULE(tack);
 /* Every store named in this configuration generation, by resolved path, so
  * that a directory named by many vhosts is read once.  Both live in pconf;
  * the cleanup forgets them when pconf is cleared for the next generation. */
-static apr_hash_t *tack_stores;
-static apr_array_header_t *tack_store_list;
+static apr_hash_t *mt_stores;
+static apr_array_header_t *mt_store_list;
 
-static apr_status_t tack_stores_forget(void *unused)
+static apr_status_t mt_stores_forget(void *unused)
 {
-    tack_stores = NULL;
-    tack_store_list = NULL;
+    mt_stores = NULL;
+    mt_store_list = NULL;
     return APR_SUCCESS;
 }
 
@@ -43,16 +43,16 @@ static apr_status_t tack_stores_forget(void *unused)
 typedef struct {
     const char *name;
     int is_link;
-} tack_store_entry_t;
+} mt_store_entry_t;
 
-static int tack_entry_cmp(const void *a, const void *b)
+static int mt_entry_cmp(const void *a, const void *b)
 {
-    return strcmp(((const tack_store_entry_t *)a)->name,
-                  ((const tack_store_entry_t *)b)->name);
+    return strcmp(((const mt_store_entry_t *)a)->name,
+                  ((const mt_store_entry_t *)b)->name);
 }
 
-/* tack_store_name returns 1 for a file name the store serves. */
-static int tack_store_name(const char *name)
+/* mt_store_name returns 1 for a file name the store serves. */
+static int mt_store_name(const char *name)
 {
     size_t n = strlen(name), suffix = sizeof(TACK_STORE_SUFFIX) - 1;
 
@@ -60,17 +60,17 @@ static int tack_store_name(const char *name)
            !strcmp(name + n - suffix, TACK_STORE_SUFFIX);
 }
 
-/* tack_store_index adds the TACKs of |f| to |st|'s index.  A TACK that
+/* mt_store_index adds the TACKs of |f| to |st|'s index.  A TACK that
  * repeats one already indexed byte for byte (the same certificate in two
  * files) is counted and left out; two different TACKs for one certificate
  * are both kept, for the vhost's format to decide (draft-02: a pair). */
-static void tack_store_index(tack_store_t *st, tack_file_t *f, time_t now)
+static void mt_store_index(mt_store_t *st, mt_file_t *f, time_t now)
 {
     int k;
 
     for (k = 0; k < f->nitems; k++) {
-        tack_item_t *item = &f->items[k];
-        tack_item_t *head, *last = NULL, *it;
+        mt_item_t *item = &f->items[k];
+        mt_item_t *head, *last = NULL, *it;
         int dup = 0;
 
         head = apr_hash_get(st->by_hash, item->tack.target_hash, TACK_HASH_LEN);
@@ -90,19 +90,19 @@ static void tack_store_index(tack_store_t *st, tack_file_t *f, time_t now)
                          item);
         }
         if (item->expires - now < TACK_EXPIRY_WARN_SECS) {
-            APR_ARRAY_PUSH(st->expiring, tack_item_t *) = item;
+            APR_ARRAY_PUSH(st->expiring, mt_item_t *) = item;
         }
     }
 }
 
-/* tack_store_file loads one file of a store, |is_link| when the directory
+/* mt_store_file loads one file of a store, |is_link| when the directory
  * entry is a symbolic link; returns the reason it is not served, or NULL.
  * A link is never followed: whoever can write in the store directory could
  * otherwise make httpd's parent, as root, open any file of the machine
  * (/etc/shadow, /proc/kmsg).  A file kept elsewhere is named with TackFile,
  * where the path is the administrator's own. */
-static const char *tack_store_file(apr_pool_t *p, tack_file_t *f, int is_link,
-                                   int *expired)
+static const char *mt_store_file(apr_pool_t *p, mt_file_t *f, int is_link,
+                                 int *expired)
 {
     if (is_link) {
         *expired = 0;
@@ -112,16 +112,15 @@ static const char *tack_store_file(apr_pool_t *p, tack_file_t *f, int is_link,
                             "a file kept elsewhere with TackFile)",
                             f->path);
     }
-    return tack_load_tackfile(p, f, expired);
+    return mt_load_tackfile(p, f, expired);
 }
 
-/* tack_store_load reads every *.tack.pem of |st|'s directory, in name order,
+/* mt_store_load reads every *.tack.pem of |st|'s directory, in name order,
  * validating each like a TackFile.  Nothing is logged here: the outcome is
- * kept in |st| and reported once by tack_config_log_stores. */
-static void tack_store_load(apr_pool_t *p, server_rec *s, tack_store_t *st)
+ * kept in |st| and reported once by mt_store_log. */
+static void mt_store_load(apr_pool_t *p, server_rec *s, mt_store_t *st)
 {
-    apr_array_header_t *names =
-        apr_array_make(p, 64, sizeof(tack_store_entry_t));
+    apr_array_header_t *names = apr_array_make(p, 64, sizeof(mt_store_entry_t));
     apr_dir_t *dir;
     apr_finfo_t fi;
     apr_status_t rv;
@@ -136,14 +135,14 @@ static void tack_store_load(apr_pool_t *p, server_rec *s, tack_store_t *st)
     }
     for (;;) {
         /* APR_FINFO_LINK: the entry itself (lstat), not where a link leads:
-         * a symbolic link is not followed (tack_store_file). */
+         * a symbolic link is not followed (mt_store_file). */
         rv = apr_dir_read(&fi, APR_FINFO_NAME | APR_FINFO_TYPE | APR_FINFO_LINK,
                           dir);
         if (rv != APR_SUCCESS && rv != APR_INCOMPLETE) {
             break;
         }
-        if (fi.name && tack_store_name(fi.name)) {
-            tack_store_entry_t *e = apr_array_push(names);
+        if (fi.name && mt_store_name(fi.name)) {
+            mt_store_entry_t *e = apr_array_push(names);
 
             e->name = apr_pstrdup(p, fi.name);
             e->is_link = fi.filetype == APR_LNK;
@@ -151,13 +150,12 @@ static void tack_store_load(apr_pool_t *p, server_rec *s, tack_store_t *st)
     }
     apr_dir_close(dir);
     if (names->nelts > 1) {
-        qsort(names->elts, (size_t)names->nelts, sizeof(tack_store_entry_t),
-              tack_entry_cmp);
+        qsort(names->elts, (size_t)names->nelts, sizeof(mt_store_entry_t),
+              mt_entry_cmp);
     }
     for (i = 0; i < names->nelts; i++) {
-        const tack_store_entry_t *e =
-            &APR_ARRAY_IDX(names, i, tack_store_entry_t);
-        tack_file_t *f = apr_pcalloc(p, sizeof(*f));
+        const mt_store_entry_t *e = &APR_ARRAY_IDX(names, i, mt_store_entry_t);
+        mt_file_t *f = apr_pcalloc(p, sizeof(*f));
         int expired;
 
         f->s = s;
@@ -166,7 +164,7 @@ static void tack_store_load(apr_pool_t *p, server_rec *s, tack_store_t *st)
         f->where = st->where;
         f->server_level = 1;
         f->path = apr_pstrcat(p, st->path, "/", e->name, NULL);
-        f->error = tack_store_file(p, f, e->is_link, &expired);
+        f->error = mt_store_file(p, f, e->is_link, &expired);
         if (f->error) {
             if (expired && f->nitems > 0) {
                 f->expired = f->nitems;
@@ -177,65 +175,65 @@ static void tack_store_load(apr_pool_t *p, server_rec *s, tack_store_t *st)
                              TACK_HASH_LEN, &f->items[0]);
             }
             f->nitems = 0;
-            APR_ARRAY_PUSH(expired ? st->expired : st->bad, tack_file_t *) = f;
+            APR_ARRAY_PUSH(expired ? st->expired : st->bad, mt_file_t *) = f;
             continue;
         }
-        APR_ARRAY_PUSH(st->files, tack_file_t *) = f;
-        tack_store_index(st, f, now);
+        APR_ARRAY_PUSH(st->files, mt_file_t *) = f;
+        mt_store_index(st, f, now);
         for (k = 0; f->warnings && k < f->warnings->nelts; k++) {
-            tack_warning_add(p, &st->warnings,
-                             APR_ARRAY_IDX(f->warnings, k, const char *));
+            mt_warning_add(p, &st->warnings,
+                           APR_ARRAY_IDX(f->warnings, k, const char *));
         }
     }
     st->nfiles = st->files->nelts;
 }
 
-/* tack_store_get returns the store for directory |path|, reading it the
+/* mt_store_get returns the store for directory |path|, reading it the
  * first time it is named in this generation. */
-tack_store_t *tack_store_get(cmd_parms *cmd, const char *path)
+mt_store_t *mt_store_get(cmd_parms *cmd, const char *path)
 {
     apr_pool_t *p = cmd->pool;
-    tack_store_t *st;
+    mt_store_t *st;
 
-    if (!tack_stores) {
-        tack_stores = apr_hash_make(p);
-        tack_store_list = apr_array_make(p, 2, sizeof(tack_store_t *));
-        apr_pool_cleanup_register(p, NULL, tack_stores_forget,
+    if (!mt_stores) {
+        mt_stores = apr_hash_make(p);
+        mt_store_list = apr_array_make(p, 2, sizeof(mt_store_t *));
+        apr_pool_cleanup_register(p, NULL, mt_stores_forget,
                                   apr_pool_cleanup_null);
     }
-    st = apr_hash_get(tack_stores, path, APR_HASH_KEY_STRING);
+    st = apr_hash_get(mt_stores, path, APR_HASH_KEY_STRING);
     if (st) {
         return st;
     }
     st = apr_pcalloc(p, sizeof(*st));
     st->path = path;
-    st->where = tack_where(cmd);
+    st->where = mt_where(cmd);
     st->by_hash = apr_hash_make(p);
-    st->files = apr_array_make(p, 64, sizeof(tack_file_t *));
-    st->bad = apr_array_make(p, 1, sizeof(tack_file_t *));
-    st->expired = apr_array_make(p, 1, sizeof(tack_file_t *));
-    st->expiring = apr_array_make(p, 1, sizeof(tack_item_t *));
+    st->files = apr_array_make(p, 64, sizeof(mt_file_t *));
+    st->bad = apr_array_make(p, 1, sizeof(mt_file_t *));
+    st->expired = apr_array_make(p, 1, sizeof(mt_file_t *));
+    st->expiring = apr_array_make(p, 1, sizeof(mt_item_t *));
     /* The first pass of an initial start is thrown away before anything
      * is served, and would only double the start-up time of a large
      * store: the directory is read in the pass that counts. */
-    if (!tack_config_quiet()) {
-        tack_store_load(p, cmd->server, st);
+    if (!mt_quiet()) {
+        mt_store_load(p, cmd->server, st);
         st->loaded = 1;
     }
-    apr_hash_set(tack_stores, path, APR_HASH_KEY_STRING, st);
-    APR_ARRAY_PUSH(tack_store_list, tack_store_t *) = st;
+    apr_hash_set(mt_stores, path, APR_HASH_KEY_STRING, st);
+    APR_ARRAY_PUSH(mt_store_list, mt_store_t *) = st;
     return st;
 }
 
-/* tack_store_untrusted returns why the store directory or file |path| is
+/* mt_store_untrusted returns why the store directory or file |path| is
  * not to be trusted, with the command that fixes it, or NULL.  Whoever can
  * write a store decides what pinned clients must accept: a TACK dropped in
  * under another key is served with pin activation.  Trusted: owned by root
  * or by TackStoreOwner, and writable by its owner only. */
-static const char *tack_store_untrusted(apr_pool_t *p, const char *path,
-                                        int is_dir)
+static const char *mt_store_untrusted(apr_pool_t *p, const char *path,
+                                      int is_dir)
 {
-    const char *owner = tack_config_get(ap_server_conf)->store_owner;
+    const char *owner = mt_conf_get(ap_server_conf)->store_owner;
     struct passwd *pw = owner ? getpwnam(owner) : NULL;
     struct stat sb;
 
@@ -267,13 +265,13 @@ static const char *tack_store_untrusted(apr_pool_t *p, const char *path,
     return NULL;
 }
 
-/* tack_store_check_trust fills |st|->untrusted: the directory, then the
+/* mt_store_check_trust fills |st|->untrusted: the directory, then the
  * first of its served files that is not trusted and how many are not.
  * Judged when reported, after the whole configuration is read (TackStoreOwner
  * may come after TackStore). */
-static void tack_store_check_trust(apr_pool_t *p, tack_store_t *st)
+static void mt_store_check_trust(apr_pool_t *p, mt_store_t *st)
 {
-    const char *why = tack_store_untrusted(p, st->path, 1), *first = NULL;
+    const char *why = mt_store_untrusted(p, st->path, 1), *first = NULL;
     int i, n = 0;
 
     st->untrusted = apr_array_make(p, 2, sizeof(const char *));
@@ -281,8 +279,8 @@ static void tack_store_check_trust(apr_pool_t *p, tack_store_t *st)
         APR_ARRAY_PUSH(st->untrusted, const char *) = why;
     }
     for (i = 0; i < st->files->nelts; i++) {
-        const char *w = tack_store_untrusted(
-            p, APR_ARRAY_IDX(st->files, i, tack_file_t *)->path, 0);
+        const char *w = mt_store_untrusted(
+            p, APR_ARRAY_IDX(st->files, i, mt_file_t *)->path, 0);
 
         if (w) {
             first = first ? first : w;
@@ -297,18 +295,18 @@ static void tack_store_check_trust(apr_pool_t *p, tack_store_t *st)
     }
 }
 
-/* tack_store_report_trust logs what of |st| is not trusted: under -t an
+/* mt_store_report_trust logs what of |st| is not trusted: under -t an
  * error each (the configuration is refused), at a start a warning each
  * (its TACKs are served: pinned clients need them).  Returns the number of
  * problems. */
-static int tack_store_report_trust(server_rec *s_main, tack_store_t *st)
+static int mt_store_report_trust(server_rec *s_main, mt_store_t *st)
 {
     apr_pool_t *p = s_main->process->pconf;
-    const char *owner = tack_config_get(ap_server_conf)->store_owner;
+    const char *owner = mt_conf_get(ap_server_conf)->store_owner;
     struct passwd *pw = owner ? getpwnam(owner) : NULL;
-    int strict = tack_config_strict(), problems = 0, j;
+    int strict = mt_strict(), problems = 0, j;
 
-    tack_store_check_trust(p, st);
+    mt_store_check_trust(p, st);
     if (pw && pw->pw_uid == ap_unixd_config.user_id) {
         APR_ARRAY_PUSH(st->untrusted, const char *) = apr_psprintf(
             p,
@@ -335,25 +333,25 @@ static int tack_store_report_trust(server_rec *s_main, tack_store_t *st)
     return problems;
 }
 
-/* tack_store_report_files logs the files of |st| that are not served: the
+/* mt_store_report_files logs the files of |st| that are not served: the
  * malformed ones (errors, counted as problems) and the expired ones
  * (warnings: expiry is routine at a provider's scale, never a refused
  * configuration).  Returns the number of problems. */
-static int tack_store_report_files(server_rec *s_main, const tack_store_t *st)
+static int mt_store_report_files(server_rec *s_main, const mt_store_t *st)
 {
     int problems = 0, j;
 
     for (j = 0; j < st->bad->nelts; j++) {
-        tack_file_t *f = APR_ARRAY_IDX(st->bad, j, tack_file_t *);
+        mt_file_t *f = APR_ARRAY_IDX(st->bad, j, mt_file_t *);
 
         problems++;
         ap_log_error(APLOG_MARK, APLOG_ERR, 0, s_main,
                      "TACK00017: %s (TackStore at " TACK_WHERE_FMT ")%s",
                      f->error, TACK_WHERE(st->where),
-                     tack_config_strict() ? "" : "; this file is skipped");
+                     mt_strict() ? "" : "; this file is skipped");
     }
     for (j = 0; j < st->expired->nelts; j++) {
-        tack_file_t *f = APR_ARRAY_IDX(st->expired, j, tack_file_t *);
+        mt_file_t *f = APR_ARRAY_IDX(st->expired, j, mt_file_t *);
 
         ap_log_error(APLOG_MARK, APLOG_WARNING, 0, s_main,
                      "TACK00018: %s; skipped: sign a new one", f->error);
@@ -367,20 +365,19 @@ static int tack_store_report_files(server_rec *s_main, const tack_store_t *st)
     return problems;
 }
 
-/* tack_store_report_expiring logs the TACKs of |st| that expire within 30
+/* mt_store_report_expiring logs the TACKs of |st| that expire within 30
  * days: each at debug level, then one warning for the store that names the
  * first to go.  Left out: a TACK whose certificate expires no later (its
  * renewal needs a new TACK anyway) and, when the certificates are known
  * (|used_only|), one that no certificate uses. */
-static void tack_store_report_expiring(server_rec *s_main,
-                                       const tack_store_t *st, time_t now,
-                                       int used_only)
+static void mt_store_report_expiring(server_rec *s_main, const mt_store_t *st,
+                                     time_t now, int used_only)
 {
-    const tack_item_t *first = NULL;
+    const mt_item_t *first = NULL;
     int j, n = 0;
 
     for (j = 0; j < st->expiring->nelts; j++) {
-        const tack_item_t *it = APR_ARRAY_IDX(st->expiring, j, tack_item_t *);
+        const mt_item_t *it = APR_ARRAY_IDX(st->expiring, j, mt_item_t *);
 
         if (it->ends_with_cert || (used_only && !it->matched)) {
             continue;
@@ -404,18 +401,18 @@ static void tack_store_report_expiring(server_rec *s_main,
         "sign new ones",
         st->path, n, n == 1 ? "" : "s", n == 1 ? "s" : "", first->file->path,
         first->expiry,
-        tack_duration(s_main->process->pconf, (long)(first->expires - now)));
+        mt_duration(s_main->process->pconf, (long)(first->expires - now)));
 }
 
-/* tack_store_report_unused logs, at debug level, the TACKs of |st| that
+/* mt_store_report_unused logs, at debug level, the TACKs of |st| that
  * matched no certificate, and returns how many there are. */
-static int tack_store_report_unused(server_rec *s_main, const tack_store_t *st)
+static int mt_store_report_unused(server_rec *s_main, const mt_store_t *st)
 {
     apr_pool_t *p = s_main->process->pconf;
     int unmatched = 0, j, k;
 
     for (j = 0; j < st->files->nelts; j++) {
-        tack_file_t *f = APR_ARRAY_IDX(st->files, j, tack_file_t *);
+        mt_file_t *f = APR_ARRAY_IDX(st->files, j, mt_file_t *);
 
         for (k = 0; k < f->nitems; k++) {
             if (f->items[k].matched) {
@@ -426,23 +423,23 @@ static int tack_store_report_unused(server_rec *s_main, const tack_store_t *st)
                          "TACK00021: TackStore %s: target_hash of %s "
                          "(key %s) matches no certificate of any "
                          "virtual host using the store; not used",
-                         f->path, tack_item_name(p, &f->items[k]),
+                         f->path, mt_item_name(p, &f->items[k]),
                          f->items[k].fingerprint);
         }
     }
     return unmatched;
 }
 
-int tack_config_log_stores(server_rec *s_main, int report_unmatched)
+int mt_store_log(server_rec *s_main, int report_unmatched)
 {
     time_t now = time(NULL);
     int problems = 0, i;
 
-    if (tack_config_quiet() || !tack_store_list) {
+    if (mt_quiet() || !mt_store_list) {
         return 0;
     }
-    for (i = 0; i < tack_store_list->nelts; i++) {
-        tack_store_t *st = APR_ARRAY_IDX(tack_store_list, i, tack_store_t *);
+    for (i = 0; i < mt_store_list->nelts; i++) {
+        mt_store_t *st = APR_ARRAY_IDX(mt_store_list, i, mt_store_t *);
         int unmatched = 0;
 
         if (st->error) {
@@ -454,11 +451,11 @@ int tack_config_log_stores(server_rec *s_main, int report_unmatched)
                          st->error, TACK_WHERE(st->where));
             continue;
         }
-        problems += tack_store_report_files(s_main, st);
-        problems += tack_store_report_trust(s_main, st);
-        tack_store_report_expiring(s_main, st, now, report_unmatched);
+        problems += mt_store_report_files(s_main, st);
+        problems += mt_store_report_trust(s_main, st);
+        mt_store_report_expiring(s_main, st, now, report_unmatched);
         if (report_unmatched) {
-            unmatched = tack_store_report_unused(s_main, st);
+            unmatched = mt_store_report_unused(s_main, st);
         }
         ap_log_error(APLOG_MARK, APLOG_INFO, 0, s_main,
                      "TACK00022: TackStore %s (" TACK_WHERE_FMT

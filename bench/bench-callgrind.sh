@@ -129,8 +129,8 @@ awk '/file:function/ { p = 1; next } p && /^-+$/ { next }
      p && /^$/ { if (n) exit; next } p { n++; print }' "$prof.self.txt" |
     sed -E 's/^ *[0-9,]+ \([ 0-9.]+%\) +//; s/ \[.*$//; s/^.*://' |
     awk '!seen[$0]++' > "$prof.functions"
-add_ir=$(awk '/tack_cb_ext_add/ && $1 ~ /^[0-9,]+$/ { gsub(",", "", $1); print $1; exit }' "$prof.incl.txt")
-parse_ir=$(awk '/tack_cb_ext_parse/ && $1 ~ /^[0-9,]+$/ { gsub(",", "", $1); print $1; exit }' "$prof.incl.txt")
+add_ir=$(awk '/mt_cb_ext_add/ && $1 ~ /^[0-9,]+$/ { gsub(",", "", $1); print $1; exit }' "$prof.incl.txt")
+parse_ir=$(awk '/mt_cb_ext_parse/ && $1 ~ /^[0-9,]+$/ { gsub(",", "", $1); print $1; exit }' "$prof.incl.txt")
 bad=$(grep -E "$FORBIDDEN" "$prof.functions" | tr '\n' ' ')
 funcs=$(tr '\n' ' ' < "$prof.functions")
 echo "callbacks: $cb_ir instructions over $total_hs asking handshakes = $(fmt 1 "$cb_per") per handshake (add $(fmt 1 "$(calc "${add_ir:-0} / $total_hs")"), parse $(fmt 1 "$(calc "${parse_ir:-0} / $total_hs")"))"
@@ -198,8 +198,8 @@ awk -v x="$cb_per" 'BEGIN { exit !(x < 200) }' || verdict=FAIL
     echo "| | instructions | per handshake |"
     echo "|---|---|---|"
     echo "| all callbacks | $cb_ir | **$(fmt 1 "$cb_per")** |"
-    echo "| tack_cb_ext_add (inclusive) | ${add_ir:-0} | $(fmt 1 "$(calc "${add_ir:-0} / $total_hs")") |"
-    echo "| tack_cb_ext_parse (inclusive) | ${parse_ir:-0} | $(fmt 1 "$(calc "${parse_ir:-0} / $total_hs")") |"
+    echo "| mt_cb_ext_add (inclusive) | ${add_ir:-0} | $(fmt 1 "$(calc "${add_ir:-0} / $total_hs")") |"
+    echo "| mt_cb_ext_parse (inclusive) | ${parse_ir:-0} | $(fmt 1 "$(calc "${parse_ir:-0} / $total_hs")") |"
     echo
     echo "Functions executed inside the callbacks (exclusive cost, whole run):"
     echo

@@ -14,7 +14,7 @@
 n=$1 so=$2 port=$3 prefix=$4 cpu=${5:-$SRV_CPU} cfg=${6:-B}
 SD=$OUT/scale
 D=$prefix.srv
-ENTRY='^(tack_cmd_[A-Za-z0-9]+|tack_config_(create|merge|check)|tack_hook_[a-z_]+|tack_stores_forget|tack_status_forget|tack_status_handler|tack_status_hook)$'
+ENTRY='^(mt_cmd_[A-Za-z0-9]+|mt_config_(create|merge)|mt_setup_check|mt_hook_[a-z_]+|mt_stores_forget|mt_status_forget|mt_status_handler|mt_status_hook)$'
 mkdir -p "$D/cg"
 chmod 1777 "$D/cg"
 sed "s/127.0.0.1:18520>/127.0.0.1:$port>/" "$SD/vhosts-$n-$cfg.conf" > "$D/vhosts.conf"

@@ -4,7 +4,7 @@
 #  - every TACKnnnnn log tag appears exactly once in the module's source
 #    (one call site, never reused) and exactly once in docs/log-tags.md, at
 #    the level the source logs it at, and the table lists no other tag;
-#  - every directive of tack_config_cmds has its section in
+#  - every directive of mt_config_cmds has its section in
 #    docs/directives.md, in the Apache manual's layout;
 #  - the README links every guide.
 use strict;
@@ -33,14 +33,14 @@ for my $file (glob "$top/mod_tack*.c") {
         my ($tag, $pos) = ($1, pos($text));
         push @dups, "$tag (" . ($src{$tag}{file} // '') . " and $file)"
             if $src{$tag};
-        # The level: the nearest APLOG_x before the tag, or tack_problem()
+        # The level: the nearest APLOG_x before the tag, or mt_problem()
         # (which logs at error level).
         my $before = substr($text, 0, $pos);
         my ($lvl, $at) = ('?', -1);
         while ($before =~ /APLOG_(ERR|WARNING|INFO|DEBUG|NOTICE|CRIT|ALERT|EMERG)\b/g) {
             ($lvl, $at) = ($level_name{$1}, pos($before));
         }
-        while ($before =~ /tack_problem\(/g) {
+        while ($before =~ /mt_problem\(/g) {
             ($lvl, $at) = ('error', pos($before)) if pos($before) > $at;
         }
         $src{$tag} = { file => $file =~ s{.*/}{}r, level => $lvl };
@@ -58,7 +58,7 @@ for my $line (split /\n/, slurp("$top/docs/log-tags.md")) {
 my @src_tags = sort keys %src;
 my @directives = do {
     my $c = slurp("$top/mod_tack_config.c");
-    $c =~ /tack_config_cmds\[\] = \{(.*?)\{NULL\}/s or die 'no command table';
+    $c =~ /mt_config_cmds\[\] = \{(.*?)\{NULL\}/s or die 'no command table';
     my $t = $1;
     my @d = ($t =~ /AP_INIT_\w+\("(\w+)"/g);
     @d;

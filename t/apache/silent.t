@@ -16,7 +16,7 @@ use TackFixture qw(make_cert make_key tack_bytes pem write_file minutes_from_now
 use HTTP::Tiny;
 use JSON::PP;
 
-plan tests => 25;
+plan tests => 26;
 
 my $h = TackTest::Httpd->new('silent');
 my $d = $h->root;
@@ -64,8 +64,10 @@ my ($rc, $out) = $h->configtest;
 is($rc, 0, 'apache2 -t passes: these are warnings') or diag($out);
 like($out, qr/\[tack:warn\].*TACK00027: vhost dual\.test:$port: a TACK for 1 of its 2 certificates; clients that negotiate the other get none: certificate \S+ec\.crt \(sign one for each: tack sign -c CERT\)/,
      'a TACK for the RSA certificate only: warned, naming the ECDSA one');
-like($out, qr/\[tack:warn\].*TACK00026: vhost plain\.test:$plain_port: Tack directives in a virtual host without SSLEngine on: nothing is served here/,
+like($out, qr/\[tack:warn\].*TACK00062: vhost plain\.test:$plain_port: Tack directives in a virtual host without SSLEngine on: nothing is served here/,
      'TackFile in a vhost without SSLEngine on: warned');
+like($out, qr/\[tack:warn\].*TACK00061: vhost t13\.test:$port: speaks only TLS 1\.3 \(SSLProtocol\) and TackTLS13 is off: no TACK is sent to anyone/,
+     'a TLS 1.3-only vhost with TackTLS13 off: warned by apache2 -t too, from its SSLProtocol line');
 
 ($rc, $out) = $h->start;
 is($rc, 0, 'started') or diag($out);

@@ -1,0 +1,197 @@
+/* SPDX-License-Identifier: Apache-2.0
+ * Copyright 2026 the mod_tack authors (NOTICE) */
+/*
+ * mod_tack_base.c -- the bottom of the module: what every other file
+ * needs and nothing else.  The configuration of a server (mt_conf_get),
+ * the two regimes (mt_strict under "apache2 -t", mt_quiet in the discarded
+ * first pass of a start), a vhost's name in messages, file-reading and
+ * message helpers, a problem recorded for the status page.  It calls only
+ * httpd, APR, OpenSSL and the core: never another file of the module.
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "httpd.h"
+#include "http_config.h"
+#include "http_core.h"
+#include "http_log.h"
+#include "apr_strings.h"
+
+#include <openssl/asn1.h>
+#include <openssl/err.h>
+#include <openssl/x509.h>
+
+#include "mod_tack_runtime.h"
+
+APLOG_USE_MODULE(tack);
+
+int mt_strict(void)
+{
+    return ap_state_query(AP_SQ_RUN_MODE) == AP_SQ_RM_CONFIG_TEST;
+}
+
+int mt_quiet(void)
+{
+    /* httpd reads its configuration twice when it first starts; the first
+     * pass (AP_SQ_MS_CREATE_PRE_CONFIG) would log everything twice.  Under
+     * -t that first pass is the only one. */
+    return !mt_strict() &&
+           ap_state_query(AP_SQ_MAIN_STATE) == AP_SQ_MS_CREATE_PRE_CONFIG;
+}
+
+const char *mt_vhost_name_buf(server_rec *s, char buf[TACK_NAME_SIZE])
+{
+    apr_port_t port = s->port;
+
+    if (!port && s->addrs) {
+        port = s->addrs->host_port;
+    }
+    apr_snprintf(buf, TACK_NAME_SIZE, "%s:%u",
+                 s->server_hostname ? s->server_hostname : "(unnamed)",
+                 (unsigned)port);
+    return buf;
+}
+
+const char *mt_vhost_name(server_rec *s)
+{
+    char buf[TACK_NAME_SIZE];
+
+    return apr_pstrdup(s->process->pconf, mt_vhost_name_buf(s, buf));
+}
+
+mt_conf_t *mt_conf_get(server_rec *s)
+{
+    return ap_get_module_config(s->module_config, &tack_module);
+}
+
+/* mt_read_text reads |path| for |directive|; returns an error message or
+ * NULL with |*text| malloc'd (the caller frees it). */
+const char *mt_read_text(apr_pool_t *p, const char *directive, const char *path,
+                         char **text, size_t *len)
+{
+    tack_status_t st = tack_file_read(path, TACK_FILE_MAX_DEFAULT, text, len);
+
+    if (st == TACK_ERR_IO) {
+        return apr_psprintf(p, "%s %s: cannot read file: %s", directive, path,
+                            strerror(errno));
+    }
+    if (st != TACK_OK) {
+        return apr_psprintf(p, "%s %s: cannot read file: %s", directive, path,
+                            tack_status_str(st));
+    }
+    return NULL;
+}
+
+const char *mt_pem_error(apr_pool_t *p, const char *directive, const char *path,
+                         tack_status_t st, unsigned line, const char *label,
+                         size_t size)
+{
+    const char *reason = tack_status_str(st);
+
+    if (st == TACK_ERR_PEM_NO_BLOCK || st == TACK_ERR_PEM_WRONG_LABEL) {
+        reason = apr_psprintf(p, "no \"%s\" PEM block (%s)", label, reason);
+    } else if (st == TACK_ERR_BAD_LENGTH) {
+        reason = apr_psprintf(
+            p, "%s: a \"%s\" block must hold %" APR_SIZE_T_FMT " bytes", reason,
+            label, size);
+    }
+    if (line) {
+        return apr_psprintf(p, "%s %s: line %u: %s", directive, path, line,
+                            reason);
+    }
+    return apr_psprintf(p, "%s %s: %s", directive, path, reason);
+}
+
+void mt_warning_add(apr_pool_t *p, apr_array_header_t **list,
+                    const char *warning)
+{
+    if (*list == NULL) {
+        *list = apr_array_make(p, 1, sizeof(const char *));
+    }
+    APR_ARRAY_PUSH(*list, const char *) = warning;
+}
+
+/* "TACK 2 of 2 " when a file holds several, "" otherwise. */
+const char *mt_item_name(apr_pool_t *p, const mt_item_t *item)
+{
+    if (item->file->nitems < 2) {
+        return "TACK";
+    }
+    return apr_psprintf(p, "TACK %u of %d", item->index, item->file->nitems);
+}
+
+/* "12 days", "5 hours", "3 minutes": how long until |secs| have passed. */
+const char *mt_duration(apr_pool_t *p, long secs)
+{
+    if (secs >= 2 * 86400) {
+        return apr_psprintf(p, "%ld days", secs / 86400);
+    }
+    if (secs >= 2 * 3600) {
+        return apr_psprintf(p, "%ld hours", secs / 3600);
+    }
+    return apr_psprintf(p, "%ld minute%s", secs / 60,
+                        secs / 60 == 1 ? "" : "s");
+}
+
+time_t mt_cert_not_after(X509 *x509)
+{
+    struct tm tm;
+
+    if (!x509 || !ASN1_TIME_to_tm(X509_get0_notAfter(x509), &tm)) {
+        return 0;
+    }
+    return timegm(&tm);
+}
+
+const char *mt_hex(apr_pool_t *p, const uint8_t *in, size_t len)
+{
+    static const char digits[] = "0123456789abcdef";
+    char *out = apr_palloc(p, 2 * len + 1);
+    size_t i;
+
+    for (i = 0; i < len; i++) {
+        out[2 * i] = digits[in[i] >> 4];
+        out[2 * i + 1] = digits[in[i] & 15];
+    }
+    out[2 * len] = '\0';
+    return out;
+}
+
+void mt_problem_add(apr_pool_t *p, mt_rt_t *rt, int severity, const char *kind,
+                    int slot, const char *message)
+{
+    mt_problem_t *pr;
+
+    if (!rt->problems) {
+        rt->problems = apr_array_make(p, 1, sizeof(mt_problem_t));
+    }
+    pr = apr_array_push(rt->problems);
+    pr->severity = severity;
+    pr->kind = kind;
+    pr->slot = slot < rt->nslots ? slot : -1;
+    pr->message = message;
+}
+
+const char *mt_slot_subject(const mt_slot_t *slot, char buf[TACK_SUBJECT_SIZE])
+{
+    buf[0] = '\0';
+    if (slot->cert) {
+        tack_cert_name(slot->cert, buf, TACK_SUBJECT_SIZE);
+    }
+    return buf;
+}
+
+void mt_openssl_log(server_rec *s, const char *what)
+{
+    unsigned long e;
+    char buf[256], name[TACK_NAME_SIZE];
+
+    while ((e = ERR_get_error()) != 0) {
+        ERR_error_string_n(e, buf, sizeof(buf));
+        ap_log_error(APLOG_MARK, APLOG_ERR, 0, s,
+                     "TACK00050: vhost %s: %s: OpenSSL: %s",
+                     mt_vhost_name_buf(s, name), what, buf);
+    }
+}

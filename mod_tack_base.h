@@ -1,0 +1,163 @@
+/* SPDX-License-Identifier: Apache-2.0
+ * Copyright 2026 the mod_tack authors (NOTICE) */
+/*
+ * mod_tack_base.h -- what every file of the module needs: the module
+ * record, the configuration of a server (mt_conf_get), the two regimes
+ * (mt_strict, mt_quiet), names for messages and small helpers, all in
+ * mod_tack_base.c, which calls no other file of the module.
+ *
+ * The module's headers follow its layers (docs/contributing.md,
+ * "Architecture"): this one; mod_tack_model.h, the configuration-time
+ * model and the files that build it; mod_tack_runtime.h, the table a
+ * handshake reads; mod_tack_status.h, the status page's internals.  Module
+ * functions and types are mt_*; the core library's are tack_* (tack_ext.h).
+ *
+ * Log tags: every ap_log_* call site carries its own "TACKnnnnn: " tag,
+ * never reused; each is listed with its level and meaning in
+ * docs/log-tags.md (t/apache/docs.t checks both ways).
+ */
+#ifndef MOD_TACK_BASE_H
+#define MOD_TACK_BASE_H
+
+#include "httpd.h"
+#include "http_config.h"
+#include "apr_hash.h"
+
+#include <openssl/crypto.h>
+#include <openssl/ssl.h>
+#include <openssl/x509.h>
+
+#include "tack_ext.h"
+
+/* TACK_PROG is the tool's command name in the log's hints ("run tack sign"):
+ * the Makefile's TACK_PROG, tacktool in Debian's package. */
+#ifndef TACK_PROG
+#define TACK_PROG "tack"
+#endif
+
+/* Only tack_module leaves the shared object: the module is built with
+ * -fvisibility=hidden, this marks the one exception. */
+#define TACK_EXPORT __attribute__((visibility("default")))
+
+extern module TACK_EXPORT AP_MODULE_DECLARE_DATA tack_module;
+
+#define TACK_UNSET (-1)
+#define TACK_FORMAT_00 0
+#define TACK_FORMAT_02 2
+
+/* A TACK about to be served is logged as a warning when it expires within
+ * this many seconds (30 days). */
+#define TACK_EXPIRY_WARN_SECS (30L * 24 * 60 * 60)
+
+/* Where a directive was written, for messages: "(" TACK_WHERE_FMT ")" with
+ * TACK_WHERE(d) gives "(conf/file.conf:12)".  The configuration tree lives
+ * in pconf as long as what was built from it, so a pointer to the directive
+ * costs 8 bytes where a formatted string cost ~50 per TACK'd vhost. */
+#define TACK_WHERE_FMT "%s:%d"
+#define TACK_WHERE(d) ((d) ? (d)->filename : "?"), ((d) ? (d)->line_num : 0)
+
+/* The types the bottom layer passes around without looking inside. */
+typedef struct mt_conf mt_conf_t;   /* mod_tack_model.h */
+typedef struct mt_file mt_file_t;   /* mod_tack_model.h */
+typedef struct mt_item mt_item_t;   /* mod_tack_model.h */
+typedef struct mt_store mt_store_t; /* mod_tack_model.h */
+typedef struct mt_slot mt_slot_t;   /* mod_tack_runtime.h */
+typedef struct mt_rt mt_rt_t;       /* mod_tack_runtime.h */
+
+/* mt_conf_get returns the (merged) configuration of |s|. */
+mt_conf_t *mt_conf_get(server_rec *s);
+
+/* mt_strict returns 1 under "apache2 -t", where every problem is an
+ * error, 0 at a real start or restart, where problems are logged and the
+ * offending TACK or file is left out. */
+int mt_strict(void);
+
+/* mt_quiet returns 1 during the first of the two configuration
+ * passes of an initial start, whose messages would only be repeated by the
+ * second. */
+int mt_quiet(void);
+
+/* mt_vhost_name returns "name:port" for messages, allocated in pconf:
+ * for configuration time.  mt_vhost_name_buf writes it into |buf| and
+ * returns |buf|, for run time (nothing allocated, nothing kept per vhost);
+ * mt_rt_name is the same for a runtime table. */
+#define TACK_NAME_SIZE 300 /* a 255-byte host name, ':', a port */
+const char *mt_vhost_name(server_rec *s);
+const char *mt_vhost_name_buf(server_rec *s, char buf[TACK_NAME_SIZE]);
+#define mt_rt_name(rt, buf) mt_vhost_name_buf((rt)->s, (buf))
+
+/* The arrays of a mt_conf_t are NULL until a directive needs them. */
+static inline int mt_nelts(const apr_array_header_t *a)
+{
+    return a ? a->nelts : 0;
+}
+
+static inline void *mt_elts(const apr_array_header_t *a)
+{
+    return a ? a->elts : NULL;
+}
+
+static inline int mt_key_equal(const uint8_t *a, const uint8_t *b)
+{
+    return CRYPTO_memcmp(a, b, TACK_KEY_LEN) == 0;
+}
+
+static inline const ap_directive_t *mt_where(cmd_parms *cmd)
+{
+    return cmd->directive;
+}
+
+/* mt_openssl_log logs, at error level, each error on OpenSSL's queue for
+ * the vhost |s|, after |what| was attempted, and empties the queue. */
+void mt_openssl_log(server_rec *s, const char *what);
+
+/* mt_warning_add appends |warning| to |*list|, made in |p| when NULL. */
+void mt_warning_add(apr_pool_t *p, apr_array_header_t **list,
+                    const char *warning);
+
+/* mt_item_name returns "TACK" or, in a pair file, "TACK 2 of 2". */
+const char *mt_item_name(apr_pool_t *p, const mt_item_t *item);
+
+/* mt_read_text reads |path| for |directive| into a malloc'd |*text|;
+ * returns NULL, or why it cannot be read. */
+const char *mt_read_text(apr_pool_t *p, const char *directive, const char *path,
+                         char **text, size_t *len);
+
+/* mt_pem_error says why |path| gave |st| when decoding |label| blocks of
+ * |size| bytes (at |line| when not 0). */
+const char *mt_pem_error(apr_pool_t *p, const char *directive, const char *path,
+                         tack_status_t st, unsigned line, const char *label,
+                         size_t size);
+
+/* mt_cert_not_after returns the end of |x509|'s validity, or 0. */
+time_t mt_cert_not_after(X509 *x509);
+
+/* mt_duration returns "12 days", "5 hours", "3 minutes": how long until
+ * |secs| have passed, allocated in |p|. */
+const char *mt_duration(apr_pool_t *p, long secs);
+
+/* mt_hex returns |in| as lower-case hex, in |p|. */
+const char *mt_hex(apr_pool_t *p, const uint8_t *in, size_t len);
+
+/* mt_slot_subject writes the subject of |slot|'s certificate into |buf|
+ * ("" for the last slot) and returns |buf|.  Computed when shown, not kept:
+ * 30-odd bytes per vhost. */
+#define TACK_SUBJECT_SIZE 256
+const char *mt_slot_subject(const mt_slot_t *slot, char buf[TACK_SUBJECT_SIZE]);
+
+/* A problem of a vhost, shown first on the status page, in the JSON
+ * ("problems") and in the metrics (tack_vhost_problems{kind=...}). */
+#define TACK_PROBLEM_ERROR 2   /* something is not served: red */
+#define TACK_PROBLEM_WARNING 1 /* served, but will not be for long: amber */
+
+/* mt_problem_add records, at configuration time, a problem of the
+ * vhost |rt| that the status page, the JSON and the metrics show with the
+ * ones they find themselves (expired, expiring, no TACK, store): |kind| a
+ * short word such as "pin_continuity" (a metrics label, [a-z_]), |slot|
+ * the index of the certificate in rt->slots or -1 for the whole vhost,
+ * |message| a sentence.  |kind| and |message| must live as long as |p|,
+ * which must be the pool |rt| lives in (pconf). */
+void mt_problem_add(apr_pool_t *p, mt_rt_t *rt, int severity, const char *kind,
+                    int slot, const char *message);
+
+#endif /* MOD_TACK_BASE_H */

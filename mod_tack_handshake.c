@@ -1,0 +1,316 @@
+/* SPDX-License-Identifier: Apache-2.0
+ * Copyright 2026 the mod_tack authors (NOTICE) */
+/*
+ * mod_tack_handshake.c -- what a handshake runs, and the table it reads.
+ *
+ * At start-up (mod_tack_setup.c) each certificate of a vhost gets, once,
+ * the extension bodies it may send (one per subset of its TACKs still
+ * unexpired), and extension 0xF300 is registered on the vhost's SSL_CTX
+ * with the vhost's runtime table (mt_rt_t) as callback argument.  A
+ * handshake then only compares the certificate pointer OpenSSL chose and
+ * the current time against that table, adds to two shared-memory counters
+ * (relaxed atomics, mod_tack_status.c) and notes the answer in the
+ * connection's conn_config slot, from which post_read_request (mod_tack.c)
+ * sets TACK_REQUESTED / TACK_SERVED: no allocation, no lock, no file I/O,
+ * no signature work.
+ */
+#include <string.h>
+#include <time.h>
+
+#include "httpd.h"
+#include "http_config.h"
+#include "http_core.h"
+#include "http_log.h"
+#include "http_protocol.h"
+#include "http_request.h"
+#include "apr_atomic.h"
+#include "apr_strings.h"
+
+#include <openssl/err.h>
+#include <openssl/ssl.h>
+
+#include "mod_tack_runtime.h"
+
+APLOG_USE_MODULE(tack);
+
+mt_ctr_t mt_ctr_unset;
+
+/* mt_body_build encodes the body for the TACKs of |slot| selected by
+ * |mask|.  Returns an empty body when there is nothing to send. */
+static mt_body_t mt_body_build(apr_pool_t *p, server_rec *s,
+                               const mt_sel_t *sel, const mt_slot_t *slot,
+                               unsigned mask)
+{
+    mt_body_t body = {NULL, 0, NULL};
+    tack_status_t st;
+    /* TACK_EXT00_MAX_LEN = 1 + 166 + 2 + 8 * 128 + 1 is the larger. */
+    uint8_t buf[TACK_EXT00_MAX_LEN > TACK_EXT02_MAX_LEN ? TACK_EXT00_MAX_LEN
+                                                        : TACK_EXT02_MAX_LEN];
+    size_t len = 0;
+    char name[TACK_NAME_SIZE];
+    int i;
+
+    if (sel->format == TACK_FORMAT_02) {
+        tack_ext02_t ext;
+
+        memset(&ext, 0, sizeof(ext));
+        for (i = 0; i < slot->ntacks; i++) {
+            if (!(mask & (1u << i))) {
+                continue;
+            }
+            /* -02 section 3: bit n activates the n-th TACK of the list */
+            if (sel->pin_activation && !slot->tacks[i]->file->inactive) {
+                ext.activation_flags |= (uint8_t)(1u << ext.num_tacks);
+            }
+            ext.tacks[ext.num_tacks++] = slot->tacks[i]->tack;
+        }
+        if (ext.num_tacks == 0) {
+            return body; /* -02 has no empty list: send nothing */
+        }
+        st = tack_ext02_encode(&ext, buf, sizeof(buf), &len);
+    } else {
+        tack_ext00_t ext;
+        const mt_item_t *item = NULL;
+
+        memset(&ext, 0, sizeof(ext));
+        if (slot && slot->ntacks && (mask & 1u)) {
+            item = slot->tacks[0];
+            ext.has_tack = 1;
+            ext.tack = item->tack;
+        }
+        if (!item && sel->nsigs == 0) {
+            return body; /* nothing configured, or the TACK expired */
+        }
+        ext.num_breaksigs = sel->nsigs;
+        memcpy(ext.breaksigs, sel->sigs, sel->nsigs * sizeof(sel->sigs[0]));
+        ext.pin_activation =
+            sel->pin_activation && !(item && item->file->inactive);
+        st = tack_ext00_encode(&ext, buf, sizeof(buf), &len);
+    }
+    if (st != TACK_OK) {
+        ap_log_error(APLOG_MARK, APLOG_ERR, 0, s,
+                     "TACK00051: vhost %s: cannot encode the extension: %s",
+                     mt_vhost_name_buf(s, name), tack_status_str(st));
+        return body;
+    }
+    /* Only the bytes used: at 10,000 vhosts the maximum size (1,194 bytes
+     * per body, two or three bodies per vhost) would cost megabytes. */
+    body.data = apr_pmemdup(p, buf, len);
+    body.len = len;
+    for (i = 0; slot && i < slot->ntacks; i++) {
+        if (mask & (1u << i) && (sel->format == TACK_FORMAT_02 || i == 0)) {
+            body.served = body.served
+                              ? apr_pstrcat(p, body.served, " ",
+                                            slot->tacks[i]->fingerprint, NULL)
+                              : slot->tacks[i]->fingerprint;
+        }
+    }
+    return body;
+}
+
+mt_rt_t *mt_handshake_build(apr_pool_t *p, server_rec *s, const mt_sel_t *sel)
+{
+    mt_rt_t *rt = apr_pcalloc(p, sizeof(*rt));
+    int c, i;
+    size_t k;
+    unsigned mask;
+
+    rt->s = s;
+    rt->format = sel->format;
+    rt->pin_activation = sel->pin_activation;
+    rt->tls13 = sel->tls13;
+    rt->store = sel->store;
+    rt->nsigs = sel->nsigs;
+    if (sel->nsigs) {
+        const char **keys = apr_palloc(p, sel->nsigs * sizeof(*keys));
+        const char **files = apr_palloc(p, sel->nsigs * sizeof(*files));
+
+        for (k = 0; k < sel->nsigs; k++) {
+            keys[k] = sel->sigfiles[k]->fingerprints[sel->sigidx[k]];
+            files[k] = sel->sigfiles[k]->path;
+        }
+        rt->sig_keys = keys;
+        rt->sig_files = files;
+    }
+    /* Sized by count, as the rest: at 10,000 vhosts every byte per vhost
+     * is 10 KB in the parent and again in each child (bench/findings.md). */
+    rt->nslots = sel->ncerts;
+    rt->slots = apr_pcalloc(p, sizeof(mt_slot_t) * (sel->ncerts + 1));
+    for (c = 0; c <= sel->ncerts; c++) {
+        mt_slot_t *slot = &rt->slots[c];
+        mt_body_t *bodies;
+
+        /* The last slot stands for a certificate the table does not know:
+         * no certificate, no TACK, the vhost's break signatures only. */
+        if (c < sel->ncerts) {
+            slot->cert = sel->certs[c].x509;
+            slot->lapsed = sel->certs[c].ntacks ? NULL : sel->certs[c].lapsed;
+            slot->key_type = sel->certs[c].key_type;
+            slot->ntacks = sel->certs[c].ntacks;
+            for (i = 0; i < slot->ntacks; i++) {
+                slot->tacks[i] = sel->certs[c].tacks[i];
+            }
+        }
+        bodies = apr_palloc(p, sizeof(*bodies) << slot->ntacks);
+        for (mask = 0; mask < (1u << slot->ntacks); mask++) {
+            bodies[mask] = mt_body_build(p, s, sel, slot, mask);
+        }
+        slot->bodies = bodies;
+        slot->ctr = &mt_ctr_unset;
+    }
+    return rt;
+}
+
+/* mt_cb_ext_parse sees the client's request in the ClientHello.
+ * draft-00 section 4.1: the request is empty; anything else is malformed. */
+static int mt_cb_ext_parse(SSL *ssl, unsigned int ext_type,
+                           unsigned int context, const unsigned char *in,
+                           size_t inlen, X509 *x, size_t chainidx, int *al,
+                           void *parse_arg)
+{
+    mt_rt_t *rt = parse_arg;
+
+    if (inlen != 0) {
+        /* Only here: SSL_get_app_data costs ~40 instructions a call. */
+        conn_rec *c = SSL_get_app_data(ssl);
+        char name[TACK_NAME_SIZE];
+
+        if (c) {
+            ap_log_cserror(APLOG_MARK, APLOG_INFO, 0, c, rt->s,
+                           "TACK00052: vhost %s: non-empty TACK request "
+                           "(%" APR_SIZE_T_FMT " bytes) in ClientHello; "
+                           "decode_error alert",
+                           mt_rt_name(rt, name), inlen);
+        }
+        *al = SSL_AD_DECODE_ERROR;
+        return 0;
+    }
+    return 1;
+}
+
+static void mt_note_expired(mt_rt_t *rt, mt_slot_t *slot, int i)
+{
+    const mt_item_t *item = slot->tacks[i];
+    char name[TACK_NAME_SIZE];
+
+    if (apr_atomic_cas32(&slot->expired_logged[i], 1, 0) != 0) {
+        return;
+    }
+    ap_log_error(APLOG_MARK, APLOG_WARNING, 0, rt->s,
+                 "TACK00053: vhost %s: %s %s: TACK (key %s) expired at "
+                 "%s; no longer served%s",
+                 mt_rt_name(rt, name), item->file->kind, item->file->path,
+                 item->fingerprint, item->expiry,
+                 rt->nsigs ? " (break signatures still are)" : "");
+}
+
+/* mt_log_answer traces one answer at LogLevel debug.  Out of line and
+ * cold: its buffers and formatting stay off the handshake path, which only
+ * tests the level. */
+static void __attribute__((noinline, cold))
+mt_log_answer(SSL *ssl, conn_rec *c, const mt_rt_t *rt, const mt_slot_t *slot,
+              unsigned mask, const mt_body_t *body)
+{
+    char subject[TACK_SUBJECT_SIZE], name[TACK_NAME_SIZE];
+
+    ap_log_cserror(APLOG_MARK, APLOG_DEBUG, 0, c, rt->s,
+                   "TACK00054: vhost %s: %s: TACK requested; %s certificate "
+                   "%s: %s%s%s "
+                   "(%u live), %" APR_SIZE_T_FMT " break signature(s); "
+                   "answer %" APR_SIZE_T_FMT " bytes%s",
+                   mt_rt_name(rt, name), SSL_get_version(ssl),
+                   slot->cert ? slot->key_type : "unknown",
+                   mt_slot_subject(slot, subject),
+                   slot->ntacks ? "TACK key " : "no TACK",
+                   slot->ntacks ? slot->tacks[0]->fingerprint : "",
+                   slot->ntacks > 1 ? " and another" : "",
+                   (unsigned)__builtin_popcount(mask),
+                   rt->format == TACK_FORMAT_02 ? 0 : rt->nsigs, body->len,
+                   body->len ? "" : " (extension omitted)");
+}
+
+/* mt_cb_ext_add answers a ClientHello that carried the request (OpenSSL
+ * calls it only then, and, with SSL_EXT_IGNORE_ON_RESUMPTION, only on full
+ * handshakes).  mod_ssl has switched to the SNI vhost's SSL_CTX by now, so
+ * |add_arg| is that vhost's table; and the certificate to be presented is
+ * already chosen, so SSL_get_certificate() picks the slot.
+ *
+ * Besides answering it only counts (two relaxed atomic adds into shared
+ * memory) and notes the body in the connection's conn_config slot, a
+ * pointer that mod_ssl's conn_rec (its SSL app data) already has room for:
+ * no allocation, no lock. */
+static int mt_cb_ext_add(SSL *ssl, unsigned int ext_type, unsigned int context,
+                         const unsigned char **out, size_t *outlen, X509 *x,
+                         size_t chainidx, int *al, void *add_arg)
+{
+    mt_rt_t *rt = add_arg;
+    X509 *cert = SSL_get_certificate(ssl);
+    conn_rec *c = SSL_get_app_data(ssl);
+    mt_slot_t *slot = &rt->slots[rt->nslots];
+    const mt_body_t *body;
+    unsigned mask = 0;
+    int i;
+
+    for (i = 0; i < rt->nslots; i++) {
+        if (rt->slots[i].cert == cert) {
+            slot = &rt->slots[i];
+            break;
+        }
+    }
+    if (slot->ntacks) {
+        time_t now = time(NULL);
+
+        mask = (1u << slot->ntacks) - 1;
+        for (i = 0; i < slot->ntacks; i++) {
+            if (now >= slot->tacks[i]->expires) {
+                mask &= ~(1u << i);
+                mt_note_expired(rt, slot, i);
+            }
+        }
+    }
+    body = &slot->bodies[mask];
+    __atomic_fetch_add(&slot->ctr->requested, 1, __ATOMIC_RELAXED);
+    if (body->served) {
+        __atomic_fetch_add(&slot->ctr->served, 1, __ATOMIC_RELAXED);
+    }
+    if (c) {
+        ap_set_module_config(c->conn_config, &tack_module, (void *)body);
+        if (APLOG_CS_IS_LEVEL(c, rt->s, APLOG_DEBUG)) {
+            mt_log_answer(ssl, c, rt, slot, mask, body);
+        }
+    }
+    if (body->len == 0) {
+        return 0;
+    }
+    *out = body->data;
+    *outlen = body->len;
+    return 1;
+}
+
+/* mt_handshake_register registers extension 0xF300 on |ctx| with |rt| as the
+ * callbacks' argument, in TLS 1.3 EncryptedExtensions too when TackTLS13
+ * is on.  Returns 1, or 0 (logged) when OpenSSL refuses. */
+int mt_handshake_register(server_rec *s, SSL_CTX *ctx, mt_rt_t *rt)
+{
+    char name[TACK_NAME_SIZE];
+    unsigned int context;
+
+    context = SSL_EXT_CLIENT_HELLO | SSL_EXT_TLS1_2_SERVER_HELLO |
+              SSL_EXT_IGNORE_ON_RESUMPTION;
+    if (rt->tls13) {
+        context |= SSL_EXT_TLS1_3_ENCRYPTED_EXTENSIONS;
+    } else {
+        context |= SSL_EXT_TLS1_2_AND_BELOW_ONLY;
+    }
+    if (!SSL_CTX_add_custom_ext(ctx, TACK_EXT_TYPE, context, mt_cb_ext_add,
+                                NULL, rt, mt_cb_ext_parse, rt)) {
+        ap_log_error(APLOG_MARK, APLOG_ERR, 0, s,
+                     "TACK00055: vhost %s: cannot register TLS extension "
+                     "0xF300 (already registered, e.g. by SSLOpenSSLConfCmd "
+                     "ServerInfoFile?); TACK is not served here",
+                     mt_vhost_name_buf(s, name));
+        mt_openssl_log(s, "SSL_CTX_add_custom_ext");
+        return 0;
+    }
+    return 1;
+}

@@ -1,0 +1,320 @@
+/* SPDX-License-Identifier: Apache-2.0
+ * Copyright 2026 the mod_tack authors (NOTICE) */
+/*
+ * mod_tack_model.h -- the configuration-time model: what the directives
+ * name (TackFile, TackBreakSigsFile and TackStore files, loaded and
+ * verified), a server's configuration (mt_conf_t), and what a vhost serves
+ * per certificate once every rule is applied (mt_sel_t); with the files
+ * that build and judge it, from the bottom up: mod_tack_load.c,
+ * mod_tack_store.c, mod_tack_resolve.c, mod_tack_guard.c, mod_tack_sign.c,
+ * mod_tack_config.c (the directives) and mod_tack_setup.c (the pass).
+ */
+#ifndef MOD_TACK_MODEL_H
+#define MOD_TACK_MODEL_H
+
+#include "mod_tack_base.h"
+
+/* Files a TackStore directory serves: what "tack sign -c DIR -o DIR" writes.
+ * Other names (and names starting with a dot) are ignored. */
+#define TACK_STORE_SUFFIX ".tack.pem"
+
+/* One TACK of a TackFile, verified (signature, generation, expiry) when the
+ * directive was read. */
+struct mt_item {
+    struct mt_file *file;
+    unsigned index; /* 1-based position in its file */
+    tack_t tack;
+    time_t expires;
+    char fingerprint[TACK_FINGERPRINT_SIZE];
+    char expiry[TACK_TIME_SIZE];
+    /* Set when the TACK matched a certificate of any vhost in this
+     * configuration generation: a server-level TACK that matches none is an
+     * error. */
+    int matched;
+    /* Set when a certificate it is served for expires no later than it: its
+     * own expiry then needs no warning (the certificate's comes first, and
+     * a renewed certificate needs a new TACK anyway). */
+    int ends_with_cert;
+    /* Store only: the next TACK of the store with the same target_hash. */
+    struct mt_item *next_same;
+};
+
+/* One TackFile directive, or one file of a TackStore. */
+struct mt_file {
+    server_rec *s;               /* the context it was written in */
+    const char *kind;            /* "TackFile" or "TackStore", for messages */
+    struct mt_store *store;      /* the store it belongs to, or NULL */
+    const char *path;            /* resolved against ServerRoot */
+    const ap_directive_t *where; /* its line, for messages */
+    int inactive;                /* "TackFile FILE inactive" */
+    int server_level;            /* outside any <VirtualHost> */
+    const char *error; /* why none of it is served (real start), or NULL */
+    int expired;       /* ... and that reason is only the expiration: then the
+                        * number of its TACKs, still in |items| for the record */
+    /* Served, but with something an administrator must hear of (a private
+     * key beside the TACK, break signatures a TackFile does not serve, a
+     * file others can write): const char * each, or NULL. */
+    apr_array_header_t *warnings;
+    int nitems;
+    mt_item_t *items; /* nitems of them, allocated by count */
+};
+
+/* One TackBreakSigsFile directive. */
+typedef struct {
+    server_rec *s;
+    const char *path;
+    const ap_directive_t *where;
+    const char *error;   /* why none of it is served, or NULL */
+    const char *warning; /* served, but writable by others; or NULL */
+    size_t num;
+    /* The file's contents, loaded once per configuration pass and shared
+     * by every directive naming the same path (hosting configurations name
+     * one file in thousands of vhosts). */
+    const tack_breaksig_t *sigs;
+    const char (*fingerprints)[TACK_FINGERPRINT_SIZE];
+} mt_sigfile_t;
+
+/* One TackStore directory, read once per configuration generation however
+ * many servers name it, and indexed by target_hash: a vhost's certificate
+ * finds its TACK with one hash lookup, so 10,000 vhosts cost 10,000
+ * lookups, not 10,000 x 10,000 comparisons. */
+struct mt_store {
+    const char *path;
+    const ap_directive_t *where; /* the first TackStore line naming it */
+    const char *error;           /* the directory cannot be read, or NULL */
+    /* The directory or some of its files writable by others, a file that
+     * also holds a private key or break signatures: const char *, or NULL */
+    apr_array_header_t *warnings;
+    /* The directory or files owned by another user than root and
+     * TackStoreOwner, or writable by others: refused under apache2 -t
+     * (const char *, with the fix), warned about at a start. */
+    apr_array_header_t *untrusted;
+    int loaded;          /* 0 in the discarded first pass of a start */
+    int nfiles;          /* TACK files served from it */
+    int nduplicates;     /* files repeating another's TACK byte for byte */
+    apr_hash_t *by_hash; /* target_hash (32 bytes) -> mt_item_t * */
+    apr_array_header_t *files;    /* mt_file_t *, loaded, in name order */
+    apr_array_header_t *bad;      /* mt_file_t *, malformed (->error) */
+    apr_array_header_t *expired;  /* mt_file_t *, expired (->error) */
+    apr_array_header_t *expiring; /* mt_item_t *, within 30 days */
+    apr_hash_t *expired_by_hash;  /* target_hash -> mt_item_t * of an
+                                   * expired file, or NULL */
+};
+
+/* Per-server configuration.  AP_MODULE_FLAG_ALWAYS_MERGE gives every vhost
+ * its own merged copy, so that every SSL_CTX gets its own callback argument
+ * (see the SNI trap in mod_tack.c). */
+struct mt_conf {
+    /* The arrays are created by the first directive that needs them: most
+     * vhosts of a large server have none, and each would cost ~80 bytes. */
+    apr_array_header_t *files;        /* mt_file_t *, written here; NULL */
+    apr_array_header_t *server_files; /* main server's: candidates; NULL */
+    apr_array_header_t *sigfiles;     /* mt_sigfile_t *, own/inherited */
+    size_t num_sigs;                  /* break signatures in own sigfiles */
+    mt_store_t *store;                /* TackStore, own or inherited */
+    int store_set;                    /* TackStore given here (maybe none) */
+    int pin_activation;
+    int format;
+    int tls13;
+    /* TackSigningKey (mod_tack_sign.c): a key file's resolved path or a
+     * pkcs11: URI, "" for "none", NULL when unset; with the
+     * TackSigningPassword source ("file:PATH", "exec:PATH", "env:NAME") and
+     * TackSigningGeneration.  Each one inherits on its own. */
+    const char *sign_key;
+    const ap_directive_t *sign_key_where;
+    const char *sign_pw;
+    const ap_directive_t *sign_pw_where;
+    int sign_min_gen, sign_gen; /* TACK_UNSET: 0 */
+    const char *state_file;     /* TackStateFile (main server), or NULL */
+    const char *store_owner;    /* TackStoreOwner (main server), or NULL */
+    apr_array_header_t *lapse;  /* TackLetPinsLapse TACK IDs, or NULL */
+    int ssl_seen; /* ssl_init_server ran for it in this generation */
+};
+
+/* A certificate of a vhost and the TACKs chosen for it. */
+typedef struct {
+    uint8_t hash[TACK_HASH_LEN]; /* SHA-256 of its SubjectPublicKeyInfo */
+    X509 *x509;                  /* mod_ssl's certificate; NULL under -t */
+    const char *label;           /* for messages */
+    const char *subject;         /* its subject (NULL under -t) */
+    const char *key_type;        /* "RSA", "ECDSA"... (NULL under -t) */
+    int ntacks;
+    mt_item_t *tacks[TACK_EXT02_MAX_TACKS];
+    /* With no TACK: an expired one for it, left out (the status page
+     * counts it as expired, not as "no TACK"), or NULL. */
+    const mt_item_t *lapsed;
+} mt_certsel_t;
+
+/* What a vhost serves, once every rule of the issue has been applied. */
+typedef struct {
+    int format;
+    int pin_activation;
+    int tls13;
+    const mt_store_t *store;
+    size_t nsigs;
+    tack_breaksig_t sigs[TACK_MAX_BREAKSIGS];
+    const mt_sigfile_t *sigfiles[TACK_MAX_BREAKSIGS]; /* where each is from */
+    unsigned char sigidx[TACK_MAX_BREAKSIGS]; /* its index in that file */
+    int ncerts;
+    mt_certsel_t *certs;
+} mt_sel_t;
+
+/* ---- mod_tack_load.c --------------------------------------------------- */
+
+/* mt_load_pre_config starts a configuration pass: it rotates the cache
+ * of verified signatures (see mod_tack_load.c). */
+int mt_load_pre_config(apr_pool_t *pconf, apr_pool_t *plog, apr_pool_t *ptemp);
+
+/* mt_load_vcache_prune ends a configuration pass: it forgets the
+ * verified signatures this pass did not use. */
+void mt_load_vcache_prune(server_rec *s);
+
+/* mt_load_tackfile reads, decodes and verifies every TACK of |f|; returns
+ * NULL or the reason nothing of the file may be served (|*expired| set when
+ * that reason is only the expiration). */
+const char *mt_load_tackfile(apr_pool_t *p, mt_file_t *f, int *expired);
+
+/* mt_load_writable returns a warning naming |directive| and |path| when the
+ * file or directory can be written by its group or everyone, else NULL. */
+const char *mt_load_writable(apr_pool_t *p, const char *directive,
+                             const char *path);
+
+/* mt_load_sigfile fills |f| from its file; returns NULL or the reason
+ * none of its break signatures may be served. */
+const char *mt_load_sigfile(apr_pool_t *p, mt_sigfile_t *f);
+
+/* ---- mod_tack_store.c -------------------------------------------------- */
+
+/* mt_store_get returns the store for directory |path|, reading it the
+ * first time it is named in this generation. */
+mt_store_t *mt_store_get(cmd_parms *cmd, const char *path);
+
+/* mt_store_log logs what each TackStore could not serve: at a
+ * real start (after the hooks ran) and under -t.  Malformed files are
+ * errors and count as problems; expired ones are warnings (skipped in both
+ * modes); store TACKs that matched no certificate are reported at debug
+ * level when |report_unmatched|.  Returns the number of problems. */
+int mt_store_log(server_rec *s_main, int report_unmatched);
+
+/* ---- mod_tack_resolve.c ------------------------------------------------ */
+
+/* mt_resolve applies the configuration of |s| to its certificates
+ * |certs| (|ncerts| of them; |certs_known| is 0 when they could not be
+ * found, and then target hashes are not checked): picks the TACKs for each
+ * certificate, the break signatures, the format and the activation flag,
+ * into |out|.  Every problem is logged (at error level, unless quiet) and
+ * what caused it left out.  Returns the number of problems. */
+int mt_resolve(apr_pool_t *p, server_rec *s, mt_conf_t *conf,
+               mt_certsel_t *certs, int ncerts, int certs_known, mt_sel_t *out);
+
+/* mt_resolve_log_load_errors logs, at a real start, the files that could
+ * not be loaded; mt_resolve_check_unmatched logs server-level TACKs that
+ * matched no certificate.  Both return the number of problems. */
+int mt_resolve_log_load_errors(server_rec *s_main);
+
+/* mt_resolve_log_warnings logs, once per pass, what is served but must be
+ * heard of (mt_file_t.warnings, mt_sigfile_t.warning); returns how many
+ * lines it logged.  Never a problem: warnings do not refuse a
+ * configuration. */
+int mt_resolve_log_warnings(server_rec *s_main);
+int mt_resolve_check_unmatched(server_rec *s_main);
+
+/* mt_resolve_warn_expiry logs a warning for a TACK of |sel| that expires
+ * within TACK_EXPIRY_WARN_SECS, unless its certificate ends first. */
+void mt_resolve_warn_expiry(server_rec *s, const mt_sel_t *sel);
+
+/* mt_resolve_own_directives returns 1 when |s| has TackFile or
+ * TackBreakSigsFile lines of its own (not inherited from the server config). */
+int mt_resolve_own_directives(server_rec *s, const mt_conf_t *conf);
+
+/* mt_resolve_warn_partial warns when a vhost with several certificates
+ * has a TACK for only some of them (most clients negotiate ECDSA). */
+void mt_resolve_warn_partial(server_rec *s, const mt_conf_t *conf,
+                             const mt_sel_t *sel);
+
+/* mt_resolve_mark_cert_bound sets ends_with_cert on each TACK of |sel|
+ * whose certificate expires no later than it (real start: certificates
+ * known). */
+void mt_resolve_mark_cert_bound(const mt_sel_t *sel);
+
+/* ---- mod_tack_guard.c -------------------------------------------------- */
+
+/* mt_guard_note records what |sel| (the vhost |s|) is about to serve,
+ * for the guard and the memory; nothing when the vhost has no pin
+ * activation and nothing is remembered of it.  |signing| (under -t) is
+ * the public key of the vhost's TackSigningKey: a certificate with no TACK
+ * gets one under it at the start, so a pin on that key is not lost. */
+void mt_guard_note(server_rec *s, const mt_conf_t *conf, const mt_sel_t *sel,
+                   mt_rt_t *rt, const uint8_t *signing);
+
+/* mt_guard_recover serves again, for a certificate of |sel| left
+ * without it, the TACK the memory holds under a key whose pins can still
+ * be active, when a TackFile or TackStore file of the vhost failed to load
+ * in this pass and that TACK is still valid for the certificate (a file
+ * broken between the configuration test and a restart must not cut
+ * pinned clients off).  Real start only; logged as an error. */
+void mt_guard_recover(apr_pool_t *p, server_rec *s, const mt_conf_t *conf,
+                      mt_sel_t *sel);
+
+/* mt_guard_pinned returns until when clients can hold an active pin on
+ * |key| for a name |s| answers (its |key_type| certificate), or 0: what
+ * TackSigningKey keeps served against a TACK under another key. */
+long mt_guard_pinned(server_rec *s, const mt_conf_t *conf, const char *key_type,
+                     const uint8_t *key);
+
+/* mt_guard_state_path returns TackStateFile's path followed by |suffix|
+ * (a file kept beside it). */
+const char *mt_guard_state_path(apr_pool_t *p, const char *suffix);
+
+/* mt_guard_remembers returns 1 when the memory holds TACK keys served by
+ * the vhost |s| (under -t: its certificates must be looked at). */
+int mt_guard_remembers(server_rec *s);
+
+/* mt_guard_check logs every certificate that would be served without a
+ * TACK under a key its clients may still have pinned; returns the number
+ * that refuse the configuration (under -t; expiry is only a warning). */
+int mt_guard_check(server_rec *s_main);
+
+/* mt_guard_end writes what this pass serves into the memory (real start
+ * only) and forgets the pass. */
+void mt_guard_end(server_rec *s_main);
+
+/* ---- mod_tack_sign.c --------------------------------------------------- */
+
+/* The sources TackSigningPassword accepts, checked when it is read. */
+const char *mt_sign_pw_syntax(apr_pool_t *p, const char *arg);
+
+/* mt_sign_register_hooks registers the child_init hook that wipes env:
+ * passwords from every httpd child's environment. */
+void mt_sign_register_hooks(apr_pool_t *p);
+
+/* mt_sign_vhost signs, with the vhost's TackSigningKey, a TACK for each
+ * certificate of |sel| that has none, and anew a TACK under that key that
+ * expires within 30 days, and writes each into the vhost's TackStore when
+ * the parent can write there.  Real start only (not in the quiet pass);
+ * what it signs is allocated in |p| (the configuration pool) and put in
+ * |sel|.  Problems are logged. */
+void mt_sign_vhost(apr_pool_t *p, server_rec *s, const mt_conf_t *conf,
+                   mt_sel_t *sel);
+
+/* mt_sign_check loads, under "apache2 -t", every key TackSigningKey
+ * names, and returns the number that cannot be used (each logged with its
+ * directive, file or URI, and reason). */
+int mt_sign_check(apr_pool_t *ptemp, server_rec *s_main);
+
+/* mt_sign_end reports what was signed in this pass (info) and frees and
+ * wipes every signing key: none outlives the configuration pass. */
+void mt_sign_end(server_rec *s_main);
+
+/* mt_sign_public returns the public key of |conf|'s TackSigningKey,
+ * loading it if needed, or NULL when there is none or it cannot be used. */
+const uint8_t *mt_sign_public(server_rec *s, const mt_conf_t *conf);
+
+/* ---- mod_tack_config.c ------------------------------------------------- */
+
+/* mod_tack_config.c */
+extern const command_rec mt_config_cmds[];
+void *mt_config_create(apr_pool_t *p, server_rec *s);
+void *mt_config_merge(apr_pool_t *p, void *basev, void *addv);
+
+#endif /* MOD_TACK_MODEL_H */

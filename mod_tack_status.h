@@ -1,0 +1,105 @@
+/* SPDX-License-Identifier: Apache-2.0
+ * Copyright 2026 the mod_tack authors (NOTICE) */
+/*
+ * mod_tack_status.h -- the tack-status handler and its outputs: counters
+ * and the page's model in mod_tack_status.c, the JSON, HTML and Prometheus
+ * outputs in mod_tack_status_json.c, mod_tack_status_html.c and
+ * mod_tack_metrics.c (one group: they call each other).  Set up by
+ * mod_tack_setup.c (mt_status_add) and mod_tack.c (the hooks).
+ */
+#ifndef MOD_TACK_STATUS_H
+#define MOD_TACK_STATUS_H
+
+#include "mod_tack_runtime.h"
+
+/* mt_status_add records |rt| (a vhost of this configuration generation)
+ * for the counters and the status page. */
+void mt_status_add(apr_pool_t *pconf, mt_rt_t *rt);
+
+/* mt_status_post_config gives every recorded slot its counters in a new
+ * shared-memory segment, carrying over the previous generation's values
+ * (graceful restart); |ptemp| holds what only the hand-over needs.  Returns
+ * OK (a failure only costs shared counters). */
+int mt_status_post_config(apr_pool_t *pconf, apr_pool_t *ptemp, server_rec *s);
+
+/* mt_status_register_hooks registers the tack-status handler and the
+ * section of mod_status's page. */
+void mt_status_register_hooks(apr_pool_t *p);
+
+/* What mod_tack_status.c shares with mod_tack_status_html.c and
+ * mod_tack_metrics.c, the other parts of the tack-status handler. */
+
+/* mt_status_vhosts returns the SSL vhosts of this generation in
+ * configuration order (mt_rt_t *), or NULL when there are none. */
+const apr_array_header_t *mt_status_vhosts(void);
+
+/* mt_status_counters_since returns when counting started;
+ * mt_status_counters_shared 1 when the counters are in shared memory. */
+apr_time_t mt_status_counters_since(void);
+int mt_status_counters_shared(void);
+
+/* mt_status_utf8 returns |s| as valid UTF-8 (tack_utf8_escape's rule):
+ * |s| itself or a copy in |p|; NULL stays NULL. */
+const char *mt_status_utf8(apr_pool_t *p, const char *s);
+
+/* mt_status_activates_pins returns 1 when |item| is served with pin
+ * activation (TackPinActivation On and not "inactive"). */
+int mt_status_activates_pins(const mt_rt_t *rt, const mt_item_t *item);
+
+/* mt_status_problem_fn receives each problem of a vhost (|rt|, or NULL
+ * for a store's problem, then with |store|).  |pr| and its strings live in
+ * the pool given to mt_status_problems. */
+typedef void mt_status_problem_fn(void *data, const mt_rt_t *rt,
+                                  const mt_store_t *store,
+                                  const mt_problem_t *pr);
+
+/* mt_status_problems calls |fn| for each problem of |rt| at |now|, the
+ * ones of severity |severity| only (0: all): expired TACKs, certificates
+ * serving no TACK, the extension not registered, those recorded with
+ * mt_problem_add, TACKs expiring within 30 days.  Returns how
+ * many. */
+int mt_status_problems(apr_pool_t *p, const mt_rt_t *rt, time_t now,
+                       int severity, mt_status_problem_fn *fn, void *data);
+
+/* mt_status_store_problems does the same for a TackStore: unreadable,
+ * malformed files, expired files, warnings (writable by others...). */
+int mt_status_store_problems(apr_pool_t *p, const mt_store_t *st, int severity,
+                             mt_status_problem_fn *fn, void *data);
+
+/* mt_status_stores returns the distinct stores the vhosts use, in the
+ * order the vhosts first name them (const mt_store_t *), in |p|. */
+apr_array_header_t *mt_status_stores(apr_pool_t *p);
+
+/* Totals over the whole server, for summaries (mt_status_totals). */
+typedef struct {
+    int vhosts;   /* SSL vhosts */
+    int serving;  /* of them, serving at least one TACK */
+    int tacks;    /* TACKs served, counting each (vhost, cert) */
+    int expiring; /* of them, expiring within 30 days */
+    int expired;  /* of them, expired (no longer served) */
+    int errors;   /* problems of severity TACK_PROBLEM_ERROR */
+    int warnings; /* and TACK_PROBLEM_WARNING (vhosts and stores) */
+    const mt_item_t *soonest;
+    const mt_rt_t *soonest_rt; /* the vhost serving it */
+    apr_uint64_t requested, served;
+} mt_totals_t;
+
+/* mt_status_totals fills |t| at |now|; |p| holds scratch space only. */
+void mt_status_totals(apr_pool_t *p, mt_totals_t *t, time_t now);
+
+/* mt_status_format_name returns "draft-00" or "draft-02";
+ * mt_status_days_left the days until |expires|, rounded down, negative
+ * once expired; mt_status_iso_time |t| as "2026-12-03T07:39:47Z" in |p|. */
+const char *mt_status_format_name(int format);
+long mt_status_days_left(time_t expires, time_t now);
+const char *mt_status_iso_time(apr_pool_t *p, apr_time_t t);
+
+/* mt_status_json writes the JSON document (mod_tack_status_json.c);
+ * mt_status_html writes the HTML page (mod_tack_status_html.c);
+ * mt_status_metrics the Prometheus text format (mod_tack_metrics.c).
+ * Both return OK. */
+int mt_status_json(request_rec *r, time_t now);
+int mt_status_html(request_rec *r, time_t now);
+int mt_status_metrics(request_rec *r, time_t now);
+
+#endif /* MOD_TACK_STATUS_H */
