@@ -91,6 +91,7 @@ JANSSON_LIBS := -ljansson
 # tack_pkcs11.c: keys in a PKCS#11 token, through OpenSSL's pkcs11-provider
 # (loaded at run time: nothing to link).
 CORE_SRC := tack_ext.c tack_key.c tack_pem.c tack_keyfile.c tack_utf8.c \
+            tack_util.c tack_store.c \
             tack_pkcs11.c
 CORE_HDR := tack_ext.h tack_cbs.h tack_pkcs11.h
 

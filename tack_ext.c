@@ -59,6 +59,8 @@ static const char *const tack_status_strings[TACK_STATUS_COUNT] = {
     [TACK_ERR_CRYPTO] = "OpenSSL operation failed",
     [TACK_ERR_INVALID_ARG] = "invalid argument",
     [TACK_ERR_BUFFER_TOO_SMALL] = "output buffer too small",
+    [TACK_ERR_HEX] = "not a hexadecimal digit",
+    [TACK_ERR_TIME] = "a certificate's time does not parse",
 };
 
 const char *tack_status_str(tack_status_t status)

@@ -132,6 +132,8 @@ typedef enum {
     TACK_ERR_CRYPTO,        /* OpenSSL failed; details on its error queue */
     TACK_ERR_INVALID_ARG,   /* a caller bug: NULL pointer, bad size */
     TACK_ERR_BUFFER_TOO_SMALL,
+    TACK_ERR_HEX,           /* a character that is not a hex digit */
+    TACK_ERR_TIME,          /* a certificate's time does not parse */
     TACK_STATUS_COUNT       /* not a status: the number of them */
 } tack_status_t;
 
@@ -527,6 +529,97 @@ tack_status_t tack_keyfile_create(tack_keyfile_t *out, EVP_PKEY *key,
  * TACK_ERR_BAD_LENGTH; a second key block is TACK_ERR_TRAILING. */
 tack_status_t tack_keyfile_from_pem(tack_keyfile_t *out, const char *pem,
                                     size_t pem_len, unsigned *err_line);
+
+/* ---- Helpers shared by the module and the tool (tack_util.c) ------------ */
+
+/* tack_hex_digit returns the value (0-15) of the hex digit |c|, one of
+ * [0-9a-fA-F], or -1 for any other character (a sign, a space, a NUL). */
+int tack_hex_digit(int c);
+
+/* tack_hex_encode writes the |in_len| bytes at |in| as lower-case hex and a
+ * NUL into |out| (|out_len| bytes, at least 2 * |in_len| + 1).  Returns
+ * TACK_OK, or TACK_ERR_BUFFER_TOO_SMALL (|out| untouched) or
+ * TACK_ERR_INVALID_ARG. */
+tack_status_t tack_hex_encode(char *out, size_t out_len, const uint8_t *in,
+                              size_t in_len);
+
+/* tack_hex_decode decodes the NUL-terminated |in| into exactly |out_len|
+ * bytes at |out|.  Strict: |in| is exactly 2 * |out_len| characters, each
+ * [0-9a-fA-F] -- no sign, space, "0x" or separator (sscanf("%2x") would take
+ * " f" and "+f").  Returns TACK_OK; TACK_ERR_BAD_LENGTH for another length,
+ * TACK_ERR_HEX for another character, TACK_ERR_INVALID_ARG for a NULL |in|
+ * (a JSON member that is not a string); |out| is untouched on failure. */
+tack_status_t tack_hex_decode(uint8_t *out, size_t out_len, const char *in);
+
+/* tack_cert_end_time sets |*out| to the end of |cert|'s validity (its
+ * notAfter) in seconds since the epoch, read by ASN1_TIME_to_tm: no hand
+ * parsing.  Returns TACK_OK; TACK_ERR_TIME when notAfter is missing or does
+ * not parse (|*out| untouched: no made-up time such as 0 or now);
+ * TACK_ERR_INVALID_ARG for a NULL argument. */
+tack_status_t tack_cert_end_time(const X509 *cert, time_t *out);
+
+/* tack_password_line keeps the first line of the |len| bytes at |buf| (a
+ * password file, a password program's output, a PIN file): the line ends
+ * at the first '\n', and one '\r' right before it (a CRLF) belongs to the
+ * line end; any other '\r' (a lone one at the end too) and NUL bytes are
+ * part of the password.  Every byte after the line, its line end included,
+ * is wiped with OPENSSL_cleanse, so buf[result] is '\0' whenever there was
+ * a line end.  Returns the line's length, at most |len|. */
+size_t tack_password_line(char *buf, size_t len);
+
+/* ---- TackStore files (tack_store.c) -------------------------------------- */
+
+/* A TackStore reads the files of its directory whose names end in this. */
+#define TACK_STORE_SUFFIX ".tack.pem"
+
+/* The longest part of a store file's name taken from the certificate's DNS
+ * name, and of its key type. */
+#define TACK_STORE_HOST_MAX 64
+#define TACK_STORE_KEYTYPE_MAX 16
+/* host + '.' + key type + '.' + 8 hex + ".tack.pem" + NUL
+ * = 64 + 1 + 16 + 1 + 8 + 9 + 1 */
+#define TACK_STORE_NAME_SIZE 100
+
+/* tack_cert_store_name writes the one name a TackStore file for |cert| has,
+ * whoever writes it (the module's TackSigningKey, `tack sign -o STORE/`),
+ * so that each replaces the other's file, into |out| (|out_len| bytes,
+ * TACK_STORE_NAME_SIZE always suffices), derived from the certificate
+ * alone:
+ *
+ *   HOST.KEYTYPE.SPKI8.tack.pem      e.g. www.example.org.ecdsa.1f2e3d4c.tack.pem
+ *
+ * HOST is the first DNS name of the subjectAltName, else the subject's
+ * (last, most specific) CN, in lower case (names differing only by case
+ * are one name), a '*' written as '_' ("*.example.org": "_.example.org"),
+ * every character other than [a-z0-9._-] dropped, leading and trailing '.'
+ * and '-' removed (never a hidden file, never an option), at most
+ * TACK_STORE_HOST_MAX characters.  KEYTYPE is the key's algorithm: "ecdsa",
+ * "rsa", "rsa-pss", "ed25519", "ed448", else OpenSSL's short name of it,
+ * cleaned the same way, else "key".  SPKI8 is the first 8 hex digits of the
+ * SHA-256 of the SubjectPublicKeyInfo (the TACK's target hash).  A
+ * certificate with no usable DNS name or CN gets "KEYTYPE.SPKI8.tack.pem".
+ * The name never holds a '/' and never starts with '.'.  Returns TACK_OK,
+ * TACK_ERR_BUFFER_TOO_SMALL, TACK_ERR_INVALID_ARG or TACK_ERR_CRYPTO (the
+ * key could not be hashed). */
+tack_status_t tack_cert_store_name(X509 *cert, char *out, size_t out_len);
+
+/* Room for tack_store_header's text: two lines, a producer of up to 128
+ * bytes. */
+#define TACK_STORE_HEADER_SIZE 192
+
+/* tack_store_header writes the lines every TACK file written by mod_tack's
+ * parts begins with, as TACKpy's do:
+ *
+ *   Created by PRODUCER
+ *   Created at 2026-12-04T23:10:01Z
+ *
+ * into |out| (|out_len| bytes, NUL-terminated), |now| in UTC.  PRODUCER is
+ * the writer: "tack 1.2.0" for the tool, "mod_tack (TackSigningKey)" for
+ * the module.  Returns TACK_OK; TACK_ERR_INVALID_ARG for a NULL or empty
+ * producer or one with a control character (a line break would forge a
+ * line of its own); TACK_ERR_BUFFER_TOO_SMALL. */
+tack_status_t tack_store_header(char *out, size_t out_len,
+                                const char *producer, time_t now);
 
 /* tack_utf8_decode reads the UTF-8 character at the start of |in| (|in_len|
  * > 0 bytes): returns its length (1-4) and sets |*cp| to its code point, or
