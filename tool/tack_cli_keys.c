@@ -417,7 +417,7 @@ static int sign_one(sign_job_t *job, EVP_PKEY *key, const sign_params_t *sp)
     tack.min_generation = (uint8_t)sp->min_generation;
     tack.generation =
         (uint8_t)(sp->have_generation ? sp->generation : sp->min_generation);
-    if (!cli_asn1_time(X509_get0_notAfter(cert), &not_after)) {
+    if (tack_cert_end_time(cert, &not_after) != TACK_OK) {
         cli_err("%s: the certificate's notAfter does not parse",
                 job->cert_path);
         X509_free(cert);
