@@ -81,7 +81,8 @@ static char *cli_password_prompt(const char *prompt, size_t *out_len)
         return NULL;
     }
     if (fgets(buf, sizeof(buf), stdin) != NULL) {
-        len = strcspn(buf, "\r\n");
+        /* The first line, as a password file's: tack_password_line. */
+        len = tack_password_line(buf, strlen(buf));
         buf[len] = '\0';
         res = malloc(len + 1);
         if (res != NULL) {
@@ -129,8 +130,10 @@ int cli_password_get(const cli_pw_opts_t *pw, const char *what, int confirm,
         if (rc != CLI_EXIT_OK) {
             return rc;
         }
-        /* The first line is the password; a trailing newline is not. */
-        len = strcspn(text, "\r\n");
+        /* The first line is the password, by the rule the module's
+         * password files and programs follow (tack_password_line: a CRLF
+         * ends it, any other '\r' is part of it). */
+        len = tack_password_line(text, tlen);
         res = cli_strdup_len(text, len);
         OPENSSL_cleanse(text, tlen);
         free(text);
