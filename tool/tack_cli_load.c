@@ -438,13 +438,16 @@ int cli_load_breaksigs(const char *path, tack_breaksig_t *out, size_t max,
 int cli_pem_with_header(char **out, size_t *out_len, const char *label,
                         const uint8_t *items, size_t item_len, size_t n)
 {
-    char head[128], when[32];
+    char head[TACK_STORE_HEADER_SIZE];
     size_t cap, len, i;
     char *buf;
 
-    cli_format_time(time(NULL), 1, when, sizeof(when));
-    snprintf(head, sizeof(head), "Created by " TACK_PROG " %s\nCreated at %s\n",
-             TACK_CLI_VERSION, when);
+    /* The lines the module's TackSigningKey writes too, with its name. */
+    if (tack_store_header(head, sizeof(head), TACK_PROG " " TACK_CLI_VERSION,
+                          time(NULL)) != TACK_OK) {
+        cli_err("cannot write the \"Created by\" lines");
+        return CLI_EXIT_USAGE;
+    }
     cap = n * (strlen(head) + 2 * item_len + 128) + 1;
     buf = malloc(cap);
     if (buf == NULL) {
