@@ -161,7 +161,7 @@ $(BUILD_ASAN)/tack: $(TOOL_SRC) $(TOOL_HDR) $(CORE_OBJ_ASAN)
 # RTLD_DEEPBIND, which AddressSanitizer refuses (google/sanitizers#611);
 # test-tool runs it against the plain tool, check-asan the URI parser.
 ASAN_NOT_RUN := t/tool/12-pkcs11.t
-test-tool-asan: preflight $(BUILD_ASAN)/tack module
+test-tool-asan: preflight $(BUILD_ASAN)/tack module $(BUILD)/gencerts
 	TACK_BIN=$(CURDIR)/$(BUILD_ASAN)/tack ASAN_OPTIONS=detect_leaks=1 \
 	    UBSAN_OPTIONS=print_stacktrace=1 \
 	    $(PROVE) $(filter-out $(ASAN_NOT_RUN),$(wildcard t/tool/*.t))
@@ -457,8 +457,9 @@ check-asan: $(BUILD_ASAN)/check_tack
 test-unit: CHECK_ENV = TACK_TEST_PSEUDO_FS=required
 test-unit: check check-asan
 
-# The module too: t/tool/06-httpd.t and 11-fleet-httpd.t check it.
-test-tool: preflight tool module
+# The module too: t/tool/06-httpd.t and 11-fleet-httpd.t check it;
+# gencerts: 05-fleet.t signs 2000 certificates of their own.
+test-tool: preflight tool module $(BUILD)/gencerts
 	$(PROVE) t/tool/
 
 test-apache: preflight module tool $(BUILD)/gencerts

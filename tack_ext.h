@@ -586,7 +586,7 @@ size_t tack_password_line(char *buf, size_t len);
  * TACK_STORE_NAME_SIZE always suffices), derived from the certificate
  * alone:
  *
- *   HOST.KEYTYPE.SPKI8.tack.pem      e.g. www.example.org.ecdsa.1f2e3d4c.tack.pem
+ *   HOST.KEYTYPE.SPKI8.tack.pem   (www.example.org.ecdsa.1f2e3d4c.tack.pem)
  *
  * HOST is the first DNS name of the subjectAltName, else the subject's
  * (last, most specific) CN, in lower case (names differing only by case

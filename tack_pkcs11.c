@@ -129,23 +129,10 @@ static void tack_pk11_uri_wipe(tack_pk11_uri_t *u)
     OPENSSL_cleanse(u->pin_value, sizeof(u->pin_value));
 }
 
-static int tack_pk11_hex(char c)
-{
-    if (c >= '0' && c <= '9') {
-        return c - '0';
-    }
-    if (c >= 'a' && c <= 'f') {
-        return c - 'a' + 10;
-    }
-    if (c >= 'A' && c <= 'F') {
-        return c - 'A' + 10;
-    }
-    return -1;
-}
-
 /* tack_pk11_decode percent-decodes |in| (|in_len| bytes) into |out|
  * (capacity |out_size|, NUL-terminated); returns 0 when it does not fit, on
- * a bad escape or an escaped NUL. */
+ * a bad escape or an escaped NUL.  RFC 3986's pct-encoded is '%' and two
+ * HEXDIGs, either case: the core's tack_hex_digit. */
 static int tack_pk11_decode(const char *in, size_t in_len, char *out,
                             size_t out_size)
 {
@@ -155,8 +142,9 @@ static int tack_pk11_decode(const char *in, size_t in_len, char *out,
         char c = in[i];
 
         if (c == '%') {
-            int hi = i + 2 < in_len ? tack_pk11_hex(in[i + 1]) : -1;
-            int lo = hi >= 0 ? tack_pk11_hex(in[i + 2]) : -1;
+            int hi =
+                i + 2 < in_len ? tack_hex_digit((unsigned char)in[i + 1]) : -1;
+            int lo = hi >= 0 ? tack_hex_digit((unsigned char)in[i + 2]) : -1;
 
             if (lo < 0 || (hi == 0 && lo == 0)) {
                 return 0;
@@ -813,7 +801,7 @@ static int tack_pk11_pin_cb(char *buf, int size, int rwflag, void *u)
 }
 
 /* tack_pk11_pin_source reads the PIN of a pin-source (RFC 7512: a file,
- * "file:" or a path; its first line, without the line end) into |out|
+ * "file:" or a path; its first line, tack_password_line's) into |out|
  * (|out_size| bytes) and |out_len|. */
 static tack_status_t tack_pk11_pin_source(const char *source, char *out,
                                           size_t out_size, size_t *out_len,
@@ -851,8 +839,18 @@ static tack_status_t tack_pk11_pin_source(const char *source, char *out,
                               "pin-source %s: longer than %zu bytes", path,
                               out_size - 1);
     }
-    *out_len = strcspn(out, "\r\n"); /* stops at a NUL too */
+    /* The first line, as every password source of mod_tack reads it. */
+    *out_len = tack_password_line(out, n);
     OPENSSL_cleanse(out + *out_len, out_size - *out_len);
+    /* A NUL would cut the PIN short: a wrong PIN, which counts towards the
+     * token's lock.  Refused, as tack_pkcs11_load refuses a given one. */
+    if (memchr(out, '\0', *out_len) != NULL) {
+        OPENSSL_cleanse(out, out_size);
+        *out_len = 0;
+        return tack_pk11_fail(err, err_len, TACK_ERR_INVALID_ARG,
+                              "pin-source %s: the PIN has a NUL byte in it",
+                              path);
+    }
     return TACK_OK;
 }
 

@@ -81,9 +81,8 @@ static void store_host(X509 *cert, char out[TACK_STORE_HOST_MAX + 1])
     }
     subject = X509_get_subject_name(cert);
     /* The last CN is the most specific (RFC 6125 section 6.4.4). */
-    while (subject != NULL &&
-           (i = X509_NAME_get_index_by_NID(subject, NID_commonName, last)) >=
-               0) {
+    while (subject != NULL && (i = X509_NAME_get_index_by_NID(
+                                   subject, NID_commonName, last)) >= 0) {
         last = i;
     }
     if (last >= 0) {
@@ -177,8 +176,8 @@ tack_status_t tack_cert_store_name(X509 *cert, char *out, size_t out_len)
     return TACK_OK;
 }
 
-tack_status_t tack_store_header(char *out, size_t out_len,
-                                const char *producer, time_t now)
+tack_status_t tack_store_header(char *out, size_t out_len, const char *producer,
+                                time_t now)
 {
     struct tm tm;
     char when[TACK_TIME_SIZE + 8];

@@ -17,7 +17,7 @@
 
 #include "tack_ext.h"
 
-/* ---- hex ------------------------------------------------------------------ */
+/* ---- hex ----------------------------------------------------------------- */
 
 int tack_hex_digit(int c)
 {
@@ -79,7 +79,7 @@ tack_status_t tack_hex_decode(uint8_t *out, size_t out_len, const char *in)
     return TACK_OK;
 }
 
-/* ---- certificates --------------------------------------------------------- */
+/* ---- certificates -------------------------------------------------------- */
 
 tack_status_t tack_cert_end_time(const X509 *cert, time_t *out)
 {
@@ -110,7 +110,7 @@ tack_status_t tack_cert_end_time(const X509 *cert, time_t *out)
     return TACK_OK;
 }
 
-/* ---- passwords ------------------------------------------------------------ */
+/* ---- passwords ----------------------------------------------------------- */
 
 size_t tack_password_line(char *buf, size_t len)
 {

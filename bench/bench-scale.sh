@@ -61,6 +61,13 @@ if [ "$have" -lt "$max" ]; then
     mkdir -p "$SD/tacks"
     "$TACK" sign -k "$SD/tack.key" -p "$PW" -e 90d -c "$SD/certs" \
         -o "$SD/tacks" --no-progress > /dev/null 2>&1 || die "tack sign failed"
+    # tack sign names each file as a TackStore does
+    # (v00001.bench.test.ecdsa.SPKI8.tack.pem); the vhosts here name theirs
+    # with TackFile NAME.tack.pem.
+    perl -e 'for my $f (glob("$ARGV[0]/*.tack.pem")) {
+                 (my $t = $f) =~ s/\.[a-z0-9-]+\.[0-9a-f]{8}\.tack\.pem$/.tack.pem/;
+                 rename($f, $t) or die "$f: $!\n" if $t ne $f;
+             }' "$SD/tacks" || die "renaming the TACK files failed"
 fi
 for n in $SIZES; do
     last=$(name_of "$n")

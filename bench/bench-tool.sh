@@ -64,7 +64,7 @@ for r in $(seq 1 "$TROUNDS"); do
 done
 
 one=$SD/tacks/v00001.bench.test.tack.pem
-[ -f "$one" ] || one=$OUT/tool/signed-1/v00001.bench.test.tack.pem
+[ -f "$one" ] || one=$(echo "$OUT"/tool/signed-1/v00001.bench.test.*.tack.pem)
 
 # latency CMD...: wall time of one run in ms.
 latency() {

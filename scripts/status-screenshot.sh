@@ -37,13 +37,14 @@ build/gencerts -n "$N" -o "$d/certs" --prefix www --domain example.test \
     --no-progress >/dev/null
 # The problems: no TACK for two certificates, one expiring soon, a
 # malformed and an expired file.
-rm -f "$d/store/www00017.example.test.tack.pem" \
-    "$d/store/www00342.example.test.tack.pem"
+# (Each file is named HOST.KEYTYPE.SPKI8.tack.pem: the globs find them.)
+rm -f "$d/store/www00017.example.test".*.tack.pem \
+    "$d/store/www00342.example.test".*.tack.pem
 ./tack sign -k "$d/fleet.key" -p "$pw" -f \
     -c "$d/certs/www00005.example.test.crt" -e 9d \
-    -o "$d/store/www00005.example.test.tack.pem" >/dev/null
+    -o "$(echo "$d/store/www00005.example.test".*.tack.pem)" >/dev/null
 printf -- '-----BEGIN TACK-----\nAAAA\n-----END TACK-----\n' \
-    > "$d/store/www00901.example.test.tack.pem"
+    > "$(echo "$d/store/www00901.example.test".*.tack.pem)"
 ./tack sign -k "$d/fleet.key" -p "$pw" \
     -c "$d/certs/www00017.example.test.crt" -e 2020-01-01Z --now 2019-12-01Z \
     -o "$d/store/old.tack.pem" >/dev/null 2>&1 ||

@@ -259,14 +259,9 @@ int cli_opt_now(const char *cmd, const char *arg);
  * seconds are not zero and |secs|) into |out|. */
 void cli_format_time(time_t t, int secs, char *out, size_t out_size);
 
-/* cli_asn1_time converts an ASN1_TIME; returns 1 on success. */
-int cli_asn1_time(const ASN1_TIME *at, time_t *out);
+/* ---- encodings and numbers -----------------------------------------------
+ * Hex is the core's (tack_hex_encode, tack_hex_decode: strict). */
 
-/* ---- encodings and numbers ----------------------------------------------- */
-
-void cli_hex(const uint8_t *in, size_t len, char *out); /* 2*len+1 */
-/* cli_unhex decodes exactly |len| bytes of hex; returns 1 on success. */
-int cli_unhex(const char *in, uint8_t *out, size_t len);
 /* cli_base64 returns a malloc'd, unwrapped base64 string. */
 char *cli_base64(const uint8_t *in, size_t len);
 /* cli_parse_uint parses a decimal number in [lo, hi]; returns 1 on success. */

@@ -411,7 +411,7 @@ static int check_reply_decode(check_ctx_t *c, const check_reply_t *r,
     char *hex = malloc(2 * r->len + 1);
 
     if (hex != NULL) {
-        cli_hex(r->data, r->len, hex);
+        tack_hex_encode(hex, 2 * r->len + 1, r->data, r->len);
         json_object_set_new(ext, "hex", json_string(hex));
         free(hex);
     }
@@ -823,7 +823,7 @@ static void check_show_cert(check_ctx_t *c, X509 *cert)
 
     memset(hash, 0, sizeof(hash));
     tack_spki_hash(cert, hash);
-    cli_hex(hash, sizeof(hash), hex);
+    tack_hex_encode(hex, sizeof(hex), hash, sizeof(hash));
     check_line(c, "certificate", "%s", subject ? subject : "?");
     check_line(c, "key_sha256", "%s", hex);
     json_object_set_new(

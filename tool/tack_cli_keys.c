@@ -178,6 +178,7 @@ typedef struct {
     size_t pem_len;
     char *tmp; /* written, synced, not yet in place */
     tack_t tack; /* what was signed, for the report */
+    X509 *cert;  /* loaded to name its file in -o DIR (sign_plan) */
 } sign_job_t;
 
 typedef struct {
@@ -223,6 +224,7 @@ static void sign_jobs_free(sign_jobs_t *jobs)
         free(jobs->jobs[i].cert_path);
         free(jobs->jobs[i].out_path);
         free(jobs->jobs[i].pem);
+        X509_free(jobs->jobs[i].cert);
         if (jobs->jobs[i].tmp != NULL) {
             unlink(jobs->jobs[i].tmp);
             free(jobs->jobs[i].tmp);
@@ -258,7 +260,7 @@ static int sign_dir_wants(const char *path, const char *name)
     int wants;
     struct stat sb;
 
-    if (name[0] == '.' || sign_has_suffix(name, ".tack.pem")) {
+    if (name[0] == '.' || sign_has_suffix(name, TACK_STORE_SUFFIX)) {
         return 0;
     }
     for (i = 0; sign_cert_suffixes[i] != NULL; i++) {
@@ -313,31 +315,6 @@ static int sign_collect_dir(sign_jobs_t *jobs, const char *dir, size_t *skipped)
     return rc;
 }
 
-/* sign_out_name: "dir/www.example.org.crt" -> "OUT/www.example.org.tack.pem" */
-static char *sign_out_name(const char *out_dir, const char *cert_path)
-{
-    const char *base = strrchr(cert_path, '/');
-    size_t blen, i, len;
-    char *res;
-
-    base = base ? base + 1 : cert_path;
-    blen = strlen(base);
-    for (i = 0; sign_cert_suffixes[i] != NULL; i++) {
-        if (sign_has_suffix(base, sign_cert_suffixes[i])) {
-            blen -= strlen(sign_cert_suffixes[i]);
-            break;
-        }
-    }
-    len = strlen(out_dir) + 1 + blen + sizeof(".tack.pem");
-    res = malloc(len);
-    if (res != NULL) {
-        snprintf(res, len, "%s%s%.*s.tack.pem", out_dir,
-                 out_dir[strlen(out_dir) - 1] == '/' ? "" : "/", (int)blen,
-                 base);
-    }
-    return res;
-}
-
 /* sign_out_path: "OUT" + "NAME" -> "OUT/NAME" (malloc'd). */
 static char *sign_out_path(const char *out_dir, const char *name)
 {
@@ -349,6 +326,42 @@ static char *sign_out_path(const char *out_dir, const char *name)
                  out_dir[strlen(out_dir) - 1] == '/' ? "" : "/", name);
     }
     return res;
+}
+
+/* sign_set_out sets |job|'s file to "OUT/NAME". */
+static int sign_set_out(sign_job_t *job, const char *out_dir, const char *name)
+{
+    job->out_path = sign_out_path(out_dir, name);
+    if (job->out_path == NULL) {
+        cli_err("out of memory");
+        return CLI_EXIT_USAGE;
+    }
+    return CLI_EXIT_OK;
+}
+
+/* sign_store_name sets |job|'s file in the directory |out_dir| to the
+ * TackStore's name of its certificate (tack_cert_store_name: the module's
+ * TackSigningKey writes the same name, so each replaces the other's file),
+ * loading the certificate now, before any key or password is asked for,
+ * and keeping it for sign_one ("-c -" can be read only once). */
+static int sign_store_name(sign_job_t *job, const char *out_dir)
+{
+    char name[TACK_STORE_NAME_SIZE];
+    tack_status_t st;
+    int rc = cli_load_cert(job->cert_path, &job->cert);
+
+    if (rc != CLI_EXIT_OK) {
+        cli_err("nothing written");
+        return rc;
+    }
+    st = tack_cert_store_name(job->cert, name, sizeof(name));
+    if (st != TACK_OK) {
+        cli_err("%s: no TackStore file name: %s; nothing written",
+                job->cert_path, tack_status_str(st));
+        cli_ssl_errors();
+        return CLI_EXIT_USAGE;
+    }
+    return sign_set_out(job, out_dir, name);
 }
 
 static int sign_out_cmp(const void *a, const void *b)
@@ -398,26 +411,29 @@ static int sign_check_names(sign_jobs_t *jobs, int force)
     return rc;
 }
 
-/* sign_one builds the PEM text of the TACK for one certificate. */
+/* sign_one builds the PEM text of the TACK for one certificate (the one
+ * sign_plan loaded, or read now). */
 static int sign_one(sign_job_t *job, EVP_PKEY *key, const sign_params_t *sp)
 {
-    X509 *cert = NULL;
+    X509 *cert = job->cert;
     tack_t tack;
     uint8_t raw[TACK_LEN];
     time_t exp_time, not_after;
     long long minutes;
     char when[32];
     tack_status_t st;
-    int rc = cli_load_cert(job->cert_path, &cert);
+    int rc = CLI_EXIT_OK;
 
-    if (rc != CLI_EXIT_OK) {
+    job->cert = NULL;
+    if (cert == NULL &&
+        (rc = cli_load_cert(job->cert_path, &cert)) != CLI_EXIT_OK) {
         return rc;
     }
     memset(&tack, 0, sizeof(tack));
     tack.min_generation = (uint8_t)sp->min_generation;
     tack.generation =
         (uint8_t)(sp->have_generation ? sp->generation : sp->min_generation);
-    if (!cli_asn1_time(X509_get0_notAfter(cert), &not_after)) {
+    if (tack_cert_end_time(cert, &not_after) != TACK_OK) {
         cli_err("%s: the certificate's notAfter does not parse",
                 job->cert_path);
         X509_free(cert);
@@ -536,8 +552,9 @@ static int sign_name_ok(const char *name)
 {
     size_t i, n = strlen(name);
 
-    if (n <= sizeof(".tack.pem") - 1 || name[0] == '.' ||
-        strcmp(name + n - (sizeof(".tack.pem") - 1), ".tack.pem") != 0) {
+    if (n <= sizeof(TACK_STORE_SUFFIX) - 1 || name[0] == '.' ||
+        strcmp(name + n - (sizeof(TACK_STORE_SUFFIX) - 1), TACK_STORE_SUFFIX) !=
+            0) {
         return 0;
     }
     for (i = 0; i < n; i++) {
@@ -702,13 +719,11 @@ static int sign_plan(sign_opts_t *so, sign_jobs_t *jobs, size_t *skipped,
                                    jobs->count);
         }
         for (i = 0; i < jobs->count; i++) {
-            jobs->jobs[i].out_path =
-                so->name != NULL
-                    ? sign_out_path(out_path, so->name)
-                    : sign_out_name(out_path, jobs->jobs[i].cert_path);
-            if (jobs->jobs[i].out_path == NULL) {
-                cli_err("out of memory");
-                return CLI_EXIT_USAGE;
+            rc = so->name != NULL
+                     ? sign_set_out(&jobs->jobs[i], out_path, so->name)
+                     : sign_store_name(&jobs->jobs[i], out_path);
+            if (rc != CLI_EXIT_OK) {
+                return rc;
             }
         }
         return sign_check_names(jobs, so->force);

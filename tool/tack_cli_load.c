@@ -81,7 +81,8 @@ static char *cli_password_prompt(const char *prompt, size_t *out_len)
         return NULL;
     }
     if (fgets(buf, sizeof(buf), stdin) != NULL) {
-        len = strcspn(buf, "\r\n");
+        /* The first line, as a password file's: tack_password_line. */
+        len = tack_password_line(buf, strlen(buf));
         buf[len] = '\0';
         res = malloc(len + 1);
         if (res != NULL) {
@@ -129,8 +130,10 @@ int cli_password_get(const cli_pw_opts_t *pw, const char *what, int confirm,
         if (rc != CLI_EXIT_OK) {
             return rc;
         }
-        /* The first line is the password; a trailing newline is not. */
-        len = strcspn(text, "\r\n");
+        /* The first line is the password, by the rule the module's
+         * password files and programs follow (tack_password_line: a CRLF
+         * ends it, any other '\r' is part of it). */
+        len = tack_password_line(text, tlen);
         res = cli_strdup_len(text, len);
         OPENSSL_cleanse(text, tlen);
         free(text);
@@ -435,13 +438,16 @@ int cli_load_breaksigs(const char *path, tack_breaksig_t *out, size_t max,
 int cli_pem_with_header(char **out, size_t *out_len, const char *label,
                         const uint8_t *items, size_t item_len, size_t n)
 {
-    char head[128], when[32];
+    char head[TACK_STORE_HEADER_SIZE];
     size_t cap, len, i;
     char *buf;
 
-    cli_format_time(time(NULL), 1, when, sizeof(when));
-    snprintf(head, sizeof(head), "Created by " TACK_PROG " %s\nCreated at %s\n",
-             TACK_CLI_VERSION, when);
+    /* The lines the module's TackSigningKey writes too, with its name. */
+    if (tack_store_header(head, sizeof(head), TACK_PROG " " TACK_CLI_VERSION,
+                          time(NULL)) != TACK_OK) {
+        cli_err("cannot write the \"Created by\" lines");
+        return CLI_EXIT_USAGE;
+    }
     cap = n * (strlen(head) + 2 * item_len + 128) + 1;
     buf = malloc(cap);
     if (buf == NULL) {

@@ -147,8 +147,8 @@ static int pins_valid(cli_pins_t *p, char *why, size_t why_size)
         /* Everything the rules and the listing read is checked here, once:
          * the key, its TACK ID (which must be the key's), a generation that
          * fits a byte. */
-        if (!cli_unhex(k, key, sizeof(key)) || !json_is_object(v) ||
-            !json_is_string(id) || !json_is_integer(mg) ||
+        if (tack_hex_decode(key, sizeof(key), k) != TACK_OK ||
+            !json_is_object(v) || !json_is_string(id) || !json_is_integer(mg) ||
             json_integer_value(mg) < 0 || json_integer_value(mg) > 255) {
             snprintf(why, why_size, "bad key record \"%.32s...\"", k);
             return 0;
@@ -181,8 +181,9 @@ static int pins_valid(cli_pins_t *p, char *why, size_t why_size)
         uint8_t key[TACK_KEY_LEN];
         json_t *id = json_object_get(v, "tack_id");
 
-        if (!cli_unhex(k, key, sizeof(key)) || !json_is_object(v) ||
-            !json_is_string(id) || !pins_time_ok(json_object_get(v, "seen"))) {
+        if (tack_hex_decode(key, sizeof(key), k) != TACK_OK ||
+            !json_is_object(v) || !json_is_string(id) ||
+            !pins_time_ok(json_object_get(v, "seen"))) {
             snprintf(why, why_size, "bad broken key record \"%.32s...\"", k);
             return 0;
         }
@@ -278,12 +279,6 @@ static void pins_set_times(json_t *rec, time_t first_seen, time_t active_until)
                         json_string(active_until ? b : "never active"));
 }
 
-static void pins_key_hex(const uint8_t key[TACK_KEY_LEN],
-                         char out[2 * TACK_KEY_LEN + 1])
-{
-    cli_hex(key, TACK_KEY_LEN, out);
-}
-
 /* pins_new_name creates an inactive pin of |name| on |tack|'s key, with a
  * key record if there is none. */
 static void pins_new_name(cli_pins_t *p, const char *name, const tack_t *tack,
@@ -292,7 +287,7 @@ static void pins_new_name(cli_pins_t *p, const char *name, const tack_t *tack,
     char hex[2 * TACK_KEY_LEN + 1], fpr[TACK_FINGERPRINT_SIZE];
     json_t *rec;
 
-    pins_key_hex(tack->public_key, hex);
+    tack_hex_encode(hex, sizeof(hex), tack->public_key, TACK_KEY_LEN);
     if (json_object_get(p->keys, hex) == NULL) {
         tack_fingerprint(tack->public_key, fpr);
         json_object_set_new(p->keys, hex,
@@ -381,7 +376,8 @@ static void pins_apply_breaksigs(pins_step_t *s, const cli_pin_input_t *in)
         json_t *v;
         void *tmp;
 
-        pins_key_hex(in->breaksigs[i].public_key, hex);
+        tack_hex_encode(hex, sizeof(hex), in->breaksigs[i].public_key,
+                        TACK_KEY_LEN);
         tack_fingerprint(in->breaksigs[i].public_key, fpr);
         if (json_object_get(s->p->keys, hex) == NULL) {
             continue;
@@ -437,7 +433,7 @@ static int pins_generations(pins_step_t *s)
     for (i = 0; i < s->ntacks; i++) {
         const tack_t *t = s->tacks[i];
 
-        pins_key_hex(t->public_key, hex);
+        tack_hex_encode(hex, sizeof(hex), t->public_key, TACK_KEY_LEN);
         krec = json_object_get(s->p->keys, hex);
         if (krec == NULL) {
             continue;
@@ -568,7 +564,8 @@ static int pins_activation(pins_step_t *s)
     }
     key = json_string_value(json_object_get(pin, "key"));
     for (i = 0; i < s->ntacks; i++) {
-        pins_key_hex(s->tacks[i]->public_key, hex);
+        tack_hex_encode(hex, sizeof(hex), s->tacks[i]->public_key,
+                        TACK_KEY_LEN);
         if (strcmp(hex, key) == 0) {
             pins_matched(s, pin, i);
             return 0;
@@ -614,7 +611,7 @@ static void pins_record_lifted(cli_pins_t *p, const cli_pin_input_t *in,
     size_t i;
 
     for (i = 0; i < in->num_lifted; i++) {
-        pins_key_hex(in->lifted[i], hex);
+        tack_hex_encode(hex, sizeof(hex), in->lifted[i], TACK_KEY_LEN);
         if (p->broken != NULL && json_object_get(p->broken, hex) != NULL) {
             continue;
         }
@@ -648,7 +645,7 @@ static void pins_raise_to_preload(cli_pins_t *p, const cli_pin_input_t *in,
     if (in->preload_key == NULL) {
         return;
     }
-    pins_key_hex(in->preload_key, hex);
+    tack_hex_encode(hex, sizeof(hex), in->preload_key, TACK_KEY_LEN);
     krec = json_object_get(p->keys, hex);
     if (krec == NULL) {
         return;
@@ -681,7 +678,7 @@ int cli_pins_key_state(const char *path, const uint8_t key[TACK_KEY_LEN],
     if (rc != CLI_EXIT_OK) {
         return rc;
     }
-    pins_key_hex(key, hex);
+    tack_hex_encode(hex, sizeof(hex), key, TACK_KEY_LEN);
     *broken = p.broken != NULL && json_object_get(p.broken, hex) != NULL;
     krec = json_object_get(p.keys, hex);
     if (krec != NULL) {

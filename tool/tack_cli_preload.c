@@ -162,7 +162,8 @@ static int preload_entry_key(json_t *v, size_t idx, const char *h,
     EVP_PKEY *pk = NULL;
 
     if (!json_is_string(key) ||
-        !cli_unhex(json_string_value(key), e->public_key, TACK_KEY_LEN)) {
+        tack_hex_decode(e->public_key, TACK_KEY_LEN, json_string_value(key)) !=
+            TACK_OK) {
         return preload_why(why, why_size,
                            "entry %zu (%s): \"public_key\" is not %d hex "
                            "digits",

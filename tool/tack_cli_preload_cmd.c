@@ -27,7 +27,7 @@ static json_t *preload_json(const cli_preload_t *l)
     for (i = 0; i < l->num_entries; i++) {
         const cli_preload_entry_t *e = &l->entries[i];
 
-        cli_hex(e->public_key, TACK_KEY_LEN, hex);
+        tack_hex_encode(hex, sizeof(hex), e->public_key, TACK_KEY_LEN);
         cli_format_time(e->observed, 1, a, sizeof(a));
         json_array_append_new(
             arr, json_pack("{s:s, s:s, s:s, s:i, s:I, s:s}", "host", e->host,
@@ -250,8 +250,9 @@ static int preload_host_tack(json_t *report, uint8_t key[TACK_KEY_LEN],
         return 0;
     }
     if (!json_is_string(json_object_get(t, "public_key")) ||
-        !cli_unhex(json_string_value(json_object_get(t, "public_key")), key,
-                   TACK_KEY_LEN) ||
+        tack_hex_decode(key, TACK_KEY_LEN,
+                        json_string_value(json_object_get(t, "public_key"))) !=
+            TACK_OK ||
         !json_is_integer(json_object_get(t, "min_generation"))) {
         snprintf(why, why_size, "the check's report has no TACK key");
         return 0;
@@ -263,7 +264,7 @@ static int preload_host_tack(json_t *report, uint8_t key[TACK_KEY_LEN],
         const char *k = json_string_value(json_object_get(v, "public_key"));
         uint8_t bk[TACK_KEY_LEN];
 
-        if (k != NULL && cli_unhex(k, bk, TACK_KEY_LEN) &&
+        if (k != NULL && tack_hex_decode(bk, TACK_KEY_LEN, k) == TACK_OK &&
             memcmp(bk, key, TACK_KEY_LEN) == 0) {
             snprintf(why, why_size,
                      "serves the break signature of its own TACK's key");

@@ -19,7 +19,7 @@ void cli_print_tack(FILE *fp, const tack_t *tack)
 
     tack_fingerprint(tack->public_key, fpr);
     tack_time_format(tack->expiration, when);
-    cli_hex(tack->target_hash, TACK_HASH_LEN, hash);
+    tack_hex_encode(hash, sizeof(hash), tack->target_hash, TACK_HASH_LEN);
     fprintf(fp,
             "TACK ID        = %s\n"
             "min_generation = %u\n"
@@ -46,9 +46,9 @@ json_t *cli_json_tack(const tack_t *tack, time_t now)
 
     tack_fingerprint(tack->public_key, fpr);
     tack_time_format(tack->expiration, when);
-    cli_hex(tack->target_hash, TACK_HASH_LEN, hash);
-    cli_hex(tack->public_key, TACK_KEY_LEN, key);
-    cli_hex(tack->signature, TACK_SIG_LEN, sig);
+    tack_hex_encode(hash, sizeof(hash), tack->target_hash, TACK_HASH_LEN);
+    tack_hex_encode(key, sizeof(key), tack->public_key, TACK_KEY_LEN);
+    tack_hex_encode(sig, sizeof(sig), tack->signature, TACK_SIG_LEN);
     return json_pack(
         "{s:s, s:s, s:s, s:i, s:i, s:s, s:I, s:s, s:s, s:b, s:s?, s:b}", "type",
         "tack", "tack_id", fpr, "public_key", key, "min_generation",
@@ -66,8 +66,8 @@ json_t *cli_json_breaksig(const tack_breaksig_t *sig)
     tack_status_t st = tack_breaksig_verify(sig);
 
     tack_fingerprint(sig->public_key, fpr);
-    cli_hex(sig->public_key, TACK_KEY_LEN, key);
-    cli_hex(sig->signature, TACK_SIG_LEN, s);
+    tack_hex_encode(key, sizeof(key), sig->public_key, TACK_KEY_LEN);
+    tack_hex_encode(s, sizeof(s), sig->signature, TACK_SIG_LEN);
     return json_pack("{s:s, s:s, s:s, s:s, s:b, s:s?}", "type", "break_sig",
                      "breaks_tack_id", fpr, "public_key", key, "signature", s,
                      "signature_valid", st == TACK_OK, "signature_error",

@@ -450,64 +450,7 @@ void cli_format_time(time_t t, int secs, char *out, size_t out_size)
     }
 }
 
-int cli_asn1_time(const ASN1_TIME *at, time_t *out)
-{
-    struct tm tm;
-
-    memset(&tm, 0, sizeof(tm));
-    if (at == NULL || ASN1_TIME_to_tm(at, &tm) != 1) {
-        return 0;
-    }
-    *out = timegm(&tm);
-    return 1;
-}
-
 /* ---- encodings and numbers ----------------------------------------------- */
-
-void cli_hex(const uint8_t *in, size_t len, char *out)
-{
-    static const char digits[] = "0123456789abcdef";
-    size_t i;
-
-    for (i = 0; i < len; i++) {
-        out[2 * i] = digits[in[i] >> 4];
-        out[2 * i + 1] = digits[in[i] & 15];
-    }
-    out[2 * len] = '\0';
-}
-
-static int cli_hexval(int c)
-{
-    if (c >= '0' && c <= '9') {
-        return c - '0';
-    }
-    if (c >= 'a' && c <= 'f') {
-        return c - 'a' + 10;
-    }
-    if (c >= 'A' && c <= 'F') {
-        return c - 'A' + 10;
-    }
-    return -1;
-}
-
-int cli_unhex(const char *in, uint8_t *out, size_t len)
-{
-    size_t i;
-
-    if (strlen(in) != 2 * len) {
-        return 0;
-    }
-    for (i = 0; i < len; i++) {
-        int hi = cli_hexval((unsigned char)in[2 * i]);
-        int lo = cli_hexval((unsigned char)in[2 * i + 1]);
-
-        if (hi < 0 || lo < 0) {
-            return 0;
-        }
-        out[i] = (uint8_t)(hi << 4 | lo);
-    }
-    return 1;
-}
 
 char *cli_base64(const uint8_t *in, size_t len)
 {

@@ -140,7 +140,7 @@ static void view_keyfile(view_ctx_t *v, const char *file,
     tack_fingerprint(kf->public_key, fpr);
     view_sep(v, 0);
     if (v->json) {
-        cli_hex(kf->public_key, TACK_KEY_LEN, key);
+        tack_hex_encode(key, sizeof(key), kf->public_key, TACK_KEY_LEN);
         view_add(v, file,
                  json_pack("{s:s, s:s, s:s, s:I}", "type", "private_key",
                            "tack_id", fpr, "public_key", key, "iterations",
@@ -170,10 +170,10 @@ static void view_cert(view_ctx_t *v, const char *file, X509 *cert)
         view_worse(v, CLI_EXIT_USAGE);
         return;
     }
-    cli_hex(hash, sizeof(hash), hex);
+    tack_hex_encode(hex, sizeof(hex), hash, sizeof(hash));
     b64 = cli_base64(hash, sizeof(hash));
     subject = cli_cert_subject(cert);
-    if (!cli_asn1_time(X509_get0_notAfter(cert), &not_after)) {
+    if (tack_cert_end_time(cert, &not_after) != TACK_OK) {
         snprintf(when, sizeof(when), "?");
     } else {
         cli_format_time(not_after, 1, when, sizeof(when));
@@ -457,7 +457,7 @@ static void view_token_key(view_ctx_t *v, const char *uri)
     tack_fingerprint(pub, fpr);
     view_sep(v, 0);
     if (v->json) {
-        cli_hex(pub, TACK_KEY_LEN, hex);
+        tack_hex_encode(hex, sizeof(hex), pub, TACK_KEY_LEN);
         view_add(v, shown,
                  json_pack("{s:s, s:s, s:s, s:s}", "type", "token_key",
                            "tack_id", fpr, "public_key", hex, "uri", shown));

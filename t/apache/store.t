@@ -27,7 +27,7 @@ my $tool = top_dir() . '/tack';
 my $gencerts = top_dir() . '/build/gencerts';
 my $pw = 'store-pw';
 
-plan tests => 50;
+plan tests => 51;
 
 my $h = TackTest::Httpd->new('store');
 $h->{timeout} = 10 + $N / 50; # mod_ssl alone needs 20-40 s at 10,000
@@ -58,6 +58,13 @@ run_ok("$tool sign -k $d/fleet.key -p $pw -c $d/certs -o $d/store -e 90d"
     . ' --no-progress');
 my @signed = glob("$d/store/*.tack.pem");
 is(scalar @signed, $N, "tack sign wrote $N TACK files into the store");
+# Each under the TackStore's name of its certificate
+# (HOST.KEYTYPE.SPKI8.tack.pem, tack_cert_store_name).
+my %file = map { my $n = $_; ($n => (map { s{.*/}{}r }
+                                     glob("$d/store/$n.ecdsa.*.tack.pem"))[0])
+               } @names;
+is(scalar(grep { defined $file{$_} } @names), $N,
+   '... each named HOST.ecdsa.SPKI8.tack.pem');
 diag(sprintf('fleet of %d made in %.1f s', $N, time - $t0)) if $N > 1000;
 
 # ---- vhosts that exercise the rules ----------------------------------------
@@ -155,12 +162,12 @@ $t0 = time;
 my $got = probe_batch(port => $h->port, names => \@names, version => '1.2');
 my @bad = grep {
     !defined $got->{$_}
-        || $got->{$_} ne body00(tk("$d/store/$_.tack.pem"), [$breaks], 0)
+        || $got->{$_} ne body00(tk("$d/store/$file{$_}"), [$breaks], 0)
 } @names;
 ok(!@bad, "all $N fleet vhosts serve their own store TACK and the break signature")
     or diag(scalar(@bad) . " wrong, e.g. @bad[0 .. ($#bad < 4 ? $#bad : 4)]");
 diag(sprintf('%d handshakes checked in %.1f s', $N, time - $t0)) if $N > 1000;
-like($log, qr/TACK00056: vhost $names[-1]:\d+: serving TACK \S+\/store\/$names[-1]\.tack\.pem \(TackStore, key/,
+like($log, qr/TACK00056: vhost $names[-1]:\d+: serving TACK \S+\/store\/\Q$file{$names[-1]}\E \(TackStore, key/,
     'the start-up log names the store file');
 
 my $get = sub {
@@ -196,17 +203,17 @@ like(log_since($mark, $h->error_log),
     'a real restart warns the same way');
 is($get->('expired.test'), hex(body00(undef, [$breaks], 0)),
     'the expired TACK is not served');
-is($get->($names[0]), hex(body00(tk("$d/store/$names[0].tack.pem"), [$breaks], 0)),
+is($get->($names[0]), hex(body00(tk("$d/store/$file{$names[0]}"), [$breaks], 0)),
     'the rest is');
 
 # ---- re-signing: one fleet command, one graceful restart -------------------
 run_ok("$tool genkey -p $pw -o $d/fleet2.key");
-run_ok("$tool sign -k $d/fleet2.key -p $pw -c $d/certs/$names[0].crt -o $d/store/$names[0].tack.pem -e 90d -f");
+run_ok("$tool sign -k $d/fleet2.key -p $pw -c $d/certs/$names[0].crt -o $d/store/$file{$names[0]} -e 90d -f");
 $mark = log_mark($h->error_log);
 ($rc, $out) = $h->ctl('graceful');
 is($rc, 0, 'graceful after re-signing one TACK') or diag($out);
 ok($h->wait_ready($mark), 'new generation running');
-my $new = tk("$d/store/$names[0].tack.pem");
+my $new = tk("$d/store/$file{$names[0]}");
 is($get->($names[0]), hex(body00($new, [$breaks], 0)), 'the new TACK is served');
 
 # ---- a malformed file: apache2 -t fails with its path; a signal survives --
@@ -230,7 +237,7 @@ like($log, qr/\[tack:error\].*TACK00017: TackStore \S+\/bad\.test\.tack\.pem: TA
     'and logs the malformed file as an error');
 is($get->('bad.test'), hex(body00(undef, [$breaks], 0)),
     'the malformed file is not served');
-is($get->($names[-1]), hex(body00(tk("$d/store/$names[-1].tack.pem"), [$breaks], 0)),
+is($get->($names[-1]), hex(body00(tk("$d/store/$file{$names[-1]}"), [$breaks], 0)),
     'every other vhost still is');
 
 # ---- symbolic links: never followed -----------------------------------------
@@ -260,7 +267,7 @@ like($log, qr/\[tack:error\].*TACK00017: TackStore \S+\/kmsg\.tack\.pem: a symbo
     'and logs the link as an error');
 is($get->('bad.test'), hex(body00(undef, [$breaks], 0)),
     'the TACK behind the link is not served');
-is($get->($names[0]), hex(body00(tk("$d/store/$names[0].tack.pem"), [$breaks], 0)),
+is($get->($names[0]), hex(body00(tk("$d/store/$file{$names[0]}"), [$breaks], 0)),
     'every other vhost still is');
 unlink("$d/store/bad.test.tack.pem", "$d/store/kmsg.tack.pem");
 

@@ -65,6 +65,28 @@ is($rc, 0, 'the password file\'s first line, without its newline, is the '
 ($rc, $out) = tack('view', '--json', "$d/k2.pem");
 is(decode_json($out)->[0]{iterations}, 1000, '--iterations is kept');
 
+# The first-line rule every password source follows (tack_password_line,
+# the module's file: and exec: passwords too): the line ends at the first
+# LF, one CR right before it belongs to the line end, any other CR is part
+# of the password.
+for my $case (["pass\rword\n", "pass\rword", 'a CR inside the line is kept'],
+              ["pw\r\n", 'pw', 'a CRLF ends the line'],
+              ["pw\r\r\n", "pw\r", 'one CR of CR CR LF is part of the password'],
+              ["first\nsecond\n", 'first', 'only the first line counts']) {
+    my ($text, $pw, $what) = @$case;
+    (my $name = $pw) =~ s/\W/_/g;
+    spew("$d/pw-$name", $text);
+    ($rc, $out, $err) = tack('genkey', '--password-file', "$d/pw-$name",
+                             '-o', "$d/k-$name.pem", '--iterations', '1000');
+    is($rc, 0, "genkey --password-file: $what") or diag($err);
+    ($rc, $out, $err) = tack('break', '-k', "$d/k-$name.pem", '-p', $pw);
+    is($rc, 0, "... the password is the line by the rule") or diag($err);
+    ($rc, $out, $err) = tack('break', '-k', "$d/k-$name.pem", '-p', "${pw}x");
+    is($rc, 2, '... and nothing else decrypts it') or diag($err);
+}
+($rc, $out, $err) = tack('break', '-k', "$d/k-pw.pem", '-p', "pw\r");
+isnt($rc, 0, 'the CR of a CRLF is not part of the password');
+
 ($rc, $out, $err) = tack({ env => { TACK_PASSWORD => 'from-env' } },
                          'genkey');
 is($rc, 0, 'genkey with $TACK_PASSWORD, to standard output');

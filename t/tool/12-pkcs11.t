@@ -120,8 +120,8 @@ mkdir("$d/fleet-out") or die;
                        '-o', "$d/fleet-out", '--no-progress');
 is($rc, 0, 'a fleet signed with the token key') or diag($err);
 for my $n ('a', 'b') {
-    ($rc, $out, $err) = tk('view', '-c', "$d/fleet/$n.crt",
-                           "$d/fleet-out/$n.tack.pem");
+    ($rc, $out, $err) = tk('view', '-c', "$d/fleet/$n.crt", "$d/fleet-out/"
+                           . store_name("$d/fleet/$n.crt", "$n.example.org"));
     is($rc, 0, "... ${n}'s TACK verifies for its certificate") or diag($err);
 }
 

@@ -129,8 +129,9 @@ my ($c2) = mkcert('certs/b.example.org', 'b.example.org', 30);
 is($rc, 0, 'sign -c DIR/ -o NEW/: exit 0') or diag($err);
 is($err, "tack: signed 2 certificates into $d/store/ (2 other files skipped)\n",
    '... says what it did (the keys beside the certificates skipped)');
-ok(-f "$d/store/$_.tack.pem", "... $_.tack.pem in the new directory")
-    for qw(a.example.org b.example.org);
+ok(-f "$d/store/" . store_name($_->[0], $_->[1]),
+   "... $_->[1]'s TACK in the new directory, by its TackStore name")
+    for [$c1, 'a.example.org'], [$c2, 'b.example.org'];
 is((stat "$d/store")[2] & 0777, 0755 & ~umask, '... made 0755 (TACKs are public)');
 ($rc, $out, $err) = tack('sign', '-k', "$d/k.pem", '-p', 'pw', '-c', "$d/certs/",
                          '-o', "$d/store/", '--force');
@@ -152,7 +153,8 @@ ok(!-e "$d/store3", '... and no directory made');
 ($rc, $out, $err) = tack('sign', '-k', "$d/k.pem", '-p', 'pw', '-c', $crt,
                          '-o', "$d/one/");
 is($rc, 0, 'one certificate into DIR/') or diag($err);
-ok(-f "$d/one/www.tack.pem", '... named after the certificate');
+ok(-f "$d/one/" . store_name($crt, 'www.example.org'),
+   '... named after the certificate, as a TackStore names it');
 
 # ---- --resolve HOST:ADDR for a single check (curl's spelling)
 my $port = free_port(18440, 18449);

@@ -92,9 +92,11 @@ my ($crt) = mkcert('www', 'www.example.org', 90);
 system('cp', $crt, "$root/etc/ssl/certs/www.example.org.crt") == 0 or die;
 my ($new) = mkcert('www-new', 'www.example.org', 90);
 system('cp', $new, "$root/etc/ssl/certs/www.example.org.new.crt") == 0 or die;
+my %store_file;
 for my $n (qw(a.example.org b.example.org)) {
     my ($c) = mkcert("fleet-$n", $n, 90);
     system('cp', $c, "$root/srv/certs/$n.crt") == 0 or die;
+    $store_file{$n} = store_name($c, $n);
 }
 spew("$root/secure/fleet.pw", "fleet-password\n");
 spew("$root/bin/apache2ctl", "#!/bin/sh\necho \"\$*\" >> $root/apache2ctl.log\n");
@@ -135,7 +137,8 @@ ok($ran >= 6, "$ran blocks run");
 ok(-f "$root/root/tack/www.key", 'admin guide: the TACK key');
 ok(-f "$root/etc/apache2/tack/www.example.org.tack.pem", 'admin guide: the TACK');
 ok(-f "$root/etc/apache2/tack/breaksigs.pem", 'admin guide: the break signature');
-ok(-f "$root/srv/tack-store/$_.tack.pem", "hosting guide: $_ signed into the new store")
+ok(-f "$root/srv/tack-store/$store_file{$_}",
+   "hosting guide: $_ signed into the new store as $store_file{$_}")
     for qw(a.example.org b.example.org);
 ok(-f "$root/srv/breaksigs.pem", 'hosting guide: the fleet break signature');
 like(slurp("$root/apache2ctl.log"), qr/^configtest$/m, 'apache2ctl configtest was asked');

@@ -16,7 +16,7 @@
 
 #include "tests.h"
 
-/* ---- hex ------------------------------------------------------------------ */
+/* ---- hex ----------------------------------------------------------------- */
 
 START_TEST(hex_digit_takes_exactly_the_22_hex_characters)
 {
@@ -57,8 +57,7 @@ START_TEST(hex_encode_refuses_a_buffer_without_room_for_the_nul)
     ck_assert_status(tack_hex_encode(out, 4, in, sizeof(in)),
                      TACK_ERR_BUFFER_TOO_SMALL);
     ck_assert_str_eq(out, "zzzz");
-    ck_assert_status(tack_hex_encode(out, 0, in, 0),
-                     TACK_ERR_BUFFER_TOO_SMALL);
+    ck_assert_status(tack_hex_encode(out, 0, in, 0), TACK_ERR_BUFFER_TOO_SMALL);
     ck_assert_status(tack_hex_encode(NULL, 5, in, 2), TACK_ERR_INVALID_ARG);
     ck_assert_status(tack_hex_encode(out, 5, NULL, 2), TACK_ERR_INVALID_ARG);
 }
@@ -109,8 +108,8 @@ END_TEST
 /* sscanf("%2x") takes " f", "+f", "-f" and "0x"; a strict decoder none. */
 START_TEST(hex_decode_rejects_what_sscanf_accepts)
 {
-    static const char *const bad[] = {" f", "+f", "-f", "0x", "f ", "\tf",
-                                      "gg", "f\n", "0X", "fG"};
+    static const char *const bad[] = {" f",  "+f", "-f",  "0x", "f ",
+                                      "\tf", "gg", "f\n", "0X", "fG"};
     uint8_t out[1] = {0x55};
     size_t i;
 
@@ -147,9 +146,9 @@ static X509 *ut_cert(EVP_PKEY *key, const char *cn, const char *san)
     ck_assert_ptr_nonnull(X509_gmtime_adj(X509_getm_notBefore(cert), 0));
     ck_assert_ptr_nonnull(X509_gmtime_adj(X509_getm_notAfter(cert), 3600));
     if (cn != NULL) {
-        ck_assert_int_eq(X509_NAME_add_entry_by_txt(
-                             name, "CN", MBSTRING_UTF8,
-                             (const unsigned char *)cn, -1, -1, 0),
+        ck_assert_int_eq(X509_NAME_add_entry_by_txt(name, "CN", MBSTRING_UTF8,
+                                                    (const unsigned char *)cn,
+                                                    -1, -1, 0),
                          1);
     }
     ck_assert_int_eq(X509_set_subject_name(cert, name), 1);
@@ -201,8 +200,11 @@ END_TEST
 
 START_TEST(cert_end_time_refuses_a_time_that_does_not_parse)
 {
-    static const char *const bad[] = {"", "2030", "20301306120000Z",
-                                      "2030060612000Z", "20300606120000",
+    static const char *const bad[] = {"",
+                                      "2030",
+                                      "20301306120000Z",
+                                      "2030060612000Z",
+                                      "20300606120000",
                                       "2030-06-06T12:00Z"};
     X509 *cert = ut_cert(NULL, "end.test", NULL);
     size_t i;
@@ -210,8 +212,8 @@ START_TEST(cert_end_time_refuses_a_time_that_does_not_parse)
     for (i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
         time_t t = 42;
 
-        ck_assert_int_eq(
-            ASN1_STRING_set(X509_getm_notAfter(cert), bad[i], -1), 1);
+        ck_assert_int_eq(ASN1_STRING_set(X509_getm_notAfter(cert), bad[i], -1),
+                         1);
         X509_getm_notAfter(cert)->type = V_ASN1_GENERALIZEDTIME;
         ck_assert_msg(tack_cert_end_time(cert, &t) == TACK_ERR_TIME,
                       "\"%s\" parsed", bad[i]);
@@ -343,20 +345,19 @@ END_TEST
 
 START_TEST(store_name_never_has_a_slash_or_a_leading_dot)
 {
-    static const char *const cns[] = {"../../etc/passwd", ".hidden",
-                                      "-rf", "example.org.", "a b/c\\d",
-                                      "caf\xc3\xa9.example"};
-    static const char *const want[] = {"etcpasswd.", "hidden.", "rf.",
-                                       "example.org.", "abcd.",
-                                       "caf.example."};
+    static const char *const cns[] = {
+        "../../etc/passwd", ".hidden",  "-rf",
+        "example.org.",     "a b/c\\d", "caf\xc3\xa9.example"};
+    static const char *const want[] = {"etcpasswd.", "hidden.",
+                                       "rf.",        "example.org.",
+                                       "abcd.",      "caf.example."};
     size_t i;
 
     for (i = 0; i < sizeof(cns) / sizeof(cns[0]); i++) {
         X509 *cert = ut_cert(NULL, cns[i], NULL);
         char got[TACK_STORE_NAME_SIZE], prefix[64];
 
-        ck_assert_status(tack_cert_store_name(cert, got, sizeof(got)),
-                         TACK_OK);
+        ck_assert_status(tack_cert_store_name(cert, got, sizeof(got)), TACK_OK);
         ck_assert_ptr_null(strchr(got, '/'));
         ck_assert_int_ne(got[0], '.');
         ck_assert_int_ne(got[0], '-');
@@ -424,14 +425,14 @@ START_TEST(store_header_known_answer)
 {
     char out[TACK_STORE_HEADER_SIZE];
 
-    ck_assert_status(tack_store_header(out, sizeof(out), "tack 0.1.0",
-                                       (time_t)1906977600),
-                     TACK_OK);
+    ck_assert_status(
+        tack_store_header(out, sizeof(out), "tack 0.1.0", (time_t)1906977600),
+        TACK_OK);
     ck_assert_str_eq(out, "Created by tack 0.1.0\n"
                           "Created at 2030-06-06T12:00:00Z\n");
-    ck_assert_status(tack_store_header(out, sizeof(out),
-                                       "mod_tack (TackSigningKey)", 0),
-                     TACK_OK);
+    ck_assert_status(
+        tack_store_header(out, sizeof(out), "mod_tack (TackSigningKey)", 0),
+        TACK_OK);
     ck_assert_str_eq(out, "Created by mod_tack (TackSigningKey)\n"
                           "Created at 1970-01-01T00:00:00Z\n");
 }
@@ -463,9 +464,9 @@ START_TEST(store_header_and_pem_read_back)
     size_t pem_len, n = 0;
 
     tack_encode(&tack, raw);
-    ck_assert_status(tack_pem_encode(&pem, &pem_len, TACK_PEM_LABEL_TACK, raw,
-                                     sizeof(raw)),
-                     TACK_OK);
+    ck_assert_status(
+        tack_pem_encode(&pem, &pem_len, TACK_PEM_LABEL_TACK, raw, sizeof(raw)),
+        TACK_OK);
     ck_assert_status(tack_store_header(head, sizeof(head), "tack 0.1.0", 0),
                      TACK_OK);
     text = malloc(strlen(head) + pem_len + 1);
@@ -515,7 +516,8 @@ Suite *util_suite(void)
     tcase_add_test(store, store_name_is_bounded);
     tcase_add_test(store, store_name_names_the_key_type);
     tcase_add_test(store, store_header_known_answer);
-    tcase_add_test(store, store_header_refuses_a_producer_that_breaks_the_lines);
+    tcase_add_test(store,
+                   store_header_refuses_a_producer_that_breaks_the_lines);
     tcase_add_test(store, store_header_and_pem_read_back);
     suite_add_tcase(s, store);
     return s;

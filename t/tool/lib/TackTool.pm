@@ -158,6 +158,23 @@ END {
     }
 }
 
+# store_name(CRT, HOST[, KEYTYPE]): the TackStore file name of the
+# certificate CRT (tack_cert_store_name's rule, computed here with openssl,
+# not by the tool): HOST.KEYTYPE.SPKI8.tack.pem, KEYTYPE ecdsa by default,
+# SPKI8 the first 8 hex digits of the SHA-256 of its SubjectPublicKeyInfo.
+sub store_name {
+    my ($crt, $host, $type) = @_;
+    require Digest::SHA;
+    my ($rc, $spki, $e) = run_cmd('openssl', 'x509', '-in', $crt, '-noout',
+                                  '-pubkey');
+    die "openssl x509 -pubkey $crt: $e" if $rc;
+    my $der = pem_body($spki, 'PUBLIC KEY');
+    die "$crt: no public key" unless defined $der;
+    return join('.', $host, $type // 'ecdsa',
+                substr(Digest::SHA::sha256_hex($der), 0, 8)) . '.tack.pem';
+}
+push @EXPORT, 'store_name';
+
 # pem_body(TEXT, LABEL): the decoded bytes of the first LABEL block.
 sub pem_body {
     my ($text, $label) = @_;
