@@ -5,7 +5,7 @@
 #   make                  build the core library, the tool and the module
 #   make core             the core library alone (build/libtack.a)
 #   make tool             the tack tool (./tack)
-#   make module           mod_tack.so, through apxs
+#   make module           build/mod_tack.so (httpd's flags from apxs)
 #   make check            Check unit tests of the core library
 #   make check-asan       the same under AddressSanitizer + UBSan (clang)
 #   make test             everything below marked (test): unit, sanitizer,
@@ -68,8 +68,8 @@
 #   make clean            remove what the build made
 #   make help             this list
 #
-# Objects built with cc live in build/ (build-asan/ for the sanitizer run);
-# apxs builds the module in the top directory as libtool wants.
+# Everything built lives in build/ (build/module/ the module's objects,
+# build-asan/ for the sanitizer run); ./tack is the tool.
 
 CC       ?= cc
 CFLAGS   ?= -O2 -g
@@ -91,9 +91,11 @@ JANSSON_LIBS := -ljansson
 # tack_pkcs11.c: keys in a PKCS#11 token, through OpenSSL's pkcs11-provider
 # (loaded at run time: nothing to link).
 CORE_SRC := tack_ext.c tack_key.c tack_pem.c tack_keyfile.c tack_utf8.c \
-            tack_util.c tack_store.c \
+            tack_util.c tack_store.c tack_state.c \
             tack_pkcs11.c
-CORE_HDR := tack_ext.h tack_cbs.h tack_pkcs11.h
+CORE_HDR := tack_ext.h tack_cbs.h tack_pkcs11.h tack_state.h
+# What a program linking the core links too (tack_state.c: jansson).
+CORE_LIBS = $(SSL_LIBS) $(JANSSON_LIBS)
 
 # ---- command-line tool (issue 4 owns this section) -----------------------
 # Its sources live in tool/; the binary is ./tack at the top, where the
@@ -170,11 +172,17 @@ test-tool-asan: preflight $(BUILD_ASAN)/tack module $(BUILD)/gencerts
 	    "which AddressSanitizer refuses; make test-tool runs it)"
 
 # ---- module (issue 3 owns this section) ---------------------------------
-module: $(if $(wildcard mod_tack.c),.libs/mod_tack.so)
+# Built like the core and the tool: with the house's warnings, each file to
+# an object of its own under build/module/, linked into build/mod_tack.so
+# with the core library (build/libtack.a, built once for all).  apxs is
+# asked for httpd's compiler flags, not to compile: nothing of the build
+# lands at the top of the tree.
+MODULE_SO := $(BUILD)/mod_tack.so
+module: $(if $(wildcard mod_tack.c),$(MODULE_SO))
 
 # The module's files in their layers, bottom first (docs/contributing.md,
 # "Architecture"): each calls only files listed before it, except within
-# the status group.
+# the status group (t/apache/layers.t).
 MODULE_SRC := mod_tack_base.c mod_tack_load.c mod_tack_store.c \
               mod_tack_resolve.c mod_tack_guard.c mod_tack_sign.c \
               mod_tack_config.c mod_tack_handshake.c \
@@ -183,22 +191,34 @@ MODULE_SRC := mod_tack_base.c mod_tack_load.c mod_tack_store.c \
               mod_tack_setup.c mod_tack.c
 MODULE_HDR := mod_tack_base.h mod_tack_model.h mod_tack_runtime.h \
               mod_tack_status.h mod_tack_setup.h
+MODULE_OBJ := $(MODULE_SRC:%.c=$(BUILD)/module/%.o)
 
-# -fvisibility=hidden: only tack_module (marked in mod_tack_base.h) is exported,
-# so the core's symbols cannot clash with another module's.  CPPFLAGS,
-# CFLAGS and LDFLAGS reach the compiler and linker after apxs's own (the
-# package build passes dpkg-buildflags' hardening flags this way).
-# TACK_PROG's quotes pass two shells: apxs hands libtool a command line.
-.libs/mod_tack.so: $(MODULE_SRC) $(MODULE_HDR) $(CORE_SRC) $(CORE_HDR)
-	$(APXS) -c -Wc,-Wall -Wc,-Wextra -Wc,-Wno-unused-parameter \
-	    -Wc,-Werror=deprecated-declarations \
-	    -Wc,-DTACK_PROG='\"$(TACK_PROG)\"' \
-	    -Wc,-fvisibility=hidden $(foreach f,$(CPPFLAGS) $(CFLAGS),-Wc,$(f)) \
-	    $(foreach f,$(LDFLAGS),-Wl,$(f)) -o mod_tack.so \
-	    $(MODULE_SRC) $(CORE_SRC) $(SSL_LIBS) $(JANSSON_LIBS)
+# httpd's flags, as apxs -c would pass them (hardening included), then the
+# project's CPPFLAGS and CFLAGS (the package build passes dpkg-buildflags'
+# this way).  -fvisibility=hidden and --exclude-libs: only tack_module
+# (marked in mod_tack_base.h) is exported, so neither the module's nor the
+# core's symbols can clash with another module's.
+APXS_Q = $(shell $(APXS) -q $(1) 2>/dev/null)
+MODULE_CFLAGS := $(call APXS_Q,CFLAGS) -pthread
+MODULE_CPPFLAGS := $(call APXS_Q,EXTRA_CPPFLAGS) \
+                   -I$(call APXS_Q,INCLUDEDIR) -I$(call APXS_Q,APR_INCLUDEDIR) \
+                   -I$(call APXS_Q,APU_INCLUDEDIR)
+
+$(BUILD)/module:
+	mkdir -p $@
+
+$(BUILD)/module/%.o: %.c $(MODULE_HDR) $(CORE_HDR) | $(BUILD)/module
+	$(CC) $(MODULE_CPPFLAGS) $(CPPFLAGS) -DTACK_PROG='"$(TACK_PROG)"' \
+	    $(MODULE_CFLAGS) $(CFLAGS) $(WARN) -fPIC -fvisibility=hidden \
+	    -c -o $@ $<
+
+$(MODULE_SO): $(MODULE_OBJ) $(BUILD)/libtack.a
+	$(CC) -shared -pthread -Wl,-z,relro -Wl,-z,now -Wl,--as-needed \
+	    $(LDFLAGS) -o $@ $(MODULE_OBJ) $(BUILD)/libtack.a \
+	    -Wl,--exclude-libs,ALL $(CORE_LIBS)
 
 # ---- fuzzing (libFuzzer + ASan + UBSan; seeds in fuzz/corpus/) ----------
-FUZZ_TARGETS := tack ext00 ext02 pem keyfile validate pins preload
+FUZZ_TARGETS := tack ext00 ext02 pem keyfile validate pins preload state
 FUZZ_BUILD   := build-fuzz
 FUZZ_FLAGS   := -g -O1 -fno-omit-frame-pointer \
                 -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=all
@@ -208,7 +228,7 @@ FUZZ_BINS    := $(FUZZ_TARGETS:%=$(FUZZ_BUILD)/fuzz_%)
 $(FUZZ_BUILD)/fuzz_%: fuzz/fuzz_%.c fuzz/fuzz_common.h $(CORE_SRC) $(CORE_HDR)
 	@mkdir -p $(FUZZ_BUILD)
 	$(ASAN_CC) $(CPPFLAGS) $(FUZZ_FLAGS) $(WARN) -I. -Ifuzz -o $@ $< \
-	    $(CORE_SRC) $(SSL_LIBS)
+	    $(CORE_SRC) $(CORE_LIBS)
 
 # The pin store lives in the tool: its target links the tool's store,
 # `tack pins` and utility code (and jansson) besides the core.
@@ -344,7 +364,7 @@ install: module tool
 	@if [ -z "$(DESTDIR)" ]; then scripts/package-owned.sh install; fi
 	install -d $(DESTDIR)$(APXS_MODDIR) $(DESTDIR)$(MODS_AVAILABLE) \
 	    $(DESTDIR)$(BINDIR) $(DESTDIR)$(MANDIR)/man1
-	$(APXS) -i -S LIBEXECDIR=$(DESTDIR)$(APXS_MODDIR) -n tack mod_tack.la
+	install -m 644 $(MODULE_SO) $(DESTDIR)$(APXS_MODDIR)/mod_tack.so
 	sed 's#/usr/lib/apache2/modules/#$(APXS_MODDIR)/#' conf/tack.load \
 	    > $(DESTDIR)$(MODS_AVAILABLE)/tack.load
 	chmod 644 $(DESTDIR)$(MODS_AVAILABLE)/tack.load
@@ -436,11 +456,11 @@ status-screenshot: module tool $(BUILD)/gencerts
 # ---- tests --------------------------------------------------------------
 $(BUILD)/check_tack: $(UNIT_SRC) t/unit/*.h $(BUILD)/libtack.a
 	$(CC) $(CPPFLAGS) $(CFLAGS) $(WARN) $(CHECK_CFLAGS) -I. -It/unit \
-	    -o $@ $(UNIT_SRC) $(BUILD)/libtack.a $(CHECK_LIBS) $(SSL_LIBS)
+	    -o $@ $(UNIT_SRC) $(BUILD)/libtack.a $(CHECK_LIBS) $(CORE_LIBS)
 
 $(BUILD_ASAN)/check_tack: $(UNIT_SRC) t/unit/*.h $(CORE_OBJ_ASAN)
 	$(ASAN_CC) $(CPPFLAGS) $(ASAN_CFLAGS) $(WARN) $(CHECK_CFLAGS) -I. \
-	    -It/unit -o $@ $(UNIT_SRC) $(CORE_OBJ_ASAN) $(CHECK_LIBS) $(SSL_LIBS)
+	    -It/unit -o $@ $(UNIT_SRC) $(CORE_OBJ_ASAN) $(CHECK_LIBS) $(CORE_LIBS)
 
 # Tests find their data relative to the top directory.
 # make test needs /proc and /sys mounted (a pseudo-file case of the unit

@@ -135,27 +135,11 @@ const char *mt_duration(apr_pool_t *p, long secs)
                         secs / 60 == 1 ? "" : "s");
 }
 
-time_t mt_cert_not_after(X509 *x509)
-{
-    struct tm tm;
-
-    if (!x509 || !ASN1_TIME_to_tm(X509_get0_notAfter(x509), &tm)) {
-        return 0;
-    }
-    return timegm(&tm);
-}
-
 const char *mt_hex(apr_pool_t *p, const uint8_t *in, size_t len)
 {
-    static const char digits[] = "0123456789abcdef";
     char *out = apr_palloc(p, 2 * len + 1);
-    size_t i;
 
-    for (i = 0; i < len; i++) {
-        out[2 * i] = digits[in[i] >> 4];
-        out[2 * i + 1] = digits[in[i] & 15];
-    }
-    out[2 * len] = '\0';
+    tack_hex_encode(out, 2 * len + 1, in, len);
     return out;
 }
 

@@ -129,9 +129,6 @@ const char *mt_pem_error(apr_pool_t *p, const char *directive, const char *path,
                          tack_status_t st, unsigned line, const char *label,
                          size_t size);
 
-/* mt_cert_not_after returns the end of |x509|'s validity, or 0. */
-time_t mt_cert_not_after(X509 *x509);
-
 /* mt_duration returns "12 days", "5 hours", "3 minutes": how long until
  * |secs| have passed, allocated in |p|. */
 const char *mt_duration(apr_pool_t *p, long secs);

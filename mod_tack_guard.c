@@ -41,10 +41,10 @@
 #include "apr_lib.h"
 #include "apr_strings.h"
 
-#include <jansson.h>
 #include <openssl/crypto.h>
 
 #include "mod_tack_model.h"
+#include "tack_state.h"
 
 APLOG_USE_MODULE(tack);
 
@@ -59,16 +59,6 @@ APLOG_USE_MODULE(tack);
 /* A state file larger than this is not read: about 150,000 remembered
  * keys; reading more would cost seconds of every restart. */
 #define TACK_STATE_MAX (64 * 1024 * 1024)
-
-/* One TACK key remembered for a vhost's certificate. */
-typedef struct {
-    uint8_t key[TACK_KEY_LEN];
-    long first_seen;  /* first served with pin activation on */
-    long last_served; /* last pass that served it with activation on */
-    int serving;      /* served with activation by the running generation */
-    int has_tack;
-    uint8_t tack[TACK_LEN]; /* the last TACK served under it */
-} mt_mem_key_t;
 
 /* What one certificate of one vhost serves in this pass. */
 typedef struct {
@@ -92,7 +82,7 @@ typedef struct {
 
 /* The pass's state: a pool (a child of pconf, destroyed at the end of the
  * pass), the memory read from the file (id -> apr_array of
- * mt_mem_key_t), and the notes of this pass. */
+ * tack_state_key_t), and the notes of this pass. */
 static apr_pool_t *guard_pool;
 static apr_hash_t *guard_mem;
 static apr_hash_t *guard_names; /* "name:port" of every id in guard_mem */
@@ -146,56 +136,6 @@ const char *mt_guard_state_path(apr_pool_t *p, const char *suffix)
 }
 
 /* ---- the state file ------------------------------------------------------ */
-
-static int mt_unhex(const char *in, uint8_t *out, size_t len)
-{
-    size_t i;
-
-    if (!in || strlen(in) != 2 * len) {
-        return 0;
-    }
-    for (i = 0; i < len; i++) {
-        unsigned v;
-
-        if (sscanf(in + 2 * i, "%2x", &v) != 1) {
-            return 0;
-        }
-        out[i] = (uint8_t)v;
-    }
-    return 1;
-}
-
-/* mt_mem_parse reads one slot's keys; returns 0 when malformed. */
-static int mt_mem_parse(apr_pool_t *p, json_t *keys, apr_array_header_t **out)
-{
-    size_t i;
-    json_t *k;
-
-    if (!json_is_array(keys)) {
-        return 0;
-    }
-    *out =
-        apr_array_make(p, (int)json_array_size(keys) + 1, sizeof(mt_mem_key_t));
-    json_array_foreach(keys, i, k)
-    {
-        mt_mem_key_t *m = apr_array_push(*out);
-        json_t *first = json_object_get(k, "first_seen");
-        json_t *last = json_object_get(k, "last_served");
-        const char *tack = json_string_value(json_object_get(k, "tack"));
-
-        memset(m, 0, sizeof(*m));
-        if (!json_is_integer(first) || !json_is_integer(last) ||
-            !mt_unhex(json_string_value(json_object_get(k, "key")), m->key,
-                      TACK_KEY_LEN)) {
-            return 0;
-        }
-        m->first_seen = (long)json_integer_value(first);
-        m->last_served = (long)json_integer_value(last);
-        m->serving = json_is_true(json_object_get(k, "serving"));
-        m->has_tack = tack && mt_unhex(tack, m->tack, TACK_LEN);
-    }
-    return 1;
-}
 
 /* mt_guard_name returns "NAME:PORT" as a client reaches it: |name| as
  * SNI matches it (case-folded, without a trailing dot) and |port|. */
@@ -290,44 +230,23 @@ static void mt_mem_add(apr_pool_t *p, const char *id, apr_array_header_t *keys)
     have = apr_hash_get(guard_mem, id, APR_HASH_KEY_STRING);
     if (have) {
         for (i = 0; i < keys->nelts; i++) {
-            const mt_mem_key_t *k = &APR_ARRAY_IDX(keys, i, mt_mem_key_t);
+            const tack_state_key_t *k =
+                &APR_ARRAY_IDX(keys, i, tack_state_key_t);
 
             for (j = 0; j < have->nelts; j++) {
-                if (mt_key_equal(APR_ARRAY_IDX(have, j, mt_mem_key_t).key,
+                if (mt_key_equal(APR_ARRAY_IDX(have, j, tack_state_key_t).key,
                                  k->key)) {
                     break;
                 }
             }
             if (j == have->nelts) {
-                APR_ARRAY_PUSH(have, mt_mem_key_t) = *k;
+                APR_ARRAY_PUSH(have, tack_state_key_t) = *k;
             }
         }
         return;
     }
     apr_hash_set(guard_mem, id, APR_HASH_KEY_STRING, keys);
     apr_hash_set(guard_names, name, APR_HASH_KEY_STRING, "");
-}
-
-/* mt_state_id_ok says whether |id|, a key of the state file's "slots",
- * has the shape of one ("NAME:PORT TYPE", printable, bounded): a name that
- * does not is never quoted in the log (the file may not be ours). */
-static int mt_state_id_ok(const char *id)
-{
-    size_t i, n = strlen(id);
-
-    if (n == 0 || n >= TACK_NAME_SIZE + 16 || !strchr(id, ':') ||
-        !strrchr(id, ' ')) {
-        return 0;
-    }
-    for (i = 0; i < n; i++) {
-        if ((unsigned char)id[i] < 0x21 && id[i] != ' ') {
-            return 0;
-        }
-        if ((unsigned char)id[i] >= 0x7f || id[i] == '"' || id[i] == '\\') {
-            return 0;
-        }
-    }
-    return 1;
 }
 
 /* mt_state_read reads the state file's text into |*text| (free with
@@ -368,10 +287,10 @@ static void mt_guard_load(server_rec *s)
 {
     const char *path = mt_state_file(), *why;
     apr_pool_t *p = mt_guard_pool(s);
-    json_error_t jerr;
-    json_t *root, *slots, *slot;
-    char *text = NULL;
-    size_t len = 0;
+    tack_state_t *state;
+    tack_status_t st;
+    char *text = NULL, err[64];
+    size_t len = 0, i;
     const char *id;
     int bad = 0;
 
@@ -394,46 +313,43 @@ static void mt_guard_load(server_rec *s)
                      path, why);
         return;
     }
-    root = json_loadb(text, len, JSON_REJECT_DUPLICATES, &jerr);
+    st = tack_state_parse(text, len, &state, err, sizeof(err));
     free(text);
-    slots = root ? json_object_get(root, "slots") : NULL;
-    if (!root || json_integer_value(json_object_get(root, "version")) != 1 ||
-        !json_is_object(slots)) {
+    if (st != TACK_OK) {
         guard_keep = 1;
-        /* jansson's own text quotes the file ("near 'hunter2'"): the
-         * position only. */
         ap_log_error(APLOG_MARK, APLOG_WARNING, 0, s,
                      "TACK00047: TackStateFile %s: not a version 1 state "
                      "file (%s); starting with no memory of TACKs served "
                      "before; the file is left as it is (move it away to "
                      "start afresh)",
                      path,
-                     root ? "no \"version\": 1 with \"slots\""
-                          : apr_psprintf(p, "not JSON: line %d, column %d",
-                                         jerr.line, jerr.column));
-        json_decref(root);
+                     st == TACK_ERR_NOT_STATE_FILE ? err : tack_status_str(st));
         return;
     }
-    guard_written = (long)json_integer_value(json_object_get(root, "written"));
-    json_object_foreach(slots, id, slot)
-    {
-        apr_array_header_t *keys;
+    guard_written = tack_state_written(state);
+    for (i = 0; i < tack_state_count(state); i++) {
+        const tack_state_key_t *keys;
+        size_t nkeys;
+        apr_array_header_t *mem;
 
-        if (!mt_state_id_ok(id) || !mt_mem_parse(p, slot, &keys)) {
+        if (!tack_state_entry(state, i, &id, &keys, &nkeys)) {
             if (!bad++) {
-                ap_log_error(
-                    APLOG_MARK, APLOG_WARNING, 0, s,
-                    "TACK00048: TackStateFile %s: entry %s%s%s is "
-                    "malformed; it is left out (the pins it "
-                    "remembered are forgotten), the other entries "
-                    "are kept",
-                    path, mt_state_id_ok(id) ? "\"" : "",
-                    mt_state_id_ok(id) ? id : "(a name that is not a vhost's)",
-                    mt_state_id_ok(id) ? "\"" : "");
+                ap_log_error(APLOG_MARK, APLOG_WARNING, 0, s,
+                             "TACK00048: TackStateFile %s: entry %s%s%s is "
+                             "malformed; it is left out (the pins it "
+                             "remembered are forgotten), the other entries "
+                             "are kept",
+                             path, id ? "\"" : "",
+                             id ? id : "(a name that is not a vhost's)",
+                             id ? "\"" : "");
             }
             continue;
         }
-        mt_mem_add(p, id, keys);
+        mem = apr_array_make(p, (int)nkeys + 1, sizeof(tack_state_key_t));
+        while (nkeys--) {
+            APR_ARRAY_PUSH(mem, tack_state_key_t) = *keys++;
+        }
+        mt_mem_add(p, apr_pstrdup(p, id), mem);
     }
     if (bad > 1) {
         ap_log_error(APLOG_MARK, APLOG_WARNING, 0, s,
@@ -441,7 +357,7 @@ static void mt_guard_load(server_rec *s)
                      "out in all, %d kept",
                      path, bad, (int)apr_hash_count(guard_mem));
     }
-    json_decref(root);
+    tack_state_free(state);
 }
 
 /* mt_guard_now returns the pass's time for the guard: the clock, or the
@@ -577,7 +493,7 @@ static int mt_lapsed(const mt_conf_t *conf, const uint8_t *key)
 
 /* mt_pins_until returns until when a client's pin on |m| can be active:
  * the last confirmation plus MIN(30 days, how long it had been seen). */
-static long mt_pins_until(const mt_mem_key_t *m, long now)
+static long mt_pins_until(const tack_state_key_t *m, long now)
 {
     long last = m->serving ? now : m->last_served;
     long span = last - m->first_seen;
@@ -616,7 +532,8 @@ long mt_guard_pinned(server_rec *s, const mt_conf_t *conf, const char *key_type,
             APR_HASH_KEY_STRING);
 
         for (j = 0; mem && j < mem->nelts; j++) {
-            const mt_mem_key_t *m = &APR_ARRAY_IDX(mem, j, mt_mem_key_t);
+            const tack_state_key_t *m =
+                &APR_ARRAY_IDX(mem, j, tack_state_key_t);
             long end = mt_pins_until(m, now);
 
             if (mt_key_equal(m->key, key) && end > now + TACK_GUARD_MIN_SECS &&
@@ -650,7 +567,7 @@ static void mt_guard_note_vhost(const mt_guard_note_t *n,
 
 /* mt_guard_report logs one broken continuity; returns 1 when it is a
  * problem that refuses the configuration (under -t, not an expiry). */
-static int mt_guard_report(const mt_guard_note_t *n, const mt_mem_key_t *m,
+static int mt_guard_report(const mt_guard_note_t *n, const tack_state_key_t *m,
                            long now)
 {
     char fpr[TACK_FINGERPRINT_SIZE], from[TACK_TIME_SIZE], until[TACK_TIME_SIZE];
@@ -732,7 +649,8 @@ static void mt_guard_gone(server_rec *s_main, long now)
             continue;
         }
         for (j = 0; j < mem->nelts; j++) {
-            const mt_mem_key_t *m = &APR_ARRAY_IDX(mem, j, mt_mem_key_t);
+            const tack_state_key_t *m =
+                &APR_ARRAY_IDX(mem, j, tack_state_key_t);
             char fpr[TACK_FINGERPRINT_SIZE], until[TACK_TIME_SIZE];
 
             if (mt_pins_until(m, now) <= now + TACK_GUARD_MIN_SECS ||
@@ -817,7 +735,8 @@ int mt_guard_check(server_rec *s_main)
             apr_hash_get(guard_mem, n->id, APR_HASH_KEY_STRING);
 
         for (j = 0; mem && j < mem->nelts; j++) {
-            const mt_mem_key_t *m = &APR_ARRAY_IDX(mem, j, mt_mem_key_t);
+            const tack_state_key_t *m =
+                &APR_ARRAY_IDX(mem, j, tack_state_key_t);
 
             if (mt_pins_until(m, now) <= now + TACK_GUARD_MIN_SECS ||
                 mt_keys_have(n->keys, n->nkeys, m->key) ||
@@ -842,12 +761,13 @@ int mt_guard_check(server_rec *s_main)
 /* ---- remembering ----------------------------------------------------------- */
 
 /* mt_mem_find returns the entry of |mem| for |key|, or NULL. */
-static mt_mem_key_t *mt_mem_find(apr_array_header_t *mem, const uint8_t *key)
+static tack_state_key_t *mt_mem_find(apr_array_header_t *mem,
+                                     const uint8_t *key)
 {
     int j;
 
     for (j = 0; j < mem->nelts; j++) {
-        mt_mem_key_t *m = &APR_ARRAY_IDX(mem, j, mt_mem_key_t);
+        tack_state_key_t *m = &APR_ARRAY_IDX(mem, j, tack_state_key_t);
 
         if (mt_key_equal(m->key, key)) {
             return m;
@@ -864,11 +784,11 @@ static void mt_mem_update(const mt_guard_note_t *n, long now)
     int j, k;
 
     if (!mem) {
-        mem = apr_array_make(guard_pool, 2, sizeof(mt_mem_key_t));
+        mem = apr_array_make(guard_pool, 2, sizeof(tack_state_key_t));
         apr_hash_set(guard_mem, n->id, APR_HASH_KEY_STRING, mem);
     }
     for (j = 0; j < mem->nelts; j++) {
-        mt_mem_key_t *m = &APR_ARRAY_IDX(mem, j, mt_mem_key_t);
+        tack_state_key_t *m = &APR_ARRAY_IDX(mem, j, tack_state_key_t);
 
         if (m->serving) {
             m->last_served = now; /* served until this restart */
@@ -876,7 +796,7 @@ static void mt_mem_update(const mt_guard_note_t *n, long now)
         m->serving = 0;
     }
     for (k = 0; k < n->nkeys && n->activation; k++) {
-        mt_mem_key_t *m = mt_mem_find(mem, n->keys[k]);
+        tack_state_key_t *m = mt_mem_find(mem, n->keys[k]);
 
         if (!m) {
             m = apr_array_push(mem);
@@ -890,12 +810,12 @@ static void mt_mem_update(const mt_guard_note_t *n, long now)
         memcpy(m->tack, n->tacks[k], TACK_LEN);
     }
     for (j = 0; j < mem->nelts; j++) {
-        mt_mem_key_t *m = &APR_ARRAY_IDX(mem, j, mt_mem_key_t);
+        tack_state_key_t *m = &APR_ARRAY_IDX(mem, j, tack_state_key_t);
 
         if (mt_lapsed(n->conf, m->key) ||
             (!m->serving && mt_pins_until(m, now) <= now)) {
             /* let go: the decision is recorded, or no pin can be left */
-            *m = APR_ARRAY_IDX(mem, mem->nelts - 1, mt_mem_key_t);
+            *m = APR_ARRAY_IDX(mem, mem->nelts - 1, tack_state_key_t);
             mem->nelts--;
             j--;
         }
@@ -903,50 +823,35 @@ static void mt_mem_update(const mt_guard_note_t *n, long now)
 }
 
 /* mt_mem_json builds the file's contents. */
-static json_t *mt_mem_json(long now)
+/* mt_mem_dump returns the memory as the state file's text (malloc'd), or
+ * NULL (out of memory). */
+static char *mt_mem_dump(long now)
 {
-    json_t *root = json_object(), *slots = json_object();
+    tack_state_t *state = tack_state_new(now);
     apr_hash_index_t *hi;
+    char *text;
 
-    json_object_set_new(root, "version", json_integer(1));
-    json_object_set_new(root, "written", json_integer(now));
+    if (!state) {
+        return NULL;
+    }
     for (hi = apr_hash_first(guard_pool, guard_mem); hi;
          hi = apr_hash_next(hi)) {
-        const char *id = apr_hash_this_key(hi);
         apr_array_header_t *mem = apr_hash_this_val(hi);
-        json_t *keys = json_array();
+        tack_state_key_t *keys = (tack_state_key_t *)mem->elts;
         int j;
 
         for (j = 0; j < mem->nelts; j++) {
-            const mt_mem_key_t *m = &APR_ARRAY_IDX(mem, j, mt_mem_key_t);
-            char fpr[TACK_FINGERPRINT_SIZE];
-            json_t *k = json_object();
-
-            tack_fingerprint(m->key, fpr);
-            json_object_set_new(k, "tack_id", json_string(fpr));
-            json_object_set_new(
-                k, "key",
-                json_string(mt_hex(guard_pool, m->key, TACK_KEY_LEN)));
-            json_object_set_new(k, "first_seen", json_integer(m->first_seen));
-            json_object_set_new(k, "last_served", json_integer(m->last_served));
-            json_object_set_new(k, "serving", json_boolean(m->serving));
-            json_object_set_new(k, "pins_until",
-                                json_integer(mt_pins_until(m, now)));
-            if (m->has_tack) {
-                json_object_set_new(
-                    k, "tack",
-                    json_string(mt_hex(guard_pool, m->tack, TACK_LEN)));
-            }
-            json_array_append_new(keys, k);
+            keys[j].pins_until = mt_pins_until(&keys[j], now);
         }
-        if (mem->nelts) {
-            json_object_set_new(slots, id, keys);
-        } else {
-            json_decref(keys);
+        if (tack_state_add(state, apr_hash_this_key(hi), keys,
+                           (size_t)mem->nelts) == TACK_ERR_NOMEM) {
+            tack_state_free(state);
+            return NULL;
         }
     }
-    json_object_set_new(root, "slots", slots);
-    return root;
+    text = tack_state_dump(state);
+    tack_state_free(state);
+    return text;
 }
 
 /* mt_mem_write writes the memory atomically (tack_file_replace: a new
@@ -954,12 +859,10 @@ static json_t *mt_mem_json(long now)
  * old one, the directory synced). */
 static const char *mt_mem_write(apr_pool_t *p, const char *path, long now)
 {
-    json_t *root = mt_mem_json(now);
-    char *text = json_dumps(root, JSON_INDENT(1) | JSON_SORT_KEYS);
+    char *text = mt_mem_dump(now);
     char *dir = apr_pstrdup(p, path), *slash = strrchr(dir, '/');
     tack_status_t st;
 
-    json_decref(root);
     if (!text) {
         return "out of memory";
     }
@@ -1007,7 +910,7 @@ void mt_guard_end(server_rec *s_main)
             int j;
 
             for (j = 0; j < mem->nelts; j++) {
-                mt_mem_key_t *m = &APR_ARRAY_IDX(mem, j, mt_mem_key_t);
+                tack_state_key_t *m = &APR_ARRAY_IDX(mem, j, tack_state_key_t);
 
                 if (m->serving && m->last_served < now) {
                     m->last_served = now;
@@ -1057,10 +960,10 @@ static const mt_file_t *mt_failed_file(const mt_conf_t *conf)
 /* mt_recover_one serves |m|'s TACK for |cert| when it is still valid. */
 static void mt_recover_one(apr_pool_t *p, server_rec *s,
                            const mt_file_t *failed, mt_sel_t *sel,
-                           mt_certsel_t *cert, const mt_mem_key_t *m, long now)
+                           mt_certsel_t *cert, const tack_state_key_t *m,
+                           long now)
 {
     char name[TACK_NAME_SIZE];
-    mt_file_t *f;
     mt_item_t *item;
     tack_t t;
     size_t j;
@@ -1076,22 +979,8 @@ static void mt_recover_one(apr_pool_t *p, server_rec *s,
             return; /* broken since: never vouch with it */
         }
     }
-    f = apr_pcalloc(p, sizeof(*f));
-    item = apr_pcalloc(p, sizeof(*item));
-    f->s = s;
-    f->kind = "TackStateFile";
-    f->path = mt_state_file();
-    f->where = failed->where;
-    f->server_level = !s->is_virtual;
-    f->nitems = 1;
-    f->items = item;
-    item->file = f;
-    item->index = 1;
-    item->tack = t;
-    item->expires = tack_expiration_time(&t);
-    item->matched = 1;
-    tack_fingerprint(t.public_key, item->fingerprint);
-    tack_time_format(t.expiration, item->expiry);
+    item =
+        mt_load_item(p, s, "TackStateFile", mt_state_file(), failed->where, &t);
     cert->tacks[cert->ntacks++] = item;
     ap_log_error(APLOG_MARK, APLOG_ERR, 0, s,
                  "TACK00049: vhost %s: %s %s cannot be loaded (%s); for %s, "
@@ -1100,8 +989,8 @@ static void mt_recover_one(apr_pool_t *p, server_rec *s,
                  "%s): fix the file, or remove the directive to stop serving "
                  "it",
                  mt_vhost_name_buf(s, name), failed->kind, failed->path,
-                 failed->error, cert->label, item->fingerprint, f->path,
-                 item->expiry);
+                 failed->error, cert->label, item->fingerprint,
+                 item->file->path, item->expiry);
 }
 
 void mt_guard_recover(apr_pool_t *p, server_rec *s, const mt_conf_t *conf,
@@ -1136,11 +1025,12 @@ void mt_guard_recover(apr_pool_t *p, server_rec *s, const mt_conf_t *conf,
         }
 
         for (j = 0; mem && j < mem->nelts; j++) {
-            const mt_mem_key_t *m = &APR_ARRAY_IDX(mem, j, mt_mem_key_t);
-            int k, have = 0;
+            const tack_state_key_t *m =
+                &APR_ARRAY_IDX(mem, j, tack_state_key_t);
+            int t, have = 0;
 
-            for (k = 0; k < cert->ntacks; k++) {
-                have |= mt_key_equal(cert->tacks[k]->tack.public_key, m->key);
+            for (t = 0; t < cert->ntacks; t++) {
+                have |= mt_key_equal(cert->tacks[t]->tack.public_key, m->key);
             }
             if (!have && cert->x509 &&
                 cert->ntacks < (sel->format == TACK_FORMAT_02 ? 2 : 1)) {

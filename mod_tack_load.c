@@ -449,3 +449,27 @@ const char *mt_load_sigfile(apr_pool_t *p, mt_sigfile_t *f)
     f->fingerprints = (const char(*)[TACK_FINGERPRINT_SIZE])l->fingerprints;
     return l->error;
 }
+
+mt_item_t *mt_load_item(apr_pool_t *p, server_rec *s, const char *kind,
+                        const char *path, const ap_directive_t *where,
+                        const tack_t *tack)
+{
+    mt_file_t *f = apr_pcalloc(p, sizeof(*f));
+    mt_item_t *item = apr_pcalloc(p, sizeof(*item));
+
+    f->s = s;
+    f->kind = kind;
+    f->path = path;
+    f->where = where;
+    f->server_level = !s->is_virtual;
+    f->nitems = 1;
+    f->items = item;
+    item->file = f;
+    item->index = 1;
+    item->tack = *tack;
+    item->expires = tack_expiration_time(tack);
+    item->matched = 1;
+    tack_fingerprint(tack->public_key, item->fingerprint);
+    tack_time_format(tack->expiration, item->expiry);
+    return item;
+}

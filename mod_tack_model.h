@@ -14,10 +14,6 @@
 
 #include "mod_tack_base.h"
 
-/* Files a TackStore directory serves: what "tack sign -c DIR -o DIR" writes.
- * Other names (and names starting with a dot) are ignored. */
-#define TACK_STORE_SUFFIX ".tack.pem"
-
 /* One TACK of a TackFile, verified (signature, generation, expiry) when the
  * directive was read. */
 struct mt_item {
@@ -47,6 +43,8 @@ struct mt_file {
     const char *path;            /* resolved against ServerRoot */
     const ap_directive_t *where; /* its line, for messages */
     int inactive;                /* "TackFile FILE inactive" */
+    int removed; /* a store file replaced by one TackSigningKey wrote in
+                  * this pass (mt_store_replace_older): gone, not reported */
     int server_level;            /* outside any <VirtualHost> */
     const char *error; /* why none of it is served (real start), or NULL */
     int expired;       /* ... and that reason is only the expiration: then the
@@ -183,6 +181,14 @@ const char *mt_load_writable(apr_pool_t *p, const char *directive,
  * none of its break signatures may be served. */
 const char *mt_load_sigfile(apr_pool_t *p, mt_sigfile_t *f);
 
+/* mt_load_item makes the one-TACK file item a TACK that did not come from
+ * a directive's file is served as (|kind| "TackSigningKey": just signed;
+ * "TackStateFile": served again from the memory), verified by the caller,
+ * in |p|, for the vhost |s|. */
+mt_item_t *mt_load_item(apr_pool_t *p, server_rec *s, const char *kind,
+                        const char *path, const ap_directive_t *where,
+                        const tack_t *tack);
+
 /* ---- mod_tack_store.c -------------------------------------------------- */
 
 /* mt_store_get returns the store for directory |path|, reading it the
@@ -195,6 +201,29 @@ mt_store_t *mt_store_get(cmd_parms *cmd, const char *path);
  * modes); store TACKs that matched no certificate are reported at debug
  * level when |report_unmatched|.  Returns the number of problems. */
 int mt_store_log(server_rec *s_main, int report_unmatched);
+
+/* mt_store_write writes |tack|, signed for the certificate |x509|, into
+ * |store| under the one name the certificate gives (tack_cert_store_name,
+ * as `tack sign -o STORE/` does), with the "Created by" lines, atomically
+ * and mode 0644 (tack_file_replace: a new file made with O_EXCL, its mode
+ * set on its descriptor, renamed over the old one: nothing a writer of the
+ * directory swaps in is followed), and sets |*path|.  The directory is not
+ * synced: mt_store_sync, once at the end of the pass (10,000 fsyncs cost
+ * seconds of every pass that signs them all).  Returns NULL, or why it
+ * could not. */
+const char *mt_store_write(apr_pool_t *p, const mt_store_t *store, X509 *x509,
+                           const tack_t *tack, const char **path);
+
+/* mt_store_replace_older removes the files of |store| that |tack|, just
+ * written at |path|, makes redundant: a TACK alone in its file, for the
+ * same certificate, under the same TACK key, ending no later (a file the
+ * previous naming rule or `tack sign` gave another name, an expired one).
+ * Each is logged; returns how many were removed. */
+int mt_store_replace_older(server_rec *s, const mt_store_t *store,
+                           const tack_t *tack, const char *path);
+
+/* mt_store_sync syncs the filesystem of the store directory |dir|. */
+void mt_store_sync(const char *dir);
 
 /* ---- mod_tack_resolve.c ------------------------------------------------ */
 

@@ -464,7 +464,12 @@ void mt_resolve_mark_cert_bound(const mt_sel_t *sel)
     int c, k;
 
     for (c = 0; c < sel->ncerts; c++) {
-        time_t end = mt_cert_not_after(sel->certs[c].x509);
+        time_t end = 0;
+
+        if (sel->certs[c].x509 &&
+            tack_cert_end_time(sel->certs[c].x509, &end) != TACK_OK) {
+            end = 0;
+        }
 
         for (k = 0; end && k < sel->certs[c].ntacks; k++) {
             mt_item_t *item = sel->certs[c].tacks[k];

@@ -26,7 +26,6 @@
  * without the directive.  A handshake never signs: what is signed here is
  * served like any TACK, from bytes built now.
  */
-#include <ctype.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <poll.h>
@@ -97,7 +96,7 @@ static apr_hash_t *sign_signers;
 static apr_hash_t *sign_done;
 static apr_hash_t *sign_stores; /* store paths written to in this pass */
 static long sign_deadline;      /* when the pass stops waiting for signers */
-static apr_hash_t *sign_names;  /* lower-case "name:port" -> first vhost */
+static apr_hash_t *sign_files;  /* store file written -> its TACK key */
 
 static apr_status_t mt_sign_forget(void *unused)
 {
@@ -120,7 +119,7 @@ static apr_status_t mt_sign_forget(void *unused)
     sign_signers = NULL;
     sign_done = NULL;
     sign_stores = NULL;
-    sign_names = NULL;
+    sign_files = NULL;
     return APR_SUCCESS;
 }
 
@@ -142,21 +141,6 @@ const char *mt_sign_pw_syntax(apr_pool_t *p, const char *arg)
                         strlen(arg) > 5 ? apr_pstrcat(p, apr_pstrndup(p, arg, 3),
                                                       "...", NULL)
                                         : arg);
-}
-
-/* mt_pw_line keeps the first line of the |*len| bytes of |buf|, without
- * its line end. */
-static void mt_pw_line(char *buf, size_t *len)
-{
-    char *nl = memchr(buf, '\n', *len);
-
-    if (nl) {
-        OPENSSL_cleanse(nl, *len - (size_t)(nl - buf));
-        *len = (size_t)(nl - buf);
-    }
-    if (*len && buf[*len - 1] == '\r') {
-        buf[--*len] = '\0';
-    }
 }
 
 /* mt_pw_file reads a password file that only its owner can read. */
@@ -192,7 +176,7 @@ static const char *mt_pw_file(apr_pool_t *p, const char *path, char *buf,
     OPENSSL_cleanse(text, n);
     free(text);
     *len = n;
-    mt_pw_line(buf, len);
+    *len = tack_password_line(buf, *len);
     return NULL;
 }
 
@@ -319,7 +303,7 @@ static const char *mt_pw_exec(apr_pool_t *p, const char *prog, const char *key,
                             WIFEXITED(status) ? WEXITSTATUS(status)
                                               : WTERMSIG(status));
     }
-    mt_pw_line(buf, len);
+    *len = tack_password_line(buf, *len);
     return NULL;
 }
 
@@ -776,6 +760,7 @@ static mt_signer_t *mt_signer_get(server_rec *s, const mt_conf_t *conf)
         apr_pool_tag(sign_pool, "tack_sign");
         sign_signers = apr_hash_make(sign_pool);
         sign_done = apr_hash_make(sign_pool);
+        sign_files = apr_hash_make(sign_pool);
         sign_stores = apr_hash_make(sign_pool);
         sign_deadline = mt_ms_now() + TACK_SIGN_PASS_SECS * 1000L;
         apr_pool_cleanup_register(sign_pool, NULL, mt_sign_forget,
@@ -807,128 +792,6 @@ static mt_signer_t *mt_signer_get(server_rec *s, const mt_conf_t *conf)
 
 /* ---- signing --------------------------------------------------------------- */
 
-/* mt_store_file_name returns "HOST.PORT.KEYTYPE.tack.pem" for |cert| of
- * |s|: one file per vhost and certificate type, replaced in place when the
- * certificate is renewed.  Characters other than letters, digits, '-' and
- * '.' become '_' ("*.example.org" is "_.example.org"). */
-static const char *mt_store_file_name(apr_pool_t *p, server_rec *s,
-                                      const mt_certsel_t *cert)
-{
-    char name[TACK_NAME_SIZE];
-    char *out, *c;
-
-    mt_vhost_name_buf(s, name);
-    out = apr_psprintf(p, "%s.%s" TACK_STORE_SUFFIX, name,
-                       cert->key_type ? cert->key_type : "cert");
-    for (c = out; *c; c++) {
-        if (*c == ':') {
-            *c = '.';
-        } else if (!isalnum((unsigned char)*c) && *c != '-' && *c != '.') {
-            *c = '_';
-        } else {
-            *c = (char)tolower((unsigned char)*c);
-        }
-    }
-    if (out[0] == '.') {
-        out[0] = '_';
-    }
-    return out;
-}
-
-/* mt_store_write writes |tack| as |name| into |store|, atomically and
- * mode 0644 (tack_file_replace: a new file made with O_EXCL, its mode set
- * on its descriptor, renamed over the old one: nothing a writer of the
- * directory swaps in is followed); the store's filesystem is synced once at
- * the end of the pass (mt_sign_end), not file by file: 10,000 fsyncs cost
- * seconds of every pass that signs them all.  Returns NULL, or why it
- * could not. */
-static const char *mt_store_write(apr_pool_t *p, const mt_store_t *store,
-                                  const char *name, const tack_t *tack)
-{
-    uint8_t raw[TACK_LEN];
-    char when[APR_RFC822_DATE_LEN], *pem = NULL, *text, *path;
-    size_t pem_len;
-    tack_status_t st;
-
-    tack_encode(tack, raw);
-    if (tack_pem_encode(&pem, &pem_len, TACK_PEM_LABEL_TACK, raw, TACK_LEN) !=
-        TACK_OK) {
-        return "cannot encode the TACK";
-    }
-    apr_rfc822_date(when, apr_time_now());
-    text = apr_psprintf(p,
-                        "Created by mod_tack (TackSigningKey)\n"
-                        "Created at %s\n%s",
-                        when, pem);
-    free(pem);
-    path = apr_pstrcat(p, store->path, "/", name, NULL);
-    st = tack_file_replace(path, text, strlen(text), 0644, 0);
-    if (st != TACK_OK) {
-        return apr_psprintf(p, "cannot write %s: %s", path,
-                            st == TACK_ERR_IO ? strerror(errno)
-                                              : tack_status_str(st));
-    }
-    return NULL;
-}
-
-/* mt_signed_item makes the served item of a TACK just signed. */
-static mt_item_t *mt_signed_item(apr_pool_t *p, server_rec *s,
-                                 const mt_conf_t *conf, const tack_t *tack,
-                                 const char *path)
-{
-    mt_file_t *f = apr_pcalloc(p, sizeof(*f));
-    mt_item_t *item = apr_pcalloc(p, sizeof(*item));
-
-    f->s = s;
-    f->kind = "TackSigningKey";
-    f->path = path;
-    f->where = conf->sign_key_where;
-    f->server_level = !s->is_virtual;
-    f->nitems = 1;
-    f->items = item;
-    item->file = f;
-    item->index = 1;
-    item->tack = *tack;
-    item->expires = tack_expiration_time(tack);
-    item->matched = 1;
-    tack_fingerprint(tack->public_key, item->fingerprint);
-    tack_time_format(tack->expiration, item->expiry);
-    return item;
-}
-
-/* mt_sign_first_vhost returns the first vhost of the configuration whose
- * name and port are |s|'s but for case: |s| itself unless another one
- * comes before it.  The table is built once per pass. */
-static server_rec *mt_sign_first_vhost(server_rec *s)
-{
-    char name[TACK_NAME_SIZE];
-    server_rec *v;
-
-    if (!sign_names) {
-        sign_names = apr_hash_make(sign_pool);
-        /* httpd's list runs in no promised order (vhosts are prepended):
-         * "first" is by file and line of the <VirtualHost>. */
-        for (v = ap_server_conf; v; v = v->next) {
-            server_rec *had;
-            const char *key;
-
-            mt_vhost_name_buf(v, name);
-            key = apr_pstrdup(sign_pool, name);
-            ap_str_tolower((char *)key);
-            had = apr_hash_get(sign_names, key, APR_HASH_KEY_STRING);
-            if (!had || (had->defn_name && v->defn_name &&
-                         !strcmp(had->defn_name, v->defn_name) &&
-                         v->defn_line_number < had->defn_line_number)) {
-                apr_hash_set(sign_names, key, APR_HASH_KEY_STRING, v);
-            }
-        }
-    }
-    mt_vhost_name_buf(s, name);
-    ap_str_tolower(name);
-    v = apr_hash_get(sign_names, name, APR_HASH_KEY_STRING);
-    return v ? v : s;
-}
-
 /* mt_sign_one signs a TACK for |cert| that expires with it (|expires|,
  * in minutes), writes it into the vhost's store, and returns its item; a
  * certificate already signed for in this pass gets the same TACK. */
@@ -938,7 +801,7 @@ static mt_item_t *mt_sign_one(apr_pool_t *p, server_rec *s,
                               int write)
 {
     uint8_t id[TACK_HASH_LEN + TACK_KEY_LEN];
-    const char *name, *path = sg->key, *err = NULL;
+    const char *path = sg->key, *err = NULL;
     char vname[TACK_NAME_SIZE];
     mt_item_t *item;
     tack_t tack;
@@ -963,32 +826,33 @@ static mt_item_t *mt_sign_one(apr_pool_t *p, server_rec *s,
         sg->nskipped++;
         return NULL;
     }
-    name = mt_store_file_name(p, s, cert);
-    if (write && conf->store && conf->store->loaded && !conf->store->error) {
-        /* Two vhosts whose names differ only by case ("A.test", "a.test")
-         * have one file name: each would overwrite the other's TACK at
-         * every pass.  The first in the configuration keeps the file; the
-         * others are served from memory, with a warning. */
-        server_rec *first = mt_sign_first_vhost(s);
+    if (write && conf->store && conf->store->loaded && !conf->store->error &&
+        cert->x509) {
+        const char *file;
+        const uint8_t *other;
 
-        if (first != s) {
-            char fname[TACK_NAME_SIZE];
-
+        err = mt_store_write(p, conf->store, cert->x509, &tack, &file);
+        other =
+            err ? NULL : apr_hash_get(sign_files, file, APR_HASH_KEY_STRING);
+        if (other && !mt_key_equal(other, sg->pub)) {
+            /* The file is the certificate's: two TackSigningKeys signing
+             * for one certificate would take it from each other at every
+             * pass.  The first keeps it. */
             ap_log_error(APLOG_MARK, APLOG_WARNING, 0, s,
-                         "TACK00068: vhost %s: its TackStore file %s/%s is "
-                         "vhost %s's too (names that differ only by case are "
-                         "one file name); the TACK signed for %s is served "
-                         "from memory and signed again at the next start: "
-                         "give one of them another ServerName",
-                         mt_vhost_name_buf(s, vname), conf->store->path, name,
-                         mt_vhost_name_buf(first, fname), cert->label);
-            write = 0;
-        }
-    }
-    if (write && conf->store && conf->store->loaded && !conf->store->error) {
-        err = mt_store_write(p, conf->store, name, &tack);
-        if (!err) {
-            path = apr_pstrcat(p, conf->store->path, "/", name, NULL);
+                         "TACK00073: vhost %s: %s has TACKs from two "
+                         "TackSigningKeys in this configuration; its "
+                         "TackStore file %s keeps the first one's, the TACK "
+                         "of %s is served from memory and signed again at "
+                         "the next start: sign each certificate with one "
+                         "key",
+                         mt_vhost_name_buf(s, vname), cert->label, file,
+                         sg->key);
+            sg->nkept++;
+        } else if (!err) {
+            path = file;
+            apr_hash_set(sign_files, file, APR_HASH_KEY_STRING,
+                         apr_pmemdup(sign_pool, sg->pub, TACK_KEY_LEN));
+            mt_store_replace_older(s, conf->store, &tack, file);
             sg->nwritten++;
             apr_hash_set(sign_stores, conf->store->path, APR_HASH_KEY_STRING,
                          "");
@@ -1004,7 +868,8 @@ static mt_item_t *mt_sign_one(apr_pool_t *p, server_rec *s,
     } else {
         sg->nkept++;
     }
-    item = mt_signed_item(p, s, conf, &tack, path);
+    item =
+        mt_load_item(p, s, "TackSigningKey", path, conf->sign_key_where, &tack);
     apr_hash_set(sign_done, apr_pmemdup(sign_pool, id, sizeof(id)), sizeof(id),
                  item);
     sg->nsigned++;
@@ -1050,7 +915,9 @@ static void mt_sign_cert(apr_pool_t *p, server_rec *s, const mt_conf_t *conf,
                                    TACK_EXPIRY_WARN_SECS) {
         return; /* a TACK of its own under this key */
     }
-    end = mt_cert_not_after(cert->x509);
+    if (tack_cert_end_time(cert->x509, &end) != TACK_OK) {
+        end = 0; /* told as expired: nothing is signed for it */
+    }
     if (end / 60 <= now / 60) {
         tack_time_format((uint32_t)(end / 60), when);
         ap_log_error(APLOG_MARK, APLOG_ERR, 0, s,
@@ -1193,12 +1060,7 @@ void mt_sign_end(server_rec *s_main)
     }
     /* what was written reaches the disk before the pass ends */
     for (hi = apr_hash_first(NULL, sign_stores); hi; hi = apr_hash_next(hi)) {
-        int fd = open(apr_hash_this_key(hi), O_RDONLY | O_DIRECTORY);
-
-        if (fd >= 0) {
-            syncfs(fd);
-            close(fd);
-        }
+        mt_store_sync(apr_hash_this_key(hi));
     }
     apr_pool_destroy(sign_pool); /* frees the keys: mt_sign_forget */
 }

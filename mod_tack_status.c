@@ -447,9 +447,12 @@ int mt_status_store_problems(apr_pool_t *p, const mt_store_t *st, int severity,
             mt_utf8(p, APR_ARRAY_IDX(st->bad, j, mt_file_t *)->error));
     }
     for (j = 0; st->expired && j < st->expired->nelts; j++) {
-        mt_emit_store(
-            &ps, st, TACK_PROBLEM_WARNING, "expired_file",
-            mt_utf8(p, APR_ARRAY_IDX(st->expired, j, mt_file_t *)->error));
+        const mt_file_t *f = APR_ARRAY_IDX(st->expired, j, mt_file_t *);
+
+        if (!f->removed) {
+            mt_emit_store(&ps, st, TACK_PROBLEM_WARNING, "expired_file",
+                          mt_utf8(p, f->error));
+        }
     }
     for (j = 0; st->warnings && j < st->warnings->nelts; j++) {
         mt_emit_store(&ps, st, TACK_PROBLEM_WARNING, "warning",

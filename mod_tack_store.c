@@ -3,13 +3,18 @@
 /*
  * mod_tack_store.c -- the TackStore: each directory named in a
  * configuration generation, read once however many servers name it, its
- * TACK files loaded (mod_tack_load.c) and indexed by target_hash, and the
- * start-up report of what each store could not serve.
+ * TACK files loaded (mod_tack_load.c) and indexed by target_hash, the
+ * start-up report of what each store could not serve, and the files
+ * TackSigningKey writes into it, under the one name a certificate gives
+ * (tack_cert_store_name: `tack sign -o STORE/` writes the same).
  */
+#include <errno.h>
+#include <fcntl.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
 #include <pwd.h>
+#include <unistd.h>
 #include <sys/stat.h>
 
 #include "httpd.h"
@@ -353,6 +358,9 @@ static int mt_store_report_files(server_rec *s_main, const mt_store_t *st)
     for (j = 0; j < st->expired->nelts; j++) {
         mt_file_t *f = APR_ARRAY_IDX(st->expired, j, mt_file_t *);
 
+        if (f->removed) {
+            continue;
+        }
         ap_log_error(APLOG_MARK, APLOG_WARNING, 0, s_main,
                      "TACK00018: %s; skipped: sign a new one", f->error);
     }
@@ -379,7 +387,8 @@ static void mt_store_report_expiring(server_rec *s_main, const mt_store_t *st,
     for (j = 0; j < st->expiring->nelts; j++) {
         const mt_item_t *it = APR_ARRAY_IDX(st->expiring, j, mt_item_t *);
 
-        if (it->ends_with_cert || (used_only && !it->matched)) {
+        if (it->ends_with_cert || it->file->removed ||
+            (used_only && !it->matched)) {
             continue;
         }
         n++;
@@ -467,4 +476,108 @@ int mt_store_log(server_rec *s_main, int report_unmatched)
                      st->nduplicates == 1 ? "" : "s", unmatched);
     }
     return problems;
+}
+
+/* ---- writing (TackSigningKey) ----------------------------------------------
+ */
+
+const char *mt_store_write(apr_pool_t *p, const mt_store_t *store, X509 *x509,
+                           const tack_t *tack, const char **path)
+{
+    char name[TACK_STORE_NAME_SIZE], head[TACK_STORE_HEADER_SIZE];
+    uint8_t raw[TACK_LEN];
+    char *pem = NULL, *text;
+    size_t pem_len;
+    tack_status_t st;
+
+    st = tack_cert_store_name(x509, name, sizeof(name));
+    if (st != TACK_OK) {
+        return apr_psprintf(p, "cannot name the certificate's file: %s",
+                            tack_status_str(st));
+    }
+    *path = apr_pstrcat(p, store->path, "/", name, NULL);
+    tack_encode(tack, raw);
+    if (tack_store_header(head, sizeof(head), "mod_tack (TackSigningKey)",
+                          apr_time_sec(apr_time_now())) != TACK_OK ||
+        tack_pem_encode(&pem, &pem_len, TACK_PEM_LABEL_TACK, raw, TACK_LEN) !=
+            TACK_OK) {
+        free(pem);
+        return "cannot encode the TACK";
+    }
+    text = apr_pstrcat(p, head, pem, NULL);
+    free(pem);
+    st = tack_file_replace(*path, text, strlen(text), 0644, 0);
+    if (st != TACK_OK) {
+        return apr_psprintf(p, "cannot write %s: %s", *path,
+                            st == TACK_ERR_IO ? strerror(errno)
+                                              : tack_status_str(st));
+    }
+    return NULL;
+}
+
+/* mt_store_superseded says whether |old|, a TACK the store served from a
+ * file of its own, is made redundant by |tack|, just written at |path|:
+ * the same certificate, the same TACK key, ending no later, and alone in a
+ * file other than |path|. */
+static int mt_store_superseded(const mt_item_t *old, const tack_t *tack,
+                               const char *path)
+{
+    return old->file->nitems == 1 && strcmp(old->file->path, path) != 0 &&
+           mt_key_equal(old->tack.public_key, tack->public_key) &&
+           old->tack.expiration <= tack->expiration;
+}
+
+/* mt_store_remove removes |old|'s file, superseded by |path|: logged. */
+static int mt_store_remove(server_rec *s, const mt_item_t *old,
+                           const char *path)
+{
+    if (old->file->removed) {
+        return 0;
+    }
+    if (unlink(old->file->path) != 0) {
+        ap_log_error(APLOG_MARK, APLOG_WARNING, errno, s,
+                     "TACK00071: TackStore file %s cannot be removed; %s "
+                     "replaces it (the same certificate, the same TACK key, "
+                     "a later expiry)",
+                     old->file->path, path);
+        return 0;
+    }
+    old->file->removed = 1;
+    ap_log_error(APLOG_MARK, APLOG_INFO, 0, s,
+                 "TACK00072: TackStore file %s removed: %s replaces it (the "
+                 "same certificate, the same TACK key, a later expiry)",
+                 old->file->path, path);
+    return 1;
+}
+
+int mt_store_replace_older(server_rec *s, const mt_store_t *store,
+                           const tack_t *tack, const char *path)
+{
+    const mt_item_t *it, *expired;
+    int removed = 0;
+
+    for (it = apr_hash_get(store->by_hash, tack->target_hash, TACK_HASH_LEN);
+         it; it = it->next_same) {
+        if (mt_store_superseded(it, tack, path)) {
+            removed += mt_store_remove(s, it, path);
+        }
+    }
+    expired = store->expired_by_hash
+                  ? apr_hash_get(store->expired_by_hash, tack->target_hash,
+                                 TACK_HASH_LEN)
+                  : NULL;
+    if (expired && mt_store_superseded(expired, tack, path)) {
+        removed += mt_store_remove(s, expired, path);
+    }
+    return removed;
+}
+
+void mt_store_sync(const char *dir)
+{
+    int fd = open(dir, O_RDONLY | O_DIRECTORY);
+
+    if (fd >= 0) {
+        syncfs(fd);
+        close(fd);
+    }
 }

@@ -61,6 +61,7 @@ static const char *const tack_status_strings[TACK_STATUS_COUNT] = {
     [TACK_ERR_BUFFER_TOO_SMALL] = "output buffer too small",
     [TACK_ERR_HEX] = "not a hexadecimal digit",
     [TACK_ERR_TIME] = "a certificate's time does not parse",
+    [TACK_ERR_NOT_STATE_FILE] = "not a version 1 state file",
 };
 
 const char *tack_status_str(tack_status_t status)

@@ -108,33 +108,35 @@ typedef enum {
     TACK_ERR_PEM_BAD,         /* BEGIN without END, mismatched END, ... */
     TACK_ERR_BASE64,          /* the body is not valid base64 */
     /* cryptographic checks */
-    TACK_ERR_BAD_KEY,          /* public_key is not a valid P-256 point */
-    TACK_ERR_BAD_SIGNATURE,    /* signature does not verify */
-    TACK_ERR_GENERATION,       /* generation below min_generation */
-    TACK_ERR_EXPIRED,          /* expiration has passed */
-    TACK_ERR_TARGET_MISMATCH,  /* target_hash is not the certificate's */
+    TACK_ERR_BAD_KEY,         /* public_key is not a valid P-256 point */
+    TACK_ERR_BAD_SIGNATURE,   /* signature does not verify */
+    TACK_ERR_GENERATION,      /* generation below min_generation */
+    TACK_ERR_EXPIRED,         /* expiration has passed */
+    TACK_ERR_TARGET_MISMATCH, /* target_hash is not the certificate's */
     /* key file */
     TACK_ERR_KEYFILE_VERSION,    /* unknown key-file version byte */
     TACK_ERR_KEYFILE_ITERATIONS, /* iteration count 0 or above the cap */
     TACK_ERR_WRONG_PASSWORD,     /* MAC mismatch */
     TACK_ERR_KEY_MISMATCH,       /* private key does not match public key */
     /* environment */
-    TACK_ERR_IO,            /* open/read/write failed: see errno */
+    TACK_ERR_IO, /* open/read/write failed: see errno */
     TACK_ERR_FILE_TOO_LARGE,
     TACK_ERR_NOT_REGULAR_FILE, /* a FIFO, device, socket: never opened for
                                   reading, so it cannot block the caller */
     TACK_ERR_PSEUDO_FILE,      /* a "regular" file of proc, sysfs, debugfs
                                   and the like: never read (/proc/kmsg
                                   blocks, others have side effects) */
-    TACK_ERR_TOKEN,         /* a PKCS#11 key cannot be loaded: no provider,
-                               no such token or object (tack_pkcs11.h) */
+    TACK_ERR_TOKEN,            /* a PKCS#11 key cannot be loaded: no provider,
+                                  no such token or object (tack_pkcs11.h) */
     TACK_ERR_NOMEM,
-    TACK_ERR_CRYPTO,        /* OpenSSL failed; details on its error queue */
-    TACK_ERR_INVALID_ARG,   /* a caller bug: NULL pointer, bad size */
+    TACK_ERR_CRYPTO,      /* OpenSSL failed; details on its error queue */
+    TACK_ERR_INVALID_ARG, /* a caller bug: NULL pointer, bad size */
     TACK_ERR_BUFFER_TOO_SMALL,
-    TACK_ERR_HEX,           /* a character that is not a hex digit */
-    TACK_ERR_TIME,          /* a certificate's time does not parse */
-    TACK_STATUS_COUNT       /* not a status: the number of them */
+    TACK_ERR_HEX,            /* a character that is not a hex digit */
+    TACK_ERR_TIME,           /* a certificate's time does not parse */
+    TACK_ERR_NOT_STATE_FILE, /* not JSON, or not a version 1 state file
+                                (tack_state.h) */
+    TACK_STATUS_COUNT        /* not a status: the number of them */
 } tack_status_t;
 
 /* tack_status_str returns a static, human-readable description of |status|,

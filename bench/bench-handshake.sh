@@ -34,7 +34,7 @@ if ! have_module || ! have_tool; then
     {
         echo "## 1. Handshake throughput"
         echo
-        echo "Not measured: the module (.libs/mod_tack.so) or the tool (./tack) is not built."
+        echo "Not measured: the module (build/mod_tack.so) or the tool (./tack) is not built."
     } > "$MD"
     echo "1. handshake b/c, b/a|not measured (module or tool missing)|NOT MEASURED" >> "$VERD"
     echo "VERDICT handshake: NOT MEASURED (module or tool missing)"

@@ -22,7 +22,7 @@ GENCERTS=$TOP/build/gencerts
 # so that a rebuild by someone else during a 20-minute run cannot mix two
 # versions in one report.
 TACK=${BENCH_TACK:-$TOP/tack}
-MODULE=${BENCH_MODULE:-$TOP/.libs/mod_tack.so}
+MODULE=${BENCH_MODULE:-$TOP/build/mod_tack.so}
 APACHE=${APACHE:-/usr/sbin/apache2}
 MODDIR=${MODDIR:-/usr/lib/apache2/modules}
 QUICK=${BENCH_QUICK:-0}

@@ -16,7 +16,7 @@ top=$(cd "$(dirname "$0")/.." && pwd)
 APACHE2=${APACHE2:-/usr/sbin/apache2}
 MODDIR=${MODDIR:-/usr/lib/apache2/modules}
 TACK="$top/tack"
-MODULE="$top/.libs/mod_tack.so"
+MODULE="$top/build/mod_tack.so"
 PW=demo-password
 
 say() { printf '\n==> %s\n' "$*"; }

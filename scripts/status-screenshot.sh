@@ -56,7 +56,7 @@ port=$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1", 0)); p
         echo "LoadModule ${m}_module $MODDIR/mod_$m.so"
     done
     cat <<EOF
-LoadModule tack_module $top/.libs/mod_tack.so
+LoadModule tack_module $top/build/mod_tack.so
 TackStateFile $d/tack-state.json
 ServerRoot $d
 DefaultRuntimeDir $d/logs

@@ -16,10 +16,10 @@ use Apache::Test qw(-withtestmore);
 use File::Copy qw(copy);
 use Time::Local qw(timegm);
 use TackTest;
-use TackFixture qw(make_cert make_key spki_hash fingerprint tack_bytes
+use TackFixture qw(make_cert make_key spki_hash store_file fingerprint tack_bytes
     breaksig_bytes pem write_file);
 
-plan tests => 137;
+plan tests => 147;
 
 my $TACK = top_dir() . '/tack';
 my $h = TackTest::Httpd->new('signing');
@@ -104,7 +104,9 @@ C
 $h->write_conf(vhosts());
 ($rc, $out) = $h->configtest;
 is($rc, 0, 'apache2 -t accepts TackSigningKey with a password file') or diag($out);
-ok(!-e "$d/store/a.test." . $h->port . '.ecdsa.tack.pem', '... and -t signs nothing');
+my $fa = "$d/store/" . store_file("$d/a.crt", 'a.test', 'ecdsa');
+my $fb = "$d/store/" . store_file("$d/b.crt", 'b.test', 'rsa');
+ok(!-e $fa, '... and -t signs nothing');
 ($rc, $out) = $h->start;
 is($rc, 0, 'started') or diag($out);
 my $log = log_since(0, $h->error_log);
@@ -123,16 +125,15 @@ is($b1->{pin}, 1, '... and its pin activation');
 my $own = served('own.test');
 is(fingerprint(substr($own->{bytes}, 0, 64)), fingerprint(TackFixture::key_public("$d/other.key")),
    'own.test keeps its TackFile TACK under another key: nothing signed for it');
-like($log, qr/\[tack:info\].*TACK00031: vhost a\.test:$port: signed a TACK for ECDSA certificate \/CN=a\.test with TackSigningKey \S+sign\.key \(key \Q$key_id\E, generation 0, expires \S+, with the certificate\); written to \S+store\/a\.test\.$port\.ecdsa\.tack\.pem/,
+like($log, qr/\[tack:info\].*TACK00031: vhost a\.test:$port: signed a TACK for ECDSA certificate \/CN=a\.test with TackSigningKey \S+sign\.key \(key \Q$key_id\E, generation 0, expires \S+, with the certificate\); written to \Q$fa\E/,
      'the signing is logged at info, with the file written');
 like($log, qr/TACK00036: TackSigningKey \S+sign\.key \(key \Q$key_id\E\): 2 TACKs signed, 2 written to a TackStore, 0 kept in memory only, 0 certificates left without one/,
      'a summary per key');
-my $fa = "$d/store/a.test.$port.ecdsa.tack.pem";
-ok(-f $fa, 'the store holds a.test\'s TACK');
+ok(-f $fa, 'the store holds a.test\'s TACK, named after its certificate');
 is(sprintf('%o', (stat $fa)[2] & 07777), '644', '... mode 0644');
 is(unpack('H*', (TackFixture::read_pem_blocks($fa, 'TACK'))[0]), unpack('H*', $a1->{bytes}),
    '... the bytes served');
-ok(-f "$d/store/b.test.$port.rsa.tack.pem", 'and b.test\'s');
+ok(-f $fb, 'and b.test\'s');
 my @hidden = glob("$d/store/.*.XXXXXX $d/store/.a.test*");
 is(scalar(@hidden), 0, 'no temporary file is left in the store');
 ($rc, $out) = tool('check', "127.0.0.1:$port", '--servername', 'a.test');
@@ -144,7 +145,7 @@ my $mark = -s $h->error_log;
 ok($h->graceful, 'graceful restart');
 $log = log_since($mark, $h->error_log);
 unlike($log, qr/TACK00031/, 'nothing is signed again: the store has the TACKs');
-like($log, qr/TACK00056: vhost a\.test:$port: serving TACK \S+a\.test\.$port\.ecdsa\.tack\.pem \(TackStore/,
+like($log, qr/TACK00056: vhost a\.test:$port: serving TACK \Q$fa\E \(TackStore/,
      'a.test is served from the store');
 is(unpack('H*', served('a.test')->{bytes}), unpack('H*', $a1->{bytes}), '... the same bytes');
 
@@ -159,8 +160,11 @@ my $a2 = served('a.test');
 isnt($a2->{spki}, $a1->{spki}, 'the certificate has a new key');
 ok($a2 && $a2->{id} eq $key_id && $a2->{target} eq $a2->{spki},
    'a.test serves a TACK for the new key, under the same TACK key');
+my $fa_old = $fa;
+$fa = "$d/store/" . store_file("$d/a.crt", 'a.test', 'ecdsa');
 is(unpack('H*', (TackFixture::read_pem_blocks($fa, 'TACK'))[0]), unpack('H*', $a2->{bytes}),
-   'the store file is replaced in place');
+   'the new certificate\'s TACK is written to its own file');
+ok(-f $fa_old, '... and the old certificate\'s file is left (another server sharing the store may still use it)');
 $log = log_since($mark, $h->error_log);
 like($log, qr/TACK00031: vhost a\.test:$port: signed a TACK/, 'logged');
 ($rc, $out) = tool('check', "127.0.0.1:$port", '--servername', 'a.test');
@@ -216,7 +220,7 @@ log_clean($mark, [qr/TACK00032/], $h->error_log);
 # signs) is not
 write_file("$d/store/b-soon.tack.pem", pem('TACK', tack_bytes(key => "$d/other.key",
     cert => "$d/b.crt", expiration => TackFixture::minutes_from_now(5 * 1440))));
-unlink "$d/store/b.test.$port.rsa.tack.pem";   # the one signed above
+unlink $fb;   # the one signed above
 $h->write_conf(vhosts());
 $mark = -s $h->error_log;
 ok($h->graceful, 'graceful with a store TACK for b.test that expires in 5 days');
@@ -229,6 +233,29 @@ is(fingerprint(substr(served('b.test')->{bytes}, 0, 64)),
 unlike($log, qr/TACK00010/, 'no warning for the TACKs that expire with their certificates');
 log_clean($mark, [qr/TACK00020/], $h->error_log);
 unlink "$d/store/b-soon.tack.pem";
+
+# ---- a TACK the store holds under another name (an earlier mod_tack's
+# HOST.PORT.KEYTYPE.tack.pem, a name given by hand), under the signing key
+# and expiring within 30 days: the one signed anew goes into the
+# certificate's file and the old file is removed, never to turn into an
+# expired-file warning on a healthy host
+unlink $fa;
+my $old = "$d/store/a.test.$port.ecdsa.tack.pem";
+($rc, $out) = tool('sign', '-k', "$d/sign.key", '-p', 'sekrit', '-c', "$d/a.crt",
+                   '-o', $old, '-e', '5d');
+is($rc, 0, 'a TACK under the signing key, expiring in 5 days, under an old name')
+    or diag($out);
+$h->write_conf(vhosts());
+$mark = -s $h->error_log;
+ok($h->graceful, 'graceful');
+$log = log_since($mark, $h->error_log);
+like($log, qr/\[tack:info\].*TACK00072: TackStore file \Q$old\E removed: \Q$fa\E replaces it/,
+     'the old file is removed, naming the file that replaces it') or diag($log);
+ok(!-e $old && -f $fa, '... gone; the certificate\'s file is there');
+is(unpack('H*', (TackFixture::read_pem_blocks($fa, 'TACK'))[0]),
+   unpack('H*', served('a.test')->{bytes}), 'a.test serves the TACK of that file');
+unlike($log, qr/TACK00020/, 'no "expires within 30 days" for the TACK replaced');
+log_clean($mark, [], $h->error_log);
 
 # ---- password sources: exec: and env: --------------------------------------
 write_file("$d/askpass", "#!/bin/sh\n[ \"\$1\" = \"$d/sign.key\" ] || exit 3\necho sekrit\n");
@@ -465,7 +492,8 @@ $h->write_conf($nosubject);
 $mark = -s $h->error_log;
 ok($h->graceful, 'graceful with it');
 $log = log_since($mark, $h->error_log);
-like($log, qr/TACK00031: vhost e\.test:$port: signed a TACK for ECDSA certificate DNS:e\.test with TackSigningKey \S+ \(key [^)]*\); written to \S+store\/e\.test\.$port\.ecdsa\.tack\.pem/,
+my $fe = "$d/store/" . store_file("$d/e.crt", 'e.test', 'ecdsa');
+like($log, qr/TACK00031: vhost e\.test:$port: signed a TACK for ECDSA certificate DNS:e\.test with TackSigningKey \S+ \(key [^)]*\); written to \Q$fe\E/,
      'signed, the certificate named by its first DNS name (never an empty label)')
     or diag($log);
 my $e1 = served('e.test');
@@ -475,7 +503,7 @@ for my $pass (1, 2) {
     ok($h->graceful, "graceful restart $pass");
     $log = log_since($mark, $h->error_log);
     unlike($log, qr/TACK00031/, '... signs nothing again') or diag($log);
-    like($log, qr/TACK00056: vhost e\.test:$port: serving TACK \S+store\/e\.test\.$port\.ecdsa\.tack\.pem \(TackStore.* for ECDSA certificate DNS:e\.test/,
+    like($log, qr/TACK00056: vhost e\.test:$port: serving TACK \Q$fe\E \(TackStore.* for ECDSA certificate DNS:e\.test/,
          '... serves the TACK it wrote into the store');
     like($log, qr/TACK00022: .*: 1 TACK file loaded, .* 0 unused/,
          '... which the store does not call unused');
@@ -484,8 +512,10 @@ for my $pass (1, 2) {
     log_clean($mark, [], $h->error_log);
 }
 
-# ---- two vhosts whose names differ only by case: one store file name; the
-# second is warned about and served from memory, never overwriting the first
+# ---- two vhosts whose names differ only by case, each with a certificate
+# of its own: a store file is named after its certificate, so each gets its
+# own file and neither takes the other's (the name of the vhost plays no
+# part)
 make_cert($d, 'f', 'ec', 'e.test');
 my $twocase = $nosubject . <<"C";
 <VirtualHost 127.0.0.1:\@PORT\@>
@@ -499,10 +529,18 @@ $h->write_conf($twocase);
 $mark = -s $h->error_log;
 ok($h->graceful, 'graceful with vhosts e.test and E.TEST (another certificate)');
 $log = log_since($mark, $h->error_log);
-like($log, qr/\[tack:warn\].*TACK00068: vhost E\.TEST:$port: its TackStore file \S+store\/e\.test\.$port\.ecdsa\.tack\.pem is vhost e\.test:${port}'s too \(names that differ only by case are one file name\)/,
-     'the second is warned about');
-is(unpack('H*', (TackFixture::read_pem_blocks("$d/store/e.test.$port.ecdsa.tack.pem", 'TACK'))[0]),
-   unpack('H*', $e1->{bytes}), 'the store file still holds e.test\'s TACK');
-log_clean($mark, [qr/TACK00068/], $h->error_log);
+my $ff = "$d/store/" . store_file("$d/f.crt", 'e.test', 'ecdsa');
+isnt($ff, $fe, 'the two certificates have two file names');
+like($log, qr/TACK00031: vhost E\.TEST:$port: signed a TACK for \S+ certificate \S+ with TackSigningKey \S+ \(key [^)]*\); written to \Q$ff\E/,
+     'E.TEST\'s TACK is written to its certificate\'s file')
+    or diag($log);
+is(unpack('H*', (TackFixture::read_pem_blocks($fe, 'TACK'))[0]),
+   unpack('H*', $e1->{bytes}), 'the store file of e.test\'s certificate still holds its TACK');
+# (SNI cannot tell the two apart: a client reaching "E.TEST" gets e.test)
+my $tf = (TackFixture::read_pem_blocks($ff, 'TACK'))[0];
+ok(fingerprint(substr($tf, 0, 64)) eq $key_id
+       && substr($tf, 70, 32) eq spki_hash("$d/f.crt"),
+   '... and E.TEST\'s holds a TACK under the signing key for its certificate');
+log_clean($mark, [], $h->error_log);
 
 $h->stop;

@@ -2,7 +2,7 @@
 # Copyright 2026 the mod_tack authors (NOTICE)
 # `tack check` against a private Apache httpd: stock mod_ssl serving
 # `tack serverinfo` files with SSLOpenSSLConfCmd ServerInfoFile, and
-# mod_tack itself when .libs/mod_tack.so is built.
+# mod_tack itself when build/mod_tack.so is built.
 use strict;
 use warnings;
 use FindBin;
@@ -16,7 +16,7 @@ BAIL_OUT("apache2 or mod_ssl not installed: run make deps")
         && -e '/usr/lib/apache2/modules/mod_ssl.so';
 # make test-tool builds the module first: its part below may not pass by
 # skipping.
-my $so = top() . '/.libs/mod_tack.so';
+my $so = top() . '/build/mod_tack.so';
 BAIL_OUT("$so not built: run make module") unless -e $so;
 
 my ($rc, $out, $err);

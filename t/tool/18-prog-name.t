@@ -6,7 +6,7 @@
 # page and the hooks' default under that name.  The build and the install
 # go to a temporary directory (BUILD, TOOL_OUT, DESTDIR): ./tack, build/
 # and the module in the tree, which other suites use meanwhile, are never
-# rebuilt (make -o keeps the module as it is; apxs -i only reads it).
+# rebuilt (make -o keeps the module as it is; install only reads it).
 use strict;
 use warnings;
 use FindBin;
@@ -16,8 +16,8 @@ use TackTool;
 
 BAIL_OUT("$TACK not built: run make tool") unless -x $TACK;
 my $top = top();
-BAIL_OUT("$top/mod_tack.la not built: run make module")
-    unless -e "$top/mod_tack.la";
+BAIL_OUT("$top/build/mod_tack.so not built: run make module")
+    unless -e "$top/build/mod_tack.so";
 BAIL_OUT('man or groff not installed: run make deps')
     unless -x '/usr/bin/man' && -x '/usr/bin/groff';
 
@@ -36,13 +36,14 @@ my $old_name = qr/(?<![-\w.\/=])tack(?=[ :(`]|$)/m;
 my $dir = tmp() . '/prog';
 my $dest = "$dir/dest";
 mkdir $dir or die "$dir: $!";
-my @tree = ('tack', 'build/libtack.a', '.libs/mod_tack.so', 'mod_tack.la');
+my @tree = ('tack', 'build/libtack.a', 'build/mod_tack.so');
 my %before = map { $_ => join(' ', (stat "$top/$_")[1, 7, 9]) } @tree;
 
 my @vars = ('PREFIX=/usr', 'TACK_PROG=tacktool', "BUILD=$dir/build",
-            "TOOL_OUT=$dir/tacktool", "DESTDIR=$dest");
+            "TOOL_OUT=$dir/tacktool", "DESTDIR=$dest",
+            "MODULE_SO=$top/build/mod_tack.so");
 my ($rc, $out, $err) = run_cmd({ env => { MAKEFLAGS => '' } }, 'make', '-s',
-    '-C', $top, '-o', '.libs/mod_tack.so', 'install', @vars);
+    '-C', $top, '-o', "$top/build/mod_tack.so", 'install', @vars);
 is($rc, 0, 'make install TACK_PROG=tacktool DESTDIR=... exits 0')
     or diag($out, $err);
 my $bin = "$dest/usr/bin/tacktool";

@@ -29,12 +29,12 @@ for my $line (split /\n/, $layout) {
     }
 }
 
-# The tree's top, less what the build makes (build*/, dist/, ./tack, apxs's
-# .lo/.slo/.la and .libs/) and dot-files other than .ci/: read from the
+# The tree's top, less what the build makes (build*/, dist/, ./tack) and
+# dot-files other than .ci/: read from the
 # directory, not from git (the chroot runs have no git).
 opendir(my $dh, $top) or die "$top: $!";
 my @top = map { -d "$top/$_" ? "$_/" : $_ }
-    grep { !/^\.(?!ci$)/ && !/^(?:build.*|dist|tack)$/ && !/\.(?:lo|slo|la|o)$/ }
+    grep { !/^\.(?!ci$)/ && !/^(?:build.*|dist|tack)$/ }
     readdir $dh;
 closedir $dh;
 ok(@top > 20, 'the top of the tree is read (' . scalar(@top) . ' entries)');

@@ -47,6 +47,7 @@ int main(void)
     srunner_add_suite(sr, misc_suite());
     srunner_add_suite(sr, pkcs11_suite());
     srunner_add_suite(sr, util_suite());
+    srunner_add_suite(sr, state_suite());
 
     srunner_run_all(sr, CK_SILENT);
     srunner_print(sr, CK_NORMAL);

@@ -32,6 +32,7 @@ Suite *keyfile_suite(void);  /* test_keyfile.c */
 Suite *misc_suite(void);     /* test_misc.c */
 Suite *pkcs11_suite(void);   /* test_pkcs11.c */
 Suite *util_suite(void);     /* test_util.c */
+Suite *state_suite(void);    /* test_state.c */
 
 /* Seconds a TCase may take: the bit-flip tests verify a signature for every
  * bit of a structure, which is slow under the sanitizers. */

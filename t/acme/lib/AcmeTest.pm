@@ -64,7 +64,7 @@ sub need {
                  softhsm2 => '/usr/lib/softhsm/libsofthsm2.so',
                  'pkcs11-tool' => '/usr/bin/pkcs11-tool',
                  provider => '/usr/lib/x86_64-linux-gnu/ossl-modules/pkcs11.so',
-                 mod_tack => "$top/.libs/mod_tack.so");
+                 mod_tack => "$top/build/mod_tack.so");
     my @missing = grep { !-e $where{$_} } (@_, 'tack', 'mod_tack');
     if (@missing) {
         plan tests => 1;

@@ -18,7 +18,7 @@ use MIME::Base64 qw(encode_base64 decode_base64);
 use POSIX qw(strftime);
 
 use Exporter 'import';
-our @EXPORT_OK = qw(make_cert make_key spki_hash key_public tack_bytes
+our @EXPORT_OK = qw(make_cert make_key spki_hash store_file key_public tack_bytes
     breaksig_bytes pem write_file read_pem_blocks minutes_from_now
     ext00 ext02 fingerprint);
 
@@ -67,6 +67,15 @@ sub spki_hash {
     my $der = run("openssl x509 -in $cert -pubkey -noout"
         . " | openssl pkey -pubin -outform DER");
     return sha256($der);
+}
+
+# store_file($cert, $host, $type): the name a TackStore file for $cert has,
+# whoever writes it (tack_cert_store_name): HOST.TYPE.SPKI8.tack.pem, with
+# $host its first DNS name in lower case and $type "ecdsa" or "rsa".
+sub store_file {
+    my ($cert, $host, $type) = @_;
+    return lc($host) . ".$type." . substr(unpack('H*', spki_hash($cert)), 0, 8)
+        . '.tack.pem';
 }
 
 # key_public($key): x || y, 64 bytes.

@@ -190,7 +190,7 @@ sub write_conf {
         $load =~ s{^LoadModule mpm_event_module (\S+)/mod_mpm_event\.so$}
                   {LoadModule mpm_$o{mpm}_module $1/mod_mpm_$o{mpm}.so}m;
     }
-    my $module = TackTest::top_dir() . '/.libs/mod_tack.so';
+    my $module = TackTest::top_dir() . '/build/mod_tack.so';
     my $root = $self->{root};
     $body =~ s/\@PORT\@/$self->{port}/g;
     $body =~ s/\@ROOT\@/$root/g;

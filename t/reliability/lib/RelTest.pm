@@ -41,7 +41,7 @@ my $TOP = abs_path(dirname(__FILE__) . '/../../..');
 
 sub top_dir     { $TOP }
 sub tool        { "$TOP/tack" }
-sub module_so   { "$TOP/.libs/mod_tack.so" }
+sub module_so   { "$TOP/build/mod_tack.so" }
 sub loadgen_bin { "$TOP/build/loadgen" }
 sub rawhello_bin { "$TOP/build/rel/rawhello" }
 sub keyspy_so { "$TOP/build/rel/keyspy.so" }

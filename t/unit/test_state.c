@@ -1,0 +1,211 @@
+/* SPDX-License-Identifier: Apache-2.0
+ * Copyright 2026 the mod_tack authors (NOTICE) */
+/*
+ * test_state.c -- the state file (tack_state.c): what the module's guard
+ * reads at every start and writes at the end of each pass.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "tack_state.h"
+#include "tests.h"
+
+/* A key of 64 bytes i, i+1, ..., as the file writes it. */
+static void state_key(tack_state_key_t *k, uint8_t first)
+{
+    size_t i;
+
+    memset(k, 0, sizeof(*k));
+    for (i = 0; i < TACK_KEY_LEN; i++) {
+        k->key[i] = (uint8_t)(first + i);
+    }
+}
+
+static char *hex_of(const uint8_t *in, size_t len)
+{
+    char *out = malloc(2 * len + 1);
+
+    ck_assert_int_eq(tack_hex_encode(out, 2 * len + 1, in, len), TACK_OK);
+    return out;
+}
+
+static tack_state_t *parse_ok(const char *text)
+{
+    tack_state_t *st = NULL;
+    char err[64];
+
+    ck_assert_int_eq(
+        tack_state_parse(text, strlen(text), &st, err, sizeof(err)), TACK_OK);
+    ck_assert_ptr_nonnull(st);
+    return st;
+}
+
+START_TEST(state_round_trips_what_it_writes)
+{
+    tack_state_key_t keys[2], *k;
+    tack_state_t *st = tack_state_new(1796428800), *back;
+    const tack_state_key_t *got;
+    const char *id;
+    size_t n;
+    char *text;
+
+    state_key(&keys[0], 1);
+    keys[0].first_seen = 100;
+    keys[0].last_served = 200;
+    keys[0].serving = 1;
+    keys[0].pins_until = 300;
+    state_key(&keys[1], 7);
+    keys[1].has_tack = 1;
+    memset(keys[1].tack, 0xab, TACK_LEN);
+    ck_assert_int_eq(tack_state_add(st, "www.example.org:443 ECDSA", keys, 2),
+                     TACK_OK);
+    ck_assert_int_eq(tack_state_add(st, "empty.test:443 RSA", keys, 0),
+                     TACK_OK);
+    text = tack_state_dump(st);
+    ck_assert_ptr_nonnull(text);
+    ck_assert(strstr(text, "\"version\": 1") != NULL);
+    ck_assert(strstr(text, "\"pins_until\": 300") != NULL);
+    ck_assert(strstr(text, "empty.test") == NULL); /* no keys: not written */
+    back = parse_ok(text);
+    ck_assert_int_eq(tack_state_written(back), 1796428800);
+    ck_assert_uint_eq(tack_state_count(back), 1);
+    ck_assert_int_eq(tack_state_entry(back, 0, &id, &got, &n), 1);
+    ck_assert_str_eq(id, "www.example.org:443 ECDSA");
+    ck_assert_uint_eq(n, 2);
+    k = &keys[0];
+    ck_assert(memcmp(got[0].key, k->key, TACK_KEY_LEN) == 0);
+    ck_assert_int_eq(got[0].first_seen, 100);
+    ck_assert_int_eq(got[0].last_served, 200);
+    ck_assert_int_eq(got[0].serving, 1);
+    ck_assert_int_eq(got[0].has_tack, 0);
+    ck_assert_int_eq(got[0].pins_until, 0); /* written for people only */
+    ck_assert_int_eq(got[1].has_tack, 1);
+    ck_assert(memcmp(got[1].tack, keys[1].tack, TACK_LEN) == 0);
+    free(text);
+    tack_state_free(back);
+    tack_state_free(st);
+}
+END_TEST
+
+START_TEST(state_refuses_what_is_not_a_state_file_by_position_only)
+{
+    static const char *const bad[] = {
+        "",
+        "{",
+        "[1]",
+        "{\"version\": 2, \"slots\": {}}",
+        "{\"version\": 1}",
+        "{\"version\": 1, \"slots\": []}",
+        "{\"version\": 1, \"slots\": {}, \"slots\": {}}", /* duplicate */
+        "{\"version\": 1, \"slots\": {\"a:1 X\": \"hunter2"};
+    size_t i;
+
+    for (i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+        tack_state_t *st = (tack_state_t *)1;
+        char err[64];
+
+        ck_assert_int_eq(
+            tack_state_parse(bad[i], strlen(bad[i]), &st, err, sizeof(err)),
+            TACK_ERR_NOT_STATE_FILE);
+        ck_assert_ptr_null(st);
+        ck_assert(strncmp(err, "not JSON: line ", 15) == 0 ||
+                  strcmp(err, "no \"version\": 1 with \"slots\"") == 0);
+        ck_assert(strstr(err, "hunter2") == NULL);
+    }
+}
+END_TEST
+
+START_TEST(state_malformed_entry_costs_that_entry_alone)
+{
+    tack_state_key_t good;
+    char *key, *text;
+    tack_state_t *st;
+    const tack_state_key_t *keys;
+    const char *id;
+    size_t n, i, ok = 0, named_bad = 0, unnamed_bad = 0;
+
+    state_key(&good, 3);
+    key = hex_of(good.key, TACK_KEY_LEN);
+    text = malloc(4096);
+    snprintf(
+        text, 4096,
+        "{\"version\": 1, \"written\": 5, \"slots\": {"
+        "\"good.test:443 ECDSA\": [{\"key\": \"%s\", \"first_seen\": 1, "
+        "\"last_served\": 2}],"
+        /* sscanf(\"%%2x\") took \" f\" and \"+f\": strict hex does not */
+        "\"sign.test:443 ECDSA\": [{\"key\": \"+f%s\", \"first_seen\": 1, "
+        "\"last_served\": 2}],"
+        "\"time.test:443 ECDSA\": [{\"key\": \"%s\", \"first_seen\": \"1\", "
+        "\"last_served\": 2}],"
+        "\"keys.test:443 ECDSA\": {},"
+        "\"no shape\": [],"
+        "\"quote\\\"d:1 X\": []}}",
+        key, key + 2, key);
+    st = parse_ok(text);
+    ck_assert_uint_eq(tack_state_count(st), 6);
+    for (i = 0; i < tack_state_count(st); i++) {
+        if (tack_state_entry(st, i, &id, &keys, &n)) {
+            ok++;
+            ck_assert_str_eq(id, "good.test:443 ECDSA");
+            ck_assert(memcmp(keys[0].key, good.key, TACK_KEY_LEN) == 0);
+        } else if (id) {
+            named_bad++;
+            ck_assert_ptr_null(keys);
+        } else {
+            unnamed_bad++;
+        }
+    }
+    ck_assert_uint_eq(ok, 1);
+    ck_assert_uint_eq(named_bad, 3);
+    ck_assert_uint_eq(unnamed_bad, 2); /* never quoted in a message */
+    free(key);
+    free(text);
+    tack_state_free(st);
+}
+END_TEST
+
+START_TEST(state_id_shape)
+{
+    char long_id[TACK_STATE_ID_MAX + 8];
+
+    ck_assert(tack_state_id_ok("www.example.org:443 ECDSA"));
+    ck_assert(tack_state_id_ok("[::1]:8443 RSA"));
+    ck_assert(!tack_state_id_ok(""));
+    ck_assert(!tack_state_id_ok("no-port ECDSA"));
+    ck_assert(!tack_state_id_ok("a:1"));
+    ck_assert(!tack_state_id_ok("a:1\tX"));
+    ck_assert(!tack_state_id_ok("a:1 X\n"));
+    ck_assert(!tack_state_id_ok("caf\xc3\xa9:1 X"));
+    ck_assert(!tack_state_id_ok("a\"b:1 X"));
+    memset(long_id, 'a', sizeof(long_id));
+    memcpy(long_id, "a:1 ", 4);
+    long_id[TACK_STATE_ID_MAX] = '\0';
+    ck_assert(!tack_state_id_ok(long_id));
+    long_id[TACK_STATE_ID_MAX - 1] = '\0';
+    ck_assert(tack_state_id_ok(long_id));
+    {
+        tack_state_t *st = tack_state_new(0);
+        tack_state_key_t k;
+
+        state_key(&k, 0);
+        ck_assert_int_eq(tack_state_add(st, "a\"b:1 X", &k, 1),
+                         TACK_ERR_INVALID_ARG);
+        ck_assert_uint_eq(tack_state_count(st), 0);
+        tack_state_free(st);
+    }
+}
+END_TEST
+
+Suite *state_suite(void)
+{
+    Suite *s = suite_create("state");
+    TCase *tc = tcase_create("file");
+
+    tcase_add_test(tc, state_round_trips_what_it_writes);
+    tcase_add_test(tc, state_refuses_what_is_not_a_state_file_by_position_only);
+    tcase_add_test(tc, state_malformed_entry_costs_that_entry_alone);
+    tcase_add_test(tc, state_id_shape);
+    suite_add_tcase(s, tc);
+    return s;
+}

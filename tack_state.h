@@ -1,0 +1,90 @@
+/* SPDX-License-Identifier: Apache-2.0
+ * Copyright 2026 the mod_tack authors (NOTICE) */
+/*
+ * tack_state.h -- the state file (TackStateFile): the memory of which TACK
+ * keys each vhost's certificate served with pin activation, read and
+ * written here and nowhere else (the module's guard decides what to do
+ * with it; fuzz/fuzz_state.c reads hostile ones).
+ *
+ * The file is JSON (jansson):
+ *
+ *   {"version": 1, "written": UNIX-TIME,
+ *    "slots": {"NAME:PORT TYPE": [{"key": HEX64, "tack_id": ID,
+ *                                  "first_seen": T, "last_served": T,
+ *                                  "serving": BOOL, "pins_until": T,
+ *                                  "tack": HEX166 (optional)}, ...]}}
+ *
+ * "tack_id" and "pins_until" are written for people and tools, and not
+ * read back.  An entry that is malformed costs that entry alone.
+ */
+#ifndef TACK_STATE_H
+#define TACK_STATE_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "tack_ext.h"
+
+/* One TACK key remembered for a certificate of a vhost. */
+typedef struct {
+    uint8_t key[TACK_KEY_LEN];
+    long first_seen;  /* first served with pin activation on */
+    long last_served; /* last pass that served it with activation on */
+    int serving;      /* served with activation by the running generation */
+    int has_tack;
+    uint8_t tack[TACK_LEN]; /* the last TACK served under it */
+    long pins_until;        /* written only: until when pins may be held */
+} tack_state_key_t;
+
+/* A state file in memory: what was read, or what is to be written. */
+typedef struct tack_state tack_state_t;
+
+/* The longest entry name: a 255-byte host name, ':', a port, ' ', a key
+ * type. */
+#define TACK_STATE_ID_MAX 316
+
+/* tack_state_new returns an empty state stamped |written|, or NULL (out of
+ * memory). */
+tack_state_t *tack_state_new(long written);
+
+/* tack_state_parse reads a state file's |len| bytes of |text| into |*out|
+ * (free with tack_state_free).  TACK_ERR_NOT_STATE_FILE when it is not
+ * JSON or has no "version": 1 with "slots"; |err| (|err_len| bytes) then
+ * says which, by position only: nothing of the file's content is quoted
+ * (it may not be ours).  Malformed entries do not fail the file: see
+ * tack_state_entry. */
+tack_status_t tack_state_parse(const char *text, size_t len, tack_state_t **out,
+                               char *err, size_t err_len);
+
+/* tack_state_written returns the "written" stamp (0 when absent). */
+long tack_state_written(const tack_state_t *st);
+
+/* tack_state_count returns the number of entries, malformed ones
+ * included. */
+size_t tack_state_count(const tack_state_t *st);
+
+/* tack_state_entry gives entry |i|: returns 1 with its name in |*id| and
+ * its |*nkeys| keys in |*keys|, or 0 when it is malformed, with |*id| its
+ * name when that has the shape of one (tack_state_id_ok) and NULL when not
+ * (such a name is never quoted in a message). */
+int tack_state_entry(const tack_state_t *st, size_t i, const char **id,
+                     const tack_state_key_t **keys, size_t *nkeys);
+
+/* tack_state_add appends an entry for writing (|nkeys| of |keys|, copied);
+ * an entry with no keys is not written. */
+tack_status_t tack_state_add(tack_state_t *st, const char *id,
+                             const tack_state_key_t *keys, size_t nkeys);
+
+/* tack_state_dump returns the JSON text of |st| (malloc'd, free with free),
+ * keys sorted, one level of indentation per line, or NULL (out of
+ * memory). */
+char *tack_state_dump(const tack_state_t *st);
+
+void tack_state_free(tack_state_t *st);
+
+/* tack_state_id_ok says whether |id| has the shape of an entry's name
+ * ("NAME:PORT TYPE": printable ASCII without quotes or backslashes,
+ * bounded). */
+int tack_state_id_ok(const char *id);
+
+#endif /* TACK_STATE_H */
