@@ -46,6 +46,14 @@ APLOG_USE_MODULE(tack);
 
 /* ---- hooks --------------------------------------------------------------- */
 
+/* mt_hook_pre_config runs before the directives of a pass are read. */
+static int mt_hook_pre_config(apr_pool_t *pconf, apr_pool_t *plog,
+                              apr_pool_t *ptemp)
+{
+    mt_load_vcache_start(pconf);
+    return OK;
+}
+
 /* mt_hook_init_server runs once per SSL vhost, at every start and restart,
  * on a fresh SSL_CTX with its certificates loaded.
  *
@@ -105,7 +113,7 @@ static void mt_register_hooks(apr_pool_t *p)
 {
     static const char *const after_ssl[] = {"mod_ssl.c", NULL};
 
-    ap_hook_pre_config(mt_load_pre_config, NULL, NULL, APR_HOOK_MIDDLE);
+    ap_hook_pre_config(mt_hook_pre_config, NULL, NULL, APR_HOOK_MIDDLE);
     ap_hook_check_config(mt_setup_check, NULL, NULL, APR_HOOK_MIDDLE);
     ap_hook_post_config(mt_hook_post_config, after_ssl, NULL, APR_HOOK_MIDDLE);
     APR_OPTIONAL_HOOK(ssl, init_server, mt_hook_init_server, NULL, NULL,

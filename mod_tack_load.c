@@ -132,7 +132,7 @@ static const char *mt_tackfile_extras(apr_pool_t *p, mt_file_t *f,
  *
  * The cache hangs off the process pool's userdata, not a static: httpd
  * unloads and reloads the module between configuration passes.  One table,
- * each entry stamped with the last pass that used it: mt_load_pre_config
+ * each entry stamped with the last pass that used it: mt_load_vcache_start
  * starts a pass, mt_load_vcache_prune drops what the finished pass did
  * not use (its entries are reused).  So a restart finds the previous pass's
  * signatures, and memory stays bounded by one configuration's TACKs: about
@@ -171,11 +171,10 @@ static mt_vcache_t *mt_vcache_get(apr_pool_t *pproc)
     return vc;
 }
 
-int mt_load_pre_config(apr_pool_t *pconf, apr_pool_t *plog, apr_pool_t *ptemp)
+void mt_load_vcache_start(apr_pool_t *pconf)
 {
     /* pconf is a child of the process pool (httpd's init_process) */
     mt_vcache_get(apr_pool_parent_get(pconf))->pass++;
-    return OK;
 }
 
 void mt_load_vcache_prune(server_rec *s)

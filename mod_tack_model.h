@@ -159,9 +159,10 @@ typedef struct {
 
 /* ---- mod_tack_load.c --------------------------------------------------- */
 
-/* mt_load_pre_config starts a configuration pass: it rotates the cache
- * of verified signatures (see mod_tack_load.c). */
-int mt_load_pre_config(apr_pool_t *pconf, apr_pool_t *plog, apr_pool_t *ptemp);
+/* mt_load_vcache_start starts a configuration pass (pre_config, before
+ * any directive is read): it rotates the cache of verified signatures
+ * (see mod_tack_load.c). */
+void mt_load_vcache_start(apr_pool_t *pconf);
 
 /* mt_load_vcache_prune ends a configuration pass: it forgets the
  * verified signatures this pass did not use. */

@@ -5,7 +5,7 @@
 # counted by valgrind's callgrind on `apache2 -X` (one process), so the
 # figures do not depend on the machine's load.
 #
-# Part A, inside the module: --toggle-collect='tack_cb_*' collects only what
+# Part A, inside the module: --toggle-collect='mt_cb_*' collects only what
 # runs inside mod_tack's OpenSSL callbacks (and what they call).  N asking
 # handshakes in TLS 1.2 and N in TLS 1.3; instructions / handshakes is the
 # module's cost per handshake.  The list of functions that ran inside the
@@ -107,7 +107,7 @@ prepare_key() { # KEY: certificate, TACK, serverinfo, vhost files
 # ---- part A: inside the callbacks -------------------------------------------
 prepare_key ec
 prof=$CGDIR/out/callbacks.out
-pid=$(cg_start 1 "$CGDIR/vh-ec-b.conf" "$prof" --toggle-collect='tack_cb_*')
+pid=$(cg_start 1 "$CGDIR/vh-ec-b.conf" "$prof" --toggle-collect='mt_cb_*')
 args="-s bench.test -e $OUT/hs/ec/si.pem"
 # shellcheck disable=SC2086
 loadgen -q -n 1 --await 120 --timeout 120 --tls 1.2 $args "127.0.0.1:$PORT" > /dev/null \
@@ -191,7 +191,7 @@ awk -v x="$cb_per" 'BEGIN { exit !(x < 200) }' || verdict=FAIL
     echo
     echo "### Inside mod_tack's callbacks"
     echo
-    echo "\`--toggle-collect='tack_cb_*'\`: $total_hs handshakes asking for the TACK"
+    echo "\`--toggle-collect='mt_cb_*'\`: $total_hs handshakes asking for the TACK"
     echo "(ECDSA certificate, TACK + 2 break signatures; $N in TLS 1.2, $N in"
     echo "TLS 1.3, 1 to wait for the server)."
     echo

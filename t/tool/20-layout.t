@@ -43,6 +43,11 @@ my @missing = grep {
         && !($_ eq '.ci/' && $named{'.ci/run'})
 } sort @top;
 is("@missing", '', 'every top-level file and directory is in README\'s Layout');
+# Each script of scripts/ has its line: a newcomer finds what runs what.
+opendir(my $sd, "$top/scripts") or die "$top/scripts: $!";
+my @unnamed = grep { !$named{"scripts/$_"} } sort grep { !/^\./ } readdir $sd;
+closedir $sd;
+is("@unnamed", '', 'every file of scripts/ is in README\'s Layout');
 my @gone = grep { !-e "$top/$_" } sort keys %named;
 is("@gone", '', 'everything README\'s Layout names exists');
 
