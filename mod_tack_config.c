@@ -180,6 +180,12 @@ static const char *mt_cmd_TackTLS13(cmd_parms *cmd, void *dcfg, int on)
     return NULL;
 }
 
+static const char *mt_cmd_TackRequired(cmd_parms *cmd, void *dcfg, int on)
+{
+    mt_conf_get(cmd->server)->required = on ? 1 : 0;
+    return NULL;
+}
+
 static const char *mt_cmd_TackFormat(cmd_parms *cmd, void *dcfg,
                                      const char *arg)
 {
@@ -361,6 +367,11 @@ const command_rec mt_config_cmds[] = {
     AP_INIT_FLAG("TackTLS13", mt_cmd_TackTLS13, NULL, RSRC_CONF,
                  "also serve TACK in TLS 1.3 EncryptedExtensions (default "
                  "off)"),
+    AP_INIT_FLAG("TackRequired", mt_cmd_TackRequired, NULL, RSRC_CONF,
+                 "on: a certificate of this vhost serving no TACK is a "
+                 "problem (status page, metrics, log); off: it is not "
+                 "configured yet (default: on when the vhost has a "
+                 "TackStore, break signatures, a TackSigningKey or a TACK)"),
     AP_INIT_TAKE1("TackStore", mt_cmd_TackStore, NULL, RSRC_CONF,
                   "a directory of *.tack.pem files served to every SSL vhost "
                   "by target_hash, or 'none'"),
@@ -397,6 +408,7 @@ void *mt_config_create(apr_pool_t *p, server_rec *s)
     conf->pin_activation = TACK_UNSET;
     conf->format = TACK_UNSET;
     conf->tls13 = TACK_UNSET;
+    conf->required = TACK_UNSET;
     conf->sign_min_gen = TACK_UNSET;
     conf->sign_gen = TACK_UNSET;
     return conf;
@@ -429,6 +441,9 @@ void *mt_config_merge(apr_pool_t *p, void *basev, void *addv)
     }
     if (mrg->tls13 == TACK_UNSET) {
         mrg->tls13 = base->tls13;
+    }
+    if (mrg->required == TACK_UNSET) {
+        mrg->required = base->required;
     }
     if (!mrg->sign_key) {
         mrg->sign_key = base->sign_key;

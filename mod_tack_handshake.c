@@ -119,6 +119,7 @@ mt_rt_t *mt_handshake_build(apr_pool_t *p, server_rec *s, const mt_sel_t *sel)
     rt->format = sel->format;
     rt->pin_activation = sel->pin_activation;
     rt->tls13 = sel->tls13;
+    rt->required = sel->required;
     rt->store = sel->store;
     rt->nsigs = sel->nsigs;
     if (sel->nsigs) {

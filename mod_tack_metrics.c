@@ -72,6 +72,12 @@ static apr_int64_t mt_v_tls13(const mt_rt_t *rt, const mt_slot_t *slot,
     return rt->tls13;
 }
 
+static apr_int64_t mt_v_required(const mt_rt_t *rt, const mt_slot_t *slot,
+                                 const mt_item_t *item, time_t now)
+{
+    return rt->required;
+}
+
 static apr_int64_t mt_v_registered(const mt_rt_t *rt, const mt_slot_t *slot,
                                    const mt_item_t *item, time_t now)
 {
@@ -145,6 +151,10 @@ static const mt_prom_family_t mt_prom_families[] = {
     {"tack_vhost_tls13", "gauge",
      "1 when the virtual host serves its TACK in TLS 1.3 too (TackTLS13 On).",
      TACK_PROM_VHOST, mt_v_tls13},
+    {"tack_vhost_required", "gauge",
+     "1 when a certificate of the virtual host serving no TACK is a problem "
+     "(TackRequired); 0: not configured yet.",
+     TACK_PROM_VHOST, mt_v_required},
     {"tack_vhost_registered", "gauge",
      "1 when the TACK extension is registered on the virtual host's TLS "
      "context; 0: nothing is served (TACK00055).",

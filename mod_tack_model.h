@@ -114,6 +114,7 @@ struct mt_conf {
     int pin_activation;
     int format;
     int tls13;
+    int required; /* TackRequired: 1, 0, or TACK_UNSET (mt_resolve_required) */
     /* TackSigningKey (mod_tack_sign.c): a key file's resolved path or a
      * pkcs11: URI, "" for "none", NULL when unset; with the
      * TackSigningPassword source ("file:PATH", "exec:PATH", "env:NAME") and
@@ -148,6 +149,7 @@ typedef struct {
     int format;
     int pin_activation;
     int tls13;
+    int required; /* a certificate serving no TACK is a problem */
     const mt_store_t *store;
     size_t nsigs;
     tack_breaksig_t sigs[TACK_MAX_BREAKSIGS];

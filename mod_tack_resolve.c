@@ -396,6 +396,30 @@ static void mt_resolve_lapsed(const mt_conf_t *conf, mt_sel_t *out)
     }
 }
 
+/* mt_resolve_required says whether a certificate of the vhost serving no
+ * TACK is a problem: TackRequired when given (here or inherited), else
+ * when the vhost is evidently meant to serve TACKs -- a TackStore, break
+ * signatures, a TackSigningKey, or a TACK chosen for one of its
+ * certificates.  A vhost never meant to serve one is "not configured",
+ * not a problem (a provider rolls out customer by customer). */
+static int mt_resolve_required(const mt_conf_t *conf, const mt_sel_t *sel)
+{
+    int c;
+
+    if (conf->required != TACK_UNSET) {
+        return conf->required;
+    }
+    if (sel->store || sel->nsigs || (conf->sign_key && *conf->sign_key)) {
+        return 1;
+    }
+    for (c = 0; c < sel->ncerts; c++) {
+        if (sel->certs[c].ntacks) {
+            return 1;
+        }
+    }
+    return 0;
+}
+
 int mt_resolve(apr_pool_t *p, server_rec *s, mt_conf_t *conf,
                mt_certsel_t *certs, int ncerts, int certs_known, mt_sel_t *out)
 {
@@ -415,6 +439,7 @@ int mt_resolve(apr_pool_t *p, server_rec *s, mt_conf_t *conf,
     problems += mt_resolve_breaksigs(s, conf->sigfiles, out);
     problems += mt_resolve_broken_keys(s, out);
     mt_resolve_lapsed(conf, out);
+    out->required = mt_resolve_required(conf, out);
     return problems;
 }
 

@@ -55,6 +55,7 @@ struct mt_rt {
     int format;
     int pin_activation;
     int tls13;
+    int required;   /* mt_sel_t.required */
     int registered; /* 0 when SSL_CTX_add_custom_ext failed */
     const mt_store_t *store;
     size_t nsigs;

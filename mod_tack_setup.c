@@ -426,6 +426,30 @@ static void mt_warn_tls13_only(server_rec *s, int tls13_only,
     }
 }
 
+/* mt_warn_required warns about each certificate of a vhost required to
+ * serve a TACK (TackRequired, or evidently meant to) when none of its
+ * certificates serves one (a TACK for some of them only is TACK00027's). */
+static void mt_warn_required(server_rec *s, const mt_sel_t *sel)
+{
+    char name[TACK_NAME_SIZE];
+    int c;
+
+    for (c = 0; c < sel->ncerts; c++) {
+        if (sel->certs[c].ntacks) {
+            return;
+        }
+    }
+    for (c = 0; sel->required && c < sel->ncerts; c++) {
+        if (!sel->certs[c].ntacks && !sel->certs[c].lapsed) {
+            ap_log_error(APLOG_MARK, APLOG_WARNING, 0, s,
+                         "TACK00074: vhost %s: %s serves no TACK; sign one "
+                         "(" TACK_PROG " sign -c CERT), or say TackRequired "
+                         "off while this vhost is not rolled out",
+                         mt_vhost_name_buf(s, name), sel->certs[c].label);
+        }
+    }
+}
+
 /* mt_warn_plain_vhosts warns about vhosts with Tack directives of their
  * own that mod_ssl does not serve (no SSLEngine on): nothing is sent. */
 static void mt_warn_plain_vhosts(server_rec *s_main)
@@ -487,6 +511,10 @@ static int mt_setup_vhost(apr_pool_t *p, apr_pool_t *tmp, server_rec *s,
     mt_resolve_warn_expiry(s, &sel);
     mt_resolve_warn_partial(s, conf, &sel);
     mt_warn_tls13_only(s, tls13_only, &sel);
+    if (ctx || !(conf->sign_key && *conf->sign_key)) {
+        /* (under -t a TackSigningKey signs them at the start) */
+        mt_warn_required(s, &sel);
+    }
     return problems;
 }
 

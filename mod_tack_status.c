@@ -351,10 +351,10 @@ static void mt_emit(mt_pass_t *ps, int severity, const char *kind, int slot,
 }
 
 /* mt_problems_slot reports the TACKs of certificate |k|: expired ones
- * and, when none is left, that it serves no TACK (an error where the vhost
- * is meant to serve one: a store, break signatures, a TACK for another of
- * its certificates; a warning on a vhost with no TACK configured). */
-static void mt_problems_slot(mt_pass_t *ps, int k, int meant, time_t now)
+ * and, when none is left and the vhost is |required| to serve one
+ * (TackRequired, mt_resolve_required), that it serves no TACK: an error.
+ * A vhost not required to serve one is "not configured": no problem. */
+static void mt_problems_slot(mt_pass_t *ps, int k, int required, time_t now)
 {
     const mt_slot_t *slot = &ps->rt->slots[k];
     int j, live = 0, expired = 0;
@@ -387,11 +387,9 @@ static void mt_problems_slot(mt_pass_t *ps, int k, int meant, time_t now)
                 apr_psprintf(ps->p, "TACK key %s expired %s, not served: %s",
                              slot->lapsed->fingerprint, slot->lapsed->expiry,
                              mt_utf8(ps->p, slot->lapsed->file->path)));
-    } else if (!live && !expired) {
-        mt_emit(ps, meant ? TACK_PROBLEM_ERROR : TACK_PROBLEM_WARNING,
-                "no_tack", k,
-                meant ? "no TACK for this certificate"
-                      : "no TACK (none configured for this vhost)");
+    } else if (!live && !expired && required) {
+        mt_emit(ps, TACK_PROBLEM_ERROR, "no_tack", k,
+                "no TACK for this certificate");
     }
 }
 
@@ -399,18 +397,15 @@ int mt_status_problems(apr_pool_t *p, const mt_rt_t *rt, time_t now,
                        int severity, mt_status_problem_fn *fn, void *data)
 {
     mt_pass_t ps = {p, rt, severity, fn, data, 0};
-    int k, meant = rt->store || rt->nsigs;
+    int k;
 
     if (!rt->registered) {
         mt_emit(&ps, TACK_PROBLEM_ERROR, "not_registered", -1,
                 "the TLS extension could not be registered on this "
                 "vhost (TACK00055): nothing is served");
     }
-    for (k = 0; !meant && k < rt->nslots; k++) {
-        meant = rt->slots[k].ntacks > 0;
-    }
     for (k = 0; k < rt->nslots; k++) {
-        mt_problems_slot(&ps, k, meant, now);
+        mt_problems_slot(&ps, k, rt->required, now);
     }
     for (k = 0; rt->problems && k < rt->problems->nelts; k++) {
         const mt_problem_t *pr = &APR_ARRAY_IDX(rt->problems, k, mt_problem_t);

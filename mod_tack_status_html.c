@@ -232,15 +232,16 @@ static void mt_html_vhost_cells(request_rec *r, apr_pool_t *p,
     }
     ap_rprintf(r,
                "<td rowspan=\"%d\" class=\"v %s\" id=\"v%pp\">%s%s</td>"
-               "<td rowspan=\"%d\" class=\"v\" title=\"%s\">%s%s%s</td>"
+               "<td rowspan=\"%d\" class=\"v\" title=\"%s\">%s%s%s%s</td>"
                "<td rowspan=\"%d\" class=\"v n\" title=\"%s\">%d</td>",
                rows, mt_html_class(worst), (const void *)rt,
                mt_esc(p, mt_rt_name(rt, name)),
                rt->registered ? "" : " <b>(not registered)</b>", rows,
                rt->store ? mt_esc(p, rt->store->path) : "no TackStore",
-               rt->format == TACK_FORMAT_02 ? "02" : "00",
-               rt->pin_activation ? ", pins" : "", rt->tls13 ? ", 1.3" : "",
-               rows, mt_esc(p, sigs), (int)rt->nsigs);
+               rt->format == TACK_FORMAT_02 ? "draft-02" : "draft-00",
+               rt->pin_activation ? ", pins" : "", rt->tls13 ? ", TLS 1.3" : "",
+               rt->required ? "" : ", not required", rows, mt_esc(p, sigs),
+               (int)rt->nsigs);
 }
 
 static void mt_html_vhost(request_rec *r, apr_pool_t *p, const mt_rt_t *rt,
@@ -320,8 +321,8 @@ int mt_status_html(request_rec *r, time_t now)
     mt_html_problems(r, &t, now);
     ap_rputs("<h2>Virtual hosts, in configuration order</h2>\n"
              "<table class=\"vhosts\">\n<tr><th>Virtual host</th>"
-             "<th title=\"format (draft-00/02), pin activation, TLS 1.3; "
-             "the store in the title\">Settings</th>"
+             "<th title=\"format (draft-00/02), pin activation, TLS 1.3, "
+             "TackRequired off; the store in the title\">Settings</th>"
              "<th title=\"break signatures (listed in the title)\">Breaks"
              "</th><th>Certificate</th><th>TACK key</th>"
              "<th title=\"min_generation/generation\">Gen.</th>"

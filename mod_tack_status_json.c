@@ -187,9 +187,10 @@ static json_t *mt_json_vhost(apr_pool_t *p, const mt_rt_t *rt, time_t now)
         return NULL;
     }
     return json_pack(
-        "{s:s, s:s, s:b, s:b, s:s?, s:b, s:o, s:o, s:o, s:o}", "name",
+        "{s:s, s:s, s:b, s:b, s:b, s:s?, s:b, s:o, s:o, s:o, s:o}", "name",
         mt_utf8(p, mt_rt_name(rt, name)), "format", mt_format_name(rt->format),
-        "pin_activation", rt->pin_activation, "tls13", rt->tls13, "store",
+        "pin_activation", rt->pin_activation, "tls13", rt->tls13,
+        "tack_required", rt->required, "store",
         rt->store ? mt_utf8(p, rt->store->path) : NULL, "registered",
         rt->registered, "problems", probs, "break_signatures", sigs,
         "certificates", certs, "handshakes", ctrs);

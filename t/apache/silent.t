@@ -16,7 +16,7 @@ use TackFixture qw(make_cert make_key tack_bytes pem write_file minutes_from_now
 use HTTP::Tiny;
 use JSON::PP;
 
-plan tests => 26;
+plan tests => 36;
 
 my $h = TackTest::Httpd->new('silent');
 my $d = $h->root;
@@ -196,5 +196,54 @@ my $m = $http->get("https://127.0.0.1:$port/tack-status?metrics");
 like($m->{content}, qr/^tack_vhost_problems\{vhost="store\.test:$port",kind="expired"\} 1$/m,
      'the metrics too');
 log_clean($mark, [qr/TACK00011|TACK00018/], $h->error_log);
+$h->stop;
+
+# ---- TackRequired: one store for the server, rolled out vhost by vhost ------
+# (a vhost not rolled out is "not configured": no problem, no metric that
+# alerts, no warning; one rolled out without its TACK is all three)
+mkdir "$d/rstore";
+for my $n (qw(done later missing)) {
+    make_cert($d, $n, 'ec', "$n.test");
+}
+write_file("$d/rstore/done.tack.pem", pem('TACK', tack_bytes(key => "$d/k.key",
+    cert => "$d/done.crt")));
+my $rollout = <<"C";
+<Location /tack-status>
+    SetHandler tack-status
+</Location>
+TackStore \@ROOT\@/rstore
+TackRequired off
+C
+for my $v (['done', 'on'], ['later', ''], ['missing', 'on']) {
+    my ($n, $req) = @$v;
+    $rollout .= "<VirtualHost 127.0.0.1:\@PORT\@>\n    ServerName $n.test\n"
+        . "    SSLEngine on\n    SSLCertificateFile \@ROOT\@/$n.crt\n"
+        . "    SSLCertificateKeyFile \@ROOT\@/$n.key\n"
+        . ($req ? "    TackRequired $req\n" : '') . "</VirtualHost>\n";
+}
+$h->write_conf($rollout);
+($rc, $out) = $h->configtest;
+is($rc, 0, 'apache2 -t: a missing TACK is a warning, not a refusal') or diag($out);
+my @said = $out =~ /TACK00074: vhost (\S+?):/g;
+is("@said", 'missing.test', 'apache2 -t warns about the vhost rolled out without its TACK, only');
+$mark = -s $h->error_log;
+($rc, $out) = $h->start;
+is($rc, 0, 'started') or diag($out);
+my $rlog = log_since($mark, $h->error_log);
+@said = $rlog =~ /\[tack:warn\].*TACK00074: vhost (\S+?):/g;
+is("@said", 'missing.test', 'the start warns about it once, naming it');
+$st = $http->get("https://127.0.0.1:$port/tack-status?json");
+$j = eval { decode_json($st->{content}) } // {};
+my %v = map { (split /:/, $_->{name})[0] => $_ } @{ $j->{vhosts} // [] };
+is_deeply([map { $v{"$_.test"}{tack_required} ? 1 : 0 } qw(done later missing)], [1, 0, 1],
+    'JSON: "tack_required" as configured (inherited off, on where rolled out)');
+is_deeply($v{'later.test'}{problems}, [], 'later.test (not rolled out): no problem');
+is(join(',', map { "$_->{severity} $_->{kind}" } @{ $v{'missing.test'}{problems} }),
+   'error no_tack', 'missing.test (rolled out, no TACK): an error');
+is(scalar @{ $v{'done.test'}{certificates}[0]{tacks} }, 1, 'done.test serves its TACK');
+$m = $http->get("https://127.0.0.1:$port/tack-status?metrics");
+like($m->{content}, qr/^tack_vhost_required\{vhost="later\.test:$port"\} 0\n(?s:.*)^tack_vhost_required\{vhost="missing\.test:$port"\} 1$/m,
+     'metrics: tack_vhost_required 0 for later.test, 1 for missing.test') or diag($m->{content});
+log_clean($mark, [qr/TACK00074: vhost missing\.test/], $h->error_log);
 $h->stop;
 

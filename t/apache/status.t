@@ -19,7 +19,7 @@ use TackTest;
 use TackFixture qw(make_cert make_key tack_bytes pem write_file spki_hash
     key_public fingerprint);
 
-plan tests => 127;
+plan tests => 130;
 
 my $mark = log_mark();
 my $port = ssl_port();
@@ -93,17 +93,20 @@ my @json_order = grep { my $n = $_; grep { $_ eq $n } @conf_order }
 is("@json_order", "@conf_order", 'JSON: vhosts in configuration order');
 
 # Problems, gathered and named: c.test (break signatures only) serves no
-# TACK; default.test has none configured (a warning, not an error).
+# TACK; default.test has none configured (TackRequired off by default: no
+# problem).
 my $cp = vhost_of($doc, 'c.test')->{problems};
 is_deeply($cp, [{ severity => 'error', kind => 'no_tack',
     certificate => '/CN=c.test', key_type => 'ECDSA',
     message => 'no TACK for this certificate' }],
     'JSON: c.test: its problem named (no TACK for /CN=c.test)');
-is(vhost_of($doc, 'default.test')->{problems}[0]{severity}, 'warning',
-    'JSON: default.test (no TACK configured): a warning');
+is_deeply(vhost_of($doc, 'default.test')->{problems}, [],
+    'JSON: default.test (nothing configured: not required to serve a TACK): no problem');
+is_deeply([map { vhost_of($doc, $_)->{tack_required} ? 1 : 0 } qw(c.test default.test)], [1, 0],
+    'JSON: "tack_required": c.test (break signatures) yes, default.test no');
 is_deeply(vhost_of($doc, 'a.test')->{problems}, [], 'JSON: a.test: no problem');
 my ($nerr, $nwarn) = map { $doc->{summary}{$_} // -1 } qw(errors warnings);
-ok($nerr >= 1 && $nwarn >= 1,
+ok($nerr >= 1 && $nwarn >= 0,
     "JSON: summary counts them ($nerr errors, $nwarn warnings)");
 
 my $d = vhost_of($doc, 'd.test');
@@ -149,7 +152,7 @@ is($rows - 1, $ncerts, "HTML: one row per vhost and certificate ($ncerts)");
 my @html_order = grep { my $n = $_; grep { $_ eq $n } @conf_order }
     ($vtable // '') =~ m{<td rowspan="\d+" class="v[^"]*" id="v\w+">([\w.]+):\d+}g;
 is("@html_order", "@conf_order", 'HTML: vhosts in configuration order');
-like($vtable, qr{id="v\w+">a\.test:$port</td><td rowspan="1" class="v" title="no TackStore">00, pins</td><td rowspan="1" class="v n" title="\Q${\$fp->('kb1')}\E from \S+a\.breaks\.pem\n\Q${\$fp->('kb2')}\E from \S+a\.breaks\.pem">2</td>},
+like($vtable, qr{id="v\w+">a\.test:$port</td><td rowspan="1" class="v" title="no TackStore">draft-00, pins</td><td rowspan="1" class="v n" title="\Q${\$fp->('kb1')}\E from \S+a\.breaks\.pem\n\Q${\$fp->('kb2')}\E from \S+a\.breaks\.pem">2</td>},
     'a.test: name, settings (draft-00, pins), break signatures counted, listed in the title');
 like($vtable, qr{<span class="e c" title="ECDSA /CN=a\.test">ECDSA /CN=a\.test</span></td><td><code>\Q${\$fp->('k1')}\E</code></td><td>1/2</td>},
     'a.test: certificate, TACK key and generations in its one row');
@@ -201,6 +204,10 @@ ok($exp_ts && abs($exp_ts - time - $left) <= 5 && int($left / 86400) == $t->{day
     "expiry timestamp and seconds left agree with days_left ($t->{days_left})");
 like($prom, qr/^tack_certificate_tacks\{vhost="c\.test:$port",key_type="ECDSA",subject="\/CN=c\.test"\} 0$/m,
     'c.test: serves no TACK (0)');
+like($prom, qr/^tack_vhost_required\{vhost="c\.test:$port"\} 1$/m,
+     'metrics: c.test is required to serve a TACK');
+like($prom, qr/^tack_vhost_required\{vhost="default\.test:$port"\} 0$/m,
+     '... default.test is not');
 like($prom, qr/^tack_vhost_problems\{vhost="c\.test:$port",kind="no_tack"\} 1$/m,
     'c.test: the problem as a gauge');
 like($prom, qr/^tack_vhost_problems\{vhost="a\.test:$port",kind="expiring"\} 0$/m,
