@@ -466,15 +466,35 @@ tack_status_t tack_file_write_temp(const char *path, const void *data,
                                    size_t len, mode_t mode, int sync,
                                    char **tmp);
 
+/* tack_file_commit puts the temporary file |tmp| (tack_file_write_temp's)
+ * in place as |path|, whole: with |replace|, rename(2) over whatever is
+ * there; without, link(2), which fails with EEXIST when |path| exists or
+ * appears meanwhile (where rename would silently replace it), and falls
+ * back to rename only on a file system without hard links (EPERM, ENOTSUP,
+ * EOPNOTSUPP, EMLINK), where a file that appears in between is replaced.
+ * The directory is not synced: tack_file_sync_dir, once for many files.
+ * On success and on failure the name |tmp| is gone (|tmp| itself is the
+ * caller's to free).  Returns TACK_OK, or TACK_ERR_IO with errno set
+ * (EEXIST: |path| exists and |replace| is 0), or TACK_ERR_INVALID_ARG. */
+tack_status_t tack_file_commit(const char *tmp, const char *path,
+                               int replace);
+
 /* tack_file_replace replaces |path| atomically with |len| bytes at |data|:
- * tack_file_write_temp, then rename over |path| (a reader sees the old file
- * or the new one, whole), then, when |sync|, fsync of the directory so the
- * rename survives a crash.  The one way every part of mod_tack writes a
- * file: the module's TackStore and state file, the tool's outputs.
+ * tack_file_write_temp, then rename over |path| (tack_file_commit: a reader
+ * sees the old file or the new one, whole), then, when |sync|, fsync of the
+ * directory so the rename survives a crash.  The one way every part of
+ * mod_tack writes a file: the module's TackStore and state file, the tool's
+ * outputs (with tack_file_write_temp and tack_file_commit for many files).
  * Returns TACK_OK, or TACK_ERR_IO with errno set (the temporary file
  * removed), or TACK_ERR_NOMEM. */
 tack_status_t tack_file_replace(const char *path, const void *data,
                                 size_t len, mode_t mode, int sync);
+
+/* tack_file_sync_fs makes every file written so far on the file system of
+ * the directory |dir| durable with one syncfs(2), for a writer of many
+ * files (a TackStore's signing pass, `tack sign -o DIR`): one call instead
+ * of one fsync per file.  Returns 0, or -1 with errno set. */
+int tack_file_sync_fs(const char *dir);
 
 /* tack_file_sync_dir fsyncs the directory that holds |path|; returns 0, or
  * -1 with errno set.  File systems that cannot sync a directory (EINVAL)

@@ -797,7 +797,7 @@ static int sign_write_fleet(sign_jobs_t *jobs, const char *out_path, int force,
             sign_progress(i + 1, jobs->count, "written");
         }
     }
-    if (cli_sync_files(out_path) != 0) {
+    if (tack_file_sync_fs(out_path) != 0) {
         cli_err("%s: cannot sync the new files: %s", out_path, strerror(errno));
         for (i = 0; i < jobs->count; i++) {
             unlink(jobs->jobs[i].tmp);
@@ -815,7 +815,7 @@ static int sign_write_fleet(sign_jobs_t *jobs, const char *out_path, int force,
             return rc;
         }
     }
-    if (cli_fsync_dir(jobs->jobs[0].out_path) != 0) {
+    if (tack_file_sync_dir(jobs->jobs[0].out_path) != 0) {
         cli_err("%s: cannot sync the directory: %s", out_path, strerror(errno));
         return CLI_EXIT_USAGE;
     }
