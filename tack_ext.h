@@ -592,6 +592,14 @@ size_t tack_password_line(char *buf, size_t len);
 /* A TackStore reads the files of its directory whose names end in this. */
 #define TACK_STORE_SUFFIX ".tack.pem"
 
+/* tack_store_name_ok returns 1 for the name of a file a TackStore reads
+ * (a name in the directory, not a path): ending in TACK_STORE_SUFFIX, with
+ * something before it, not starting with '.' (hidden files and the
+ * ".NAME.XXXXXX" files tack_file_write_temp makes are never read), no
+ * '/'; 0 otherwise, NULL included.  The suffix is compared as it is
+ * (".TACK.PEM" is not read). */
+int tack_store_name_ok(const char *name);
+
 /* The longest part of a store file's name taken from the certificate's DNS
  * name, and of its key type. */
 #define TACK_STORE_HOST_MAX 64

@@ -144,6 +144,17 @@ static void store_keytype(X509 *cert, char out[TACK_STORE_KEYTYPE_MAX + 1])
     }
 }
 
+int tack_store_name_ok(const char *name)
+{
+    size_t n, suffix = sizeof(TACK_STORE_SUFFIX) - 1;
+
+    if (name == NULL || name[0] == '.' || strchr(name, '/') != NULL) {
+        return 0;
+    }
+    n = strlen(name);
+    return n > suffix && strcmp(name + n - suffix, TACK_STORE_SUFFIX) == 0;
+}
+
 tack_status_t tack_cert_store_name(X509 *cert, char *out, size_t out_len)
 {
     char host[TACK_STORE_HOST_MAX + 1], type[TACK_STORE_KEYTYPE_MAX + 1];

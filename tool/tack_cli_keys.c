@@ -552,9 +552,8 @@ static int sign_name_ok(const char *name)
 {
     size_t i, n = strlen(name);
 
-    if (n <= sizeof(TACK_STORE_SUFFIX) - 1 || name[0] == '.' ||
-        strcmp(name + n - (sizeof(TACK_STORE_SUFFIX) - 1), TACK_STORE_SUFFIX) !=
-            0) {
+    /* A name the store reads (the core's rule), of plain characters. */
+    if (!tack_store_name_ok(name)) {
         return 0;
     }
     for (i = 0; i < n; i++) {

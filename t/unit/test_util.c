@@ -424,6 +424,31 @@ START_TEST(store_name_names_the_key_type)
 }
 END_TEST
 
+START_TEST(store_name_ok_is_what_a_store_reads)
+{
+    static const char *const yes[] = {"a.tack.pem", "x.ecdsa.12345678.tack.pem",
+                                      "_.tack.pem", "-.tack.pem"};
+    static const char *const no[] = {
+        ".tack.pem",  "tack.pem",     ".a.tack.pem", ".a.tack.pem.Xy12Zq",
+        "a.TACK.PEM", "a/b.tack.pem", "a.tack.pem~", ""};
+    char name[TACK_STORE_NAME_SIZE];
+    X509 *cert = ut_cert(NULL, NULL, NULL);
+    size_t i;
+
+    for (i = 0; i < sizeof(yes) / sizeof(yes[0]); i++) {
+        ck_assert_msg(tack_store_name_ok(yes[i]), "%s refused", yes[i]);
+    }
+    for (i = 0; i < sizeof(no) / sizeof(no[0]); i++) {
+        ck_assert_msg(!tack_store_name_ok(no[i]), "%s taken", no[i]);
+    }
+    ck_assert_int_eq(tack_store_name_ok(NULL), 0);
+    /* What tack_cert_store_name writes, a store reads. */
+    ck_assert_status(tack_cert_store_name(cert, name, sizeof(name)), TACK_OK);
+    ck_assert_int_eq(tack_store_name_ok(name), 1);
+    X509_free(cert);
+}
+END_TEST
+
 START_TEST(store_header_known_answer)
 {
     char out[TACK_STORE_HEADER_SIZE];
@@ -612,6 +637,7 @@ Suite *util_suite(void)
     tcase_add_test(store, store_name_without_names_is_the_key_hash_alone);
     tcase_add_test(store, store_name_is_bounded);
     tcase_add_test(store, store_name_names_the_key_type);
+    tcase_add_test(store, store_name_ok_is_what_a_store_reads);
     tcase_add_test(store, store_header_known_answer);
     tcase_add_test(store,
                    store_header_refuses_a_producer_that_breaks_the_lines);
