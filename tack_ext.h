@@ -622,8 +622,9 @@ int tack_store_name_ok(const char *name);
  * every character other than [a-z0-9._-] dropped, leading and trailing '.'
  * and '-' removed (never a hidden file, never an option), at most
  * TACK_STORE_HOST_MAX characters.  KEYTYPE is the key's algorithm: "ecdsa",
- * "rsa", "rsa-pss", "ed25519", "ed448", else OpenSSL's short name of it,
- * cleaned the same way, else "key".  SPKI8 is the first 8 hex digits of the
+ * "rsa", "rsa-pss", "ed25519", "ed448" (the module's slot names, lower
+ * case), else OpenSSL's (or its provider's) name of it, cleaned the same
+ * way, else "key" (a key OpenSSL cannot decode).  SPKI8 is the first 8 hex digits of the
  * SHA-256 of the SubjectPublicKeyInfo (the TACK's target hash).  A
  * certificate with no usable DNS name or CN gets "KEYTYPE.SPKI8.tack.pem".
  * The name never holds a '/' and never starts with '.'.  Returns TACK_OK,
