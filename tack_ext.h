@@ -468,15 +468,35 @@ tack_status_t tack_file_write_temp(const char *path, const void *data,
                                    size_t len, mode_t mode, int sync,
                                    char **tmp);
 
+/* tack_file_commit puts the temporary file |tmp| (tack_file_write_temp's)
+ * in place as |path|, whole: with |replace|, rename(2) over whatever is
+ * there; without, link(2), which fails with EEXIST when |path| exists or
+ * appears meanwhile (where rename would silently replace it), and falls
+ * back to rename only on a file system without hard links (EPERM, ENOTSUP,
+ * EOPNOTSUPP, EMLINK), where a file that appears in between is replaced.
+ * The directory is not synced: tack_file_sync_dir, once for many files.
+ * On success and on failure the name |tmp| is gone (|tmp| itself is the
+ * caller's to free).  Returns TACK_OK, or TACK_ERR_IO with errno set
+ * (EEXIST: |path| exists and |replace| is 0), or TACK_ERR_INVALID_ARG. */
+tack_status_t tack_file_commit(const char *tmp, const char *path,
+                               int replace);
+
 /* tack_file_replace replaces |path| atomically with |len| bytes at |data|:
- * tack_file_write_temp, then rename over |path| (a reader sees the old file
- * or the new one, whole), then, when |sync|, fsync of the directory so the
- * rename survives a crash.  The one way every part of mod_tack writes a
- * file: the module's TackStore and state file, the tool's outputs.
+ * tack_file_write_temp, then rename over |path| (tack_file_commit: a reader
+ * sees the old file or the new one, whole), then, when |sync|, fsync of the
+ * directory so the rename survives a crash.  The one way every part of
+ * mod_tack writes a file: the module's TackStore and state file, the tool's
+ * outputs (with tack_file_write_temp and tack_file_commit for many files).
  * Returns TACK_OK, or TACK_ERR_IO with errno set (the temporary file
  * removed), or TACK_ERR_NOMEM. */
 tack_status_t tack_file_replace(const char *path, const void *data,
                                 size_t len, mode_t mode, int sync);
+
+/* tack_file_sync_fs makes every file written so far on the file system of
+ * the directory |dir| durable with one syncfs(2), for a writer of many
+ * files (a TackStore's signing pass, `tack sign -o DIR`): one call instead
+ * of one fsync per file.  Returns 0, or -1 with errno set. */
+int tack_file_sync_fs(const char *dir);
 
 /* tack_file_sync_dir fsyncs the directory that holds |path|; returns 0, or
  * -1 with errno set.  File systems that cannot sync a directory (EINVAL)
@@ -574,6 +594,14 @@ size_t tack_password_line(char *buf, size_t len);
 /* A TackStore reads the files of its directory whose names end in this. */
 #define TACK_STORE_SUFFIX ".tack.pem"
 
+/* tack_store_name_ok returns 1 for the name of a file a TackStore reads
+ * (a name in the directory, not a path): ending in TACK_STORE_SUFFIX, with
+ * something before it, not starting with '.' (hidden files and the
+ * ".NAME.XXXXXX" files tack_file_write_temp makes are never read), no
+ * '/'; 0 otherwise, NULL included.  The suffix is compared as it is
+ * (".TACK.PEM" is not read). */
+int tack_store_name_ok(const char *name);
+
 /* The longest part of a store file's name taken from the certificate's DNS
  * name, and of its key type. */
 #define TACK_STORE_HOST_MAX 64
@@ -596,8 +624,9 @@ size_t tack_password_line(char *buf, size_t len);
  * every character other than [a-z0-9._-] dropped, leading and trailing '.'
  * and '-' removed (never a hidden file, never an option), at most
  * TACK_STORE_HOST_MAX characters.  KEYTYPE is the key's algorithm: "ecdsa",
- * "rsa", "rsa-pss", "ed25519", "ed448", else OpenSSL's short name of it,
- * cleaned the same way, else "key".  SPKI8 is the first 8 hex digits of the
+ * "rsa", "rsa-pss", "ed25519", "ed448" (the module's slot names, lower
+ * case), else OpenSSL's (or its provider's) name of it, cleaned the same
+ * way, else "key" (a key OpenSSL cannot decode).  SPKI8 is the first 8 hex digits of the
  * SHA-256 of the SubjectPublicKeyInfo (the TACK's target hash).  A
  * certificate with no usable DNS name or CN gets "KEYTYPE.SPKI8.tack.pem".
  * The name never holds a '/' and never starts with '.'.  Returns TACK_OK,

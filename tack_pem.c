@@ -585,6 +585,25 @@ tack_status_t tack_file_read(const char *path, size_t max_len, char **out,
     return st;
 }
 
+int tack_file_sync_fs(const char *dir)
+{
+    int fd, rc, saved;
+
+    if (dir == NULL) {
+        errno = EINVAL;
+        return -1;
+    }
+    fd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+    if (fd < 0) {
+        return -1;
+    }
+    rc = syncfs(fd);
+    saved = errno;
+    close(fd);
+    errno = saved;
+    return rc;
+}
+
 int tack_file_sync_dir(const char *path)
 {
     const char *slash = strrchr(path, '/');
@@ -688,6 +707,32 @@ tack_status_t tack_file_write_temp(const char *path, const void *data,
     return TACK_OK;
 }
 
+tack_status_t tack_file_commit(const char *tmp, const char *path, int replace)
+{
+    int saved;
+
+    if (tmp == NULL || path == NULL) {
+        return TACK_ERR_INVALID_ARG;
+    }
+    if (replace) {
+        if (rename(tmp, path) == 0) {
+            return TACK_OK;
+        }
+    } else if (link(tmp, path) == 0) {
+        unlink(tmp);
+        return TACK_OK;
+    } else if ((errno == EPERM || errno == ENOTSUP || errno == EOPNOTSUPP ||
+                errno == EMLINK) &&
+               rename(tmp, path) == 0) {
+        /* No hard links on this file system (vfat, some FUSE ones). */
+        return TACK_OK;
+    }
+    saved = errno;
+    unlink(tmp);
+    errno = saved;
+    return TACK_ERR_IO;
+}
+
 tack_status_t tack_file_replace(const char *path, const void *data,
                                 size_t len, mode_t mode, int sync)
 {
@@ -699,14 +744,13 @@ tack_status_t tack_file_replace(const char *path, const void *data,
     if (st != TACK_OK) {
         return st;
     }
-    if (rename(tmp, path) != 0) {
-        saved = errno;
-        unlink(tmp);
-        free(tmp);
-        errno = saved;
-        return TACK_ERR_IO;
-    }
+    st = tack_file_commit(tmp, path, 1);
+    saved = errno;
     free(tmp);
+    errno = saved;
+    if (st != TACK_OK) {
+        return st;
+    }
     if (sync && tack_file_sync_dir(path) != 0) {
         return TACK_ERR_IO;
     }

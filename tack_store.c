@@ -15,6 +15,7 @@
 
 #include <openssl/asn1.h>
 #include <openssl/crypto.h>
+#include <openssl/evp.h>
 #include <openssl/objects.h>
 #include <openssl/x509.h>
 #include <openssl/x509v3.h>
@@ -97,41 +98,37 @@ static void store_host(X509 *cert, char out[TACK_STORE_HOST_MAX + 1])
     }
 }
 
-/* store_keytype writes the name of the certificate's key algorithm, read
- * from its SubjectPublicKeyInfo without decoding the key (an algorithm this
- * OpenSSL cannot use still gets a name). */
+/* store_keytype writes the name of the certificate's key algorithm, by the
+ * key's type as mod_tack's certificate slots name it (ECDSA, RSA, ...), in
+ * lower case; a key only a provider knows (no NID) by the provider's name
+ * of it; "key" when the key cannot be decoded. */
 static void store_keytype(X509 *cert, char out[TACK_STORE_KEYTYPE_MAX + 1])
 {
-    ASN1_OBJECT *alg = NULL;
+    const EVP_PKEY *pkey = X509_get0_pubkey(cert);
     const char *name;
     size_t len = 0;
-    int nid;
+    int nid = pkey ? EVP_PKEY_get_base_id(pkey) : NID_undef;
 
-    if (!X509_PUBKEY_get0_param(&alg, NULL, NULL, NULL,
-                                X509_get_X509_PUBKEY(cert)) ||
-        alg == NULL) {
-        nid = NID_undef;
-    } else {
-        nid = OBJ_obj2nid(alg);
-    }
     switch (nid) {
-    case NID_X9_62_id_ecPublicKey:
+    case EVP_PKEY_EC:
         name = "ecdsa";
         break;
-    case NID_rsaEncryption:
+    case EVP_PKEY_RSA:
         name = "rsa";
         break;
-    case NID_rsassaPss:
+    case EVP_PKEY_RSA_PSS:
         name = "rsa-pss";
         break;
-    case NID_ED25519:
+    case EVP_PKEY_ED25519:
         name = "ed25519";
         break;
-    case NID_ED448:
+    case EVP_PKEY_ED448:
         name = "ed448";
         break;
     default:
-        name = nid != NID_undef ? OBJ_nid2sn(nid) : NULL;
+        name = nid != NID_undef ? OBJ_nid2sn(nid)
+               : pkey != NULL   ? EVP_PKEY_get0_type_name(pkey)
+                                : NULL;
         break;
     }
     out[0] = '\0';
@@ -142,6 +139,17 @@ static void store_keytype(X509 *cert, char out[TACK_STORE_KEYTYPE_MAX + 1])
     if (len == 0) {
         memcpy(out, "key", sizeof("key"));
     }
+}
+
+int tack_store_name_ok(const char *name)
+{
+    size_t n, suffix = sizeof(TACK_STORE_SUFFIX) - 1;
+
+    if (name == NULL || name[0] == '.' || strchr(name, '/') != NULL) {
+        return 0;
+    }
+    n = strlen(name);
+    return n > suffix && strcmp(name + n - suffix, TACK_STORE_SUFFIX) == 0;
 }
 
 tack_status_t tack_cert_store_name(X509 *cert, char *out, size_t out_len)

@@ -157,18 +157,14 @@ int cli_write_atomic(const char *path, const void *data, size_t len,
 /* cli_write_temp writes |data| to a new temporary file next to |path| (mode
  * |mode|) and, when |sync|, fsyncs it; its name goes to |*tmp| (malloc'd).
  * cli_commit_temp then moves it to |path| (refusing an existing file unless
- * |force|) and frees |tmp|; on failure it removes the temporary file.
- * Callers that write many files into one directory pass |sync| 0, make them
- * durable at once with cli_sync_files, commit them, then sync the directory
- * once with cli_fsync_dir. */
+ * |force|) and frees |tmp|; on failure it removes the temporary file.  Both
+ * are the core's tack_file_write_temp and tack_file_commit with the tool's
+ * messages.  Callers that write many files into one directory pass |sync|
+ * 0, make them durable at once with tack_file_sync_fs, commit them, then
+ * sync the directory once with tack_file_sync_dir. */
 int cli_write_temp(const char *path, const void *data, size_t len, mode_t mode,
                    int sync, char **tmp);
 int cli_commit_temp(char *tmp, const char *path, int force);
-int cli_fsync_dir(const char *path);
-
-/* cli_sync_files makes every file written so far on the file system of
- * |path| durable (syncfs(2)): one call instead of one fsync per file. */
-int cli_sync_files(const char *path);
 
 /* cli_make_dir makes the directory |path| (|mode|, less the umask), for
  * an output directory; prints the error and returns CLI_EXIT_USAGE on

@@ -552,9 +552,8 @@ static int sign_name_ok(const char *name)
 {
     size_t i, n = strlen(name);
 
-    if (n <= sizeof(TACK_STORE_SUFFIX) - 1 || name[0] == '.' ||
-        strcmp(name + n - (sizeof(TACK_STORE_SUFFIX) - 1), TACK_STORE_SUFFIX) !=
-            0) {
+    /* A name the store reads (the core's rule), of plain characters. */
+    if (!tack_store_name_ok(name)) {
         return 0;
     }
     for (i = 0; i < n; i++) {
@@ -797,7 +796,7 @@ static int sign_write_fleet(sign_jobs_t *jobs, const char *out_path, int force,
             sign_progress(i + 1, jobs->count, "written");
         }
     }
-    if (cli_sync_files(out_path) != 0) {
+    if (tack_file_sync_fs(out_path) != 0) {
         cli_err("%s: cannot sync the new files: %s", out_path, strerror(errno));
         for (i = 0; i < jobs->count; i++) {
             unlink(jobs->jobs[i].tmp);
@@ -815,7 +814,7 @@ static int sign_write_fleet(sign_jobs_t *jobs, const char *out_path, int force,
             return rc;
         }
     }
-    if (cli_fsync_dir(jobs->jobs[0].out_path) != 0) {
+    if (tack_file_sync_dir(jobs->jobs[0].out_path) != 0) {
         cli_err("%s: cannot sync the directory: %s", out_path, strerror(errno));
         return CLI_EXIT_USAGE;
     }

@@ -133,38 +133,25 @@ int cli_is_dir(const char *path)
     return stat(path, &sb) == 0 && S_ISDIR(sb.st_mode);
 }
 
-int cli_sync_files(const char *path)
-{
-    int fd = open(path, O_RDONLY | O_DIRECTORY | O_CLOEXEC), rc, e;
-
-    if (fd < 0) {
-        return -1;
-    }
-    rc = syncfs(fd);
-    e = errno;
-    close(fd);
-    errno = e;
-    return rc;
-}
-
-int cli_fsync_dir(const char *path)
-{
-    return tack_file_sync_dir(path);
-}
-
-int cli_write_temp(const char *path, const void *data, size_t len, mode_t mode,
-                   int sync, char **tmp)
+/* cli_mode: a key (0600) is never made readable by others, whatever the
+ * umask; other files get the mode less the umask, as any command's would
+ * (the core's writers set the mode given, on the descriptor). */
+static mode_t cli_mode(mode_t mode)
 {
     mode_t mask;
 
-    /* A key (0600) is never made readable by others, whatever the umask;
-     * other files get the mode less the umask, as any command's would. */
     if (mode != 0600) {
         mask = umask(0);
         umask(mask);
         mode &= ~mask;
     }
-    switch (tack_file_write_temp(path, data, len, mode, sync, tmp)) {
+    return mode;
+}
+
+int cli_write_temp(const char *path, const void *data, size_t len, mode_t mode,
+                   int sync, char **tmp)
+{
+    switch (tack_file_write_temp(path, data, len, cli_mode(mode), sync, tmp)) {
     case TACK_OK:
         return CLI_EXIT_OK;
     case TACK_ERR_NOMEM:
@@ -179,21 +166,14 @@ int cli_write_temp(const char *path, const void *data, size_t len, mode_t mode,
 int cli_write_atomic(const char *path, const void *data, size_t len,
                      mode_t mode)
 {
-    char *tmp = NULL;
-    int rc = cli_write_temp(path, data, len, mode, 1, &tmp);
+    tack_status_t st = tack_file_replace(path, data, len, cli_mode(mode), 1);
 
-    if (rc != CLI_EXIT_OK) {
-        return rc;
-    }
-    if (rename(tmp, path) != 0) {
-        cli_err("%s: cannot replace: %s", path, strerror(errno));
-        unlink(tmp);
-        free(tmp);
+    if (st == TACK_ERR_NOMEM) {
+        cli_err("%s: out of memory", path);
         return CLI_EXIT_USAGE;
     }
-    free(tmp);
-    if (cli_fsync_dir(path) != 0) {
-        cli_err("%s: cannot sync its directory: %s", path, strerror(errno));
+    if (st != TACK_OK) {
+        cli_err("%s: cannot write: %s", path, strerror(errno));
         return CLI_EXIT_USAGE;
     }
     return CLI_EXIT_OK;
@@ -201,41 +181,20 @@ int cli_write_atomic(const char *path, const void *data, size_t len,
 
 int cli_commit_temp(char *tmp, const char *path, int force)
 {
-    int e;
+    tack_status_t st = tack_file_commit(tmp, path, force);
+    int e = errno;
 
-    if (force) {
-        if (rename(tmp, path) != 0) {
-            cli_err("%s: cannot replace: %s", path, strerror(errno));
-            unlink(tmp);
-            free(tmp);
-            return CLI_EXIT_USAGE;
-        }
-        free(tmp);
+    free(tmp);
+    if (st == TACK_OK) {
         return CLI_EXIT_OK;
     }
-    /* link() puts the complete file in place and fails if the name appeared
-     * meanwhile, which rename() would silently replace. */
-    if (link(tmp, path) == 0) {
-        unlink(tmp);
-        free(tmp);
-        return CLI_EXIT_OK;
-    }
-    e = errno;
-    if (e == EEXIST) {
+    if (!force && e == EEXIST) {
         cli_err("%s: exists; not overwritten (use --force to replace it)",
                 path);
-    } else if (e == EPERM || e == ENOTSUP || e == EOPNOTSUPP || e == EMLINK) {
-        /* No hard links on this file system: fall back to rename. */
-        if (rename(tmp, path) == 0) {
-            free(tmp);
-            return CLI_EXIT_OK;
-        }
-        cli_err("%s: cannot create: %s", path, strerror(errno));
     } else {
-        cli_err("%s: cannot create: %s", path, strerror(e));
+        cli_err("%s: cannot %s: %s", path, force ? "replace" : "create",
+                strerror(e));
     }
-    unlink(tmp);
-    free(tmp);
     return CLI_EXIT_USAGE;
 }
 
@@ -265,7 +224,7 @@ int cli_write_output(const char *path, const void *data, size_t len,
     if (rc == CLI_EXIT_OK) {
         rc = cli_commit_temp(tmp, path, force);
     }
-    if (rc == CLI_EXIT_OK && cli_fsync_dir(path) != 0) {
+    if (rc == CLI_EXIT_OK && tack_file_sync_dir(path) != 0) {
         cli_err("%s: cannot sync its directory: %s", path, strerror(errno));
         rc = CLI_EXIT_USAGE;
     }

@@ -223,6 +223,17 @@ is($rc, 0, 'pin-source=file:...: the PIN from a file, no password option')
 ($rc, $out, $err) = tk('sign', '-k', "$uri?pin-source=$d/pinfile", '-c',
                        $crt);
 is($rc, 0, 'pin-source=/path works too') or diag($err);
+# The first-line rule of every password source (tack_password_line): a
+# CRLF ends the line; a NUL byte is refused before any login (cut short,
+# the PIN would be a wrong one, counted towards the token's lock).
+spew("$d/pin-crlf", "1234\r\n");
+($rc, $out, $err) = tk('sign', '-k', "$uri?pin-source=$d/pin-crlf", '-c',
+                       $crt);
+is($rc, 0, 'pin-source: a CRLF line end is not part of the PIN') or diag($err);
+spew("$d/pin-nul", "12\x0034\n");
+fails_like(['sign', '-k', "$uri?pin-source=$d/pin-nul", '-c', $crt],
+           qr/^tack: \S+: pin-source \Q$d\E\/pin-nul: the PIN has a NUL byte in it$/m,
+           'a pin-source PIN with a NUL byte');
 ($rc, $out, $err) = tk('view', "$uri?module-path=$softhsm");
 is($out, "TACK ID        = $id\n", 'view with a module-path');
 fails_like(['sign', '-k', "$uri?pin-source=file:$d/nopin", '-c', $crt],

@@ -5,9 +5,12 @@
  * tack_store.c): strict hex, a certificate's end, a password's first line,
  * a TackStore file's name and header.
  */
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include <openssl/asn1.h>
 #include <openssl/evp.h>
@@ -421,6 +424,31 @@ START_TEST(store_name_names_the_key_type)
 }
 END_TEST
 
+START_TEST(store_name_ok_is_what_a_store_reads)
+{
+    static const char *const yes[] = {"a.tack.pem", "x.ecdsa.12345678.tack.pem",
+                                      "_.tack.pem", "-.tack.pem"};
+    static const char *const no[] = {
+        ".tack.pem",  "tack.pem",     ".a.tack.pem", ".a.tack.pem.Xy12Zq",
+        "a.TACK.PEM", "a/b.tack.pem", "a.tack.pem~", ""};
+    char name[TACK_STORE_NAME_SIZE];
+    X509 *cert = ut_cert(NULL, NULL, NULL);
+    size_t i;
+
+    for (i = 0; i < sizeof(yes) / sizeof(yes[0]); i++) {
+        ck_assert_msg(tack_store_name_ok(yes[i]), "%s refused", yes[i]);
+    }
+    for (i = 0; i < sizeof(no) / sizeof(no[0]); i++) {
+        ck_assert_msg(!tack_store_name_ok(no[i]), "%s taken", no[i]);
+    }
+    ck_assert_int_eq(tack_store_name_ok(NULL), 0);
+    /* What tack_cert_store_name writes, a store reads. */
+    ck_assert_status(tack_cert_store_name(cert, name, sizeof(name)), TACK_OK);
+    ck_assert_int_eq(tack_store_name_ok(name), 1);
+    X509_free(cert);
+}
+END_TEST
+
 START_TEST(store_header_known_answer)
 {
     char out[TACK_STORE_HEADER_SIZE];
@@ -482,6 +510,99 @@ START_TEST(store_header_and_pem_read_back)
 }
 END_TEST
 
+/* ---- writing files (tack_pem.c: tack_file_commit, tack_file_sync_fs) ---- */
+
+/* ut_dir makes a fresh directory; ut_rmdir removes it and what is in it
+ * (plain files only). */
+static char *ut_dir(void)
+{
+    static char dir[64];
+
+    snprintf(dir, sizeof(dir), "/tmp/tack-unit-XXXXXX");
+    ck_assert_ptr_nonnull(mkdtemp(dir));
+    return dir;
+}
+
+static void ut_rm(const char *dir, const char *name)
+{
+    char path[256];
+
+    snprintf(path, sizeof(path), "%s/%s", dir, name);
+    unlink(path);
+}
+
+static char *ut_text(const char *path)
+{
+    char *text = NULL;
+    size_t len = 0;
+
+    ck_assert_status(tack_file_read(path, 1024, &text, &len), TACK_OK);
+    return text;
+}
+
+START_TEST(file_commit_puts_the_file_in_place_and_drops_the_temporary_name)
+{
+    char *dir = ut_dir(), path[256], *tmp = NULL, *text;
+
+    snprintf(path, sizeof(path), "%s/a.tack.pem", dir);
+    ck_assert_status(tack_file_write_temp(path, "new\n", 4, 0644, 0, &tmp),
+                     TACK_OK);
+    ck_assert_status(tack_file_commit(tmp, path, 0), TACK_OK);
+    ck_assert_int_eq(access(tmp, F_OK), -1);
+    text = ut_text(path);
+    ck_assert_str_eq(text, "new\n");
+    free(text);
+    free(tmp);
+    ck_assert_int_eq(tack_file_sync_dir(path), 0);
+    ut_rm(dir, "a.tack.pem");
+    rmdir(dir);
+}
+END_TEST
+
+START_TEST(file_commit_without_replace_keeps_an_existing_file)
+{
+    char *dir = ut_dir(), path[256], *tmp = NULL, *text;
+
+    snprintf(path, sizeof(path), "%s/a.tack.pem", dir);
+    ck_assert_status(tack_file_replace(path, "old\n", 4, 0644, 0), TACK_OK);
+    ck_assert_status(tack_file_write_temp(path, "new\n", 4, 0644, 0, &tmp),
+                     TACK_OK);
+    errno = 0;
+    ck_assert_status(tack_file_commit(tmp, path, 0), TACK_ERR_IO);
+    ck_assert_int_eq(errno, EEXIST);
+    ck_assert_int_eq(access(tmp, F_OK), -1); /* removed on failure too */
+    text = ut_text(path);
+    ck_assert_str_eq(text, "old\n");
+    free(text);
+    free(tmp);
+    /* With replace: the new one. */
+    ck_assert_status(tack_file_write_temp(path, "new\n", 4, 0644, 0, &tmp),
+                     TACK_OK);
+    ck_assert_status(tack_file_commit(tmp, path, 1), TACK_OK);
+    text = ut_text(path);
+    ck_assert_str_eq(text, "new\n");
+    free(text);
+    free(tmp);
+    ck_assert_status(tack_file_commit(NULL, path, 1), TACK_ERR_INVALID_ARG);
+    ut_rm(dir, "a.tack.pem");
+    rmdir(dir);
+}
+END_TEST
+
+START_TEST(file_sync_fs_syncs_a_directory_and_refuses_a_missing_one)
+{
+    char *dir = ut_dir(), missing[256];
+
+    ck_assert_int_eq(tack_file_sync_fs(dir), 0);
+    snprintf(missing, sizeof(missing), "%s/missing", dir);
+    errno = 0;
+    ck_assert_int_eq(tack_file_sync_fs(missing), -1);
+    ck_assert_int_eq(errno, ENOENT);
+    ck_assert_int_eq(tack_file_sync_fs(NULL), -1);
+    rmdir(dir);
+}
+END_TEST
+
 Suite *util_suite(void)
 {
     Suite *s = suite_create("util");
@@ -489,6 +610,7 @@ Suite *util_suite(void)
     TCase *end = tcase_create("cert_end");
     TCase *pw = tcase_create("password");
     TCase *store = tcase_create("store");
+    TCase *file = tcase_create("file");
 
     tcase_add_test(hex, hex_digit_takes_exactly_the_22_hex_characters);
     tcase_add_test(hex, hex_encode_known_answer_lower_case);
@@ -515,10 +637,18 @@ Suite *util_suite(void)
     tcase_add_test(store, store_name_without_names_is_the_key_hash_alone);
     tcase_add_test(store, store_name_is_bounded);
     tcase_add_test(store, store_name_names_the_key_type);
+    tcase_add_test(store, store_name_ok_is_what_a_store_reads);
     tcase_add_test(store, store_header_known_answer);
     tcase_add_test(store,
                    store_header_refuses_a_producer_that_breaks_the_lines);
     tcase_add_test(store, store_header_and_pem_read_back);
     suite_add_tcase(s, store);
+
+    tcase_add_test(
+        file, file_commit_puts_the_file_in_place_and_drops_the_temporary_name);
+    tcase_add_test(file, file_commit_without_replace_keeps_an_existing_file);
+    tcase_add_test(file,
+                   file_sync_fs_syncs_a_directory_and_refuses_a_missing_one);
+    suite_add_tcase(s, file);
     return s;
 }
