@@ -211,7 +211,7 @@ int mt_store_log(server_rec *s_main, int report_unmatched);
  * and mode 0644 (tack_file_replace: a new file made with O_EXCL, its mode
  * set on its descriptor, renamed over the old one: nothing a writer of the
  * directory swaps in is followed), and sets |*path|.  The directory is not
- * synced: mt_store_sync, once at the end of the pass (10,000 fsyncs cost
+ * synced: tack_file_sync_fs, once at the end of the pass (10,000 fsyncs cost
  * seconds of every pass that signs them all).  Returns NULL, or why it
  * could not. */
 const char *mt_store_write(apr_pool_t *p, const mt_store_t *store, X509 *x509,
@@ -224,9 +224,6 @@ const char *mt_store_write(apr_pool_t *p, const mt_store_t *store, X509 *x509,
  * Each is logged; returns how many were removed. */
 int mt_store_replace_older(server_rec *s, const mt_store_t *store,
                            const tack_t *tack, const char *path);
-
-/* mt_store_sync syncs the filesystem of the store directory |dir|. */
-void mt_store_sync(const char *dir);
 
 /* ---- mod_tack_resolve.c ------------------------------------------------ */
 

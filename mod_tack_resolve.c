@@ -390,8 +390,13 @@ static void mt_resolve_lapsed(const mt_conf_t *conf, mt_sel_t *out)
             cert->lapsed = mt_lapsed_in(conf->server_files, cert);
         }
         if (!cert->lapsed && conf->store && conf->store->expired_by_hash) {
-            cert->lapsed = apr_hash_get(conf->store->expired_by_hash,
-                                        cert->hash, TACK_HASH_LEN);
+            mt_item_t *gone = apr_hash_get(conf->store->expired_by_hash,
+                                           cert->hash, TACK_HASH_LEN);
+
+            if (gone) {
+                gone->matched = 1; /* an expired file that matters */
+                cert->lapsed = gone;
+            }
         }
     }
 }

@@ -1060,7 +1060,7 @@ void mt_sign_end(server_rec *s_main)
     }
     /* what was written reaches the disk before the pass ends */
     for (hi = apr_hash_first(NULL, sign_stores); hi; hi = apr_hash_next(hi)) {
-        mt_store_sync(apr_hash_this_key(hi));
+        tack_file_sync_fs(apr_hash_this_key(hi));
     }
     apr_pool_destroy(sign_pool); /* frees the keys: mt_sign_forget */
 }

@@ -444,7 +444,7 @@ int mt_status_store_problems(apr_pool_t *p, const mt_store_t *st, int severity,
     for (j = 0; st->expired && j < st->expired->nelts; j++) {
         const mt_file_t *f = APR_ARRAY_IDX(st->expired, j, mt_file_t *);
 
-        if (!f->removed) {
+        if (!f->removed && f->items && f->items[0].matched) {
             mt_emit_store(&ps, st, TACK_PROBLEM_WARNING, "expired_file",
                           mt_utf8(p, f->error));
         }

@@ -54,8 +54,7 @@ static json_t *mt_json_tack(apr_pool_t *p, const mt_rt_t *rt,
                      (json_int_t)mt_days_left(item->expires, now), "expired",
                      item->expires <= now, "target_hash",
                      mt_hex(p, item->tack.target_hash, TACK_HASH_LEN), "file",
-                     mt_utf8(p, item->file->path), "source",
-                     item->file->store ? "TackStore" : "TackFile",
+                     mt_utf8(p, item->file->path), "source", item->file->kind,
                      "activates_pins", mt_status_activates_pins(rt, item));
 }
 

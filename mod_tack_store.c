@@ -9,7 +9,6 @@
  * (tack_cert_store_name: `tack sign -o STORE/` writes the same).
  */
 #include <errno.h>
-#include <fcntl.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
@@ -54,15 +53,6 @@ static int mt_entry_cmp(const void *a, const void *b)
 {
     return strcmp(((const mt_store_entry_t *)a)->name,
                   ((const mt_store_entry_t *)b)->name);
-}
-
-/* mt_store_name returns 1 for a file name the store serves. */
-static int mt_store_name(const char *name)
-{
-    size_t n = strlen(name), suffix = sizeof(TACK_STORE_SUFFIX) - 1;
-
-    return name[0] != '.' && n > suffix &&
-           !strcmp(name + n - suffix, TACK_STORE_SUFFIX);
 }
 
 /* mt_store_index adds the TACKs of |f| to |st|'s index.  A TACK that
@@ -146,7 +136,7 @@ static void mt_store_load(apr_pool_t *p, server_rec *s, mt_store_t *st)
         if (rv != APR_SUCCESS && rv != APR_INCOMPLETE) {
             break;
         }
-        if (fi.name && mt_store_name(fi.name)) {
+        if (fi.name && tack_store_name_ok(fi.name)) {
             mt_store_entry_t *e = apr_array_push(names);
 
             e->name = apr_pstrdup(p, fi.name);
@@ -342,7 +332,8 @@ static int mt_store_report_trust(server_rec *s_main, mt_store_t *st)
  * malformed ones (errors, counted as problems) and the expired ones
  * (warnings: expiry is routine at a provider's scale, never a refused
  * configuration).  Returns the number of problems. */
-static int mt_store_report_files(server_rec *s_main, const mt_store_t *st)
+static int mt_store_report_files(server_rec *s_main, const mt_store_t *st,
+                                 int used_only)
 {
     int problems = 0, j;
 
@@ -359,6 +350,15 @@ static int mt_store_report_files(server_rec *s_main, const mt_store_t *st)
         mt_file_t *f = APR_ARRAY_IDX(st->expired, j, mt_file_t *);
 
         if (f->removed) {
+            continue;
+        }
+        if (used_only && !(f->items && f->items[0].matched)) {
+            /* for a certificate no vhost has any more (renewed with a new
+             * key): history, not a problem */
+            ap_log_error(APLOG_MARK, APLOG_DEBUG, 0, s_main,
+                         "TACK00075: %s, for a certificate no vhost uses: "
+                         "left alone",
+                         f->error);
             continue;
         }
         ap_log_error(APLOG_MARK, APLOG_WARNING, 0, s_main,
@@ -460,7 +460,7 @@ int mt_store_log(server_rec *s_main, int report_unmatched)
                          st->error, TACK_WHERE(st->where));
             continue;
         }
-        problems += mt_store_report_files(s_main, st);
+        problems += mt_store_report_files(s_main, st, report_unmatched);
         problems += mt_store_report_trust(s_main, st);
         mt_store_report_expiring(s_main, st, now, report_unmatched);
         if (report_unmatched) {
@@ -522,7 +522,8 @@ const char *mt_store_write(apr_pool_t *p, const mt_store_t *store, X509 *x509,
 static int mt_store_superseded(const mt_item_t *old, const tack_t *tack,
                                const char *path)
 {
-    return old->file->nitems == 1 && strcmp(old->file->path, path) != 0 &&
+    return (old->file->nitems == 1 || old->file->expired == 1) &&
+           strcmp(old->file->path, path) != 0 &&
            mt_key_equal(old->tack.public_key, tack->public_key) &&
            old->tack.expiration <= tack->expiration;
 }
@@ -570,14 +571,4 @@ int mt_store_replace_older(server_rec *s, const mt_store_t *store,
         removed += mt_store_remove(s, expired, path);
     }
     return removed;
-}
-
-void mt_store_sync(const char *dir)
-{
-    int fd = open(dir, O_RDONLY | O_DIRECTORY);
-
-    if (fd >= 0) {
-        syncfs(fd);
-        close(fd);
-    }
 }

@@ -288,6 +288,8 @@ static const char cli_overview_tail[] =
     " COMMAND --help`) explains each one.\n"
     "Passwords: -p PASSWORD, --password-file FILE, $TACK_PASSWORD, or a\n"
     "prompt on a terminal.\n"
+    "`" TACK_PROG " --quiet COMMAND` (-q) says nothing when the command\n"
+    "succeeds (\"wrote FILE\"...); errors and warnings are still said.\n"
     "Exit status: 0 success; 1 a TACK, file or connection fails a check;\n"
     "2 usage errors and unreadable or unusable files.\n";
 
@@ -395,6 +397,17 @@ int main(int argc, char **argv)
     if (argc < 2) {
         cli_help(stderr, NULL);
         return CLI_EXIT_USAGE;
+    }
+    /* tack --quiet COMMAND: nothing on stderr when all goes well */
+    if (strcmp(argv[1], "-q") == 0 || strcmp(argv[1], "--quiet") == 0) {
+        cli_quiet = 1;
+        argv[1] = argv[0];
+        argc--;
+        argv++;
+        if (argc < 2) {
+            cli_help(stderr, NULL);
+            return CLI_EXIT_USAGE;
+        }
     }
     name = argv[1];
     if (strcmp(name, "help") == 0 || strcmp(name, "--help") == 0 ||

@@ -127,6 +127,11 @@ int cli_usage_error(const char *cmd, const char *fmt, ...)
 /* cli_err prints "tack: " and the formatted message and a newline to stderr. */
 void cli_err(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 void cli_warn(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+/* cli_done says on stderr what a command did when it succeeded ("wrote
+ * FILE ..."), unless `tack --quiet` (cli_quiet): a cron job or a
+ * certificate hook is silent when all goes well, loud when not. */
+extern int cli_quiet;
+void cli_done(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 
 /* cli_ssl_errors drains OpenSSL's error queue to stderr, one line each. */
 void cli_ssl_errors(void);

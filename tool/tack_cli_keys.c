@@ -164,7 +164,7 @@ int cmd_genkey(int argc, char **argv)
     OPENSSL_cleanse(text, text_len);
     free(text);
     if (rc == CLI_EXIT_OK && go.out_path != NULL && strcmp(go.out_path, "-")) {
-        fprintf(stderr, TACK_PROG ": wrote %s, TACK ID %s\n", go.out_path, fp);
+        cli_done("wrote %s, TACK ID %s", go.out_path, fp);
     }
     return rc;
 }
@@ -832,22 +832,22 @@ static void sign_report_one(const sign_job_t *job)
     }
     tack_fingerprint(job->tack.public_key, fp);
     cli_format_time((time_t)job->tack.expiration * 60, 0, when, sizeof(when));
-    fprintf(stderr,
-            TACK_PROG ": wrote %s, TACK ID %s, generation %u, expires %s\n",
-            job->out_path, fp, job->tack.generation, when);
+    cli_done("wrote %s, TACK ID %s, generation %u, expires %s", job->out_path,
+             fp, job->tack.generation, when);
 }
 
 /* sign_report says on stderr what a fleet run did. */
 static void sign_report(const sign_jobs_t *jobs, const char *out_path,
                         size_t skipped)
 {
-    fprintf(stderr, TACK_PROG ": signed %zu certificate%s into %s", jobs->count,
-            jobs->count == 1 ? "" : "s", out_path);
+    char more[64] = "";
+
     if (skipped > 0) {
-        fprintf(stderr, " (%zu other file%s skipped)", skipped,
-                skipped == 1 ? "" : "s");
+        snprintf(more, sizeof(more), " (%zu other file%s skipped)", skipped,
+                 skipped == 1 ? "" : "s");
     }
-    fputc('\n', stderr);
+    cli_done("signed %zu certificate%s into %s%s", jobs->count,
+             jobs->count == 1 ? "" : "s", out_path, more);
 }
 
 int cmd_sign(int argc, char **argv)
@@ -873,7 +873,7 @@ int cmd_sign(int argc, char **argv)
     if (rc != CLI_EXIT_OK) {
         goto done;
     }
-    progress = so.progress && fleet && isatty(STDERR_FILENO);
+    progress = so.progress && !cli_quiet && fleet && isatty(STDERR_FILENO);
     rc = sign_all(&jobs, key, &so.sp, fleet, progress);
     if (rc != CLI_EXIT_OK) {
         goto done;

@@ -562,9 +562,8 @@ static int preload_build(int argc, char **argv)
     rc = cli_write_output(bo.out, text, strlen(text), 0644, bo.force);
     if (rc == CLI_EXIT_OK && bo.out != NULL && strcmp(bo.out, "-") != 0) {
         cli_format_time(check.expires, 0, when, sizeof(when));
-        fprintf(stderr, TACK_PROG ": wrote %s: %zu %s, expires %s\n", bo.out,
-                check.num_entries, check.num_entries == 1 ? "host" : "hosts",
-                when);
+        cli_done("wrote %s: %zu %s, expires %s", bo.out, check.num_entries,
+                 check.num_entries == 1 ? "host" : "hosts", when);
     }
     cli_preload_free(&check);
     free(text);

@@ -38,6 +38,22 @@ void cli_err(const char *fmt, ...)
     fputc('\n', stderr);
 }
 
+int cli_quiet;
+
+void cli_done(const char *fmt, ...)
+{
+    va_list ap;
+
+    if (cli_quiet) {
+        return;
+    }
+    fputs(TACK_PROG ": ", stderr);
+    va_start(ap, fmt);
+    vfprintf(stderr, fmt, ap);
+    va_end(ap);
+    fputc('\n', stderr);
+}
+
 void cli_warn(const char *fmt, ...)
 {
     va_list ap;

@@ -159,7 +159,7 @@ static void view_keyfile(view_ctx_t *v, const char *file,
 static void view_cert(view_ctx_t *v, const char *file, X509 *cert)
 {
     uint8_t hash[TACK_HASH_LEN];
-    char hex[2 * TACK_HASH_LEN + 1], when[32];
+    char hex[2 * TACK_HASH_LEN + 1], when[32], store[TACK_STORE_NAME_SIZE];
     char *b64 = NULL, *subject = NULL;
     time_t not_after = 0;
 
@@ -178,17 +178,24 @@ static void view_cert(view_ctx_t *v, const char *file, X509 *cert)
     } else {
         cli_format_time(not_after, 1, when, sizeof(when));
     }
+    /* the name of its TackStore file (tack_cert_store_name), for scripts
+     * and hooks that write one without tack sign -o STORE/ */
+    if (tack_cert_store_name(cert, store, sizeof(store)) != TACK_OK) {
+        snprintf(store, sizeof(store), "?");
+    }
     if (v->json) {
         view_add(v, file,
-                 json_pack("{s:s, s:s?, s:s, s:s, s:s?}", "type", "certificate",
-                           "subject", subject, "not_after", when, "key_sha256",
-                           hex, "pin_sha256", b64));
+                 json_pack("{s:s, s:s?, s:s, s:s, s:s?, s:s}", "type",
+                           "certificate", "subject", subject, "not_after", when,
+                           "key_sha256", hex, "pin_sha256", b64, "store_file",
+                           store));
     } else {
         printf("key_sha256     = %s\n"
                "notAfter       = %s\n"
                "pin-sha256     = \"%s\"\n"
+               "store_file     = %s\n"
                "subject        = %s\n",
-               hex, when, b64 ? b64 : "?", subject ? subject : "?");
+               hex, when, b64 ? b64 : "?", store, subject ? subject : "?");
     }
     free(b64);
     free(subject);

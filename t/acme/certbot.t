@@ -20,7 +20,7 @@ BEGIN { need('pebble', 'certbot') }
 use Test::More;
 use TackTest qw(log_mark log_since log_clean);
 
-plan tests => 50;
+plan tests => 55;
 
 # dot_files($dir): how many names start with a dot (. and .. alone: 2).
 sub dot_files {
@@ -63,9 +63,10 @@ my $t0 = time;
     '--http-01-port', Pebble::free_port(), '-d', $name, '--agree-tos',
     '-m', 'admin@tack.test', '--no-eff-email', @common);
 is($rc, 0, 'certbot certonly from pebble') or diag($out, $err, $pebble->log_text);
-like($err, qr/tack-certbot-hook: signed \Q$store\E\/\Q$name\E\.tack\.pem/,
-     '... the deploy hook signed a TACK into the store');
-my $tackfile = "$store/$name.tack.pem";
+my $tackfile = "$store/" . store_file("$live/cert.pem", $name);
+like($out . $err, qr/tack-certbot-hook: signed \Q$tackfile\E for /,
+     '... the deploy hook signed a TACK into the store, under the certificate\'s name');
+unlike($err, qr/ran with error output/, '... and certbot reports no error output from it');
 is((stat $tackfile)[2] & 07777, 0644, '... mode 0644');
 is(tack_id($tackfile), $id, '... by our TACK key');
 my $key1 = key_sha256("$live/cert.pem");
@@ -109,10 +110,13 @@ for my $n (1, 2) {
         { %env, TACK_RELOAD_COMMAND => $graceful },
         'renew', '--force-renewal', '--no-random-sleep-on-renew', @common);
     is($rc, 0, "renewal $n") or diag($out, $err);
-    like($err, qr/tack-certbot-hook: signed /, '... the hook signed a TACK');
+    like($out . $err, qr/tack-certbot-hook: signed /, '... the hook signed a TACK');
+    unlike($err, qr/ran with error output/, '... quietly: no error output (Syntax OK included)');
     ok($h->wait_ready($mark), '... and restarted httpd gracefully');
     my $key = key_sha256("$live/cert.pem");
     ok($key && !$seen{$key}++, '... the certificate has a new key');
+    $tackfile = "$store/" . store_file("$live/cert.pem", $name);
+    ok(-f $tackfile, '... its TACK is in its own file of the store');
     ($rc, $out) = tack('view', $tackfile);
     like($out, qr/^target_hash\s+= $key$/m, '... the TACK in the store names it');
     is(tack_id($tackfile), $id, '... the TACK key is unchanged');
@@ -134,7 +138,7 @@ my $mark = log_mark($h->error_log);
     'renew', '--force-renewal', '--reuse-key', '--no-random-sleep-on-renew',
     @common);
 is($rc, 0, 'renewal with --reuse-key') or diag($out, $err);
-like($err, qr/tack-certbot-hook: \S+ matches \S+cert\.pem .*: kept/,
+like($out . $err, qr/tack-certbot-hook: \S+ matches \S+cert\.pem .*: kept/,
      '... the hook saw the TACK still matches');
 unlike($err, qr/signed/, '... and signed nothing');
 ok($h->wait_ready($mark), '... httpd restarted for the new certificate');
@@ -188,7 +192,7 @@ $h->graceful;
 is($rc, 1, 'with no TACK in the store, the pinned client refuses the name');
 like($err . $out, qr/access_denied/, '... access_denied');
 
-log_clean(0, [], $h->error_log);
+log_clean(0, [qr/TACK00074: vhost www\.tack\.test/], $h->error_log);  # before the first certificate
 $h->stop;
 my $secs = time - $t0;
 ok($secs < 90, "certbot and httpd part within 90 s ($secs s)");

@@ -105,7 +105,7 @@ MDomain $name
 </VirtualHost>
 C
 
-my $tackfile = "$store/$name.secp256r1.tack.pem";
+my $tackfile;    # the staged certificate's store file (wait_signed)
 my $staged = "$d/md/staging/$name/pubcert.secp256r1.pem";
 
 # wait_signed($old): the store holds a TACK for the staged certificate
@@ -113,8 +113,10 @@ my $staged = "$d/md/staging/$name/pubcert.secp256r1.pem";
 sub wait_signed {
     my ($old) = @_;
     return Pebble::wait_until(30, sub {
-        return 0 unless -f $tackfile && -f $staged;
+        return 0 unless -f $staged;
         my $key = key_sha256($staged) or return 0;
+        $tackfile = "$store/" . store_file($staged, $name);
+        return 0 unless -f $tackfile;
         my ($rc, $out) = tack('view', $tackfile);
         return 0 unless $out =~ /^target_hash\s+= ([0-9a-f]{64})$/m;
         return $1 eq $key && (!$old || $1 ne $old) ? $1 : 0;
@@ -181,7 +183,8 @@ my $secs = time - $t0;
 
 # mod_md's own warning before it has any certificate: the vhost answers
 # 503 until the first one is activated.
-log_clean(0, [qr/AH10085: Init: \Q$name\E:\d+ will respond with '503 Service Unavailable' for now/],
+log_clean(0, [qr/AH10085: Init: \Q$name\E:\d+ will respond with '503 Service Unavailable' for now/,
+              qr/TACK00074: vhost \Q$name\E:\d+: ECDSA certificate \/CN=Apache Managed Domain Fallback/],
           $h->error_log);
 $h->stop;
 ok($secs < 60, "obtained and renewed twice within 60 s ($secs s)");

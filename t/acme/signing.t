@@ -97,7 +97,7 @@ C
 $write_conf->(1);
 
 my $staged = "$d/md/staging/$name/pubcert.secp256r1.pem";
-my $tackfile = "$store/$name.$port.ecdsa.tack.pem";
+my $tackfile;    # the store file of the certificate in use: its name is its own
 my $pins = "$d/pins.json";
 
 # $wait_staged->($old): mod_md staged a certificate whose key is not $old.
@@ -121,6 +121,7 @@ is($rc, 0, 'apache2 with mod_md and TackSigningKey started') or diag($out);
 my $key = $wait_staged->();
 ok($key, 'mod_md obtained a certificate from pebble')
     or diag(log_since(0, $h->error_log), $pebble->log_text);
+$tackfile = "$store/" . store_file($staged, $name);
 
 my $mark = log_mark($h->error_log);
 ok($h->graceful, 'graceful restart: mod_md activates it');
@@ -146,6 +147,7 @@ for my $n (1, 2) {
     my $new = $wait_staged->($key);
     ok($new, "renewal $n: mod_md staged a renewed certificate")
         or diag(log_since($mark, $h->error_log));
+    $tackfile = "$store/" . store_file($staged, $name);
     ok($new && !$seen{$new}++, '... with a new key');
     ($rc, $out, $err) = $check_at->($day++);
     is($rc, 0, '... until the restart the old certificate is served, and accepted')
@@ -156,7 +158,7 @@ for my $n (1, 2) {
     like($log, qr/AH10068: \Q$name\E: staged set activated/,
          '... the renewed certificate activated');
     like($log, qr/TACK00031: vhost \Q$name\E:$port: signed a TACK .*written to \Q$tackfile\E/,
-         '... mod_tack signed a TACK for it, in place of the old one');
+         '... mod_tack signed a TACK for it, into the new certificate\'s file');
     ($rc, $out, $err) = $check_at->($day++);
     is($rc, 0, '... the pinned client accepts the name') or diag($out, $err);
     like($out, qr/^key_sha256\s+= \Q$new\E$/m, '... served with the new key');
@@ -176,6 +178,7 @@ my $secs = time - $t0;
 $write_conf->(0);
 my $last = $wait_staged->($key);
 ok($last, 'the renewal the last restart began is staged');
+$tackfile = "$store/" . store_file($staged, $name);
 $mark = log_mark($h->error_log);
 ok($h->graceful, '... a graceful restart activates it, with the default renew window');
 like(log_since($mark, $h->error_log), qr/TACK00031: vhost \Q$name\E:$port: signed a TACK .*written to \Q$tackfile\E/,
@@ -196,6 +199,7 @@ is($rc, 0, '... and still accepted') or diag($out, $err);
 # CI as "Unsuccessful in contacting ACME server"): mod_md retries it, and
 # it is after every assertion about what mod_tack served.
 log_clean(0, [qr/AH10085: Init: \Q$name\E:\d+ will respond with '503 Service Unavailable' for now/,
+              qr/TACK00074: vhost \Q$name\E:\d+: ECDSA certificate \/CN=Apache Managed Domain Fallback/,
               qr/\[md:(warn|error)\].*md\[\Q$name\E\] while\[Contacting ACME server for \Q$name\E/],
           $h->error_log);
 $h->stop;

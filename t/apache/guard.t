@@ -22,7 +22,7 @@ use TackTest;
 use TackFixture qw(make_cert make_key tack_bytes breaksig_bytes pem
     write_file fingerprint key_public);
 
-plan tests => 118;
+plan tests => 120;
 
 my $h = TackTest::Httpd->new('guard');
 my $d = $h->root;
@@ -63,6 +63,7 @@ $extra
     SSLEngine on
     SSLCertificateFile \@ROOT\@/b.crt
     SSLCertificateKeyFile \@ROOT\@/b.key
+    TackRequired off
 </VirtualHost>
 C
 }
@@ -82,6 +83,17 @@ sub backdate {
     }
     write_file($state, encode_json($j));
 }
+# tack_source($name): the "source" of the TACK the status JSON lists for
+# the first certificate of vhost $name.
+sub tack_source {
+    my ($name) = @_;
+    my $st = HTTP::Tiny->new(verify_SSL => 0, timeout => 10)
+        ->get("https://127.0.0.1:$port/tack-status?json");
+    my ($v) = grep { $_->{name} eq "$name:$port" }
+        @{ (eval { decode_json($st->{content}) } // {})->{vhosts} // [] };
+    return $v ? ($v->{certificates}[0]{tacks}[0]{source} // '') : '';
+}
+
 sub served_key {
     my $r = probe(port => $port, name => 'a.test', version => '1.2');
     return undef unless defined $r->{ext} && length($r->{ext}) > 100 && ord($r->{ext}) == 166;
@@ -155,7 +167,7 @@ ok($pc && $pc->{severity} eq 'error' && $pc->{message} =~ /without a TACK under 
    'the status page (JSON) shows it as an error of a.test') or diag($st->{content});
 my $until = $s[0]{pins_until};
 ok($until > time + 9 * 86400 && $until < time + 11 * 86400, '... pins counted until about 10 days from now');
-log_clean($mark, [qr/TACK00042/], $h->error_log);
+log_clean($mark, [qr/TACK00042|TACK00074/], $h->error_log);
 
 # ---- way out 1: a TACK under K1 for the new certificate -----------------------
 store_only(a2 => tack_bytes(key => "$d/k1.key", cert => "$d/a.crt"));
@@ -333,7 +345,7 @@ ok($h->graceful, 'a start with the clock behind and the TACK gone');
 $log = log_since($mark, $h->error_log);
 like($log, qr/TACK00042: vhost a\.test:$port: .* under key \Q$K2\E/, '... is an error (pins judged at the last write)');
 is(slurp_file($state), $before, '... and the memory is left unchanged');
-log_clean($mark, [qr/TACK00064|TACK00042/], $h->error_log);
+log_clean($mark, [qr/TACK00064|TACK00042|TACK00074/], $h->error_log);
 write_file($state, $good);
 
 # ---- the memory is keyed by what clients reach, not by spelling -------------
@@ -381,6 +393,7 @@ $r = probe(port => $port, name => 'a.test', version => '1.2');
 is(unpack('H*', substr($r->{ext} // '', 1, 166)), unpack('H*', $own),
    'the pinned clients still get the same TACK, byte for byte');
 unlike($log, qr/TACK00042/, '... so the guard has nothing to report');
+is(tack_source('a.test'), 'TackStateFile', 'the status JSON says where it comes from: "source": "TackStateFile"');
 log_clean($mark, [qr/TACK00049|TACK00011|TACK00012/], $h->error_log);
 
 # ---- a TACK dropped into the store does not displace the pinned signing key
@@ -402,6 +415,7 @@ conf("    TackSigningKey \@ROOT\@/sk.key\n    TackSigningPassword file:\@ROOT\@/
 $mark = -s $h->error_log;
 ok($h->graceful, 'graceful with TackSigningKey for a.test');
 is(served_key(), $SK, '... a.test serves a TACK signed under it');
+is(tack_source('a.test'), 'TackSigningKey', '... "source": "TackSigningKey" in the status JSON (signed at this start)');
 backdate(10);
 my ($signed) = glob("$d/store/a.test.*.tack.pem");
 ok($signed, '... written into the store');

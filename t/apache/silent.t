@@ -16,7 +16,7 @@ use TackFixture qw(make_cert make_key tack_bytes pem write_file minutes_from_now
 use HTTP::Tiny;
 use JSON::PP;
 
-plan tests => 36;
+plan tests => 38;
 
 my $h = TackTest::Httpd->new('silent');
 my $d = $h->root;
@@ -207,6 +207,11 @@ for my $n (qw(done later missing)) {
 }
 write_file("$d/rstore/done.tack.pem", pem('TACK', tack_bytes(key => "$d/k.key",
     cert => "$d/done.crt")));
+# the TACK of a certificate done.test had before its renewal (another key),
+# expired with it: history, not a problem
+make_cert($d, 'gone', 'ec', 'done.test');
+write_file("$d/rstore/done-2025.tack.pem", pem('TACK', tack_bytes(key => "$d/k.key",
+    cert => "$d/gone.crt", expiration => minutes_from_now(-60))));
 my $rollout = <<"C";
 <Location /tack-status>
     SetHandler tack-status
@@ -244,6 +249,9 @@ is(scalar @{ $v{'done.test'}{certificates}[0]{tacks} }, 1, 'done.test serves its
 $m = $http->get("https://127.0.0.1:$port/tack-status?metrics");
 like($m->{content}, qr/^tack_vhost_required\{vhost="later\.test:$port"\} 0\n(?s:.*)^tack_vhost_required\{vhost="missing\.test:$port"\} 1$/m,
      'metrics: tack_vhost_required 0 for later.test, 1 for missing.test') or diag($m->{content});
+unlike($rlog, qr/\[tack:(?:warn|error)\].*done-2025/, 'an expired store file for a certificate no vhost uses is not warned about');
+is_deeply([map { $_->{kind} } map { @{ $_->{problems} // [] } } @{ $j->{stores} // [] }], [],
+    '... nor a problem on the status page');
 log_clean($mark, [qr/TACK00074: vhost missing\.test/], $h->error_log);
 $h->stop;
 

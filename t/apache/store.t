@@ -27,7 +27,7 @@ my $tool = top_dir() . '/tack';
 my $gencerts = top_dir() . '/build/gencerts';
 my $pw = 'store-pw';
 
-plan tests => 51;
+plan tests => 52;
 
 my $h = TackTest::Httpd->new('store');
 $h->{timeout} = 10 + $N / 50; # mod_ssl alone needs 20-40 s at 10,000
@@ -133,7 +133,9 @@ my ($rc, $out) = $h->configtest;
 my $t_test = time - $t0;
 is($rc, 0, "apache2 -t passes with $N store vhosts") or diag($out);
 like($out, qr/Syntax OK/, 'Syntax OK');
-unlike($out, qr/\[tack:(?:warn|error)\]/, 'and says nothing about the store');
+unlike($out, qr/\[tack:(?:warn|error)\](?!.*TACK00074)/, 'and says nothing about the store');
+is(join(' ', sort($out =~ /TACK00074: vhost (\S+?):/g)), 'bad.test expired.test none.test',
+   '... only that the vhosts whose store file is missing or unusable serve no TACK');
 
 $t0 = time;
 ($rc, $out) = $h->start;
@@ -185,7 +187,7 @@ is($get->('pair.test'), hex(body02([$t{pair1}, $t{pair2}], 0)),
 is($get->('dup.test'), hex(body00($t{dup}, [$breaks], 0)),
     'a TACK found twice in the store is served once');
 
-log_clean(0, [], $h->error_log);
+log_clean(0, [qr/TACK00074: vhost (?:bad|expired|none)\.test/], $h->error_log);
 
 # ---- an expired TACK: a warning in both modes, never a refusal -------------
 write_file("$d/store/expired.test.tack.pem",

@@ -65,6 +65,8 @@ like($out, qr/^key_sha256     = bf3e45a33d604cb0689106562289266a581bf8091e07c669
      'certificate: SPKI SHA-256');
 like($out, qr/^pin-sha256     = "vz5Foz1gTLBokQZWIokmalgb\+AkeB8Zp58j2QptdIOY="$/m,
      'certificate: pin-sha256 in base64');
+like($out, qr/^store_file     = [a-z0-9._-]+\.bf3e45a3\.tack\.pem$/m,
+     'certificate: the name of its TackStore file (ending in its SPKI hash\'s first 8 digits)');
 
 for my $f (qw(TACK1.pem TACK2.pem TACK_Key1.pem TACK_Key2.pem)) {
     ($rc, $out) = tack('view', vec02($f));

@@ -293,4 +293,25 @@ is($rc, 2, 'no command exits 2');
 ($rc, $out, $err) = tack('view', '--bogus', "$d/t.pem");
 is($rc, 2, 'an unknown option exits 2');
 
+# ---- tack --quiet: success is silent (a cron job, a certificate hook), a
+# failure is not
+($rc, $out, $err) = tack('genkey', '-p', 'qpw', '-o', "$d/q.key");
+like($err, qr/^tack: wrote \Q$d\E\/q\.key, TACK ID /, 'genkey says what it wrote');
+unlink "$d/q.key";
+($rc, $out, $err) = tack('--quiet', 'genkey', '-p', 'qpw', '-o', "$d/q.key");
+is("$rc [$out] [$err]", '0 [] []', 'tack --quiet genkey: exit 0, nothing on stdout or stderr');
+($rc, $out, $err) = tack('-q', 'sign', '-k', "$d/q.key", '-p', 'qpw', '-c', $crt,
+                         '-o', "$d/q.tack.pem");
+is("$rc [$out] [$err]", '0 [] []', 'tack -q sign -o FILE: silent');
+mkdir "$d/qstore";
+($rc, $out, $err) = tack('-q', 'sign', '-k', "$d/q.key", '-p', 'qpw', '-c', $crt,
+                         '-o', "$d/qstore/");
+is("$rc [$out] [$err]", '0 [] []', 'tack -q sign -o STORE/: silent');
+ok(-f "$d/qstore/" . store_name($crt, 'www.example.org'), '... and the file is written');
+($rc, $out, $err) = tack('-q', 'genkey', '-p', 'qpw', '-o', "$d/q.key");
+is($rc, 2, 'tack -q genkey over an existing key: the failure ...');
+like($err, qr/q\.key: exists; not overwritten/, '... is said all the same');
+($rc, $out, $err) = tack('-q');
+is($rc, 2, 'tack -q without a command exits 2');
+
 done_testing();

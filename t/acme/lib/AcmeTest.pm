@@ -33,6 +33,7 @@ use TackTest ();
 
 use Exporter 'import';
 our @EXPORT = qw(need acme_tmp run tack top slurp spew key_sha256 tack_id
+                 store_file
                  certbot md_conf MOD_MD);
 
 use constant MOD_MD => '/usr/lib/apache2/modules/mod_md.so';
@@ -123,6 +124,15 @@ sub tack { run(ref($_[0]) eq 'HASH' ? shift : {}, "$top/tack", @_) }
 sub key_sha256 {
     my ($rc, $out) = tack('view', $_[0]);
     return $out =~ /^key_sha256\s+= ([0-9a-f]{64})$/m ? $1 : undef;
+}
+
+# store_file($cert, $host): the name of $cert's TackStore file (an ECDSA
+# certificate for $host): HOST.ecdsa.SPKI8.tack.pem, the one name the hooks,
+# TackSigningKey and tack sign -o STORE/ give it.
+sub store_file {
+    my ($cert, $host) = @_;
+    my $k = key_sha256($cert) // die "$cert: no key";
+    return lc($host) . '.ecdsa.' . substr($k, 0, 8) . '.tack.pem';
 }
 
 # tack_id($file): the TACK ID of the first TACK in a file.
