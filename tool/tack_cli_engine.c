@@ -19,6 +19,7 @@
 #include <string.h>
 #include <sys/socket.h>
 #include <time.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <openssl/err.h>
@@ -269,6 +270,17 @@ static void check_line(check_ctx_t *c, const char *key, const char *fmt, ...)
     fputc('\n', c->out);
 }
 
+/* check_same_output says whether the result lines went where standard
+ * error goes (the same terminal or file): then the reason is said once. */
+static int check_same_output(const check_ctx_t *c)
+{
+    struct stat out, err;
+
+    return !c->o->json && fstat(STDOUT_FILENO, &out) == 0 &&
+           fstat(STDERR_FILENO, &err) == 0 && out.st_dev == err.st_dev &&
+           out.st_ino == err.st_ino;
+}
+
 /* check_reject records the verdict; returns CLI_EXIT_CHECK. */
 static int check_reject(check_ctx_t *c, const char *alert, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));
@@ -285,15 +297,18 @@ static int check_reject(check_ctx_t *c, const char *alert, const char *fmt, ...)
     json_object_set_new(c->report, "alert",
                         alert ? json_string(alert) : json_null());
     json_object_set_new(c->report, "reason", json_string(reason));
+    /* The result line on standard output says it; standard error says it
+     * again only where it is not the same file (a terminal shows both, a
+     * cron job that keeps only errors still gets the reason). */
     if (alert != NULL) {
         check_line(c, "result", "rejected: %s (%s)", alert, reason);
-        if (!c->o->quiet) {
+        if (!c->o->quiet && !check_same_output(c)) {
             cli_err("check %s: rejected with %s: %s", c->o->host, alert,
                     reason);
         }
     } else {
         check_line(c, "result", "failed: %s", reason);
-        if (!c->o->quiet) {
+        if (!c->o->quiet && !check_same_output(c)) {
             cli_err("check %s: %s", c->o->host, reason);
         }
     }

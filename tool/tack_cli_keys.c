@@ -280,6 +280,12 @@ static int sign_dir_wants(const char *path, const char *name)
     wants = strstr(text, "-----BEGIN CERTIFICATE-----") != NULL;
     OPENSSL_cleanse(text, len); /* it may have been a key */
     free(text);
+    if (!wants && sign_has_suffix(name, ".crt")) {
+        /* a .pem beside the certificates may be their key; a .crt that is
+         * no certificate is a mistake worth naming */
+        cli_warn("%s: no certificate in it (no BEGIN CERTIFICATE); skipped",
+                 path);
+    }
     return wants;
 }
 

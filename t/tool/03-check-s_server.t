@@ -283,6 +283,11 @@ my $closed = free_port(18430, 18449);
 ($rc, $out, $err) = tack('check', "127.0.0.1:$closed", '--timeout', '2');
 is($rc, 1, 'a refused connection exits 1');
 like($err, qr/cannot connect/, '... cannot connect');
+# stdout and stderr to one file (a terminal, 2>&1): the reason is said once
+my $both = qx{$TACK check 127.0.0.1:$closed --timeout 2 2>&1};
+my $times = () = $both =~ /Connection refused/g;
+is($times, 1, '... said once when standard output and error are the same file')
+    or diag($both);
 ($rc, $out, $err) = tack('check');
 is($rc, 2, 'check without a host exits 2');
 ($rc, $out, $err) = tack('check', 'localhost:1', '--format', 'draft-99');

@@ -26,6 +26,7 @@ run_cmd('openssl', 'x509', '-in', $c_crt, '-outform', 'DER',
 copy($a_key, "$d/certs/a.example.org.key");   # not a certificate
 copy($a_key, "$d/certs/a-key.pem");           # .pem without a certificate
 spew("$d/certs/README.txt", "notes\n");
+spew("$d/certs/notes.crt", "not a certificate\n"); # a .crt that is none
 
 (tack('genkey', '-p', 'pw', '-o', "$d/k.pem"))[0] == 0 or die;
 # The TackStore's name of each (tack_cert_store_name): from the certificate,
@@ -37,8 +38,11 @@ my %file = (a => store_name($a_crt, 'a.example.org'),
 ($rc, $out, $err) = tack('sign', '-k', "$d/k.pem", '-p', 'pw',
                          '-c', "$d/certs", '-o', "$d/out");
 is($rc, 0, 'sign a directory into a directory') or diag($err);
-like($err, qr/signed 3 certificates into .*out \(3 other files skipped\)/,
+like($err, qr/signed 3 certificates into .*out \(4 other files skipped\)/,
      'a summary with the skipped files');
+like($err, qr/warning: \S+notes\.crt: no certificate in it \(no BEGIN CERTIFICATE\); skipped/,
+     '... a .crt that holds no certificate is named (a .pem may be a key: not)');
+unlike($err, qr/a-key\.pem/, '... the key beside the certificates is not');
 is(join(' ', map { s{.*/}{}r } sort glob("$d/out/*")),
    join(' ', sort values %file),
    'one file per certificate, named by the TackStore rule: '
