@@ -511,8 +511,9 @@ static int mt_setup_vhost(apr_pool_t *p, apr_pool_t *tmp, server_rec *s,
     mt_resolve_warn_expiry(s, &sel);
     mt_resolve_warn_partial(s, conf, &sel);
     mt_warn_tls13_only(s, tls13_only, &sel);
-    if (ctx || !(conf->sign_key && *conf->sign_key)) {
-        /* (under -t a TackSigningKey signs them at the start) */
+    if (!problems && (ctx || !(conf->sign_key && *conf->sign_key))) {
+        /* not when a problem of its own was said (a TACK left out), nor
+         * under -t where a TackSigningKey signs them at the start */
         mt_warn_required(s, &sel);
     }
     return problems;

@@ -123,6 +123,7 @@ $r = probe(%p, name => 'a.test', version => '1.2', args => '-N -p /pinned/');
 like($r->{http}, qr/ 403 /, 'and another client does not');
 last_lines();
 
-log_clean(0, [qr/AH01630: client denied by server configuration/], $h->error_log);
+log_clean(0, [qr/AH01630: client denied by server configuration/,
+               qr/TACK00074: vhost b\.test/], $h->error_log);
 like(log_since(0, $h->error_log), qr/AH01630/, 'the denial was logged by httpd');
 $h->stop;
