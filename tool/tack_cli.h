@@ -170,6 +170,13 @@ int cli_fsync_dir(const char *path);
  * |path| durable (syncfs(2)): one call instead of one fsync per file. */
 int cli_sync_files(const char *path);
 
+/* cli_output_usable checks, before any password is asked for, that
+ * cli_write_output could write |path| (NULL or "-": standard output, always
+ * usable): not a directory, not an existing file unless |force|, and its
+ * directory exists and is writable.  Returns CLI_EXIT_OK, or prints
+ * "tack: PATH: reason" and returns CLI_EXIT_USAGE. */
+int cli_output_usable(const char *path, int force);
+
 /* cli_make_dir makes the directory |path| (|mode|, less the umask), for
  * an output directory; prints the error and returns CLI_EXIT_USAGE on
  * failure ("nothing written": callers make it before writing). */
