@@ -35,6 +35,8 @@ my %plan = (
     'admin-guide.md: mkdir -m 700 /root/tack (+1)' => '',
     'admin-guide.md: mkdir -p /etc/apache2/tack (+4)' => '',
     'admin-guide.md: apache2ctl configtest && apache2ctl graceful' => '',
+    "admin-guide.md: curl -fsS --resolve www.example.org:443:127.0.0.1 'https://www.example.org/tack-status?json'" =>
+        "connects to the server's own status page (the hosting guide's are run below)",
     'admin-guide.md: tack check www.example.org' => 'connects to www.example.org (t/tool/03, 06 check private servers)',
     'admin-guide.md: tack check --all-addresses www.example.org' => 'connects to www.example.org (09-fleet-check.t)',
     'admin-guide.md: tack check --all-addresses www.example.org \\ (+3)' =>
@@ -54,6 +56,8 @@ my %plan = (
     'admin-guide.md: tack genkey -o /root/tack/www2.key (+2)' => '',
     'admin-guide.md: make uninstall        # a2dismod tack if enabled, then removes every installed file (+1)' =>
         "$sys (install.t)",
+    'admin-guide.md: cp -p /var/lib/apache2/tack/state.json /root/tack/state.json        # before apt purge (+1)' =>
+        "$sys: the module's state in /var/lib/apache2 (t/package/ purges and checks it)",
     'admin-guide.md: # /etc/tack/hook.conf -- read by tack-certbot-hook, as root (+6)' =>
         'a configuration file, not commands (t/acme/certbot.t writes one)',
     'admin-guide.md: install -d -m 755 /etc/tack /etc/apache2/tack/store (+8)' =>
