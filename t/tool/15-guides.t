@@ -70,7 +70,7 @@ my %plan = (
     'hosting-guide.md: tack break -k /secure/fleet.key -o /srv/breaksigs.pem (+2)' => '',
     "hosting-guide.md: url='https://web1.example.net/tack-status?json'  # quoted: ? is a pattern to the shell (+13)" =>
         'later: against a private httpd, below',
-    'hosting-guide.md: mkdir -p /usr/local/lib/nagios/plugins (+30)' => '',
+    'hosting-guide.md: mkdir -p /usr/local/lib/nagios/plugins (+31)' => '',
     "hosting-guide.md: /usr/local/lib/nagios/plugins/check_tack_status 'https://web1.example.net/tack-status?json' /etc/ssl/certs/internal-ca.pem" =>
         'later: against a private httpd, below',
 );
@@ -280,6 +280,16 @@ like($out, qr/^TACK OK: 4 vhosts, 0 errors, 0 expired, 0 expiring within 30 days
      '... and says so') or diag($out);
 ($rc, $out, $err) = run_block($later{$queries});
 like($out, qr/\A\{/, 'the queries: nothing listed') or diag($out, $err);
+
+spew("$store/broken.tack.pem", "-----BEGIN TACK-----\nAAAA\n-----END TACK-----\n");
+ok(serve(), 'a malformed file in the store: the rest served (a start without -t)')
+    or diag($@);
+($rc, $out, $err) = run_block($later{$check});
+is($rc, 2, 'the check, a malformed store file: CRITICAL (exit 2)') or diag($out, $err);
+like($out, qr/^TACK CRITICAL: 4 vhosts, 1 errors, .*: \Q$store\E \(https:/,
+     '... naming the store') or diag($out);
+unlink("$store/broken.tack.pem");
+ok(serve(), 'the store as it was');
 
 # Not the page expected: the HTML page, a CA that did not issue the
 # certificate (curl's exit 60), no server at all.
