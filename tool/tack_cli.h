@@ -171,6 +171,13 @@ int cli_write_temp(const char *path, const void *data, size_t len, mode_t mode,
                    int sync, char **tmp);
 int cli_commit_temp(char *tmp, const char *path, int force);
 
+/* cli_output_usable checks, before any password is asked for, that
+ * cli_write_output could write |path| (NULL or "-": standard output, always
+ * usable): not a directory, not an existing file unless |force|, and its
+ * directory exists and is writable.  Returns CLI_EXIT_OK, or prints
+ * "tack: PATH: reason" and returns CLI_EXIT_USAGE. */
+int cli_output_usable(const char *path, int force);
+
 /* cli_make_dir makes the directory |path| (|mode|, less the umask), for
  * an output directory; prints the error and returns CLI_EXIT_USAGE on
  * failure ("nothing written": callers make it before writing). */

@@ -136,7 +136,8 @@ static int genkey_make(const genkey_opts_t *go, char **text, size_t *text_len,
 }
 
 /* cmd_genkey (docs/tack.1, GENKEY): parse the options, refuse to overwrite
- * before asking for a password, make the key, write it. */
+ * or to write into a missing or read-only directory before asking for a
+ * password, make the key, write it. */
 int cmd_genkey(int argc, char **argv)
 {
     genkey_opts_t go = {{NULL, NULL}, NULL, TACK_KEYFILE_DEFAULT_ITERATIONS, 0};
@@ -149,12 +150,10 @@ int cmd_genkey(int argc, char **argv)
     if (rc != -1) {
         return rc;
     }
-    if (go.out_path != NULL && strcmp(go.out_path, "-") != 0 && !go.force &&
-        access(go.out_path, F_OK) == 0) {
-        /* Say so before asking for a password. */
-        cli_err("%s: exists; not overwritten (use --force to replace it)",
-                go.out_path);
-        return CLI_EXIT_USAGE;
+    /* Say what stops the write before asking for a password, twice. */
+    rc = cli_output_usable(go.out_path, go.force);
+    if (rc != CLI_EXIT_OK) {
+        return rc;
     }
     rc = genkey_make(&go, &text, &text_len, fp);
     if (rc != CLI_EXIT_OK) {
@@ -955,11 +954,9 @@ int cmd_break(int argc, char **argv)
     if (key_path == NULL) {
         return cli_usage_error("break", "needs -k KEYFILE");
     }
-    if (out_path != NULL && strcmp(out_path, "-") != 0 && !force &&
-        access(out_path, F_OK) == 0) {
-        cli_err("%s: exists; not overwritten (use --force to replace it)",
-                out_path);
-        return CLI_EXIT_USAGE;
+    rc = cli_output_usable(out_path, force);
+    if (rc != CLI_EXIT_OK) {
+        return rc;
     }
     rc = cli_load_key(key_path, &pw, &key);
     if (rc != CLI_EXIT_OK) {

@@ -542,6 +542,52 @@ int cli_port_valid(const char *port)
     return cli_parse_uint(port, 1, 65535, &ul);
 }
 
+int cli_output_usable(const char *path, int force)
+{
+    char *dir;
+    const char *slash;
+    struct stat sb;
+    int rc = CLI_EXIT_USAGE;
+
+    if (path == NULL || strcmp(path, "-") == 0) {
+        return CLI_EXIT_OK;
+    }
+    if (cli_is_dir(path)) {
+        cli_err("%s: is a directory", path);
+        return CLI_EXIT_USAGE;
+    }
+    if (!force && access(path, F_OK) == 0) {
+        cli_err("%s: exists; not overwritten (use --force to replace it)",
+                path);
+        return CLI_EXIT_USAGE;
+    }
+    slash = strrchr(path, '/');
+    if (slash == NULL) {
+        dir = strdup(".");
+    } else if (slash == path) {
+        dir = strdup("/");
+    } else {
+        dir = strndup(path, (size_t)(slash - path));
+    }
+    if (dir == NULL) {
+        cli_err("%s: out of memory", path);
+        return CLI_EXIT_USAGE;
+    }
+    /* The file itself is written as a temporary beside it, then linked or
+     * renamed: its directory must exist and take new names. */
+    if (stat(dir, &sb) != 0) {
+        cli_err("%s: cannot write there: %s: %s", path, dir, strerror(errno));
+    } else if (!S_ISDIR(sb.st_mode)) {
+        cli_err("%s: cannot write there: %s is not a directory", path, dir);
+    } else if (access(dir, W_OK | X_OK) != 0) {
+        cli_err("%s: cannot write there: %s: %s", path, dir, strerror(errno));
+    } else {
+        rc = CLI_EXIT_OK;
+    }
+    free(dir);
+    return rc;
+}
+
 int cli_make_dir(const char *path, mode_t mode)
 {
     if (mkdir(path, mode) != 0) {

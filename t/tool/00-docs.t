@@ -1,7 +1,8 @@
 # SPDX-License-Identifier: Apache-2.0
 # Copyright 2026 the mod_tack authors (NOTICE)
 # docs/tack.1 renders with man -l, without groff warnings, and documents
-# every command `tack help` lists.
+# every command `tack help` lists; README's documentation list names every
+# directive of docs/directives.md.
 use strict;
 use warnings;
 use FindBin;
@@ -42,6 +43,14 @@ ok(-e $page, 'docs/tack.1 exists');
     for my $c (grep { $_ ne 'help' && $_ ne 'version' } @cmds) {
         like($src, qr/^\.SS "tack \Q$c\E"$/m, "the man page explains $c");
     }
+}
+
+{
+    my @dirs = slurp(top() . '/docs/directives.md') =~ /^## (Tack\w+)$/mg;
+    ok(@dirs >= 12, scalar(@dirs) . ' directives in docs/directives.md');
+    my ($list) = slurp(top() . '/README') =~ /^  docs\/directives\.md(.*?)^  docs\//ms;
+    my %named = map { $_ => 1 } ($list // '') =~ /\b(Tack\w+)\b/g;
+    ok($named{$_}, "README's documentation list names $_") for @dirs;
 }
 
 done_testing();

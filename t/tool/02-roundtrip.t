@@ -55,6 +55,27 @@ is($rc, 2, 'genkey without a password and without a terminal exits 2');
 like($err, qr/a password is needed/, '... and explains the ways');
 ok(!-e "$d/nopw.pem", '... and writes nothing');
 
+# The output's directory is checked before the password is asked for:
+# without a terminal the first error is the directory's, not the password's.
+($rc, $out, $err) = tack('genkey', '-o', "$d/nodir/k.pem");
+is($rc, 2, 'genkey -o into a missing directory exits 2');
+is($err, "tack: $d/nodir/k.pem: cannot write there: $d/nodir: No such file or directory\n",
+   '... naming the directory, before the password');
+($rc, $out, $err) = tack('genkey', '-p', 'x', '-o', "$d/k.pem/k.pem");
+like($err, qr{\Q$d/k.pem is not a directory\E}, '... a file as the directory');
+($rc, $out, $err) = tack('genkey', '-p', 'x', '-o', $d);
+like($err, qr{\Q$d: is a directory\E}, '... a directory as the file');
+($rc, $out, $err) = tack('break', '-k', "$d/k.pem", '-o', "$d/nodir/b.pem");
+like($err, qr{\Q$d/nodir: No such file or directory\E},
+     'break -o into a missing directory: said before the key is opened');
+SKIP: {
+    skip('root writes into read-only directories', 2) if $> == 0;
+    mkdir("$d/ro", 0555);
+    ($rc, $out, $err) = tack('genkey', '-o', "$d/ro/k.pem");
+    is($rc, 2, 'genkey -o into a read-only directory exits 2');
+    like($err, qr{\Q$d/ro: Permission denied\E}, '... and says so first');
+}
+
 spew("$d/pwfile", "from-file\n");
 ($rc, $out, $err) = tack('genkey', '--password-file', "$d/pwfile",
                          '-o', "$d/k2.pem", '--iterations', '1000');

@@ -55,6 +55,14 @@ ok(!-e "$d/k2.pem", '... writing nothing');
 ($rc, $out) = on_tty("\n\n", "$TACK genkey -o $d/k3.pem");
 is($rc, 2, 'genkey refuses an empty typed password');
 
+# The README's old quick start: -o into a directory not made yet.  The
+# tool says so before asking, not after the password was typed twice.
+($rc, $out) = on_tty("hunter2\nhunter2\n", "$TACK genkey -o $d/missing/key.pem");
+is($rc, 2, 'genkey -o into a missing directory exits 2');
+like($out, qr{\Q$d/missing/key.pem: cannot write there: $d/missing: No such file or directory\E},
+     '... naming the directory');
+unlike($out, qr/Password/, '... before asking for a password');
+
 # Killed at the prompt, the tool must give the terminal its echo back:
 # the shell after it would otherwise stay silent.
 for my $sig (qw(TERM INT HUP)) {

@@ -3,9 +3,16 @@
 # The shell blocks of docs/admin-guide.md and docs/hosting-guide.md, as
 # written, on private paths (issue 17, item 2).  Every block is either run
 # here, in document order, in one sandbox (/etc/apache2, /etc/ssl, /root,
-# /srv, /secure under a temporary root; apache2ctl a stub that records its
-# arguments) or listed below with the reason it cannot run here; a block
-# that is neither fails the test, so a new block needs a decision.
+# /srv, /secure, /usr/local under a temporary root; apache2ctl a stub that
+# records its arguments, ssh one that runs the command here, as if this
+# sandbox were each web server) or listed below with the reason it cannot
+# run here; a block that is neither fails the test, so a new block needs a
+# decision.  The hosting guide's monitoring commands run after the others,
+# as written, against a private httpd with mod_tack serving the status
+# page over TLS with an internal CA's certificate (curl's connect-to, from
+# a .curlrc in the sandbox, takes web1.example.net:443 there): with a
+# certificate missing from the store, a TACK expiring soon, all well, and
+# no server (issue "Operations, round two", items 1 and 2).
 use strict;
 use warnings;
 use FindBin;
@@ -28,6 +35,8 @@ my %plan = (
     'admin-guide.md: mkdir -m 700 /root/tack (+1)' => '',
     'admin-guide.md: mkdir -p /etc/apache2/tack (+4)' => '',
     'admin-guide.md: apache2ctl configtest && apache2ctl graceful' => '',
+    "admin-guide.md: curl -fsS --resolve www.example.org:443:127.0.0.1 'https://www.example.org/tack-status?json'" =>
+        "connects to the server's own status page (the hosting guide's are run below)",
     'admin-guide.md: tack check www.example.org' => 'connects to www.example.org (t/tool/03, 06 check private servers)',
     'admin-guide.md: tack check --all-addresses www.example.org' => 'connects to www.example.org (09-fleet-check.t)',
     'admin-guide.md: tack check --all-addresses www.example.org \\ (+3)' =>
@@ -47,6 +56,8 @@ my %plan = (
     'admin-guide.md: tack genkey -o /root/tack/www2.key (+2)' => '',
     'admin-guide.md: make uninstall        # a2dismod tack if enabled, then removes every installed file (+1)' =>
         "$sys (install.t)",
+    'admin-guide.md: cp -p /var/lib/apache2/tack/state.json /root/tack/state.json        # before apt purge (+1)' =>
+        "$sys: the module's state in /var/lib/apache2 (t/package/ purges and checks it)",
     'admin-guide.md: # /etc/tack/hook.conf -- read by tack-certbot-hook, as root (+6)' =>
         'a configuration file, not commands (t/acme/certbot.t writes one)',
     'admin-guide.md: install -d -m 755 /etc/tack /etc/apache2/tack/store (+8)' =>
@@ -55,11 +66,13 @@ my %plan = (
     'admin-guide.md: # /etc/tack/md-hook.conf -- read by tack-md-hook as www-data; owned by root, mode 0644 (+5)' =>
         'a configuration file, not commands (t/acme/md.t writes one)',
     'hosting-guide.md: tack genkey -o /secure/fleet.key                    # once (+2)' => '',
-    'hosting-guide.md: rsync -a --delete /srv/tack-store/ web1:/etc/apache2/tack/store/ (+1)' =>
-        'copies to another machine over ssh',
+    'hosting-guide.md: for host in web1 web2; do (+7)' => '',
     'hosting-guide.md: tack break -k /secure/fleet.key -o /srv/breaksigs.pem (+2)' => '',
-    'hosting-guide.md: url=https://web1.example.net/tack-status?json (+13)' =>
-        "fetches web1's status page (t/apache/status.t checks the JSON)",
+    "hosting-guide.md: url='https://web1.example.net/tack-status?json'  # quoted: ? is a pattern to the shell (+13)" =>
+        'later: against a private httpd, below',
+    'hosting-guide.md: mkdir -p /usr/local/lib/nagios/plugins (+31)' => '',
+    "hosting-guide.md: /usr/local/lib/nagios/plugins/check_tack_status 'https://web1.example.net/tack-status?json' /etc/ssl/certs/internal-ca.pem" =>
+        'later: against a private httpd, below',
 );
 
 my $root = tmp() . '/root';
@@ -85,19 +98,47 @@ ok(@blocks >= 20, scalar(@blocks) . ' shell blocks in the guides');
 
 # The sandbox: what the guides assume exists on the server.
 mkdir $root;
-for my $d (qw(etc etc/apache2 etc/ssl etc/ssl/certs root srv srv/certs secure bin)) {
+for my $d (qw(etc etc/apache2 etc/ssl etc/ssl/certs root srv srv/certs secure bin
+              usr usr/local)) {
     mkdir "$root/$d";
 }
 my ($crt) = mkcert('www', 'www.example.org', 90);
 system('cp', $crt, "$root/etc/ssl/certs/www.example.org.crt") == 0 or die;
 my ($new) = mkcert('www-new', 'www.example.org', 90);
 system('cp', $new, "$root/etc/ssl/certs/www.example.org.new.crt") == 0 or die;
-my %store_file;
+my (%store_file, %fleet_key);
 for my $n (qw(a.example.org b.example.org)) {
-    my ($c) = mkcert("fleet-$n", $n, 90);
+    my ($c, $k) = mkcert("fleet-$n", $n, 90);
     system('cp', $c, "$root/srv/certs/$n.crt") == 0 or die;
     $store_file{$n} = store_name($c, $n);
+    $fleet_key{$n} = $k;
 }
+# The monitoring: web1.example.net's certificate from an internal CA, in
+# the fleet (so signed into the store), the CA where the guide says.
+my $t = tmp();
+sub openssl {
+    my ($rc, $o, $e) = run_cmd('openssl', @_);
+    die "openssl @_: $e" if $rc;
+}
+openssl('req', '-x509', '-newkey', 'ec', '-pkeyopt', 'ec_paramgen_curve:P-256',
+        '-nodes', '-keyout', "$t/ca.key", '-out', "$t/ca.crt",
+        '-subj', '/CN=Example Internal CA', '-days', 30,
+        '-addext', 'basicConstraints=critical,CA:TRUE',
+        '-addext', 'keyUsage=critical,keyCertSign,cRLSign');
+openssl('req', '-new', '-newkey', 'ec', '-pkeyopt', 'ec_paramgen_curve:P-256',
+        '-nodes', '-keyout', "$t/web1.key", '-out', "$t/web1.csr",
+        '-subj', '/CN=web1.example.net');
+spew("$t/web1.ext", "basicConstraints=critical,CA:FALSE\n"
+                  . "subjectAltName=DNS:web1.example.net\n");
+openssl('x509', '-req', '-in', "$t/web1.csr", '-CA', "$t/ca.crt",
+        '-CAkey', "$t/ca.key", '-CAcreateserial', '-days', 30,
+        '-extfile', "$t/web1.ext", '-out', "$t/web1.crt");
+system('cp', "$t/web1.crt", "$root/srv/certs/web1.example.net.crt") == 0 or die;
+system('cp', "$t/ca.crt", "$root/etc/ssl/certs/internal-ca.pem") == 0 or die;
+# c.example.org: a host whose certificate the fleet run never saw.
+my ($c_crt, $c_key) = mkcert('fleet-c', 'c.example.org', 90);
+spew("$root/bin/ssh", "#!/bin/sh\necho \"\$1\" >> $root/ssh.log\nshift\nexec sh -c \"\$*\"\n");
+chmod 0755, "$root/bin/ssh";
 spew("$root/secure/fleet.pw", "fleet-password\n");
 spew("$root/bin/apache2ctl", "#!/bin/sh\necho \"\$*\" >> $root/apache2ctl.log\n");
 chmod 0755, "$root/bin/apache2ctl";
@@ -106,29 +147,42 @@ symlink($TACK, "$root/bin/tack") or die unless $TACK =~ m{/tack$};
 
 sub rewrite {
     my ($body) = @_;
-    $body =~ s{(^|[\s'"=])/(etc|root|srv|secure)\b}{$1$root/$2}g;
+    $body =~ s{(^|[\s'"=])/(etc|root|srv|secure|usr/local)\b}{$1$root/$2}g;
     return $body;
 }
 
+# run_block(BLOCK): the block as written, on the sandbox's paths, with
+# sh -e; returns (exit status, stdout, stderr).
+sub run_block {
+    my ($b) = @_;
+    return run_cmd(
+        { env => { PATH => "$root/bin:" . ($TACK =~ m{/tack$} ? $tackdir : '')
+                       . ":/usr/bin:/bin",
+                   CURL_HOME => "$root/root",
+                   TACK_PASSWORD => $b->{body} =~ /fleet/ ? 'fleet-password'
+                                                          : 'guide-password' } },
+        'sh', '-e', '-c', "cd $root && " . rewrite($b->{body}));
+}
+
 my $ran = 0;
+my %later;
 for my $b (@blocks) {
     if (!exists $plan{$b->{id}}) {
         # Never run a block nobody looked at: it may change the system.
         fail("a new block, neither run nor listed: $b->{id}");
         next;
     }
+    if ($plan{$b->{id}} =~ /^later: /) {
+        $later{$b->{id}} = $b;
+        next;
+    }
     if ($plan{$b->{id}} ne '') {
         pass("not run: $b->{id}: $plan{$b->{id}}");
         next;
     }
-    my $script = rewrite($b->{body});
-    my ($rc, $out, $err) = run_cmd(
-        { env => { PATH => "$root/bin:" . ($TACK =~ m{/tack$} ? $tackdir : '')
-                       . ":/usr/bin:/bin",
-                   TACK_PASSWORD => $b->{body} =~ /fleet/ ? 'fleet-password'
-                                                          : 'guide-password' } },
-        'sh', '-e', '-c', "cd $root && $script");
-    is($rc, 0, "ran as written: $b->{id}") or diag("$script\n$out$err");
+    my ($rc, $out, $err) = run_block($b);
+    is($rc, 0, "ran as written: $b->{id}")
+        or diag(rewrite($b->{body}) . "\n$out$err");
     $ran++;
 }
 ok($ran >= 6, "$ran blocks run");
@@ -142,5 +196,120 @@ ok(-f "$root/srv/tack-store/$store_file{$_}",
     for qw(a.example.org b.example.org);
 ok(-f "$root/srv/breaksigs.pem", 'hosting guide: the fleet break signature');
 like(slurp("$root/apache2ctl.log"), qr/^configtest$/m, 'apache2ctl configtest was asked');
+is(slurp("$root/ssh.log"), "web1\nweb2\n", 'hosting guide: the store copied to web1 and web2');
+is(join(' ', sort map { s{.*/}{}r } glob("$root/etc/apache2/tack/store/*")),
+   join(' ', sort(values(%store_file), store_name("$t/web1.crt", 'web1.example.net'))),
+   '... a copy of the fleet store, in place');
+ok(!-e "$root/etc/apache2/tack/store.new" && -d "$root/etc/apache2/tack/store.old",
+   '... swapped with the one before');
+ok(-x "$root/usr/local/lib/nagios/plugins/check_tack_status",
+   'hosting guide: the Nagios check installed');
+
+# ---- the monitoring commands against a private httpd
+my ($queries) = grep { /: url=/ } keys %later;
+my ($check) = grep { /check_tack_status '/ } keys %later;
+ok($queries && $check, 'the monitoring blocks are found') or BAIL_OUT('no monitoring blocks');
+{
+my $so = top() . '/build/mod_tack.so';
+BAIL_OUT("$so not built: run make module") unless -e $so;
+BAIL_OUT('curl or jq not installed: run make deps')
+    unless -x '/usr/bin/curl' && -x '/usr/bin/jq';
+chmod(0755, $t);    # the server's children run as nobody
+my $mods = '/usr/lib/apache2/modules';
+my $store = "$root/etc/apache2/tack/store";
+my $port = free_port(18460, 18469);
+my $conf;
+sub vhost {
+    my ($name, $crt, $key, $extra) = @_;
+    return "<VirtualHost 127.0.0.1:$port>\n    ServerName $name\n    SSLEngine on\n"
+         . "    SSLCertificateFile $crt\n    SSLCertificateKeyFile $key\n"
+         . ($extra // '') . "</VirtualHost>\n";
+}
+# serve(): (re)starts the server on the store as it is now.
+sub serve {
+    stop_httpd($conf) if $conf;
+    $conf = start_httpd('guides', $port,
+        "LoadModule tack_module $so\n"
+      . "LoadModule authz_host_module $mods/mod_authz_host.so\n"
+      . "TackStateFile $t/guides-state.json\n"
+      . "TackStore $store\n"
+      . vhost('web1.example.net', "$t/web1.crt", "$t/web1.key",
+              "    <Location /tack-status>\n        SetHandler tack-status\n"
+            . "        Require ip 127.0.0.1\n    </Location>\n")
+      . vhost('a.example.org', "$root/srv/certs/a.example.org.crt", $fleet_key{'a.example.org'})
+      . vhost('b.example.org', "$root/srv/certs/b.example.org.crt", $fleet_key{'b.example.org'})
+      . vhost('c.example.org', $c_crt, $c_key));
+    return $conf;
+}
+spew("$root/root/.curlrc",
+     "connect-to = web1.example.net:443:127.0.0.1:$port\nnoproxy = \"*\"\n");
+my $name_c = qr/c\.example\.org:$port/;
+
+ok(serve(), 'httpd serves the copied store, c.example.org missing from it')
+    or diag($@);
+my ($rc, $out, $err) = run_block($later{$check});
+is($rc, 2, 'the check, c.example.org serving no TACK: CRITICAL (exit 2)')
+    or diag($out, $err);
+like($out, qr/^TACK CRITICAL: 4 vhosts, 1 errors, 0 expired, 0 expiring within 30 days: $name_c \(https:/,
+     '... naming the host') or diag($out);
+($rc, $out, $err) = run_block($later{$queries});
+is($rc, 0, 'the jq queries run as written') or diag($out, $err);
+like($out, qr/\A$name_c\n\{/, '... "hosts serving no TACK" lists c.example.org alone, nothing expires within 14 days')
+    or diag($out);
+like($out, qr/"requested": 0,\s+"served": 0/, '... adoption: the handshake counters');
+
+is((run_cmd($TACK, 'sign', '-k', "$root/secure/fleet.key", '-p', 'fleet-password',
+            '-c', $c_crt, '-e', '10d', '-o', "$store/"))[0], 0,
+   'c.example.org signed into the store for 10 days');
+ok(serve(), '... and served');
+($rc, $out, $err) = run_block($later{$check});
+is($rc, 1, 'the check, a TACK expiring in 10 days: WARNING (exit 1)') or diag($out, $err);
+like($out, qr/^TACK WARNING: 4 vhosts, 0 errors, 0 expired, 1 expiring within 30 days, the soonest $name_c on /,
+     '... naming the host') or diag($out);
+($rc, $out, $err) = run_block($later{$queries});
+like($out, qr/\A(9|10)\t$name_c\t\Q$store\E\/c\.example\.org\.[^\n]*\.tack\.pem\n\{/,
+     'the queries: no host without TACK; c.example.org expires within 14 days')
+    or diag($out, $err);
+
+run_cmd($TACK, 'sign', '-k', "$root/secure/fleet.key", '-p', 'fleet-password',
+        '-c', $c_crt, '-e', '45d', '-o', "$store/", '--force');
+ok(serve(), 'c.example.org re-signed for 45 days and served');
+($rc, $out, $err) = run_block($later{$check});
+is($rc, 0, 'the check, all well: OK (exit 0)') or diag($out, $err);
+like($out, qr/^TACK OK: 4 vhosts, 0 errors, 0 expired, 0 expiring within 30 days \(https:/,
+     '... and says so') or diag($out);
+($rc, $out, $err) = run_block($later{$queries});
+like($out, qr/\A\{/, 'the queries: nothing listed') or diag($out, $err);
+
+spew("$store/broken.tack.pem", "-----BEGIN TACK-----\nAAAA\n-----END TACK-----\n");
+ok(serve(), 'a malformed file in the store: the rest served (a start without -t)')
+    or diag($@);
+($rc, $out, $err) = run_block($later{$check});
+is($rc, 2, 'the check, a malformed store file: CRITICAL (exit 2)') or diag($out, $err);
+like($out, qr/^TACK CRITICAL: 4 vhosts, 1 errors, .*: \Q$store\E \(https:/,
+     '... naming the store') or diag($out);
+unlink("$store/broken.tack.pem");
+ok(serve(), 'the store as it was');
+
+# Not the page expected: the HTML page, a CA that did not issue the
+# certificate (curl's exit 60), no server at all.
+my $plugin = "$root/usr/local/lib/nagios/plugins/check_tack_status";
+($rc, $out) = run_cmd({ env => { CURL_HOME => "$root/root" } }, $plugin,
+                      'https://web1.example.net/tack-status', "$root/etc/ssl/certs/internal-ca.pem");
+is($rc, 3, 'the check on the HTML page: UNKNOWN (exit 3)');
+like($out, qr/^TACK UNKNOWN: not a mod_tack status page/, '... and says so');
+($rc, $out) = run_cmd({ env => { CURL_HOME => "$root/root" } }, $plugin,
+                      'https://web1.example.net/tack-status?json', '/etc/ssl/certs/ca-certificates.crt');
+is($rc, 3, 'the check without the internal CA: UNKNOWN (exit 3)');
+like($out, qr/^TACK UNKNOWN: .*SSL certificate problem/, '... saying why');
+stop_httpd($conf);
+($rc, $out, $err) = run_block($later{$check});
+is($rc, 3, 'the check with no server: UNKNOWN (exit 3)') or diag($out, $err);
+like($out, qr/^TACK UNKNOWN: https:\S+: curl: \(7\)/, '... curl\'s reason') or diag($out);
+($rc, $out, $err) = run_block($later{$queries});
+isnt($rc, 0, 'the queries with no server fail, not an empty all-clear');
+is($out, '', '... printing nothing on stdout');
+like($err, qr/curl: \(7\)/, '... and curl says why on stderr');
+}
 
 done_testing();
