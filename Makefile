@@ -333,9 +333,15 @@ bench: bench-build tool module
 PREFIX         ?= /usr/local
 BINDIR         ?= $(PREFIX)/bin
 MANDIR         ?= $(PREFIX)/share/man
-# The guides and references tack(1) and tack.conf point to.
+# The guides and references tack(1) and tack.conf point to: the
+# administrator's, with the picture hosting-guide.md shows; not the
+# developers' (contributing.md, fuzzing.md: read in the source tree).
 DOCDIR         ?= $(PREFIX)/share/doc/mod_tack
-DOCS           := README NOTICE $(wildcard docs/*.md)
+DOCS           := README NOTICE docs/status-1000.png \
+                  $(filter-out docs/contributing.md docs/fuzzing.md,\
+                      $(wildcard docs/*.md))
+# What an earlier make install put there and uninstall removes too.
+OLD_DOCS       := contributing.md fuzzing.md
 # The hooks certbot and mod_md run (hooks/, docs/admin-guide.md section 15).
 HOOKDIR        ?= $(PREFIX)/lib/tack
 HOOKS          := $(wildcard hooks/tack-*-hook)
@@ -354,6 +360,16 @@ TACK_PROG_UC   := $(shell echo '$(TACK_PROG)' | tr a-z A-Z)
 TACK_MAN_SED    = sed -E -e 's\#/usr/local/share/doc/mod_tack\#$(DOCDIR)\#g' \
                       -e 's/^\.TH TACK /.TH $(TACK_PROG_UC) /' \
                       -e 's/(^|[ "])tack([ :"]|$$)/\1$(TACK_PROG)\2/g'
+# The guides name the places this install puts things (the package's
+# /usr/bin/tacktool, /usr/libexec/tacktool/ in the package's copy), except
+# between <!-- make install --> and <!-- /make install -->: what is said
+# there is about make install's own paths, in every copy.
+TACK_DOC_SED    = sed -E \
+    -e '/^<!-- make install -->$$/,/^<!-- \/make install -->$$/b' \
+    -e 's\#/usr/local/share/doc/mod_tack\#$(DOCDIR)\#g' \
+    -e 's\#/usr/local/share/man/man1/tack\.1\#$(MANDIR)/man1/$(TACK_PROG).1\#g' \
+    -e 's\#/usr/local/lib/tack/\#$(HOOKDIR)/\#g' \
+    -e 's\#/usr/local/bin/tack([^-_.a-z0-9]|$$)\#$(BINDIR)/$(TACK_PROG)\1\#g'
 TACK_CONF_SED   = sed -E -e 's\#/usr/local/share/doc/mod_tack/\#$(DOCDIR)/\#g' \
                       -e 's/([ (])tack (sign|break|genkey|view|check) /\1$(TACK_PROG) \2 /g'
 
@@ -385,7 +401,12 @@ install: module tool
 	$(TACK_MAN_SED) docs/tack.1 > $(DESTDIR)$(MANDIR)/man1/$(TACK_PROG).1
 	chmod 644 $(DESTDIR)$(MANDIR)/man1/$(TACK_PROG).1
 	install -d $(DESTDIR)$(DOCDIR)
-	install -m 644 $(DOCS) $(DESTDIR)$(DOCDIR)/
+	install -m 644 $(filter-out %.md,$(DOCS)) $(DESTDIR)$(DOCDIR)/
+	@# The guides name where this install put the tool, hooks and docs.
+	for d in $(filter %.md,$(DOCS)); do \
+	    $(TACK_DOC_SED) $$d > $(DESTDIR)$(DOCDIR)/$${d#docs/} && \
+	    chmod 644 $(DESTDIR)$(DOCDIR)/$${d#docs/} || exit 1; \
+	done
 	install -d $(DESTDIR)$(HOOKDIR)
 	@# The hooks run the tool installed here unless their TACK says otherwise,
 	@# and their usage comments name the places they are installed in.
@@ -424,7 +445,7 @@ uninstall:
 	    $(HOOKS:hooks/%=$(DESTDIR)$(HOOKDIR)/%)
 	-@rmdir --ignore-fail-on-non-empty $(DESTDIR)$(MANDIR)/man1 2>/dev/null
 	-@rmdir --ignore-fail-on-non-empty $(DESTDIR)$(HOOKDIR) 2>/dev/null
-	rm -f $(addprefix $(DESTDIR)$(DOCDIR)/,$(notdir $(DOCS)))
+	rm -f $(addprefix $(DESTDIR)$(DOCDIR)/,$(notdir $(DOCS) $(OLD_DOCS)))
 	-@rmdir --ignore-fail-on-non-empty $(DESTDIR)$(DOCDIR) \
 	    $(dir $(DESTDIR)$(DOCDIR)) 2>/dev/null
 	@if [ -f $(DESTDIR)$(MODS_AVAILABLE)/tack.conf ] && \

@@ -126,6 +126,21 @@ is($rc, 0, 'man tacktool renders') or diag($out);
 like($out, qr/^NAME\s+tacktool\b/m, '... as tacktool');
 ($rc, $out) = run('MANWIDTH=80 man --warnings -P cat tacktool 2>&1 >/dev/null');
 is($out, '', '... without groff warnings');
+# The packaged docs: the package's paths, the picture, no developer docs.
+my $doc = '/usr/share/doc/libapache2-mod-tack';
+my $guide = qx{zcat $doc/admin-guide.md.gz};
+# What the guide says about make install's own paths is between markers.
+(my $outside = $guide) =~ s/^<!-- make install -->\n.*?^<!-- \/make install -->\n//msg;
+my @local = grep { m{/usr/local/(?:bin/tack|lib/tack|share/(?:man|doc))} } split /\n/, $outside;
+ok(!@local, "$doc/admin-guide.md names the package's paths") or diag(join "\n", @local);
+like($guide, qr{^www-data ALL=\(tack\) NOPASSWD: /usr/bin/tacktool sign }m, '... in the sudoers line');
+like($guide, qr{^MDMessageCmd /usr/libexec/tacktool/tack-md-hook }m, '... in MDMessageCmd');
+like($guide, qr{--deploy-hook /usr/libexec/tacktool/tack-certbot-hook$}m, '... and in --deploy-hook');
+like($guide, qr{/usr/local/bin/tack`.*?/usr/local/lib/tack/}s, '... and make install\'s in section 1');
+like(qx{zcat $doc/hosting-guide.md.gz}, qr/\]\(status-1000\.png\)/, 'the hosting guide shows status-1000.png');
+ok(-f "$doc/status-1000.png", '... which is installed beside it');
+absent('the developers\' docs', map { ("$doc/$_.md", "$doc/$_.md.gz") } qw(contributing fuzzing));
+
 ok(!enabled(), 'install does not enable the module');
 ok(!-e '/etc/apache2/mods-enabled/ssl.load' || -e "$saved/etc-apache2/mods-enabled/ssl.load",
    '... nor mod_ssl');
