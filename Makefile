@@ -43,7 +43,10 @@
 #                         while the libapache2-mod-tack package is installed
 #   make uninstall        reverses it; refuses while the configuration still
 #                         has Tack directives (FORCE=1: remove all the same),
-#                         and while the package is installed
+#                         and while the package is installed; KEEP_SITES=1:
+#                         the way to the package (admin guide, section 1):
+#                         all but mods-available, the sites' Tack lines and
+#                         mods-enabled, which the package takes over
 #   make status-screenshot  the status page at 1,000 vhosts in headless
 #                         Chromium, 1,280 px wide: docs/status-1000.png
 #   make package          the Debian packages libapache2-mod-tack and
@@ -425,6 +428,53 @@ install: module tool
 # lists them as FILE:LINE).  FORCE=1 removes it all the same.  Nor while
 # Debian's package is installed (scripts/package-owned.sh): not even with
 # FORCE=1, the files are dpkg's.
+#
+# KEEP_SITES=1: the way from make install to Debian's package (docs/
+# admin-guide.md, "Moving from make install to the package"; the package's
+# preinst refuses while these files are here).  It removes the module,
+# tack.conf.dist, the tool, its man page, the hooks and the docs, and leaves
+# the sites' Tack lines, mods-available/tack.load and tack.conf and
+# mods-enabled alone, for the package to take over; then names the files
+# under /etc that still run the tool or a hook from here.  It refuses
+# nothing: with the package installed already (a system where it went over
+# a source install), it leaves dpkg's files and removes the rest.
+ifneq ($(KEEP_SITES),)
+TACK_REFS_IN := /etc/letsencrypt/renewal /etc/letsencrypt/renewal-hooks \
+                /etc/apache2 /etc/tack /etc/sudoers /etc/sudoers.d /etc/cron.d \
+                /etc/crontab
+uninstall:
+	@if [ -n "$(DESTDIR)" ] || \
+	    scripts/package-owned.sh uninstall 2>/dev/null; then \
+	    rm -f $(DESTDIR)$(APXS_MODDIR)/mod_tack.so; \
+	else \
+	    echo "keeping $(APXS_MODDIR)/mod_tack.so: libapache2-mod-tack's"; \
+	fi
+	rm -f $(DESTDIR)$(MODS_AVAILABLE)/tack.conf.dist \
+	    $(DESTDIR)$(BINDIR)/$(TACK_PROG) \
+	    $(DESTDIR)$(MANDIR)/man1/$(TACK_PROG).1 \
+	    $(HOOKS:hooks/%=$(DESTDIR)$(HOOKDIR)/%)
+	-@rmdir --ignore-fail-on-non-empty $(DESTDIR)$(MANDIR)/man1 2>/dev/null
+	-@rmdir --ignore-fail-on-non-empty $(DESTDIR)$(HOOKDIR) 2>/dev/null
+	rm -f $(addprefix $(DESTDIR)$(DOCDIR)/,$(notdir $(DOCS) $(OLD_DOCS)))
+	-@rmdir --ignore-fail-on-non-empty $(DESTDIR)$(DOCDIR) \
+	    $(dir $(DESTDIR)$(DOCDIR)) 2>/dev/null
+	@if [ -z "$(DESTDIR)" ]; then \
+	    refs=$$( { grep -rIlF -e '$(HOOKDIR)/' -e '$(BINDIR)/$(TACK_PROG)' \
+	        $(TACK_REFS_IN) 2>/dev/null; \
+	        find $(TACK_REFS_IN) -lname '$(HOOKDIR)/*' 2>/dev/null; } | \
+	        sort -u); \
+	    if [ -n "$$refs" ]; then \
+	        echo "these still run the tool or a hook from $(PREFIX) (the" \
+	            "package's: /usr/bin/tacktool, /usr/libexec/tacktool/):"; \
+	        echo "$$refs" | sed 's/^/    /'; \
+	    fi; \
+	    echo "kept: $(MODS_AVAILABLE)/tack.load, tack.conf, the sites and" \
+	        "mods-enabled"; \
+	    [ -e $(APXS_MODDIR)/mod_tack.so ] || \
+	        echo "next, before apache2 restarts: apt install" \
+	            "./dist/libapache2-mod-tack_*.deb ./dist/tacktool_*.deb"; \
+	fi
+else
 uninstall:
 	@if [ -z "$(DESTDIR)" ]; then scripts/package-owned.sh uninstall; fi
 	@if [ -z "$(DESTDIR)" ] && \
@@ -455,6 +505,7 @@ uninstall:
 	else \
 	    rm -f $(DESTDIR)$(MODS_AVAILABLE)/tack.conf; \
 	fi
+endif
 
 # The install test: make install, a2enmod, configtest, start and graceful
 # of the real Debian apache2 (a private copy of /etc/apache2 on a port in
