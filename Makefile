@@ -43,7 +43,10 @@
 #                         while the libapache2-mod-tack package is installed
 #   make uninstall        reverses it; refuses while the configuration still
 #                         has Tack directives (FORCE=1: remove all the same),
-#                         and while the package is installed
+#                         and while the package is installed; KEEP_SITES=1:
+#                         the way to the package (admin guide, section 1):
+#                         all but mods-available, the sites' Tack lines and
+#                         mods-enabled, which the package takes over
 #   make status-screenshot  the status page at 1,000 vhosts in headless
 #                         Chromium, 1,280 px wide: docs/status-1000.png
 #   make package          the Debian packages libapache2-mod-tack and
@@ -333,9 +336,15 @@ bench: bench-build tool module
 PREFIX         ?= /usr/local
 BINDIR         ?= $(PREFIX)/bin
 MANDIR         ?= $(PREFIX)/share/man
-# The guides and references tack(1) and tack.conf point to.
+# The guides and references tack(1) and tack.conf point to: the
+# administrator's, with the picture hosting-guide.md shows; not the
+# developers' (contributing.md, fuzzing.md: read in the source tree).
 DOCDIR         ?= $(PREFIX)/share/doc/mod_tack
-DOCS           := README NOTICE $(wildcard docs/*.md)
+DOCS           := README NOTICE docs/status-1000.png \
+                  $(filter-out docs/contributing.md docs/fuzzing.md,\
+                      $(wildcard docs/*.md))
+# What an earlier make install put there and uninstall removes too.
+OLD_DOCS       := contributing.md fuzzing.md
 # The hooks certbot and mod_md run (hooks/, docs/admin-guide.md section 15).
 HOOKDIR        ?= $(PREFIX)/lib/tack
 HOOKS          := $(wildcard hooks/tack-*-hook)
@@ -354,6 +363,16 @@ TACK_PROG_UC   := $(shell echo '$(TACK_PROG)' | tr a-z A-Z)
 TACK_MAN_SED    = sed -E -e 's\#/usr/local/share/doc/mod_tack\#$(DOCDIR)\#g' \
                       -e 's/^\.TH TACK /.TH $(TACK_PROG_UC) /' \
                       -e 's/(^|[ "])tack([ :"]|$$)/\1$(TACK_PROG)\2/g'
+# The guides name the places this install puts things (the package's
+# /usr/bin/tacktool, /usr/libexec/tacktool/ in the package's copy), except
+# between <!-- make install --> and <!-- /make install -->: what is said
+# there is about make install's own paths, in every copy.
+TACK_DOC_SED    = sed -E \
+    -e '/^<!-- make install -->$$/,/^<!-- \/make install -->$$/b' \
+    -e 's\#/usr/local/share/doc/mod_tack\#$(DOCDIR)\#g' \
+    -e 's\#/usr/local/share/man/man1/tack\.1\#$(MANDIR)/man1/$(TACK_PROG).1\#g' \
+    -e 's\#/usr/local/lib/tack/\#$(HOOKDIR)/\#g' \
+    -e 's\#/usr/local/bin/tack([^-_.a-z0-9]|$$)\#$(BINDIR)/$(TACK_PROG)\1\#g'
 TACK_CONF_SED   = sed -E -e 's\#/usr/local/share/doc/mod_tack/\#$(DOCDIR)/\#g' \
                       -e 's/([ (])tack (sign|break|genkey|view|check) /\1$(TACK_PROG) \2 /g'
 
@@ -385,7 +404,12 @@ install: module tool
 	$(TACK_MAN_SED) docs/tack.1 > $(DESTDIR)$(MANDIR)/man1/$(TACK_PROG).1
 	chmod 644 $(DESTDIR)$(MANDIR)/man1/$(TACK_PROG).1
 	install -d $(DESTDIR)$(DOCDIR)
-	install -m 644 $(DOCS) $(DESTDIR)$(DOCDIR)/
+	install -m 644 $(filter-out %.md,$(DOCS)) $(DESTDIR)$(DOCDIR)/
+	@# The guides name where this install put the tool, hooks and docs.
+	for d in $(filter %.md,$(DOCS)); do \
+	    $(TACK_DOC_SED) $$d > $(DESTDIR)$(DOCDIR)/$${d#docs/} && \
+	    chmod 644 $(DESTDIR)$(DOCDIR)/$${d#docs/} || exit 1; \
+	done
 	install -d $(DESTDIR)$(HOOKDIR)
 	@# The hooks run the tool installed here unless their TACK says otherwise,
 	@# and their usage comments name the places they are installed in.
@@ -404,6 +428,53 @@ install: module tool
 # lists them as FILE:LINE).  FORCE=1 removes it all the same.  Nor while
 # Debian's package is installed (scripts/package-owned.sh): not even with
 # FORCE=1, the files are dpkg's.
+#
+# KEEP_SITES=1: the way from make install to Debian's package (docs/
+# admin-guide.md, "Moving from make install to the package"; the package's
+# preinst refuses while these files are here).  It removes the module,
+# tack.conf.dist, the tool, its man page, the hooks and the docs, and leaves
+# the sites' Tack lines, mods-available/tack.load and tack.conf and
+# mods-enabled alone, for the package to take over; then names the files
+# under /etc that still run the tool or a hook from here.  It refuses
+# nothing: with the package installed already (a system where it went over
+# a source install), it leaves dpkg's files and removes the rest.
+ifneq ($(KEEP_SITES),)
+TACK_REFS_IN := /etc/letsencrypt/renewal /etc/letsencrypt/renewal-hooks \
+                /etc/apache2 /etc/tack /etc/sudoers /etc/sudoers.d /etc/cron.d \
+                /etc/crontab
+uninstall:
+	@if [ -n "$(DESTDIR)" ] || \
+	    scripts/package-owned.sh uninstall 2>/dev/null; then \
+	    rm -f $(DESTDIR)$(APXS_MODDIR)/mod_tack.so; \
+	else \
+	    echo "keeping $(APXS_MODDIR)/mod_tack.so: libapache2-mod-tack's"; \
+	fi
+	rm -f $(DESTDIR)$(MODS_AVAILABLE)/tack.conf.dist \
+	    $(DESTDIR)$(BINDIR)/$(TACK_PROG) \
+	    $(DESTDIR)$(MANDIR)/man1/$(TACK_PROG).1 \
+	    $(HOOKS:hooks/%=$(DESTDIR)$(HOOKDIR)/%)
+	-@rmdir --ignore-fail-on-non-empty $(DESTDIR)$(MANDIR)/man1 2>/dev/null
+	-@rmdir --ignore-fail-on-non-empty $(DESTDIR)$(HOOKDIR) 2>/dev/null
+	rm -f $(addprefix $(DESTDIR)$(DOCDIR)/,$(notdir $(DOCS) $(OLD_DOCS)))
+	-@rmdir --ignore-fail-on-non-empty $(DESTDIR)$(DOCDIR) \
+	    $(dir $(DESTDIR)$(DOCDIR)) 2>/dev/null
+	@if [ -z "$(DESTDIR)" ]; then \
+	    refs=$$( { grep -rIlF -e '$(HOOKDIR)/' -e '$(BINDIR)/$(TACK_PROG)' \
+	        $(TACK_REFS_IN) 2>/dev/null; \
+	        find $(TACK_REFS_IN) -lname '$(HOOKDIR)/*' 2>/dev/null; } | \
+	        sort -u); \
+	    if [ -n "$$refs" ]; then \
+	        echo "these still run the tool or a hook from $(PREFIX) (the" \
+	            "package's: /usr/bin/tacktool, /usr/libexec/tacktool/):"; \
+	        echo "$$refs" | sed 's/^/    /'; \
+	    fi; \
+	    echo "kept: $(MODS_AVAILABLE)/tack.load, tack.conf, the sites and" \
+	        "mods-enabled"; \
+	    [ -e $(APXS_MODDIR)/mod_tack.so ] || \
+	        echo "next, before apache2 restarts: apt install" \
+	            "./dist/libapache2-mod-tack_*.deb ./dist/tacktool_*.deb"; \
+	fi
+else
 uninstall:
 	@if [ -z "$(DESTDIR)" ]; then scripts/package-owned.sh uninstall; fi
 	@if [ -z "$(DESTDIR)" ] && \
@@ -424,7 +495,7 @@ uninstall:
 	    $(HOOKS:hooks/%=$(DESTDIR)$(HOOKDIR)/%)
 	-@rmdir --ignore-fail-on-non-empty $(DESTDIR)$(MANDIR)/man1 2>/dev/null
 	-@rmdir --ignore-fail-on-non-empty $(DESTDIR)$(HOOKDIR) 2>/dev/null
-	rm -f $(addprefix $(DESTDIR)$(DOCDIR)/,$(notdir $(DOCS)))
+	rm -f $(addprefix $(DESTDIR)$(DOCDIR)/,$(notdir $(DOCS) $(OLD_DOCS)))
 	-@rmdir --ignore-fail-on-non-empty $(DESTDIR)$(DOCDIR) \
 	    $(dir $(DESTDIR)$(DOCDIR)) 2>/dev/null
 	@if [ -f $(DESTDIR)$(MODS_AVAILABLE)/tack.conf ] && \
@@ -434,6 +505,7 @@ uninstall:
 	else \
 	    rm -f $(DESTDIR)$(MODS_AVAILABLE)/tack.conf; \
 	fi
+endif
 
 # The install test: make install, a2enmod, configtest, start and graceful
 # of the real Debian apache2 (a private copy of /etc/apache2 on a port in

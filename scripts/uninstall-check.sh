@@ -2,13 +2,17 @@
 # SPDX-License-Identifier: Apache-2.0
 # Copyright 2026 the mod_tack authors (NOTICE)
 # uninstall-check.sh [--package] CONFDIR -- run by make uninstall (and, with
-# --package, by libapache2-mod-tack's prerm) before it removes anything: lists every Tack directive (and tack-status handler) that the
-# httpd configuration in CONFDIR still reads, outside the module's own
-# mods-available/tack.conf, as FILE:LINE: TEXT, and exits 1 when there is
-# one.  Without the module httpd refuses such a configuration ("Invalid
-# command 'TackFile'"), so `apache2ctl graceful`, and the next boot, would
-# fail.  The files are the ones httpd reads (apache2ctl -t -D
-# DUMP_INCLUDES); when that cannot run, every enabled file.
+# --package, by libapache2-mod-tack's prerm) before it removes anything:
+# lists every Tack directive that the httpd configuration in CONFDIR still
+# reads, outside the module's own mods-available/tack.conf, as FILE:LINE:
+# TEXT, and exits 1 when there is one.  Without the module httpd refuses
+# such a configuration ("Invalid command 'TackFile'"), so `apache2ctl
+# graceful`, and the next boot, would fail.  A "SetHandler tack-status"
+# line is not among them: httpd accepts a handler no module knows (the page
+# is then gone, nothing else), so those lines are named as leftovers the
+# administrator may want to remove, and are no reason to refuse.  The files
+# are the ones httpd reads (apache2ctl -t -D DUMP_INCLUDES); when that
+# cannot run, every enabled file.
 set -u
 package=
 if [ "${1:-}" = --package ]; then
@@ -24,19 +28,31 @@ if [ -z "$files" ]; then
         "$confdir"/conf-enabled/* "$confdir"/sites-enabled/* \
         "$confdir"/mods-enabled/*.conf 2>/dev/null)
 fi
-found=$(
+# grep_conf ERE: the lines of the configuration matching ERE, as FILE:LINE:
+# TEXT.  Directive names are case-insensitive; comments are not read.
+grep_conf() {
     printf '%s\n' "$files" | while IFS= read -r f; do
         case $f in
         */mods-enabled/tack.conf | */mods-available/tack.conf) continue ;;
         esac
         [ -f "$f" ] || continue
-        # Directive names are case-insensitive; comments are not read.
-        grep -n -i -E \
-            '^[[:space:]]*(Tack[A-Za-z0-9]*|SetHandler[[:space:]]+tack-status)([[:space:]]|$)' \
-            "$f" | sed "s#^#$f:#"
+        grep -n -i -E "^[[:space:]]*$1([[:space:]]|\$)" "$f" | sed "s#^#$f:#"
     done
-)
-[ -z "$found" ] && exit 0
+}
+found=$(grep_conf 'Tack[A-Za-z0-9]*')
+handlers=$(grep_conf 'SetHandler[[:space:]]+"?tack-status"?')
+leftovers() {
+    [ -n "$handlers" ] || return 0
+    cat >&2 <<MSG
+Left for you to remove, no reason to refuse (httpd accepts a handler no
+module knows; the status page goes with the module):
+$handlers
+MSG
+}
+if [ -z "$found" ]; then
+    leftovers
+    exit 0
+fi
 if [ -n "$package" ]; then
     cat >&2 <<MSG
 libapache2-mod-tack: not removed: the configuration in $confdir still uses
@@ -47,6 +63,7 @@ $found
 then remove the package again. TACK_FORCE_REMOVE=1 (in apt's environment)
 removes it all the same.
 MSG
+    leftovers
     exit 1
 fi
 cat >&2 <<MSG
@@ -57,4 +74,5 @@ $found
 then run make uninstall again (nothing was removed). FORCE=1 removes
 mod_tack all the same.
 MSG
+leftovers
 exit 1

@@ -4,7 +4,8 @@
 # install, reinstall of the same version, upgrade to a higher one (built
 # here from a copy of the packaged tree with a new changelog entry), a
 # removal refused while the configuration uses mod_tack, remove, reinstall
-# after remove, and purge.  After each step: the files dpkg should have put
+# after remove, and purge; then the move from make install to the packages
+# (admin guide, "Moving from make install to the package").  After each step: the files dpkg should have put
 # or left (and none it should have taken), the module's enabled state, and
 # apache2ctl configtest of /etc/apache2.  As root; /etc/apache2 and
 # /var/lib/apache2 are copied aside first and put back at the end.
@@ -50,9 +51,12 @@ is($rc, 0, '/etc/apache2 and /var/lib/apache2 copied aside') or BAIL_OUT($out);
 # The module's state directory belongs to this test while it runs: a
 # leftover of an earlier run of something else must not decide it.
 remove_tree('/var/lib/apache2/tack');
+my $made_install = 0;
 sub restore {
     return unless -d "$saved/etc-apache2";
     run("TACK_FORCE_REMOVE=1 dpkg --purge tacktool libapache2-mod-tack");
+    # What make install put, /etc/apache2 aside (put back below).
+    run("make -s -C $top uninstall KEEP_SITES=1") if $made_install;
     run("rm -rf /etc/apache2 /var/lib/apache2 && cp -a $saved/etc-apache2 /etc/apache2"
         . " && cp -a $saved/var-lib-apache2 /var/lib/apache2");
 }
@@ -100,7 +104,14 @@ sub tool_version {
     return $rc == 0 ? (split ' ', $out)[0, 1] : ('', $out);
 }
 
-my $had_local_tack = -e '/usr/local/bin/tack';
+# make install's files (step 7 makes them, and removes them).
+my @source_files = qw(/usr/local/bin/tack /usr/local/share/man/man1/tack.1
+    /usr/local/lib/tack/tack-certbot-hook /usr/local/lib/tack/tack-md-hook
+    /usr/local/share/doc/mod_tack);
+for (@source_files, '/usr/lib/apache2/modules/mod_tack.so') {
+    BAIL_OUT("$_ is here (make install?): the cycle starts where mod_tack is"
+        . " not installed; make uninstall first") if -e $_;
+}
 configtest('before');
 ok(!enabled(), 'before: mod_tack is not enabled');
 
@@ -126,6 +137,21 @@ is($rc, 0, 'man tacktool renders') or diag($out);
 like($out, qr/^NAME\s+tacktool\b/m, '... as tacktool');
 ($rc, $out) = run('MANWIDTH=80 man --warnings -P cat tacktool 2>&1 >/dev/null');
 is($out, '', '... without groff warnings');
+# The packaged docs: the package's paths, the picture, no developer docs.
+my $doc = '/usr/share/doc/libapache2-mod-tack';
+my $guide = qx{zcat $doc/admin-guide.md.gz};
+# What the guide says about make install's own paths is between markers.
+(my $outside = $guide) =~ s/^<!-- make install -->\n.*?^<!-- \/make install -->\n//msg;
+my @local = grep { m{/usr/local/(?:bin/tack|lib/tack|share/(?:man|doc))} } split /\n/, $outside;
+ok(!@local, "$doc/admin-guide.md names the package's paths") or diag(join "\n", @local);
+like($guide, qr{^www-data ALL=\(tack\) NOPASSWD: /usr/bin/tacktool sign }m, '... in the sudoers line');
+like($guide, qr{^MDMessageCmd /usr/libexec/tacktool/tack-md-hook }m, '... in MDMessageCmd');
+like($guide, qr{--deploy-hook /usr/libexec/tacktool/tack-certbot-hook$}m, '... and in --deploy-hook');
+like($guide, qr{/usr/local/bin/tack`.*?/usr/local/lib/tack/}s, '... and make install\'s in section 1');
+like(qx{zcat $doc/hosting-guide.md.gz}, qr/\]\(status-1000\.png\)/, 'the hosting guide shows status-1000.png');
+ok(-f "$doc/status-1000.png", '... which is installed beside it');
+absent('the developers\' docs', map { ("$doc/$_.md", "$doc/$_.md.gz") } qw(contributing fuzzing));
+
 ok(!enabled(), 'install does not enable the module');
 ok(!-e '/etc/apache2/mods-enabled/ssl.load' || -e "$saved/etc-apache2/mods-enabled/ssl.load",
    '... nor mod_ssl');
@@ -142,7 +168,7 @@ like($out, qr/libapache2-mod-tack/, '... naming the package') or diag($out);
 isnt($rc, 0, 'make uninstall refuses too');
 like($out, qr/libapache2-mod-tack/, '... naming the package') or diag($out);
 is(qx{md5sum /usr/lib/apache2/modules/mod_tack.so}, $so_before, '... and mod_tack.so is untouched');
-ok(!-e '/usr/local/bin/tack' || $had_local_tack, '... and no /usr/local/bin/tack was installed');
+ok(!-e '/usr/local/bin/tack', '... and no /usr/local/bin/tack was installed');
 verified('after make install and uninstall', 'libapache2-mod-tack');
 
 # a2enmod is the administrator's step.
@@ -295,5 +321,77 @@ my @marks = glob('/var/lib/apache2/module/*/tack');
 ok(!@marks, '... and apache2\'s enabled/disabled marks for tack') or diag("@marks");
 ok(-f "$tmp/tack/key.pem", '... the administrator\'s TACK key is not the package\'s to remove');
 configtest('purge');
+
+# ---- 7. from make install to the packages ------------------------------------------
+# A source install serving a site, with an edited tack.conf; then the admin
+# guide's "Moving from make install to the package", non-interactively.
+$made_install = 1;
+($rc, $out) = run("make -s -C $top install");
+is($rc, 0, 'make install (a source install)') or diag($out);
+present('make install', @source_files, '/usr/lib/apache2/modules/mod_tack.so', @conffiles);
+($rc, $out) = run('a2enmod -q tack && a2ensite -q tack-cycle');
+is($rc, 0, '... a2enmod tack, a2ensite tack-cycle (its TackFile)') or diag($out);
+open $fh, '>>', '/etc/apache2/mods-available/tack.conf' or die $!;
+print $fh "TackStateFile /var/lib/apache2/tack/state.json\n";
+close $fh;
+# A file under /etc that runs a hook from make install's place.
+my $md_conf = '/etc/apache2/conf-available/tack-cycle-md.conf';
+spew($md_conf, "#MDMessageCmd /usr/local/lib/tack/tack-md-hook /etc/tack/md-hook.conf\n");
+configtest('make install');
+my $sums = 'md5sum /usr/lib/apache2/modules/mod_tack.so /etc/apache2/sites-available/tack-cycle.conf'
+    . ' /etc/apache2/mods-available/tack.conf /etc/apache2/mods-available/tack.load';
+my $sums_before = qx{$sums};
+
+($rc, $out) = run("$apt install $mod_deb $tool_deb </dev/null");
+isnt($rc, 0, 'apt-get install over make install is refused');
+note($out);
+like($out, qr/libapache2-mod-tack: not installed, nothing changed: mod_tack was installed here\s+from its source tree \(make install\)/,
+     '... by libapache2-mod-tack\'s preinst, saying why') or diag($out);
+like($out, qr/^\s+\Q$_\E$/m, "... naming $_") for '/usr/lib/apache2/modules/mod_tack.so', @source_files;
+like($out, qr/^\s+make uninstall KEEP_SITES=1$/m, '... and the command that removes them');
+like($out, qr/tacktool: not installed, nothing changed/, '... and by tacktool\'s');
+unlike($out, qr/conffile prompt/, '... with no conffile prompt');
+unlike(status($_), qr/^.[^n]/, "... $_ is not installed") for qw(libapache2-mod-tack tacktool);
+is(qx{$sums}, $sums_before, '... the module, the site and mods-available are untouched');
+present('refused install: make install\'s files', @source_files);
+configtest('refused install');
+
+($rc, $out) = run("make -s -C $top uninstall KEEP_SITES=1");
+is($rc, 0, 'make uninstall KEEP_SITES=1') or diag($out);
+note($out);
+like($out, qr/kept: .*tack\.load, tack\.conf, the sites.*\nnext, before apache2 restarts: apt install/,
+     '... saying what it kept and what next') or diag($out);
+like($out, qr{still run the tool or a hook from /usr/local .*\n\s+\Q$md_conf\E$}m,
+     '... and naming the files under /etc that run the old hook');
+absent('make uninstall KEEP_SITES=1', @source_files, '/usr/lib/apache2/modules/mod_tack.so');
+present('... leaves', @conffiles, '/etc/apache2/sites-enabled/tack-cycle.conf');
+ok(enabled(), '... and the module enabled');
+
+($rc, $out) = run("$apt install $mod_deb $tool_deb </dev/null");
+is($rc, 0, 'apt-get install, non-interactive, then goes through') or diag($out);
+unlike($out, qr/conffile prompt|Configuration file/, '... with no conffile question');
+like(status($_), qr/^ii \Q$v1\E$/, "... $_ $v1 is installed") for qw(libapache2-mod-tack tacktool);
+like($out, qr{took over /etc/apache2/mods-available/tack\.load from make install}, '... tack.load taken over');
+like($out, qr{kept your edited /etc/apache2/mods-available/tack\.conf}, '... the edited tack.conf kept, saying so');
+like(slurp('/etc/apache2/mods-available/tack.conf'), qr{^TackStateFile /var/lib/apache2/tack/state\.json$}m,
+     '... with its edit');
+like(slurp('/etc/apache2/mods-available/tack.conf.dpkg-dist') // '', qr{/usr/share/doc/libapache2-mod-tack},
+     '... and the package\'s beside it, as tack.conf.dpkg-dist');
+absent('no file aside left', map { "$_.make-install" } @conffiles);
+absent('no make install file left', @source_files);
+ok(enabled(), 'the module is still enabled');
+my ($site_after) = grep { /tack-cycle/ } split /\n/, qx{$sums};
+my ($site_before) = grep { /tack-cycle/ } split /\n/, $sums_before;
+is($site_after, $site_before, '... and the site untouched');
+configtest('after the move');
+verified('after the move', 'libapache2-mod-tack');
+verified('after the move', 'tacktool');
+private_start('after the move');
+($rc, $out) = run('a2dissite -q tack-cycle');
+($rc, $out) = run("$apt purge libapache2-mod-tack tacktool");
+is($rc, 0, 'apt-get purge after the move') or diag($out);
+absent('purge after the move', @mod_files, @tool_files, @conffiles,
+    '/etc/apache2/mods-available/tack.conf.dpkg-dist');
+configtest('purge after the move');
 
 done_testing();

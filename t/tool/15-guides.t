@@ -30,6 +30,8 @@ my %plan = (
         "$sys: packages, make install (t/install/install.t runs make install)",
     'admin-guide.md: make package (+1)' =>
         "$sys: build dependencies, packages (make package-cycle installs and purges them)",
+    'admin-guide.md: make uninstall KEEP_SITES=1     # the module, tool, man page, hooks and docs; not your sites (+2)' =>
+        "$sys: make uninstall, packages (t/package/cycle.t runs these steps)",
     'admin-guide.md: a2enmod tack                   # also enables ssl, which it depends on (+2)' =>
         "$sys: /etc/apache2 and its server (install.t runs it on a private instance)",
     'admin-guide.md: mkdir -m 700 /root/tack (+1)' => '',
