@@ -49,7 +49,7 @@ my %plan = (
         'the check after the reload connects to www.example.org',
     "admin-guide.md: cat > /root/tack/preload-hosts <<'EOF' (+7)" =>
         'connects to 192.0.2.10 and .20 (10-preload.t builds from private servers)',
-    'admin-guide.md: #!/bin/sh (+11)' => 'the renewal script: install.t runs it as cron does, against a real httpd',
+    'admin-guide.md: #!/bin/sh (+13)' => 'the renewal script: install.t runs it as cron does, against a real httpd',
     'admin-guide.md: chmod 700 /usr/local/sbin/tack-renew (+3)' =>
         "$sys: /etc/cron.d, an editor, and connects to www.example.org",
     'admin-guide.md: tack sign -k /root/tack/www.key -c /etc/ssl/certs/www.example.org.new.crt \\ (+4)' => '',
