@@ -227,14 +227,8 @@ int cli_write_output(const char *path, const void *data, size_t len,
         }
         return CLI_EXIT_OK;
     }
-    if (cli_is_dir(path)) {
-        cli_err("%s: is a directory", path);
-        return CLI_EXIT_USAGE;
-    }
-    if (!force && access(path, F_OK) == 0) {
-        cli_err("%s: exists; not overwritten (use --force to replace it)",
-                path);
-        return CLI_EXIT_USAGE;
+    if ((rc = cli_output_usable(path, force)) != CLI_EXIT_OK) {
+        return rc;
     }
     rc = cli_write_temp(path, data, len, mode, 1, &tmp);
     if (rc == CLI_EXIT_OK) {

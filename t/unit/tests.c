@@ -65,20 +65,6 @@ char *tt_read_vector(const char *rel, size_t *len)
     return buf;
 }
 
-static int tt_hex_nibble(char c)
-{
-    if (c >= '0' && c <= '9') {
-        return c - '0';
-    }
-    if (c >= 'a' && c <= 'f') {
-        return c - 'a' + 10;
-    }
-    if (c >= 'A' && c <= 'F') {
-        return c - 'A' + 10;
-    }
-    return -1;
-}
-
 uint8_t *tt_hex_decode(const char *hex, size_t *len)
 {
     size_t cap = strlen(hex) / 2 + 1, n = 0;
@@ -92,7 +78,7 @@ uint8_t *tt_hex_decode(const char *hex, size_t *len)
         if (*hex == ' ' || *hex == '\n' || *hex == '\r' || *hex == '\t') {
             continue;
         }
-        v = tt_hex_nibble(*hex);
+        v = tack_hex_digit((unsigned char)*hex);
         ck_assert_msg(v >= 0, "not a hex digit: '%c'", *hex);
         if (hi < 0) {
             hi = v;
