@@ -438,6 +438,20 @@ install: module tool
 # under /etc that still run the tool or a hook from here.  It refuses
 # nothing: with the package installed already (a system where it went over
 # a source install), it leaves dpkg's files and removes the rest.
+# What both ways of uninstalling remove: tack.conf.dist, the tool, its man
+# page, the hooks and the docs (and their directories when empty).
+define uninstall-tool-files
+rm -f $(DESTDIR)$(MODS_AVAILABLE)/tack.conf.dist \
+    $(DESTDIR)$(BINDIR)/$(TACK_PROG) \
+    $(DESTDIR)$(MANDIR)/man1/$(TACK_PROG).1 \
+    $(HOOKS:hooks/%=$(DESTDIR)$(HOOKDIR)/%)
+-@rmdir --ignore-fail-on-non-empty $(DESTDIR)$(MANDIR)/man1 2>/dev/null
+-@rmdir --ignore-fail-on-non-empty $(DESTDIR)$(HOOKDIR) 2>/dev/null
+rm -f $(addprefix $(DESTDIR)$(DOCDIR)/,$(notdir $(DOCS) $(OLD_DOCS)))
+-@rmdir --ignore-fail-on-non-empty $(DESTDIR)$(DOCDIR) \
+    $(dir $(DESTDIR)$(DOCDIR)) 2>/dev/null
+endef
+
 ifneq ($(KEEP_SITES),)
 TACK_REFS_IN := /etc/letsencrypt/renewal /etc/letsencrypt/renewal-hooks \
                 /etc/apache2 /etc/tack /etc/sudoers /etc/sudoers.d /etc/cron.d \
@@ -449,15 +463,7 @@ uninstall:
 	else \
 	    echo "keeping $(APXS_MODDIR)/mod_tack.so: libapache2-mod-tack's"; \
 	fi
-	rm -f $(DESTDIR)$(MODS_AVAILABLE)/tack.conf.dist \
-	    $(DESTDIR)$(BINDIR)/$(TACK_PROG) \
-	    $(DESTDIR)$(MANDIR)/man1/$(TACK_PROG).1 \
-	    $(HOOKS:hooks/%=$(DESTDIR)$(HOOKDIR)/%)
-	-@rmdir --ignore-fail-on-non-empty $(DESTDIR)$(MANDIR)/man1 2>/dev/null
-	-@rmdir --ignore-fail-on-non-empty $(DESTDIR)$(HOOKDIR) 2>/dev/null
-	rm -f $(addprefix $(DESTDIR)$(DOCDIR)/,$(notdir $(DOCS) $(OLD_DOCS)))
-	-@rmdir --ignore-fail-on-non-empty $(DESTDIR)$(DOCDIR) \
-	    $(dir $(DESTDIR)$(DOCDIR)) 2>/dev/null
+	$(uninstall-tool-files)
 	@if [ -z "$(DESTDIR)" ]; then \
 	    refs=$$( { grep -rIlF -e '$(HOOKDIR)/' -e '$(BINDIR)/$(TACK_PROG)' \
 	        $(TACK_REFS_IN) 2>/dev/null; \
@@ -488,16 +494,8 @@ uninstall:
 	    echo "the module was enabled: apache2ctl graceful to unload it"; \
 	fi
 	rm -f $(DESTDIR)$(APXS_MODDIR)/mod_tack.so \
-	    $(DESTDIR)$(MODS_AVAILABLE)/tack.load \
-	    $(DESTDIR)$(MODS_AVAILABLE)/tack.conf.dist \
-	    $(DESTDIR)$(BINDIR)/$(TACK_PROG) \
-	    $(DESTDIR)$(MANDIR)/man1/$(TACK_PROG).1 \
-	    $(HOOKS:hooks/%=$(DESTDIR)$(HOOKDIR)/%)
-	-@rmdir --ignore-fail-on-non-empty $(DESTDIR)$(MANDIR)/man1 2>/dev/null
-	-@rmdir --ignore-fail-on-non-empty $(DESTDIR)$(HOOKDIR) 2>/dev/null
-	rm -f $(addprefix $(DESTDIR)$(DOCDIR)/,$(notdir $(DOCS) $(OLD_DOCS)))
-	-@rmdir --ignore-fail-on-non-empty $(DESTDIR)$(DOCDIR) \
-	    $(dir $(DESTDIR)$(DOCDIR)) 2>/dev/null
+	    $(DESTDIR)$(MODS_AVAILABLE)/tack.load
+	$(uninstall-tool-files)
 	@if [ -f $(DESTDIR)$(MODS_AVAILABLE)/tack.conf ] && \
 	    ! $(TACK_CONF_SED) conf/tack.conf | \
 	        cmp -s - $(DESTDIR)$(MODS_AVAILABLE)/tack.conf; then \
