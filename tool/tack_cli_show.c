@@ -89,19 +89,24 @@ static void ext00_fault_text(const tack_ext00_t *e, tack_status_t st,
     uint8_t *spliced;
 
     /* A second TACK where break_sigs_len belongs: the rest parses once the
-     * 166 bytes after the first TACK are taken out. */
-    if (at == 1 + TACK_LEN && strcmp(e->fault_field, "break_sigs_len") == 0 &&
-        len >= at + TACK_LEN + 3 && (spliced = malloc(len)) != NULL) {
-        memcpy(spliced, body, at);
-        memcpy(spliced + at, body + at + TACK_LEN, len - at - TACK_LEN);
-        st = tack_ext00_parse(&again, spliced, len - TACK_LEN);
+     * 166 bytes after the first TACK are taken out.  Whatever field the
+     * parse stumbled on: the second TACK's first bytes (its key) may read
+     * as a break_sigs_len of 0, and then pin_activation fails instead. */
+    if (len >= 1 + 2 * TACK_LEN + 3 && body[0] == TACK_LEN &&
+        at >= 1 + TACK_LEN && (spliced = malloc(len)) != NULL) {
+        size_t end = 1 + TACK_LEN; /* where the first TACK ends */
+        tack_status_t again_st;
+
+        memcpy(spliced, body, end);
+        memcpy(spliced + end, body + end + TACK_LEN, len - end - TACK_LEN);
+        again_st = tack_ext00_parse(&again, spliced, len - TACK_LEN);
         free(spliced);
-        if (st == TACK_OK) {
+        if (again_st == TACK_OK) {
             snprintf(buf, n,
                      "a second TACK follows the first, at byte %zu: a "
                      "draft-00 body carries at most one TACK (two are the "
                      "draft-02 format)",
-                     at);
+                     end);
             return;
         }
     }
