@@ -294,7 +294,11 @@ chmod 0600, "$tmp/hook.conf";
 ($rc, $out) = run("env -i PATH=/usr/bin:/bin TACK_HOOK_CONF=$tmp/hook.conf"
     . " RENEWED_LINEAGE=$tmp/le/live/www.tack.test /usr/local/lib/tack/tack-certbot-hook");
 is($rc, 0, 'tack-certbot-hook signs and reloads with cron\'s PATH') or diag($out);
-ok(-f "$tmp/store/www.tack.test.tack.pem", '... the TACK in the store');
+my ($sf) = qx{/usr/local/bin/tack view $tmp/le/live/www.tack.test/cert.pem}
+    =~ /^store_file\s+= (\S+)$/m;
+like($sf // '', qr/^www\.tack\.test\.ecdsa\.[0-9a-f]{8}\.tack\.pem$/,
+     '... into the file the certificate gives (HOST.KEYTYPE.SPKI8)');
+ok($sf && -f "$tmp/store/$sf", '... the TACK in the store');
 
 ($rc, $out) = ctl('stop');
 is($rc, 0, 'apache2ctl stop') or diag($out);
