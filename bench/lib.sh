@@ -72,31 +72,22 @@ have_tool() { [ -x "$TACK" ]; }
 
 # ---- private httpd ---------------------------------------------------------
 
+# The shell's one private-httpd helper (also demo.sh's and preflight.sh's).
+APACHE2=$APACHE
+# shellcheck source=../scripts/httpd-lib.sh
+. "$TOP/scripts/httpd-lib.sh"
+
 # httpd_write_conf DIR PORT WITH_MODULE VHOSTS_FILE
 # A private server: one child of mpm_event with a fixed 64 threads (no spare
 # thread or process management, so every round measures the same processes),
 # no session cache, no tickets (every handshake is a full one).
 httpd_write_conf() {
     local dir=$1 port=$2 with_module=$3 vhosts=$4
-    mkdir -p "$dir/run" "$dir/logs" "$dir/htdocs"
+    mkdir -p "$dir/htdocs"
     : > "$dir/htdocs/index.html"
     {
-        cat <<EOF
-ServerRoot "$dir"
-DefaultRuntimeDir "$dir/run"
-PidFile "$dir/run/httpd.pid"
-ErrorLog "$dir/logs/error.log"
-LogLevel notice
-User nobody
-Group nogroup
-ServerName localhost
-Listen 127.0.0.1:$port
-LoadModule mpm_event_module $MODDIR/mod_mpm_event.so
-LoadModule authz_core_module $MODDIR/mod_authz_core.so
-LoadModule mime_module $MODDIR/mod_mime.so
-LoadModule socache_shmcb_module $MODDIR/mod_socache_shmcb.so
-LoadModule ssl_module $MODDIR/mod_ssl.so
-EOF
+        httpd_conf_head "$dir" "$port" notice \
+            mpm_event authz_core mime socache_shmcb ssl
         if [ "$with_module" = 1 ]; then
             echo "LoadModule tack_module $MODULE"
             echo "TackStateFile $dir/tack-state.json"
@@ -133,20 +124,8 @@ httpd_start() {
         || die "httpd in $dir did not start: $(tail -5 "$dir/logs/error.log")"
 }
 
-httpd_pid() { cat "$1/run/httpd.pid" 2>/dev/null; }
-
-# httpd_stop DIR: stop the server and wait until its parent has gone.
-httpd_stop() {
-    local dir=$1 pid i
-    pid=$(httpd_pid "$dir") || return 0
-    [ -n "$pid" ] || return 0
-    kill -TERM "$pid" 2>/dev/null || return 0
-    for i in $(seq 1 600); do
-        kill -0 "$pid" 2>/dev/null || return 0
-        sleep 0.05
-    done
-    kill -KILL "$pid" 2>/dev/null
-}
+# httpd_pid DIR and httpd_stop DIR (waits until the parent has gone):
+# scripts/httpd-lib.sh's.
 
 # httpd_pids DIR: the parent and its children.
 httpd_pids() {

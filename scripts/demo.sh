@@ -51,26 +51,15 @@ say "an old, compromised key and its break signature"
 "$TACK" genkey -p "$PW" -o "$dir/old-key.pem"
 "$TACK" break -k "$dir/old-key.pem" -p "$PW" -o "$dir/breaksigs.pem"
 
-load=
-for m in mpm_event authz_core mime socache_shmcb ssl; do
-    load="${load}LoadModule ${m}_module $MODDIR/mod_$m.so
-"
-done
-cat > "$dir/httpd.conf" <<EOF
-ServerRoot $dir
-DefaultRuntimeDir $dir
-PidFile $dir/httpd.pid
-Listen 127.0.0.1:$port
-ErrorLog $dir/error.log
-LogLevel warn tack:info
-User nobody
-Group nogroup
-ServerName localhost
+{
+httpd_conf_head "$dir" "$port" 'warn tack:info' \
+    mpm_event authz_core mime socache_shmcb ssl
+cat <<EOF
 TypesConfig /etc/mime.types
 DocumentRoot $dir
-${load}LoadModule tack_module $MODULE
-TackStateFile $dir/tack-state.json
-SSLSessionCache shmcb:$dir/ssl_scache(512000)
+LoadModule tack_module $MODULE
+TackStateFile $dir/run/tack-state.json
+SSLSessionCache shmcb:$dir/run/ssl_scache(512000)
 
 <VirtualHost 127.0.0.1:$port>
     ServerName demo.test
@@ -82,6 +71,7 @@ SSLSessionCache shmcb:$dir/ssl_scache(512000)
     TackPinActivation on
 </VirtualHost>
 EOF
+} > "$dir/httpd.conf"
 
 say "the configuration (apache2 -t checks every TACK against the certificate)"
 sed -n '/<VirtualHost/,/<\/VirtualHost>/p' "$dir/httpd.conf"
@@ -89,13 +79,9 @@ sed -n '/<VirtualHost/,/<\/VirtualHost>/p' "$dir/httpd.conf"
 
 say "starting httpd on 127.0.0.1:$port"
 "$APACHE2" -f "$dir/httpd.conf" -k start
-i=0
-until grep -q 'resuming normal operations' "$dir/error.log" 2>/dev/null; do
-    i=$((i + 1))
-    [ $i -lt 100 ] || { cat "$dir/error.log" >&2; die "httpd did not start"; }
-    sleep 0.1
-done
-grep '\[tack:' "$dir/error.log" || true
+httpd_wait_up "$dir" ||
+    { cat "$dir/logs/error.log" >&2; die "httpd did not start"; }
+grep '\[tack:' "$dir/logs/error.log" || true
 
 say "fetching TACK: openssl s_client -tls1_2 -serverinfo 62208"
 openssl s_client -connect "127.0.0.1:$port" -servername demo.test -tls1_2 \
@@ -112,10 +98,5 @@ say "checked as a TACK client does (tack check)"
 "$TACK" check "127.0.0.1:$port" --servername demo.test --tls1_2 --require
 
 say "stopping httpd"
-"$APACHE2" -f "$dir/httpd.conf" -k stop
-i=0
-while [ -f "$dir/httpd.pid" ] && [ $i -lt 50 ]; do
-    sleep 0.1
-    i=$((i + 1))
-done
+httpd_stop "$dir"
 echo "demo: done"

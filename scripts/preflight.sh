@@ -41,35 +41,19 @@ dir=$(httpd_dir preflight)
 cleanup() { httpd_cleanup "$dir"; }
 trap cleanup EXIT INT TERM
 
-cat > "$dir/httpd.conf" <<EOF
-ServerRoot $dir
-DefaultRuntimeDir $dir
-PidFile $dir/httpd.pid
-Listen 127.0.0.1:$port
-ErrorLog $dir/error.log
-LogLevel warn
-User nobody
-Group nogroup
-ServerName localhost
-LoadModule mpm_event_module $MODDIR/mod_mpm_event.so
-LoadModule authz_core_module $MODDIR/mod_authz_core.so
-LoadModule socache_shmcb_module $MODDIR/mod_socache_shmcb.so
-LoadModule ssl_module $MODDIR/mod_ssl.so
-SSLSessionCache shmcb:$dir/ssl_scache(512000)
-EOF
+{
+    httpd_conf_head "$dir" "$port" warn \
+        mpm_event authz_core socache_shmcb ssl
+    echo "SSLSessionCache shmcb:$dir/run/ssl_scache(512000)"
+} > "$dir/httpd.conf"
 
 out=$("$APACHE2" -f "$dir/httpd.conf" -k start 2>&1) ||
     die "a plain httpd with mod_ssl does not start: $out"
-i=0
-until grep -q 'resuming normal operations' "$dir/error.log" 2>/dev/null; do
-    i=$((i + 1))
-    [ $i -lt 100 ] || die "a plain httpd with mod_ssl did not start:" \
-        "$(tail -n 1 "$dir/error.log" 2>/dev/null)"
-    sleep 0.1
-done
+httpd_wait_up "$dir" || die "a plain httpd with mod_ssl did not start:" \
+    "$(tail -n 1 "$dir/logs/error.log" 2>/dev/null)"
 
 bad=$(grep -E '^\[[^]]*\] \[[a-z_]*:(warn|error|crit|alert|emerg)\]' \
-      "$dir/error.log" | head -n 1)
+      "$dir/logs/error.log" | head -n 1)
 [ -z "$bad" ] && exit 0
 
 case "$bad" in

@@ -14,7 +14,7 @@
 use strict;
 use warnings FATAL => 'all';
 use FindBin;
-use lib "$FindBin::Bin/lib";
+use lib "$FindBin::Bin/lib", "$FindBin::Bin/../lib";
 
 use AcmeTest;
 BEGIN { need('pebble', 'mod_md') }

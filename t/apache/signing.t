@@ -10,7 +10,7 @@
 use strict;
 use warnings FATAL => 'all';
 use FindBin;
-use lib "$FindBin::Bin/lib";
+use lib "$FindBin::Bin/lib", "$FindBin::Bin/../lib";
 
 use Apache::Test qw(-withtestmore);
 use File::Copy qw(copy);

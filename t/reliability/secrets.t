@@ -24,7 +24,7 @@
 use strict;
 use warnings;
 use FindBin;
-use lib "$FindBin::Bin/lib";
+use lib "$FindBin::Bin/lib", "$FindBin::Bin/../lib";
 use Test::More;
 use Digest::SHA qw(hmac_sha256);
 use MIME::Base64 qw(decode_base64);

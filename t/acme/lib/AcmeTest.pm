@@ -19,10 +19,11 @@ use warnings;
 
 use Cwd qw(abs_path);
 use File::Basename qw(dirname);
-# Pebble.pm beside it, TackTest.pm in t/apache/lib: from any test directory.
+# Pebble.pm beside it, TackTest.pm in t/apache/lib, PrivateHttpd.pm in
+# t/lib: from any test directory.
 BEGIN {
     my $d = dirname(abs_path(__FILE__));
-    unshift @INC, $d, "$d/../../apache/lib";
+    unshift @INC, $d, "$d/../../apache/lib", "$d/../../lib";
 }
 use File::Path qw(make_path remove_tree);
 use POSIX ();
@@ -76,9 +77,7 @@ sub need {
     my $inherit = TackTest::t_dir() . '/tmp/inherit.conf';
     return if -s $inherit;
     make_path(TackTest::t_dir() . '/tmp');
-    my $mods = '/usr/lib/apache2/modules';
-    spew($inherit, join('', map { "LoadModule ${_}_module $mods/mod_$_.so\n" }
-        grep { -f "$mods/mod_$_.so" }
+    spew($inherit, PrivateHttpd::load_modules(
         qw(mpm_event authz_core mime socache_shmcb ssl dir alias authz_host
            log_config status)) . "TypesConfig /etc/mime.types\n");
 }

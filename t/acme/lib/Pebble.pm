@@ -23,17 +23,13 @@ use warnings;
 use IO::Socket::INET;
 use POSIX qw(WNOHANG);
 use Time::HiRes qw(sleep time);
+use PrivateHttpd ();
 
 my $PEBBLE = $ENV{PEBBLE} || '/usr/bin/pebble';
 
-# free_port(): a TCP port nothing listens on at 127.0.0.1 just now.
-sub free_port {
-    my $s = IO::Socket::INET->new(LocalAddr => '127.0.0.1', LocalPort => 0,
-        Proto => 'tcp', Listen => 1, ReuseAddr => 1) or die "no port: $!";
-    my $port = $s->sockport;
-    close $s;
-    return $port;
-}
+# free_port(): a TCP port nothing listens on at 127.0.0.1 just now (one
+# the kernel picks, as for the suites' httpds: t/lib/PrivateHttpd.pm).
+sub free_port { PrivateHttpd::any_port() }
 
 # wait_until($seconds, $code): calls $code every 0.2 s until it returns
 # true (returned) or $seconds have passed (undef).

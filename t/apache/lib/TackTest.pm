@@ -5,19 +5,19 @@ package TackTest;
 # Helpers shared by t/apache/*.t: the two TLS peers (openssl s_client and
 # t/tmp/tackprobe), expected extension bodies built from the fixture files,
 # the error-log check run after each test, and private httpd instances for
-# the configuration-test, start-up and reload cases.
+# the configuration-test, start-up and reload cases (t/lib/PrivateHttpd.pm).
 
 use strict;
 use warnings;
 
 use Cwd qw(abs_path);
 use File::Basename qw(dirname);
-use File::Path qw(make_path remove_tree);
-use IO::Socket::INET;
 use MIME::Base64 qw(decode_base64);
 use Test::More;
 
 use TackFixture qw(read_pem_blocks ext00 ext02 write_file);
+# t/lib: the private httpd the Perl suites share.
+use PrivateHttpd;
 
 use Exporter 'import';
 our @EXPORT = qw(fx t_dir top_dir ssl_port s_client probe probe_batch tack_of sigs_of
@@ -147,37 +147,27 @@ sub log_clean {
 
 package TackTest::Httpd;
 
-use File::Copy ();
-use File::Path qw(make_path remove_tree);
-use IO::Socket::INET;
+# t/lib/PrivateHttpd.pm with this suite's layout (t/tmp/httpd/NAME, logs/),
+# the modules of t/tmp/inherit.conf and (rc, output) results.
+use parent -norequire, 'PrivateHttpd';
 
-my $HTTPD = $ENV{APACHE2} || '/usr/sbin/apache2';
-
-sub free_port {
-    my $s = IO::Socket::INET->new(LocalAddr => '127.0.0.1', LocalPort => 0,
-        Proto => 'tcp', Listen => 1, ReuseAddr => 1) or die "no port: $!";
-    my $port = $s->sockport;
-    close $s;
-    return $port;
-}
+# free_port(): a port the kernel picks, free on 127.0.0.1 just now.
+sub free_port { PrivateHttpd::any_port() }
 
 # TackTest::Httpd->new($name): a server root in t/tmp/httpd/$name with its
-# own port, logs and pid file.
+# own port (free_port), logs and pid file.
 sub new {
     my ($class, $name) = @_;
-    my $root = TackTest::t_dir() . "/tmp/httpd/$name";
-    remove_tree($root);
-    make_path("$root/logs");
-    return bless { name => $name, root => $root, port => free_port() }, $class;
+    my $self = $class->SUPER::new(
+        root => TackTest::t_dir() . "/tmp/httpd/$name", fresh => 1,
+        port => free_port(), error_log => 'logs/error_log',
+        pid_file => 'logs/httpd.pid', run_dir => 'logs');
+    $self->{name} = $name;
+    return $self;
 }
 
-sub root { $_[0]{root} }
-sub port { $_[0]{port} }
-sub error_log { "$_[0]{root}/logs/error_log" }
-sub conf_file { "$_[0]{root}/httpd.conf" }
-
-# write_conf($body): the boiler-plate a private Debian apache2 needs, then
-# $body (vhosts with @PORT@ and @ROOT@ substituted).
+# write_conf($body, %o): the boiler-plate a private Debian apache2 needs,
+# then $body (vhosts with @PORT@ and @ROOT@ substituted).
 sub write_conf {
     my ($self, $body, %o) = @_;
     my $mods = TackTest::t_dir() . '/tmp/inherit.conf';
@@ -192,126 +182,49 @@ sub write_conf {
     }
     my $module = TackTest::top_dir() . '/build/mod_tack.so';
     my $root = $self->{root};
-    $body =~ s/\@PORT\@/$self->{port}/g;
-    $body =~ s/\@ROOT\@/$root/g;
-    my $loglevel = $o{loglevel} || 'info tack:debug ssl:warn';
-    my $conf = <<"CONF";
-ServerRoot $root
-DefaultRuntimeDir $root/logs
-PidFile $root/logs/httpd.pid
-Listen 127.0.0.1:$self->{port}
-ErrorLog $root/logs/error_log
-LogLevel $loglevel
-User nobody
-Group nogroup
-ServerName localhost
-TypesConfig /etc/mime.types
-DocumentRoot $root
-$load
-LoadModule tack_module $module
-TackStateFile $root/logs/tack-state.json
-SSLSessionCache shmcb:$root/logs/ssl_scache(512000)
-$body
-CONF
-    TackFixture::write_file($self->conf_file, $conf);
-    return $self;
+    return $self->SUPER::write_conf($body,
+        loglevel => $o{loglevel} || 'info tack:debug ssl:warn',
+        head => "DocumentRoot $root\n$load"
+            . "LoadModule tack_module $module\n"
+            . "TackStateFile $root/logs/tack-state.json\n"
+            . "SSLSessionCache shmcb:$root/logs/ssl_scache(512000)\n");
 }
 
+# run_httpd(@args), ctl(@args) (Debian's apache2ctl on this instance;
+# "graceful" and "restart" run "apache2 -t" first), configtest ("apache2
+# -t"): (exit status, output).
 sub run_httpd {
     my ($self, @args) = @_;
-    my $cmd = join ' ', $HTTPD, '-f', $self->conf_file, @args;
-    my $out = qx{$cmd 2>&1};
-    return ($? >> 8, $out);
+    my $r = $self->SUPER::run_httpd(60, @args);
+    return ($r->{rc}, $r->{out});
 }
 
-# ctl(@args): Debian's apache2ctl on this instance (APACHE_CONFDIR points at
-# the instance, whose apache2.conf is the configuration written last).
-# "apache2ctl graceful" and "restart" run "apache2 -t" first.
 sub ctl {
     my ($self, @args) = @_;
-    my $root = $self->{root};
-    make_path("$root/run", "$root/lock");
-    File::Copy::copy($self->conf_file, "$root/apache2.conf") or die $!;
-    TackFixture::write_file("$root/envvars",
-        "export APACHE_RUN_USER=nobody\nexport APACHE_RUN_GROUP=nogroup\n"
-        . "export APACHE_RUN_DIR=$root/run\nexport APACHE_LOCK_DIR=$root/lock\n"
-        . "export APACHE_PID_FILE=$root/logs/httpd.pid\n"
-        . "export APACHE_LOG_DIR=$root/logs\n");
-    my $cmd = "APACHE_CONFDIR=$root APACHE_HTTPD=$HTTPD /usr/sbin/apache2ctl @args";
-    my $out = qx{$cmd 2>&1};
-    return ($? >> 8, $out);
+    my $r = $self->SUPER::ctl(60, @args);
+    return ($r->{rc}, $r->{out});
 }
 
-# configtest: (exit status, output) of "apache2 -t".
 sub configtest { $_[0]->run_httpd('-t') }
 
-sub pid {
-    my ($self) = @_;
-    open my $fh, '<', "$self->{root}/logs/httpd.pid" or return;
-    my $pid = <$fh>;
-    chomp $pid if defined $pid;
-    return $pid;
-}
-
-sub alive {
-    my ($self) = @_;
-    my $pid = $self->pid or return 0;
-    return kill(0, $pid) ? 1 : 0;
-}
-
-sub wait_port {
-    my ($self) = @_;
-    for (1 .. 50) {
-        my $s = IO::Socket::INET->new(PeerAddr => '127.0.0.1',
-            PeerPort => $self->{port}, Proto => 'tcp');
-        if ($s) { close $s; return 1 }
-        select(undef, undef, undef, 0.1);
-    }
-    return 0;
-}
-
-# wait_ready($mark): the pid file is there and the log says the server is
-# up; the listening socket alone is bound long before (first pass).
+# wait_ready($mark): a generation is up since $mark, within
+# $self->{timeout} seconds (10 unless set, e.g. for 10,000 vhosts).
 sub wait_ready {
     my ($self, $mark) = @_;
-    # $self->{timeout}: seconds (10 unless set, e.g. for 10,000 vhosts)
-    for (1 .. 10 * ($self->{timeout} || 10)) {
-        my $log = TackTest::log_since($mark || 0, $self->error_log);
-        return 1 if $self->alive && $log =~ /resuming normal operations/;
-        select(undef, undef, undef, 0.1);
-    }
-    return 0;
+    return $self->SUPER::wait_ready($mark || 0, $self->{timeout} || 10);
 }
 
+# start: "apache2 -k start", (exit status, output) once it serves.
 sub start {
     my ($self) = @_;
-    my $mark = -s $self->error_log || 0;
-    my @r = $self->run_httpd('-k', 'start');
-    $self->wait_ready($mark) if $r[0] == 0;
-    return @r;
+    my $r = $self->SUPER::start($self->{timeout} || 10);
+    return ($r->{rc}, $r->{out});
 }
 
 # graceful: a signal without a configuration test, as "kill -USR1" or a
 # package upgrade would send; waits for the new generation.
-sub graceful {
-    my ($self) = @_;
-    my $pid = $self->pid or return 0;
-    my $mark = -s $self->error_log;
-    kill 'USR1', $pid;
-    return $self->wait_ready($mark);
-}
+sub graceful { $_[0]->graceful_signal($_[0]{timeout} || 10) }
 
-sub stop {
-    my ($self) = @_;
-    my $pid = $self->pid or return;
-    kill 'TERM', $pid;
-    for (1 .. 100) {
-        last unless kill 0, $pid;
-        select(undef, undef, undef, 0.1);
-    }
-    unlink "$self->{root}/logs/httpd.pid";
-}
-
-sub DESTROY { $_[0]->stop }
+# stop, pid, alive, wait_port: PrivateHttpd's.
 
 1;

@@ -7,7 +7,8 @@ package RelTest;
 # (certificates with openssl req, TACK keys, TACKs and break signatures with
 # the project's ./tack), the client views of a server (openssl s_client's
 # SERVERINFO dump, ./tack check, t/reliability/rawhello) and private httpd
-# instances in t/tmp/rel-XXXX on 127.0.0.1 ports 18600-18699.
+# instances (t/lib/PrivateHttpd.pm) in t/tmp/rel-XXXX on 127.0.0.1 ports
+# 18600-18699.
 #
 # No Apache::Test here: its generated t/conf and t/logs belong to the
 # module's suite, which may run at the same time.
@@ -17,16 +18,13 @@ use warnings;
 
 use Cwd qw(abs_path);
 use Digest::SHA qw(sha256);
-use Errno qw(EINTR);
-use Fcntl qw(:flock);
 use File::Basename qw(dirname);
-use File::Path qw(make_path remove_tree);
+use File::Path qw(make_path);
 use File::Temp qw(tempdir);
-use IO::Socket::INET;
 use MIME::Base64 qw(encode_base64 decode_base64);
-use POSIX qw(:sys_wait_h setsid);
-use Time::HiRes qw(time sleep);
 use Test::More;
+# t/lib: the private httpd the Perl suites share.
+use PrivateHttpd;
 
 use Exporter 'import';
 our @EXPORT = qw(top_dir tool module_so loadgen_bin rawhello_bin
@@ -46,9 +44,9 @@ sub loadgen_bin { "$TOP/build/loadgen" }
 sub rawhello_bin { "$TOP/build/rel/rawhello" }
 sub keyspy_so { "$TOP/build/rel/keyspy.so" }
 
-our $HTTPD = $ENV{APACHE2} || '/usr/sbin/apache2';
-our $APACHE2CTL = '/usr/sbin/apache2ctl';
-our $MODDIR = $ENV{MODDIR} || '/usr/lib/apache2/modules';
+our $HTTPD = $PrivateHttpd::HTTPD;
+our $APACHE2CTL = $PrivateHttpd::APACHE2CTL;
+our $MODDIR = $PrivateHttpd::MODDIR;
 
 sub hexs { unpack('H*', $_[0] // '') }
 
@@ -97,52 +95,10 @@ sub need {
 # run_cmd({timeout => S, stdin => TEXT, env => {...}}, @argv): runs the
 # command in its own process group, kills the group after S seconds.
 # Returns { rc => exit status (-1 on timeout), signal => N, out => stdout
-# and stderr, timed_out => 0|1, seconds => elapsed }.
+# and stderr, timed_out => 0|1, seconds => elapsed } (PrivateHttpd's).
 sub run_cmd {
     my ($o, @argv) = @_;
-    my $timeout = $o->{timeout} // 60;
-    my $dir = tmp_root();
-    my $outf = "$dir/.cmd.$$." . int(rand(1e9));
-    my $t0 = time;
-    my $pid = fork;
-    die "fork: $!" unless defined $pid;
-    if ($pid == 0) {
-        setsid();
-        %ENV = (%ENV, %{ $o->{env} || {} });
-        open STDOUT, '>', $outf or die;
-        open STDERR, '>&', \*STDOUT or die;
-        if (defined $o->{stdin}) {
-            my $inf = "$outf.in";
-            write_file($inf, $o->{stdin});
-            open STDIN, '<', $inf or die;
-        }
-        else {
-            open STDIN, '<', '/dev/null' or die;
-        }
-        exec @argv or do { print "exec $argv[0]: $!\n"; POSIX::_exit(127) };
-    }
-    my ($timed_out, $status) = (0, undef);
-    while (1) {
-        my $r = waitpid($pid, WNOHANG);
-        if ($r == $pid) { $status = $?; last }
-        if (time - $t0 > $timeout) {
-            $timed_out = 1;
-            kill 'KILL', -$pid;
-            waitpid($pid, 0);
-            $status = $?;
-            last;
-        }
-        sleep 0.01;
-    }
-    my $out = -e $outf ? read_file($outf) : '';
-    unlink $outf, "$outf.in";
-    return {
-        rc => $timed_out ? -1 : ($status >> 8),
-        signal => $status & 127,
-        out => $out,
-        timed_out => $timed_out,
-        seconds => time - $t0,
-    };
+    return PrivateHttpd::run_cmd({ %$o, dir => tmp_root() }, @argv);
 }
 
 # tmp_root: t/tmp/rel-XXXX, one per test file, removed at exit unless
@@ -159,23 +115,9 @@ sub tmp_root {
 
 # free_port(): a port of 18600-18699 nobody listens on, claimed with a lock
 # file so that two of our test files running at once do not pick the same.
-my @CLAIMS;
 sub free_port {
-    my $lockdir = "/tmp/mod_tack-rel-ports";
-    make_path($lockdir);
-    my $start = 18600 + int(rand(100));
-    for my $i (0 .. 99) {
-        my $port = 18600 + ($start - 18600 + $i) % 100;
-        open my $lk, '>', "$lockdir/$port" or next;
-        next unless flock($lk, LOCK_EX | LOCK_NB);
-        my $s = IO::Socket::INET->new(LocalAddr => '127.0.0.1',
-            LocalPort => $port, Proto => 'tcp', Listen => 1, ReuseAddr => 1);
-        unless ($s) { close $lk; next }
-        close $s;
-        push @CLAIMS, $lk;
-        return $port;
-    }
-    die "free_port: no free port in 18600-18699\n";
+    return PrivateHttpd::claim_port(18600, 18699, '/tmp/mod_tack-rel-ports')
+        // die "free_port: no free port in 18600-18699\n";
 }
 
 sub write_file {
@@ -378,21 +320,16 @@ sub tack_check {
 # ---- private httpd instances -------------------------------------------
 
 # A test that dies, is interrupted or loses its output pipe still stops
-# the servers it started: a signal becomes an exit, and this END block runs
-# before File::Temp's removes the directories (and the pid files).
-$SIG{$_} = sub { exit 1 } for qw(INT TERM HUP PIPE);
+# the servers it started: PrivateHttpd makes INT, TERM and HUP an exit and
+# stops them at END (before File::Temp removes the directories and the pid
+# files); a lost pipe is an exit too.
+$SIG{PIPE} = sub { exit 1 };
+# Every instance lives until the test ends, out of scope or not.
 our @INSTANCES;
-END {
-    my $status = $?;
-    $_->stop for grep { defined } @INSTANCES;
-    $? = $status;
-}
 
 package RelTest::Httpd;
 
-use File::Path qw(make_path);
-use IO::Socket::INET;
-use Time::HiRes qw(time sleep);
+use parent -norequire, 'PrivateHttpd';
 
 # RelTest::Httpd->new(name => N): a server root under the test's t/tmp/rel-
 # directory with its own port, logs and pid file.
@@ -400,175 +337,48 @@ sub new {
     my ($class, %o) = @_;
     my $name = $o{name} || 'httpd';
     my $root = RelTest::tmp_root() . "/$name";
-    make_path("$root/logs", "$root/run", "$root/lock", "$root/htdocs");
+    my $self = $class->SUPER::new(root => $root,
+        port => $o{port} || RelTest::free_port(),
+        error_log => 'logs/error_log', pid_file => 'logs/httpd.pid',
+        run_dir => 'run', dirs => [qw(logs run lock htdocs)]);
+    $self->{name} = $name;
     chmod 0755, $root;
     RelTest::write_file("$root/htdocs/index.html", "ok\n");
-    my $self = bless { name => $name, root => $root,
-        port => $o{port} || RelTest::free_port() }, $class;
     push @RelTest::INSTANCES, $self;
     return $self;
 }
 
-sub root      { $_[0]{root} }
-sub port      { $_[0]{port} }
-sub error_log { "$_[0]{root}/logs/error_log" }
-sub conf_file { "$_[0]{root}/httpd.conf" }
-
 sub modules {
-    my @m;
-    for my $m (qw(mpm_event authz_core mime socache_shmcb ssl dir
-                  log_config)) {
-        my $f = "$RelTest::MODDIR/mod_$m.so";
-        push @m, "LoadModule ${m}_module $f" if -f $f;
-    }
-    return join "\n", @m;
+    return PrivateHttpd::load_modules(
+        qw(mpm_event authz_core mime socache_shmcb ssl dir log_config));
 }
 
 # write_conf($body, %o): what a private Debian apache2 needs, then $body
-# with @PORT@ and @ROOT@ replaced.  %o: loglevel, mpm (extra lines),
-# module (path of mod_tack.so), listen (extra Listen lines).
+# with @PORT@ and @ROOT@ replaced.  %o: loglevel, module (path of
+# mod_tack.so), global (lines before $body).
 sub write_conf {
     my ($self, $body, %o) = @_;
     my $root = $self->{root};
     my $module = $o{module} || RelTest::module_so();
-    $body =~ s/\@PORT\@/$self->{port}/g;
-    $body =~ s/\@ROOT\@/$root/g;
-    my $loglevel = $o{loglevel} || 'info ssl:warn';
-    my $mods = modules();
-    my $extra = $o{global} || '';
-    my $conf = <<"CONF";
-ServerRoot $root
-DefaultRuntimeDir $root/run
-PidFile $root/logs/httpd.pid
-Mutex file:$root/lock default
-Listen 127.0.0.1:$self->{port}
-ErrorLog $root/logs/error_log
-LogLevel $loglevel
-User nobody
-Group nogroup
-ServerName localhost
-TypesConfig /etc/mime.types
-DocumentRoot $root/htdocs
-$mods
-LoadModule tack_module $module
-TackStateFile $root/run/tack-state.json
-SSLSessionCache shmcb:$root/run/ssl_scache(512000)
-$extra
-$body
-CONF
-    RelTest::write_file($self->conf_file, $conf);
-    return $self;
+    return $self->SUPER::write_conf($body,
+        loglevel => $o{loglevel} || 'info ssl:warn',
+        head => "Mutex file:$root/lock default\n"
+            . "DocumentRoot $root/htdocs\n"
+            . modules()
+            . "LoadModule tack_module $module\n"
+            . "TackStateFile $root/run/tack-state.json\n"
+            . "SSLSessionCache shmcb:$root/run/ssl_scache(512000)\n"
+            . ($o{global} || '') . "\n");
 }
 
-sub run_httpd {
-    my ($self, $timeout, @args) = @_;
-    return RelTest::run_cmd({ timeout => $timeout },
-        $RelTest::HTTPD, '-f', $self->conf_file, @args);
-}
-
-# configtest: the result of "apache2 -t" (a run_cmd hash), 30 s at most.
+# run_httpd($timeout, @args), start (serving within 20 s),
+# graceful_signal, graceful_k, stop, pid, alive, log_mark, log_since,
+# wait_ready: PrivateHttpd's.  configtest: apache2 -t, 30 s at most.
 sub configtest { $_[0]->run_httpd(30, '-t') }
 
-# ctl(@args): Debian's apache2ctl on this instance; "graceful", "restart"
-# and "configtest" run "apache2 -t" first.
 sub ctl {
     my ($self, @args) = @_;
-    my $root = $self->{root};
-    RelTest::write_file("$root/apache2.conf", RelTest::read_file($self->conf_file));
-    RelTest::write_file("$root/envvars",
-        "export APACHE_RUN_USER=nobody\nexport APACHE_RUN_GROUP=nogroup\n"
-        . "export APACHE_RUN_DIR=$root/run\nexport APACHE_LOCK_DIR=$root/lock\n"
-        . "export APACHE_PID_FILE=$root/logs/httpd.pid\n"
-        . "export APACHE_LOG_DIR=$root/logs\n");
-    return RelTest::run_cmd({ timeout => 60,
-        env => { APACHE_CONFDIR => $root, APACHE_HTTPD => $RelTest::HTTPD } },
-        $RelTest::APACHE2CTL, @args);
-}
-
-# pid: the parent's pid from the pid file (remembered, so that a server
-# whose pid file is gone can still be stopped).
-sub pid {
-    my ($self) = @_;
-    my $p = RelTest::read_file("$self->{root}/logs/httpd.pid");
-    return $self->{last_pid} = $1 if defined $p && $p =~ /(\d+)/;
-    return;
-}
-
-sub alive {
-    my ($self) = @_;
-    my $pid = $self->pid or return 0;
-    return kill(0, $pid) ? 1 : 0;
-}
-
-sub log_mark { -s $_[0]->error_log || 0 }
-
-sub log_since {
-    my ($self, $mark) = @_;
-    open my $fh, '<', $self->error_log or return '';
-    seek $fh, $mark || 0, 0;
-    local $/;
-    return <$fh> // '';
-}
-
-# wait_ready($mark, $secs): the log says a generation is up since $mark
-# and the port answers.
-sub wait_ready {
-    my ($self, $mark, $secs) = @_;
-    my $end = time + ($secs || 20);
-    while (time < $end) {
-        if ($self->alive
-            && $self->log_since($mark) =~ /resuming normal operations/) {
-            my $s = IO::Socket::INET->new(PeerAddr => '127.0.0.1',
-                PeerPort => $self->{port}, Proto => 'tcp', Timeout => 1);
-            if ($s) { close $s; return 1 }
-        }
-        sleep 0.05;
-    }
-    return 0;
-}
-
-# start(): "apache2 -k start", waits until it serves.  Returns the run_cmd
-# result with ready => 0|1.
-sub start {
-    my ($self) = @_;
-    my $mark = $self->log_mark;
-    my $r = $self->run_httpd(60, '-k', 'start');
-    $r->{ready} = $r->{rc} == 0 ? $self->wait_ready($mark) : 0;
-    return $r;
-}
-
-# graceful_signal(): SIGUSR1, no configuration test; waits for the new
-# generation.  Returns 1 when it is up.
-sub graceful_signal {
-    my ($self, $secs) = @_;
-    my $pid = $self->pid or return 0;
-    my $mark = $self->log_mark;
-    kill 'USR1', $pid;
-    return $self->wait_ready($mark, $secs);
-}
-
-# graceful_k(): "apache2 -k graceful" (parses the configuration in the
-# invoking process, then signals).  Returns (run_cmd result, ready).
-sub graceful_k {
-    my ($self) = @_;
-    my $mark = $self->log_mark;
-    my $r = $self->run_httpd(60, '-k', 'graceful');
-    return ($r, $r->{rc} == 0 ? $self->wait_ready($mark) : 0);
-}
-
-# stop($secs): SIGTERM, then SIGKILL after $secs (15) seconds.
-sub stop {
-    my ($self, $secs) = @_;
-    my $pid = $self->pid || $self->{last_pid} or return;
-    delete $self->{last_pid};
-    return unless kill 0, $pid;
-    kill 'TERM', $pid;
-    my $end = time + ($secs || 15);
-    while (time < $end && kill(0, $pid)) {
-        sleep 0.05;
-    }
-    kill 'KILL', $pid if kill 0, $pid;
-    unlink "$self->{root}/logs/httpd.pid";
+    return $self->SUPER::ctl(60, @args);
 }
 
 # crashes($log): lines of a log that say a process died of a signal.
@@ -578,7 +388,5 @@ sub crashes {
     return grep { /exit signal|AH00052|Segmentation|Aborted|core dumped/ }
         split /\n/, $log;
 }
-
-sub DESTROY { $_[0]->stop }
 
 1;

@@ -18,6 +18,8 @@ use Cwd qw(abs_path);
 use IO::Socket::INET;
 use POSIX qw(WNOHANG);
 use Time::HiRes qw(sleep);
+# t/lib: the private httpd the Perl suites share.
+use PrivateHttpd;
 
 our @EXPORT = qw(tack run_cmd tmp top vec00 vec02 slurp spew mkcert
                  free_port start_s_server stop_server wait_port pem_body
@@ -119,15 +121,8 @@ sub mkcert {
 # free_port(LO, HI): a port nobody listens on, in our range.
 sub free_port {
     my ($lo, $hi) = @_;
-    for my $p ($lo .. $hi) {
-        my $s = IO::Socket::INET->new(LocalAddr => '127.0.0.1',
-            LocalPort => $p, Proto => 'tcp', ReuseAddr => 1, Listen => 1);
-        if ($s) {
-            close($s);
-            return $p;
-        }
-    }
-    die "no free port in $lo-$hi";
+    return PrivateHttpd::first_free_port($lo, $hi)
+        // die "no free port in $lo-$hi";
 }
 
 sub wait_port {
@@ -242,60 +237,35 @@ package TackTool;
 
 push @EXPORT, qw(start_httpd stop_httpd);
 
-my @httpds;
-END { stop_httpd($_) for @httpds }
+my %httpd;    # configuration file => PrivateHttpd
 
-# start_httpd(NAME, PORT, BODY): a private apache2 (see the spec's "Running
-# httpd privately") with mod_ssl and BODY (LoadModule lines, vhosts).
+# start_httpd(NAME, PORT, BODY): a private apache2 (t/lib/PrivateHttpd.pm)
+# with mod_ssl and BODY (LoadModule lines, vhosts), serving within 10 s.
 # Returns the configuration file, or undef with the error log in $@.
 sub start_httpd {
     my ($name, $port, $body) = @_;
-    my $root = "$tmp/httpd-$name";
-    mkdir($root);
-    mkdir("$root/run");
-    my $mods = '/usr/lib/apache2/modules';
-    my $user = $> == 0 ? "User nobody\nGroup nogroup\n" : '';
-    my $conf = "$root/httpd.conf";
-    spew($conf, <<"C");
-ServerRoot $root
-DefaultRuntimeDir $root/run
-PidFile $root/run/httpd.pid
-ErrorLog $root/error.log
-LogLevel warn
-ServerName localhost
-TypesConfig /etc/mime.types
-Listen 127.0.0.1:$port
-${user}LoadModule mpm_event_module $mods/mod_mpm_event.so
-LoadModule authz_core_module $mods/mod_authz_core.so
-LoadModule mime_module $mods/mod_mime.so
-LoadModule socache_shmcb_module $mods/mod_socache_shmcb.so
-LoadModule ssl_module $mods/mod_ssl.so
-SSLSessionCache shmcb:$root/run/scache(512000)
-$body
-C
-    my ($rc, $out, $err) = run_cmd('/usr/sbin/apache2', '-f', $conf,
-                                   '-k', 'start');
-    if ($rc != 0 || !wait_port($port, 10)) {
-        $@ = "apache2 -k start: $out$err"
-           . (-e "$root/error.log" ? slurp("$root/error.log") : '');
-        stop_httpd($conf);
+    my $h = PrivateHttpd->new(root => "$tmp/httpd-$name", port => $port,
+        error_log => 'error.log', pid_file => 'run/httpd.pid',
+        run_dir => 'run');
+    $h->write_conf($body, loglevel => 'warn', user => $> == 0,
+        head => PrivateHttpd::load_modules(
+                    qw(mpm_event authz_core mime socache_shmcb ssl))
+            . "SSLSessionCache shmcb:$h->{run_dir}/scache(512000)\n");
+    my $r = $h->start(10);
+    unless ($r->{ready}) {
+        $@ = "apache2 -k start: $r->{out}"
+           . (-e $h->error_log ? slurp($h->error_log) : '');
+        $h->stop;
         return undef;
     }
-    push @httpds, $conf;
-    return $conf;
+    $httpd{ $h->conf_file } = $h;
+    return $h->conf_file;
 }
-
 
 sub stop_httpd {
     my ($conf) = @_;
-    @httpds = grep { $_ ne $conf } @httpds;
-    (my $pidfile = $conf) =~ s{httpd\.conf$}{run/httpd.pid};
-    return unless -e $pidfile;
-    run_cmd('/usr/sbin/apache2', '-f', $conf, '-k', 'stop');
-    for (1 .. 100) {
-        last unless -e $pidfile;
-        sleep(0.05);
-    }
+    my $h = delete $httpd{$conf} or return;
+    $h->stop;
 }
 
 1;
@@ -327,18 +297,8 @@ sub wait_addr_port {
 # free_port_at(\@ADDRS, LO, HI): a port in our range free on every address.
 sub free_port_at {
     my ($addrs, $lo, $hi) = @_;
-    PORT: for my $p ($lo .. $hi) {
-        my @held;
-        for my $a (@$addrs) {
-            my $s = IO::Socket::INET->new(LocalAddr => $a, LocalPort => $p,
-                Proto => 'tcp', ReuseAddr => 1, Listen => 1)
-                or next PORT;
-            push @held, $s;
-        }
-        close($_) for @held;
-        return $p;
-    }
-    die "no port in $lo-$hi free on @$addrs";
+    return PrivateHttpd::first_free_port($lo, $hi, @$addrs)
+        // die "no port in $lo-$hi free on @$addrs";
 }
 
 # start_s_server_at(ADDR, PORT, ARGS...): start_s_server on ADDR; stopped
