@@ -11,7 +11,7 @@
 use strict;
 use warnings FATAL => 'all';
 use FindBin;
-use lib "$FindBin::Bin/lib";
+use lib "$FindBin::Bin/lib", "$FindBin::Bin/../lib";
 
 use Apache::Test qw(-withtestmore);
 use TackTest;
