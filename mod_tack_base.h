@@ -142,6 +142,23 @@ const char *mt_hex(apr_pool_t *p, const uint8_t *in, size_t len);
 #define TACK_SUBJECT_SIZE 256
 const char *mt_slot_subject(const mt_slot_t *slot, char buf[TACK_SUBJECT_SIZE]);
 
+/* mt_answer_encode encodes into |buf| the extension body that carries
+ * the |n| TACKs |tacks| and, in draft-00, the |nsigs| break signatures
+ * |sigs|: in draft-00 the first TACK only (or none), its activation flag
+ * |pin_activation| unless inactive[0]; in -02 every TACK, each activated
+ * unless inactive[i].  *len is 0 when there is nothing to send (-02
+ * without a TACK, draft-00 without a TACK or a break signature).  The one
+ * encoder of the prebuilt bodies (mod_tack_handshake.c) and of those
+ * published after a signature in the background (mod_tack_sign.c). */
+#define MT_ANSWER_MAX                                                          \
+    (TACK_EXT00_MAX_LEN > TACK_EXT02_MAX_LEN ? TACK_EXT00_MAX_LEN              \
+                                             : TACK_EXT02_MAX_LEN)
+tack_status_t mt_answer_encode(int format, int pin_activation,
+                               const tack_t *const *tacks,
+                               const unsigned char *inactive, int n,
+                               const tack_breaksig_t *sigs, size_t nsigs,
+                               uint8_t buf[MT_ANSWER_MAX], size_t *len);
+
 /* A problem of a vhost, shown first on the status page, in the JSON
  * ("problems") and in the metrics (tack_vhost_problems{kind=...}). */
 #define TACK_PROBLEM_ERROR 2   /* something is not served: red */

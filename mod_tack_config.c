@@ -20,6 +20,7 @@
  * where that hook does not run, mt_setup_check finds each vhost's
  * SSLCertificateFile lines in the configuration tree (mod_tack_setup.c).
  */
+#include <errno.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -305,6 +306,35 @@ static const char *mt_cmd_TackStateFile(cmd_parms *cmd, void *dcfg,
     return NULL;
 }
 
+/* TackSigningWait SECONDS / TackSigningRetry SECONDS (main server): how
+ * long a start or restart waits for signatures in all, how often the
+ * background tries a signing key that failed again. */
+static const char *mt_cmd_sign_secs(cmd_parms *cmd, void *dcfg, const char *arg)
+{
+    const char *err = ap_check_cmd_context(cmd, GLOBAL_ONLY);
+    int wait = cmd->info != NULL;
+    int lo = wait ? 0 : 1, hi = wait ? 300 : 3600;
+    char *end;
+    long v;
+
+    if (err) {
+        return err;
+    }
+    errno = 0;
+    v = strtol(arg, &end, 10);
+    if (errno || end == arg || *end || v < lo || v > hi) {
+        return apr_psprintf(cmd->pool,
+                            "%s %s: not a number of seconds from %d to %d",
+                            cmd->cmd->name, arg, lo, hi);
+    }
+    if (wait) {
+        mt_conf_get(cmd->server)->sign_wait = (int)v;
+    } else {
+        mt_conf_get(cmd->server)->sign_retry = (int)v;
+    }
+    return NULL;
+}
+
 /* TackStoreOwner USER: besides root, the one user whose TackStore
  * directories and files are trusted (the user the hooks sign as, e.g. via
  * sudo), main server only. */
@@ -397,6 +427,14 @@ const command_rec mt_config_cmds[] = {
                    RSRC_CONF,
                    "min_generation and generation of the TACKs signed "
                    "(default 0 0)"),
+    AP_INIT_TAKE1("TackSigningWait", mt_cmd_sign_secs, (void *)1, RSRC_CONF,
+                  "how long a start or restart waits for TackSigningKey's "
+                  "signatures in all, 0 to 300 seconds (default 10); the "
+                  "rest are signed in the background (server config only)"),
+    AP_INIT_TAKE1("TackSigningRetry", mt_cmd_sign_secs, NULL, RSRC_CONF,
+                  "how often the background tries a TackSigningKey that "
+                  "failed again, 1 to 3600 seconds (default 60; server "
+                  "config only)"),
     {NULL}};
 
 /* ---- create / merge ------------------------------------------------------ */
@@ -411,6 +449,8 @@ void *mt_config_create(apr_pool_t *p, server_rec *s)
     conf->required = TACK_UNSET;
     conf->sign_min_gen = TACK_UNSET;
     conf->sign_gen = TACK_UNSET;
+    conf->sign_wait = TACK_UNSET;
+    conf->sign_retry = TACK_UNSET;
     return conf;
 }
 

@@ -407,6 +407,19 @@ int mt_guard_remembers(server_rec *s)
     return 0;
 }
 
+static int mt_keys_have(const uint8_t (*keys)[TACK_KEY_LEN], int n,
+                        const uint8_t *key)
+{
+    int i;
+
+    for (i = 0; i < n; i++) {
+        if (mt_key_equal(keys[i], key)) {
+            return 1;
+        }
+    }
+    return 0;
+}
+
 void mt_guard_note(server_rec *s, const mt_conf_t *conf, const mt_sel_t *sel,
                    mt_rt_t *rt, const uint8_t *signing)
 {
@@ -455,23 +468,19 @@ void mt_guard_note(server_rec *s, const mt_conf_t *conf, const mt_sel_t *sel,
         }
         n->nbroken = (int)sel->nsigs;
         n->signing = signing ? apr_pmemdup(p, signing, TACK_KEY_LEN) : NULL;
+        if (cert->pending && n->signing && n->nkeys < TACK_EXT02_MAX_TACKS &&
+            !mt_keys_have(n->keys, n->nkeys, n->signing)) {
+            /* The background signs it under the key the pass loaded,
+             * right after the start: served, for the memory (its bytes
+             * are remembered at the next pass, from the store). */
+            memcpy(n->keys[n->nkeys], n->signing, TACK_KEY_LEN);
+            n->tacks[n->nkeys++] = NULL;
+        }
     }
 }
 
 /* ---- the guard ------------------------------------------------------------- */
 
-static int mt_keys_have(const uint8_t (*keys)[TACK_KEY_LEN], int n,
-                        const uint8_t *key)
-{
-    int i;
-
-    for (i = 0; i < n; i++) {
-        if (mt_key_equal(keys[i], key)) {
-            return 1;
-        }
-    }
-    return 0;
-}
 
 /* mt_lapsed returns 1 when a TackLetPinsLapse of |conf| names |key|. */
 static int mt_lapsed(const mt_conf_t *conf, const uint8_t *key)
@@ -750,7 +759,7 @@ int mt_guard_check(server_rec *s_main)
              * account, and the key's loading was checked under -t. */
             if (mt_strict() && n->nkeys == 0 && n->signing &&
                 mt_key_equal(n->signing, m->key)) {
-                continue; /* the start will sign one under that key */
+                continue; /* the start or the background signs one */
             }
             problems += mt_guard_report(n, m, now);
         }
@@ -806,8 +815,10 @@ static void mt_mem_update(const mt_guard_note_t *n, long now)
         }
         m->last_served = now;
         m->serving = 1;
-        m->has_tack = 1;
-        memcpy(m->tack, n->tacks[k], TACK_LEN);
+        if (n->tacks[k]) { /* NULL: signed in the background */
+            m->has_tack = 1;
+            memcpy(m->tack, n->tacks[k], TACK_LEN);
+        }
     }
     for (j = 0; j < mem->nelts; j++) {
         tack_state_key_t *m = &APR_ARRAY_IDX(mem, j, tack_state_key_t);

@@ -42,55 +42,30 @@ static mt_body_t mt_body_build(apr_pool_t *p, server_rec *s,
                                unsigned mask)
 {
     mt_body_t body = {NULL, 0, NULL};
+    const tack_t *tacks[TACK_EXT02_MAX_TACKS];
+    unsigned char inactive[TACK_EXT02_MAX_TACKS];
     tack_status_t st;
-    /* TACK_EXT00_MAX_LEN = 1 + 166 + 2 + 8 * 128 + 1 is the larger. */
-    uint8_t buf[TACK_EXT00_MAX_LEN > TACK_EXT02_MAX_LEN ? TACK_EXT00_MAX_LEN
-                                                        : TACK_EXT02_MAX_LEN];
+    uint8_t buf[MT_ANSWER_MAX];
     size_t len = 0;
     char name[TACK_NAME_SIZE];
-    int i;
+    int i, n = 0;
 
-    if (sel->format == TACK_FORMAT_02) {
-        tack_ext02_t ext;
-
-        memset(&ext, 0, sizeof(ext));
-        for (i = 0; i < slot->ntacks; i++) {
-            if (!(mask & (1u << i))) {
-                continue;
-            }
-            /* -02 section 3: bit n activates the n-th TACK of the list */
-            if (sel->pin_activation && !slot->tacks[i]->file->inactive) {
-                ext.activation_flags |= (uint8_t)(1u << ext.num_tacks);
-            }
-            ext.tacks[ext.num_tacks++] = slot->tacks[i]->tack;
+    for (i = 0; slot && i < slot->ntacks; i++) {
+        /* draft-00 carries one TACK: the first, when it is live */
+        if ((mask & (1u << i)) && (sel->format == TACK_FORMAT_02 || i == 0)) {
+            inactive[n] = (unsigned char)slot->tacks[i]->file->inactive;
+            tacks[n++] = &slot->tacks[i]->tack;
         }
-        if (ext.num_tacks == 0) {
-            return body; /* -02 has no empty list: send nothing */
-        }
-        st = tack_ext02_encode(&ext, buf, sizeof(buf), &len);
-    } else {
-        tack_ext00_t ext;
-        const mt_item_t *item = NULL;
-
-        memset(&ext, 0, sizeof(ext));
-        if (slot && slot->ntacks && (mask & 1u)) {
-            item = slot->tacks[0];
-            ext.has_tack = 1;
-            ext.tack = item->tack;
-        }
-        if (!item && sel->nsigs == 0) {
-            return body; /* nothing configured, or the TACK expired */
-        }
-        ext.num_breaksigs = sel->nsigs;
-        memcpy(ext.breaksigs, sel->sigs, sel->nsigs * sizeof(sel->sigs[0]));
-        ext.pin_activation =
-            sel->pin_activation && !(item && item->file->inactive);
-        st = tack_ext00_encode(&ext, buf, sizeof(buf), &len);
     }
+    st = mt_answer_encode(sel->format, sel->pin_activation, tacks, inactive, n,
+                          sel->sigs, sel->nsigs, buf, &len);
     if (st != TACK_OK) {
         ap_log_error(APLOG_MARK, APLOG_ERR, 0, s,
                      "TACK00051: vhost %s: cannot encode the extension: %s",
                      mt_vhost_name_buf(s, name), tack_status_str(st));
+        return body;
+    }
+    if (len == 0) {
         return body;
     }
     /* Only the bytes used: at 10,000 vhosts the maximum size (1,194 bytes
@@ -150,6 +125,9 @@ mt_rt_t *mt_handshake_build(apr_pool_t *p, server_rec *s, const mt_sel_t *sel)
             slot->ntacks = sel->certs[c].ntacks;
             for (i = 0; i < slot->ntacks; i++) {
                 slot->tacks[i] = sel->certs[c].tacks[i];
+            }
+            if (sel->certs[c].pending) {
+                mt_sign_pending_slot(sel->certs[c].pending, &slot->late);
             }
         }
         bodies = apr_palloc(p, sizeof(*bodies) << slot->ntacks);
@@ -258,18 +236,24 @@ static int mt_cb_ext_add(SSL *ssl, unsigned int ext_type, unsigned int context,
             break;
         }
     }
-    if (slot->ntacks) {
-        time_t now = time(NULL);
+    if (slot->late && __atomic_load_n(&slot->late->ready, __ATOMIC_ACQUIRE) &&
+        time(NULL) < (time_t)slot->late->expires * 60) {
+        /* signed in the background since the start (mod_tack_sign.c) */
+        body = &slot->late->body;
+    } else {
+        if (slot->ntacks) {
+            time_t now = time(NULL);
 
-        mask = (1u << slot->ntacks) - 1;
-        for (i = 0; i < slot->ntacks; i++) {
-            if (now >= slot->tacks[i]->expires) {
-                mask &= ~(1u << i);
-                mt_note_expired(rt, slot, i);
+            mask = (1u << slot->ntacks) - 1;
+            for (i = 0; i < slot->ntacks; i++) {
+                if (now >= slot->tacks[i]->expires) {
+                    mask &= ~(1u << i);
+                    mt_note_expired(rt, slot, i);
+                }
             }
         }
+        body = &slot->bodies[mask];
     }
-    body = &slot->bodies[mask];
     __atomic_fetch_add(&slot->ctr->requested, 1, __ATOMIC_RELAXED);
     if (body->served) {
         __atomic_fetch_add(&slot->ctr->served, 1, __ATOMIC_RELAXED);

@@ -95,6 +95,10 @@ static apr_int64_t mt_v_tacks(const mt_rt_t *rt, const mt_slot_t *slot,
 {
     int j, n = 0;
 
+    if (mt_sign_late_ready(slot->late)) {
+        /* signed in the background since the start */
+        return (time_t)slot->late->expires * 60 > now;
+    }
     for (j = 0; j < slot->ntacks; j++) {
         n += slot->tacks[j]->expires > now;
     }
@@ -217,7 +221,8 @@ static void mt_prom_vhost(request_rec *r, apr_pool_t *p,
 {
     char name[TACK_NAME_SIZE];
     const char *vhost = mt_prom_label(p, mt_rt_name(rt, name));
-    int k, j, last = f->level == TACK_PROM_SLOT ? rt->nslots : rt->nslots - 1;
+    const mt_item_t *tacks[TACK_EXT02_MAX_TACKS];
+    int k, j, n, last = f->level == TACK_PROM_SLOT ? rt->nslots : rt->nslots - 1;
 
     if (f->level == TACK_PROM_VHOST) {
         ap_rprintf(r, "%s{vhost=\"%s\"} %" APR_INT64_T_FMT "\n", f->name, vhost,
@@ -233,8 +238,9 @@ static void mt_prom_vhost(request_rec *r, apr_pool_t *p,
                        f->value(rt, slot, NULL, now));
             continue;
         }
-        for (j = 0; j < slot->ntacks; j++) {
-            const mt_item_t *it = slot->tacks[j];
+        n = mt_status_slot_tacks(p, rt, slot, tacks);
+        for (j = 0; j < n; j++) {
+            const mt_item_t *it = tacks[j];
 
             ap_rprintf(r, "%s{%s,key=\"%s\"} %" APR_INT64_T_FMT "\n", f->name,
                        labels, mt_prom_label(p, it->fingerprint),
@@ -249,7 +255,8 @@ static void mt_prom_vhost(request_rec *r, apr_pool_t *p,
  * "> 0" has a series to watch; others (mt_problem_add's) are
  * written when present. */
 static const char *const mt_prom_kinds[] = {"expired", "expiring", "no_tack",
-                                            "not_registered"};
+                                            "not_registered",
+                                            "waiting_signature"};
 static const char *const mt_prom_store_kinds[] = {"unreadable", "malformed",
                                                   "expired_file", "warning"};
 #define TACK_PROM_MAX_KINDS 16
@@ -360,6 +367,37 @@ static void mt_prom_info(request_rec *r, apr_pool_t *p)
     }
 }
 
+/* mt_prom_signing: the certificates waiting for TackSigningKey's
+ * background, since when, and when it last failed. */
+static void mt_prom_signing(request_rec *r, apr_pool_t *p, time_t now)
+{
+    char error[512];
+    apr_time_t at = mt_sign_last_error(error, sizeof(error));
+    mt_totals_t t;
+
+    mt_status_totals(p, &t, now);
+    apr_pool_clear(p);
+    mt_prom_head(r, "tack_signing_waiting_certificates", "gauge",
+                 "Certificates served without a TACK while TackSigningKey's "
+                 "background signs it (or waits for the signing key).");
+    ap_rprintf(r, "tack_signing_waiting_certificates %d\n", t.waiting);
+    mt_prom_head(r, "tack_signing_waiting_since_timestamp_seconds", "gauge",
+                 "Since when the longest-waiting certificate waits (0: none "
+                 "waits).");
+    ap_rprintf(r,
+               "tack_signing_waiting_since_timestamp_seconds %" APR_TIME_T_FMT
+               "\n",
+               t.waiting_since ? apr_time_sec(t.waiting_since) : 0);
+    mt_prom_head(r, "tack_signing_last_error_timestamp_seconds", "gauge",
+                 "When the background last could not use TackSigningKey (0: "
+                 "it can now); the reason is in the status JSON and the "
+                 "error log (TACK00076).");
+    ap_rprintf(r,
+               "tack_signing_last_error_timestamp_seconds %" APR_TIME_T_FMT
+               "\n",
+               at ? apr_time_sec(at) : 0);
+}
+
 int mt_status_metrics(request_rec *r, time_t now)
 {
     const apr_array_header_t *vhosts = mt_status_vhosts();
@@ -380,6 +418,7 @@ int mt_status_metrics(request_rec *r, time_t now)
                  "When the handshake counters started from zero.");
     ap_rprintf(r, "tack_counters_since_timestamp_seconds %" APR_TIME_T_FMT "\n",
                apr_time_sec(mt_status_counters_since()));
+    mt_prom_signing(r, p, now);
     mt_prom_info(r, p);
     for (f = 0; f < sizeof(mt_prom_families) / sizeof(*mt_prom_families); f++) {
         const mt_prom_family_t *fam = &mt_prom_families[f];

@@ -14,6 +14,37 @@
 
 #include "mod_tack_base.h"
 
+/* One prebuilt extension body; len 0 means "send nothing".  |served| lists
+ * the key fingerprints of the TACKs it carries, space-separated, or is NULL
+ * when it carries none: the value of the TACK_SERVED variable.  A
+ * connection's conn_config slot points at the body it was answered with. */
+typedef struct {
+    const uint8_t *data;
+    size_t len;
+    const char *served;
+} mt_body_t;
+
+/* A certificate waiting for TackSigningKey's signature, in the queue of
+ * mod_tack_sign.c (opaque). */
+typedef struct mt_pending mt_pending_t;
+
+/* What a handshake sends for a certificate that TackSigningKey signed in
+ * the background, after the start: published by the parent's signing
+ * process into an anonymous shared-memory segment made at the end of the
+ * pass (so every child of this generation sees it), in this order: the
+ * body, then |ready| set with a release store; the handshake reads |ready|
+ * with an acquire load, then the body.  Nothing is changed after that. */
+typedef struct {
+    apr_uint32_t ready;   /* 1: |body| is published */
+    apr_uint32_t expires; /* the TACK's expiration, minutes since 1970 */
+    apr_uint32_t written; /* 1: it is in the vhost's TackStore too */
+    apr_time_t since;     /* waiting since (the first start that queued it) */
+    tack_t tack;          /* the TACK, for the status page */
+    mt_body_t body;       /* data -> data[], served -> served[] */
+    char served[TACK_FINGERPRINT_SIZE];
+    uint8_t data[]; /* body.len bytes, sized when queued */
+} mt_late_t;
+
 /* One TACK of a TackFile, verified (signature, generation, expiry) when the
  * directive was read. */
 struct mt_item {
@@ -31,6 +62,9 @@ struct mt_item {
      * own expiry then needs no warning (the certificate's comes first, and
      * a renewed certificate needs a new TACK anyway). */
     int ends_with_cert;
+    /* TackSigningKey signs its successor in the background (it expires
+     * within 30 days): no expiry warning either. */
+    int resigning;
     /* Store only: the next TACK of the store with the same target_hash. */
     struct mt_item *next_same;
 };
@@ -124,6 +158,10 @@ struct mt_conf {
     const char *sign_pw;
     const ap_directive_t *sign_pw_where;
     int sign_min_gen, sign_gen; /* TACK_UNSET: 0 */
+    /* TackSigningWait, TackSigningRetry (main server; seconds, TACK_UNSET:
+     * the defaults): how long a start waits for signatures in all, how
+     * often the background tries a signing key that failed again. */
+    int sign_wait, sign_retry;
     const char *state_file;     /* TackStateFile (main server), or NULL */
     const char *store_owner;    /* TackStoreOwner (main server), or NULL */
     apr_array_header_t *lapse;  /* TackLetPinsLapse TACK IDs, or NULL */
@@ -142,6 +180,9 @@ typedef struct {
     /* With no TACK: an expired one for it, left out (the status page
      * counts it as expired, not as "no TACK"), or NULL. */
     const mt_item_t *lapsed;
+    /* Queued for TackSigningKey's signature in the background (served
+     * without a TACK from it until then), or NULL. */
+    mt_pending_t *pending;
 } mt_certsel_t;
 
 /* What a vhost serves, once every rule of the issue has been applied. */
@@ -338,6 +379,26 @@ void mt_sign_end(server_rec *s_main);
 /* mt_sign_public returns the public key of |conf|'s TackSigningKey,
  * loading it if needed, or NULL when there is none or it cannot be used. */
 const uint8_t *mt_sign_public(server_rec *s, const mt_conf_t *conf);
+
+/* mt_sign_pending_slot records |where|, the slot of the handshake's table
+ * that serves |pd|'s certificate: it gets its mt_late_t at the end of the
+ * pass. */
+void mt_sign_pending_slot(mt_pending_t *pd, const mt_late_t **where);
+
+/* mt_sign_last_error copies into |buf| the last reason the background
+ * could not sign (a signing key that cannot be used now) and returns when
+ * it was said, or 0 when there is none (nothing failed, or it signs
+ * again).  For the status page, in any process of this generation. */
+apr_time_t mt_sign_last_error(char *buf, size_t size);
+
+/* mt_sign_retry_secs returns TackSigningRetry (or its default). */
+int mt_sign_retry_secs(void);
+
+/* mt_sign_late_ready returns 1 when |late| is published. */
+static inline int mt_sign_late_ready(const mt_late_t *late)
+{
+    return late && __atomic_load_n(&late->ready, __ATOMIC_ACQUIRE);
+}
 
 /* ---- mod_tack_config.c ------------------------------------------------- */
 

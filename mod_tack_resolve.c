@@ -526,7 +526,7 @@ void mt_resolve_warn_expiry(server_rec *s, const mt_sel_t *sel)
             /* A store's TACKs are reported once per store, not per vhost
              * (mt_store_log): at 10,000 vhosts signed the same
              * day, one line per TACK would bury everything else. */
-            if (item->file->store || item->ends_with_cert) {
+            if (item->file->store || item->ends_with_cert || item->resigning) {
                 continue;
             }
             if (item->expires - now < TACK_EXPIRY_WARN_SECS) {

@@ -21,15 +21,7 @@ typedef struct {
     apr_uint64_t served;    /* of those, the ones that received a TACK */
 } mt_ctr_t;
 
-/* One prebuilt extension body; len 0 means "send nothing".  |served| lists
- * the key fingerprints of the TACKs it carries, space-separated, or is NULL
- * when it carries none: the value of the TACK_SERVED variable.  A
- * connection's conn_config slot points at the body it was answered with. */
-typedef struct {
-    const uint8_t *data;
-    size_t len;
-    const char *served;
-} mt_body_t;
+/* mt_body_t, one prebuilt extension body: mod_tack_model.h. */
 
 /* One certificate of a vhost and what goes out with it.  bodies[] (1 <<
  * ntacks of them, allocated by count) is indexed by the set of its TACKs
@@ -45,6 +37,10 @@ struct mt_slot {
     const mt_body_t *bodies;
     mt_ctr_t *ctr;
     const mt_item_t *lapsed; /* mt_certsel_t.lapsed */
+    /* Set at the end of the pass for a certificate whose TACK
+     * TackSigningKey signs in the background: once its ready flag is up,
+     * its body is what goes out (mod_tack_sign.c publishes it). */
+    const mt_late_t *late;
 };
 
 /* What one vhost's SSL_CTX serves: the add/parse callbacks' argument.

@@ -435,8 +435,8 @@ static void mt_warn_required(server_rec *s, const mt_sel_t *sel)
     int c;
 
     for (c = 0; c < sel->ncerts; c++) {
-        if (sel->certs[c].ntacks) {
-            return;
+        if (sel->certs[c].ntacks || sel->certs[c].pending) {
+            return; /* served, or signed in the background (TACK00036) */
         }
     }
     for (c = 0; sel->required && c < sel->ncerts; c++) {
@@ -499,9 +499,10 @@ static int mt_setup_vhost(apr_pool_t *p, apr_pool_t *tmp, server_rec *s,
         mt_status_add(p, rt);
     }
     /* Under -t the start signs a certificate that has no TACK under the
-     * vhost's TackSigningKey: the guard counts that key as served. */
-    mt_guard_note(s, conf, &sel, rt,
-                  ctx || !n ? NULL : mt_sign_public(s, conf));
+     * vhost's TackSigningKey, and at a start the background signs what
+     * the start did not wait for: the guard counts that key as served
+     * (TACK00080 says when clients may hold a pin on it meanwhile). */
+    mt_guard_note(s, conf, &sel, rt, !n ? NULL : mt_sign_public(s, conf));
     if (mt_quiet() || (rt && !rt->registered)) {
         return problems;
     }

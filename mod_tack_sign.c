@@ -33,6 +33,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <sys/prctl.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
@@ -44,6 +45,7 @@
 #include "http_main.h"
 #include "apr_file_info.h"
 #include "apr_file_io.h"
+#include "apr_shm.h"
 #include "apr_strings.h"
 #include "apr_thread_proc.h"
 
@@ -51,7 +53,9 @@
 #include <openssl/crypto.h>
 #include <openssl/err.h>
 #include <openssl/evp.h>
+#include <openssl/pem.h>
 #include <openssl/x509.h>
+#include <openssl/x509v3.h>
 
 #include "mod_tack_model.h"
 #include "tack_pkcs11.h"
@@ -64,11 +68,18 @@ APLOG_USE_MODULE(tack);
 #define TACK_PW_EXEC_SECS 30
 /* How long the signer waits for the parent's next TACK. */
 #define TACK_SIGNER_SECS 60
-/* How long a configuration pass waits for its signers, all keys together:
- * their password programs (30 s each, at most) and tokens, and every
- * signature.  One budget: three keys whose programs hang cost it once,
- * not three times (a restart answers no new connection meanwhile). */
-#define TACK_SIGN_PASS_SECS (TACK_PW_EXEC_SECS + 5)
+/* How long a configuration pass waits for its signers, all keys together
+ * (TackSigningWait): their password programs and tokens, and every
+ * signature it does not leave to the background.  One budget: three keys
+ * whose programs hang cost it once, not three times (a restart answers no
+ * new connection meanwhile). */
+#define TACK_SIGN_WAIT_SECS 10
+/* How often the background tries a signing key that failed again
+ * (TackSigningRetry): a signing host back up is used within this. */
+#define TACK_SIGN_RETRY_SECS 60
+/* How long the background waits for a signer's first answer: the password
+ * program's own deadline, and the token's login. */
+#define TACK_SIGN_AGENT_SECS (TACK_PW_EXEC_SECS + 5)
 
 /* One signing key of this pass: a TackSigningKey with its password
  * source, loaded once however many vhosts use it. */
@@ -83,9 +94,57 @@ typedef struct {
     pid_t pid; /* the signer process, or 0 */
     uint8_t pub[TACK_KEY_LEN];
     char fingerprint[TACK_FINGERPRINT_SIZE];
-    int nsigned, nwritten, nkept, nskipped;
-    int reported; /* its error was counted under -t (once per key) */
+    int nsigned, nwritten, nkept, nskipped, nqueued;
+    int reported;  /* its error was counted under -t (once per key) */
+    int pub_known;    /* its signer started: |pub| is the key's */
+    int pub_recalled; /* it did not, |pub| is its last load's */
 } mt_signer_t;
+
+/* A certificate the pass did not wait for: signed by the background
+ * process (mt_agent_main) after the start, its answer published in the
+ * segment (mt_late_t) the handshake reads.  In pconf. */
+struct mt_pending {
+    server_rec *s;
+    const mt_conf_t *conf;
+    mt_certsel_t cert; /* its certificate (no TACKs) */
+    uint32_t expires;  /* the TACK's expiration: the certificate's end */
+    int write;         /* into the vhost's TackStore */
+    int format, pin_activation;
+    size_t nsigs; /* the vhost's break signatures, sent with it */
+    const tack_breaksig_t *sigs;
+    size_t len;               /* the size of its answer */
+    const mt_late_t **where;  /* the handshake's slot */
+    mt_late_t *late;          /* its place in the segment */
+    long pinned;              /* clients may pin the signing key here */
+    mt_item_t *replaces; /* its TACK under the key, expiring soon */
+};
+
+/* The pass's queue (mt_pending_t *, in pconf) and the background process
+ * of this generation (0: none). */
+static apr_array_header_t *sign_queue;
+static pid_t sign_agent;
+
+/* The head of the segment: what the background says of its signing keys,
+ * for the status page of every child (a sequence lock: odd while it is
+ * written). */
+typedef struct {
+    apr_uint32_t seq;
+    apr_time_t error_at; /* 0: no error now */
+    char error[512];
+} mt_board_t;
+static mt_board_t *sign_board;
+
+/* mod_md's staging directory and the vhosts that sign ahead what it stages
+ * (server_rec *: a TackSigningKey and a TackStore), or NULL. */
+static const char *sign_md_staging;
+static apr_array_header_t *sign_md_vhosts;
+
+/* Since when each certificate waits (target hash -> apr_time_t), carried
+ * from one start to the next in the process pool (sign_since_pool). */
+static apr_hash_t *sign_since;
+static apr_pool_t *sign_since_pool;
+static int sign_in_agent; /* 1 in the background process */
+
 
 /* The pass's state: its pool (a child of pconf, destroyed at the end of
  * the pass), the signers by "key\npassword source", and the TACKs signed,
@@ -96,6 +155,7 @@ static apr_hash_t *sign_signers;
 static apr_hash_t *sign_done;
 static apr_hash_t *sign_stores; /* store paths written to in this pass */
 static long sign_deadline;      /* when the pass stops waiting for signers */
+static int sign_budget;         /* the seconds up to it, for messages */
 static apr_hash_t *sign_files;  /* store file written -> its TACK key */
 
 static apr_status_t mt_sign_forget(void *unused)
@@ -120,6 +180,12 @@ static apr_status_t mt_sign_forget(void *unused)
     sign_done = NULL;
     sign_stores = NULL;
     sign_files = NULL;
+    return APR_SUCCESS;
+}
+
+static apr_status_t mt_sign_queue_forget(void *data)
+{
+    *(apr_array_header_t **)data = NULL;
     return APR_SUCCESS;
 }
 
@@ -207,6 +273,23 @@ static int mt_ms_left(long deadline)
     long left = deadline - mt_ms_now();
 
     return left < 0 ? 0 : (int)left;
+}
+
+/* mt_sign_wait_secs is TackSigningWait; mt_sign_retry_secs
+ * TackSigningRetry (main server). */
+static int mt_sign_wait_secs(void)
+{
+    int v = ap_server_conf ? mt_conf_get(ap_server_conf)->sign_wait : TACK_UNSET;
+
+    return v == TACK_UNSET ? TACK_SIGN_WAIT_SECS : v;
+}
+
+int mt_sign_retry_secs(void)
+{
+    int v =
+        ap_server_conf ? mt_conf_get(ap_server_conf)->sign_retry : TACK_UNSET;
+
+    return v == TACK_UNSET ? TACK_SIGN_RETRY_SECS : v;
 }
 
 /* mt_pw_exec runs |prog| with the key's path or URI as its argument and
@@ -434,7 +517,20 @@ static const char *mt_pin_file_id(apr_pool_t *p, const char *pw)
                         (long)sb.st_mtim.tv_nsec);
 }
 
-static json_t *mt_pin_refusals(apr_pool_t *p, const char *path)
+static void mt_state_object_write(const char *path, json_t *root)
+{
+    char *text = json_dumps(root, JSON_INDENT(1) | JSON_SORT_KEYS);
+
+    if (text) {
+        tack_file_replace(path, text, strlen(text), 0600, 1);
+        free(text);
+    }
+    json_decref(root);
+}
+
+/* mt_state_object reads a JSON object kept beside TackStateFile (an
+ * empty one when there is none); mt_state_object_write writes it back. */
+static json_t *mt_state_object(apr_pool_t *p, const char *path)
 {
     char *text = NULL;
     size_t len;
@@ -455,7 +551,7 @@ static json_t *mt_pin_refusals(apr_pool_t *p, const char *path)
  * the last attempt; mt_pin_note records (|refused|) or forgets it. */
 static int mt_pin_refused(apr_pool_t *p, const char *uri, const char *id)
 {
-    json_t *root = mt_pin_refusals(p, mt_guard_state_path(p, ".pin-refused"));
+    json_t *root = mt_state_object(p, mt_guard_state_path(p, ".pin-refused"));
     const char *had = json_string_value(json_object_get(root, uri));
     int refused = had && id && !strcmp(had, id);
 
@@ -467,8 +563,7 @@ static void mt_pin_note(apr_pool_t *p, const char *uri, const char *id,
                         int refused)
 {
     const char *path = mt_guard_state_path(p, ".pin-refused");
-    json_t *root = mt_pin_refusals(p, path);
-    char *text;
+    json_t *root = mt_state_object(p, path);
 
     if (refused) {
         json_object_set_new(root, uri, json_string(id));
@@ -478,12 +573,43 @@ static void mt_pin_note(apr_pool_t *p, const char *uri, const char *id,
         json_decref(root);
         return;
     }
-    text = json_dumps(root, JSON_INDENT(1) | JSON_SORT_KEYS);
-    if (text) {
-        tack_file_replace(path, text, strlen(text), 0600, 1);
-        free(text);
+    mt_state_object_write(path, root);
+}
+
+/* ---- the signing key's public key, remembered --------------------------------
+ * When the key cannot be used at a start (its signing host down), the
+ * start still knows whose TACKs are its own and which names clients pinned
+ * it for: the public key of its last successful load is remembered beside
+ * TackStateFile (".signing-keys", JSON: key or URI -> public key in hex).
+ * What the background signs is always signed with the key it loads. */
+
+static void mt_pub_remember(apr_pool_t *p, const mt_signer_t *sg)
+{
+    const char *path = mt_guard_state_path(p, ".signing-keys");
+    json_t *root = mt_state_object(p, path);
+    char hex[2 * TACK_KEY_LEN + 1];
+
+    if (tack_hex_encode(hex, sizeof(hex), sg->pub, TACK_KEY_LEN) != TACK_OK ||
+        (json_string_value(json_object_get(root, sg->key)) &&
+         !strcmp(json_string_value(json_object_get(root, sg->key)), hex))) {
+        json_decref(root);
+        return;
     }
+    json_object_set_new(root, sg->key, json_string(hex));
+    mt_state_object_write(path, root);
+}
+
+static int mt_pub_recall(apr_pool_t *p, mt_signer_t *sg)
+{
+    json_t *root = mt_state_object(p, mt_guard_state_path(p, ".signing-keys"));
+    const char *hex = json_string_value(json_object_get(root, sg->key));
+    int ok = hex && tack_hex_decode(sg->pub, TACK_KEY_LEN, hex) == TACK_OK;
+
     json_decref(root);
+    if (ok) {
+        tack_fingerprint(sg->pub, sg->fingerprint);
+    }
+    return ok;
 }
 
 /* mt_signer_token loads a key that stays in a PKCS#11 token. */
@@ -665,20 +791,18 @@ static void mt_signer_stop(pid_t pid)
     }
 }
 
-/* mt_signer_start forks the signer of |sg| and waits for its first
- * answer; returns NULL (the key is ready: sg->pub), or why not. */
-static const char *mt_signer_start(apr_pool_t *p, mt_signer_t *sg)
+/* mt_signer_spawn forks the signer of |sg|; returns NULL, or why not. */
+static const char *mt_signer_spawn(apr_pool_t *p, mt_signer_t *sg)
 {
-    mt_signer_hello_t hello;
     int sv[2];
     pid_t pid;
 
     if (!mt_ms_left(sign_deadline)) {
         return apr_psprintf(p,
-                            "TackSigningKey %s: not loaded: the %d seconds a "
-                            "restart gives signing were spent by another "
-                            "key's signer",
-                            sg->key, TACK_SIGN_PASS_SECS);
+                            "TackSigningKey %s: not tried: the %d seconds "
+                            "a restart waits for signing (TackSigningWait) "
+                            "were spent by another key's signer",
+                            sg->key, sign_budget);
     }
     if (socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, sv) < 0) {
         return apr_psprintf(p, "TackSigningKey %s: socketpair: %s", sg->key,
@@ -696,30 +820,58 @@ static const char *mt_signer_start(apr_pool_t *p, mt_signer_t *sg)
         signal(SIGHUP, SIG_IGN); /* httpd's restart signals are the parent's */
         signal(SIGUSR1, SIG_IGN);
         signal(SIGTERM, mt_signer_on_term);
+        prctl(PR_SET_NAME, "tack-signer", 0, 0, 0);
         mt_signer_main(sg, sv[1]);
     }
     close(sv[1]);
     sg->fd = sv[0];
     sg->pid = pid;
+    return NULL;
+}
+
+/* mt_signer_hello waits for the first answer of |sg|'s signer, until
+ * sign_deadline; returns NULL (the key is ready: sg->pub), or why not. */
+static const char *mt_signer_hello(apr_pool_t *p, mt_signer_t *sg)
+{
+    mt_signer_hello_t hello;
+
     if (!mt_io(sg->fd, &hello, sizeof(hello), 0, sign_deadline)) {
-        mt_signer_stop(pid);
+        mt_signer_stop(sg->pid);
         sg->pid = 0;
         close(sg->fd);
         sg->fd = -1;
         return apr_psprintf(p,
-                            "TackSigningKey %s: not loaded within the %d "
-                            "seconds a restart gives signing (its password "
-                            "program or token did not answer; the signer "
-                            "and its password program were killed)",
-                            sg->key, TACK_SIGN_PASS_SECS);
+                            "TackSigningKey %s: no answer within %d seconds%s "
+                            "(its password program or token did not answer; "
+                            "the signer and its password program were "
+                            "killed)",
+                            sg->key, sign_budget,
+                            sign_in_agent ? "" : ", the time a restart "
+                                                 "waits for signing "
+                                                 "(TackSigningWait)");
     }
     if (!hello.ok) {
         hello.error[sizeof(hello.error) - 1] = '\0';
+        close(sg->fd); /* the signer exits */
+        sg->fd = -1;
+        while (waitpid(sg->pid, NULL, 0) < 0 && errno == EINTR) {
+        }
+        sg->pid = 0;
         return apr_pstrdup(p, hello.error);
     }
     memcpy(sg->pub, hello.pub, TACK_KEY_LEN);
     tack_fingerprint(sg->pub, sg->fingerprint);
+    sg->pub_known = 1;
     return NULL;
+}
+
+/* mt_signer_start forks the signer of |sg| and waits for its first
+ * answer; returns NULL (the key is ready: sg->pub), or why not. */
+static const char *mt_signer_start(apr_pool_t *p, mt_signer_t *sg)
+{
+    const char *err = mt_signer_spawn(p, sg);
+
+    return err ? err : mt_signer_hello(p, sg);
 }
 
 /* mt_signer_sign has |tack| signed by |sg|'s process and checks the
@@ -735,7 +887,22 @@ static tack_status_t mt_signer_sign(mt_signer_t *sg, tack_t *tack)
     }
     if (!mt_io(sg->fd, raw, TACK_LEN, 1, sign_deadline) ||
         !mt_io(sg->fd, tack->signature, TACK_SIG_LEN, 0, sign_deadline)) {
-        /* gone, or the pass's time is up: no more waiting on it */
+        /* gone, or the time is up: no more waiting on it */
+        sg->error = mt_ms_left(sign_deadline)
+                        ? apr_psprintf(sign_pool,
+                                       "TackSigningKey %s: the signer ended "
+                                       "while signing (the token or its "
+                                       "connection failed)",
+                                       sg->key)
+                        : apr_psprintf(sign_pool,
+                                       "TackSigningKey %s: no answer within "
+                                       "%d seconds%s (a signing host or "
+                                       "token that does not answer)",
+                                       sg->key, sign_budget,
+                                       sign_in_agent
+                                           ? ""
+                                           : " (TackSigningWait: the rest "
+                                             "is signed in the background)");
         close(sg->fd);
         sg->fd = -1;
         if (sg->pid > 0) {
@@ -747,13 +914,22 @@ static tack_status_t mt_signer_sign(mt_signer_t *sg, tack_t *tack)
     return tack_verify(tack);
 }
 
-/* mt_signer_get returns the signer of |conf| in this pass, loading its
- * key the first time; the reason it cannot be used is logged once (under
- * -t by the caller, as a problem). */
-static mt_signer_t *mt_signer_get(server_rec *s, const mt_conf_t *conf)
+/* mt_signer_id names the signer of |conf|: its key and password source. */
+static const char *mt_signer_id(apr_pool_t *p, const mt_conf_t *conf)
+{
+    return apr_pstrcat(p, conf->sign_key, "\n",
+                       conf->sign_pw ? conf->sign_pw : "", NULL);
+}
+
+/* mt_signer_add returns the signer of |conf| in this pass, made
+ * (|created|, not started) the first time. */
+static mt_signer_t *mt_signer_add(server_rec *s, const mt_conf_t *conf,
+                                  int *created)
 {
     const char *id;
     mt_signer_t *sg;
+
+    *created = 0;
 
     if (!sign_pool) {
         apr_pool_create(&sign_pool, s->process->pconf);
@@ -762,12 +938,14 @@ static mt_signer_t *mt_signer_get(server_rec *s, const mt_conf_t *conf)
         sign_done = apr_hash_make(sign_pool);
         sign_files = apr_hash_make(sign_pool);
         sign_stores = apr_hash_make(sign_pool);
-        sign_deadline = mt_ms_now() + TACK_SIGN_PASS_SECS * 1000L;
+        if (!sign_in_agent) {
+            sign_budget = mt_sign_wait_secs();
+            sign_deadline = mt_ms_now() + sign_budget * 1000L;
+        }
         apr_pool_cleanup_register(sign_pool, NULL, mt_sign_forget,
                                   apr_pool_cleanup_null);
     }
-    id = apr_pstrcat(sign_pool, conf->sign_key, "\n",
-                     conf->sign_pw ? conf->sign_pw : "", NULL);
+    id = mt_signer_id(sign_pool, conf);
     sg = apr_hash_get(sign_signers, id, APR_HASH_KEY_STRING);
     if (sg) {
         return sg;
@@ -779,13 +957,36 @@ static mt_signer_t *mt_signer_get(server_rec *s, const mt_conf_t *conf)
     sg->pw_where = conf->sign_pw_where;
     sg->fd = -1;
     apr_hash_set(sign_signers, id, APR_HASH_KEY_STRING, sg);
+    *created = 1;
+    return sg;
+}
+
+/* mt_signer_get returns the signer of |conf| in this pass, loading its
+ * key the first time; the reason it cannot be used is logged once (under
+ * -t by the caller, as a problem). */
+static mt_signer_t *mt_signer_get(server_rec *s, const mt_conf_t *conf)
+{
+    int created;
+    mt_signer_t *sg = mt_signer_add(s, conf, &created);
+
+    if (!created) {
+        return sg;
+    }
     sg->error = mt_signer_start(sign_pool, sg);
-    if (sg->error && !mt_strict()) {
+    if (!mt_strict() && !sign_in_agent) {
+        if (!sg->error) {
+            mt_pub_remember(sign_pool, sg);
+        } else {
+            sg->pub_recalled = mt_pub_recall(sign_pool, sg);
+        }
+    }
+    if (sg->error && !mt_strict() && !sign_in_agent) {
         ap_log_error(APLOG_MARK, APLOG_ERR, 0, s,
-                     "TACK00030: %s (" TACK_WHERE_FMT "); no TACK is signed "
-                     "with it: every certificate without a TACK of its own "
-                     "is served without one",
-                     sg->error, TACK_WHERE(sg->where));
+                     "TACK00030: %s (" TACK_WHERE_FMT "); the start does "
+                     "not wait for it: every certificate without a TACK is "
+                     "served without one until the background signs it "
+                     "(tried again every %d seconds)",
+                     sg->error, TACK_WHERE(sg->where), mt_sign_retry_secs());
     }
     return sg;
 }
@@ -811,6 +1012,9 @@ static mt_item_t *mt_sign_one(apr_pool_t *p, server_rec *s,
     if ((item = apr_hash_get(sign_done, id, sizeof(id)))) {
         return item;
     }
+    if (sg->fd < 0) {
+        return NULL; /* the signer is gone: said once (sg->error) */
+    }
     memset(&tack, 0, sizeof(tack));
     tack.min_generation =
         (uint8_t)(conf->sign_gen == TACK_UNSET ? 0 : conf->sign_min_gen);
@@ -820,10 +1024,17 @@ static mt_item_t *mt_sign_one(apr_pool_t *p, server_rec *s,
     if (mt_signer_sign(sg, &tack) != TACK_OK) {
         ap_log_error(APLOG_MARK, APLOG_ERR, 0, s,
                      "TACK00038: vhost %s: signing a TACK for %s with "
-                     "TackSigningKey %s failed; it is served without one",
-                     mt_vhost_name_buf(s, vname), cert->label, sg->key);
+                     "TackSigningKey %s failed%s%s; %s",
+                     mt_vhost_name_buf(s, vname), cert->label, sg->key,
+                     sg->fd < 0 && sg->error ? ": " : "",
+                     sg->fd < 0 && sg->error ? sg->error : "",
+                     sg->fd < 0 ? "it waits, with every certificate after "
+                                  "it, for the background"
+                                : "it is served without one");
         ERR_clear_error();
-        sg->nskipped++;
+        if (sg->fd >= 0) {
+            sg->nskipped++;
+        }
         return NULL;
     }
     if (write && conf->store && conf->store->loaded && !conf->store->error &&
@@ -884,17 +1095,103 @@ static mt_item_t *mt_sign_one(apr_pool_t *p, server_rec *s,
     return item;
 }
 
+/* mt_sign_replaced says that |old|, a TACK under the signing key that
+ * expires within 30 days, gives way to one just signed. */
+static void mt_sign_replaced(server_rec *s, const mt_item_t *old)
+{
+    char vname[TACK_NAME_SIZE];
+
+    ap_log_error(APLOG_MARK, APLOG_INFO, 0, s,
+                 "TACK00037: vhost %s: the TACK of %s %s expires at %s; "
+                 "serving the one just signed instead",
+                 mt_vhost_name_buf(s, vname), old->file->kind, old->file->path,
+                 old->expiry);
+}
+
+/* mt_sign_queue leaves |cert| to the background: its TACK is signed after
+ * the start (mt_agent_main) and served from then on, through the slot the
+ * handshake's table gives it (mt_sign_pending_slot). */
+static void mt_sign_queue(server_rec *s, const mt_conf_t *conf,
+                          const mt_sel_t *sel, mt_certsel_t *cert,
+                          mt_signer_t *sg, uint32_t expires, int write,
+                          long pinned, mt_item_t *replaces)
+{
+    apr_pool_t *pconf = s->process->pconf;
+    uint8_t buf[MT_ANSWER_MAX];
+    unsigned char inactive = 0;
+    mt_pending_t *pd;
+    tack_t blank;
+    const tack_t *t = &blank;
+
+    if (!sign_queue) {
+        sign_queue = apr_array_make(pconf, 16, sizeof(mt_pending_t *));
+        apr_pool_cleanup_register(pconf, &sign_queue, mt_sign_queue_forget,
+                                  apr_pool_cleanup_null);
+    }
+    pd = apr_pcalloc(pconf, sizeof(*pd));
+    pd->s = s;
+    pd->conf = conf;
+    pd->cert.x509 = cert->x509;
+    memcpy(pd->cert.hash, cert->hash, TACK_HASH_LEN);
+    pd->cert.label = apr_pstrdup(pconf, cert->label);
+    pd->cert.key_type = cert->key_type ? apr_pstrdup(pconf, cert->key_type)
+                                       : NULL;
+    pd->expires = expires;
+    pd->write = write;
+    pd->pinned = pinned;
+    pd->replaces = replaces;
+    if (replaces) {
+        /* its successor is on its way: no expiry warning */
+        replaces->resigning = 1;
+    }
+    pd->format = sel->format;
+    pd->pin_activation = sel->pin_activation;
+    pd->nsigs = sel->nsigs;
+    pd->sigs = sel->nsigs ? apr_pmemdup(pconf, sel->sigs,
+                                        sel->nsigs * sizeof(sel->sigs[0]))
+                          : NULL;
+    /* the answer's size does not depend on the TACK's contents */
+    memset(&blank, 0, sizeof(blank));
+    if (mt_answer_encode(pd->format, pd->pin_activation, &t, &inactive, 1,
+                         pd->sigs, pd->nsigs, buf, &pd->len) != TACK_OK) {
+        return; /* cannot happen: TACK00051 says so for its other bodies */
+    }
+    cert->pending = pd;
+    APR_ARRAY_PUSH(sign_queue, mt_pending_t *) = pd;
+    if (sg) {
+        sg->nqueued++;
+    }
+    if (pinned && sg) {
+        char vname[TACK_NAME_SIZE], when[TACK_TIME_SIZE];
+
+        tack_time_format((uint32_t)(pinned / 60), when);
+        ap_log_error(APLOG_MARK, APLOG_ERR, 0, s,
+                     "TACK00080: vhost %s: %s waits for its TACK from the "
+                     "background (%s); clients that pinned key %s here "
+                     "(until %s) refuse this name until it is signed",
+                     mt_vhost_name_buf(s, vname), cert->label,
+                     sg->error ? sg->error
+                               : "the time a restart waits for signing, "
+                                 "TackSigningWait, is spent",
+                     sg->fingerprint, when);
+    }
+}
+
 /* mt_sign_cert decides for one certificate: sign when it has no TACK,
  * sign anew when its TACK under the signing key expires within 30 days
  * and the certificate lives longer; leave alone a certificate that has a
- * TACK under another key. */
+ * TACK under another key.  What is signed waits for the signer only where
+ * clients may have pinned the signing key for this name (a renewed
+ * certificate of a name that served it) and while the pass has time
+ * (TackSigningWait); the rest is left to the background. */
 static void mt_sign_cert(apr_pool_t *p, server_rec *s, const mt_conf_t *conf,
-                         mt_signer_t *sg, mt_certsel_t *cert, time_t now)
+                         mt_signer_t *sg, const mt_sel_t *sel,
+                         mt_certsel_t *cert, time_t now)
 {
     char vname[TACK_NAME_SIZE], when[TACK_TIME_SIZE];
     time_t end;
     mt_item_t *item;
-    long pinned = 0;
+    long pinned = 0, waited = 0;
     int k, mine = -1;
 
     for (k = 0; k < cert->ntacks; k++) {
@@ -930,8 +1227,25 @@ static void mt_sign_cert(apr_pool_t *p, server_rec *s, const mt_conf_t *conf,
     if (mine >= 0 && (uint32_t)(end / 60) <= cert->tacks[mine]->tack.expiration) {
         return; /* the certificate ends first: a new TACK would gain nothing */
     }
+    if (!pinned) {
+        /* A TACK of its own that expires soon is still served meanwhile; a
+         * certificate without one is worth the wait only where clients
+         * may hold a pin on the signing key for the name. */
+        waited = mine < 0 ? mt_guard_pinned(s, conf, cert->key_type, sg->pub)
+                          : 0;
+        if ((!waited || sg->fd < 0 || !mt_ms_left(sign_deadline)) &&
+            cert->ntacks <= 1) {
+            mt_sign_queue(s, conf, sel, cert, sg, (uint32_t)(end / 60), 1,
+                          waited, mine >= 0 ? cert->tacks[mine] : NULL);
+            return;
+        }
+    }
     item = mt_sign_one(p, s, conf, sg, cert, (uint32_t)(end / 60), !pinned);
     if (!item) {
+        if (!pinned && sg->fd < 0 && cert->ntacks <= 1) {
+            mt_sign_queue(s, conf, sel, cert, sg, (uint32_t)(end / 60), 1,
+                          waited, mine >= 0 ? cert->tacks[mine] : NULL);
+        }
         return;
     }
     if (pinned) {
@@ -956,14 +1270,32 @@ static void mt_sign_cert(apr_pool_t *p, server_rec *s, const mt_conf_t *conf,
         return;
     }
     if (mine >= 0) {
-        ap_log_error(APLOG_MARK, APLOG_INFO, 0, s,
-                     "TACK00037: vhost %s: the TACK of %s %s expired at %s; "
-                     "serving the one just signed instead",
-                     mt_vhost_name_buf(s, vname), cert->tacks[mine]->file->kind,
-                     cert->tacks[mine]->file->path, cert->tacks[mine]->expiry);
+        mt_sign_replaced(s, cert->tacks[mine]);
         cert->tacks[mine] = item;
     } else {
         cert->tacks[cert->ntacks++] = item;
+    }
+}
+
+/* mt_sign_unknown queues, when the signing key could not be loaded in the
+ * pass, each certificate of |sel| that has no TACK at all (whether a TACK
+ * is the key's own cannot be told without its public key): the background
+ * signs them once the key can be used. */
+static void mt_sign_unknown(server_rec *s, const mt_conf_t *conf,
+                            mt_signer_t *sg, mt_sel_t *sel, time_t now)
+{
+    time_t end;
+    int c;
+
+    for (c = 0; c < sel->ncerts; c++) {
+        mt_certsel_t *cert = &sel->certs[c];
+
+        if (cert->x509 && !cert->ntacks &&
+            tack_cert_end_time(cert->x509, &end) == TACK_OK &&
+            end / 60 > now / 60) {
+            mt_sign_queue(s, conf, sel, cert, sg, (uint32_t)(end / 60), 1, 0,
+                          NULL);
+        }
     }
 }
 
@@ -981,7 +1313,8 @@ void mt_sign_vhost(apr_pool_t *p, server_rec *s, const mt_conf_t *conf,
         return;
     }
     sg = mt_signer_get(s, conf);
-    if (sg->error) {
+    if (!sg->pub_known && !sg->pub_recalled) {
+        mt_sign_unknown(s, conf, sg, sel, now);
         return;
     }
     for (j = 0; j < sel->nsigs; j++) {
@@ -998,20 +1331,25 @@ void mt_sign_vhost(apr_pool_t *p, server_rec *s, const mt_conf_t *conf,
     }
     for (c = 0; c < sel->ncerts; c++) {
         if (sel->certs[c].x509) {
-            mt_sign_cert(p, s, conf, sg, &sel->certs[c], now);
+            mt_sign_cert(p, s, conf, sg, sel, &sel->certs[c], now);
         }
     }
+}
+
+void mt_sign_pending_slot(mt_pending_t *pd, const mt_late_t **where)
+{
+    pd->where = where;
 }
 
 const uint8_t *mt_sign_public(server_rec *s, const mt_conf_t *conf)
 {
     mt_signer_t *sg;
 
-    if (!conf->sign_key || !*conf->sign_key) {
-        return NULL;
+    if (!conf->sign_key || !*conf->sign_key || mt_quiet()) {
+        return NULL; /* nothing is signed in the discarded first pass */
     }
     sg = mt_signer_get(s, conf);
-    return sg->error ? NULL : sg->pub;
+    return sg->pub_known || sg->pub_recalled ? sg->pub : NULL;
 }
 
 int mt_sign_check(apr_pool_t *ptemp, server_rec *s_main)
@@ -1038,6 +1376,669 @@ int mt_sign_check(apr_pool_t *ptemp, server_rec *s_main)
     return problems;
 }
 
+/* ---- the background --------------------------------------------------------
+ * What the pass left to the background is signed by a process of its own,
+ * forked from the parent at the end of the pass (single-threaded then, so
+ * OpenSSL and the allocator are in a state a child can use; no thread is
+ * added to the parent): it starts the signers it needs, signs, writes each
+ * TACK into its store and publishes its answer in the segment the
+ * handshakes of this generation read.  A signing key that cannot be used
+ * is tried again every TackSigningRetry seconds; the process ends when
+ * everything is signed, or with the generation (a restart or stop: the
+ * pool cleanup, and httpd's SIGTERM to its process group).  The parent
+ * never waits for it, and only the parent and it write the store: never
+ * an httpd child. */
+
+static void mt_agent_on_term(int sig)
+{
+    signal(SIGTERM, SIG_IGN);
+    if (getpgrp() == getpid()) {
+        /* its signers, which end their password programs (never httpd's
+         * group: it is its own from its first instruction) */
+        kill(0, SIGTERM);
+    }
+    _exit(0);
+}
+
+/* mt_agent_publish puts the answer carrying |item| for |pd| into the
+ * segment: the bytes first, then the flag the handshake reads. */
+static void mt_agent_publish(const mt_pending_t *pd, const mt_item_t *item)
+{
+    uint8_t buf[MT_ANSWER_MAX];
+    unsigned char inactive = 0;
+    const tack_t *t = &item->tack;
+    size_t len = 0;
+
+    if (!pd->late ||
+        mt_answer_encode(pd->format, pd->pin_activation, &t, &inactive, 1,
+                         pd->sigs, pd->nsigs, buf, &len) != TACK_OK ||
+        len != pd->len) {
+        return; /* served at the next start, from the store */
+    }
+    memcpy(pd->late->data, buf, len);
+    memcpy(pd->late->served, item->fingerprint, TACK_FINGERPRINT_SIZE);
+    pd->late->expires = item->tack.expiration;
+    pd->late->tack = item->tack;
+    pd->late->written = item->file->path != pd->conf->sign_key;
+    __atomic_store_n(&pd->late->ready, 1, __ATOMIC_RELEASE);
+}
+
+/* mt_agent_broken says whether |pd|'s vhost serves a break signature for
+ * |sg|'s key: nothing is signed with it there (TACK00032 at the next
+ * start says so). */
+static int mt_agent_broken(const mt_pending_t *pd, const mt_signer_t *sg)
+{
+    size_t j;
+
+    for (j = 0; j < pd->nsigs; j++) {
+        if (mt_key_equal(pd->sigs[j].public_key, sg->pub)) {
+            return 1;
+        }
+    }
+    return 0;
+}
+
+/* mt_board_say records |error| (NULL: none) on the board. */
+static void mt_board_say(const char *error)
+{
+    mt_board_t *b = sign_board;
+
+    if (!b) {
+        return;
+    }
+    __atomic_add_fetch(&b->seq, 1, __ATOMIC_ACQ_REL);
+    b->error_at = error ? apr_time_now() : 0;
+    apr_cpystrn(b->error, error ? error : "", sizeof(b->error));
+    __atomic_add_fetch(&b->seq, 1, __ATOMIC_ACQ_REL);
+}
+
+apr_time_t mt_sign_last_error(char *buf, size_t size)
+{
+    const mt_board_t *b = sign_board;
+    apr_time_t at = 0;
+    int tries;
+
+    buf[0] = '\0';
+    for (tries = 0; b && tries < 100; tries++) {
+        apr_uint32_t seq = __atomic_load_n(&b->seq, __ATOMIC_ACQUIRE);
+
+        if (seq & 1) {
+            continue;
+        }
+        at = b->error_at;
+        apr_cpystrn(buf, b->error, size);
+        if (__atomic_load_n(&b->seq, __ATOMIC_ACQUIRE) == seq) {
+            return at;
+        }
+    }
+    buf[0] = '\0';
+    return 0;
+}
+
+/* mt_agent_failed logs why |sg| cannot sign now, once per key and
+ * reason: |said| (in the process's pool) has the last reason per key. */
+static void mt_agent_failed(mt_signer_t *sg, apr_hash_t *said)
+{
+    const char *last = apr_hash_get(said, sg->key, APR_HASH_KEY_STRING);
+
+    if (sg->reported || !sg->error) {
+        return;
+    }
+    sg->reported = 1;
+    if (last && !strcmp(last, sg->error)) {
+        return;
+    }
+    apr_hash_set(said, apr_pstrdup(apr_hash_pool_get(said), sg->key),
+                 APR_HASH_KEY_STRING,
+                 apr_pstrdup(apr_hash_pool_get(said), sg->error));
+    mt_board_say(sg->error);
+    ap_log_error(APLOG_MARK, APLOG_ERR, 0, ap_server_conf,
+                 "TACK00076: %s (" TACK_WHERE_FMT "); the certificates that "
+                 "wait for it are served without a TACK: tried again every "
+                 "%d seconds",
+                 sg->error, TACK_WHERE(sg->where), mt_sign_retry_secs());
+}
+
+/* mt_agent_round tries every pending certificate once; returns how many
+ * still wait.  |done| marks the ones signed (or given up: a broken key). */
+static int mt_agent_round(apr_pool_t *p, apr_hash_t *said, char *done,
+                          int *nsigned, int totals[2])
+{
+    apr_hash_index_t *hi;
+    int i, left = 0;
+
+    /* Every key's signer at once: their password programs and logins
+     * take their time side by side, not one after the other. */
+    sign_budget = TACK_SIGN_AGENT_SECS;
+    sign_deadline = mt_ms_now() + sign_budget * 1000L;
+    for (i = 0; i < sign_queue->nelts; i++) {
+        mt_pending_t *pd = APR_ARRAY_IDX(sign_queue, i, mt_pending_t *);
+        int created;
+        mt_signer_t *sg;
+
+        if (!done[i]) {
+            sg = mt_signer_add(pd->s, pd->conf, &created);
+            if (created) {
+                sg->error = mt_signer_spawn(sign_pool, sg);
+            }
+        }
+    }
+    for (hi = apr_hash_first(p, sign_signers); hi; hi = apr_hash_next(hi)) {
+        mt_signer_t *sg = apr_hash_this_val(hi);
+
+        if (!sg->error && !sg->pub_known) {
+            sg->error = mt_signer_hello(sign_pool, sg);
+        }
+    }
+    for (i = 0; i < sign_queue->nelts; i++) {
+        mt_pending_t *pd = APR_ARRAY_IDX(sign_queue, i, mt_pending_t *);
+        int created;
+        mt_signer_t *sg;
+        mt_item_t *item;
+
+        if (done[i]) {
+            continue;
+        }
+        sg = mt_signer_add(pd->s, pd->conf, &created);
+        if (!sg->pub_known || sg->fd < 0) {
+            mt_agent_failed(sg, said);
+            left++;
+            continue;
+        }
+        if (mt_agent_broken(pd, sg)) {
+            done[i] = 1;
+            continue;
+        }
+        sign_budget = mt_sign_wait_secs() > 0 ? mt_sign_wait_secs()
+                                              : TACK_SIGN_WAIT_SECS;
+        sign_deadline = mt_ms_now() + sign_budget * 1000L;
+        item = mt_sign_one(p, pd->s, pd->conf, sg, &pd->cert, pd->expires,
+                           pd->write);
+        if (!item && sg->fd >= 0) {
+            done[i] = 1; /* a signature that does not verify (TACK00038) */
+            continue;
+        }
+        if (!item) {
+            mt_agent_failed(sg, said);
+            left++;
+            continue;
+        }
+        mt_agent_publish(pd, item);
+        if (apr_hash_get(said, sg->key, APR_HASH_KEY_STRING)) {
+            apr_hash_set(said, sg->key, APR_HASH_KEY_STRING, NULL);
+            mt_board_say(NULL);
+        }
+        if (pd->replaces) {
+            mt_sign_replaced(pd->s, pd->replaces);
+        }
+        done[i] = 1;
+        (*nsigned)++;
+    }
+    for (hi = apr_hash_first(p, sign_stores); hi; hi = apr_hash_next(hi)) {
+        tack_file_sync_fs(apr_hash_this_key(hi));
+    }
+    for (hi = apr_hash_first(p, sign_signers); hi; hi = apr_hash_next(hi)) {
+        const mt_signer_t *sg = apr_hash_this_val(hi);
+
+        totals[0] += sg->nwritten;
+        totals[1] += sg->nkept;
+    }
+    return left;
+}
+
+/* ---- mod_md's staged certificates, signed ahead ----------------------------
+ * mod_md renews a certificate in its watchdog and stages it
+ * (MDStoreDir/staging/NAME/pubcert*.pem) until the next graceful restart
+ * activates it.  The background looks there every TackSigningRetry
+ * seconds and signs, into the TackStore of the vhost that will serve it,
+ * a TACK for each staged certificate that has none: the restart that
+ * activates a renewal then serves its TACK from the store, with nothing to
+ * sign and nothing to wait for. */
+
+/* mt_md_store_dir finds MDStoreDir in the configuration tree |d|. */
+static const char *mt_md_store_dir(const ap_directive_t *d)
+{
+    for (; d; d = d->next) {
+        const char *found;
+
+        if (!strcasecmp(d->directive, "MDStoreDir") && d->args) {
+            return d->args;
+        }
+        if (d->first_child && (found = mt_md_store_dir(d->first_child))) {
+            return found;
+        }
+    }
+    return NULL;
+}
+
+/* mt_md_watch notes, at the end of the pass, where mod_md stages and which
+ * vhosts sign ahead: nothing when mod_md is not loaded. */
+static void mt_md_watch(server_rec *s_main)
+{
+    apr_pool_t *pconf = s_main->process->pconf;
+    const char *dir;
+    server_rec *s;
+
+    sign_md_staging = NULL;
+    sign_md_vhosts = NULL;
+    if (!ap_find_linked_module("mod_md.c")) {
+        return;
+    }
+    for (s = s_main; s; s = s->next) {
+        const mt_conf_t *conf = mt_conf_get(s);
+
+        if (conf->ssl_seen && conf->sign_key && *conf->sign_key &&
+            conf->store && conf->store->loaded && !conf->store->error) {
+            if (!sign_md_vhosts) {
+                sign_md_vhosts = apr_array_make(pconf, 4, sizeof(server_rec *));
+            }
+            APR_ARRAY_PUSH(sign_md_vhosts, server_rec *) = s;
+        }
+    }
+    dir = mt_md_store_dir(ap_conftree);
+    dir = ap_server_root_relative(pconf, dir ? dir : "md");
+    if (sign_md_vhosts && dir) {
+        sign_md_staging = apr_pstrcat(pconf, dir, "/staging", NULL);
+        ap_log_error(APLOG_MARK, APLOG_DEBUG, 0, s_main,
+                     "TACK00082: the background signs ahead what mod_md "
+                     "stages in %s for %d vhost%s with a TackSigningKey and "
+                     "a TackStore",
+                     sign_md_staging, sign_md_vhosts->nelts,
+                     sign_md_vhosts->nelts == 1 ? "" : "s");
+    }
+}
+
+/* mt_md_vhost returns the vhost that serves |cert| (a name of its
+ * certificate is the vhost's name or an alias), or NULL. */
+static server_rec *mt_md_vhost(X509 *cert)
+{
+    int i, j;
+
+    for (i = 0; i < sign_md_vhosts->nelts; i++) {
+        server_rec *s = APR_ARRAY_IDX(sign_md_vhosts, i, server_rec *);
+
+        if (s->server_hostname &&
+            X509_check_host(cert, s->server_hostname, 0, 0, NULL) == 1) {
+            return s;
+        }
+        for (j = 0; s->names && j < s->names->nelts; j++) {
+            const char *n = APR_ARRAY_IDX(s->names, j, const char *);
+
+            if (X509_check_host(cert, n, 0, 0, NULL) == 1) {
+                return s;
+            }
+        }
+    }
+    return NULL;
+}
+
+/* mt_md_sign_one signs ahead the staged certificate in |path|, once. */
+static void mt_md_sign_one(apr_pool_t *p, apr_hash_t *seen, const char *path)
+{
+    char name[TACK_NAME_SIZE + 64], vname[TACK_NAME_SIZE];
+    mt_certsel_t cert;
+    const mt_conf_t *conf;
+    mt_signer_t *sg;
+    server_rec *s;
+    apr_finfo_t fi;
+    time_t end;
+    X509 *x509 = NULL;
+    FILE *f;
+    int created;
+
+    memset(&cert, 0, sizeof(cert));
+    if (!(f = fopen(path, "r"))) {
+        return;
+    }
+    x509 = PEM_read_X509(f, NULL, NULL, NULL);
+    fclose(f);
+    ERR_clear_error();
+    if (!x509 || tack_spki_hash(x509, cert.hash) != TACK_OK ||
+        apr_hash_get(seen, cert.hash, TACK_HASH_LEN) ||
+        tack_cert_end_time(x509, &end) != TACK_OK || end <= time(NULL) ||
+        !(s = mt_md_vhost(x509))) {
+        X509_free(x509);
+        return;
+    }
+    apr_hash_set(seen, apr_pmemdup(apr_hash_pool_get(seen), cert.hash,
+                                   TACK_HASH_LEN),
+                 TACK_HASH_LEN, "");
+    conf = mt_conf_get(s);
+    if (tack_cert_store_name(x509, name, sizeof(name)) == TACK_OK &&
+        apr_stat(&fi, apr_pstrcat(p, conf->store->path, "/", name, NULL),
+                 APR_FINFO_TYPE, p) == APR_SUCCESS) {
+        X509_free(x509); /* its TACK is in the store already */
+        return;
+    }
+    sg = mt_signer_add(s, conf, &created);
+    if (created) {
+        sign_budget = TACK_SIGN_AGENT_SECS;
+        sign_deadline = mt_ms_now() + sign_budget * 1000L;
+        sg->error = mt_signer_start(sign_pool, sg);
+    }
+    if (!sg->pub_known || sg->fd < 0) {
+        /* said by mt_agent_failed for the waiting ones; tried next time */
+        apr_hash_set(seen, cert.hash, TACK_HASH_LEN, NULL);
+        X509_free(x509);
+        return;
+    }
+    cert.x509 = x509;
+    cert.label = apr_psprintf(p, "mod_md's staged certificate %s", path);
+    sign_budget = mt_sign_wait_secs() > 0 ? mt_sign_wait_secs()
+                                          : TACK_SIGN_WAIT_SECS;
+    sign_deadline = mt_ms_now() + sign_budget * 1000L;
+    if (!mt_sign_one(p, s, conf, sg, &cert, (uint32_t)(end / 60), 1)) {
+        apr_hash_set(seen, cert.hash, TACK_HASH_LEN, NULL);
+        return;
+    }
+    ap_log_error(APLOG_MARK, APLOG_INFO, 0, s,
+                 "TACK00081: vhost %s: signed ahead for %s: its TACK is in "
+                 "the store when a restart activates it",
+                 mt_vhost_name_buf(s, vname), path);
+}
+
+/* mt_md_round signs ahead every certificate mod_md has staged. */
+static void mt_md_round(apr_pool_t *p, apr_hash_t *seen)
+{
+    apr_dir_t *dir;
+    apr_finfo_t fi;
+
+    if (!sign_md_staging ||
+        apr_dir_open(&dir, sign_md_staging, p) != APR_SUCCESS) {
+        return;
+    }
+    while (apr_dir_read(&fi, APR_FINFO_NAME | APR_FINFO_TYPE, dir) ==
+           APR_SUCCESS) {
+        const char *md;
+        apr_dir_t *sub;
+        apr_finfo_t ff;
+
+        if (fi.filetype != APR_DIR || fi.name[0] == '.') {
+            continue;
+        }
+        md = apr_pstrcat(p, sign_md_staging, "/", fi.name, NULL);
+        if (apr_dir_open(&sub, md, p) != APR_SUCCESS) {
+            continue;
+        }
+        while (apr_dir_read(&ff, APR_FINFO_NAME | APR_FINFO_TYPE, sub) ==
+               APR_SUCCESS) {
+            if (ff.filetype == APR_REG && !strncmp(ff.name, "pubcert", 7) &&
+                strstr(ff.name, ".pem")) {
+                mt_md_sign_one(p, seen, apr_pstrcat(p, md, "/", ff.name, NULL));
+            }
+        }
+        apr_dir_close(sub);
+    }
+    apr_dir_close(dir);
+    for (apr_hash_index_t *hi = sign_stores ? apr_hash_first(p, sign_stores)
+                                             : NULL;
+         hi; hi = apr_hash_next(hi)) {
+        tack_file_sync_fs(apr_hash_this_key(hi));
+    }
+}
+
+/* mt_agent_main is the background process.  It never returns. */
+static void mt_agent_main(server_rec *s_main)
+{
+    apr_pool_t *p;
+    apr_hash_t *said, *staged;
+    char *done;
+    int n, left, told = 0, nsigned = 0, totals[2] = {0, 0};
+    long started = mt_ms_now();
+
+    signal(SIGHUP, SIG_IGN); /* httpd's restart signals are the parent's */
+    signal(SIGUSR1, SIG_IGN);
+    signal(SIGWINCH, SIG_IGN);
+    signal(SIGPIPE, SIG_IGN);
+    signal(SIGTERM, mt_agent_on_term);
+    setpgid(0, 0); /* its signers in its group: ended with it */
+    prctl(PR_SET_PDEATHSIG, SIGTERM); /* the parent gone: so is it */
+    prctl(PR_SET_NAME, "tack-signing", 0, 0, 0);
+    sign_in_agent = 1;
+    if (apr_pool_create(&p, NULL) != APR_SUCCESS) {
+        _exit(1);
+    }
+    if (sign_pool) {
+        /* the pass's signers that are up are this process's now; the
+         * others are tried again at once, with the background's time */
+        apr_hash_index_t *hi;
+
+        for (hi = apr_hash_first(p, sign_signers); hi; hi = apr_hash_next(hi)) {
+            mt_signer_t *sg = apr_hash_this_val(hi);
+
+            if (!sg->pub_known || sg->fd < 0) {
+                apr_hash_set(sign_signers, apr_hash_this_key(hi),
+                             APR_HASH_KEY_STRING, NULL);
+            }
+            sg->nsigned = sg->nwritten = sg->nkept = 0; /* the pass's */
+        }
+    }
+    n = sign_queue ? sign_queue->nelts : 0;
+    done = apr_pcalloc(p, (size_t)n + 1);
+    said = apr_hash_make(p);
+    staged = apr_hash_make(p);
+    for (;;) {
+        apr_pool_t *round;
+
+        apr_pool_create(&round, p);
+        left = n && !told ? mt_agent_round(round, said, done, &nsigned, totals)
+                          : 0;
+        if (n && !left && !told) {
+            told = 1;
+            ap_log_error(APLOG_MARK, APLOG_INFO, 0, s_main,
+                         "TACK00077: the background signed %d TACK%s in %.1f "
+                         "seconds (%d written to a TackStore, %d kept in "
+                         "memory only): every certificate the start left to "
+                         "it is served with one",
+                         nsigned, nsigned == 1 ? "" : "s",
+                         (double)(mt_ms_now() - started) / 1000.0, totals[0],
+                         totals[1]);
+        }
+        mt_md_round(round, staged);
+        if (sign_pool) {
+            apr_pool_destroy(sign_pool); /* the signers end */
+        }
+        apr_pool_destroy(round);
+        if (!left && !sign_md_staging) {
+            break;
+        }
+        sleep((unsigned)mt_sign_retry_secs());
+    }
+    _exit(0);
+}
+
+/* mt_agent_maintain hears from httpd's main loop about the background
+ * process (apr_proc_other_child_register). */
+static void mt_agent_maintain(int reason, void *data, apr_wait_t status)
+{
+    apr_proc_t *proc = data;
+
+    switch (reason) {
+    case APR_OC_REASON_DEATH:
+    case APR_OC_REASON_LOST:
+        sign_agent = 0;
+        apr_proc_other_child_unregister(data);
+        break;
+    case APR_OC_REASON_RESTART:
+        apr_proc_other_child_unregister(data);
+        break;
+    case APR_OC_REASON_UNREGISTER:
+        if (sign_agent == proc->pid) {
+            mt_signer_stop(proc->pid);
+            sign_agent = 0;
+        }
+        break;
+    }
+}
+
+/* mt_agent_fork forks the background process (|n| certificates wait). */
+static void mt_agent_fork(server_rec *s_main, int n)
+{
+    apr_pool_t *pconf = s_main->process->pconf;
+    apr_proc_t *proc;
+    pid_t pid = fork();
+
+    if (pid < 0) {
+        ap_log_error(APLOG_MARK, APLOG_ERR, errno, s_main,
+                     "TACK00079: cannot fork the background signing process: "
+                     "%d certificate%s wait for the next start",
+                     n, n == 1 ? "" : "s");
+        return;
+    }
+    if (pid == 0) {
+        mt_agent_main(s_main);
+    }
+    sign_agent = pid;
+    proc = apr_pcalloc(pconf, sizeof(*proc));
+    proc->pid = pid;
+    apr_proc_other_child_register(proc, mt_agent_maintain, proc, NULL, pconf);
+}
+
+/* mt_sign_since carries over, from the previous start to this one, since
+ * when each queued certificate waits: the ones still queued keep their
+ * time, the others are forgotten. */
+static void mt_sign_since(apr_pool_t *proc, apr_time_t now)
+{
+    apr_pool_t *np;
+    apr_hash_t *nh;
+    int i;
+
+    if (apr_pool_create(&np, proc) != APR_SUCCESS) {
+        return;
+    }
+    nh = apr_hash_make(np);
+    for (i = 0; sign_queue && i < sign_queue->nelts; i++) {
+        const mt_pending_t *pd = APR_ARRAY_IDX(sign_queue, i, mt_pending_t *);
+        const apr_time_t *had =
+            sign_since ? apr_hash_get(sign_since, pd->cert.hash, TACK_HASH_LEN)
+                       : NULL;
+        apr_time_t *t = apr_palloc(np, sizeof(*t));
+
+        *t = had ? *had : now;
+        apr_hash_set(nh, apr_pmemdup(np, pd->cert.hash, TACK_HASH_LEN),
+                     TACK_HASH_LEN, t);
+    }
+    if (sign_since_pool) {
+        apr_pool_destroy(sign_since_pool);
+    }
+    sign_since_pool = np;
+    sign_since = nh;
+}
+
+static apr_time_t mt_sign_since_get(const uint8_t *hash, apr_time_t now)
+{
+    const apr_time_t *t =
+        sign_since ? apr_hash_get(sign_since, hash, TACK_HASH_LEN) : NULL;
+
+    return t ? *t : now;
+}
+
+/* mt_sign_background makes the segment of the queued certificates' answers,
+ * gives each slot its place, and forks the background process. */
+static void mt_sign_background(server_rec *s_main)
+{
+    apr_pool_t *pconf = s_main->process->pconf;
+    apr_shm_t *shm;
+    apr_status_t rv;
+    size_t size, off;
+    uint8_t *base;
+    apr_time_t now = apr_time_now();
+    int i;
+
+    mt_md_watch(s_main);
+    if (!sign_queue || !sign_queue->nelts) {
+        mt_sign_since(s_main->process->pool, now); /* nothing waits */
+        if (sign_md_staging) {
+            mt_agent_fork(s_main, 0);
+        }
+        return;
+    }
+    size = APR_ALIGN_DEFAULT(sizeof(mt_board_t));
+    for (i = 0; i < sign_queue->nelts; i++) {
+        const mt_pending_t *pd = APR_ARRAY_IDX(sign_queue, i, mt_pending_t *);
+
+        size += APR_ALIGN_DEFAULT(sizeof(mt_late_t) + pd->len);
+    }
+    rv = apr_shm_create(&shm, size, NULL, pconf);
+    if (rv != APR_SUCCESS) {
+        ap_log_error(APLOG_MARK, APLOG_ERR, rv, s_main,
+                     "TACK00078: cannot create the shared-memory segment "
+                     "(%" APR_SIZE_T_FMT " bytes) for the TACKs left to the "
+                     "background: %d certificate%s wait for the next start",
+                     size, sign_queue->nelts,
+                     sign_queue->nelts == 1 ? "" : "s");
+        return;
+    }
+    base = apr_shm_baseaddr_get(shm);
+    memset(base, 0, size);
+    sign_board = (mt_board_t *)base;
+    apr_pool_cleanup_register(pconf, &sign_board, mt_sign_queue_forget,
+                              apr_pool_cleanup_null);
+    off = APR_ALIGN_DEFAULT(sizeof(mt_board_t));
+    mt_sign_since(s_main->process->pool, now);
+    for (i = 0; i < sign_queue->nelts; i++) {
+        mt_pending_t *pd = APR_ARRAY_IDX(sign_queue, i, mt_pending_t *);
+        mt_late_t *late = (mt_late_t *)(base + off);
+
+        off += APR_ALIGN_DEFAULT(sizeof(mt_late_t) + pd->len);
+        late->body.data = late->data;
+        late->body.len = pd->len;
+        late->body.served = late->served;
+        late->since = mt_sign_since_get(pd->cert.hash, now);
+        pd->late = late;
+        if (pd->where) {
+            *pd->where = late;
+        }
+    }
+    mt_agent_fork(s_main, sign_queue->nelts);
+}
+
+/* mt_signer_maintain hears from httpd's main loop about a signer the
+ * background process took over (apr_proc_other_child_register): the parent
+ * reaps it, and ends it with the generation. */
+static void mt_signer_maintain(int reason, void *data, apr_wait_t status)
+{
+    apr_proc_t *proc = data;
+
+    switch (reason) {
+    case APR_OC_REASON_DEATH:
+    case APR_OC_REASON_LOST:
+    case APR_OC_REASON_RESTART:
+        apr_proc_other_child_unregister(data);
+        break;
+    case APR_OC_REASON_UNREGISTER:
+        if (kill(proc->pid, 0) == 0 && waitpid(proc->pid, NULL, WNOHANG) == 0) {
+            mt_signer_stop(proc->pid);
+        }
+        break;
+    }
+}
+
+/* mt_sign_hand_over leaves the signers that are up to the background
+ * process (forked: sign_agent): the parent closes its ends without waiting
+ * for them, and reaps them when they exit. */
+static void mt_sign_hand_over(server_rec *s_main)
+{
+    apr_pool_t *pconf = s_main->process->pconf;
+    apr_hash_index_t *hi;
+
+    if (!sign_agent) {
+        return;
+    }
+    for (hi = apr_hash_first(NULL, sign_signers); hi; hi = apr_hash_next(hi)) {
+        mt_signer_t *sg = apr_hash_this_val(hi);
+        apr_proc_t *proc;
+
+        if (sg->pid > 0) {
+            proc = apr_pcalloc(pconf, sizeof(*proc));
+            proc->pid = sg->pid;
+            apr_proc_other_child_register(proc, mt_signer_maintain, proc, NULL,
+                                          pconf);
+            sg->pid = 0;
+        }
+    }
+}
+
 void mt_sign_end(server_rec *s_main)
 {
     apr_hash_index_t *hi;
@@ -1048,19 +2049,30 @@ void mt_sign_end(server_rec *s_main)
     for (hi = apr_hash_first(NULL, sign_signers); hi; hi = apr_hash_next(hi)) {
         const mt_signer_t *sg = apr_hash_this_val(hi);
 
-        if (!sg->error && !mt_strict()) {
+        if (!mt_strict() && (sg->pub_known || sg->nqueued)) {
+            int known = sg->pub_known || sg->pub_recalled;
+
             ap_log_error(APLOG_MARK, APLOG_INFO, 0, s_main,
                          "TACK00036: TackSigningKey %s (key %s): %d TACK%s "
                          "signed, %d written to a TackStore, %d kept in "
-                         "memory only, %d certificate%s left without one",
-                         sg->key, sg->fingerprint, sg->nsigned,
-                         sg->nsigned == 1 ? "" : "s", sg->nwritten, sg->nkept,
-                         sg->nskipped, sg->nskipped == 1 ? "" : "s");
+                         "memory only, %d certificate%s left without one, "
+                         "%d left to the background",
+                         sg->key, known ? sg->fingerprint : "unknown",
+                         sg->nsigned, sg->nsigned == 1 ? "" : "s",
+                         sg->nwritten, sg->nkept, sg->nskipped,
+                         sg->nskipped == 1 ? "" : "s", sg->nqueued);
         }
     }
     /* what was written reaches the disk before the pass ends */
     for (hi = apr_hash_first(NULL, sign_stores); hi; hi = apr_hash_next(hi)) {
         tack_file_sync_fs(apr_hash_this_key(hi));
     }
-    apr_pool_destroy(sign_pool); /* frees the keys: mt_sign_forget */
+    if (!mt_strict() && !mt_quiet()) {
+        /* the background process inherits the signers that are up: a key
+         * is loaded (its password program run, its token logged in to)
+         * once per restart */
+        mt_sign_background(s_main);
+        mt_sign_hand_over(s_main);
+    }
+    apr_pool_destroy(sign_pool); /* closes the parent's ends: mt_sign_forget */
 }

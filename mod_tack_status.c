@@ -350,6 +350,77 @@ static void mt_emit(mt_pass_t *ps, int severity, const char *kind, int slot,
     ps->n++;
 }
 
+/* mt_status_late_item makes the item of the TACK the background signed
+ * for |slot| (published: mt_sign_late_ready). */
+static const mt_item_t *mt_status_late_item(apr_pool_t *p, const mt_rt_t *rt,
+                                            const mt_slot_t *slot)
+{
+    const mt_late_t *late = slot->late;
+    mt_item_t *it = apr_pcalloc(p, sizeof(*it));
+    mt_file_t *f = apr_pcalloc(p, sizeof(*f));
+    char name[TACK_NAME_SIZE + 64];
+
+    f->s = rt->s;
+    f->kind = "TackSigningKey";
+    f->path = mt_conf_get(rt->s)->sign_key;
+    if (late->written && rt->store && slot->cert &&
+        tack_cert_store_name(slot->cert, name, sizeof(name)) == TACK_OK) {
+        f->store = (mt_store_t *)rt->store;
+        f->path = apr_pstrcat(p, rt->store->path, "/", name, NULL);
+    }
+    f->nitems = 1;
+    f->items = it;
+    it->file = f;
+    it->index = 1;
+    it->tack = late->tack;
+    it->expires = (time_t)late->tack.expiration * 60;
+    tack_fingerprint(late->tack.public_key, it->fingerprint);
+    tack_time_format(late->tack.expiration, it->expiry);
+    it->matched = 1;
+    it->ends_with_cert = 1;
+    return it;
+}
+
+int mt_status_slot_tacks(apr_pool_t *p, const mt_rt_t *rt,
+                         const mt_slot_t *slot, const mt_item_t **out)
+{
+    int j;
+
+    if (mt_sign_late_ready(slot->late)) {
+        out[0] = mt_status_late_item(p, rt, slot);
+        return 1;
+    }
+    for (j = 0; j < slot->ntacks; j++) {
+        out[j] = slot->tacks[j];
+    }
+    return slot->ntacks;
+}
+
+/* mt_problems_waiting reports certificate |k|, waiting for the TACK the
+ * background signs: a warning while it is young and nothing failed, an
+ * error once the signing key failed or it waits for longer than two
+ * retries. */
+static void mt_problems_waiting(mt_pass_t *ps, int k)
+{
+    const mt_late_t *late = ps->rt->slots[k].late;
+    char error[512];
+    apr_time_t now = apr_time_now(), failed = mt_sign_last_error(error,
+                                                                sizeof(error));
+    long waited = (long)apr_time_sec(now - late->since);
+
+    mt_emit(ps,
+            failed || waited > 2 * mt_sign_retry_secs() ? TACK_PROBLEM_ERROR
+                                         : TACK_PROBLEM_WARNING,
+            "waiting_signature", k,
+            apr_psprintf(ps->p,
+                         "waits for its TACK from TackSigningKey %s since %s "
+                         "(%s), served without one until then%s%s",
+                         mt_utf8(ps->p, mt_conf_get(ps->rt->s)->sign_key),
+                         mt_status_iso_time(ps->p, late->since),
+                         mt_duration(ps->p, waited), failed ? ": " : "",
+                         failed ? mt_utf8(ps->p, error) : ""));
+}
+
 /* mt_problems_slot reports the TACKs of certificate |k|: expired ones
  * and, when none is left and the vhost is |required| to serve one
  * (TackRequired, mt_resolve_required), that it serves no TACK: an error.
@@ -357,10 +428,18 @@ static void mt_emit(mt_pass_t *ps, int severity, const char *kind, int slot,
 static void mt_problems_slot(mt_pass_t *ps, int k, int required, time_t now)
 {
     const mt_slot_t *slot = &ps->rt->slots[k];
+    const mt_item_t *tacks[TACK_EXT02_MAX_TACKS];
     int j, live = 0, expired = 0;
+    int n = mt_status_slot_tacks(ps->p, ps->rt, slot, tacks);
 
-    for (j = 0; j < slot->ntacks; j++) {
-        const mt_item_t *it = slot->tacks[j];
+    if (slot->late && !mt_sign_late_ready(slot->late)) {
+        mt_problems_waiting(ps, k);
+        if (!slot->ntacks) {
+            return;
+        }
+    }
+    for (j = 0; j < n; j++) {
+        const mt_item_t *it = tacks[j];
 
         if (it->expires > now) {
             live++;
@@ -381,7 +460,7 @@ static void mt_problems_slot(mt_pass_t *ps, int k, int required, time_t now)
                              it->fingerprint, it->expiry,
                              mt_utf8(ps->p, it->file->path)));
     }
-    if (!live && !expired && slot->lapsed) {
+    if (!live && !expired && slot->lapsed && !n) {
         /* expired before this start: left out, and counted as expired */
         mt_emit(ps, TACK_PROBLEM_ERROR, "expired", k,
                 apr_psprintf(ps->p, "TACK key %s expired %s, not served: %s",
@@ -486,9 +565,11 @@ static void mt_count_problem(void *data, const mt_rt_t *rt,
 }
 
 /* mt_totals_vhost adds the TACKs and counters of |rt| to |t|. */
-static void mt_totals_vhost(mt_totals_t *t, const mt_rt_t *rt, time_t now)
+static void mt_totals_vhost(apr_pool_t *p, mt_totals_t *t, const mt_rt_t *rt,
+                            time_t now)
 {
-    int k, j, serving = 0;
+    const mt_item_t *tacks[TACK_EXT02_MAX_TACKS];
+    int k, j, n, serving = 0;
 
     t->vhosts++;
     for (k = 0; k <= rt->nslots; k++) {
@@ -496,11 +577,18 @@ static void mt_totals_vhost(mt_totals_t *t, const mt_rt_t *rt, time_t now)
 
         t->requested += mt_ctr_load(&slot->ctr->requested);
         t->served += mt_ctr_load(&slot->ctr->served);
-        if (slot->lapsed && !slot->ntacks) {
+        n = mt_status_slot_tacks(p, rt, slot, tacks);
+        if (slot->late && !mt_sign_late_ready(slot->late)) {
+            t->waiting++;
+            if (!t->waiting_since || slot->late->since < t->waiting_since) {
+                t->waiting_since = slot->late->since;
+            }
+        }
+        if (slot->lapsed && !n) {
             t->expired++; /* expired before this start, not served */
         }
-        for (j = 0; j < slot->ntacks; j++) {
-            const mt_item_t *item = slot->tacks[j];
+        for (j = 0; j < n; j++) {
+            const mt_item_t *item = tacks[j];
 
             t->tacks++;
             if (item->expires <= now) {
@@ -531,7 +619,7 @@ void mt_status_totals(apr_pool_t *p, mt_totals_t *t, time_t now)
     for (i = 0; mt_rts && i < mt_rts->nelts; i++) {
         const mt_rt_t *rt = APR_ARRAY_IDX(mt_rts, i, mt_rt_t *);
 
-        mt_totals_vhost(t, rt, now);
+        mt_totals_vhost(p, t, rt, now);
         mt_status_problems(tmp, rt, now, 0, mt_count_problem, t);
         apr_pool_clear(tmp); /* the messages are not kept */
     }

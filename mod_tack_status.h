@@ -46,6 +46,13 @@ const char *mt_status_utf8(apr_pool_t *p, const char *s);
  * activation (TackPinActivation On and not "inactive"). */
 int mt_status_activates_pins(const mt_rt_t *rt, const mt_item_t *item);
 
+/* mt_status_slot_tacks puts into |out| (TACK_EXT02_MAX_TACKS) the TACKs
+ * |slot| serves now and returns how many: its own, or the one
+ * TackSigningKey signed for it in the background since the start (made in
+ * |p| from the shared segment). */
+int mt_status_slot_tacks(apr_pool_t *p, const mt_rt_t *rt,
+                         const mt_slot_t *slot, const mt_item_t **out);
+
 /* mt_status_problem_fn receives each problem of a vhost (|rt|, or NULL
  * for a store's problem, then with |store|).  |pr| and its strings live in
  * the pool given to mt_status_problems. */
@@ -82,6 +89,8 @@ typedef struct {
     const mt_item_t *soonest;
     const mt_rt_t *soonest_rt; /* the vhost serving it */
     apr_uint64_t requested, served;
+    int waiting;             /* certificates waiting for TackSigningKey */
+    apr_time_t waiting_since; /* the longest wait's start, or 0 */
 } mt_totals_t;
 
 /* mt_status_totals fills |t| at |now|; |p| holds scratch space only. */

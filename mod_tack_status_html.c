@@ -168,20 +168,24 @@ static const char *mt_html_class(int severity)
 
 /* mt_html_tacks writes the cells of the TACKs of |slot|: one line each
  * in the same cells (a draft-02 pair), so the row stays one row. */
-static void mt_html_tacks(request_rec *r, apr_pool_t *p, const mt_slot_t *slot,
-                          time_t now)
+static void mt_html_tacks(request_rec *r, apr_pool_t *p, const mt_rt_t *rt,
+                          const mt_slot_t *slot, time_t now)
 {
     static const char *const cols[] = {"", "", "", " class=\"n\"", "", ""};
-    int c, j;
+    const mt_item_t *tacks[TACK_EXT02_MAX_TACKS];
+    int c, j, n = mt_status_slot_tacks(p, rt, slot, tacks);
 
-    if (!slot->ntacks) {
-        ap_rputs("<td colspan=\"6\" class=\"bad\">no TACK</td>", r);
+    if (!n) {
+        ap_rputs(slot->late ? "<td colspan=\"6\" class=\"bad\">no TACK: "
+                              "waits for TackSigningKey</td>"
+                            : "<td colspan=\"6\" class=\"bad\">no TACK</td>",
+                 r);
         return;
     }
     for (c = 0; c < 6; c++) {
         ap_rprintf(r, "<td%s>", cols[c]);
-        for (j = 0; j < slot->ntacks; j++) {
-            const mt_item_t *it = slot->tacks[j];
+        for (j = 0; j < n; j++) {
+            const mt_item_t *it = tacks[j];
             long days = mt_status_days_left(it->expires, now);
             const char *file = strrchr(it->file->path, '/');
 
@@ -265,7 +269,7 @@ static void mt_html_vhost(request_rec *r, apr_pool_t *p, const mt_rt_t *rt,
             ap_rputs("<td>", r);
             mt_html_short(r, p, "e c", mt_html_subject(p, slot));
             ap_rputs("</td>", r);
-            mt_html_tacks(r, p, slot, now);
+            mt_html_tacks(r, p, rt, slot, now);
         }
         ap_rprintf(r,
                    "<td class=\"n\">%" APR_UINT64_T_FMT "</td>"

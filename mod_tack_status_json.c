@@ -65,11 +65,11 @@ static json_t *mt_json_cert(apr_pool_t *p, const mt_rt_t *rt,
     char subject[TACK_SUBJECT_SIZE];
     uint8_t spki[TACK_HASH_LEN];
     json_t *tacks = json_array(), *ctrs;
-    int i;
+    const mt_item_t *items[TACK_EXT02_MAX_TACKS];
+    int i, n = mt_status_slot_tacks(p, rt, slot, items);
 
-    for (i = 0; tacks && i < slot->ntacks; i++) {
-        if (json_array_append_new(tacks,
-                                  mt_json_tack(p, rt, slot->tacks[i], now))) {
+    for (i = 0; tacks && i < n; i++) {
+        if (json_array_append_new(tacks, mt_json_tack(p, rt, items[i], now))) {
             json_decref(tacks);
             return NULL;
         }
@@ -264,6 +264,20 @@ static int mt_json_member(request_rec *r, const char *key, json_t *value,
     return mt_json_dump(r, value, JSON_ENCODE_ANY, key);
 }
 
+/* mt_json_signing: the certificates waiting for TackSigningKey's
+ * background, since when, and its last error. */
+static json_t *mt_json_signing(apr_pool_t *p, const mt_totals_t *t)
+{
+    char error[512];
+    apr_time_t at = mt_sign_last_error(error, sizeof(error));
+
+    return json_pack("{s:i, s:s?, s:s?, s:s?}", "waiting", t->waiting,
+                     "waiting_since",
+                     t->waiting_since ? mt_iso_time(p, t->waiting_since) : NULL,
+                     "last_error", at ? mt_utf8(p, error) : NULL,
+                     "last_error_at", at ? mt_iso_time(p, at) : NULL);
+}
+
 /* mt_status_json streams the document: the summary members, then the
  * "vhosts" array one element at a time, one line each.  jansson encodes
  * every key and value; only the separators between them are written here.
@@ -306,6 +320,7 @@ int mt_status_json(request_rec *r, time_t now)
                       "soonest_expiry", soonest, "soonest_vhost",
                       soonest_vhost),
             0) ||
+        !mt_json_member(r, "signing", mt_json_signing(r->pool, &t), 0) ||
         !mt_json_member(r, "handshakes",
                         mt_json_counters(t.requested, t.served), 0) ||
         !mt_json_member(r, "stores", mt_json_stores(r->pool, now), 0)) {

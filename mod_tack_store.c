@@ -387,7 +387,7 @@ static void mt_store_report_expiring(server_rec *s_main, const mt_store_t *st,
     for (j = 0; j < st->expiring->nelts; j++) {
         const mt_item_t *it = APR_ARRAY_IDX(st->expiring, j, mt_item_t *);
 
-        if (it->ends_with_cert || it->file->removed ||
+        if (it->ends_with_cert || it->resigning || it->file->removed ||
             (used_only && !it->matched)) {
             continue;
         }

@@ -22,7 +22,7 @@ BEGIN { need('pebble', 'mod_md', 'softhsm2', 'pkcs11-tool', 'provider') }
 use Test::More;
 use TackTest qw(log_mark log_since log_clean);
 
-plan tests => 2 * 43 + 2;
+plan tests => 2 * 48 + 2;
 
 my $top_d = acme_tmp('signing');
 my $pebble = Pebble->start("$top_d/pebble");
@@ -85,6 +85,7 @@ my $write_conf = sub {
 Listen 127.0.0.1:$http
 TackSigningKey $signing
 TackSigningPassword file:$d/tack.pw
+TackSigningRetry 1
 TackStore $store
 TackPinActivation on
 MDomain $name
@@ -109,6 +110,12 @@ my $wait_staged = sub {
         return (!$old || $k ne $old) ? $k : 0;
     });
 };
+# $signed_ahead->($file): the background signed the staged certificate's
+# TACK into the store before any restart activates it.
+my $signed_ahead = sub {
+    my ($file) = @_;
+    return Pebble::wait_until(30, sub { -f $file });
+};
 my $check_at = sub {
     my ($days) = @_;
     return tack('check', "127.0.0.1:$port", '--servername', $name,
@@ -122,14 +129,18 @@ my $key = $wait_staged->();
 ok($key, 'mod_md obtained a certificate from pebble')
     or diag(log_since(0, $h->error_log), $pebble->log_text);
 $tackfile = "$store/" . store_file($staged, $name);
+ok($signed_ahead->($tackfile), '... its TACK is signed ahead into the store, before any restart')
+    or diag(log_since(0, $h->error_log));
+like(log_since(0, $h->error_log), qr/TACK00031: vhost \Q$name\E:$port: signed a TACK for mod_md's staged certificate \S+staging\S+ with TackSigningKey $key_re \(key \Q$id\E, generation 0, expires \S+, with the certificate\); written to \Q$tackfile\E/,
+     '... by the background, from mod_md\'s staging directory');
 
 my $mark = log_mark($h->error_log);
 ok($h->graceful, 'graceful restart: mod_md activates it');
 my $log = log_since($mark, $h->error_log);
 like($log, qr/AH10068: \Q$name\E: staged set activated/, '... mod_md says so');
-like($log, qr/TACK00031: vhost \Q$name\E:$port: signed a TACK for ECDSA certificate (\/CN=|DNS:)\Q$name\E with TackSigningKey $key_re \(key \Q$id\E, generation 0, expires \S+, with the certificate\); written to \Q$tackfile\E/,
-     '... and mod_tack signs a TACK for it in the same restart');
-ok(-f $tackfile, '... written into the store');
+like($log, qr/TACK00056: vhost \Q$name\E:$port: serving TACK \Q$tackfile\E \(TackStore/,
+     '... and mod_tack serves its TACK from the store at once: the restart signs nothing');
+unlike($log, qr/TACK00036: .*[1-9]\d* left to the background/, '... and leaves nothing to the background');
 is(tack_id($tackfile), $id, '... under the TACK key');
 ($rc, $out, $err) = $check_at->(0);
 is($rc, 0, 'first check: accepted, pinned') or diag($out, $err);
@@ -149,6 +160,8 @@ for my $n (1, 2) {
         or diag(log_since($mark, $h->error_log));
     $tackfile = "$store/" . store_file($staged, $name);
     ok($new && !$seen{$new}++, '... with a new key');
+    ok($signed_ahead->($tackfile), '... its TACK signed ahead into the store')
+        or diag(log_since($mark, $h->error_log));
     ($rc, $out, $err) = $check_at->($day++);
     is($rc, 0, '... until the restart the old certificate is served, and accepted')
         or diag($out, $err);
@@ -157,8 +170,8 @@ for my $n (1, 2) {
     $log = log_since($mark, $h->error_log);
     like($log, qr/AH10068: \Q$name\E: staged set activated/,
          '... the renewed certificate activated');
-    like($log, qr/TACK00031: vhost \Q$name\E:$port: signed a TACK .*written to \Q$tackfile\E/,
-         '... mod_tack signed a TACK for it, into the new certificate\'s file');
+    like($log, qr/TACK00056: vhost \Q$name\E:$port: serving TACK \Q$tackfile\E \(TackStore/,
+         '... served from the new certificate\'s store file at once');
     ($rc, $out, $err) = $check_at->($day++);
     is($rc, 0, '... the pinned client accepts the name') or diag($out, $err);
     like($out, qr/^key_sha256\s+= \Q$new\E$/m, '... served with the new key');
@@ -179,10 +192,11 @@ $write_conf->(0);
 my $last = $wait_staged->($key);
 ok($last, 'the renewal the last restart began is staged');
 $tackfile = "$store/" . store_file($staged, $name);
+ok($signed_ahead->($tackfile), '... its TACK signed ahead');
 $mark = log_mark($h->error_log);
 ok($h->graceful, '... a graceful restart activates it, with the default renew window');
-like(log_since($mark, $h->error_log), qr/TACK00031: vhost \Q$name\E:$port: signed a TACK .*written to \Q$tackfile\E/,
-     '... signing for it');
+like(log_since($mark, $h->error_log), qr/TACK00056: vhost \Q$name\E:$port: serving TACK \Q$tackfile\E \(TackStore/,
+     '... serving it from the store');
 $mark = log_mark($h->error_log);
 ok($h->graceful, 'one more graceful restart');
 $log = log_since($mark, $h->error_log);

@@ -1,0 +1,213 @@
+# SPDX-License-Identifier: Apache-2.0
+# Copyright 2026 the mod_tack authors (NOTICE)
+# TackSigningKey's background (issue 28): a start or restart waits for a
+# signing key that cannot be used at most TackSigningWait seconds; what it
+# leaves unsigned is signed by the background, tried again every
+# TackSigningRetry seconds, and served as soon as it is signed -- through
+# shared memory, with no restart, signal or command from outside.  The
+# status page, its JSON and the metrics show what waits, since when, and
+# the last error.  "The signing host is down" is a password program that
+# fails until a file exists (the fleet test, fleet.t, does it with a real
+# remote token).
+use strict;
+use warnings FATAL => 'all';
+use FindBin;
+use lib "$FindBin::Bin/lib", "$FindBin::Bin/../lib";
+
+use Apache::Test qw(-withtestmore);
+use HTTP::Tiny;
+use JSON::PP;
+use Time::HiRes qw(time sleep);
+use TackTest;
+use TackFixture qw(make_cert write_file fingerprint store_file);
+
+plan tests => 48;
+
+my $TACK = top_dir() . '/tack';
+my $h = TackTest::Httpd->new('background');
+my $d = $h->root;
+my $port = $h->port;
+my $state = "$d/var/state.json";
+
+my $out = `$TACK genkey -p sekrit -o $d/sign.key 2>&1`;
+die "genkey: $out" if $?;
+my ($key_id) = `$TACK view $d/sign.key` =~ /TACK ID\s+=\s+(\S+)/;
+make_cert($d, 'a', 'ec', 'a.test');
+make_cert($d, 'b', 'ec', 'b.test');
+mkdir "$d/store";
+# the "signing host": answers while $d/up exists
+write_file("$d/ask", "#!/bin/sh\n[ -e $d/up ] || { echo 'signing host down' >&2; exit 2; }\necho sekrit\n");
+chmod 0700, "$d/ask";
+
+$h->write_conf(<<"C", loglevel => 'info tack:debug');
+LoadModule md_module /usr/lib/apache2/modules/mod_md.so
+MDStoreDir \@ROOT\@/md
+TackSigningKey \@ROOT\@/sign.key
+TackSigningPassword exec:\@ROOT\@/ask
+TackSigningWait 2
+TackSigningRetry 2
+TackStore \@ROOT\@/store
+TackStateFile \@ROOT\@/var/state.json
+<Location /tack-status>
+    SetHandler tack-status
+</Location>
+<VirtualHost 127.0.0.1:\@PORT\@>
+    ServerName a.test
+    SSLEngine on
+    SSLCertificateFile \@ROOT\@/a.crt
+    SSLCertificateKeyFile \@ROOT\@/a.key
+    TackPinActivation on
+</VirtualHost>
+<VirtualHost 127.0.0.1:\@PORT\@>
+    ServerName b.test
+    SSLEngine on
+    SSLCertificateFile \@ROOT\@/b.crt
+    SSLCertificateKeyFile \@ROOT\@/b.key
+</VirtualHost>
+C
+
+sub served_key {
+    my ($name) = @_;
+    my $r = probe(port => $port, name => $name, version => '1.2');
+    return undef unless defined $r->{ext} && length($r->{ext}) > 100 && ord($r->{ext}) == 166;
+    return fingerprint(substr($r->{ext}, 1, 64));
+}
+sub status {
+    my ($q) = @_;
+    my $r = HTTP::Tiny->new(verify_SSL => 0, timeout => 10)
+        ->get("https://127.0.0.1:$port/tack-status?$q");
+    return $r->{content} // '';
+}
+sub json { eval { decode_json(status('json')) } // {} }
+sub vhost_json {
+    my ($j, $name) = @_;
+    my ($v) = grep { $_->{name} eq "$name:$port" } @{ $j->{vhosts} // [] };
+    return $v // {};
+}
+# wait_served($name, $secs): seconds until $name serves a TACK under the
+# signing key, or undef
+sub wait_served {
+    my ($name, $secs) = @_;
+    my $t0 = time;
+    while (time - $t0 < $secs) {
+        my $k = served_key($name);
+        return time - $t0 if $k && $k eq $key_id;
+        sleep 0.1;
+    }
+    return undef;
+}
+sub parent_pid { (`cat $d/logs/httpd.pid` =~ /(\d+)/)[0] }
+
+# ---- the signing host is down at the start ---------------------------------
+my $t0 = time;
+my ($rc, $o) = $h->start;
+is($rc, 0, 'httpd starts while the signing key cannot be used') or diag($o);
+ok(time - $t0 < 10, sprintf('... at once: the start waits at most TackSigningWait (took %.1f s)', time - $t0));
+my $log = log_since(0, $h->error_log);
+like($log, qr/\[tack:error\].*TACK00030: TackSigningPassword exec:\S+ask .*exited with status 2 .*the start does not wait for it: every certificate without a TACK is served without one until the background signs it \(tried again every 2 seconds\)/,
+     'the start says the key cannot be used and that the background will try again');
+sleep 0.5;
+$log = log_since(0, $h->error_log);
+like($log, qr/\[tack:error\].*TACK00076: TackSigningPassword exec:\S+ask .*exited with status 2.*tried again every 2 seconds/,
+     'the background says so too, once');
+like($log, qr/signing host down/, 'the program\'s own message reaches the error log');
+ok(!defined served_key('a.test'), 'a.test is up and serves no TACK meanwhile');
+my $j = json();
+is($j->{signing}{waiting}, 2, 'the status JSON: 2 certificates wait for a signature');
+ok($j->{signing}{waiting_since}, '... since a time it gives');
+like($j->{signing}{last_error} // '', qr/exited with status 2/, '... and the last error');
+my ($p) = grep { $_->{kind} eq 'waiting_signature' } @{ vhost_json($j, 'a.test')->{problems} // [] };
+ok($p, 'a.test has a "waiting_signature" problem');
+is($p->{severity}, 'error', '... an error while the key cannot be used');
+like($p->{message} // '', qr/waits for its TACK from TackSigningKey \S+sign\.key since \S+ \(.*\), served without one until then: .*exited with status 2/,
+     '... saying since when and why');
+my $m = status('metrics');
+like($m, qr/^tack_signing_waiting_certificates 2$/m, 'the metrics: tack_signing_waiting_certificates 2');
+like($m, qr/^tack_signing_last_error_timestamp_seconds [1-9]\d+$/m, '... and when the key last failed');
+like($m, qr/^tack_vhost_problems\{vhost="a\.test:$port",kind="waiting_signature"\} 1$/m,
+     '... and the problem by kind');
+unlike(status(''), qr/>no TACK</, 'the page says the certificate waits, not just "no TACK"');
+like(status(''), qr/no TACK: waits for TackSigningKey/, '... it says what it waits for');
+
+# ---- the signing host comes back: served without a restart -----------------
+my $pid = parent_pid();
+my $mark = -s $h->error_log;
+write_file("$d/up", '');
+my $took = wait_served('a.test', 15);
+ok(defined $took, 'a.test is served a TACK under the signing key once the host answers again');
+diag(sprintf('served %.1f s after the signing host came back (TackSigningRetry 2)', $took // -1));
+ok(defined $took && $took < 8, '... within TackSigningRetry and the signing');
+is(served_key('b.test'), $key_id, '... b.test too');
+my @ok = grep { ($_ // '') eq $key_id } map { served_key('a.test') } 1 .. 6;
+is(scalar(@ok), 6, '... on every new connection (every child process reads it)');
+is(parent_pid(), $pid, '... by the same httpd parent');
+$log = log_since($mark, $h->error_log);
+unlike($log, qr/AH00493|AH00489|resuming normal operations/, '... with no restart of any kind');
+like($log, qr/\[tack:info\].*TACK00077: the background signed 2 TACKs in [\d.]+ seconds \(2 written to a TackStore, 0 kept in memory only\)/,
+     'the background says it is done');
+my $fa = "$d/store/" . store_file("$d/a.crt", 'a.test', 'ecdsa');
+ok(-f $fa, 'the TACK is in the store, under its certificate\'s name');
+$j = json();
+is($j->{signing}{waiting}, 0, 'the status JSON: nothing waits');
+ok(!defined $j->{signing}{last_error}, '... and no error now');
+my $ta = vhost_json($j, 'a.test')->{certificates}[0]{tacks}[0] // {};
+is($ta->{key}, $key_id, '... a.test\'s TACK is listed');
+is($ta->{source}, 'TackSigningKey', '... "source": "TackSigningKey"');
+is($ta->{file}, $fa, '... with its store file');
+ok(!grep({ $_->{kind} eq 'waiting_signature' } @{ vhost_json($j, 'a.test')->{problems} // [] }),
+   '... and no problem left');
+like(status('metrics'), qr/^tack_signing_waiting_certificates 0$/m, 'the metrics: 0 waiting');
+log_clean($mark, [], $h->error_log);
+
+# ---- a pinned name renewed while the host is down ----------------------------
+# a.test has served the key with pin activation "for 10 days"
+$mark = -s $h->error_log;
+ok($h->graceful, 'graceful: the store serves both');
+my $mem = decode_json(scalar `cat $state`);
+$_->{first_seen} -= 10 * 86400 for map { @$_ } values %{ $mem->{slots} };
+write_file($state, encode_json($mem));
+unlink "$d/up";
+make_cert($d, 'a', 'ec', 'a.test');
+$mark = -s $h->error_log;
+ok($h->graceful, 'graceful with a renewed a.test (new key) while the host is down');
+$log = log_since($mark, $h->error_log);
+like($log, qr/\[tack:error\].*TACK00080: vhost a\.test:$port: ECDSA certificate \/CN=a\.test waits for its TACK from the background \(TackSigningPassword exec:\S+ask .*exited with status 2.*\); clients that pinned key \Q$key_id\E here \(until \S+\) refuse this name until it is signed/,
+     'the start names the pinned name left waiting, and what it means for its clients');
+unlike($log, qr/TACK00042/, '... which the guard does not report a second time');
+unlike($log, qr/TACK00074/, '... nor "serves no TACK"');
+ok(!defined served_key('a.test'), 'a.test serves no TACK while the host is down');
+is(served_key('b.test'), $key_id, 'b.test keeps its TACK from the store');
+write_file("$d/up", '');
+$took = wait_served('a.test', 15);
+ok(defined $took, 'the renewed certificate is served its TACK once the host answers again');
+my $r = probe(port => $port, name => 'a.test', version => '1.2');
+is(unpack('H*', substr($r->{ext} // '', 1 + 70, 32)), unpack('H*', TackFixture::spki_hash("$d/a.crt")),
+   '... for its new key');
+log_clean($mark, [qr/TACK00030|TACK00076|TACK00080/], $h->error_log);
+
+# ---- mod_md's staged certificates are signed ahead ---------------------------
+# (a renewal mod_md staged: its TACK is in the store before the restart
+# that activates it, which then signs nothing)
+mkdir "$d/md/staging";
+mkdir "$d/md/staging/a.test";
+make_cert("$d/md/staging/a.test", 'pubcert', 'ec', 'a.test');
+my $fs = "$d/store/" . store_file("$d/md/staging/a.test/pubcert.crt", 'a.test', 'ecdsa');
+rename "$d/md/staging/a.test/pubcert.crt", "$d/md/staging/a.test/pubcert.pem";
+$mark = -s $h->error_log;
+my $t1 = time;
+sleep 0.1 until -f $fs || time - $t1 > 10;
+ok(-f $fs, sprintf('a certificate mod_md staged gets its TACK in the store, before any restart (%.1f s)', time - $t1));
+like(log_since($mark, $h->error_log), qr/\[tack:info\].*TACK00081: vhost a\.test:$port: signed ahead for \S+staging\/a\.test\/pubcert\.pem: its TACK is in the store when a restart activates it/,
+     '... said at info');
+unlink "$d/md/staging/a.test/pubcert.pem";
+
+# ---- a stop ends the background, even while it waits ------------------------
+unlink "$d/up";
+make_cert($d, 'b', 'ec', 'b.test');
+ok($h->graceful, 'graceful with a renewed b.test while the host is down');
+my @bg = grep { /^\s*\d+ tack-signing$/ } `ps -eo ppid,comm`;
+my ($ppid) = map { /^\s*(\d+)/ } @bg;
+is($ppid, parent_pid(), 'the background process (tack-signing in ps) is the httpd parent\'s, waiting');
+$h->stop;
+sleep 0.5;
+ok(!grep({ /tack-signing/ } `ps -eo comm`), 'no background process is left after the stop');
