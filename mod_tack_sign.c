@@ -98,6 +98,8 @@ typedef struct {
     int reported;  /* its error was counted under -t (once per key) */
     int pub_known;    /* its signer started: |pub| is the key's */
     int pub_recalled; /* it did not, |pub| is its last load's */
+    int transient;    /* its error is the signing host's, not the
+                       * configuration's: no answer, no connection */
 } mt_signer_t;
 
 /* A certificate the pass did not wait for: signed by the background
@@ -724,6 +726,7 @@ static int mt_io(int fd, void *buf, size_t len, int writing, long deadline)
 /* The signer's first answer: the key's public point, or why it has none. */
 typedef struct {
     uint8_t ok;
+    uint8_t transient; /* the error is the token's connection's */
     uint8_t pub[TACK_KEY_LEN];
     char error[1024];
 } mt_signer_hello_t;
@@ -743,6 +746,7 @@ static void mt_signer_main(mt_signer_t *sg, int fd)
     err = p ? mt_signer_load(p, sg) : "out of memory";
     if (err) {
         apr_cpystrn(hello.error, err, sizeof(hello.error));
+        hello.transient = (uint8_t)sg->transient;
     } else {
         hello.ok = 1;
         memcpy(hello.pub, sg->pub, TACK_KEY_LEN);
@@ -836,6 +840,7 @@ static const char *mt_signer_hello(apr_pool_t *p, mt_signer_t *sg)
     mt_signer_hello_t hello;
 
     if (!mt_io(sg->fd, &hello, sizeof(hello), 0, sign_deadline)) {
+        sg->transient = 1;
         mt_signer_stop(sg->pid);
         sg->pid = 0;
         close(sg->fd);
@@ -852,6 +857,7 @@ static const char *mt_signer_hello(apr_pool_t *p, mt_signer_t *sg)
     }
     if (!hello.ok) {
         hello.error[sizeof(hello.error) - 1] = '\0';
+        sg->transient = hello.transient;
         close(sg->fd); /* the signer exits */
         sg->fd = -1;
         while (waitpid(sg->pid, NULL, 0) < 0 && errno == EINTR) {
@@ -973,10 +979,10 @@ static mt_signer_t *mt_signer_get(server_rec *s, const mt_conf_t *conf)
         return sg;
     }
     sg->error = mt_signer_start(sign_pool, sg);
-    if (!mt_strict() && !sign_in_agent) {
-        if (!sg->error) {
+    if (!sign_in_agent) {
+        if (!sg->error && !mt_strict()) {
             mt_pub_remember(sign_pool, sg);
-        } else {
+        } else if (sg->error && (!mt_strict() || sg->transient)) {
             sg->pub_recalled = mt_pub_recall(sign_pool, sg);
         }
     }
@@ -1365,7 +1371,20 @@ int mt_sign_check(apr_pool_t *ptemp, server_rec *s_main)
             continue;
         }
         sg = mt_signer_get(s, conf);
-        if (sg->error && !sg->reported) {
+        if (sg->error && !sg->reported && sg->transient) {
+            /* the signing host's condition, not a mistake in the
+             * configuration: said, never refused, and nothing promised */
+            sg->reported = 1;
+            ap_log_error(APLOG_MARK, APLOG_WARNING, 0, s,
+                         "TACK00083: %s (" TACK_WHERE_FMT "): the key cannot "
+                         "be used now; the configuration is accepted, and a "
+                         "start waits for it at most %d seconds "
+                         "(TackSigningWait): certificates without a TACK are "
+                         "then served without one until the background signs "
+                         "them",
+                         sg->error, TACK_WHERE(sg->where),
+                         mt_sign_wait_secs());
+        } else if (sg->error && !sg->reported) {
             sg->reported = 1;
             ap_log_error(APLOG_MARK, APLOG_ERR, 0, s,
                          "TACK00033: %s (" TACK_WHERE_FMT ")", sg->error,

@@ -21,7 +21,7 @@ use Time::HiRes qw(time sleep);
 use TackTest;
 use TackFixture qw(make_cert write_file fingerprint store_file);
 
-plan tests => 48;
+plan tests => 51;
 
 my $TACK = top_dir() . '/tack';
 my $h = TackTest::Httpd->new('background');
@@ -130,6 +130,7 @@ unlike(status(''), qr/>no TACK</, 'the page says the certificate waits, not just
 like(status(''), qr/no TACK: waits for TackSigningKey/, '... it says what it waits for');
 
 # ---- the signing host comes back: served without a restart -----------------
+my $t1;
 my $pid = parent_pid();
 my $mark = -s $h->error_log;
 write_file("$d/up", '');
@@ -185,6 +186,22 @@ is(unpack('H*', substr($r->{ext} // '', 1 + 70, 32)), unpack('H*', TackFixture::
    '... for its new key');
 log_clean($mark, [qr/TACK00030|TACK00076|TACK00080/], $h->error_log);
 
+# ---- apache2 -t says what it can know --------------------------------------
+# a signing host that does not answer is its condition, not a mistake in
+# the configuration: warned about within TackSigningWait, never refused
+my $conf_text = do { local $/; open my $fh, '<', $h->conf_file or die; <$fh> };
+write_file("$d/ask-hang", "#!/bin/sh\nexec sleep 60\n");
+chmod 0700, "$d/ask-hang";
+(my $hang = $conf_text) =~ s{exec:\S+/ask$}{exec:$d/ask-hang}m;
+write_file($h->conf_file, $hang);
+$t1 = time;
+($rc, $o) = $h->run_httpd('-t');
+is($rc, 0, 'apache2 -t accepts a configuration whose signing key does not answer now') or diag($o);
+ok(time - $t1 < 8, sprintf('... within TackSigningWait (took %.1f s)', time - $t1));
+like($o, qr/\[tack:warn\].*TACK00083: TackSigningKey \S+sign\.key: no answer within 2 seconds, the time a restart waits for signing \(TackSigningWait\).*the key cannot be used now; the configuration is accepted, and a start waits for it at most 2 seconds/,
+     '... and says so, promising no signature');
+write_file($h->conf_file, $conf_text);
+
 # ---- mod_md's staged certificates are signed ahead ---------------------------
 # (a renewal mod_md staged: its TACK is in the store before the restart
 # that activates it, which then signs nothing)
@@ -194,7 +211,7 @@ make_cert("$d/md/staging/a.test", 'pubcert', 'ec', 'a.test');
 my $fs = "$d/store/" . store_file("$d/md/staging/a.test/pubcert.crt", 'a.test', 'ecdsa');
 rename "$d/md/staging/a.test/pubcert.crt", "$d/md/staging/a.test/pubcert.pem";
 $mark = -s $h->error_log;
-my $t1 = time;
+$t1 = time;
 sleep 0.1 until -f $fs || time - $t1 > 10;
 ok(-f $fs, sprintf('a certificate mod_md staged gets its TACK in the store, before any restart (%.1f s)', time - $t1));
 like(log_since($mark, $h->error_log), qr/\[tack:info\].*TACK00081: vhost a\.test:$port: signed ahead for \S+staging\/a\.test\/pubcert\.pem: its TACK is in the store when a restart activates it/,
