@@ -372,7 +372,7 @@ static void mt_prom_info(request_rec *r, apr_pool_t *p)
 static void mt_prom_signing(request_rec *r, apr_pool_t *p, time_t now)
 {
     char error[512];
-    apr_time_t at = mt_sign_last_error(error, sizeof(error));
+    apr_time_t at = mt_background_last_error(error, sizeof(error));
     mt_totals_t t;
 
     mt_status_totals(p, &t, now);

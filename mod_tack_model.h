@@ -372,8 +372,8 @@ void mt_sign_vhost(apr_pool_t *p, server_rec *s, const mt_conf_t *conf,
  * directive, file or URI, and reason). */
 int mt_sign_check(apr_pool_t *ptemp, server_rec *s_main);
 
-/* mt_sign_end reports what was signed in this pass (info) and frees and
- * wipes every signing key: none outlives the configuration pass. */
+/* mt_sign_end reports what was signed in this pass (info) and makes it
+ * reach the disk; mt_sign_close then ends the signers. */
 void mt_sign_end(server_rec *s_main);
 
 /* mt_sign_public returns the public key of |conf|'s TackSigningKey,
@@ -385,11 +385,24 @@ const uint8_t *mt_sign_public(server_rec *s, const mt_conf_t *conf);
  * pass. */
 void mt_sign_pending_slot(mt_pending_t *pd, const mt_late_t **where);
 
-/* mt_sign_last_error copies into |buf| the last reason the background
+/* mt_sign_close ends the pass's signing: its signers free their keys and
+ * exit, unless the background (mt_background_start) has taken them over. */
+void mt_sign_close(void);
+
+/* ---- mod_tack_background.c ---------------------------------------------- */
+
+/* mt_background_start makes, at the end of a real start's pass, the
+ * shared-memory segment of the queued certificates' answers and forks the
+ * background process, which takes over the pass's signers that are up;
+ * nothing under -t, in the discarded first pass or without a
+ * TackSigningKey. */
+void mt_background_start(server_rec *s_main);
+
+/* mt_background_last_error copies into |buf| the last reason the background
  * could not sign (a signing key that cannot be used now) and returns when
  * it was said, or 0 when there is none (nothing failed, or it signs
  * again).  For the status page, in any process of this generation. */
-apr_time_t mt_sign_last_error(char *buf, size_t size);
+apr_time_t mt_background_last_error(char *buf, size_t size);
 
 /* mt_sign_retry_secs returns TackSigningRetry (or its default). */
 int mt_sign_retry_secs(void);

@@ -545,7 +545,9 @@ static int mt_setup_end(apr_pool_t *ptemp, server_rec *s_main, int all_known)
     if (mt_strict()) {
         problems += mt_sign_check(ptemp, s_main);
     }
-    mt_sign_end(s_main); /* no signing key outlives the pass */
+    mt_sign_end(s_main);
+    mt_background_start(s_main); /* what the pass left to it */
+    mt_sign_close(); /* no signing key outlives the pass but its work */
     problems += mt_guard_check(s_main);
     mt_guard_end(s_main);
     mt_resolve_log_warnings(s_main);

@@ -57,114 +57,23 @@
 #include <openssl/x509.h>
 #include <openssl/x509v3.h>
 
-#include "mod_tack_model.h"
+#include "mod_tack_signer.h"
 #include "tack_pkcs11.h"
 
 APLOG_USE_MODULE(tack);
 
 /* A password or PIN longer than this is refused. */
 #define TACK_PW_MAX 1024
-/* How long an exec: program may take to print the password. */
-#define TACK_PW_EXEC_SECS 30
 /* How long the signer waits for the parent's next TACK. */
 #define TACK_SIGNER_SECS 60
-/* How long a configuration pass waits for its signers, all keys together
- * (TackSigningWait): their password programs and tokens, and every
- * signature it does not leave to the background.  One budget: three keys
- * whose programs hang cost it once, not three times (a restart answers no
- * new connection meanwhile). */
-#define TACK_SIGN_WAIT_SECS 10
-/* How often the background tries a signing key that failed again
- * (TackSigningRetry): a signing host back up is used within this. */
-#define TACK_SIGN_RETRY_SECS 60
-/* How long the background waits for a signer's first answer: the password
- * program's own deadline, and the token's login. */
-#define TACK_SIGN_AGENT_SECS (TACK_PW_EXEC_SECS + 5)
 
-/* One signing key of this pass: a TackSigningKey with its password
- * source, loaded once however many vhosts use it. */
-typedef struct {
-    const char *key; /* resolved path, or the pkcs11: URI */
-    const char *pw;  /* TackSigningPassword, or NULL */
-    const ap_directive_t *where;
-    const ap_directive_t *pw_where;
-    EVP_PKEY *pkey; /* in the signer process only */
-    const char *error;
-    int fd;    /* the parent's end of the signer's socket; -1: none */
-    pid_t pid; /* the signer process, or 0 */
-    uint8_t pub[TACK_KEY_LEN];
-    char fingerprint[TACK_FINGERPRINT_SIZE];
-    int nsigned, nwritten, nkept, nskipped, nqueued;
-    int reported;  /* its error was counted under -t (once per key) */
-    int pub_known;    /* its signer started: |pub| is the key's */
-    int pub_recalled; /* it did not, |pub| is its last load's */
-    int transient;    /* its error is the signing host's, not the
-                       * configuration's: no answer, no connection */
-} mt_signer_t;
-
-/* A certificate the pass did not wait for: signed by the background
- * process (mt_agent_main) after the start, its answer published in the
- * segment (mt_late_t) the handshake reads.  In pconf. */
-struct mt_pending {
-    server_rec *s;
-    const mt_conf_t *conf;
-    mt_certsel_t cert; /* its certificate (no TACKs) */
-    uint32_t expires;  /* the TACK's expiration: the certificate's end */
-    int write;         /* into the vhost's TackStore */
-    int format, pin_activation;
-    size_t nsigs; /* the vhost's break signatures, sent with it */
-    const tack_breaksig_t *sigs;
-    size_t len;               /* the size of its answer */
-    const mt_late_t **where;  /* the handshake's slot */
-    mt_late_t *late;          /* its place in the segment */
-    long pinned;              /* clients may pin the signing key here */
-    mt_item_t *replaces; /* its TACK under the key, expiring soon */
-};
-
-/* The pass's queue (mt_pending_t *, in pconf) and the background process
- * of this generation (0: none). */
-static apr_array_header_t *sign_queue;
-static pid_t sign_agent;
-
-/* The head of the segment: what the background says of its signing keys,
- * for the status page of every child (a sequence lock: odd while it is
- * written). */
-typedef struct {
-    apr_uint32_t seq;
-    apr_time_t error_at; /* 0: no error now */
-    char error[512];
-} mt_board_t;
-static mt_board_t *sign_board;
-
-/* mod_md's staging directory and the vhosts that sign ahead what it stages
- * (server_rec *: a TackSigningKey and a TackStore), or NULL. */
-static const char *sign_md_staging;
-static apr_array_header_t *sign_md_vhosts;
-
-/* Since when each certificate waits (target hash -> apr_time_t), carried
- * from one start to the next in the process pool (sign_since_pool). */
-static apr_hash_t *sign_since;
-static apr_pool_t *sign_since_pool;
-static int sign_in_agent; /* 1 in the background process */
-
-
-/* The pass's state: its pool (a child of pconf, destroyed at the end of
- * the pass), the signers by "key\npassword source", and the TACKs signed,
- * by target hash and key, so that a certificate named by several vhosts
- * gets one TACK. */
-static apr_pool_t *sign_pool;
-static apr_hash_t *sign_signers;
-static apr_hash_t *sign_done;
-static apr_hash_t *sign_stores; /* store paths written to in this pass */
-static long sign_deadline;      /* when the pass stops waiting for signers */
-static int sign_budget;         /* the seconds up to it, for messages */
-static apr_hash_t *sign_files;  /* store file written -> its TACK key */
+mt_sign_t mt_sign;
 
 static apr_status_t mt_sign_forget(void *unused)
 {
     apr_hash_index_t *hi;
 
-    for (hi = apr_hash_first(NULL, sign_signers); hi; hi = apr_hash_next(hi)) {
+    for (hi = apr_hash_first(NULL, mt_sign.signers); hi; hi = apr_hash_next(hi)) {
         mt_signer_t *sg = apr_hash_this_val(hi);
 
         if (sg->fd >= 0) {
@@ -177,11 +86,11 @@ static apr_status_t mt_sign_forget(void *unused)
             sg->pid = 0;
         }
     }
-    sign_pool = NULL;
-    sign_signers = NULL;
-    sign_done = NULL;
-    sign_stores = NULL;
-    sign_files = NULL;
+    mt_sign.pool = NULL;
+    mt_sign.signers = NULL;
+    mt_sign.done = NULL;
+    mt_sign.stores = NULL;
+    mt_sign.files = NULL;
     return APR_SUCCESS;
 }
 
@@ -262,7 +171,7 @@ static void mt_pw_reap_group(pid_t pgid)
 
 /* mt_ms_left returns the milliseconds left until |deadline| (a
  * CLOCK_MONOTONIC time in ms), at least 0. */
-static long mt_ms_now(void)
+long mt_ms_now(void)
 {
     struct timespec ts;
 
@@ -279,7 +188,7 @@ static int mt_ms_left(long deadline)
 
 /* mt_sign_wait_secs is TackSigningWait; mt_sign_retry_secs
  * TackSigningRetry (main server). */
-static int mt_sign_wait_secs(void)
+int mt_sign_wait_secs(void)
 {
     int v = ap_server_conf ? mt_conf_get(ap_server_conf)->sign_wait : TACK_UNSET;
 
@@ -779,7 +688,7 @@ static void mt_signer_on_term(int sig)
 
 /* mt_signer_stop ends a signer the parent gives up on: SIGTERM first, so
  * that it kills its password program's group, then SIGKILL. */
-static void mt_signer_stop(pid_t pid)
+void mt_signer_stop(pid_t pid)
 {
     int i;
 
@@ -796,17 +705,17 @@ static void mt_signer_stop(pid_t pid)
 }
 
 /* mt_signer_spawn forks the signer of |sg|; returns NULL, or why not. */
-static const char *mt_signer_spawn(apr_pool_t *p, mt_signer_t *sg)
+const char *mt_signer_spawn(apr_pool_t *p, mt_signer_t *sg)
 {
     int sv[2];
     pid_t pid;
 
-    if (!mt_ms_left(sign_deadline)) {
+    if (!mt_ms_left(mt_sign.deadline)) {
         return apr_psprintf(p,
                             "TackSigningKey %s: not tried: the %d seconds "
                             "a restart waits for signing (TackSigningWait) "
                             "were spent by another key's signer",
-                            sg->key, sign_budget);
+                            sg->key, mt_sign.budget);
     }
     if (socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, sv) < 0) {
         return apr_psprintf(p, "TackSigningKey %s: socketpair: %s", sg->key,
@@ -834,12 +743,12 @@ static const char *mt_signer_spawn(apr_pool_t *p, mt_signer_t *sg)
 }
 
 /* mt_signer_hello waits for the first answer of |sg|'s signer, until
- * sign_deadline; returns NULL (the key is ready: sg->pub), or why not. */
-static const char *mt_signer_hello(apr_pool_t *p, mt_signer_t *sg)
+ * mt_sign.deadline; returns NULL (the key is ready: sg->pub), or why not. */
+const char *mt_signer_hello(apr_pool_t *p, mt_signer_t *sg)
 {
     mt_signer_hello_t hello;
 
-    if (!mt_io(sg->fd, &hello, sizeof(hello), 0, sign_deadline)) {
+    if (!mt_io(sg->fd, &hello, sizeof(hello), 0, mt_sign.deadline)) {
         sg->transient = 1;
         mt_signer_stop(sg->pid);
         sg->pid = 0;
@@ -850,8 +759,8 @@ static const char *mt_signer_hello(apr_pool_t *p, mt_signer_t *sg)
                             "(its password program or token did not answer; "
                             "the signer and its password program were "
                             "killed)",
-                            sg->key, sign_budget,
-                            sign_in_agent ? "" : ", the time a restart "
+                            sg->key, mt_sign.budget,
+                            mt_sign.in_agent ? "" : ", the time a restart "
                                                  "waits for signing "
                                                  "(TackSigningWait)");
     }
@@ -873,7 +782,7 @@ static const char *mt_signer_hello(apr_pool_t *p, mt_signer_t *sg)
 
 /* mt_signer_start forks the signer of |sg| and waits for its first
  * answer; returns NULL (the key is ready: sg->pub), or why not. */
-static const char *mt_signer_start(apr_pool_t *p, mt_signer_t *sg)
+const char *mt_signer_start(apr_pool_t *p, mt_signer_t *sg)
 {
     const char *err = mt_signer_spawn(p, sg);
 
@@ -891,21 +800,21 @@ static tack_status_t mt_signer_sign(mt_signer_t *sg, tack_t *tack)
     if (sg->fd < 0) {
         return TACK_ERR_IO;
     }
-    if (!mt_io(sg->fd, raw, TACK_LEN, 1, sign_deadline) ||
-        !mt_io(sg->fd, tack->signature, TACK_SIG_LEN, 0, sign_deadline)) {
+    if (!mt_io(sg->fd, raw, TACK_LEN, 1, mt_sign.deadline) ||
+        !mt_io(sg->fd, tack->signature, TACK_SIG_LEN, 0, mt_sign.deadline)) {
         /* gone, or the time is up: no more waiting on it */
-        sg->error = mt_ms_left(sign_deadline)
-                        ? apr_psprintf(sign_pool,
+        sg->error = mt_ms_left(mt_sign.deadline)
+                        ? apr_psprintf(mt_sign.pool,
                                        "TackSigningKey %s: the signer ended "
                                        "while signing (the token or its "
                                        "connection failed)",
                                        sg->key)
-                        : apr_psprintf(sign_pool,
+                        : apr_psprintf(mt_sign.pool,
                                        "TackSigningKey %s: no answer within "
                                        "%d seconds%s (a signing host or "
                                        "token that does not answer)",
-                                       sg->key, sign_budget,
-                                       sign_in_agent
+                                       sg->key, mt_sign.budget,
+                                       mt_sign.in_agent
                                            ? ""
                                            : " (TackSigningWait: the rest "
                                              "is signed in the background)");
@@ -929,7 +838,7 @@ static const char *mt_signer_id(apr_pool_t *p, const mt_conf_t *conf)
 
 /* mt_signer_add returns the signer of |conf| in this pass, made
  * (|created|, not started) the first time. */
-static mt_signer_t *mt_signer_add(server_rec *s, const mt_conf_t *conf,
+mt_signer_t *mt_signer_add(server_rec *s, const mt_conf_t *conf,
                                   int *created)
 {
     const char *id;
@@ -937,32 +846,32 @@ static mt_signer_t *mt_signer_add(server_rec *s, const mt_conf_t *conf,
 
     *created = 0;
 
-    if (!sign_pool) {
-        apr_pool_create(&sign_pool, s->process->pconf);
-        apr_pool_tag(sign_pool, "tack_sign");
-        sign_signers = apr_hash_make(sign_pool);
-        sign_done = apr_hash_make(sign_pool);
-        sign_files = apr_hash_make(sign_pool);
-        sign_stores = apr_hash_make(sign_pool);
-        if (!sign_in_agent) {
-            sign_budget = mt_sign_wait_secs();
-            sign_deadline = mt_ms_now() + sign_budget * 1000L;
+    if (!mt_sign.pool) {
+        apr_pool_create(&mt_sign.pool, s->process->pconf);
+        apr_pool_tag(mt_sign.pool, "tack_sign");
+        mt_sign.signers = apr_hash_make(mt_sign.pool);
+        mt_sign.done = apr_hash_make(mt_sign.pool);
+        mt_sign.files = apr_hash_make(mt_sign.pool);
+        mt_sign.stores = apr_hash_make(mt_sign.pool);
+        if (!mt_sign.in_agent) {
+            mt_sign.budget = mt_sign_wait_secs();
+            mt_sign.deadline = mt_ms_now() + mt_sign.budget * 1000L;
         }
-        apr_pool_cleanup_register(sign_pool, NULL, mt_sign_forget,
+        apr_pool_cleanup_register(mt_sign.pool, NULL, mt_sign_forget,
                                   apr_pool_cleanup_null);
     }
-    id = mt_signer_id(sign_pool, conf);
-    sg = apr_hash_get(sign_signers, id, APR_HASH_KEY_STRING);
+    id = mt_signer_id(mt_sign.pool, conf);
+    sg = apr_hash_get(mt_sign.signers, id, APR_HASH_KEY_STRING);
     if (sg) {
         return sg;
     }
-    sg = apr_pcalloc(sign_pool, sizeof(*sg));
+    sg = apr_pcalloc(mt_sign.pool, sizeof(*sg));
     sg->key = conf->sign_key;
     sg->pw = conf->sign_pw;
     sg->where = conf->sign_key_where;
     sg->pw_where = conf->sign_pw_where;
     sg->fd = -1;
-    apr_hash_set(sign_signers, id, APR_HASH_KEY_STRING, sg);
+    apr_hash_set(mt_sign.signers, id, APR_HASH_KEY_STRING, sg);
     *created = 1;
     return sg;
 }
@@ -978,15 +887,15 @@ static mt_signer_t *mt_signer_get(server_rec *s, const mt_conf_t *conf)
     if (!created) {
         return sg;
     }
-    sg->error = mt_signer_start(sign_pool, sg);
-    if (!sign_in_agent) {
+    sg->error = mt_signer_start(mt_sign.pool, sg);
+    if (!mt_sign.in_agent) {
         if (!sg->error && !mt_strict()) {
-            mt_pub_remember(sign_pool, sg);
+            mt_pub_remember(mt_sign.pool, sg);
         } else if (sg->error && (!mt_strict() || sg->transient)) {
-            sg->pub_recalled = mt_pub_recall(sign_pool, sg);
+            sg->pub_recalled = mt_pub_recall(mt_sign.pool, sg);
         }
     }
-    if (sg->error && !mt_strict() && !sign_in_agent) {
+    if (sg->error && !mt_strict() && !mt_sign.in_agent) {
         ap_log_error(APLOG_MARK, APLOG_ERR, 0, s,
                      "TACK00030: %s (" TACK_WHERE_FMT "); the start does "
                      "not wait for it: every certificate without a TACK is "
@@ -1002,7 +911,7 @@ static mt_signer_t *mt_signer_get(server_rec *s, const mt_conf_t *conf)
 /* mt_sign_one signs a TACK for |cert| that expires with it (|expires|,
  * in minutes), writes it into the vhost's store, and returns its item; a
  * certificate already signed for in this pass gets the same TACK. */
-static mt_item_t *mt_sign_one(apr_pool_t *p, server_rec *s,
+mt_item_t *mt_sign_one(apr_pool_t *p, server_rec *s,
                               const mt_conf_t *conf, mt_signer_t *sg,
                               const mt_certsel_t *cert, uint32_t expires,
                               int write)
@@ -1015,7 +924,7 @@ static mt_item_t *mt_sign_one(apr_pool_t *p, server_rec *s,
 
     memcpy(id, cert->hash, TACK_HASH_LEN);
     memcpy(id + TACK_HASH_LEN, sg->pub, TACK_KEY_LEN);
-    if ((item = apr_hash_get(sign_done, id, sizeof(id)))) {
+    if ((item = apr_hash_get(mt_sign.done, id, sizeof(id)))) {
         return item;
     }
     if (sg->fd < 0) {
@@ -1050,7 +959,7 @@ static mt_item_t *mt_sign_one(apr_pool_t *p, server_rec *s,
 
         err = mt_store_write(p, conf->store, cert->x509, &tack, &file);
         other =
-            err ? NULL : apr_hash_get(sign_files, file, APR_HASH_KEY_STRING);
+            err ? NULL : apr_hash_get(mt_sign.files, file, APR_HASH_KEY_STRING);
         if (other && !mt_key_equal(other, sg->pub)) {
             /* The file is the certificate's: two TackSigningKeys signing
              * for one certificate would take it from each other at every
@@ -1067,11 +976,11 @@ static mt_item_t *mt_sign_one(apr_pool_t *p, server_rec *s,
             sg->nkept++;
         } else if (!err) {
             path = file;
-            apr_hash_set(sign_files, file, APR_HASH_KEY_STRING,
-                         apr_pmemdup(sign_pool, sg->pub, TACK_KEY_LEN));
+            apr_hash_set(mt_sign.files, file, APR_HASH_KEY_STRING,
+                         apr_pmemdup(mt_sign.pool, sg->pub, TACK_KEY_LEN));
             mt_store_replace_older(s, conf->store, &tack, file);
             sg->nwritten++;
-            apr_hash_set(sign_stores, conf->store->path, APR_HASH_KEY_STRING,
+            apr_hash_set(mt_sign.stores, conf->store->path, APR_HASH_KEY_STRING,
                          "");
         } else {
             ap_log_error(APLOG_MARK, APLOG_WARNING, 0, s,
@@ -1087,7 +996,7 @@ static mt_item_t *mt_sign_one(apr_pool_t *p, server_rec *s,
     }
     item =
         mt_load_item(p, s, "TackSigningKey", path, conf->sign_key_where, &tack);
-    apr_hash_set(sign_done, apr_pmemdup(sign_pool, id, sizeof(id)), sizeof(id),
+    apr_hash_set(mt_sign.done, apr_pmemdup(mt_sign.pool, id, sizeof(id)), sizeof(id),
                  item);
     sg->nsigned++;
     ap_log_error(APLOG_MARK, APLOG_INFO, 0, s,
@@ -1103,7 +1012,7 @@ static mt_item_t *mt_sign_one(apr_pool_t *p, server_rec *s,
 
 /* mt_sign_replaced says that |old|, a TACK under the signing key that
  * expires within 30 days, gives way to one just signed. */
-static void mt_sign_replaced(server_rec *s, const mt_item_t *old)
+void mt_sign_replaced(server_rec *s, const mt_item_t *old)
 {
     char vname[TACK_NAME_SIZE];
 
@@ -1129,9 +1038,9 @@ static void mt_sign_queue(server_rec *s, const mt_conf_t *conf,
     tack_t blank;
     const tack_t *t = &blank;
 
-    if (!sign_queue) {
-        sign_queue = apr_array_make(pconf, 16, sizeof(mt_pending_t *));
-        apr_pool_cleanup_register(pconf, &sign_queue, mt_sign_queue_forget,
+    if (!mt_sign.queue) {
+        mt_sign.queue = apr_array_make(pconf, 16, sizeof(mt_pending_t *));
+        apr_pool_cleanup_register(pconf, &mt_sign.queue, mt_sign_queue_forget,
                                   apr_pool_cleanup_null);
     }
     pd = apr_pcalloc(pconf, sizeof(*pd));
@@ -1163,7 +1072,7 @@ static void mt_sign_queue(server_rec *s, const mt_conf_t *conf,
         return; /* cannot happen: TACK00051 says so for its other bodies */
     }
     cert->pending = pd;
-    APR_ARRAY_PUSH(sign_queue, mt_pending_t *) = pd;
+    APR_ARRAY_PUSH(mt_sign.queue, mt_pending_t *) = pd;
     if (sg) {
         sg->nqueued++;
     }
@@ -1239,7 +1148,7 @@ static void mt_sign_cert(apr_pool_t *p, server_rec *s, const mt_conf_t *conf,
          * may hold a pin on the signing key for the name. */
         waited = mine < 0 ? mt_guard_pinned(s, conf, cert->key_type, sg->pub)
                           : 0;
-        if ((!waited || sg->fd < 0 || !mt_ms_left(sign_deadline)) &&
+        if ((!waited || sg->fd < 0 || !mt_ms_left(mt_sign.deadline)) &&
             cert->ntacks <= 1) {
             mt_sign_queue(s, conf, sel, cert, sg, (uint32_t)(end / 60), 1,
                           waited, mine >= 0 ? cert->tacks[mine] : NULL);
@@ -1395,677 +1304,14 @@ int mt_sign_check(apr_pool_t *ptemp, server_rec *s_main)
     return problems;
 }
 
-/* ---- the background --------------------------------------------------------
- * What the pass left to the background is signed by a process of its own,
- * forked from the parent at the end of the pass (single-threaded then, so
- * OpenSSL and the allocator are in a state a child can use; no thread is
- * added to the parent): it starts the signers it needs, signs, writes each
- * TACK into its store and publishes its answer in the segment the
- * handshakes of this generation read.  A signing key that cannot be used
- * is tried again every TackSigningRetry seconds; the process ends when
- * everything is signed, or with the generation (a restart or stop: the
- * pool cleanup, and httpd's SIGTERM to its process group).  The parent
- * never waits for it, and only the parent and it write the store: never
- * an httpd child. */
-
-static void mt_agent_on_term(int sig)
-{
-    signal(SIGTERM, SIG_IGN);
-    if (getpgrp() == getpid()) {
-        /* its signers, which end their password programs (never httpd's
-         * group: it is its own from its first instruction) */
-        kill(0, SIGTERM);
-    }
-    _exit(0);
-}
-
-/* mt_agent_publish puts the answer carrying |item| for |pd| into the
- * segment: the bytes first, then the flag the handshake reads. */
-static void mt_agent_publish(const mt_pending_t *pd, const mt_item_t *item)
-{
-    uint8_t buf[MT_ANSWER_MAX];
-    unsigned char inactive = 0;
-    const tack_t *t = &item->tack;
-    size_t len = 0;
-
-    if (!pd->late ||
-        mt_answer_encode(pd->format, pd->pin_activation, &t, &inactive, 1,
-                         pd->sigs, pd->nsigs, buf, &len) != TACK_OK ||
-        len != pd->len) {
-        return; /* served at the next start, from the store */
-    }
-    memcpy(pd->late->data, buf, len);
-    memcpy(pd->late->served, item->fingerprint, TACK_FINGERPRINT_SIZE);
-    pd->late->expires = item->tack.expiration;
-    pd->late->tack = item->tack;
-    pd->late->written = item->file->path != pd->conf->sign_key;
-    __atomic_store_n(&pd->late->ready, 1, __ATOMIC_RELEASE);
-}
-
-/* mt_agent_broken says whether |pd|'s vhost serves a break signature for
- * |sg|'s key: nothing is signed with it there (TACK00032 at the next
- * start says so). */
-static int mt_agent_broken(const mt_pending_t *pd, const mt_signer_t *sg)
-{
-    size_t j;
-
-    for (j = 0; j < pd->nsigs; j++) {
-        if (mt_key_equal(pd->sigs[j].public_key, sg->pub)) {
-            return 1;
-        }
-    }
-    return 0;
-}
-
-/* mt_board_say records |error| (NULL: none) on the board. */
-static void mt_board_say(const char *error)
-{
-    mt_board_t *b = sign_board;
-
-    if (!b) {
-        return;
-    }
-    __atomic_add_fetch(&b->seq, 1, __ATOMIC_ACQ_REL);
-    b->error_at = error ? apr_time_now() : 0;
-    apr_cpystrn(b->error, error ? error : "", sizeof(b->error));
-    __atomic_add_fetch(&b->seq, 1, __ATOMIC_ACQ_REL);
-}
-
-apr_time_t mt_sign_last_error(char *buf, size_t size)
-{
-    const mt_board_t *b = sign_board;
-    apr_time_t at = 0;
-    int tries;
-
-    buf[0] = '\0';
-    for (tries = 0; b && tries < 100; tries++) {
-        apr_uint32_t seq = __atomic_load_n(&b->seq, __ATOMIC_ACQUIRE);
-
-        if (seq & 1) {
-            continue;
-        }
-        at = b->error_at;
-        apr_cpystrn(buf, b->error, size);
-        if (__atomic_load_n(&b->seq, __ATOMIC_ACQUIRE) == seq) {
-            return at;
-        }
-    }
-    buf[0] = '\0';
-    return 0;
-}
-
-/* mt_agent_failed logs why |sg| cannot sign now, once per key and
- * reason: |said| (in the process's pool) has the last reason per key. */
-static void mt_agent_failed(mt_signer_t *sg, apr_hash_t *said)
-{
-    const char *last = apr_hash_get(said, sg->key, APR_HASH_KEY_STRING);
-
-    if (sg->reported || !sg->error) {
-        return;
-    }
-    sg->reported = 1;
-    if (last && !strcmp(last, sg->error)) {
-        return;
-    }
-    apr_hash_set(said, apr_pstrdup(apr_hash_pool_get(said), sg->key),
-                 APR_HASH_KEY_STRING,
-                 apr_pstrdup(apr_hash_pool_get(said), sg->error));
-    mt_board_say(sg->error);
-    ap_log_error(APLOG_MARK, APLOG_ERR, 0, ap_server_conf,
-                 "TACK00076: %s (" TACK_WHERE_FMT "); the certificates that "
-                 "wait for it are served without a TACK: tried again every "
-                 "%d seconds",
-                 sg->error, TACK_WHERE(sg->where), mt_sign_retry_secs());
-}
-
-/* mt_agent_round tries every pending certificate once; returns how many
- * still wait.  |done| marks the ones signed (or given up: a broken key). */
-static int mt_agent_round(apr_pool_t *p, apr_hash_t *said, char *done,
-                          int *nsigned, int totals[2])
-{
-    apr_hash_index_t *hi;
-    int i, left = 0;
-
-    /* Every key's signer at once: their password programs and logins
-     * take their time side by side, not one after the other. */
-    sign_budget = TACK_SIGN_AGENT_SECS;
-    sign_deadline = mt_ms_now() + sign_budget * 1000L;
-    for (i = 0; i < sign_queue->nelts; i++) {
-        mt_pending_t *pd = APR_ARRAY_IDX(sign_queue, i, mt_pending_t *);
-        int created;
-        mt_signer_t *sg;
-
-        if (!done[i]) {
-            sg = mt_signer_add(pd->s, pd->conf, &created);
-            if (created) {
-                sg->error = mt_signer_spawn(sign_pool, sg);
-            }
-        }
-    }
-    for (hi = apr_hash_first(p, sign_signers); hi; hi = apr_hash_next(hi)) {
-        mt_signer_t *sg = apr_hash_this_val(hi);
-
-        if (!sg->error && !sg->pub_known) {
-            sg->error = mt_signer_hello(sign_pool, sg);
-        }
-    }
-    for (i = 0; i < sign_queue->nelts; i++) {
-        mt_pending_t *pd = APR_ARRAY_IDX(sign_queue, i, mt_pending_t *);
-        int created;
-        mt_signer_t *sg;
-        mt_item_t *item;
-
-        if (done[i]) {
-            continue;
-        }
-        sg = mt_signer_add(pd->s, pd->conf, &created);
-        if (!sg->pub_known || sg->fd < 0) {
-            mt_agent_failed(sg, said);
-            left++;
-            continue;
-        }
-        if (mt_agent_broken(pd, sg)) {
-            done[i] = 1;
-            continue;
-        }
-        sign_budget = mt_sign_wait_secs() > 0 ? mt_sign_wait_secs()
-                                              : TACK_SIGN_WAIT_SECS;
-        sign_deadline = mt_ms_now() + sign_budget * 1000L;
-        item = mt_sign_one(p, pd->s, pd->conf, sg, &pd->cert, pd->expires,
-                           pd->write);
-        if (!item && sg->fd >= 0) {
-            done[i] = 1; /* a signature that does not verify (TACK00038) */
-            continue;
-        }
-        if (!item) {
-            mt_agent_failed(sg, said);
-            left++;
-            continue;
-        }
-        mt_agent_publish(pd, item);
-        if (apr_hash_get(said, sg->key, APR_HASH_KEY_STRING)) {
-            apr_hash_set(said, sg->key, APR_HASH_KEY_STRING, NULL);
-            mt_board_say(NULL);
-        }
-        if (pd->replaces) {
-            mt_sign_replaced(pd->s, pd->replaces);
-        }
-        done[i] = 1;
-        (*nsigned)++;
-    }
-    for (hi = apr_hash_first(p, sign_stores); hi; hi = apr_hash_next(hi)) {
-        tack_file_sync_fs(apr_hash_this_key(hi));
-    }
-    for (hi = apr_hash_first(p, sign_signers); hi; hi = apr_hash_next(hi)) {
-        const mt_signer_t *sg = apr_hash_this_val(hi);
-
-        totals[0] += sg->nwritten;
-        totals[1] += sg->nkept;
-    }
-    return left;
-}
-
-/* ---- mod_md's staged certificates, signed ahead ----------------------------
- * mod_md renews a certificate in its watchdog and stages it
- * (MDStoreDir/staging/NAME/pubcert*.pem) until the next graceful restart
- * activates it.  The background looks there every TackSigningRetry
- * seconds and signs, into the TackStore of the vhost that will serve it,
- * a TACK for each staged certificate that has none: the restart that
- * activates a renewal then serves its TACK from the store, with nothing to
- * sign and nothing to wait for. */
-
-/* mt_md_store_dir finds MDStoreDir in the configuration tree |d|. */
-static const char *mt_md_store_dir(const ap_directive_t *d)
-{
-    for (; d; d = d->next) {
-        const char *found;
-
-        if (!strcasecmp(d->directive, "MDStoreDir") && d->args) {
-            return d->args;
-        }
-        if (d->first_child && (found = mt_md_store_dir(d->first_child))) {
-            return found;
-        }
-    }
-    return NULL;
-}
-
-/* mt_md_watch notes, at the end of the pass, where mod_md stages and which
- * vhosts sign ahead: nothing when mod_md is not loaded. */
-static void mt_md_watch(server_rec *s_main)
-{
-    apr_pool_t *pconf = s_main->process->pconf;
-    const char *dir;
-    server_rec *s;
-
-    sign_md_staging = NULL;
-    sign_md_vhosts = NULL;
-    if (!ap_find_linked_module("mod_md.c")) {
-        return;
-    }
-    for (s = s_main; s; s = s->next) {
-        const mt_conf_t *conf = mt_conf_get(s);
-
-        if (conf->ssl_seen && conf->sign_key && *conf->sign_key &&
-            conf->store && conf->store->loaded && !conf->store->error) {
-            if (!sign_md_vhosts) {
-                sign_md_vhosts = apr_array_make(pconf, 4, sizeof(server_rec *));
-            }
-            APR_ARRAY_PUSH(sign_md_vhosts, server_rec *) = s;
-        }
-    }
-    dir = mt_md_store_dir(ap_conftree);
-    dir = ap_server_root_relative(pconf, dir ? dir : "md");
-    if (sign_md_vhosts && dir) {
-        sign_md_staging = apr_pstrcat(pconf, dir, "/staging", NULL);
-        ap_log_error(APLOG_MARK, APLOG_DEBUG, 0, s_main,
-                     "TACK00082: the background signs ahead what mod_md "
-                     "stages in %s for %d vhost%s with a TackSigningKey and "
-                     "a TackStore",
-                     sign_md_staging, sign_md_vhosts->nelts,
-                     sign_md_vhosts->nelts == 1 ? "" : "s");
-    }
-}
-
-/* mt_md_vhost returns the vhost that serves |cert| (a name of its
- * certificate is the vhost's name or an alias), or NULL. */
-static server_rec *mt_md_vhost(X509 *cert)
-{
-    int i, j;
-
-    for (i = 0; i < sign_md_vhosts->nelts; i++) {
-        server_rec *s = APR_ARRAY_IDX(sign_md_vhosts, i, server_rec *);
-
-        if (s->server_hostname &&
-            X509_check_host(cert, s->server_hostname, 0, 0, NULL) == 1) {
-            return s;
-        }
-        for (j = 0; s->names && j < s->names->nelts; j++) {
-            const char *n = APR_ARRAY_IDX(s->names, j, const char *);
-
-            if (X509_check_host(cert, n, 0, 0, NULL) == 1) {
-                return s;
-            }
-        }
-    }
-    return NULL;
-}
-
-/* mt_md_sign_one signs ahead the staged certificate in |path|, once. */
-static void mt_md_sign_one(apr_pool_t *p, apr_hash_t *seen, const char *path)
-{
-    char name[TACK_NAME_SIZE + 64], vname[TACK_NAME_SIZE];
-    mt_certsel_t cert;
-    const mt_conf_t *conf;
-    mt_signer_t *sg;
-    server_rec *s;
-    apr_finfo_t fi;
-    time_t end;
-    X509 *x509 = NULL;
-    FILE *f;
-    int created;
-
-    memset(&cert, 0, sizeof(cert));
-    if (!(f = fopen(path, "r"))) {
-        return;
-    }
-    x509 = PEM_read_X509(f, NULL, NULL, NULL);
-    fclose(f);
-    ERR_clear_error();
-    if (!x509 || tack_spki_hash(x509, cert.hash) != TACK_OK ||
-        apr_hash_get(seen, cert.hash, TACK_HASH_LEN) ||
-        tack_cert_end_time(x509, &end) != TACK_OK || end <= time(NULL) ||
-        !(s = mt_md_vhost(x509))) {
-        X509_free(x509);
-        return;
-    }
-    apr_hash_set(seen, apr_pmemdup(apr_hash_pool_get(seen), cert.hash,
-                                   TACK_HASH_LEN),
-                 TACK_HASH_LEN, "");
-    conf = mt_conf_get(s);
-    if (tack_cert_store_name(x509, name, sizeof(name)) == TACK_OK &&
-        apr_stat(&fi, apr_pstrcat(p, conf->store->path, "/", name, NULL),
-                 APR_FINFO_TYPE, p) == APR_SUCCESS) {
-        X509_free(x509); /* its TACK is in the store already */
-        return;
-    }
-    sg = mt_signer_add(s, conf, &created);
-    if (created) {
-        sign_budget = TACK_SIGN_AGENT_SECS;
-        sign_deadline = mt_ms_now() + sign_budget * 1000L;
-        sg->error = mt_signer_start(sign_pool, sg);
-    }
-    if (!sg->pub_known || sg->fd < 0) {
-        /* said by mt_agent_failed for the waiting ones; tried next time */
-        apr_hash_set(seen, cert.hash, TACK_HASH_LEN, NULL);
-        X509_free(x509);
-        return;
-    }
-    cert.x509 = x509;
-    cert.label = apr_psprintf(p, "mod_md's staged certificate %s", path);
-    sign_budget = mt_sign_wait_secs() > 0 ? mt_sign_wait_secs()
-                                          : TACK_SIGN_WAIT_SECS;
-    sign_deadline = mt_ms_now() + sign_budget * 1000L;
-    if (!mt_sign_one(p, s, conf, sg, &cert, (uint32_t)(end / 60), 1)) {
-        apr_hash_set(seen, cert.hash, TACK_HASH_LEN, NULL);
-        return;
-    }
-    ap_log_error(APLOG_MARK, APLOG_INFO, 0, s,
-                 "TACK00081: vhost %s: signed ahead for %s: its TACK is in "
-                 "the store when a restart activates it",
-                 mt_vhost_name_buf(s, vname), path);
-}
-
-/* mt_md_round signs ahead every certificate mod_md has staged. */
-static void mt_md_round(apr_pool_t *p, apr_hash_t *seen)
-{
-    apr_dir_t *dir;
-    apr_finfo_t fi;
-
-    if (!sign_md_staging ||
-        apr_dir_open(&dir, sign_md_staging, p) != APR_SUCCESS) {
-        return;
-    }
-    while (apr_dir_read(&fi, APR_FINFO_NAME | APR_FINFO_TYPE, dir) ==
-           APR_SUCCESS) {
-        const char *md;
-        apr_dir_t *sub;
-        apr_finfo_t ff;
-
-        if (fi.filetype != APR_DIR || fi.name[0] == '.') {
-            continue;
-        }
-        md = apr_pstrcat(p, sign_md_staging, "/", fi.name, NULL);
-        if (apr_dir_open(&sub, md, p) != APR_SUCCESS) {
-            continue;
-        }
-        while (apr_dir_read(&ff, APR_FINFO_NAME | APR_FINFO_TYPE, sub) ==
-               APR_SUCCESS) {
-            if (ff.filetype == APR_REG && !strncmp(ff.name, "pubcert", 7) &&
-                strstr(ff.name, ".pem")) {
-                mt_md_sign_one(p, seen, apr_pstrcat(p, md, "/", ff.name, NULL));
-            }
-        }
-        apr_dir_close(sub);
-    }
-    apr_dir_close(dir);
-    for (apr_hash_index_t *hi = sign_stores ? apr_hash_first(p, sign_stores)
-                                             : NULL;
-         hi; hi = apr_hash_next(hi)) {
-        tack_file_sync_fs(apr_hash_this_key(hi));
-    }
-}
-
-/* mt_agent_main is the background process.  It never returns. */
-static void mt_agent_main(server_rec *s_main)
-{
-    apr_pool_t *p;
-    apr_hash_t *said, *staged;
-    char *done;
-    int n, left, told = 0, nsigned = 0, totals[2] = {0, 0};
-    long started = mt_ms_now();
-
-    signal(SIGHUP, SIG_IGN); /* httpd's restart signals are the parent's */
-    signal(SIGUSR1, SIG_IGN);
-    signal(SIGWINCH, SIG_IGN);
-    signal(SIGPIPE, SIG_IGN);
-    signal(SIGTERM, mt_agent_on_term);
-    setpgid(0, 0); /* its signers in its group: ended with it */
-    prctl(PR_SET_PDEATHSIG, SIGTERM); /* the parent gone: so is it */
-    prctl(PR_SET_NAME, "tack-signing", 0, 0, 0);
-    sign_in_agent = 1;
-    if (apr_pool_create(&p, NULL) != APR_SUCCESS) {
-        _exit(1);
-    }
-    if (sign_pool) {
-        /* the pass's signers that are up are this process's now; the
-         * others are tried again at once, with the background's time */
-        apr_hash_index_t *hi;
-
-        for (hi = apr_hash_first(p, sign_signers); hi; hi = apr_hash_next(hi)) {
-            mt_signer_t *sg = apr_hash_this_val(hi);
-
-            if (!sg->pub_known || sg->fd < 0) {
-                apr_hash_set(sign_signers, apr_hash_this_key(hi),
-                             APR_HASH_KEY_STRING, NULL);
-            }
-            sg->nsigned = sg->nwritten = sg->nkept = 0; /* the pass's */
-        }
-    }
-    n = sign_queue ? sign_queue->nelts : 0;
-    done = apr_pcalloc(p, (size_t)n + 1);
-    said = apr_hash_make(p);
-    staged = apr_hash_make(p);
-    for (;;) {
-        apr_pool_t *round;
-
-        apr_pool_create(&round, p);
-        left = n && !told ? mt_agent_round(round, said, done, &nsigned, totals)
-                          : 0;
-        if (n && !left && !told) {
-            told = 1;
-            ap_log_error(APLOG_MARK, APLOG_INFO, 0, s_main,
-                         "TACK00077: the background signed %d TACK%s in %.1f "
-                         "seconds (%d written to a TackStore, %d kept in "
-                         "memory only): every certificate the start left to "
-                         "it is served with one",
-                         nsigned, nsigned == 1 ? "" : "s",
-                         (double)(mt_ms_now() - started) / 1000.0, totals[0],
-                         totals[1]);
-        }
-        mt_md_round(round, staged);
-        if (sign_pool) {
-            apr_pool_destroy(sign_pool); /* the signers end */
-        }
-        apr_pool_destroy(round);
-        if (!left && !sign_md_staging) {
-            break;
-        }
-        sleep((unsigned)mt_sign_retry_secs());
-    }
-    _exit(0);
-}
-
-/* mt_agent_maintain hears from httpd's main loop about the background
- * process (apr_proc_other_child_register). */
-static void mt_agent_maintain(int reason, void *data, apr_wait_t status)
-{
-    apr_proc_t *proc = data;
-
-    switch (reason) {
-    case APR_OC_REASON_DEATH:
-    case APR_OC_REASON_LOST:
-        sign_agent = 0;
-        apr_proc_other_child_unregister(data);
-        break;
-    case APR_OC_REASON_RESTART:
-        apr_proc_other_child_unregister(data);
-        break;
-    case APR_OC_REASON_UNREGISTER:
-        if (sign_agent == proc->pid) {
-            mt_signer_stop(proc->pid);
-            sign_agent = 0;
-        }
-        break;
-    }
-}
-
-/* mt_agent_fork forks the background process (|n| certificates wait). */
-static void mt_agent_fork(server_rec *s_main, int n)
-{
-    apr_pool_t *pconf = s_main->process->pconf;
-    apr_proc_t *proc;
-    pid_t pid = fork();
-
-    if (pid < 0) {
-        ap_log_error(APLOG_MARK, APLOG_ERR, errno, s_main,
-                     "TACK00079: cannot fork the background signing process: "
-                     "%d certificate%s wait for the next start",
-                     n, n == 1 ? "" : "s");
-        return;
-    }
-    if (pid == 0) {
-        mt_agent_main(s_main);
-    }
-    sign_agent = pid;
-    proc = apr_pcalloc(pconf, sizeof(*proc));
-    proc->pid = pid;
-    apr_proc_other_child_register(proc, mt_agent_maintain, proc, NULL, pconf);
-}
-
-/* mt_sign_since carries over, from the previous start to this one, since
- * when each queued certificate waits: the ones still queued keep their
- * time, the others are forgotten. */
-static void mt_sign_since(apr_pool_t *proc, apr_time_t now)
-{
-    apr_pool_t *np;
-    apr_hash_t *nh;
-    int i;
-
-    if (apr_pool_create(&np, proc) != APR_SUCCESS) {
-        return;
-    }
-    nh = apr_hash_make(np);
-    for (i = 0; sign_queue && i < sign_queue->nelts; i++) {
-        const mt_pending_t *pd = APR_ARRAY_IDX(sign_queue, i, mt_pending_t *);
-        const apr_time_t *had =
-            sign_since ? apr_hash_get(sign_since, pd->cert.hash, TACK_HASH_LEN)
-                       : NULL;
-        apr_time_t *t = apr_palloc(np, sizeof(*t));
-
-        *t = had ? *had : now;
-        apr_hash_set(nh, apr_pmemdup(np, pd->cert.hash, TACK_HASH_LEN),
-                     TACK_HASH_LEN, t);
-    }
-    if (sign_since_pool) {
-        apr_pool_destroy(sign_since_pool);
-    }
-    sign_since_pool = np;
-    sign_since = nh;
-}
-
-static apr_time_t mt_sign_since_get(const uint8_t *hash, apr_time_t now)
-{
-    const apr_time_t *t =
-        sign_since ? apr_hash_get(sign_since, hash, TACK_HASH_LEN) : NULL;
-
-    return t ? *t : now;
-}
-
-/* mt_sign_background makes the segment of the queued certificates' answers,
- * gives each slot its place, and forks the background process. */
-static void mt_sign_background(server_rec *s_main)
-{
-    apr_pool_t *pconf = s_main->process->pconf;
-    apr_shm_t *shm;
-    apr_status_t rv;
-    size_t size, off;
-    uint8_t *base;
-    apr_time_t now = apr_time_now();
-    int i;
-
-    mt_md_watch(s_main);
-    if (!sign_queue || !sign_queue->nelts) {
-        mt_sign_since(s_main->process->pool, now); /* nothing waits */
-        if (sign_md_staging) {
-            mt_agent_fork(s_main, 0);
-        }
-        return;
-    }
-    size = APR_ALIGN_DEFAULT(sizeof(mt_board_t));
-    for (i = 0; i < sign_queue->nelts; i++) {
-        const mt_pending_t *pd = APR_ARRAY_IDX(sign_queue, i, mt_pending_t *);
-
-        size += APR_ALIGN_DEFAULT(sizeof(mt_late_t) + pd->len);
-    }
-    rv = apr_shm_create(&shm, size, NULL, pconf);
-    if (rv != APR_SUCCESS) {
-        ap_log_error(APLOG_MARK, APLOG_ERR, rv, s_main,
-                     "TACK00078: cannot create the shared-memory segment "
-                     "(%" APR_SIZE_T_FMT " bytes) for the TACKs left to the "
-                     "background: %d certificate%s wait for the next start",
-                     size, sign_queue->nelts,
-                     sign_queue->nelts == 1 ? "" : "s");
-        return;
-    }
-    base = apr_shm_baseaddr_get(shm);
-    memset(base, 0, size);
-    sign_board = (mt_board_t *)base;
-    apr_pool_cleanup_register(pconf, &sign_board, mt_sign_queue_forget,
-                              apr_pool_cleanup_null);
-    off = APR_ALIGN_DEFAULT(sizeof(mt_board_t));
-    mt_sign_since(s_main->process->pool, now);
-    for (i = 0; i < sign_queue->nelts; i++) {
-        mt_pending_t *pd = APR_ARRAY_IDX(sign_queue, i, mt_pending_t *);
-        mt_late_t *late = (mt_late_t *)(base + off);
-
-        off += APR_ALIGN_DEFAULT(sizeof(mt_late_t) + pd->len);
-        late->body.data = late->data;
-        late->body.len = pd->len;
-        late->body.served = late->served;
-        late->since = mt_sign_since_get(pd->cert.hash, now);
-        pd->late = late;
-        if (pd->where) {
-            *pd->where = late;
-        }
-    }
-    mt_agent_fork(s_main, sign_queue->nelts);
-}
-
-/* mt_signer_maintain hears from httpd's main loop about a signer the
- * background process took over (apr_proc_other_child_register): the parent
- * reaps it, and ends it with the generation. */
-static void mt_signer_maintain(int reason, void *data, apr_wait_t status)
-{
-    apr_proc_t *proc = data;
-
-    switch (reason) {
-    case APR_OC_REASON_DEATH:
-    case APR_OC_REASON_LOST:
-    case APR_OC_REASON_RESTART:
-        apr_proc_other_child_unregister(data);
-        break;
-    case APR_OC_REASON_UNREGISTER:
-        if (kill(proc->pid, 0) == 0 && waitpid(proc->pid, NULL, WNOHANG) == 0) {
-            mt_signer_stop(proc->pid);
-        }
-        break;
-    }
-}
-
-/* mt_sign_hand_over leaves the signers that are up to the background
- * process (forked: sign_agent): the parent closes its ends without waiting
- * for them, and reaps them when they exit. */
-static void mt_sign_hand_over(server_rec *s_main)
-{
-    apr_pool_t *pconf = s_main->process->pconf;
-    apr_hash_index_t *hi;
-
-    if (!sign_agent) {
-        return;
-    }
-    for (hi = apr_hash_first(NULL, sign_signers); hi; hi = apr_hash_next(hi)) {
-        mt_signer_t *sg = apr_hash_this_val(hi);
-        apr_proc_t *proc;
-
-        if (sg->pid > 0) {
-            proc = apr_pcalloc(pconf, sizeof(*proc));
-            proc->pid = sg->pid;
-            apr_proc_other_child_register(proc, mt_signer_maintain, proc, NULL,
-                                          pconf);
-            sg->pid = 0;
-        }
-    }
-}
-
 void mt_sign_end(server_rec *s_main)
 {
     apr_hash_index_t *hi;
 
-    if (!sign_pool) {
+    if (!mt_sign.pool) {
         return;
     }
-    for (hi = apr_hash_first(NULL, sign_signers); hi; hi = apr_hash_next(hi)) {
+    for (hi = apr_hash_first(NULL, mt_sign.signers); hi; hi = apr_hash_next(hi)) {
         const mt_signer_t *sg = apr_hash_this_val(hi);
 
         if (!mt_strict() && (sg->pub_known || sg->nqueued)) {
@@ -2083,15 +1329,16 @@ void mt_sign_end(server_rec *s_main)
         }
     }
     /* what was written reaches the disk before the pass ends */
-    for (hi = apr_hash_first(NULL, sign_stores); hi; hi = apr_hash_next(hi)) {
+    for (hi = apr_hash_first(NULL, mt_sign.stores); hi; hi = apr_hash_next(hi)) {
         tack_file_sync_fs(apr_hash_this_key(hi));
     }
-    if (!mt_strict() && !mt_quiet()) {
-        /* the background process inherits the signers that are up: a key
-         * is loaded (its password program run, its token logged in to)
-         * once per restart */
-        mt_sign_background(s_main);
-        mt_sign_hand_over(s_main);
+}
+
+void mt_sign_close(void)
+{
+    if (mt_sign.pool) {
+        /* frees the keys, or (mt_background_start took the signers over)
+         * closes the parent's ends: mt_sign_forget */
+        apr_pool_destroy(mt_sign.pool);
     }
-    apr_pool_destroy(sign_pool); /* closes the parent's ends: mt_sign_forget */
 }

@@ -404,7 +404,7 @@ static void mt_problems_waiting(mt_pass_t *ps, int k)
 {
     const mt_late_t *late = ps->rt->slots[k].late;
     char error[512];
-    apr_time_t now = apr_time_now(), failed = mt_sign_last_error(error,
+    apr_time_t now = apr_time_now(), failed = mt_background_last_error(error,
                                                                 sizeof(error));
     long waited = (long)apr_time_sec(now - late->since);
 

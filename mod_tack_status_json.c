@@ -269,7 +269,7 @@ static int mt_json_member(request_rec *r, const char *key, json_t *value,
 static json_t *mt_json_signing(apr_pool_t *p, const mt_totals_t *t)
 {
     char error[512];
-    apr_time_t at = mt_sign_last_error(error, sizeof(error));
+    apr_time_t at = mt_background_last_error(error, sizeof(error));
 
     return json_pack("{s:i, s:s?, s:s?, s:s?}", "waiting", t->waiting,
                      "waiting_since",

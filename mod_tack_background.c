@@ -1,0 +1,751 @@
+/* SPDX-License-Identifier: Apache-2.0
+ * Copyright 2026 the mod_tack authors (NOTICE) */
+/*
+ * mod_tack_background.c -- what a start leaves to TackSigningKey's
+ * background: the certificates mod_tack_sign.c queued, and mod_md's
+ * staged renewals.
+ *
+ * At the end of the pass (mt_background_start, before any httpd child is
+ * forked) the parent makes one anonymous shared-memory segment with a
+ * place for the answer of each queued certificate (mt_late_t, which the
+ * handshake reads) and forks the background process, which inherits the
+ * pass's signers that are up.  The background signs, writes each TACK into
+ * its store and publishes its answer; a key that cannot be used is tried
+ * again every TackSigningRetry seconds, and what it says of its keys is on
+ * a board at the head of the segment, for the status page.
+ */
+#include <errno.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <sys/prctl.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "httpd.h"
+#include "http_config.h"
+#include "http_log.h"
+#include "http_main.h"
+#include "apr_file_info.h"
+#include "apr_shm.h"
+#include "apr_strings.h"
+#include "apr_thread_proc.h"
+
+#include <openssl/err.h>
+#include <openssl/pem.h>
+#include <openssl/x509.h>
+#include <openssl/x509v3.h>
+
+#include "mod_tack_signer.h"
+
+APLOG_USE_MODULE(tack);
+
+/* The background process of this generation (0: none). */
+static pid_t bg_agent;
+
+/* The head of the segment: what the background says of its signing keys,
+ * for the status page of every child (a sequence lock: odd while it is
+ * written). */
+typedef struct {
+    apr_uint32_t seq;
+    apr_time_t error_at; /* 0: no error now */
+    char error[512];
+} mt_board_t;
+static mt_board_t *bg_board;
+
+/* mod_md's staging directory and the vhosts that sign ahead what it stages
+ * (server_rec *: a TackSigningKey and a TackStore), or NULL. */
+static const char *bg_md_staging;
+static apr_array_header_t *bg_md_vhosts;
+
+/* Since when each certificate waits (target hash -> apr_time_t), carried
+ * from one start to the next in the process pool (bg_since_pool). */
+static apr_hash_t *bg_since;
+static apr_pool_t *bg_since_pool;
+
+static apr_status_t mt_background_forget(void *data)
+{
+    *(void **)data = NULL;
+    return APR_SUCCESS;
+}
+
+/* ---- the background --------------------------------------------------------
+ * What the pass left to the background is signed by a process of its own,
+ * forked from the parent at the end of the pass (single-threaded then, so
+ * OpenSSL and the allocator are in a state a child can use; no thread is
+ * added to the parent): it starts the signers it needs, signs, writes each
+ * TACK into its store and publishes its answer in the segment the
+ * handshakes of this generation read.  A signing key that cannot be used
+ * is tried again every TackSigningRetry seconds; the process ends when
+ * everything is signed, or with the generation (a restart or stop: the
+ * pool cleanup, and httpd's SIGTERM to its process group).  The parent
+ * never waits for it, and only the parent and it write the store: never
+ * an httpd child. */
+
+static void mt_agent_on_term(int sig)
+{
+    signal(SIGTERM, SIG_IGN);
+    if (getpgrp() == getpid()) {
+        /* its signers, which end their password programs (never httpd's
+         * group: it is its own from its first instruction) */
+        kill(0, SIGTERM);
+    }
+    _exit(0);
+}
+
+/* mt_agent_publish puts the answer carrying |item| for |pd| into the
+ * segment: the bytes first, then the flag the handshake reads. */
+static void mt_agent_publish(const mt_pending_t *pd, const mt_item_t *item)
+{
+    uint8_t buf[MT_ANSWER_MAX];
+    unsigned char inactive = 0;
+    const tack_t *t = &item->tack;
+    size_t len = 0;
+
+    if (!pd->late ||
+        mt_answer_encode(pd->format, pd->pin_activation, &t, &inactive, 1,
+                         pd->sigs, pd->nsigs, buf, &len) != TACK_OK ||
+        len != pd->len) {
+        return; /* served at the next start, from the store */
+    }
+    memcpy(pd->late->data, buf, len);
+    memcpy(pd->late->served, item->fingerprint, TACK_FINGERPRINT_SIZE);
+    pd->late->expires = item->tack.expiration;
+    pd->late->tack = item->tack;
+    pd->late->written = item->file->path != pd->conf->sign_key;
+    __atomic_store_n(&pd->late->ready, 1, __ATOMIC_RELEASE);
+}
+
+/* mt_agent_broken says whether |pd|'s vhost serves a break signature for
+ * |sg|'s key: nothing is signed with it there (TACK00032 at the next
+ * start says so). */
+static int mt_agent_broken(const mt_pending_t *pd, const mt_signer_t *sg)
+{
+    size_t j;
+
+    for (j = 0; j < pd->nsigs; j++) {
+        if (mt_key_equal(pd->sigs[j].public_key, sg->pub)) {
+            return 1;
+        }
+    }
+    return 0;
+}
+
+/* mt_board_say records |error| (NULL: none) on the board. */
+static void mt_board_say(const char *error)
+{
+    mt_board_t *b = bg_board;
+
+    if (!b) {
+        return;
+    }
+    __atomic_add_fetch(&b->seq, 1, __ATOMIC_ACQ_REL);
+    b->error_at = error ? apr_time_now() : 0;
+    apr_cpystrn(b->error, error ? error : "", sizeof(b->error));
+    __atomic_add_fetch(&b->seq, 1, __ATOMIC_ACQ_REL);
+}
+
+apr_time_t mt_background_last_error(char *buf, size_t size)
+{
+    const mt_board_t *b = bg_board;
+    apr_time_t at = 0;
+    int tries;
+
+    buf[0] = '\0';
+    for (tries = 0; b && tries < 100; tries++) {
+        apr_uint32_t seq = __atomic_load_n(&b->seq, __ATOMIC_ACQUIRE);
+
+        if (seq & 1) {
+            continue;
+        }
+        at = b->error_at;
+        apr_cpystrn(buf, b->error, size);
+        if (__atomic_load_n(&b->seq, __ATOMIC_ACQUIRE) == seq) {
+            return at;
+        }
+    }
+    buf[0] = '\0';
+    return 0;
+}
+
+/* mt_agent_failed logs why |sg| cannot sign now, once per key and
+ * reason: |said| (in the process's pool) has the last reason per key. */
+static void mt_agent_failed(mt_signer_t *sg, apr_hash_t *said)
+{
+    const char *last = apr_hash_get(said, sg->key, APR_HASH_KEY_STRING);
+
+    if (sg->reported || !sg->error) {
+        return;
+    }
+    sg->reported = 1;
+    if (last && !strcmp(last, sg->error)) {
+        return;
+    }
+    apr_hash_set(said, apr_pstrdup(apr_hash_pool_get(said), sg->key),
+                 APR_HASH_KEY_STRING,
+                 apr_pstrdup(apr_hash_pool_get(said), sg->error));
+    mt_board_say(sg->error);
+    ap_log_error(APLOG_MARK, APLOG_ERR, 0, ap_server_conf,
+                 "TACK00076: %s (" TACK_WHERE_FMT "); the certificates that "
+                 "wait for it are served without a TACK: tried again every "
+                 "%d seconds",
+                 sg->error, TACK_WHERE(sg->where), mt_sign_retry_secs());
+}
+
+/* mt_agent_round tries every pending certificate once; returns how many
+ * still wait.  |done| marks the ones signed (or given up: a broken key). */
+static int mt_agent_round(apr_pool_t *p, apr_hash_t *said, char *done,
+                          int *nsigned, int totals[2])
+{
+    apr_hash_index_t *hi;
+    int i, left = 0;
+
+    /* Every key's signer at once: their password programs and logins
+     * take their time side by side, not one after the other. */
+    mt_sign.budget = TACK_SIGN_AGENT_SECS;
+    mt_sign.deadline = mt_ms_now() + mt_sign.budget * 1000L;
+    for (i = 0; i < mt_sign.queue->nelts; i++) {
+        mt_pending_t *pd = APR_ARRAY_IDX(mt_sign.queue, i, mt_pending_t *);
+        int created;
+        mt_signer_t *sg;
+
+        if (!done[i]) {
+            sg = mt_signer_add(pd->s, pd->conf, &created);
+            if (created) {
+                sg->error = mt_signer_spawn(mt_sign.pool, sg);
+            }
+        }
+    }
+    for (hi = apr_hash_first(p, mt_sign.signers); hi; hi = apr_hash_next(hi)) {
+        mt_signer_t *sg = apr_hash_this_val(hi);
+
+        if (!sg->error && !sg->pub_known) {
+            sg->error = mt_signer_hello(mt_sign.pool, sg);
+        }
+    }
+    for (i = 0; i < mt_sign.queue->nelts; i++) {
+        mt_pending_t *pd = APR_ARRAY_IDX(mt_sign.queue, i, mt_pending_t *);
+        int created;
+        mt_signer_t *sg;
+        mt_item_t *item;
+
+        if (done[i]) {
+            continue;
+        }
+        sg = mt_signer_add(pd->s, pd->conf, &created);
+        if (!sg->pub_known || sg->fd < 0) {
+            mt_agent_failed(sg, said);
+            left++;
+            continue;
+        }
+        if (mt_agent_broken(pd, sg)) {
+            done[i] = 1;
+            continue;
+        }
+        mt_sign.budget =
+            mt_sign_wait_secs() > 0 ? mt_sign_wait_secs() : TACK_SIGN_WAIT_SECS;
+        mt_sign.deadline = mt_ms_now() + mt_sign.budget * 1000L;
+        item = mt_sign_one(p, pd->s, pd->conf, sg, &pd->cert, pd->expires,
+                           pd->write);
+        if (!item && sg->fd >= 0) {
+            done[i] = 1; /* a signature that does not verify (TACK00038) */
+            continue;
+        }
+        if (!item) {
+            mt_agent_failed(sg, said);
+            left++;
+            continue;
+        }
+        mt_agent_publish(pd, item);
+        if (apr_hash_get(said, sg->key, APR_HASH_KEY_STRING)) {
+            apr_hash_set(said, sg->key, APR_HASH_KEY_STRING, NULL);
+            mt_board_say(NULL);
+        }
+        if (pd->replaces) {
+            mt_sign_replaced(pd->s, pd->replaces);
+        }
+        done[i] = 1;
+        (*nsigned)++;
+    }
+    for (hi = apr_hash_first(p, mt_sign.stores); hi; hi = apr_hash_next(hi)) {
+        tack_file_sync_fs(apr_hash_this_key(hi));
+    }
+    for (hi = apr_hash_first(p, mt_sign.signers); hi; hi = apr_hash_next(hi)) {
+        const mt_signer_t *sg = apr_hash_this_val(hi);
+
+        totals[0] += sg->nwritten;
+        totals[1] += sg->nkept;
+    }
+    return left;
+}
+
+/* ---- mod_md's staged certificates, signed ahead ----------------------------
+ * mod_md renews a certificate in its watchdog and stages it
+ * (MDStoreDir/staging/NAME/pubcert*.pem) until the next graceful restart
+ * activates it.  The background looks there every TackSigningRetry
+ * seconds and signs, into the TackStore of the vhost that will serve it,
+ * a TACK for each staged certificate that has none: the restart that
+ * activates a renewal then serves its TACK from the store, with nothing to
+ * sign and nothing to wait for. */
+
+/* mt_md_store_dir finds MDStoreDir in the configuration tree |d|. */
+static const char *mt_md_store_dir(const ap_directive_t *d)
+{
+    for (; d; d = d->next) {
+        const char *found;
+
+        if (!strcasecmp(d->directive, "MDStoreDir") && d->args) {
+            return d->args;
+        }
+        if (d->first_child && (found = mt_md_store_dir(d->first_child))) {
+            return found;
+        }
+    }
+    return NULL;
+}
+
+/* mt_md_watch notes, at the end of the pass, where mod_md stages and which
+ * vhosts sign ahead: nothing when mod_md is not loaded. */
+static void mt_md_watch(server_rec *s_main)
+{
+    apr_pool_t *pconf = s_main->process->pconf;
+    const char *dir;
+    server_rec *s;
+
+    bg_md_staging = NULL;
+    bg_md_vhosts = NULL;
+    if (!ap_find_linked_module("mod_md.c")) {
+        return;
+    }
+    for (s = s_main; s; s = s->next) {
+        const mt_conf_t *conf = mt_conf_get(s);
+
+        if (conf->ssl_seen && conf->sign_key && *conf->sign_key &&
+            conf->store && conf->store->loaded && !conf->store->error) {
+            if (!bg_md_vhosts) {
+                bg_md_vhosts = apr_array_make(pconf, 4, sizeof(server_rec *));
+            }
+            APR_ARRAY_PUSH(bg_md_vhosts, server_rec *) = s;
+        }
+    }
+    dir = mt_md_store_dir(ap_conftree);
+    dir = ap_server_root_relative(pconf, dir ? dir : "md");
+    if (bg_md_vhosts && dir) {
+        bg_md_staging = apr_pstrcat(pconf, dir, "/staging", NULL);
+        ap_log_error(APLOG_MARK, APLOG_DEBUG, 0, s_main,
+                     "TACK00082: the background signs ahead what mod_md "
+                     "stages in %s for %d vhost%s with a TackSigningKey and "
+                     "a TackStore",
+                     bg_md_staging, bg_md_vhosts->nelts,
+                     bg_md_vhosts->nelts == 1 ? "" : "s");
+    }
+}
+
+/* mt_md_vhost returns the vhost that serves |cert| (a name of its
+ * certificate is the vhost's name or an alias), or NULL. */
+static server_rec *mt_md_vhost(X509 *cert)
+{
+    int i, j;
+
+    for (i = 0; i < bg_md_vhosts->nelts; i++) {
+        server_rec *s = APR_ARRAY_IDX(bg_md_vhosts, i, server_rec *);
+
+        if (s->server_hostname &&
+            X509_check_host(cert, s->server_hostname, 0, 0, NULL) == 1) {
+            return s;
+        }
+        for (j = 0; s->names && j < s->names->nelts; j++) {
+            const char *n = APR_ARRAY_IDX(s->names, j, const char *);
+
+            if (X509_check_host(cert, n, 0, 0, NULL) == 1) {
+                return s;
+            }
+        }
+    }
+    return NULL;
+}
+
+/* mt_md_sign_one signs ahead the staged certificate in |path|, once. */
+static void mt_md_sign_one(apr_pool_t *p, apr_hash_t *seen, const char *path)
+{
+    char name[TACK_NAME_SIZE + 64], vname[TACK_NAME_SIZE];
+    mt_certsel_t cert;
+    const mt_conf_t *conf;
+    mt_signer_t *sg;
+    server_rec *s;
+    apr_finfo_t fi;
+    time_t end;
+    X509 *x509 = NULL;
+    FILE *f;
+    int created;
+
+    memset(&cert, 0, sizeof(cert));
+    if (!(f = fopen(path, "r"))) {
+        return;
+    }
+    x509 = PEM_read_X509(f, NULL, NULL, NULL);
+    fclose(f);
+    ERR_clear_error();
+    if (!x509 || tack_spki_hash(x509, cert.hash) != TACK_OK ||
+        apr_hash_get(seen, cert.hash, TACK_HASH_LEN) ||
+        tack_cert_end_time(x509, &end) != TACK_OK || end <= time(NULL) ||
+        !(s = mt_md_vhost(x509))) {
+        X509_free(x509);
+        return;
+    }
+    apr_hash_set(seen,
+                 apr_pmemdup(apr_hash_pool_get(seen), cert.hash, TACK_HASH_LEN),
+                 TACK_HASH_LEN, "");
+    conf = mt_conf_get(s);
+    if (tack_cert_store_name(x509, name, sizeof(name)) == TACK_OK &&
+        apr_stat(&fi, apr_pstrcat(p, conf->store->path, "/", name, NULL),
+                 APR_FINFO_TYPE, p) == APR_SUCCESS) {
+        X509_free(x509); /* its TACK is in the store already */
+        return;
+    }
+    sg = mt_signer_add(s, conf, &created);
+    if (created) {
+        mt_sign.budget = TACK_SIGN_AGENT_SECS;
+        mt_sign.deadline = mt_ms_now() + mt_sign.budget * 1000L;
+        sg->error = mt_signer_start(mt_sign.pool, sg);
+    }
+    if (!sg->pub_known || sg->fd < 0) {
+        /* said by mt_agent_failed for the waiting ones; tried next time */
+        apr_hash_set(seen, cert.hash, TACK_HASH_LEN, NULL);
+        X509_free(x509);
+        return;
+    }
+    cert.x509 = x509;
+    cert.label = apr_psprintf(p, "mod_md's staged certificate %s", path);
+    mt_sign.budget =
+        mt_sign_wait_secs() > 0 ? mt_sign_wait_secs() : TACK_SIGN_WAIT_SECS;
+    mt_sign.deadline = mt_ms_now() + mt_sign.budget * 1000L;
+    if (!mt_sign_one(p, s, conf, sg, &cert, (uint32_t)(end / 60), 1)) {
+        apr_hash_set(seen, cert.hash, TACK_HASH_LEN, NULL);
+        return;
+    }
+    ap_log_error(APLOG_MARK, APLOG_INFO, 0, s,
+                 "TACK00081: vhost %s: signed ahead for %s: its TACK is in "
+                 "the store when a restart activates it",
+                 mt_vhost_name_buf(s, vname), path);
+}
+
+/* mt_md_round signs ahead every certificate mod_md has staged. */
+static void mt_md_round(apr_pool_t *p, apr_hash_t *seen)
+{
+    apr_dir_t *dir;
+    apr_finfo_t fi;
+
+    if (!bg_md_staging ||
+        apr_dir_open(&dir, bg_md_staging, p) != APR_SUCCESS) {
+        return;
+    }
+    while (apr_dir_read(&fi, APR_FINFO_NAME | APR_FINFO_TYPE, dir) ==
+           APR_SUCCESS) {
+        const char *md;
+        apr_dir_t *sub;
+        apr_finfo_t ff;
+
+        if (fi.filetype != APR_DIR || fi.name[0] == '.') {
+            continue;
+        }
+        md = apr_pstrcat(p, bg_md_staging, "/", fi.name, NULL);
+        if (apr_dir_open(&sub, md, p) != APR_SUCCESS) {
+            continue;
+        }
+        while (apr_dir_read(&ff, APR_FINFO_NAME | APR_FINFO_TYPE, sub) ==
+               APR_SUCCESS) {
+            if (ff.filetype == APR_REG && !strncmp(ff.name, "pubcert", 7) &&
+                strstr(ff.name, ".pem")) {
+                mt_md_sign_one(p, seen, apr_pstrcat(p, md, "/", ff.name, NULL));
+            }
+        }
+        apr_dir_close(sub);
+    }
+    apr_dir_close(dir);
+    for (apr_hash_index_t *hi =
+             mt_sign.stores ? apr_hash_first(p, mt_sign.stores) : NULL;
+         hi; hi = apr_hash_next(hi)) {
+        tack_file_sync_fs(apr_hash_this_key(hi));
+    }
+}
+
+/* mt_agent_main is the background process.  It never returns. */
+static void mt_agent_main(server_rec *s_main)
+{
+    apr_pool_t *p;
+    apr_hash_t *said, *staged;
+    char *done;
+    int n, left, told = 0, nsigned = 0, totals[2] = {0, 0};
+    long started = mt_ms_now();
+
+    signal(SIGHUP, SIG_IGN); /* httpd's restart signals are the parent's */
+    signal(SIGUSR1, SIG_IGN);
+    signal(SIGWINCH, SIG_IGN);
+    signal(SIGPIPE, SIG_IGN);
+    signal(SIGTERM, mt_agent_on_term);
+    setpgid(0, 0); /* its signers in its group: ended with it */
+    prctl(PR_SET_PDEATHSIG, SIGTERM); /* the parent gone: so is it */
+    prctl(PR_SET_NAME, "tack-signing", 0, 0, 0);
+    mt_sign.in_agent = 1;
+    if (apr_pool_create(&p, NULL) != APR_SUCCESS) {
+        _exit(1);
+    }
+    if (mt_sign.pool) {
+        /* the pass's signers that are up are this process's now; the
+         * others are tried again at once, with the background's time */
+        apr_hash_index_t *hi;
+
+        for (hi = apr_hash_first(p, mt_sign.signers); hi;
+             hi = apr_hash_next(hi)) {
+            mt_signer_t *sg = apr_hash_this_val(hi);
+
+            if (!sg->pub_known || sg->fd < 0) {
+                apr_hash_set(mt_sign.signers, apr_hash_this_key(hi),
+                             APR_HASH_KEY_STRING, NULL);
+            }
+            sg->nsigned = sg->nwritten = sg->nkept = 0; /* the pass's */
+        }
+    }
+    n = mt_sign.queue ? mt_sign.queue->nelts : 0;
+    done = apr_pcalloc(p, (size_t)n + 1);
+    said = apr_hash_make(p);
+    staged = apr_hash_make(p);
+    for (;;) {
+        apr_pool_t *round;
+
+        apr_pool_create(&round, p);
+        left = n && !told ? mt_agent_round(round, said, done, &nsigned, totals)
+                          : 0;
+        if (n && !left && !told) {
+            told = 1;
+            ap_log_error(APLOG_MARK, APLOG_INFO, 0, s_main,
+                         "TACK00077: the background signed %d TACK%s in %.1f "
+                         "seconds (%d written to a TackStore, %d kept in "
+                         "memory only): every certificate the start left to "
+                         "it is served with one",
+                         nsigned, nsigned == 1 ? "" : "s",
+                         (double)(mt_ms_now() - started) / 1000.0, totals[0],
+                         totals[1]);
+        }
+        mt_md_round(round, staged);
+        if (mt_sign.pool) {
+            apr_pool_destroy(mt_sign.pool); /* the signers end */
+        }
+        apr_pool_destroy(round);
+        if (!left && !bg_md_staging) {
+            break;
+        }
+        sleep((unsigned)mt_sign_retry_secs());
+    }
+    _exit(0);
+}
+
+/* mt_agent_maintain hears from httpd's main loop about the background
+ * process (apr_proc_other_child_register). */
+static void mt_agent_maintain(int reason, void *data, apr_wait_t status)
+{
+    apr_proc_t *proc = data;
+
+    switch (reason) {
+    case APR_OC_REASON_DEATH:
+    case APR_OC_REASON_LOST:
+        bg_agent = 0;
+        apr_proc_other_child_unregister(data);
+        break;
+    case APR_OC_REASON_RESTART:
+        apr_proc_other_child_unregister(data);
+        break;
+    case APR_OC_REASON_UNREGISTER:
+        if (bg_agent == proc->pid) {
+            mt_signer_stop(proc->pid);
+            bg_agent = 0;
+        }
+        break;
+    }
+}
+
+/* mt_agent_fork forks the background process (|n| certificates wait). */
+static void mt_agent_fork(server_rec *s_main, int n)
+{
+    apr_pool_t *pconf = s_main->process->pconf;
+    apr_proc_t *proc;
+    pid_t pid = fork();
+
+    if (pid < 0) {
+        ap_log_error(APLOG_MARK, APLOG_ERR, errno, s_main,
+                     "TACK00079: cannot fork the background signing process: "
+                     "%d certificate%s wait for the next start",
+                     n, n == 1 ? "" : "s");
+        return;
+    }
+    if (pid == 0) {
+        mt_agent_main(s_main);
+    }
+    bg_agent = pid;
+    proc = apr_pcalloc(pconf, sizeof(*proc));
+    proc->pid = pid;
+    apr_proc_other_child_register(proc, mt_agent_maintain, proc, NULL, pconf);
+}
+
+/* mt_bg_since carries over, from the previous start to this one, since
+ * when each queued certificate waits: the ones still queued keep their
+ * time, the others are forgotten. */
+static void mt_bg_since(apr_pool_t *proc, apr_time_t now)
+{
+    apr_pool_t *np;
+    apr_hash_t *nh;
+    int i;
+
+    if (apr_pool_create(&np, proc) != APR_SUCCESS) {
+        return;
+    }
+    nh = apr_hash_make(np);
+    for (i = 0; mt_sign.queue && i < mt_sign.queue->nelts; i++) {
+        const mt_pending_t *pd =
+            APR_ARRAY_IDX(mt_sign.queue, i, mt_pending_t *);
+        const apr_time_t *had =
+            bg_since ? apr_hash_get(bg_since, pd->cert.hash, TACK_HASH_LEN)
+                       : NULL;
+        apr_time_t *t = apr_palloc(np, sizeof(*t));
+
+        *t = had ? *had : now;
+        apr_hash_set(nh, apr_pmemdup(np, pd->cert.hash, TACK_HASH_LEN),
+                     TACK_HASH_LEN, t);
+    }
+    if (bg_since_pool) {
+        apr_pool_destroy(bg_since_pool);
+    }
+    bg_since_pool = np;
+    bg_since = nh;
+}
+
+static apr_time_t mt_bg_since_get(const uint8_t *hash, apr_time_t now)
+{
+    const apr_time_t *t =
+        bg_since ? apr_hash_get(bg_since, hash, TACK_HASH_LEN) : NULL;
+
+    return t ? *t : now;
+}
+
+/* mt_sign_background makes the segment of the queued certificates' answers,
+ * gives each slot its place, and forks the background process. */
+static void mt_background_segment(server_rec *s_main)
+{
+    apr_pool_t *pconf = s_main->process->pconf;
+    apr_shm_t *shm;
+    apr_status_t rv;
+    size_t size, off;
+    uint8_t *base;
+    apr_time_t now = apr_time_now();
+    int i;
+
+    mt_md_watch(s_main);
+    if (!mt_sign.queue || !mt_sign.queue->nelts) {
+        mt_bg_since(s_main->process->pool, now); /* nothing waits */
+        if (bg_md_staging) {
+            mt_agent_fork(s_main, 0);
+        }
+        return;
+    }
+    size = APR_ALIGN_DEFAULT(sizeof(mt_board_t));
+    for (i = 0; i < mt_sign.queue->nelts; i++) {
+        const mt_pending_t *pd =
+            APR_ARRAY_IDX(mt_sign.queue, i, mt_pending_t *);
+
+        size += APR_ALIGN_DEFAULT(sizeof(mt_late_t) + pd->len);
+    }
+    rv = apr_shm_create(&shm, size, NULL, pconf);
+    if (rv != APR_SUCCESS) {
+        ap_log_error(APLOG_MARK, APLOG_ERR, rv, s_main,
+                     "TACK00078: cannot create the shared-memory segment "
+                     "(%" APR_SIZE_T_FMT " bytes) for the TACKs left to the "
+                     "background: %d certificate%s wait for the next start",
+                     size, mt_sign.queue->nelts,
+                     mt_sign.queue->nelts == 1 ? "" : "s");
+        return;
+    }
+    base = apr_shm_baseaddr_get(shm);
+    memset(base, 0, size);
+    bg_board = (mt_board_t *)base;
+    apr_pool_cleanup_register(pconf, &bg_board, mt_background_forget,
+                              apr_pool_cleanup_null);
+    off = APR_ALIGN_DEFAULT(sizeof(mt_board_t));
+    mt_bg_since(s_main->process->pool, now);
+    for (i = 0; i < mt_sign.queue->nelts; i++) {
+        mt_pending_t *pd = APR_ARRAY_IDX(mt_sign.queue, i, mt_pending_t *);
+        mt_late_t *late = (mt_late_t *)(base + off);
+
+        off += APR_ALIGN_DEFAULT(sizeof(mt_late_t) + pd->len);
+        late->body.data = late->data;
+        late->body.len = pd->len;
+        late->body.served = late->served;
+        late->since = mt_bg_since_get(pd->cert.hash, now);
+        pd->late = late;
+        if (pd->where) {
+            *pd->where = late;
+        }
+    }
+    mt_agent_fork(s_main, mt_sign.queue->nelts);
+}
+
+/* mt_signer_maintain hears from httpd's main loop about a signer the
+ * background process took over (apr_proc_other_child_register): the parent
+ * reaps it, and ends it with the generation. */
+static void mt_signer_maintain(int reason, void *data, apr_wait_t status)
+{
+    apr_proc_t *proc = data;
+
+    switch (reason) {
+    case APR_OC_REASON_DEATH:
+    case APR_OC_REASON_LOST:
+    case APR_OC_REASON_RESTART:
+        apr_proc_other_child_unregister(data);
+        break;
+    case APR_OC_REASON_UNREGISTER:
+        if (kill(proc->pid, 0) == 0 && waitpid(proc->pid, NULL, WNOHANG) == 0) {
+            mt_signer_stop(proc->pid);
+        }
+        break;
+    }
+}
+
+/* mt_bg_hand_over leaves the signers that are up to the background
+ * process (forked: bg_agent): the parent closes its ends without waiting
+ * for them, and reaps them when they exit. */
+static void mt_bg_hand_over(server_rec *s_main)
+{
+    apr_pool_t *pconf = s_main->process->pconf;
+    apr_hash_index_t *hi;
+
+    if (!bg_agent) {
+        return;
+    }
+    for (hi = apr_hash_first(NULL, mt_sign.signers); hi;
+         hi = apr_hash_next(hi)) {
+        mt_signer_t *sg = apr_hash_this_val(hi);
+        apr_proc_t *proc;
+
+        if (sg->pid > 0) {
+            proc = apr_pcalloc(pconf, sizeof(*proc));
+            proc->pid = sg->pid;
+            apr_proc_other_child_register(proc, mt_signer_maintain, proc, NULL,
+                                          pconf);
+            sg->pid = 0;
+        }
+    }
+}
+
+void mt_background_start(server_rec *s_main)
+{
+    if (mt_strict() || mt_quiet() || !mt_sign.pool) {
+        return;
+    }
+    /* the background process inherits the signers that are up: a key is
+     * loaded (its password program run, its token logged in to) once per
+     * restart */
+    mt_background_segment(s_main);
+    mt_bg_hand_over(s_main);
+}

@@ -1,0 +1,113 @@
+/* SPDX-License-Identifier: Apache-2.0
+ * Copyright 2026 the mod_tack authors (NOTICE) */
+/*
+ * mod_tack_signer.h -- what mod_tack_sign.c (TackSigningKey: the signer
+ * processes, the pass's decisions, the queue) shares with
+ * mod_tack_background.c (what the pass left to the background).  Private
+ * to those two files.
+ */
+#ifndef MOD_TACK_SIGNER_H
+#define MOD_TACK_SIGNER_H
+
+#include "mod_tack_model.h"
+
+/* How long an exec: program may take to print the password. */
+#define TACK_PW_EXEC_SECS 30
+/* How long a configuration pass waits for its signers, all keys together
+ * (TackSigningWait): their password programs and tokens, and every
+ * signature it does not leave to the background.  One budget: three keys
+ * whose programs hang cost it once, not three times (a restart answers no
+ * new connection meanwhile). */
+#define TACK_SIGN_WAIT_SECS 10
+/* How often the background tries a signing key that failed again
+ * (TackSigningRetry): a signing host back up is used within this. */
+#define TACK_SIGN_RETRY_SECS 60
+/* How long the background waits for a signer's first answer: the password
+ * program's own deadline, and the token's login. */
+#define TACK_SIGN_AGENT_SECS (TACK_PW_EXEC_SECS + 5)
+
+/* One signing key of this pass: a TackSigningKey with its password
+ * source, loaded once however many vhosts use it. */
+typedef struct {
+    const char *key; /* resolved path, or the pkcs11: URI */
+    const char *pw;  /* TackSigningPassword, or NULL */
+    const ap_directive_t *where;
+    const ap_directive_t *pw_where;
+    EVP_PKEY *pkey; /* in the signer process only */
+    const char *error;
+    int fd;    /* the parent's end of the signer's socket; -1: none */
+    pid_t pid; /* the signer process, or 0 */
+    uint8_t pub[TACK_KEY_LEN];
+    char fingerprint[TACK_FINGERPRINT_SIZE];
+    int nsigned, nwritten, nkept, nskipped, nqueued;
+    int reported;     /* its error was counted under -t (once per key) */
+    int pub_known;    /* its signer started: |pub| is the key's */
+    int pub_recalled; /* it did not, |pub| is its last load's */
+    int transient;    /* its error is the signing host's, not the
+                       * configuration's: no answer, no connection */
+} mt_signer_t;
+
+/* A certificate the pass did not wait for: signed by the background
+ * process (mt_agent_main) after the start, its answer published in the
+ * segment (mt_late_t) the handshake reads.  In pconf. */
+struct mt_pending {
+    server_rec *s;
+    const mt_conf_t *conf;
+    mt_certsel_t cert; /* its certificate (no TACKs) */
+    uint32_t expires;  /* the TACK's expiration: the certificate's end */
+    int write;         /* into the vhost's TackStore */
+    int format, pin_activation;
+    size_t nsigs; /* the vhost's break signatures, sent with it */
+    const tack_breaksig_t *sigs;
+    size_t len;              /* the size of its answer */
+    const mt_late_t **where; /* the handshake's slot */
+    mt_late_t *late;         /* its place in the segment */
+    long pinned;             /* clients may pin the signing key here */
+    mt_item_t *replaces;     /* its TACK under the key, expiring soon */
+};
+
+/* The signing state of this process: the parent's during a pass, the
+ * background process's own copy after it (mt_sign.in_agent).  The pool is
+ * a child of pconf, destroyed at the end of each pass or round, with the
+ * signers by "key\npassword source" and the TACKs signed, by target hash
+ * and key, so that a certificate named by several vhosts gets one TACK;
+ * the queue is the pass's (mt_pending_t *, in pconf). */
+typedef struct {
+    apr_pool_t *pool;
+    apr_hash_t *signers;
+    apr_hash_t *done;
+    apr_hash_t *stores; /* store paths written to in this pool's time */
+    apr_hash_t *files;  /* store file written -> its TACK key */
+    long deadline;      /* when waiting for signers stops (mt_ms_now) */
+    int budget;         /* the seconds up to it, for messages */
+    int in_agent;       /* 1 in the background process */
+    apr_array_header_t *queue;
+} mt_sign_t;
+extern mt_sign_t mt_sign;
+
+/* mt_ms_now: CLOCK_MONOTONIC in milliseconds; mt_sign_wait_secs:
+ * TackSigningWait. */
+long mt_ms_now(void);
+int mt_sign_wait_secs(void);
+
+/* The signers: mt_signer_add finds or makes (|created|, not started) the
+ * signer of |conf|; mt_signer_spawn forks it, mt_signer_hello waits for its
+ * first answer until mt_sign.deadline, mt_signer_start does both (NULL, or
+ * why the key cannot be used); mt_signer_stop ends a signer process. */
+mt_signer_t *mt_signer_add(server_rec *s, const mt_conf_t *conf, int *created);
+const char *mt_signer_spawn(apr_pool_t *p, mt_signer_t *sg);
+const char *mt_signer_hello(apr_pool_t *p, mt_signer_t *sg);
+const char *mt_signer_start(apr_pool_t *p, mt_signer_t *sg);
+void mt_signer_stop(pid_t pid);
+
+/* mt_sign_one signs a TACK for |cert| that expires with it (|expires|,
+ * in minutes), writes it into the vhost's store (|write|), and returns its
+ * item, or NULL (logged; the signer gone: sg->fd < 0). */
+mt_item_t *mt_sign_one(apr_pool_t *p, server_rec *s, const mt_conf_t *conf,
+                       mt_signer_t *sg, const mt_certsel_t *cert,
+                       uint32_t expires, int write);
+
+/* mt_sign_replaced says that |old| gives way to a TACK just signed. */
+void mt_sign_replaced(server_rec *s, const mt_item_t *old);
+
+#endif /* MOD_TACK_SIGNER_H */
