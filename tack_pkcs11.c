@@ -24,6 +24,8 @@
 #include <dlfcn.h>
 #include <errno.h>
 #include <link.h>
+#include <pthread.h>
+#include <signal.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stddef.h>
@@ -32,6 +34,7 @@
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/un.h>
+#include <time.h>
 #include <unistd.h>
 
 #include <openssl/bio.h>
@@ -1341,8 +1344,18 @@ static tack_status_t tack_pk11_reach(const tack_pk11_uri_t *u,
         }
     }
     if (call != NULL && tack_pk11_ckr_name(rv, name, sizeof(name)) == 'c') {
+        /* p11-kit's client fails C_Initialize with CKR_DEVICE_ERROR when
+         * the socket accepts and closes at once: a forwarding (ssh -L)
+         * whose far end has no server.  Say which server. */
+        const char *address = getenv(TACK_PK11_CLIENT_ENV);
+        int client = tack_pk11_is_client(module) && address != NULL &&
+                     address[0] != '\0';
+
         st = tack_pk11_fail(err, err_len, TACK_ERR_TOKEN_UNREACHABLE,
-                            "cannot connect to the token: %s: %s", call, name);
+                            "cannot connect to the token: %s: %s%s%.200s%s",
+                            call, name,
+                            client ? " (from the p11-kit server at " : "",
+                            client ? address : "", client ? ")" : "");
     } else if (call != NULL) {
         st = tack_pk11_fail(err, err_len, TACK_ERR_TOKEN,
                             "the token cannot be used: %s: %s", call, name);
@@ -1645,14 +1658,41 @@ done:
     return TACK_OK;
 }
 
+/* tack_pk11_load_quiet is tack_pk11_load with SIGPIPE blocked in this
+ * thread: p11-kit's client writes to its socket without MSG_NOSIGNAL, and
+ * a server that goes away (a forwarding whose far end closes) would end
+ * the tool with SIGPIPE.  One raised meanwhile is taken off before the
+ * old mask comes back (httpd ignores SIGPIPE anyway). */
+static tack_status_t tack_pk11_load_quiet(const char *uri, const char *pin,
+                                          size_t pin_len, int private,
+                                          EVP_PKEY **out, char *err,
+                                          size_t err_len)
+{
+    sigset_t pipe_set, old_set;
+    tack_status_t st;
+
+    sigemptyset(&pipe_set);
+    sigaddset(&pipe_set, SIGPIPE);
+    pthread_sigmask(SIG_BLOCK, &pipe_set, &old_set);
+    st = tack_pk11_load(uri, pin, pin_len, private, out, err, err_len);
+    if (!sigismember(&old_set, SIGPIPE)) {
+        struct timespec zero = {0, 0};
+
+        while (sigtimedwait(&pipe_set, NULL, &zero) == SIGPIPE) {
+        }
+        pthread_sigmask(SIG_SETMASK, &old_set, NULL);
+    }
+    return st;
+}
+
 tack_status_t tack_pkcs11_load(const char *uri, const char *pin, size_t pin_len,
                                EVP_PKEY **out, char *err, size_t err_len)
 {
-    return tack_pk11_load(uri, pin, pin_len, 1, out, err, err_len);
+    return tack_pk11_load_quiet(uri, pin, pin_len, 1, out, err, err_len);
 }
 
 tack_status_t tack_pkcs11_load_public(const char *uri, EVP_PKEY **out,
                                       char *err, size_t err_len)
 {
-    return tack_pk11_load(uri, NULL, 0, 0, out, err, err_len);
+    return tack_pk11_load_quiet(uri, NULL, 0, 0, out, err, err_len);
 }

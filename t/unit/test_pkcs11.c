@@ -14,10 +14,12 @@
 
 #include <dlfcn.h>
 #include <link.h>
+#include <signal.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
 #include <sys/un.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include <openssl/ec.h>
@@ -375,6 +377,7 @@ START_TEST(pkcs11_load_says_the_p11_kit_server_cannot_be_reached)
     char dir[] = "/tmp/tack-p11-XXXXXX", address[256], want[512];
     char err[TACK_PKCS11_ERR_SIZE];
     struct sockaddr_un sa;
+    pid_t pid;
     int fd;
 
     ck_assert_ptr_nonnull(mkdtemp(dir));
@@ -400,6 +403,30 @@ START_TEST(pkcs11_load_says_the_p11_kit_server_cannot_be_reached)
     snprintf(want, sizeof(want),
              "cannot connect to the token: no p11-kit server at "
              "P11_KIT_SERVER_ADDRESS=%s: Connection refused",
+             address);
+    ck_assert_str_eq(err, want);
+    /* A socket that accepts and closes at once, as ssh -L does when the
+     * far end has no server: the client's C_Initialize fails. */
+    ck_assert_int_eq(listen(fd, 4), 0);
+    pid = fork();
+    ck_assert_int_ge(pid, 0);
+    if (pid == 0) {
+        alarm(10);
+        for (;;) {
+            int c = accept(fd, NULL, NULL);
+
+            if (c >= 0) {
+                close(c);
+            }
+        }
+    }
+    ck_assert_status(tt_client_load(address, err, sizeof(err)),
+                     TACK_ERR_TOKEN_UNREACHABLE);
+    kill(pid, SIGKILL);
+    waitpid(pid, NULL, 0);
+    snprintf(want, sizeof(want),
+             "cannot connect to the token: C_Initialize: CKR_DEVICE_ERROR "
+             "(from the p11-kit server at %s)",
              address);
     ck_assert_str_eq(err, want);
     close(fd);
