@@ -62,6 +62,7 @@ static const char *const tack_status_strings[TACK_STATUS_COUNT] = {
     [TACK_ERR_HEX] = "not a hexadecimal digit",
     [TACK_ERR_TIME] = "a certificate's time does not parse",
     [TACK_ERR_NOT_STATE_FILE] = "not a version 1 state file",
+    [TACK_ERR_TOKEN_UNREACHABLE] = "cannot connect to the PKCS#11 token",
 };
 
 const char *tack_status_str(tack_status_t status)

@@ -136,7 +136,10 @@ typedef enum {
     TACK_ERR_TIME,           /* a certificate's time does not parse */
     TACK_ERR_NOT_STATE_FILE, /* not JSON, or not a version 1 state file
                                 (tack_state.h) */
-    TACK_STATUS_COUNT        /* not a status: the number of them */
+    /* a PKCS#11 module loads but cannot reach its token: a device or
+     * transport error, p11-kit's server not there (tack_pkcs11.h) */
+    TACK_ERR_TOKEN_UNREACHABLE,
+    TACK_STATUS_COUNT /* not a status: the number of them */
 } tack_status_t;
 
 /* tack_status_str returns a static, human-readable description of |status|,

@@ -24,12 +24,17 @@
 #include <dlfcn.h>
 #include <errno.h>
 #include <link.h>
+#include <pthread.h>
+#include <signal.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stddef.h>
 #include <string.h>
 #include <strings.h>
+#include <sys/socket.h>
 #include <sys/stat.h>
+#include <sys/un.h>
+#include <time.h>
 #include <unistd.h>
 
 #include <openssl/bio.h>
@@ -876,10 +881,17 @@ typedef struct {
     tack_ck_ulong slot, state, flags, device_error;
 } tack_ck_session_info;
 typedef struct {
+    tack_ck_version cryptoki_version;
+    unsigned char manufacturer_id[32];
+    tack_ck_ulong flags;
+    unsigned char library_description[32];
+    tack_ck_version library_version;
+} tack_ck_info;
+typedef struct {
     tack_ck_version version;
     tack_ck_ulong (*initialize)(void *args);
     tack_ck_ulong (*finalize)(void *reserved);
-    tack_ck_ulong (*get_info)(void *info);
+    tack_ck_ulong (*get_info)(tack_ck_info *info);
     tack_ck_ulong (*get_function_list)(void *list);
     tack_ck_ulong (*get_slot_list)(unsigned char token_present,
                                    tack_ck_ulong *slots, tack_ck_ulong *count);
@@ -895,11 +907,20 @@ typedef struct {
     void *close_all_sessions;
     tack_ck_ulong (*get_session_info)(tack_ck_ulong session,
                                       tack_ck_session_info *info);
+    void *get_operation_state, *set_operation_state;
+    tack_ck_ulong (*login)(tack_ck_ulong session, tack_ck_ulong user_type,
+                           const unsigned char *pin, tack_ck_ulong pin_len);
+    tack_ck_ulong (*logout)(tack_ck_ulong session);
 } tack_ck_functions;
 #define TACK_CKR_OK 0x0UL
 #define TACK_CKR_ALREADY_INITIALIZED 0x191UL
+#define TACK_CKR_USER_ALREADY_LOGGED_IN 0x100UL
+#define TACK_CKF_LOGIN_REQUIRED 0x4UL
+#define TACK_CKF_PROTECTED_AUTHENTICATION_PATH 0x100UL
 #define TACK_CKF_TOKEN_INITIALIZED 0x400UL
+#define TACK_CKF_USER_PIN_FINAL_TRY 0x20000UL
 #define TACK_CKF_USER_PIN_LOCKED 0x40000UL
+#define TACK_CKU_USER 1UL
 #define TACK_CKF_SERIAL_SESSION 0x4UL
 #define TACK_CKS_RO_USER_FUNCTIONS 1UL
 #define TACK_CKS_RW_USER_FUNCTIONS 3UL
@@ -1043,6 +1064,315 @@ static tack_status_t tack_pk11_not_found(const tack_pk11_uri_t *u,
                           object, u->token);
 }
 
+/* ---- Reaching the token (PKCS#11 v2.40, section 5.4 to 5.6) ---------- */
+
+/* The PKCS#11 return values a failure is named by, and their class: 'c'
+ * the token cannot be reached (a device or transport error), 'p' the
+ * token refused the PIN. */
+static const struct {
+    tack_ck_ulong rv;
+    const char *name;
+    char class;
+} tack_pk11_ckrs[] = {
+    {0x02UL, "CKR_HOST_MEMORY", 0},
+    {0x03UL, "CKR_SLOT_ID_INVALID", 'c'},
+    {0x05UL, "CKR_GENERAL_ERROR", 'c'},
+    {0x06UL, "CKR_FUNCTION_FAILED", 'c'},
+    {0x07UL, "CKR_ARGUMENTS_BAD", 0},
+    {0x0AUL, "CKR_CANT_LOCK", 0},
+    {0x30UL, "CKR_DEVICE_ERROR", 'c'},
+    {0x31UL, "CKR_DEVICE_MEMORY", 'c'},
+    {0x32UL, "CKR_DEVICE_REMOVED", 'c'},
+    {0xA0UL, "CKR_PIN_INCORRECT", 'p'},
+    {0xA1UL, "CKR_PIN_INVALID", 'p'},
+    {0xA2UL, "CKR_PIN_LEN_RANGE", 'p'},
+    {0xA3UL, "CKR_PIN_EXPIRED", 'p'},
+    {0xA4UL, "CKR_PIN_LOCKED", 'p'},
+    {0xB1UL, "CKR_SESSION_COUNT", 0},
+    {0xE0UL, "CKR_TOKEN_NOT_PRESENT", 'c'},
+    {0xE1UL, "CKR_TOKEN_NOT_RECOGNIZED", 'c'},
+    {0x101UL, "CKR_USER_NOT_LOGGED_IN", 0},
+    {0x102UL, "CKR_USER_PIN_NOT_INITIALIZED", 'p'},
+    {0x103UL, "CKR_USER_TYPE_INVALID", 0},
+    {0x104UL, "CKR_USER_ANOTHER_ALREADY_LOGGED_IN", 0},
+    {0x190UL, "CKR_CRYPTOKI_NOT_INITIALIZED", 0},
+};
+
+/* tack_pk11_ckr_name writes |rv|'s name ("CKR_PIN_INCORRECT", or
+ * "CKR 0x1234" for one not listed) to |out| and returns its class. */
+static char tack_pk11_ckr_name(tack_ck_ulong rv, char *out, size_t out_size)
+{
+    size_t i;
+
+    for (i = 0; i < sizeof(tack_pk11_ckrs) / sizeof(tack_pk11_ckrs[0]); i++) {
+        if (tack_pk11_ckrs[i].rv == rv) {
+            snprintf(out, out_size, "%s", tack_pk11_ckrs[i].name);
+            return tack_pk11_ckrs[i].class;
+        }
+    }
+    snprintf(out, out_size, "CKR 0x%lx", rv);
+    return 0;
+}
+
+/* The address p11-kit's client module takes (p11-kit 0.24: "unix:path="
+ * and an absolute path, or "vsock:"; it crashes in C_Initialize on any
+ * other), and the one it uses when P11_KIT_SERVER_ADDRESS is not set. */
+#define TACK_PK11_CLIENT "p11-kit-client.so"
+#define TACK_PK11_CLIENT_ENV "P11_KIT_SERVER_ADDRESS"
+
+/* tack_pk11_is_client returns 1 when |module| is p11-kit's client. */
+static int tack_pk11_is_client(const char *module)
+{
+    const char *base = strrchr(module, '/');
+
+    return strcmp(base != NULL ? base + 1 : module, TACK_PK11_CLIENT) == 0;
+}
+
+/* tack_pk11_client_address refuses, before the module is initialised, a
+ * P11_KIT_SERVER_ADDRESS that p11-kit-client 0.24 would crash on. */
+static tack_status_t tack_pk11_client_address(const char *module, char *err,
+                                              size_t err_len)
+{
+    const char *address = getenv(TACK_PK11_CLIENT_ENV);
+
+    if (!tack_pk11_is_client(module) || address == NULL || address[0] == '\0' ||
+        strncmp(address, "unix:path=/", 11) == 0 ||
+        strncmp(address, "vsock:", 6) == 0) {
+        return TACK_OK;
+    }
+    return tack_pk11_fail(err, err_len, TACK_ERR_TOKEN_UNREACHABLE,
+                          "cannot connect to the token: %s=%.200s is not an "
+                          "address of p11-kit server (unix:path=/SOCKET, "
+                          "as p11-kit server prints it)",
+                          TACK_PK11_CLIENT_ENV, address);
+}
+
+/* tack_pk11_no_connection explains a p11-kit client that says it has no
+ * connection: the address it tried (P11_KIT_SERVER_ADDRESS, or without
+ * it $XDG_RUNTIME_DIR/p11-kit/pkcs11) and what connecting to it gives. */
+static tack_status_t tack_pk11_no_connection(char *err, size_t err_len)
+{
+    const char *address = getenv(TACK_PK11_CLIENT_ENV);
+    const char *runtime = getenv("XDG_RUNTIME_DIR");
+    struct sockaddr_un sa;
+    char path[TACK_PK11_ATTR_SIZE] = "", where[TACK_PK11_ATTR_SIZE];
+    const char *why = "the server did not answer", *note = "";
+    int fd;
+
+    if (address != NULL && address[0] != '\0') {
+        snprintf(where, sizeof(where), "%s=%.200s", TACK_PK11_CLIENT_ENV,
+                 address);
+        /* p11-kit writes the path percent-encoded (p11_path_encode). */
+        if (strncmp(address, "unix:path=", 10) != 0 ||
+            !tack_pk11_decode(address + 10, strlen(address + 10), path,
+                              sizeof(path))) {
+            path[0] = '\0';
+        }
+    } else if (runtime != NULL && runtime[0] == '/') {
+        snprintf(path, sizeof(path), "%.200s/p11-kit/pkcs11", runtime);
+        snprintf(where, sizeof(where), "%s", path);
+        note = " (the client's default: " TACK_PK11_CLIENT_ENV " is not set)";
+    } else {
+        return tack_pk11_fail(err, err_len, TACK_ERR_TOKEN_UNREACHABLE,
+                              "cannot connect to the token: %s has no "
+                              "p11-kit server (neither %s nor "
+                              "XDG_RUNTIME_DIR is set)",
+                              TACK_PK11_CLIENT, TACK_PK11_CLIENT_ENV);
+    }
+    if (path[0] != '\0' && strlen(path) < sizeof(sa.sun_path)) {
+        memset(&sa, 0, sizeof(sa));
+        sa.sun_family = AF_UNIX;
+        memcpy(sa.sun_path, path, strlen(path));
+        fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+        if (fd >= 0 && connect(fd, (struct sockaddr *)&sa, sizeof(sa)) < 0) {
+            why = strerror(errno);
+        }
+        if (fd >= 0) {
+            close(fd);
+        }
+    }
+    return tack_pk11_fail(err, err_len, TACK_ERR_TOKEN_UNREACHABLE,
+                          "cannot connect to the token: no p11-kit server "
+                          "at %s: %s%s",
+                          where, why, note);
+}
+
+/* tack_pk11_login_refused says why the token refused the PIN: |rv| from
+ * C_Login, |final| when the token now says one more wrong PIN locks it.
+ * A wrong, locked or expired PIN is TACK_ERR_WRONG_PASSWORD; any other
+ * refusal TACK_ERR_TOKEN (another PIN would not help). */
+static tack_status_t tack_pk11_login_refused(tack_ck_ulong rv, int final,
+                                             char *err, size_t err_len)
+{
+    char name[48];
+    const char *what;
+
+    tack_pk11_ckr_name(rv, name, sizeof(name));
+    switch (rv) {
+    case 0xA0UL: /* CKR_PIN_INCORRECT */
+    case 0xA1UL: /* CKR_PIN_INVALID */
+    case 0xA2UL: /* CKR_PIN_LEN_RANGE */
+        what = "wrong PIN";
+        break;
+    case 0xA3UL: /* CKR_PIN_EXPIRED */
+        what = "the token's PIN has expired: set a new one";
+        break;
+    case 0xA4UL: /* CKR_PIN_LOCKED */
+        what = "the token's PIN is locked";
+        break;
+    case 0x102UL: /* CKR_USER_PIN_NOT_INITIALIZED */
+        what = "the token has no user PIN yet";
+        break;
+    default:
+        return tack_pk11_fail(err, err_len, TACK_ERR_TOKEN,
+                              "login refused: C_Login: %s", name);
+    }
+    return tack_pk11_fail(err, err_len, TACK_ERR_WRONG_PASSWORD,
+                          "%s (login refused: %s)%s", what, name,
+                          final ? "; one more wrong PIN locks the token" : "");
+}
+
+/* tack_pk11_reach asks |module| (its own handle on it, as
+ * tack_pk11_list_tokens does) whether the token |u| names can be reached
+ * and, with a PIN in |pin|, whether it takes it: the provider says
+ * neither (it finds no key, whatever the reason).  Returns TACK_OK when
+ * nothing stands in the way or it cannot tell, and otherwise:
+ *   TACK_ERR_TOKEN_UNREACHABLE  C_Initialize, C_GetSlotList,
+ *                               C_GetTokenInfo, C_OpenSession or C_Login
+ *                               failed with a device or transport error
+ *                               (named), or p11-kit's client has no
+ *                               connection to its server
+ *   TACK_ERR_WRONG_PASSWORD     C_Login refused the PIN (code named)
+ *   TACK_ERR_TOKEN              the module cannot be loaded, or refused
+ *                               the login otherwise
+ * The login is the one the provider would make, made first: the token
+ * counts one wrong PIN, not two.  A token with a PIN pad of its own
+ * (CKF_PROTECTED_AUTHENTICATION_PATH) is not logged in to here. */
+static tack_status_t tack_pk11_reach(const tack_pk11_uri_t *u,
+                                     const char *module,
+                                     const tack_pk11_pin_t *pin, char *err,
+                                     size_t err_len)
+{
+    tack_ck_ulong (*get_list)(tack_ck_functions **);
+    tack_ck_functions *f = NULL;
+    tack_ck_ulong slots[TACK_PK11_MAX_SLOTS], n = TACK_PK11_MAX_SLOTS, i, rv;
+    tack_ck_ulong slot = 0, session = 0, mine;
+    tack_ck_token_info info;
+    tack_ck_info lib_info;
+    tack_status_t st = TACK_OK;
+    const char *call = NULL;
+    char name[48];
+    int found = 0, opened = 0, logged_in = 0;
+    void *lib;
+
+    if ((st = tack_pk11_client_address(module, err, err_len)) != TACK_OK) {
+        return st;
+    }
+    if ((lib = dlopen(module, RTLD_NOW | RTLD_LOCAL)) == NULL) {
+        const char *why = dlerror();
+
+        return tack_pk11_fail(err, err_len, TACK_ERR_TOKEN,
+                              "cannot load the PKCS#11 module: %s",
+                              why != NULL ? why : module);
+    }
+    *(void **)&get_list = dlsym(lib, "C_GetFunctionList");
+    if (get_list == NULL || get_list(&f) != TACK_CKR_OK || f == NULL) {
+        dlclose(lib);
+        return tack_pk11_fail(err, err_len, TACK_ERR_TOKEN,
+                              "cannot load the PKCS#11 module: %s has no "
+                              "C_GetFunctionList",
+                              module);
+    }
+    /* The provider may hold the module initialised in this process (a
+     * key loaded before): then its state is the provider's, not ours to
+     * log out or finalise. */
+    mine = rv = f->initialize(NULL);
+    if (rv != TACK_CKR_OK && rv != TACK_CKR_ALREADY_INITIALIZED) {
+        call = "C_Initialize";
+    } else if ((rv = f->get_slot_list(1, slots, &n)) != TACK_CKR_OK) {
+        call = "C_GetSlotList";
+    } else if (n == 0 && f->get_info(&lib_info) == TACK_CKR_OK &&
+               memmem(lib_info.library_description,
+                      sizeof(lib_info.library_description), "(no connection)",
+                      15) != NULL) {
+        /* p11-kit's client: C_Initialize succeeds without its server
+         * ("p11-kit (no connection)", no slots) */
+        st = tack_pk11_no_connection(err, err_len);
+    }
+    for (i = 0; call == NULL && st == TACK_OK && u->has_token && i < n &&
+                i < TACK_PK11_MAX_SLOTS;
+         i++) {
+        char label[33];
+
+        if ((rv = f->get_token_info(slots[i], &info)) != TACK_CKR_OK) {
+            call = "C_GetTokenInfo";
+            break;
+        }
+        tack_pk11_label(info.label, label);
+        if (strcmp(label, u->token) == 0) {
+            found++;
+            slot = slots[i];
+        }
+    }
+    /* One token of that label: open a session, and log in as the provider
+     * would.  None (or several): the store's search says which. */
+    if (call == NULL && st == TACK_OK && found == 1) {
+        (void)f->get_token_info(slot, &info);
+        rv = f->open_session(slot, TACK_CKF_SERIAL_SESSION, NULL, NULL,
+                             &session);
+        if (rv != TACK_CKR_OK) {
+            call = "C_OpenSession";
+        } else {
+            opened = 1;
+        }
+        if (opened && pin->pin != NULL &&
+            (info.flags & TACK_CKF_LOGIN_REQUIRED) &&
+            !(info.flags & TACK_CKF_PROTECTED_AUTHENTICATION_PATH)) {
+            rv = f->login(session, TACK_CKU_USER,
+                          (const unsigned char *)pin->pin, pin->pin_len);
+            if (rv == TACK_CKR_OK) {
+                logged_in = 1;
+            } else if (rv != TACK_CKR_USER_ALREADY_LOGGED_IN &&
+                       tack_pk11_ckr_name(rv, name, sizeof(name)) == 'c') {
+                call = "C_Login";
+            } else if (rv != TACK_CKR_USER_ALREADY_LOGGED_IN) {
+                int final = f->get_token_info(slot, &info) == TACK_CKR_OK &&
+                            (info.flags & TACK_CKF_USER_PIN_FINAL_TRY);
+
+                st = tack_pk11_login_refused(rv, final, err, err_len);
+            }
+        }
+    }
+    if (call != NULL && tack_pk11_ckr_name(rv, name, sizeof(name)) == 'c') {
+        /* p11-kit's client fails C_Initialize with CKR_DEVICE_ERROR when
+         * the socket accepts and closes at once: a forwarding (ssh -L)
+         * whose far end has no server.  Say which server. */
+        const char *address = getenv(TACK_PK11_CLIENT_ENV);
+        int client = tack_pk11_is_client(module) && address != NULL &&
+                     address[0] != '\0';
+
+        st = tack_pk11_fail(err, err_len, TACK_ERR_TOKEN_UNREACHABLE,
+                            "cannot connect to the token: %s: %s%s%.200s%s",
+                            call, name,
+                            client ? " (from the p11-kit server at " : "",
+                            client ? address : "", client ? ")" : "");
+    } else if (call != NULL) {
+        st = tack_pk11_fail(err, err_len, TACK_ERR_TOKEN,
+                            "the token cannot be used: %s: %s", call, name);
+    }
+    if (logged_in && mine == TACK_CKR_OK) {
+        f->logout(session);
+    }
+    if (opened) {
+        f->close_session(session);
+    }
+    if (mine == TACK_CKR_OK) {
+        f->finalize(NULL);
+    }
+    dlclose(lib);
+    return st;
+}
+
 /* ---- The key ------------------------------------------------------------- */
 
 /* tack_pk11_type_name names |key|'s algorithm for messages: "RSA", ... */
@@ -1128,20 +1458,12 @@ static tack_status_t tack_pk11_load_error(const tack_pk11_uri_t *u,
     char last[256];
     unsigned long ckr = tack_pk11_ckr(last, sizeof(last));
 
-    switch (ckr) {
-    case 0xA0: /* CKR_PIN_INCORRECT */
-    case 0xA1: /* CKR_PIN_INVALID */
-    case 0xA2: /* CKR_PIN_LEN_RANGE */
-        return tack_pk11_fail(err, err_len, TACK_ERR_WRONG_PASSWORD,
-                              "wrong PIN (the token refused the login)");
-    case 0xA4: /* CKR_PIN_LOCKED */
-        return tack_pk11_fail(err, err_len, TACK_ERR_WRONG_PASSWORD,
-                              "the token's PIN is locked");
-    default:
-        break;
+    if (ckr != 0) {
+        return tack_pk11_login_refused(ckr, 0, err, err_len);
     }
     /* pkcs11-provider leaves no error behind a failed login: the token
-     * says whether the login took. */
+     * says whether the login took.  (tack_pk11_reach has logged in
+     * first, with the code, when the URI names the token's label.) */
     if (pin->asked && pin->pin != NULL && u->has_token) {
         char names[256];
         int login;
@@ -1150,12 +1472,12 @@ static tack_status_t tack_pk11_load_error(const tack_pk11_uri_t *u,
                                   &login) == 1) {
             if (login == TACK_PK11_LOCKED) {
                 return tack_pk11_fail(err, err_len, TACK_ERR_WRONG_PASSWORD,
-                                      "the token's PIN is locked");
+                                      "the token's PIN is locked (login "
+                                      "refused)");
             }
             if (login == TACK_PK11_LOGGED_OUT) {
                 return tack_pk11_fail(err, err_len, TACK_ERR_WRONG_PASSWORD,
-                                      "wrong PIN (the token refused the "
-                                      "login)");
+                                      "wrong PIN (login refused)");
             }
         }
     }
@@ -1293,6 +1615,12 @@ static tack_status_t tack_pk11_load(const char *uri, const char *pin,
         TACK_OK) {
         goto done;
     }
+    /* Whether the token can be reached, and takes the PIN, asked of the
+     * module itself: through the provider all three failures look alike. */
+    if ((st = tack_pk11_reach(u, module[0] ? module : TACK_PK11_DEFAULT_MODULE,
+                              &given, err, err_len)) != TACK_OK) {
+        goto done;
+    }
     if ((c = tack_pk11_ctx(module, err, err_len, &st)) == NULL) {
         goto done;
     }
@@ -1330,14 +1658,41 @@ done:
     return TACK_OK;
 }
 
+/* tack_pk11_load_quiet is tack_pk11_load with SIGPIPE blocked in this
+ * thread: p11-kit's client writes to its socket without MSG_NOSIGNAL, and
+ * a server that goes away (a forwarding whose far end closes) would end
+ * the tool with SIGPIPE.  One raised meanwhile is taken off before the
+ * old mask comes back (httpd ignores SIGPIPE anyway). */
+static tack_status_t tack_pk11_load_quiet(const char *uri, const char *pin,
+                                          size_t pin_len, int private,
+                                          EVP_PKEY **out, char *err,
+                                          size_t err_len)
+{
+    sigset_t pipe_set, old_set;
+    tack_status_t st;
+
+    sigemptyset(&pipe_set);
+    sigaddset(&pipe_set, SIGPIPE);
+    pthread_sigmask(SIG_BLOCK, &pipe_set, &old_set);
+    st = tack_pk11_load(uri, pin, pin_len, private, out, err, err_len);
+    if (!sigismember(&old_set, SIGPIPE)) {
+        struct timespec zero = {0, 0};
+
+        while (sigtimedwait(&pipe_set, NULL, &zero) == SIGPIPE) {
+        }
+        pthread_sigmask(SIG_SETMASK, &old_set, NULL);
+    }
+    return st;
+}
+
 tack_status_t tack_pkcs11_load(const char *uri, const char *pin, size_t pin_len,
                                EVP_PKEY **out, char *err, size_t err_len)
 {
-    return tack_pk11_load(uri, pin, pin_len, 1, out, err, err_len);
+    return tack_pk11_load_quiet(uri, pin, pin_len, 1, out, err, err_len);
 }
 
 tack_status_t tack_pkcs11_load_public(const char *uri, EVP_PKEY **out,
                                       char *err, size_t err_len)
 {
-    return tack_pk11_load(uri, NULL, 0, 0, out, err, err_len);
+    return tack_pk11_load_quiet(uri, NULL, 0, 0, out, err, err_len);
 }

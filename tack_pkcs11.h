@@ -73,17 +73,49 @@ OSSL_LIB_CTX *tack_pkcs11_libctx(const EVP_PKEY *key);
  * that verifies under its public key (tack_key_check_signing), so a wrong
  * key fails here and not at the first tack_sign.
  *
+ * Before the provider looks for the key, the module itself is asked
+ * (C_Initialize, C_GetSlotList, C_GetTokenInfo, C_OpenSession) whether the
+ * token can be reached and, with a PIN and a token= label, logs in with
+ * it: the provider finds no key whatever the reason, and this is how the
+ * four failures of a token (remote ones, through p11-kit-client.so,
+ * above all) are told apart.  The login is the only one made with that
+ * PIN: a wrong PIN counts once against the token's limit.
+ *
  * On success |*out| is the key (free with EVP_PKEY_free; the library
  * context it belongs to lives as long as the process) and TACK_OK
  * is returned.  On failure |*out| is untouched, |err| (|err_len| bytes,
  * TACK_PKCS11_ERR_SIZE suffices) gets a NUL-terminated reason without the
- * URI, OpenSSL's error queue is left empty, and the status is:
- *   TACK_ERR_TOKEN          the provider is not installed, the module cannot
- *                           be loaded, no token matches, no key object (or
- *                           more than one) matches in the token, the
- *                           pin-source cannot be read
- *   TACK_ERR_WRONG_PASSWORD the PIN is wrong or locked, or the token needs
- *                           a PIN and none was given
+ * URI, OpenSSL's error queue is left empty, and the status and the start
+ * of the reason say which class of failure it is:
+ *   TACK_ERR_TOKEN_UNREACHABLE  "cannot connect to the token: ": the
+ *                           module loads but cannot reach its token:
+ *                           one of those calls (or C_Login) failed with a
+ *                           device or transport error, named
+ *                           ("C_Initialize: CKR_GENERAL_ERROR",
+ *                           "C_OpenSession: CKR_DEVICE_REMOVED"), or
+ *                           p11-kit-client.so has no p11-kit server (it
+ *                           says so only by showing no slot): the
+ *                           address tried and connect(2)'s error ("no
+ *                           p11-kit server at P11_KIT_SERVER_ADDRESS=
+ *                           unix:path=/run/tack/p11.sock: No such file or
+ *                           directory"), or an address p11-kit-client
+ *                           0.24 would crash on.  Worth retrying later;
+ *                           no PIN was tried.
+ *   TACK_ERR_WRONG_PASSWORD "login refused": the token refused the PIN,
+ *                           the code named ("wrong PIN (login refused:
+ *                           CKR_PIN_INCORRECT)", "the token's PIN is
+ *                           locked (login refused: CKR_PIN_LOCKED)",
+ *                           CKR_PIN_EXPIRED, CKR_USER_PIN_NOT_INITIALIZED),
+ *                           or the token needs a PIN and none was given
+ *   TACK_ERR_TOKEN          the key is not found ("no private key
+ *                           object=... in token ...", "no token ...
+ *                           (tokens present: ...)", more than one key
+ *                           matches), the module cannot be loaded
+ *                           ("cannot load the PKCS#11 module: " and
+ *                           dlopen's reason), the provider is not
+ *                           installed, the token refused the login for
+ *                           another reason ("login refused: C_Login:
+ *                           CKR_..."), the pin-source cannot be read
  *   TACK_ERR_BAD_KEY        the object is not an EC P-256 key (RSA, P-384),
  *                           or the URI's type is not private (public for
  *                           tack_pkcs11_load_public)

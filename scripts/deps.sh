@@ -91,8 +91,8 @@ fi
 
 PKGS="build-essential pkg-config check libjansson-dev \
 apache2 apache2-dev libapache2-mod-perl2 clang $CLANG_RT man-db \
-valgrind gdb pebble certbot softhsm2 opensc prometheus sudo \
-curl jq"
+valgrind gdb pebble certbot softhsm2 opensc p11-kit p11-kit-modules \
+prometheus sudo curl jq"
 # Installed in an apt-get call of its own when it comes from backports.
 PROVIDER_PKGS="pkcs11-provider"
 # Kept at the archive's version, together.

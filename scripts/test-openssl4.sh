@@ -27,7 +27,7 @@ $apt install --no-install-recommends -t experimental \
     libssl-dev libssl4 openssl >/dev/null
 $apt install --no-install-recommends build-essential pkg-config check \
     libjansson-dev clang libclang-rt-dev perl libjson-pp-perl \
-    libipc-run-perl git man-db groff-base >/dev/null
+    libipc-run-perl git man-db groff-base p11-kit-modules >/dev/null
 ver=$(openssl version)
 case $ver in
 "OpenSSL 4."*) echo "test-openssl4: $ver" ;;

@@ -13,6 +13,7 @@ use Test::More;
 use TackTool;
 use Digest::SHA qw(sha256);
 use JSON::PP;
+use POSIX ();
 
 # Nothing here may pass by skipping: make deps installs softhsm2, opensc
 # and pkcs11-provider (on Debian 12 from bookworm-backports).  The keys go
@@ -161,8 +162,8 @@ sub fails_like {
 }
 my $q = quotemeta($uri);
 fails_like(['sign', '-k', $uri, '-p', '9999', '-c', $crt, '-o', "$d/w.pem"],
-           qr/^tack: $q: wrong PIN \(the token refused the login\)$/m,
-           'a wrong PIN');
+           qr/^tack: $q: wrong PIN \(login refused: CKR_PIN_INCORRECT\)$/m,
+           'a wrong PIN, named by the code the token answered');
 ok(!-e "$d/w.pem", 'a wrong PIN writes no file');
 fails_like(['break', '-k', $uri, '-p', '9999'], qr/^tack: $q: wrong PIN/m,
            'break with a wrong PIN');
@@ -283,6 +284,80 @@ fails_like(['sign', '-k', 'pkcs11:token=tack;object=tackkey;type=public', '-p',
 fails_like(['sign', '-k', 'pkcs11:token=tack', '-p', '1234', '-c', $crt],
            qr/^tack: pkcs11:token=tack: more than one private key matches: name one with object= or id=$/m,
            'a URI that matches several keys');
+
+# ---- the token behind p11-kit server (docs/hosting-guide.md, "One TACK
+# key for many servers"): the tool with p11-kit-client.so and no
+# SOFTHSM2_CONF signs, and each way of not reaching the server is named.
+my $client = '/usr/lib/x86_64-linux-gnu/pkcs11/p11-kit-client.so';
+for my $need ('/usr/bin/p11-kit', $client) {
+    BAIL_OUT("$need not installed: run make deps (p11-kit, p11-kit-modules)")
+        unless -e $need;
+}
+mkdir("$d/run", 0700) or die "$d/run: $!";
+my $sock = "$d/run/p11.sock";
+my $p11_pid = fork();
+die "fork: $!" unless defined $p11_pid;
+if ($p11_pid == 0) {
+    open(STDIN, '<', '/dev/null');
+    open(STDOUT, '>', "$d/p11-kit.out");
+    open(STDERR, '>&', \*STDOUT);
+    %ENV = (%ENV, %env, XDG_RUNTIME_DIR => "$d/run");
+    exec('p11-kit', 'server', '-f', '-n', $sock, '--provider', $softhsm,
+         'pkcs11:token=tack') or POSIX::_exit(127);
+}
+for (1 .. 100) { last if -S $sock; select(undef, undef, undef, 0.05); }
+ok(-S $sock, 'p11-kit server makes its socket') or diag(slurp("$d/p11-kit.out"));
+my $curi = "$uri?module-path=$client";
+my $cq = quotemeta($curi);
+sub client {
+    my ($address, @argv) = @_;
+    my %e = (LSAN_OPTIONS => $env{LSAN_OPTIONS});
+    $e{P11_KIT_SERVER_ADDRESS} = $address if defined $address;
+    return tack({ env => \%e }, @argv);
+}
+($rc, $out, $err) = client("unix:path=$sock", 'sign', '-k', $curi, '-p',
+                           '1234', '-c', $crt, '-o', "$d/remote.pem");
+is($rc, 0, 'sign through p11-kit-client.so, no SOFTHSM2_CONF') or diag($err);
+($rc, $out, $err) = tk('view', '-c', $crt, "$d/remote.pem");
+like($out, qr/^TACK ID        = \Q$id\E$/m, '... under the token\'s key');
+sub client_fails {
+    my ($address, $re, $name, @argv) = @_;
+    my ($rc, $out, $err) = client($address, @argv ? @argv :
+                                  ('sign', '-k', $curi, '-p', '1234', '-c',
+                                   $crt));
+    is($rc, 2, "$name: exit status 2");
+    like($err, $re, "$name: says why");
+    is($out, '', "$name: writes nothing");
+}
+client_fails("unix:path=$sock",
+             qr/^tack: $cq: wrong PIN \(login refused: CKR_PIN_INCORRECT\)$/m,
+             'a wrong PIN through the server', 'sign', '-k', $curi, '-p',
+             '9999', '-c', $crt);
+client_fails("unix:path=$d/run/none.sock",
+             qr/^tack: $cq: cannot connect to the token: no p11-kit server at P11_KIT_SERVER_ADDRESS=unix:path=\Q$d\E\/run\/none\.sock: No such file or directory$/m,
+             'no socket at the address');
+client_fails("unix:path=$d/pin",
+             qr/^tack: $cq: cannot connect to the token: no p11-kit server at \S+: Connection refused$/m,
+             'a file that is not a socket');
+client_fails('nowhere',
+             qr/^tack: $cq: cannot connect to the token: P11_KIT_SERVER_ADDRESS=nowhere is not an address of p11-kit server \(unix:path=\/SOCKET, as p11-kit server prints it\)$/m,
+             'an address p11-kit-client would crash on');
+client_fails("unix:path=$d/run/none.sock",
+             qr/^tack: $cq: cannot connect to the token: /m,
+             'view: no socket', 'view', $curi);
+kill('TERM', $p11_pid);
+waitpid($p11_pid, 0);
+ok(!-e $sock, 'p11-kit server stopped: its socket is gone');
+client_fails("unix:path=$sock",
+             qr/^tack: $cq: cannot connect to the token: no p11-kit server at P11_KIT_SERVER_ADDRESS=unix:path=\Q$sock\E: No such file or directory$/m,
+             'the server stopped');
+# The token's own module: C_Initialize fails when SoftHSM2 cannot read its
+# configuration, and the code is named.
+fails_like(['sign', '-k', "$uri?module-path=$softhsm", '-p', '1234', '-c',
+            $crt],
+           qr/^tack: \S+: cannot connect to the token: C_Initialize: CKR_GENERAL_ERROR$/m,
+           'SoftHSM2 without its configuration',
+           { env => { SOFTHSM2_CONF => "$d/none.conf" } });
 
 # The token still works after the failures (a wrong PIN did not lock it).
 ($rc, $out, $err) = tk('sign', '-k', $uri, '-p', '1234', '-c', $crt);

@@ -70,6 +70,14 @@ my %plan = (
     'hosting-guide.md: tack genkey -o /secure/fleet.key                    # once (+2)' => '',
     'hosting-guide.md: for host in web1 web2; do (+7)' => '',
     'hosting-guide.md: tack break -k /secure/fleet.key -o /srv/breaksigs.pem (+2)' => '',
+    'hosting-guide.md: apt-get install -y p11-kit softhsm2 opensc (+9)' =>
+        "$sys: packages, a user, a token under /var/lib (t/apache/fleet.t makes a token and its key so, in a directory of its own)",
+    'hosting-guide.md: systemctl daemon-reload && systemctl enable --now tack-p11-kit' =>
+        "$sys: a systemd service (t/apache/fleet.t runs its p11-kit server command on a private socket)",
+    'hosting-guide.md: apt-get install -y p11-kit-modules (+4)' =>
+        "$sys: packages, /etc/apache2/envvars (t/apache/fleet.t gives its httpds P11_KIT_SERVER_ADDRESS)",
+    'hosting-guide.md: P11_KIT_SERVER_ADDRESS=unix:path=/run/tack/p11.sock \\ (+2)' =>
+        'needs the signing host (t/apache/fleet.t signs through p11-kit-client.so; t/tool/12-pkcs11.t runs tack through it)',
     "hosting-guide.md: url='https://web1.example.net/tack-status?json'  # quoted: ? is a pattern to the shell (+13)" =>
         'later: against a private httpd, below',
     'hosting-guide.md: mkdir -p /usr/local/lib/nagios/plugins (+31)' => '',

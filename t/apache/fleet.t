@@ -1,0 +1,188 @@
+# SPDX-License-Identifier: Apache-2.0
+# Copyright 2026 the mod_tack authors (NOTICE)
+# One TACK key for many servers (issue 28; docs/hosting-guide.md, "One
+# TACK key for many servers"), on 127.0.0.1: a signing host (a SoftHSM2
+# token in a directory of its own, served by `p11-kit server` on a unix
+# socket) and two private httpds, each with its own certificate and
+# TackStore, both with TackSigningKey through p11-kit-client.so, only
+# P11_KIT_SERVER_ADDRESS in their environment (no SOFTHSM2_CONF: the
+# token is not theirs).  Both serve a TACK under the token's key, which
+# `tack check` accepts; the key cannot be read through the socket; with
+# the signing host down, a graceful restart after a renewal says "cannot
+# connect to the token" and the server answers at once.
+use strict;
+use warnings FATAL => 'all';
+use FindBin;
+use lib "$FindBin::Bin/lib", "$FindBin::Bin/../lib";
+
+use Apache::Test qw(-withtestmore);
+use File::Path qw(make_path remove_tree);
+use POSIX ();
+use Time::HiRes qw(time sleep);
+use TackTest;
+use TackFixture qw(make_cert store_file fingerprint write_file);
+
+plan tests => 34;
+
+# Nothing here may pass by skipping: make deps installs all of it.
+my $softhsm = '/usr/lib/softhsm/libsofthsm2.so';
+my ($client) = glob('/usr/lib/*/pkcs11/p11-kit-client.so');
+for my $need ('/usr/bin/p11-kit', '/usr/bin/softhsm2-util',
+              '/usr/bin/pkcs11-tool', $softhsm, $client // 'p11-kit-client.so') {
+    BAIL_OUT("$need not installed: run make deps (p11-kit, p11-kit-modules,"
+             . " softhsm2, opensc)") unless -e $need;
+}
+my $TACK = top_dir() . '/tack';
+BAIL_OUT("$TACK not built: run make tool") unless -x $TACK;
+
+# ---- the signing host: its token, its key, its p11-kit server -------------
+my $sd = t_dir() . '/tmp/fleet-signer';
+remove_tree($sd);
+make_path("$sd/tokens", "$sd/run");
+chmod 0700, "$sd/run";
+write_file("$sd/softhsm2.conf", "directories.tokendir = $sd/tokens\n"
+           . "objectstore.backend = file\nlog.level = ERROR\n");
+my $sock = "$sd/run/p11.sock";
+my $server_pid;
+{
+    local $ENV{SOFTHSM2_CONF} = "$sd/softhsm2.conf";
+    TackFixture::run("softhsm2-util --init-token --free --label fleet"
+                     . " --pin 1234 --so-pin 5678");
+    # A key the token makes: sensitive and never extractable.
+    TackFixture::run("pkcs11-tool --module $softhsm --login --pin 1234"
+                     . " --keypairgen --key-type EC:prime256v1"
+                     . " --label tackkey --id 01");
+    TackFixture::run("pkcs11-tool --module $softhsm --read-object"
+                     . " --type pubkey --id 01 -o $sd/pub.der");
+    $server_pid = fork();
+    die "fork: $!" unless defined $server_pid;
+    if ($server_pid == 0) {
+        open(STDIN, '<', '/dev/null');
+        open(STDOUT, '>', "$sd/p11-kit.out");
+        open(STDERR, '>&', \*STDOUT);
+        $ENV{XDG_RUNTIME_DIR} = "$sd/run";
+        exec('p11-kit', 'server', '-f', '-n', $sock, '--provider', $softhsm,
+             'pkcs11:token=fleet') or POSIX::_exit(127);
+    }
+}
+END {
+    if ($server_pid && kill(0, $server_pid)) {
+        local $?;
+        kill('TERM', $server_pid);
+        waitpid($server_pid, 0);
+    }
+}
+my $pub = do { local $/; open my $fh, '<', "$sd/pub.der" or die; <$fh> };
+my $token_id = fingerprint(substr($pub, -64));
+for (1 .. 100) { last if -S $sock; sleep 0.05; }
+ok(-S $sock, 'the signing host: p11-kit server listens on its socket')
+    or BAIL_OUT('p11-kit server did not start: '
+                . `cat $sd/p11-kit.out`);
+
+# ---- two web servers: their own certificates and stores, the one key ------
+# Their environment: the server's address, and nothing of the token.
+delete $ENV{SOFTHSM2_CONF};
+$ENV{P11_KIT_SERVER_ADDRESS} = "unix:path=$sock";
+my $uri = "pkcs11:token=fleet;object=tackkey;type=private"
+    . "?module-path=$client";
+my (%h, %mark);
+for my $n ('a', 'b') {
+    my $h = $h{$n} = TackTest::Httpd->new("fleet-$n");
+    my $d = $h->root;
+    make_cert($d, 'www', 'ec', "$n.test");
+    mkdir "$d/store";
+    write_file("$d/pin", "1234\n");
+    chmod 0600, "$d/pin";
+    $h->write_conf(<<"C");
+TackSigningKey "$uri"
+TackSigningPassword file:\@ROOT\@/pin
+TackStore \@ROOT\@/store
+<VirtualHost 127.0.0.1:\@PORT\@>
+    ServerName $n.test
+    SSLEngine on
+    SSLCertificateFile \@ROOT\@/www.crt
+    SSLCertificateKeyFile \@ROOT\@/www.key
+</VirtualHost>
+C
+    $mark{$n} = $h->log_mark;
+    my ($rc, $out) = $h->start;
+    is($rc, 0, "$n.test starts with its TACK key behind p11-kit") or diag($out);
+}
+
+# check($n): `tack check` of $n.test: (exit status, TACK ID, result).
+sub check {
+    my ($n) = @_;
+    my $out = qx{$TACK check 127.0.0.1:@{[ $h{$n}->port ]} --servername $n.test --tls1_2 2>&1};
+    my $rc = $? >> 8;
+    my ($id) = $out =~ /^TACK ID\s+=\s+(\S+)$/m;
+    my ($result) = $out =~ /^result\s+=\s+(.*)$/m;
+    return ($rc, $id // '', $result // $out);
+}
+for my $n ('a', 'b') {
+    my $d = $h{$n}->root;
+    my ($rc, $id, $result) = check($n);
+    is($rc, 0, "$n.test: tack check exits 0");
+    is($result, 'accepted', "$n.test: its TACK is accepted");
+    is($id, $token_id, "$n.test: under the token's key");
+    my $file = "$d/store/" . store_file("$d/www.crt", "$n.test", 'ecdsa');
+    ok(-s $file, "$n.test: the TACK is written into its own store");
+    my ($sid) = `$TACK view -c $d/www.crt $file 2>&1` =~ /^TACK ID\s+=\s+(\S+)$/m;
+    is($sid // '', $token_id, "$n.test: the stored TACK is the token key's");
+    like($h{$n}->log_since($mark{$n}),
+         qr/TACK00031: vhost $n\.test:\d+: signed a TACK for .*written to \Q$d\E\/store\//,
+         "$n.test: the log says it signed");
+    log_clean($mark{$n}, [], $h{$n}->error_log);
+    my $env = do {
+        local $/;
+        open my $fh, '<', "/proc/" . $h{$n}->pid . "/environ" or die $!;
+        <$fh>;
+    };
+    my %penv = map { /^([^=]*)=(.*)$/s ? ($1, $2) : () } split /\0/, $env;
+    ok(!exists $penv{SOFTHSM2_CONF},
+       "$n.test: no SOFTHSM2_CONF in the parent's environment");
+    is($penv{P11_KIT_SERVER_ADDRESS} // '', "unix:path=$sock",
+       "$n.test: P11_KIT_SERVER_ADDRESS is");
+}
+
+# ---- the key stays on the signing host ------------------------------------
+# Whoever holds the socket can sign with the key, but not read it: the
+# token answers CKR_ATTRIBUTE_SENSITIVE (0x11) for its value, and it is
+# not extractable (no wrapping it out either).
+my $probe = t_dir() . '/tmp/p11value';
+TackFixture::run("cc -O2 -o $probe $FindBin::Bin/p11value.c -ldl");
+my $got = `$probe $client fleet tackkey 1234 2>&1`;
+is($? >> 8, 0, 'through the socket, the private key\'s value is refused')
+    or diag($got);
+like($got, qr/^CKA_VALUE=CKR 0x11$/m, '... CKR_ATTRIBUTE_SENSITIVE');
+like($got, qr/^CKA_SENSITIVE=1$/m, '... the key is sensitive');
+like($got, qr/^CKA_EXTRACTABLE=0$/m, '... and not extractable');
+unlink "$sd/read.der";
+`pkcs11-tool --module $client --login --pin 1234 --read-object --type privkey --id 01 -o $sd/read.der 2>&1`;
+ok(!-e "$sd/read.der", 'pkcs11-tool --read-object reads no private key');
+
+# ---- the signing host down: a renewal, a graceful restart -----------------
+kill('TERM', $server_pid);
+waitpid($server_pid, 0);
+$server_pid = 0;
+ok(!-e $sock, 'the signing host is down (no socket)');
+my $ha = $h{a};
+make_cert($ha->root, 'www', 'ec', 'a.test');    # renewed: a new key
+my $m = $ha->log_mark;
+my $t0 = time;
+ok($ha->graceful, 'a.test: a graceful restart completes without the token');
+my $secs = time - $t0;
+ok($secs < 5, "... within 5 seconds ($secs)");
+my $log = $ha->log_since($m);
+like($log, qr/TACK00030: TackSigningKey \Q$uri\E: cannot connect to the token: no p11-kit server at P11_KIT_SERVER_ADDRESS=unix:path=\Q$sock\E: No such file or directory \(PIN from TackSigningPassword file:\S+\/pin\)/,
+     '... the log says the token cannot be reached, and where it was looked for')
+    or diag($log);
+my ($rc, $id, $result) = check('a');
+like($result, qr/^accepted/, 'a.test answers, under its new certificate')
+    or diag($result);
+is($id, '', '... without a TACK (none can be signed now)');
+($rc, $id, $result) = check('b');
+is($id, $token_id, 'b.test, not restarted, still serves its TACK');
+# The two lines a token out of reach causes, and no other.
+log_clean($m, [qr/TACK00030: .*cannot connect to the token/,
+               qr/TACK00074: vhost a\.test:\d+: ECDSA certificate \/CN=a\.test serves no TACK/],
+          $ha->error_log);
