@@ -542,6 +542,8 @@ static const char *mt_signer_token(apr_pool_t *p, mt_signer_t *sg,
     }
     why[0] = '\0';
     st = tack_pkcs11_load(sg->key, pin, pin_len, &sg->pkey, why, sizeof(why));
+    /* the signing host's condition, not the configuration's */
+    sg->transient = st == TACK_ERR_TOKEN_UNREACHABLE;
     if (id) {
         mt_pin_note(p, sg->key, id, st == TACK_ERR_WRONG_PASSWORD);
     }

@@ -22,7 +22,7 @@ use Time::HiRes qw(time sleep);
 use TackTest;
 use TackFixture qw(make_cert store_file fingerprint write_file);
 
-plan tests => 34;
+plan tests => 46;
 
 # Nothing here may pass by skipping: make deps installs all of it.
 my $softhsm = '/usr/lib/softhsm/libsofthsm2.so';
@@ -54,20 +54,26 @@ my $server_pid;
                      . " --label tackkey --id 01");
     TackFixture::run("pkcs11-tool --module $softhsm --read-object"
                      . " --type pubkey --id 01 -o $sd/pub.der");
+}
+# start_server: the signing host's p11-kit server, on $sock
+sub start_server {
+    local $ENV{SOFTHSM2_CONF} = "$sd/softhsm2.conf";
     $server_pid = fork();
     die "fork: $!" unless defined $server_pid;
     if ($server_pid == 0) {
         open(STDIN, '<', '/dev/null');
-        open(STDOUT, '>', "$sd/p11-kit.out");
+        open(STDOUT, '>>', "$sd/p11-kit.out");
         open(STDERR, '>&', \*STDOUT);
         $ENV{XDG_RUNTIME_DIR} = "$sd/run";
         exec('p11-kit', 'server', '-f', '-n', $sock, '--provider', $softhsm,
              'pkcs11:token=fleet') or POSIX::_exit(127);
     }
 }
+start_server();
 END {
     if ($server_pid && kill(0, $server_pid)) {
         local $?;
+        kill('CONT', $server_pid);
         kill('TERM', $server_pid);
         waitpid($server_pid, 0);
     }
@@ -96,6 +102,8 @@ for my $n ('a', 'b') {
     $h->write_conf(<<"C");
 TackSigningKey "$uri"
 TackSigningPassword file:\@ROOT\@/pin
+TackSigningWait 3
+TackSigningRetry 2
 TackStore \@ROOT\@/store
 <VirtualHost 127.0.0.1:\@PORT\@>
     ServerName $n.test
@@ -108,6 +116,33 @@ C
     my ($rc, $out) = $h->start;
     is($rc, 0, "$n.test starts with its TACK key behind p11-kit") or diag($out);
 }
+
+# settled($h, $mark, $re): the log since $mark once it matches $re (the
+# background's "all signed" by default), or after 20 s.
+sub settled {
+    my ($h, $mark, $re) = @_;
+    $re //= qr/TACK00077/;
+    my $log = '';
+    for (1 .. 200) {
+        $log = $h->log_since($mark);
+        last if $log =~ $re;
+        sleep 0.1;
+    }
+    return $log;
+}
+# served_in($n, $secs): seconds until $n.test serves the token key's TACK
+sub served_in {
+    my ($n, $secs) = @_;
+    my $t0 = time;
+    while (time - $t0 < $secs) {
+        my $r = probe(port => $h{$n}->port, name => "$n.test", version => '1.2');
+        return time - $t0 if defined $r->{ext} && length($r->{ext}) > 100
+            && fingerprint(substr($r->{ext}, 1, 64)) eq $token_id;
+        sleep 0.1;
+    }
+    return undef;
+}
+settled($h{$_}, $mark{$_}) for 'a', 'b';
 
 # check($n): `tack check` of $n.test: (exit status, TACK ID, result).
 sub check {
@@ -182,7 +217,49 @@ like($result, qr/^accepted/, 'a.test answers, under its new certificate')
 is($id, '', '... without a TACK (none can be signed now)');
 ($rc, $id, $result) = check('b');
 is($id, $token_id, 'b.test, not restarted, still serves its TACK');
-# The two lines a token out of reach causes, and no other.
-log_clean($m, [qr/TACK00030: .*cannot connect to the token/,
-               qr/TACK00074: vhost a\.test:\d+: ECDSA certificate \/CN=a\.test serves no TACK/],
+$log = settled($ha, $m, qr/TACK00076/);
+like($log, qr/\[tack:error\].*TACK00076: TackSigningKey \Q$uri\E: cannot connect to the token: .*tried again every 2 seconds/,
+     'the background says so too, and that it tries again');
+my ($trc, $tout) = $ha->configtest;
+is($trc, 0, 'apache2 -t accepts the configuration: the signing host down is not a mistake in it')
+    or diag($tout);
+like($tout, qr/\[tack:warn\].*TACK00083: TackSigningKey \Q$uri\E: cannot connect to the token: .*the key cannot be used now; the configuration is accepted/,
+     '... it says the key cannot be used now, promising no signature');
+
+# ---- the signing host back: the TACK is served, no restart -------------------
+my $pid_a = $ha->pid;
+my $m_back = $ha->log_mark;
+start_server();
+for (1 .. 100) { last if -S $sock; sleep 0.05; }
+my $back = served_in('a', 20);
+ok(defined $back, 'the signing host back: a.test serves its TACK under the token key, by itself');
+diag(sprintf('served %.1f s after the signing host came back (TackSigningRetry 2)', $back // -1));
+ok(defined $back && $back < 10, '... within TackSigningRetry and a signature');
+is($ha->pid, $pid_a, '... with no restart');
+unlike($ha->log_since($m_back), qr/AH00493|resuming normal operations/, '... of any kind');
+
+# ---- the signing host frozen (a hung HSM, a stalled network): the restart
+# waits TackSigningWait, not the 60 s a signer waits for an answer ----------
+kill('STOP', $server_pid);
+make_cert($ha->root, 'www', 'ec', 'a.test');    # renewed again
+$m = $ha->log_mark;
+$t0 = time;
+{
+    local $ha->{timeout} = 90;
+    ok($ha->graceful, 'a.test: a graceful restart with the signing host frozen');
+}
+$secs = time - $t0;
+ok($secs < 3 + 4, sprintf('... answers after TackSigningWait (3 s), not more (%.1f s)', $secs));
+$log = $ha->log_since($m);
+like($log, qr/TACK00030: TackSigningKey \Q$uri\E: no answer within 3 seconds, the time a restart waits for signing \(TackSigningWait\)/,
+     '... and says the token gave no answer within the wait');
+($rc, $id, $result) = check('b');
+is($id, $token_id, 'b.test still serves its TACK');
+kill('CONT', $server_pid);
+$back = served_in('a', 60);
+ok(defined $back, 'the signing host thawed: a.test is served its new TACK by itself');
+diag(sprintf('served %.1f s after the signing host answered again', $back // -1));
+# The lines a token out of reach or frozen causes, and no other.
+log_clean($m, [qr/TACK0003[08]: .*(cannot connect to the token|no answer within|the signer ended)/,
+               qr/TACK0007[6]: /],
           $ha->error_log);
