@@ -204,8 +204,7 @@ static int mt_agent_round(apr_pool_t *p, apr_hash_t *said, char *done,
 
     /* Every key's signer at once: their password programs and logins
      * take their time side by side, not one after the other. */
-    mt_sign.budget = TACK_SIGN_AGENT_SECS;
-    mt_sign.deadline = mt_ms_now() + mt_sign.budget * 1000L;
+    mt_sign_allow(TACK_SIGN_AGENT_SECS);
     for (i = 0; i < mt_sign.queue->nelts; i++) {
         mt_pending_t *pd = APR_ARRAY_IDX(mt_sign.queue, i, mt_pending_t *);
         int created;
@@ -244,9 +243,7 @@ static int mt_agent_round(apr_pool_t *p, apr_hash_t *said, char *done,
             done[i] = 1;
             continue;
         }
-        mt_sign.budget =
-            mt_sign_wait_secs() > 0 ? mt_sign_wait_secs() : TACK_SIGN_WAIT_SECS;
-        mt_sign.deadline = mt_ms_now() + mt_sign.budget * 1000L;
+        mt_sign_allow(mt_sign_answer_secs());
         item = mt_sign_one(p, pd->s, pd->conf, sg, &pd->cert, pd->expires,
                            pd->write);
         if (!item && sg->fd >= 0) {
@@ -269,9 +266,7 @@ static int mt_agent_round(apr_pool_t *p, apr_hash_t *said, char *done,
         done[i] = 1;
         (*nsigned)++;
     }
-    for (hi = apr_hash_first(p, mt_sign.stores); hi; hi = apr_hash_next(hi)) {
-        tack_file_sync_fs(apr_hash_this_key(hi));
-    }
+    mt_sign_sync();
     for (hi = apr_hash_first(p, mt_sign.signers); hi; hi = apr_hash_next(hi)) {
         const mt_signer_t *sg = apr_hash_this_val(hi);
 
@@ -407,8 +402,7 @@ static void mt_md_sign_one(apr_pool_t *p, apr_hash_t *seen, const char *path)
     }
     sg = mt_signer_add(s, conf, &created);
     if (created) {
-        mt_sign.budget = TACK_SIGN_AGENT_SECS;
-        mt_sign.deadline = mt_ms_now() + mt_sign.budget * 1000L;
+        mt_sign_allow(TACK_SIGN_AGENT_SECS);
         sg->error = mt_signer_start(mt_sign.pool, sg);
     }
     if (!sg->pub_known || sg->fd < 0) {
@@ -419,9 +413,7 @@ static void mt_md_sign_one(apr_pool_t *p, apr_hash_t *seen, const char *path)
     }
     cert.x509 = x509;
     cert.label = apr_psprintf(p, "mod_md's staged certificate %s", path);
-    mt_sign.budget =
-        mt_sign_wait_secs() > 0 ? mt_sign_wait_secs() : TACK_SIGN_WAIT_SECS;
-    mt_sign.deadline = mt_ms_now() + mt_sign.budget * 1000L;
+    mt_sign_allow(mt_sign_answer_secs());
     if (!mt_sign_one(p, s, conf, sg, &cert, (uint32_t)(end / 60), 1)) {
         apr_hash_set(seen, cert.hash, TACK_HASH_LEN, NULL);
         return;
@@ -438,8 +430,7 @@ static void mt_md_round(apr_pool_t *p, apr_hash_t *seen)
     apr_dir_t *dir;
     apr_finfo_t fi;
 
-    if (!bg_md_staging ||
-        apr_dir_open(&dir, bg_md_staging, p) != APR_SUCCESS) {
+    if (!bg_md_staging || apr_dir_open(&dir, bg_md_staging, p) != APR_SUCCESS) {
         return;
     }
     while (apr_dir_read(&fi, APR_FINFO_NAME | APR_FINFO_TYPE, dir) ==
@@ -465,11 +456,7 @@ static void mt_md_round(apr_pool_t *p, apr_hash_t *seen)
         apr_dir_close(sub);
     }
     apr_dir_close(dir);
-    for (apr_hash_index_t *hi =
-             mt_sign.stores ? apr_hash_first(p, mt_sign.stores) : NULL;
-         hi; hi = apr_hash_next(hi)) {
-        tack_file_sync_fs(apr_hash_this_key(hi));
-    }
+    mt_sign_sync();
 }
 
 /* mt_agent_main is the background process.  It never returns. */
@@ -608,7 +595,7 @@ static void mt_bg_since(apr_pool_t *proc, apr_time_t now)
             APR_ARRAY_IDX(mt_sign.queue, i, mt_pending_t *);
         const apr_time_t *had =
             bg_since ? apr_hash_get(bg_since, pd->cert.hash, TACK_HASH_LEN)
-                       : NULL;
+                     : NULL;
         apr_time_t *t = apr_palloc(np, sizeof(*t));
 
         *t = had ? *had : now;

@@ -856,8 +856,7 @@ mt_signer_t *mt_signer_add(server_rec *s, const mt_conf_t *conf,
         mt_sign.files = apr_hash_make(mt_sign.pool);
         mt_sign.stores = apr_hash_make(mt_sign.pool);
         if (!mt_sign.in_agent) {
-            mt_sign.budget = mt_sign_wait_secs();
-            mt_sign.deadline = mt_ms_now() + mt_sign.budget * 1000L;
+            mt_sign_allow(mt_sign_wait_secs());
         }
         apr_pool_cleanup_register(mt_sign.pool, NULL, mt_sign_forget,
                                   apr_pool_cleanup_null);
@@ -1330,10 +1329,30 @@ void mt_sign_end(server_rec *s_main)
                          sg->nskipped == 1 ? "" : "s", sg->nqueued);
         }
     }
-    /* what was written reaches the disk before the pass ends */
-    for (hi = apr_hash_first(NULL, mt_sign.stores); hi; hi = apr_hash_next(hi)) {
+    mt_sign_sync(); /* what was written reaches the disk first */
+}
+
+void mt_sign_sync(void)
+{
+    apr_hash_index_t *hi;
+
+    for (hi = mt_sign.stores ? apr_hash_first(NULL, mt_sign.stores) : NULL; hi;
+         hi = apr_hash_next(hi)) {
         tack_file_sync_fs(apr_hash_this_key(hi));
     }
+}
+
+void mt_sign_allow(int secs)
+{
+    mt_sign.budget = secs;
+    mt_sign.deadline = mt_ms_now() + secs * 1000L;
+}
+
+int mt_sign_answer_secs(void)
+{
+    int wait = mt_sign_wait_secs();
+
+    return wait > 0 ? wait : TACK_SIGN_WAIT_SECS;
 }
 
 void mt_sign_close(void)

@@ -107,6 +107,14 @@ mt_item_t *mt_sign_one(apr_pool_t *p, server_rec *s, const mt_conf_t *conf,
                        mt_signer_t *sg, const mt_certsel_t *cert,
                        uint32_t expires, int write);
 
+/* mt_sign_allow gives waiting for signers |secs| from now (mt_sign.deadline,
+ * .budget); mt_sign_answer_secs is how long one signature may take in the
+ * background (TackSigningWait, or its default when it is 0); mt_sign_sync
+ * makes the stores written to reach the disk. */
+void mt_sign_allow(int secs);
+int mt_sign_answer_secs(void);
+void mt_sign_sync(void);
+
 /* mt_sign_replaced says that |old| gives way to a TACK just signed. */
 void mt_sign_replaced(server_rec *s, const mt_item_t *old);
 
