@@ -58,8 +58,10 @@
 # one verdict line.
 . "$(dirname "$0")/lib.sh"
 
+# 7 rounds of six configurations at 10,000 vhosts: about 35 minutes when the
+# machine is as fast as on 2026-12-05 (a round ~4.5 min), 45 when slower.
 N=${BENCH_SIGN_N:-$([ "$QUICK" = 1 ] && echo 1000 || echo 10000)}
-SROUNDS=${BENCH_SIGN_ROUNDS:-$([ "$QUICK" = 1 ] && echo 3 || echo 5)}
+SROUNDS=${BENCH_SIGN_ROUNDS:-$([ "$QUICK" = 1 ] && echo 3 || echo 7)}
 TROUNDS=${BENCH_SIGN_TOOL_ROUNDS:-$([ "$QUICK" = 1 ] && echo 1 || echo 2)}
 CONFIGS=${BENCH_SIGN_CONFIGS:-A B1 B2 B1t B1r S}
 # How long the background may take for all N (B1r at 10,000: a minute or two).
