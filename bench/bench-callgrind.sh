@@ -12,6 +12,18 @@
 # callbacks must contain no allocator (malloc, apr_palloc, ...) and no lock
 # (pthread_mutex, CRYPTO_THREAD_*lock, ...).
 #
+# Part A2, the TACK from the background's shared memory: a vhost with no
+# TackFile, a server-level TackSigningKey and an EMPTY TackStore, so the
+# start leaves its certificate to the background process (71502d9), which
+# signs it and publishes the answer in shared memory; once the error log
+# has the background's TACK00077, the same handshakes as in part A, each
+# checked byte for byte against the TACK the background wrote to the store,
+# are counted the same way (--toggle-collect='mt_cb_*', the same allocator
+# and lock check): the handshake's `slot->late && ready` path.
+#
+# Every private httpd (each valgrind run) holds the machine's suite lock,
+# flock $BENCH_LOCK (lib.sh), from its start to its end.
+#
 # Part B, the whole connection: instructions inside ap_run_pre_connection +
 # ap_run_process_connection (SSL_new, the handshake, the SNI switch, reading
 # to EOF) per connection, for a (mod_ssl alone), b0 (mod_tack loaded, client
@@ -60,9 +72,11 @@ cg_start() {
     install -m 0666 -o nobody /dev/null "$outfile"
     taskset -c "$SRV_CPU" valgrind --tool=callgrind --vgdb=no \
         --callgrind-out-file="$outfile" "$@" \
-        "$APACHE" -X -f "$CGDIR/httpd.conf" > "$outfile.log" 2>&1 &
+        "$APACHE" -X -f "$CGDIR/httpd.conf" > "$outfile.log" 2>&1 9>&- &
     echo $!
 }
+# The caller takes the lock (lock_begin) before $(cg_start ...), in its own
+# shell, and cg_stop gives it back.
 
 cg_stop() {
     local pid=$1 i
@@ -72,6 +86,7 @@ cg_stop() {
         sleep 0.1
     done
     wait "$pid" 2>/dev/null
+    lock_end
 }
 
 # cg_total FILE: the Ir total of a callgrind profile.
@@ -107,6 +122,7 @@ prepare_key() { # KEY: certificate, TACK, serverinfo, vhost files
 # ---- part A: inside the callbacks -------------------------------------------
 prepare_key ec
 prof=$CGDIR/out/callbacks.out
+lock_begin
 pid=$(cg_start 1 "$CGDIR/vh-ec-b.conf" "$prof" --toggle-collect='mt_cb_*')
 args="-s bench.test -e $OUT/hs/ec/si.pem"
 # shellcheck disable=SC2086
@@ -137,6 +153,92 @@ echo "callbacks: $cb_ir instructions over $total_hs asking handshakes = $(fmt 1 
 echo "callbacks: functions executed: $funcs"
 [ -n "$bad" ] && echo "callbacks: FORBIDDEN calls: $bad"
 
+# ---- part A2: the TACK from the background's shared memory ------------------
+# A server of its own (its own TackStateFile: part A's pins on another key
+# must not count here), TackSigningKey with an empty store; LogLevel
+# tack:info for TACK00077.
+BGDIR=$OUT/srv/cg-bg
+BG_TIMEOUT=${BENCH_CG_BG_TIMEOUT:-300}
+bg_ok=0
+bg_per="" bg_add="" bg_parse="" bg_bad="" bg_funcs="" bg_hs=0 bg_why=""
+if [ "${BENCH_CG_BG:-1}" = 1 ]; then
+    KD=$OUT/hs/ec
+    rm -rf "$BGDIR/store"
+    mkdir -p "$BGDIR/store" "$BGDIR/out"
+    chmod 1777 "$BGDIR/out"
+    rm -f "$BGDIR/tack-state.json"
+    [ -f "$BGDIR/sign.key" ] || "$TACK" genkey -p "$PW" -o "$BGDIR/sign.key" > /dev/null 2>&1 ||
+        die "tack genkey failed"
+    printf '%s\n' "$PW" > "$BGDIR/pw"
+    chmod 600 "$BGDIR/pw"
+    {
+        echo "TackStore $BGDIR/store"
+        echo "TackSigningKey $BGDIR/sign.key"
+        echo "TackSigningPassword file:$BGDIR/pw"
+        vhost "$KD" "TackBreakSigsFile $OUT/hs/breaks.pem" "TackTLS13 on"
+    } > "$BGDIR/vh-bg.conf"
+    bprof=$BGDIR/out/background.out
+    httpd_write_conf "$BGDIR" $PORT 1 "$BGDIR/vh-bg.conf" "notice tack:info"
+    : > "$BGDIR/logs/error.log"
+    rm -f "$bprof" "$bprof".*
+    lock_begin
+    # %p: the background process and its signer, forked from apache2 -X
+    # under callgrind, write profiles of their own
+    taskset -c "$SRV_CPU" valgrind --tool=callgrind --vgdb=no \
+        --callgrind-out-file="$bprof.%p" --toggle-collect='mt_cb_*' \
+        "$APACHE" -X -f "$BGDIR/httpd.conf" > "$bprof.log" 2>&1 9>&- &
+    pid=$!
+    # written at exit as User nobody (see cg_start)
+    install -m 0666 -o nobody /dev/null "$bprof.$pid"
+    t_end=$((EPOCHSECONDS + BG_TIMEOUT))
+    until grep -q TACK00077 "$BGDIR/logs/error.log" 2> /dev/null; do
+        if ! kill -0 "$pid" 2> /dev/null || [ "$EPOCHSECONDS" -ge "$t_end" ]; then
+            bg_why="no TACK00077 within $BG_TIMEOUT s: $(grep -v notice "$BGDIR/logs/error.log" | tail -2 | cut -c1-300)"
+            break
+        fi
+        sleep 0.5
+    done
+    sfile=$(ls "$BGDIR"/store/*.tack.pem 2> /dev/null | head -1)
+    if [ -z "$bg_why" ] && [ -n "$sfile" ] &&
+        "$TACK" serverinfo -t "$sfile" -b "$OUT/hs/breaks.pem" --v2 -o "$BGDIR/expect.pem" -f > /dev/null 2>&1; then
+        args="-s bench.test -e $BGDIR/expect.pem"
+        bg_hs=0
+        for tls in 1.2 1.3; do
+            # shellcheck disable=SC2086
+            out=$(loadgen -q -c 4 -n "$N" --await 120 --timeout 60 --tls "$tls" $args "127.0.0.1:$PORT") ||
+                { bg_why="loadgen failed (the served TACK is not the store's?): $out"; break; }
+            bg_hs=$((bg_hs + $(kv handshakes "$out")))
+        done
+    elif [ -z "$bg_why" ]; then
+        bg_why="no TACK file in $BGDIR/store after TACK00077"
+    fi
+    cg_stop "$pid"
+    if [ -z "$bg_why" ]; then
+        cp "$bprof.$pid" "$bprof" 2> /dev/null || bg_why="no profile $bprof.$pid"
+    fi
+    if [ -z "$bg_why" ]; then
+        bg_ok=1
+        bg_ir=$(cg_total "$bprof")
+        bg_per=$(calc "$bg_ir / $bg_hs")
+        callgrind_annotate --inclusive=yes "$bprof" 2> /dev/null > "$bprof.incl.txt"
+        callgrind_annotate "$bprof" 2> /dev/null > "$bprof.self.txt"
+        awk '/file:function/ { p = 1; next } p && /^-+$/ { next }
+             p && /^$/ { if (n) exit; next } p { n++; print }' "$bprof.self.txt" |
+            sed -E 's/^ *[0-9,]+ \([ 0-9.]+%\) +//; s/ \[.*$//; s/^.*://' |
+            awk '!seen[$0]++' > "$bprof.functions"
+        bg_add=$(awk '/mt_cb_ext_add/ && $1 ~ /^[0-9,]+$/ { gsub(",", "", $1); print $1; exit }' "$bprof.incl.txt")
+        bg_parse=$(awk '/mt_cb_ext_parse/ && $1 ~ /^[0-9,]+$/ { gsub(",", "", $1); print $1; exit }' "$bprof.incl.txt")
+        bg_bad=$(grep -E "$FORBIDDEN" "$bprof.functions" | tr '\n' ' ')
+        bg_funcs=$(tr '\n' ' ' < "$bprof.functions")
+        echo "background: $bg_ir instructions over $bg_hs asking handshakes (TACK from shared memory) = $(fmt 1 "$bg_per") per handshake (add $(fmt 1 "$(calc "${bg_add:-0} / $bg_hs")"), parse $(fmt 1 "$(calc "${bg_parse:-0} / $bg_hs")"))"
+        echo "background: functions executed: $bg_funcs"
+        [ -n "$bg_bad" ] && echo "background: FORBIDDEN calls: $bg_bad"
+    else
+        log "callgrind: the background case was not measured: $bg_why"
+        echo "background: not measured: $bg_why"
+    fi
+fi
+
 # ---- part B: whole connections ----------------------------------------------
 # cg_conn KEY TLS CASE COUNT: instructions in the connection hooks.
 cg_conn() {
@@ -148,6 +250,7 @@ cg_conn() {
     c) vh=c; args="-e $OUT/hs/$key/si.pem" ;;
     esac
     f=$CGDIR/out/conn-$key-$tls-$case-$count.out
+    lock_begin
     pid=$(cg_start "$with" "$CGDIR/vh-$key-$vh.conf" "$f" \
         --toggle-collect=ap_run_pre_connection \
         --toggle-collect=ap_run_process_connection)
@@ -219,6 +322,38 @@ awk -v x="$cb_per" 'BEGIN { exit !(x < 200) }' || verdict=FAIL
     echo "A client that does not ask never reaches the callbacks: OpenSSL calls"
     echo "them only for a ClientHello carrying the extension."
     echo
+    echo "### The TACK from the background's shared memory"
+    echo
+    if [ "$bg_ok" = 1 ]; then
+        echo "A vhost with no TackFile under a server-level \`TackSigningKey\`"
+        echo "(key file) and an empty \`TackStore\`: the start leaves its"
+        echo "certificate to the background process, which signs it and publishes"
+        echo "the answer in shared memory; measured once the error log had the"
+        echo "background's \`TACK00077\`.  $bg_hs handshakes ($N in TLS 1.2, $N in"
+        echo "TLS 1.3), each checked byte for byte against the TACK (+ the same 2"
+        echo "break signatures) the background wrote to the store; no"
+        echo "\`TackPinActivation\`."
+        echo
+        echo "| | instructions | per handshake |"
+        echo "|---|---|---|"
+        echo "| all callbacks | $bg_ir | **$(fmt 1 "$bg_per")** |"
+        echo "| mt_cb_ext_add (inclusive) | ${bg_add:-0} | $(fmt 1 "$(calc "${bg_add:-0} / $bg_hs")") |"
+        echo "| mt_cb_ext_parse (inclusive) | ${bg_parse:-0} | $(fmt 1 "$(calc "${bg_parse:-0} / $bg_hs")") |"
+        echo
+        echo '```'
+        awk '/file:function/ { p = 1; next } p && /^-+$/ { next }
+             p && /^$/ { if (n) exit; next } p { n++; print }' "$bprof.self.txt"
+        echo '```'
+        echo
+        if [ -z "$bg_bad" ]; then
+            echo "No allocator and no lock among them (the same check)."
+        else
+            echo "**Forbidden calls inside the callbacks: $bg_bad**"
+        fi
+    else
+        echo "Not measured: ${bg_why:-disabled (BENCH_CG_BG=0)}."
+    fi
+    echo
     echo "### Whole connection"
     echo
     echo "Instructions inside \`ap_run_pre_connection\` + \`ap_run_process_connection\`"
@@ -241,7 +376,16 @@ for key in $KEYS; do
     done
 done
 echo "2. module instructions per handshake < 200, no allocation, no lock|$(fmt 1 "$cb_per")${bad:+, calls: $bad}|$verdict" >> "$VERD"
+if [ "$bg_ok" = 1 ]; then
+    bg_verdict=PASS
+    awk -v x="$bg_per" 'BEGIN { exit !(x < 200) }' || bg_verdict=FAIL
+    [ -z "$bg_bad" ] || bg_verdict=FAIL
+    [ "$bg_verdict" = PASS ] || verdict=FAIL
+    echo "2. the same, TACK served from the background's shared memory|$(fmt 1 "$bg_per")${bg_bad:+, calls: $bg_bad}|$bg_verdict" >> "$VERD"
+elif [ "${BENCH_CG_BG:-1}" = 1 ]; then
+    echo "2. the same, TACK served from the background's shared memory|not measured: $bg_why|NOT MEASURED" >> "$VERD"
+fi
 echo >> "$MD"
 echo "Profiles: \`bench/out/srv/cg/out/\` (open with \`callgrind_annotate\` or kcachegrind)." >> "$MD"
 
-echo "VERDICT callgrind: $verdict ($(fmt 1 "$cb_per") instructions per handshake in the callbacks${bad:+; forbidden calls: $bad})"
+echo "VERDICT callgrind: $verdict ($(fmt 1 "$cb_per") instructions per handshake in the callbacks${bg_per:+, $(fmt 1 "$bg_per") with the TACK from the background shared memory}${bad:+; forbidden calls: $bad}${bg_bad:+; forbidden calls (background): $bg_bad})"

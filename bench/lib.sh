@@ -10,6 +10,11 @@
 #   BENCH_SERVER_CPU=0   core the servers are pinned to
 #   BENCH_CLIENT_CPU=1   core the load generator is pinned to
 #   BENCH_OUT=DIR        scratch and result fragments (default bench/out)
+#   BENCH_LOCK=FILE      the machine's suite lock, taken (flock) around every
+#                        timed section and every private httpd of the signing
+#                        and callgrind benchmarks (default
+#                        /tmp/mod-tack-ports.lock, the one the test suites
+#                        take; empty: no lock)
 
 set -u
 
@@ -77,16 +82,16 @@ APACHE2=$APACHE
 # shellcheck source=../scripts/httpd-lib.sh
 . "$TOP/scripts/httpd-lib.sh"
 
-# httpd_write_conf DIR PORT WITH_MODULE VHOSTS_FILE
+# httpd_write_conf DIR PORT WITH_MODULE VHOSTS_FILE [LOGLEVEL]
 # A private server: one child of mpm_event with a fixed 64 threads (no spare
 # thread or process management, so every round measures the same processes),
 # no session cache, no tickets (every handshake is a full one).
 httpd_write_conf() {
-    local dir=$1 port=$2 with_module=$3 vhosts=$4
+    local dir=$1 port=$2 with_module=$3 vhosts=$4 level=${5:-notice}
     mkdir -p "$dir/htdocs"
     : > "$dir/htdocs/index.html"
     {
-        httpd_conf_head "$dir" "$port" notice \
+        httpd_conf_head "$dir" "$port" "$level" \
             mpm_event authz_core mime socache_shmcb ssl
         if [ "$with_module" = 1 ]; then
             echo "LoadModule tack_module $MODULE"
@@ -234,3 +239,27 @@ machine_line() {
 proc_cpu_ms() {
     awk -v hz="$(getconf CLK_TCK)" '{ sub(/^.*\) /, ""); printf "%.0f\n", ($12 + $13) * 1000 / hz }' "/proc/$1/stat"
 }
+
+# ---- the machine's suite lock -----------------------------------------------
+# lock_begin / lock_end: flock $LOCK around a timed section or a private
+# httpd's life.  The unlock is explicit (flock -u on the shared open file
+# description), so a process that inherited fd 9 (an httpd, its background
+# signing process) cannot keep the lock; servers are started with 9>&- all
+# the same.  LOCK_WAIT_MS: how long lock_begin waited.
+LOCK=${BENCH_LOCK-/tmp/mod-tack-ports.lock}
+LOCK_WAIT_MS=0
+lock_begin() {
+    local t0
+    LOCK_WAIT_MS=0
+    [ -n "$LOCK" ] || return 0
+    exec 9>> "$LOCK"
+    t0=$(now_ns)
+    flock 9
+    LOCK_WAIT_MS=$((($(now_ns) - t0) / 1000000))
+}
+lock_end() {
+    [ -n "$LOCK" ] || return 0
+    flock -u 9
+    exec 9>&-
+}
+load1() { cut -d' ' -f1 /proc/loadavg; }
