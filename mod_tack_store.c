@@ -224,18 +224,18 @@ mt_store_t *mt_store_get(cmd_parms *cmd, const char *path)
  * not to be trusted, with the command that fixes it, or NULL.  Whoever can
  * write a store decides what pinned clients must accept: a TACK dropped in
  * under another key is served with pin activation.  Trusted: owned by root
- * or by TackStoreOwner, and writable by its owner only. */
+ * or by TackStoreOwner (|owner_uid|, NULL when not set or unknown), and
+ * writable by its owner only. */
 static const char *mt_store_untrusted(apr_pool_t *p, const char *path,
-                                      int is_dir)
+                                      int is_dir, const uid_t *owner_uid)
 {
     const char *owner = mt_conf_get(ap_server_conf)->store_owner;
-    struct passwd *pw = owner ? getpwnam(owner) : NULL;
     struct stat sb;
 
     if (lstat(path, &sb) != 0) {
         return NULL;
     }
-    if (sb.st_uid != 0 && !(pw && sb.st_uid == pw->pw_uid)) {
+    if (sb.st_uid != 0 && !(owner_uid && sb.st_uid == *owner_uid)) {
         struct passwd *who = getpwuid(sb.st_uid);
 
         return apr_psprintf(p,
@@ -266,8 +266,16 @@ static const char *mt_store_untrusted(apr_pool_t *p, const char *path,
  * may come after TackStore). */
 static void mt_store_check_trust(apr_pool_t *p, mt_store_t *st)
 {
-    const char *why = mt_store_untrusted(p, st->path, 1), *first = NULL;
+    const char *owner = mt_conf_get(ap_server_conf)->store_owner, *why,
+               *first = NULL;
+    /* Looked up once: a store of 10,000 files would read the user database
+     * 10,000 times. */
+    struct passwd *pw = owner ? getpwnam(owner) : NULL;
+    uid_t owner_uid = pw ? pw->pw_uid : 0;
+    const uid_t *ou = pw ? &owner_uid : NULL;
     int i, n = 0;
+
+    why = mt_store_untrusted(p, st->path, 1, ou);
 
     st->untrusted = apr_array_make(p, 2, sizeof(const char *));
     if (why) {
@@ -275,7 +283,7 @@ static void mt_store_check_trust(apr_pool_t *p, mt_store_t *st)
     }
     for (i = 0; i < st->files->nelts; i++) {
         const char *w = mt_store_untrusted(
-            p, APR_ARRAY_IDX(st->files, i, mt_file_t *)->path, 0);
+            p, APR_ARRAY_IDX(st->files, i, mt_file_t *)->path, 0, ou);
 
         if (w) {
             first = first ? first : w;
