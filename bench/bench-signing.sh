@@ -624,6 +624,11 @@ has_cfg B2 || REF=A
     echo "start: the background with its signer; at a graceful also the old"
     echo "generation's child, as in A and B2).  Written: TACK files in the store"
     echo "(B1*: the whole store; B2, S: files newer than the start, none expected)."
+    echo "TACK in the first answer: the last vhost's, asked for once the server"
+    echo "answers.  In B1* it is there because the background signs in httpd's"
+    echo "order of the virtual hosts, which begins with the last one of the"
+    echo "configuration (each <VirtualHost> goes to the front of the list): the"
+    echo "last vhost is among the first signed, the first one is the last."
     echo
     if has_cfg S && has_cfg B2; then
         echo "TackSigningKey with nothing to sign, B2/S per round (the same store"
