@@ -19,7 +19,7 @@ use HTTP::Tiny;
 use JSON::PP;
 use Time::HiRes qw(time sleep);
 use TackTest;
-use TackFixture qw(make_cert write_file fingerprint store_file);
+use TackFixture qw(make_cert write_file store_file);
 
 plan tests => 51;
 
@@ -66,12 +66,7 @@ TackStateFile \@ROOT\@/var/state.json
 </VirtualHost>
 C
 
-sub served_key {
-    my ($name) = @_;
-    my $r = probe(port => $port, name => $name, version => '1.2');
-    return undef unless defined $r->{ext} && length($r->{ext}) > 100 && ord($r->{ext}) == 166;
-    return fingerprint(substr($r->{ext}, 1, 64));
-}
+sub served_key { my $t = served_tack($port, $_[0]); $t ? $t->{id} : undef }
 sub status {
     my ($q) = @_;
     my $r = HTTP::Tiny->new(verify_SSL => 0, timeout => 10)

@@ -94,11 +94,7 @@ sub tack_source {
     return $v ? ($v->{certificates}[0]{tacks}[0]{source} // '') : '';
 }
 
-sub served_key {
-    my $r = probe(port => $port, name => 'a.test', version => '1.2');
-    return undef unless defined $r->{ext} && length($r->{ext}) > 100 && ord($r->{ext}) == 166;
-    return fingerprint(substr($r->{ext}, 1, 64));
-}
+sub served_key { my $t = served_tack($port, 'a.test'); $t ? $t->{id} : undef }
 sub slurp_file {
     open my $fh, '<', $_[0] or return undef;
     local $/;

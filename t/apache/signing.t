@@ -55,23 +55,8 @@ sub not_after_minutes {
 }
 
 # served($name): the TACK a draft-00 body carries, as fields.
-sub served {
-    my ($name) = @_;
-    my $r = probe(port => $h->port, name => $name, version => '1.2');
-    return undef unless defined $r->{ext} && length($r->{ext}) >= 167
-        && ord($r->{ext}) == 166;
-    my $t = substr($r->{ext}, 1, 166);
-    my ($min, $gen, $exp) = unpack('CCN', substr($t, 64, 6));
-    return { bytes => $t, id => fingerprint(substr($t, 0, 64)),
-             min => $min, gen => $gen, exp => $exp,
-             target => unpack('H*', substr($t, 70, 32)),
-             spki => $r->{cert_spki}, pin => ord(substr($r->{ext}, -1)) };
-}
+sub served { served_tack($h->port, $_[0]) }
 
-# settled($mark): the error log since $mark once the background has signed
-# what the start left to it (TACK00077) or said why it cannot (TACK00076):
-# a start waits only for TACKs on names where clients may hold a pin on
-# the signing key, and signs the rest right after.
 sub settled {
     my ($mark, $until) = @_;
     $until //= qr/TACK0007[67]/;

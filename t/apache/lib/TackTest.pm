@@ -15,12 +15,12 @@ use File::Basename qw(dirname);
 use MIME::Base64 qw(decode_base64);
 use Test::More;
 
-use TackFixture qw(read_pem_blocks ext00 ext02 write_file);
+use TackFixture qw(read_pem_blocks ext00 ext02 write_file fingerprint);
 # t/lib: the private httpd the Perl suites share.
 use PrivateHttpd;
 
 use Exporter 'import';
-our @EXPORT = qw(fx t_dir top_dir ssl_port s_client probe probe_batch tack_of sigs_of
+our @EXPORT = qw(fx t_dir top_dir ssl_port s_client probe probe_batch served_tack tack_of sigs_of
     body00 body02 hex log_mark log_since log_clean);
 
 my $T = abs_path(dirname(__FILE__) . '/../..');
@@ -103,6 +103,22 @@ sub probe {
         $r{ext} = '';
     }
     return \%r;
+}
+
+# served_tack($port, $name): the TACK a TLS 1.2 handshake with $name gets
+# in a draft-00 body, as fields (bytes, id: the TACK key's fingerprint,
+# min, gen, exp, target, the certificate's spki, pin: activation), or undef.
+sub served_tack {
+    my ($port, $name) = @_;
+    my $r = probe(port => $port, name => $name, version => '1.2');
+    return undef unless defined $r->{ext} && length($r->{ext}) >= 167
+        && ord($r->{ext}) == 166;
+    my $t = substr($r->{ext}, 1, 166);
+    my ($min, $gen, $exp) = unpack('CCN', substr($t, 64, 6));
+    return { bytes => $t, id => fingerprint(substr($t, 0, 64)),
+             min => $min, gen => $gen, exp => $exp,
+             target => unpack('H*', substr($t, 70, 32)),
+             spki => $r->{cert_spki}, pin => ord(substr($r->{ext}, -1)) };
 }
 
 # The bytes of the first TACK of a fixture, and of every break signature.
