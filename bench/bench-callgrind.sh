@@ -92,6 +92,25 @@ cg_stop() {
 # cg_total FILE: the Ir total of a callgrind profile.
 cg_total() { awk '/^totals:/ { print $2 } /^summary:/ { s = $2 } END { }' "$1" | head -1; }
 
+# cb_annotate PROF: PROF.incl.txt and PROF.self.txt (callgrind_annotate,
+# inclusive and exclusive) and PROF.functions, the names of the functions
+# that ran inside the callbacks.
+cb_annotate() {
+    callgrind_annotate --inclusive=yes "$1" 2> /dev/null > "$1.incl.txt"
+    callgrind_annotate "$1" 2> /dev/null > "$1.self.txt"
+    cb_self "$1" | sed -E 's/^ *[0-9,]+ \([ 0-9.]+%\) +//; s/ \[.*$//; s/^.*://' |
+        awk '!seen[$0]++' > "$1.functions"
+}
+# cb_self PROF: the exclusive list of PROF.self.txt, one function a line.
+cb_self() {
+    awk '/file:function/ { p = 1; next } p && /^-+$/ { next }
+         p && /^$/ { if (n) exit; next } p { n++; print }' "$1.self.txt"
+}
+# cb_incl PROF FUNC: FUNC's inclusive instructions in PROF.incl.txt.
+cb_incl() {
+    awk -v f="$2" '$0 ~ f && $1 ~ /^[0-9,]+$/ { gsub(",", "", $1); print $1; exit }' "$1.incl.txt"
+}
+
 vhost() { # DIR EXTRA...
     local dir=$1
     shift
@@ -138,15 +157,9 @@ done
 cg_stop "$pid"
 cb_ir=$(cg_total "$prof")
 cb_per=$(calc "$cb_ir / $total_hs")
-callgrind_annotate --inclusive=yes "$prof" 2> /dev/null > "$prof.incl.txt"
-callgrind_annotate "$prof" 2> /dev/null > "$prof.self.txt"
-# Functions that ran inside the callbacks (the exclusive list's names).
-awk '/file:function/ { p = 1; next } p && /^-+$/ { next }
-     p && /^$/ { if (n) exit; next } p { n++; print }' "$prof.self.txt" |
-    sed -E 's/^ *[0-9,]+ \([ 0-9.]+%\) +//; s/ \[.*$//; s/^.*://' |
-    awk '!seen[$0]++' > "$prof.functions"
-add_ir=$(awk '/mt_cb_ext_add/ && $1 ~ /^[0-9,]+$/ { gsub(",", "", $1); print $1; exit }' "$prof.incl.txt")
-parse_ir=$(awk '/mt_cb_ext_parse/ && $1 ~ /^[0-9,]+$/ { gsub(",", "", $1); print $1; exit }' "$prof.incl.txt")
+cb_annotate "$prof"
+add_ir=$(cb_incl "$prof" mt_cb_ext_add)
+parse_ir=$(cb_incl "$prof" mt_cb_ext_parse)
 bad=$(grep -E "$FORBIDDEN" "$prof.functions" | tr '\n' ' ')
 funcs=$(tr '\n' ' ' < "$prof.functions")
 echo "callbacks: $cb_ir instructions over $total_hs asking handshakes = $(fmt 1 "$cb_per") per handshake (add $(fmt 1 "$(calc "${add_ir:-0} / $total_hs")"), parse $(fmt 1 "$(calc "${parse_ir:-0} / $total_hs")"))"
@@ -220,14 +233,9 @@ if [ "${BENCH_CG_BG:-1}" = 1 ]; then
         bg_ok=1
         bg_ir=$(cg_total "$bprof")
         bg_per=$(calc "$bg_ir / $bg_hs")
-        callgrind_annotate --inclusive=yes "$bprof" 2> /dev/null > "$bprof.incl.txt"
-        callgrind_annotate "$bprof" 2> /dev/null > "$bprof.self.txt"
-        awk '/file:function/ { p = 1; next } p && /^-+$/ { next }
-             p && /^$/ { if (n) exit; next } p { n++; print }' "$bprof.self.txt" |
-            sed -E 's/^ *[0-9,]+ \([ 0-9.]+%\) +//; s/ \[.*$//; s/^.*://' |
-            awk '!seen[$0]++' > "$bprof.functions"
-        bg_add=$(awk '/mt_cb_ext_add/ && $1 ~ /^[0-9,]+$/ { gsub(",", "", $1); print $1; exit }' "$bprof.incl.txt")
-        bg_parse=$(awk '/mt_cb_ext_parse/ && $1 ~ /^[0-9,]+$/ { gsub(",", "", $1); print $1; exit }' "$bprof.incl.txt")
+        cb_annotate "$bprof"
+        bg_add=$(cb_incl "$bprof" mt_cb_ext_add)
+        bg_parse=$(cb_incl "$bprof" mt_cb_ext_parse)
         bg_bad=$(grep -E "$FORBIDDEN" "$bprof.functions" | tr '\n' ' ')
         bg_funcs=$(tr '\n' ' ' < "$bprof.functions")
         echo "background: $bg_ir instructions over $bg_hs asking handshakes (TACK from shared memory) = $(fmt 1 "$bg_per") per handshake (add $(fmt 1 "$(calc "${bg_add:-0} / $bg_hs")"), parse $(fmt 1 "$(calc "${bg_parse:-0} / $bg_hs")"))"
@@ -307,8 +315,7 @@ awk -v x="$cb_per" 'BEGIN { exit !(x < 200) }' || verdict=FAIL
     echo "Functions executed inside the callbacks (exclusive cost, whole run):"
     echo
     echo '```'
-    awk '/file:function/ { p = 1; next } p && /^-+$/ { next }
-         p && /^$/ { if (n) exit; next } p { n++; print }' "$prof.self.txt"
+    cb_self "$prof"
     echo '```'
     echo
     if [ -z "$bad" ]; then
@@ -341,8 +348,7 @@ awk -v x="$cb_per" 'BEGIN { exit !(x < 200) }' || verdict=FAIL
         echo "| mt_cb_ext_parse (inclusive) | ${bg_parse:-0} | $(fmt 1 "$(calc "${bg_parse:-0} / $bg_hs")") |"
         echo
         echo '```'
-        awk '/file:function/ { p = 1; next } p && /^-+$/ { next }
-             p && /^$/ { if (n) exit; next } p { n++; print }' "$bprof.self.txt"
+        cb_self "$bprof"
         echo '```'
         echo
         if [ -z "$bg_bad" ]; then
