@@ -94,7 +94,8 @@ enum {
     CLI_OPT_HOSTS,
     CLI_OPT_KEY_TYPE,
     CLI_OPT_WARN_DAYS,
-    CLI_OPT_NAME
+    CLI_OPT_NAME,
+    CLI_OPT_END /* one past the last */
 };
 
 /* ---- commands ------------------------------------------------------------ */

@@ -517,8 +517,35 @@ typedef struct {
     const char **certs; /* -c and the arguments after the options */
     size_t ncerts;
     int force, progress;
-    int nkey, nout; /* -k and -o given how many times */
+    const char *twice; /* the first option with a value given twice */
 } sign_opts_t;
+
+/* sign_once_name: the name a usage error gives option |c| of `tack sign`
+ * when only one is taken, or NULL for those that may repeat (-c, and the
+ * flags, whose second copy changes nothing). */
+static const char *sign_once_name(int c)
+{
+    static const struct {
+        int c;
+        const char *name;
+    } once[] = {{'k', "-k"},
+                {'p', "-p"},
+                {CLI_OPT_PASSWORD_FILE, "--password-file"},
+                {'m', "-m"},
+                {'g', "-g"},
+                {'e', "-e"},
+                {'o', "-o"},
+                {CLI_OPT_NOW, "--now"},
+                {CLI_OPT_NAME, "--name"}};
+    size_t i;
+
+    for (i = 0; i < sizeof(once) / sizeof(once[0]); i++) {
+        if (once[i].c == c) {
+            return once[i].name;
+        }
+    }
+    return NULL;
+}
 
 /* sign_check_options: what the options say together.  Returns -1 when
  * they are usable, else CLI_EXIT_USAGE (message printed). */
@@ -591,6 +618,7 @@ static int sign_parse_options(int argc, char **argv, sign_opts_t *so)
         {"help", no_argument, NULL, 'h'},
         {NULL, 0, NULL, 0}};
     sign_params_t *sp = &so->sp;
+    unsigned char seen[CLI_OPT_END] = {0};
     int c;
 
     so->certs = calloc((size_t)argc + 1, sizeof(*so->certs));
@@ -600,10 +628,16 @@ static int sign_parse_options(int argc, char **argv, sign_opts_t *so)
     }
     while ((c = getopt_long(argc, argv, "k:p:c:m:g:e:o:fxh", longopts, NULL)) !=
            -1) {
+        /* A command allowed through sudo with its options fixed (the mod_md
+         * hook's) must not be changed by arguments appended after them:
+         * the last copy of -m, -g or -e would win, so none may repeat. */
+        if (c >= 0 && c < CLI_OPT_END && sign_once_name(c) != NULL &&
+            seen[c]++ && so->twice == NULL) {
+            so->twice = sign_once_name(c);
+        }
         switch (c) {
         case 'k':
             so->key_path = optarg;
-            so->nkey++;
             break;
         case 'c':
             so->certs[so->ncerts++] = optarg;
@@ -642,19 +676,14 @@ static int sign_parse_options(int argc, char **argv, sign_opts_t *so)
         case 'h':
             return cli_help(stdout, "sign");
         default:
-            so->nout += c == 'o';
             if (keys_common_opt(c, &so->pw, &so->out_path, &so->force)) {
                 break;
             }
             return cli_usage_hint("sign");
         }
     }
-    /* A command allowed through sudo with a fixed -k and -o (the mod_md
-     * hook's) must not be turned to another key or directory by
-     * arguments appended after them. */
-    if (so->nkey > 1 || so->nout > 1) {
-        return cli_usage_error("sign", "%s given twice",
-                               so->nkey > 1 ? "-k" : "-o");
+    if (so->twice != NULL) {
+        return cli_usage_error("sign", "%s given twice", so->twice);
     }
     if (so->name != NULL && !sign_name_ok(so->name)) {
         return cli_usage_error("sign",

@@ -21,7 +21,7 @@ BEGIN { need('pebble', 'mod_md') }
 use Test::More;
 use TackTest qw(log_mark log_since log_clean);
 
-plan tests => 42;
+plan tests => 47;
 
 my $name = 'md.tack.test';
 my $d = acme_tmp('md');
@@ -61,8 +61,25 @@ chown $suid, $sgid, $store, $keydir, "$keydir/tack.key", "$keydir/password"
     or die "chown: $!";
 my $sign = top() . "/tack sign -k $keydir/tack.key --password-file $keydir/password"
     . " -e 45d -c - -o $store/ --force";
-spew($sudoers, "nobody ALL=($signer) NOPASSWD: $sign --name *\n");
+# The sudoers rule is the admin guide's, as printed, with this test's user
+# names and paths: its arguments an anchored regular expression that ends
+# with the file name, so that nothing can be appended.
+my ($rule) = slurp(top() . '/docs/admin-guide.md')
+    =~ /^(www-data ALL=\(tack\) NOPASSWD: .*)$/m
+    or BAIL_OUT('docs/admin-guide.md: no sudoers rule for www-data');
+sub sudo_re { (my $p = $_[0]) =~ s/\./[.]/g; $p }
+my %path = ('www-data ALL=(tack)' => "nobody ALL=($signer)",
+            '/usr/local/bin/tack ' => top() . '/tack ',
+            '/var/lib/tack/www[.]key' => sudo_re("$keydir/tack.key"),
+            '/var/lib/tack/password' => sudo_re("$keydir/password"),
+            '/etc/apache2/tack/md/' => sudo_re("$store/"));
+for my $from (sort keys %path) {
+    $rule =~ s/\Q$from\E/$path{$from}/ or BAIL_OUT("the guide's sudoers rule has no '$from'");
+}
+spew($sudoers, "$rule\n");
 chmod 0440, $sudoers;
+($rc, $out, $err) = run('visudo', '-c', '-f', $sudoers);
+is($rc, 0, "visudo accepts the guide's sudoers rule") or diag($out, $err);
 spew("$d/md-hook.conf", <<"C");
 TACK=@{[ top() ]}/tack
 MD_STORE=$d/md
@@ -144,6 +161,25 @@ is((getpwuid((stat $tackfile)[4]))[0], $signer,
 
 like(slurp("$d/hook.log"), qr/^\S+Z tack-md-hook: signed \Q$tackfile\E for \Q$staged\E$/m,
      '... and said so in TACK_HOOK_LOG');
+
+# What the child user could do with a `--name *` rule (a `*` in sudoers
+# matches spaces too): append options after the name, a TACK at
+# min_generation 255 (options the fixed line does not give, so the tool's
+# own refusal of a repeated option cannot help).  The guide's rule is
+# anchored at the name: sudo refuses, and the store is unchanged.
+{
+    my @store_before = sort glob("$store/*");
+    my @nobody = ('setpriv', '--reuid=nobody', '--regid=nogroup', '--clear-groups');
+    my @sudo = ('sudo', '-n', '-u', $signer, split(' ', $sign));
+    ($rc, $out, $err) = run({ stdin => slurp($staged) }, @nobody, @sudo,
+                            '--name', 'evil.tack.pem', '-m', '255', '-g', '255');
+    isnt($rc, 0, 'through sudo, options appended after --name NAME are refused');
+    like($err, qr/sudo: a password is required/, '... by sudo (the rule does not match)');
+    ($rc, $out, $err) = run({ stdin => slurp($staged) }, @nobody, @sudo,
+                            '--name', 'evil.tack.pem -m 255');
+    isnt($rc, 0, '... so is a name with a space in it');
+    is_deeply([sort glob("$store/*")], \@store_before, '... and the store is unchanged');
+}
 
 my $mark = log_mark($h->error_log);
 ok($h->graceful, 'graceful restart: mod_md activates the certificate');

@@ -187,6 +187,32 @@ unlike($err, qr/\r/, 'no progress line when stderr is not a terminal');
                              '-o', "$st/", '--force', '--name', 'y.tack.pem', '-o', "$d/");
     is($rc, 2, '-o given twice is refused (what sudo lets one append cannot redirect it)');
     like($err, qr/-o given twice/, '... saying so');
+    # Every option with a value is taken once: after a fixed command line
+    # (the sudo rule's), a second -e, -m or -g would otherwise win (a TACK
+    # at min_generation 255 revokes every other TACK of the key for pinned
+    # clients).  The sudo rule itself refuses anything appended
+    # (t/acme/md.t); this is the tool's own half.
+    my @fixed = ('sign', '-k', "$d/k.pem", '--password-file', "$d/pw",
+                 '-e', '45d', '-c', $a_crt, '-o', "$st/", '--force',
+                 '--name', 'w.tack.pem');
+    spew("$d/pw", "pw\n");
+    for my $twice (['-m', '0', '-m', '255'], ['-g', '0', '-g', '255'],
+                   ['-e', '36500d'], ['--now', '2030-01-01', '--now', '2030-01-02'],
+                   ['--password-file', "$d/pw"], ['--name', 'v.tack.pem'],
+                   ['-k', "$d/k.pem"]) {
+        ($rc, $out, $err) = tack(@fixed, @$twice);
+        is($rc, 2, "$twice->[0] given twice is refused");
+        like($err, qr/\Q$twice->[0]\E given twice/, '... saying which option');
+    }
+    ($rc, $out, $err) = tack('sign', '-k', "$d/k.pem", '-p', 'pw', '-p', 'x',
+                             '-c', $a_crt, '-o', "$d/p.tack.pem");
+    is($rc, 2, '-p given twice is refused');
+    ok(!-e "$st/w.tack.pem" && !-e "$d/p.tack.pem", '... and nothing was written');
+    ($rc, $out, $err) = tack(@fixed);
+    is($rc, 0, 'the fixed command line alone signs') or diag($err);
+    ($rc, $out, $err) = tack('sign', '-k', "$d/k.pem", '-p', 'pw', '-c', $a_crt,
+                             '-c', $b_crt, '-o', "$st/", '--force', '-f');
+    is($rc, 0, '-c and the flags may repeat') or diag($err);
     ($rc, $out, $err) = tack('sign', '-k', "$d/k.pem", '-p', 'pw', '-c', $a_crt, '-c', $b_crt,
                              '-o', "$st/", '--name', 'z.tack.pem');
     is($rc, 2, '--name with two certificates is refused');
