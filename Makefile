@@ -85,8 +85,10 @@ APXS     ?= apxs
 PERL     ?= perl
 PROVE    ?= prove
 
-CHECK_CFLAGS := $(shell pkg-config --cflags check 2>/dev/null)
-CHECK_LIBS   := $(shell pkg-config --libs check 2>/dev/null || echo -lcheck)
+# Read when the unit tests are linked (after make test's deps), not when
+# make reads this file.
+CHECK_CFLAGS = $(shell pkg-config --cflags check 2>/dev/null)
+CHECK_LIBS   = $(shell pkg-config --libs check 2>/dev/null)
 SSL_LIBS     := -lssl -lcrypto
 JANSSON_LIBS := -ljansson
 
@@ -209,6 +211,14 @@ MODULE_CPPFLAGS := $(call APXS_Q,EXTRA_CPPFLAGS) \
 
 $(BUILD)/module:
 	mkdir -p $@
+
+# One line, not a compiler's "httpd.h: No such file", when apxs is missing.
+.PHONY: apxs-present
+apxs-present:
+	@command -v $(APXS) >/dev/null || { echo "make: $(APXS) not found:" \
+	    "apache2-dev is missing (make deps installs it, as root)" >&2; exit 1; }
+
+$(MODULE_OBJ): | apxs-present
 
 $(BUILD)/module/%.o: %.c $(MODULE_HDR) $(CORE_HDR) | $(BUILD)/module
 	$(CC) $(MODULE_CPPFLAGS) $(CPPFLAGS) -DTACK_PROG='"$(TACK_PROG)"' \
@@ -348,8 +358,8 @@ OLD_DOCS       := contributing.md fuzzing.md
 # The hooks certbot and mod_md run (hooks/, docs/admin-guide.md section 15).
 HOOKDIR        ?= $(PREFIX)/lib/tack
 HOOKS          := $(wildcard hooks/tack-*-hook)
-APXS_MODDIR    := $(shell $(APXS) -q LIBEXECDIR 2>/dev/null)
-APXS_CONFDIR   := $(shell $(APXS) -q SYSCONFDIR 2>/dev/null)
+APXS_MODDIR     = $(shell $(APXS) -q LIBEXECDIR 2>/dev/null)
+APXS_CONFDIR    = $(shell $(APXS) -q SYSCONFDIR 2>/dev/null)
 MODS_AVAILABLE ?= $(APXS_CONFDIR)/mods-available
 # The configuration uninstall checks and a2dismod edits: Debian's
 # APACHE_CONFDIR when set (an instance of its own), else apxs's.
@@ -524,6 +534,14 @@ status-screenshot: module tool $(BUILD)/gencerts
 	sh scripts/status-screenshot.sh
 
 # ---- tests --------------------------------------------------------------
+.PHONY: check-present
+check-present:
+	@pkg-config --exists check 2>/dev/null || { echo "make: Check (the" \
+	    "unit test library) not found by pkg-config: check is missing (make" \
+	    "deps installs it, as root)" >&2; exit 1; }
+
+$(BUILD)/check_tack $(BUILD_ASAN)/check_tack: | check-present
+
 $(BUILD)/check_tack: $(UNIT_SRC) t/unit/*.h $(BUILD)/libtack.a
 	$(CC) $(CPPFLAGS) $(CFLAGS) $(WARN) $(CHECK_CFLAGS) -I. -It/unit \
 	    -o $@ $(UNIT_SRC) $(BUILD)/libtack.a $(CHECK_LIBS) $(CORE_LIBS)
@@ -563,10 +581,21 @@ test-apache: preflight module tool $(BUILD)/gencerts
 test-acme: preflight module tool
 	$(PROVE) t/acme/
 
-test: deps preflight test-unit fuzz-smoke test-tool test-tool-asan test-apache \
-      test-reliability test-acme $(if $(NO_INSTALL_TEST),,test-install)
+# make test and make demo may be the first command on a bare machine: the
+# packages go in first (deps), then a second make, which reads this file
+# again, builds with what apxs and pkg-config say now that they are there.
+TEST_SUITES := preflight test-unit fuzz-smoke test-tool test-tool-asan \
+               test-apache test-reliability test-acme \
+               $(if $(NO_INSTALL_TEST),,test-install)
+.PHONY: test-suites
+test: deps
+	@$(MAKE) --no-print-directory test-suites
 
-demo: deps all
+test-suites: $(TEST_SUITES)
+
+demo:
+	@TACK_DEPS_FOR=demo scripts/deps.sh demo
+	@$(MAKE) --no-print-directory all
 	scripts/demo.sh
 
 # Another Debian release, in a chroot outside the tree (scripts/test-release.sh):
@@ -587,7 +616,7 @@ test-openssl4:
 	scripts/test-release.sh sid scripts/test-openssl4.sh
 
 deps:
-	@scripts/deps.sh
+	@TACK_DEPS_FOR=$(or $(filter demo test,$(MAKECMDGOALS)),deps) scripts/deps.sh
 
 # Before any suite that starts httpd: a plain mod_ssl must start without a
 # warning here, or every error-log check would fail (scripts/preflight.sh).

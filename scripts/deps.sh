@@ -5,6 +5,24 @@
 # Debian 12 (bookworm) or 13 (trixie), and keep OpenSSL's packages as new as
 # the apache2 that comes with them.
 #
+#   deps.sh demo     what building and make demo need: the compiler,
+#                    apache2 and its headers, OpenSSL's and jansson's
+#   deps.sh [test]   that and the test tools (make test, make deps)
+#   deps.sh openssl  only the OpenSSL packages (make package-autopkgtest)
+#   deps.sh names    the release-dependent names, one per line
+#   deps.sh switched-on  what is switched on (apache2's *-enabled, systemd's
+#                    and sysvinit's start links), "LINK PACKAGE" a line:
+#                    make test-release compares it before and after
+#
+# Nothing else on the machine changes: what the new packages enable beyond
+# Debian's apache2 itself is put back as it was (libapache2-mod-perl2's
+# postinst enables mod_perl in the system apache2, prometheus and certbot
+# enable their service and timer; the tests run private servers and need
+# none of them), and each thing put back is named.  Packages are downloaded
+# before any is installed, so an archive that cannot be reached changes
+# nothing; apt's lock held by another apt, or no network, is said in one
+# line with what to do.
+#
 # Package names differ between releases; they are chosen by what the
 # archive has, never by a release's name: the clang runtime (sanitizers,
 # libFuzzer) that matches the clang the archive installs (libclang-rt-14-dev
@@ -26,6 +44,92 @@
 # deps.sh names: print the release-dependent names (clang runtime, libssl),
 # one per line, and exit.
 set -e
+
+what=${1:-test}
+case $what in
+demo | test | openssl | names | switched-on) ;;
+*) echo "usage: deps.sh [demo | test | openssl | names | switched-on]" >&2
+   exit 2 ;;
+esac
+
+# apt_run CMD...: apt-get as told, its output shown; when it fails, one line
+# says why in words a newcomer can act on (apt's lock, the network), and the
+# script stops.
+apt_run() {
+    out=$(mktemp)
+    if "$@" >"$out" 2>&1; then
+        cat "$out"
+        rm -f "$out"
+        return 0
+    fi
+    cat "$out" >&2
+    if grep -q 'Could not get lock\|Unable to acquire the dpkg frontend lock\|Unable to lock' "$out"; then
+        holder=$(sed -n 's/.*It is held by process \([0-9]*\) (\([^)]*\)).*/\2, process \1/p' "$out" | head -n 1)
+        echo "deps: apt is busy${holder:+ ($holder holds its lock)}: wait until it" \
+             "has finished, then run make ${TACK_DEPS_FOR:-deps} again; nothing was installed" >&2
+    elif grep -q 'Temporary failure resolving\|Could not resolve\|Failed to fetch\|Could not connect\|Network is unreachable\|Connection failed\|Connection timed out\|Some index files failed to download' "$out"; then
+        echo "deps: cannot reach the Debian archive ($(grep -m1 -o 'http[s]*://[^ ]*' "$out" | cut -d/ -f1-3)):" \
+             "check the network and apt's sources (/etc/apt/sources.list), then" \
+             "run make ${TACK_DEPS_FOR:-deps} again; nothing was installed" >&2
+    else
+        echo "deps: $1 failed (above); nothing more was done" >&2
+    fi
+    rm -f "$out"
+    exit 1
+}
+
+# enabled: what is switched on, one per line: the links of apache2's
+# *-enabled directories and systemd's unit links (*.wants/ and the like),
+# and the sysvinit start links, each as "LINK TARGET".
+enabled() {
+    for l in /etc/apache2/mods-enabled/* /etc/apache2/conf-enabled/* \
+             /etc/apache2/sites-enabled/* /etc/rc[2-5].d/S*; do
+        [ -L "$l" ] && echo "$l $(readlink -f "$l")"
+    done
+    [ -d /etc/systemd/system ] &&
+        find /etc/systemd/system -type l -printf '%p %l\n' 2>/dev/null
+    true
+}
+# owner_of FILE: the package FILE is of, whichever of /lib and /usr/lib
+# dpkg has it under (Debian 12 registers units in /lib, 13 in /usr/lib).
+owner_of() {
+    for f in "$1" "$(readlink -f "$1")" "/usr${1#/usr}" "${1#/usr}"; do
+        o=$(dpkg-query -S "$f" 2>/dev/null | sed -n '1s/:.*//p')
+        [ -n "$o" ] && { echo "$o"; return; }
+    done
+}
+# put_back LINK TARGET: switch off what LINK switches on, the way its
+# kind is switched off (a2dismod, systemctl disable, update-rc.d), and
+# stop it when the package's script started it.
+put_back() {
+    name=${1##*/}
+    case $1 in
+    /etc/apache2/mods-enabled/*.load) a2dismod -q -f "${name%.load}" ;;
+    /etc/apache2/conf-enabled/*) a2disconf -q "${name%.conf}" ;;
+    /etc/apache2/sites-enabled/*) a2dissite -q "${name%.conf}" ;;
+    /etc/systemd/system/*)
+        if command -v systemctl >/dev/null && [ -d /run/systemd/system ]; then
+            systemctl disable -q --now "$name" || rm -f "$1"
+        elif command -v deb-systemd-helper >/dev/null; then
+            deb-systemd-helper disable "$name" >/dev/null 2>&1 || rm -f "$1"
+        else
+            rm -f "$1"
+        fi
+        ;;
+    /etc/rc[2-5].d/S*)
+        script=$(echo "$name" | sed 's/^S[0-9]*//')
+        invoke-rc.d "$script" stop >/dev/null 2>&1 || true
+        update-rc.d "$script" disable >/dev/null 2>&1 || rm -f "$1"
+        ;;
+    esac
+}
+
+if [ "$what" = switched-on ]; then
+    enabled | while read -r link target; do
+        echo "$link $(owner_of "$target")"
+    done
+    exit 0
+fi
 
 candidate_version() {
     apt-cache policy "$1" 2>/dev/null | sed -n 's/^ *Candidate: *//p'
@@ -55,8 +159,8 @@ fi
 
 # The names below are read from apt's package lists: a fresh machine may
 # have none yet (clang unknown), and root can fetch them.
-if ! has_candidate clang && [ "$(id -u)" -eq 0 ]; then
-    DEBIAN_FRONTEND=noninteractive apt-get update
+if ! has_candidate apache2 && [ "$(id -u)" -eq 0 ]; then
+    DEBIAN_FRONTEND=noninteractive apt_run apt-get update
 fi
 
 # OpenSSL's library: libssl3t64 where the archive has it (Debian 13),
@@ -71,7 +175,8 @@ fi
 clang_major=$(candidate_version clang |
               sed -n 's/^[0-9]*:*\([0-9][0-9]*\)\..*/\1/p')
 CLANG_RT=libclang-rt-${clang_major:-N}-dev
-if [ -z "$clang_major" ] || ! has_candidate "$CLANG_RT"; then
+if [ "$what" != demo ] && [ "$what" != openssl ] &&
+   { [ -z "$clang_major" ] || ! has_candidate "$CLANG_RT"; }; then
     echo "deps: $release: the archive has no clang runtime for clang" \
          "'$(candidate_version clang)' (looked for $CLANG_RT): run" \
          "apt-get update as root, then make deps again" >&2
@@ -89,19 +194,24 @@ if [ "${codename:-}" = debian:bookworm ]; then
     BACKPORTS=bookworm-backports
 fi
 
-PKGS="build-essential pkg-config check libjansson-dev \
-apache2 apache2-dev libapache2-mod-perl2 clang $CLANG_RT man-db \
+# make demo: build the core, the tool and the module, run apache2.
+DEMO_PKGS="build-essential pkg-config libjansson-dev apache2 apache2-dev"
+# make test: the unit tests (check), sanitizers and libFuzzer (clang), the
+# Apache::Test suite (libapache2-mod-perl2), valgrind, ACME (pebble,
+# certbot), tokens (softhsm2, opensc, p11-kit), promtool (prometheus),
+# the sudo rule of the mod_md hook, curl and jq for the guides' commands.
+TEST_PKGS="check libapache2-mod-perl2 clang $CLANG_RT man-db \
 valgrind gdb pebble certbot softhsm2 opensc p11-kit p11-kit-modules \
 prometheus sudo curl jq"
 # Installed in an apt-get call of its own when it comes from backports.
 PROVIDER_PKGS="pkcs11-provider"
 # Kept at the archive's version, together.
 OPENSSL_PKGS="$LIBSSL openssl libssl-dev"
-case ${1:-} in
-"") ;;
+case $what in
+demo) PKGS=$DEMO_PKGS PROVIDER_PKGS= ;;
+test) PKGS="$DEMO_PKGS $TEST_PKGS" ;;
 openssl) PKGS= PROVIDER_PKGS= ;;
 names) echo "$CLANG_RT"; echo "$LIBSSL"; exit 0 ;;
-*) echo "usage: deps.sh [openssl | names]" >&2; exit 2 ;;
 esac
 
 installed_version() {
@@ -183,22 +293,62 @@ then
          "'$BACKPORTS_LINE' to $BACKPORTS_LIST"
     echo "$BACKPORTS_LINE" >"$BACKPORTS_LIST"
 fi
-apt-get update
+apt_run apt-get update
 todo=$(wanted)    # the fresh lists may know newer OpenSSL packages
-before=$(mktemp)
-snapshot > "$before"
 main=$(others "$todo")
 bp=$(from_backports "$todo")
+# Everything downloaded first: an archive that stops answering half-way
+# leaves the machine as it was.
 if [ -n "$main" ]; then
-    apt-get install -y --no-install-recommends $main
+    apt_run apt-get install -y -q --no-install-recommends --download-only $main
 fi
 if [ -n "$bp" ]; then
-    apt-get install -y --no-install-recommends -t "$BACKPORTS" $bp
+    apt_run apt-get install -y -q --no-install-recommends --download-only \
+        -t "$BACKPORTS" $bp
+fi
+
+before=$(mktemp)
+on_before=$(mktemp)
+snapshot > "$before"
+enabled | sort > "$on_before"
+if [ -n "$main" ]; then
+    apt_run apt-get install -y -q --no-install-recommends $main
+fi
+if [ -n "$bp" ]; then
+    apt_run apt-get install -y -q --no-install-recommends -t "$BACKPORTS" $bp
 fi
 # Say what changed: new packages, then upgrades with both versions.
 snapshot | join -a 2 -e NONE -o 1.2,2.1,2.2 "$before" - |
     awk '$1 == "NONE" { n++; new = new " " $2 }
          $1 != "NONE" && $1 != $3 { print "deps: upgraded " $2 " " $1 " -> " $3 }
          END { if (n) print "deps: installed " n " packages:" new }'
-rm -f "$before"
+# Put back what the packages switched on, but for Debian's apache2's own
+# (its service, its default modules and site: what installing apache2
+# alone does): the target of each new link says whose it is.
+new_on=$(mktemp)
+enabled | sort | comm -13 "$on_before" - >"$new_on"
+put=$(mktemp)
+while read -r link target; do
+    case $link in
+    /etc/apache2/mods-enabled/*.conf) continue ;;   # goes with its .load
+    esac
+    owner=$(owner_of "$target")
+    case $owner in
+    apache2 | apache2-bin | apache2-data) continue ;;
+    esac
+    put_back "$link" "$target"
+    echo "$link" >>"$put"
+    echo "deps: switched off ${link#/etc/} again (${owner:-unknown package}'s" \
+         "install switched it on; the demo and the tests do not need it)"
+done <"$new_on"
+# A running apache2 that a package's script restarted with a module now
+# switched off again is reloaded without it, if its configuration is sound.
+pid=$(cat /run/apache2/apache2.pid 2>/dev/null || true)
+if grep -q '^/etc/apache2/mods-enabled/' "$put" &&
+   [ -n "$pid" ] && kill -0 "$pid" 2>/dev/null && apache2ctl -t >/dev/null 2>&1
+then
+    apache2ctl graceful && echo "deps: the running apache2 reloaded without them"
+fi
+rm -f "$new_on" "$put"
+rm -f "$before" "$on_before"
 echo "deps: OpenSSL is now $(installed_version $LIBSSL)"

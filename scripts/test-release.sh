@@ -7,19 +7,28 @@
 # test-openssl4), as a new user on that release would (make test-release
 # DIST=trixie).
 #
-# The chroot is built once with debootstrap (minbase, as a container image
-# is) under TACK_CHROOT_DIR (default /var/cache/mod-tack/chroot/DIST),
-# outside the source tree so that no clean, clone or commit ever reaches
-# it, then reused: every run refreshes its packages (apt-get upgrade) and
-# clones anew.  It shares the host's network, so nothing else may run the
-# suites on this machine at the same time (their ports would collide);
-# a policy-rc.d keeps the packages installed in it (apache2) from starting
-# services on the host's ports.  proc, sys and dev are mounted for the run
-# and unmounted at its end, whatever happens, before anything is removed.
+# Every run starts from a pristine tree, as a new user's machine would: a
+# minimal debootstrap (minbase, as a container image is) is made once and
+# kept as a base under TACK_CHROOT_DIR (default /var/cache/mod-tack/chroot:
+# DIST.base), outside the source tree so that no clean, clone or commit
+# ever reaches it, and never entered; each run copies it anew to DIST,
+# where the clone runs.  Downloaded packages are kept in DIST.debs, mounted
+# as the run tree's apt archive, so that a warm run downloads nothing; a
+# cold one (a new machine) fetches them once.  The tree shares the host's
+# network, so nothing else may run the suites on this machine at the same
+# time (their ports would collide); a policy-rc.d keeps the packages
+# installed in it (apache2) from starting services on the host's ports and
+# logs what would have started.  After the command, what is switched on in
+# the tree (apache2's *-enabled, systemd's and sysvinit's start links) is
+# compared with what it was before it: anything but Debian's apache2's own
+# fails the run (the README's commands change nothing else).  proc, sys,
+# dev and the package cache are mounted for the run and unmounted at its
+# end, whatever happens, before anything is removed.
 #
 #   test-release.sh DIST               make demo, then make test
 #   test-release.sh DIST make check    any command, in the clone
-#   test-release.sh --remove DIST      unmount and delete the chroot
+#   test-release.sh --remove DIST      unmount and delete the base, the
+#                                      run tree and the package cache
 set -eu
 
 usage() {
@@ -43,7 +52,10 @@ if [ "$(id -u)" -ne 0 ]; then
 fi
 
 top=$(cd "$(dirname "$0")/.." && pwd)
-root=${TACK_CHROOT_DIR:-/var/cache/mod-tack/chroot}/$dist
+cache=${TACK_CHROOT_DIR:-/var/cache/mod-tack/chroot}
+base=$cache/$dist.base
+root=$cache/$dist
+debs=$cache/$dist.debs
 mirror=${TACK_MIRROR:-http://deb.debian.org/debian}
 security=${TACK_SECURITY_MIRROR:-http://deb.debian.org/debian-security}
 clone=/srv/mod_tack
@@ -88,22 +100,23 @@ remove_tree() {
 
 if [ -n "$remove" ]; then
     [ -d "$root" ] && remove_tree
-    say "removed $root"
+    rm -rf --one-file-system "$base" "$debs"
+    say "removed $root, $base and $debs"
     exit 0
 fi
 
-# ---- build once -------------------------------------------------------------
-if [ ! -f "$root/.mod-tack-chroot" ]; then
+# ---- the base, built once --------------------------------------------------
+if [ ! -f "$base/.mod-tack-chroot" ]; then
     command -v debootstrap >/dev/null || {
         say "installing debootstrap"
         apt-get install -y debootstrap >/dev/null
     }
-    [ -d "$root" ] && remove_tree      # an earlier build that did not finish
-    mkdir -p "$(dirname "$root")"
-    say "debootstrap --variant=minbase $dist $root $mirror"
-    debootstrap --variant=minbase "$dist" "$root" "$mirror" >"$root.log" 2>&1 || {
-        tail -n 20 "$root.log" >&2
-        echo "test-release: debootstrap $dist failed (whole log: $root.log)" >&2
+    rm -rf --one-file-system "$base"   # an earlier build that did not finish
+    mkdir -p "$cache"
+    say "debootstrap --variant=minbase $dist $base $mirror"
+    debootstrap --variant=minbase "$dist" "$base" "$mirror" >"$base.log" 2>&1 || {
+        tail -n 20 "$base.log" >&2
+        echo "test-release: debootstrap $dist failed (whole log: $base.log)" >&2
         exit 1
     }
     {
@@ -115,19 +128,30 @@ if [ ! -f "$root/.mod-tack-chroot" ]; then
             echo "deb $security $dist-security main"
             ;;
         esac
-    } >"$root/etc/apt/sources.list"
+    } >"$base/etc/apt/sources.list"
     # Packages install services (apache2) but must not start them: they
-    # would bind the host's ports, the chroot sharing its network.
-    printf '#!/bin/sh\nexit 101\n' >"$root/usr/sbin/policy-rc.d"
-    chmod 755 "$root/usr/sbin/policy-rc.d"
-    touch "$root/.mod-tack-chroot"
-    say "built"
+    # would bind the host's ports, the tree sharing its network.  What
+    # would have started is logged.
+    printf '#!/bin/sh\necho "$*" >>/var/log/policy-rc.d.log\nexit 101\n' \
+        >"$base/usr/sbin/policy-rc.d"
+    chmod 755 "$base/usr/sbin/policy-rc.d"
+    touch "$base/.mod-tack-chroot"
+    say "built the base"
 fi
+
+# ---- a pristine copy of it ----------------------------------------------------
+unmount
+rm -rf --one-file-system "$root"
+cp -a "$base" "$root"
+mkdir -p "$debs/partial"
+say "a pristine copy of the $dist base ($(du -sm "$base" | cut -f1) MB;" \
+    "$(find "$debs" -maxdepth 1 -name '*.deb' | wc -l) packages in the" \
+    "download cache)"
 
 trap 'unmount' EXIT
 trap 'exit 130' INT TERM HUP
-unmount
 mount -t proc proc "$root/proc"
+mount --bind "$debs" "$root/var/cache/apt/archives"
 mount --rbind /sys "$root/sys"
 mount --make-rslave "$root/sys"
 mount --rbind /dev "$root/dev"
@@ -157,12 +181,12 @@ in_root() {
         DEBIAN_FRONTEND=noninteractive "$@"
 }
 
-# ---- refresh: the release as it is today, and make (the README's first step
-# when make is missing) --------------------------------------------------------
+# ---- refresh: the release as it is today, and git and make (what a new
+# user has installed to clone the tree and type the README's commands) ---------
 say "refreshing packages"
 in_root apt-get update -q >/dev/null
 in_root apt-get -y -q -o Dpkg::Options::=--force-confold upgrade >/dev/null
-in_root apt-get install -y -q --no-install-recommends make >/dev/null
+in_root apt-get install -y -q --no-install-recommends git make >/dev/null
 say "$(in_root sh -c '. /etc/os-release; echo $PRETTY_NAME'), kernel $(uname -r)"
 
 # ---- a fresh clone of HEAD -----------------------------------------------------
@@ -178,6 +202,10 @@ say "running: $*"
 # In the background, waited for: a shell runs its traps only between
 # commands, and wait is one that a signal interrupts; the trap then ends
 # every process in the chroot (unmount) and leaves nothing mounted.
+switched_on() {
+    in_root sh "$clone/scripts/deps.sh" switched-on | sort
+}
+on_before=$(switched_on)
 rc=0
 in_root sh -c 'cd "$1" && shift && exec "$@"' sh "$clone" "$@" &
 wait $! || rc=$?
@@ -185,5 +213,22 @@ if [ $rc -eq 0 ]; then
     say "passed: $*"
 else
     say "FAILED (exit $rc): $*"
+fi
+
+# ---- what the command left switched on ----------------------------------------
+if [ -s "$root/var/log/policy-rc.d.log" ]; then
+    say "what packages' scripts would have started (policy-rc.d refused):" \
+        $(sed 's/ .*//' "$root/var/log/policy-rc.d.log" | sort -u)
+fi
+extra=$(switched_on | comm -13 "$(printf '%s\n' "$on_before" >"$root/tmp/on-before";
+                                  echo "$root/tmp/on-before")" - |
+        awk '$2 != "apache2" && $2 != "apache2-bin" && $2 != "apache2-data"')
+if [ -n "$extra" ]; then
+    say "FAILED: left switched on, beyond Debian's apache2's own (LINK PACKAGE):"
+    printf '%s\n' "$extra" | sed 's/^/    /'
+    [ $rc -ne 0 ] || rc=1
+else
+    say "nothing switched on beyond Debian's apache2's own" \
+        "($(switched_on | comm -13 "$root/tmp/on-before" - | wc -l) links, all apache2's)"
 fi
 exit $rc
