@@ -1010,5 +1010,15 @@ int cmd_break(int argc, char **argv)
     }
     rc = cli_write_output(out_path, text, text_len, 0644, force);
     free(text);
+    /* Said as genkey and sign say what they wrote (on standard output the
+     * signature itself says it). */
+    if (rc == CLI_EXIT_OK && out_path != NULL && strcmp(out_path, "-") != 0) {
+        char fp[TACK_FINGERPRINT_SIZE];
+
+        tack_fingerprint(sig.public_key, fp);
+        cli_done("wrote %s, break signature of TACK ID %s: clients that see "
+                 "it drop their pins on that key",
+                 out_path, fp);
+    }
     return rc;
 }

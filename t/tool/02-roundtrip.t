@@ -275,6 +275,8 @@ like($err, qr/holds "BEGIN PRIVATE KEY"/, '... and says what it holds');
 ($rc, $out, $err) = tack('break', '-k', "$d/k.pem", '-p', 'secret',
                          '-o', "$d/b.pem");
 is($rc, 0, 'break exits 0') or diag($err);
+like($err, qr/^tack: wrote \Q$d\E\/b\.pem, break signature of TACK ID \Q$id\E: clients that see it drop their pins on that key$/m,
+     '... and says what it wrote, as genkey and sign do');
 ($rc, $out) = tack('view', "$d/b.pem");
 is($out, "Breaks TACK ID = $id\n", 'the break signature names the key');
 tampered("$d/b.pem", 'TACK BREAK SIG', 100, "$d/b-bad.pem");
