@@ -11,6 +11,8 @@
 #   make test             everything below marked (test): unit, sanitizer,
 #                         fuzz smoke, tool, Apache::Test, reliability, ACME
 #                         and install suites (NO_INSTALL_TEST=1: no install)
+#   make test-suites      what make test runs after make deps: every suite,
+#                         installing nothing
 #   make test-unit        check and check-asan (test)
 #   make test-tool        the tool's tests, t/tool/ (test)
 #   make test-tool-asan   the same against the tool under ASan + UBSan (test)
@@ -213,14 +215,13 @@ $(BUILD)/module:
 	mkdir -p $@
 
 # One line, not a compiler's "httpd.h: No such file", when apxs is missing.
-.PHONY: apxs-present
-apxs-present:
-	@command -v $(APXS) >/dev/null || { echo "make: $(APXS) not found:" \
-	    "apache2-dev is missing (make deps installs it, as root)" >&2; exit 1; }
-
-$(MODULE_OBJ): | apxs-present
+define apxs-present
+@command -v $(APXS) >/dev/null || { echo "make: $(APXS) not found:" \
+    "apache2-dev is missing (make deps installs it, as root)" >&2; exit 1; }
+endef
 
 $(BUILD)/module/%.o: %.c $(MODULE_HDR) $(CORE_HDR) | $(BUILD)/module
+	$(apxs-present)
 	$(CC) $(MODULE_CPPFLAGS) $(CPPFLAGS) -DTACK_PROG='"$(TACK_PROG)"' \
 	    $(MODULE_CFLAGS) $(CFLAGS) $(WARN) -fPIC -fvisibility=hidden \
 	    -c -o $@ $<
@@ -534,19 +535,19 @@ status-screenshot: module tool $(BUILD)/gencerts
 	sh scripts/status-screenshot.sh
 
 # ---- tests --------------------------------------------------------------
-.PHONY: check-present
-check-present:
-	@pkg-config --exists check 2>/dev/null || { echo "make: Check (the" \
-	    "unit test library) not found by pkg-config: check is missing (make" \
-	    "deps installs it, as root)" >&2; exit 1; }
-
-$(BUILD)/check_tack $(BUILD_ASAN)/check_tack: | check-present
+define check-present
+@pkg-config --exists check 2>/dev/null || { echo "make: Check (the unit" \
+    "test library) not found by pkg-config: check is missing (make deps" \
+    "installs it, as root)" >&2; exit 1; }
+endef
 
 $(BUILD)/check_tack: $(UNIT_SRC) t/unit/*.h $(BUILD)/libtack.a
+	$(check-present)
 	$(CC) $(CPPFLAGS) $(CFLAGS) $(WARN) $(CHECK_CFLAGS) -I. -It/unit \
 	    -o $@ $(UNIT_SRC) $(BUILD)/libtack.a $(CHECK_LIBS) $(CORE_LIBS)
 
 $(BUILD_ASAN)/check_tack: $(UNIT_SRC) t/unit/*.h $(CORE_OBJ_ASAN)
+	$(check-present)
 	$(ASAN_CC) $(CPPFLAGS) $(ASAN_CFLAGS) $(WARN) $(CHECK_CFLAGS) -I. \
 	    -It/unit -o $@ $(UNIT_SRC) $(CORE_OBJ_ASAN) $(CHECK_LIBS) $(CORE_LIBS)
 
@@ -613,7 +614,8 @@ test-release-remove:
 # (scripts/test-openssl4.sh says which tests cannot run there, and why).
 .PHONY: test-openssl4
 test-openssl4:
-	scripts/test-release.sh sid scripts/test-openssl4.sh
+	TACK_RELEASE_ANY_SWITCHED_ON="a test harness, not the README's commands" \
+	    scripts/test-release.sh sid scripts/test-openssl4.sh
 
 deps:
 	@TACK_DEPS_FOR=$(or $(filter demo test,$(MAKECMDGOALS)),deps) scripts/deps.sh

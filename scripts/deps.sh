@@ -104,9 +104,9 @@ owner_of() {
 put_back() {
     name=${1##*/}
     case $1 in
-    /etc/apache2/mods-enabled/*.load) a2dismod -q -f "${name%.load}" ;;
-    /etc/apache2/conf-enabled/*) a2disconf -q "${name%.conf}" ;;
-    /etc/apache2/sites-enabled/*) a2dissite -q "${name%.conf}" ;;
+    /etc/apache2/mods-enabled/*.load) a2dismod -q -f "${name%.load}" >/dev/null ;;
+    /etc/apache2/conf-enabled/*) a2disconf -q "${name%.conf}" >/dev/null ;;
+    /etc/apache2/sites-enabled/*) a2dissite -q "${name%.conf}" >/dev/null ;;
     /etc/systemd/system/*)
         if command -v systemctl >/dev/null && [ -d /run/systemd/system ]; then
             systemctl disable -q --now "$name" || rm -f "$1"
@@ -337,14 +337,21 @@ while read -r link target; do
     apache2 | apache2-bin | apache2-data) continue ;;
     esac
     put_back "$link" "$target"
-    echo "$link" >>"$put"
-    echo "deps: switched off ${link#/etc/} again (${owner:-unknown package}'s" \
-         "install switched it on; the demo and the tests do not need it)"
+    echo "${owner:-an-unknown-package} $link" >>"$put"
 done <"$new_on"
+# One line a package: what its install switched on, now off again.
+sort "$put" | awk '
+    { sub("^/etc/", "", $2) }
+    $1 != p { if (p != "") print line; p = $1
+              line = "deps: switched off again what " p "\x27s install switched on" \
+                     " (the demo and the tests do not need it):" }
+    { line = line " " $2 }
+    END { if (p != "") print line }'
+
 # A running apache2 that a package's script restarted with a module now
 # switched off again is reloaded without it, if its configuration is sound.
 pid=$(cat /run/apache2/apache2.pid 2>/dev/null || true)
-if grep -q '^/etc/apache2/mods-enabled/' "$put" &&
+if grep -q ' /etc/apache2/mods-enabled/' "$put" &&
    [ -n "$pid" ] && kill -0 "$pid" 2>/dev/null && apache2ctl -t >/dev/null 2>&1
 then
     apache2ctl graceful && echo "deps: the running apache2 reloaded without them"
