@@ -23,8 +23,9 @@
 #                         pebble, through the hooks (test)
 #   make test-install     make install, a2enmod, the real apache2, make
 #                         uninstall; as root, restoring the system (test)
-#   make reliability-full 20 graceful restarts under load, valgrind on the
-#                         running server (long)
+#   make reliability-full 20 graceful restarts under load, a storm of 50
+#                         SIGUSR1 under TackSigningKey's background, valgrind
+#                         on the running server (long)
 #   make reliability-build  what the reliability tests need, built
 #   make test-store-scale a TackStore serving 10,000 vhosts (long)
 #   make fuzz             every libFuzzer target FUZZ_SECONDS (default 60)
@@ -288,8 +289,9 @@ fuzz-smoke: $(FUZZ_BINS)
 REL_BUILD := $(BUILD)/rel
 REL_QUICK := t/reliability/matrix.t t/reliability/hostile.t \
              t/reliability/reload.t t/reliability/secrets.t \
-             t/reliability/files.t
-REL_FULL  := t/reliability/reload.t t/reliability/valgrind.t
+             t/reliability/files.t t/reliability/storm.t
+REL_FULL  := t/reliability/reload.t t/reliability/storm.t \
+             t/reliability/valgrind.t
 
 $(REL_BUILD):
 	mkdir -p $@

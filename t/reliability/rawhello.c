@@ -7,7 +7,7 @@
  * in part, or not at all to the end, and reports what the server did.
  *
  *   rawhello -c HOST:PORT [-n SNI] [-m MODE] [-v 1.2|1.3] [-r N] [-i MS]
- *            [-d SECONDS] [-e HEX]...
+ *            [-d SECONDS] [-e HEX]... [-u FILE]
  *
  * MODE, the 0xF300 extension in the ClientHello:
  *   none      no TACK request
@@ -37,7 +37,11 @@
  * where -e HEX (up to 4 times) names the extension bodies expected in the
  * ServerHellos: matchK counts the ServerHellos carrying exactly the K-th,
  * nomatch those carrying anything else or nothing.  The reload test uses
- * this as a byte-exact observer next to the load generator.
+ * this as a byte-exact observer next to the load generator.  -u FILE
+ * writes each distinct 0xF300 body the ServerHellos carried to FILE, a
+ * line each, "COUNT HEX" ("COUNT none" for ServerHellos without one): the
+ * storm test checks every one of them when the bodies are not known in
+ * advance (a TACK signed anew at each restart).
  * Exit status 0 unless the connection could not be made (2).
  * TLS 1.3 ServerHellos carry no 0xF300 (it goes into the encrypted
  * EncryptedExtensions); rawhello does not decrypt.
@@ -450,9 +454,51 @@ static int one_connection(const char *target, const char *sni,
     return 0;
 }
 
+/* The distinct bodies -u collects; past MAX_SEEN more are counted only. */
+#define MAX_SEEN 1024
+static char *seen_body[MAX_SEEN];
+static long seen_count[MAX_SEEN], seen_overflow;
+static size_t nseen;
+
+static void seen_add(const char *body)
+{
+    size_t k;
+
+    for (k = 0; k < nseen; k++) {
+        if (!strcmp(seen_body[k], body)) {
+            seen_count[k]++;
+            return;
+        }
+    }
+    if (nseen == MAX_SEEN || (seen_body[nseen] = strdup(body)) == NULL) {
+        seen_overflow++;
+        return;
+    }
+    seen_count[nseen++] = 1;
+}
+
+static int seen_write(const char *path)
+{
+    FILE *f = fopen(path, "w");
+    size_t k;
+
+    if (f == NULL) {
+        fprintf(stderr, "rawhello: %s: %s\n", path, strerror(errno));
+        return 2;
+    }
+    for (k = 0; k < nseen; k++) {
+        fprintf(f, "%ld %s\n", seen_count[k], seen_body[k]);
+        free(seen_body[k]);
+    }
+    if (seen_overflow > 0) {
+        fprintf(f, "%ld overflow\n", seen_overflow);
+    }
+    return fclose(f) == 0 ? 0 : 2;
+}
+
 int main(int argc, char **argv)
 {
-    const char *target = NULL, *sni = NULL, *mode = "empty";
+    const char *target = NULL, *sni = NULL, *mode = "empty", *seen_path = NULL;
     int tls13 = 0, opt, rc = 0;
     long repeat = 0, interval_ms = 0, i;
     double duration = 0, t0;
@@ -462,7 +508,7 @@ int main(int argc, char **argv)
     static char line[2 * 70000];
     struct timespec now;
 
-    while ((opt = getopt(argc, argv, "c:n:m:v:r:i:d:e:")) != -1) {
+    while ((opt = getopt(argc, argv, "c:n:m:v:r:i:d:e:u:")) != -1) {
         switch (opt) {
         case 'c':
             target = optarg;
@@ -492,10 +538,13 @@ int main(int argc, char **argv)
             }
             expect[nexpect++] = optarg;
             break;
+        case 'u':
+            seen_path = optarg;
+            break;
         default:
             fprintf(stderr, "usage: rawhello -c HOST:PORT [-n SNI] [-m MODE] "
                             "[-v 1.2|1.3] [-r N] [-i MS] [-d SECONDS] "
-                            "[-e HEX]...\n");
+                            "[-e HEX]... [-u FILE]\n");
             return 2;
         }
     }
@@ -539,6 +588,9 @@ int main(int argc, char **argv)
                 const char *ext = strstr(line, " ext ");
 
                 nsh++;
+                if (seen_path != NULL) {
+                    seen_add(ext ? ext + 5 : "none");
+                }
                 for (k = 0; k < nexpect; k++) {
                     if (ext && !strcmp(ext + 5, expect[k])) {
                         matched[k]++;
@@ -576,6 +628,9 @@ int main(int argc, char **argv)
             printf(" nomatch=%ld", nomatch);
         }
         printf("\n");
+        if (seen_path != NULL && seen_write(seen_path) != 0) {
+            rc = 2;
+        }
     }
     return rc;
 }
