@@ -207,7 +207,8 @@ say "running: $*"
 switched_on() {
     in_root sh "$clone/scripts/deps.sh" switched-on | sort
 }
-on_before=$(switched_on)
+on_before=$(mktemp)
+switched_on >"$on_before"
 rc=0
 in_root sh -c 'cd "$1" && shift && exec "$@"' sh "$clone" "$@" &
 wait $! || rc=$?
@@ -224,17 +225,19 @@ if [ -s "$root/var/log/policy-rc.d.log" ]; then
 fi
 if [ -n "${TACK_RELEASE_ANY_SWITCHED_ON:-}" ]; then
     say "what the command switched on is not checked: $TACK_RELEASE_ANY_SWITCHED_ON"
+    rm -f "$on_before"
     exit $rc
 fi
-extra=$(switched_on | comm -13 "$(printf '%s\n' "$on_before" >"$root/tmp/on-before";
-                                  echo "$root/tmp/on-before")" - |
-        awk '$2 != "apache2" && $2 != "apache2-bin" && $2 != "apache2-data"')
+new_on=$(switched_on | comm -13 "$on_before" -)
+rm -f "$on_before"
+extra=$(printf '%s\n' "$new_on" |
+        awk 'NF && $2 != "apache2" && $2 != "apache2-bin" && $2 != "apache2-data"')
 if [ -n "$extra" ]; then
     say "FAILED: left switched on, beyond Debian's apache2's own (LINK PACKAGE):"
     printf '%s\n' "$extra" | sed 's/^/    /'
     [ $rc -ne 0 ] || rc=1
 else
     say "nothing switched on beyond Debian's apache2's own" \
-        "($(switched_on | comm -13 "$root/tmp/on-before" - | wc -l) links, all apache2's)"
+        "($(printf '%s\n' "$new_on" | grep -c .) new links, all apache2's)"
 fi
 exit $rc

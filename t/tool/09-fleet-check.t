@@ -45,11 +45,13 @@ my ($id_b) = ok_tool('view', "$d/b.key") =~ /TACK ID\s+= (\S+)/;
 ok($id_a && $id_b && $id_a ne $id_b, 'two TACK keys');
 
 # tack_file(NAME, KEY, SERVER, SIGN OPTIONS...) signs server i's
-# certificate; si_file(NAME, SERVERINFO OPTIONS...) makes its SERVERINFO.
+# certificate (expiring 2031-06-01 unless the options give -e);
+# si_file(NAME, SERVERINFO OPTIONS...) makes its SERVERINFO.
 sub tack_file {
     my ($n, $k, $i, @opt) = @_;
     ok_tool('sign', '-k', "$d/$k.key", '-p', 'pw', '-c', $crt[$i],
-            '-e', '2031-06-01Z', @opt, '-o', "$d/$n.tack");
+            (grep({ $_ eq '-e' } @opt) ? () : ('-e', '2031-06-01Z')), @opt,
+            '-o', "$d/$n.tack");
     return "$d/$n.tack";
 }
 
