@@ -57,14 +57,18 @@ esac
 # script stops.
 apt_run() {
     out=$(mktemp)
-    if "$@" >"$out" 2>&1; then
+    # apt-get update says "W: Failed to fetch" and exits 0 when an index
+    # could not be downloaded: that is a failure here.
+    if "$@" >"$out" 2>&1 &&
+       ! grep -q '^[WE]: Failed to fetch\|^[WE]: Some index files failed' "$out"; then
         cat "$out"
         rm -f "$out"
         return 0
     fi
     cat "$out" >&2
     if grep -q 'Could not get lock\|Unable to acquire the dpkg frontend lock\|Unable to lock' "$out"; then
-        holder=$(sed -n 's/.*It is held by process \([0-9]*\) (\([^)]*\)).*/\2, process \1/p' "$out" | head -n 1)
+        holder=$(sed -n -e 's/.*It is held by process \([0-9]*\) (\([^)]*\)).*/\2, process \1/p' \
+                        -e 't' -e 's/.*It is held by process \([0-9]*\).*/process \1/p' "$out" | head -n 1)
         echo "deps: apt is busy${holder:+ ($holder holds its lock)}: wait until it" \
              "has finished, then run make ${TACK_DEPS_FOR:-deps} again; nothing was installed" >&2
     elif grep -q 'Temporary failure resolving\|Could not resolve\|Failed to fetch\|Could not connect\|Network is unreachable\|Connection failed\|Connection timed out\|Some index files failed to download' "$out"; then
