@@ -376,16 +376,33 @@ TACK_PROG_UC   := $(shell echo '$(TACK_PROG)' | tr a-z A-Z)
 TACK_MAN_SED    = sed -E -e 's\#/usr/local/share/doc/mod_tack\#$(DOCDIR)\#g' \
                       -e 's/^\.TH TACK /.TH $(TACK_PROG_UC) /' \
                       -e 's/(^|[ "])tack([ :"]|$$)/\1$(TACK_PROG)\2/g'
-# The guides name the places this install puts things (the package's
-# /usr/bin/tacktool, /usr/libexec/tacktool/ in the package's copy), except
-# between <!-- make install --> and <!-- /make install -->: what is said
-# there is about make install's own paths, in every copy.
+# The guides name the places this install puts things and the tool's
+# command name (the package's /usr/bin/tacktool, /usr/libexec/tacktool/ and
+# `tacktool sign` in the package's copy), except between <!-- make install
+# --> and <!-- /make install -->: what is said there is about make
+# install's own paths, in every copy.  The command is the word tack before
+# one of the tool's commands (or --quiet, -q, --version, --help), after a
+# space, a backquote, a quote, a parenthesis or the start of a line, and
+# not before two spaces ("tack check     = ok", a line of tack check's
+# report); and the tool's and the module's messages that name it
+# ("tack: wrote ...", "upgrade tack"), `man tack`, the `tack` tool and an
+# anchor of a heading that names a command (#6-check-it-with-tack-check).
+# Not /etc/apache2/tack/, --tack, mod_tack, TACK, tack-md-hook, .tack.pem,
+# a2enmod tack, LogLevel tack:info, nor the user tack (-u tack, (tack),
+# TackStoreOwner tack).
+TACK_CMDS       = genkey|sign|break|view|serverinfo|check|pins|preload|help|version
 TACK_DOC_SED    = sed -E \
     -e '/^<!-- make install -->$$/,/^<!-- \/make install -->$$/b' \
     -e 's\#/usr/local/share/doc/mod_tack\#$(DOCDIR)\#g' \
     -e 's\#/usr/local/share/man/man1/tack\.1\#$(MANDIR)/man1/$(TACK_PROG).1\#g' \
     -e 's\#/usr/local/lib/tack/\#$(HOOKDIR)/\#g' \
-    -e 's\#/usr/local/bin/tack([^-_.a-z0-9]|$$)\#$(BINDIR)/$(TACK_PROG)\1\#g'
+    -e 's\#/usr/local/bin/tack([^-_.a-z0-9]|$$)\#$(BINDIR)/$(TACK_PROG)\1\#g' \
+    -e 's/(^|[ `("])tack (((--quiet|-q) )?($(TACK_CMDS))( [^ ]|[]`)",.:;]|$$)|--version|--help)/\1$(TACK_PROG) \2/g' \
+    -e 's/^tack: /$(TACK_PROG): /' \
+    -e 's/: upgrade tack"/: upgrade $(TACK_PROG)"/g' \
+    -e 's/`man tack`/`man $(TACK_PROG)`/g' \
+    -e 's/the `tack` tool/the `$(TACK_PROG)` tool/g' \
+    -e 's/(\(\#[-a-z0-9]*-)tack-($(TACK_CMDS))([-)])/\1$(TACK_PROG)-\2\3/g'
 TACK_CONF_SED   = sed -E -e 's\#/usr/local/share/doc/mod_tack/\#$(DOCDIR)/\#g' \
                       -e 's/([ (])tack (sign|break|genkey|view|check) /\1$(TACK_PROG) \2 /g'
 

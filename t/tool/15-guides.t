@@ -34,6 +34,7 @@ my %plan = (
         "$sys: make uninstall, packages (t/package/cycle.t runs these steps)",
     'admin-guide.md: a2enmod tack                   # also enables ssl, which it depends on (+2)' =>
         "$sys: /etc/apache2 and its server (install.t runs it on a private instance)",
+    'admin-guide.md: openssl req -x509 -newkey ec -pkeyopt ec_paramgen_curve:P-256 -nodes -days 90 \\ (+4)' => '',
     'admin-guide.md: mkdir -m 700 /root/tack (+1)' => '',
     'admin-guide.md: mkdir -p /etc/apache2/tack (+4)' => '',
     'admin-guide.md: apache2ctl configtest && apache2ctl graceful' => '',
@@ -108,7 +109,7 @@ ok(@blocks >= 20, scalar(@blocks) . ' shell blocks in the guides');
 
 # The sandbox: what the guides assume exists on the server.
 mkdir $root;
-for my $d (qw(etc etc/apache2 etc/ssl etc/ssl/certs root srv srv/certs secure bin
+for my $d (qw(etc etc/apache2 etc/ssl etc/ssl/certs etc/ssl/private root srv srv/certs secure bin
               usr usr/local)) {
     mkdir "$root/$d";
 }
@@ -198,6 +199,15 @@ for my $b (@blocks) {
 ok($ran >= 6, "$ran blocks run");
 
 # What the runs left, as the guides say.
+{
+    # The test certificate: P-256, CA:FALSE (no AH01906), the site's name.
+    my ($rc, $out) = run_cmd('openssl', 'x509', '-noout', '-text', '-in',
+                             "$root/etc/ssl/certs/www.example.org.crt");
+    like($out, qr/CA:FALSE/, 'admin guide: the test certificate says CA:FALSE');
+    like($out, qr/DNS:www\.example\.org/, '... names www.example.org');
+    like($out, qr/prime256v1|P-256/, '... a P-256 key');
+    ok(-f "$root/etc/ssl/private/www.example.org.key", '... and its key');
+}
 ok(-f "$root/root/tack/www.key", 'admin guide: the TACK key');
 ok(-f "$root/etc/apache2/tack/www.example.org.tack.pem", 'admin guide: the TACK');
 ok(-f "$root/etc/apache2/tack/breaksigs.pem", 'admin guide: the break signature');
