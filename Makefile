@@ -35,6 +35,9 @@
 #   make bench            the benchmarks, report in bench/results.md
 #                         (about 20 minutes; BENCH_QUICK=1 for a smoke run)
 #   make bench-build      the load generator and certificate maker
+#   make bench-restart-rss  the httpd parent's memory across 100 graceful
+#                         restarts at 1,500 vhosts, with and without
+#                         TackSigningKey (bench/restart-rss.sh; as root)
 #   make demo             serve a real TACK through a private httpd and fetch it
 #   make deps             install the Debian packages the project needs (and
 #                         bring OpenSSL's up to the version apache2 expects)
@@ -340,6 +343,12 @@ $(BUILD)/gencerts: bench/gencerts.c | $(BUILD)
 
 bench: bench-build tool module
 	bash bench/run-all.sh
+
+# The parent's memory across 100 graceful restarts at 1,500 vhosts, with
+# and without TackSigningKey (not part of make bench: a measurement).
+.PHONY: bench-restart-rss
+bench-restart-rss: bench-build tool module
+	bash bench/restart-rss.sh
 
 # ---- install (issue 7): Debian's layout, through apxs -------------------
 # make install: the module into apxs's module directory, conf/tack.load and
