@@ -4,7 +4,8 @@
 # install, reinstall of the same version, upgrade to a higher one (built
 # here from a copy of the packaged tree with a new changelog entry), a
 # removal refused while the configuration uses mod_tack, remove, reinstall
-# after remove, and purge; then the move from make install to the packages
+# after remove, and purge, which keeps a TackStore where the guides put it
+# (/var/lib/apache2/tack/store), served again after a reinstall; then the move from make install to the packages
 # (admin guide, "Moving from make install to the package").  After each step: the files dpkg should have put
 # or left (and none it should have taken), the module's enabled state, and
 # apache2ctl configtest of /etc/apache2.  As root; /etc/apache2 and
@@ -15,6 +16,7 @@ use Test::More;
 use File::Temp qw(tempdir);
 use File::Path qw(make_path remove_tree);
 use FindBin;
+use JSON::PP;
 
 my $top = "$FindBin::Bin/../..";
 my $dist = $ENV{PKG_DIST} // "$top/dist";
@@ -187,6 +189,21 @@ make_path("$tmp/tack");
     . " && tacktool genkey -p cycle -o $tmp/tack/key.pem"
     . " && tacktool sign -k $tmp/tack/key.pem -p cycle -c $tmp/tack/www.crt -o $tmp/tack/www.tack.pem");
 is($rc, 0, 'a certificate, a TACK key and a TACK, by the installed tacktool') or diag($out);
+# A TackStore where the guides put one (admin guide section 15, the hosting
+# guide's "Each web server"), beside the module's state, with a TACK signed
+# into it, and a TACK key and its password file beside them: all the
+# administrator's, for purge to keep.
+my $vstate = '/var/lib/apache2/tack';
+my $store = "$vstate/store";
+my $store_tack = "$store/cycle.tack.test.tack.pem";
+my @admin_files = ($store_tack, "$vstate/tack.key", "$vstate/tack.pw");
+($rc, $out) = run("install -d -m 755 $store && tacktool sign -k $tmp/tack/key.pem -p cycle"
+    . " -c $tmp/tack/www.crt -o $store_tack"
+    . " && install -m 600 $tmp/tack/key.pem $vstate/tack.key"
+    . " && (umask 077; echo cycle > $vstate/tack.pw)");
+is($rc, 0, "a TackStore $store with a TACK, by the installed tacktool; a TACK key and password beside it")
+    or diag($out);
+my $store_sum = qx{md5sum $store_tack};
 my $site = '/etc/apache2/sites-available/tack-cycle.conf';
 spew($site, <<"SITE");
 <VirtualHost 127.0.0.1:18798>
@@ -205,11 +222,21 @@ open my $fh, '>>', '/etc/apache2/mods-available/tack.conf' or die $!;
 print $fh "# a local edit, kept by dpkg\n";
 close $fh;
 
+# The signatures of the TACKs in a tacktool --json answer (view: a list;
+# check: its "tacks").
+sub signatures {
+    my ($cmd) = @_;
+    my $j = eval { JSON::PP::decode_json(scalar qx{$cmd 2>/dev/null}) } // [];
+    $j = $j->{tacks} // [] if ref $j eq 'HASH';
+    return [map { $_->{signature} // () } @$j];
+}
+
 # A private start of this configuration (its own ports, pid and logs) with
 # the default TackStateFile: the module's state in /var/lib/apache2/tack.
 my $etc = "$tmp/apache2";
+# With $tack, the TACK a handshake gets must be that file's (its signature).
 sub private_start {
-    my ($what) = @_;
+    my ($what, $tack) = @_;
     remove_tree($etc, "$tmp/run");
     run("cp -a /etc/apache2 $etc");
     make_path("$tmp/run", "$tmp/lock", "$tmp/log");
@@ -225,6 +252,12 @@ sub private_start {
     for (1 .. 50) { last if -f "$tmp/run/apache2.pid"; select(undef, undef, undef, 0.1) }
     ($rc, $out) = run('tacktool check 127.0.0.1:18798 --servername cycle.tack.test');
     is($rc, 0, "$what: tacktool check: the TACK is served") or diag($out);
+    if ($tack) {
+        my $want = signatures("tacktool view --json $tack");
+        my $got = signatures('tacktool check 127.0.0.1:18798 --servername cycle.tack.test --require --json');
+        ok(@$want == 1 && "@$got" eq "@$want", "$what: ... and it is the TACK of $tack")
+            or diag("$tack: @$want; served: @$got");
+    }
     run("$ctl stop");
     for (1 .. 50) { last unless -f "$tmp/run/apache2.pid"; select(undef, undef, undef, 0.1) }
 }
@@ -311,16 +344,44 @@ configtest('install after remove');
 is($rc, 0, 'removed again') or diag($out);
 
 # ---- 6. purge ------------------------------------------------------------------------
+# What the module writes beside its state file: a token's refused PIN, the
+# keys it signed with, and what an interrupted atomic write leaves (those
+# three made here: this test's server signs nothing and has no token).
+my @state_files = map { "$vstate/$_" } qw(state.json state.json.pin-refused
+    state.json.signing-keys .state.json.Ab3dE9);
+spew($_, "{}\n") for grep { !-e $_ } @state_files;
 ($rc, $out) = run("$apt purge libapache2-mod-tack tacktool");
 is($rc, 0, 'apt-get purge libapache2-mod-tack tacktool') or diag($out);
 is(status('libapache2-mod-tack'), '', '... libapache2-mod-tack is gone from dpkg\'s database');
 is(status('tacktool'), '', '... tacktool too');
 absent('purge: every file', @mod_files, @tool_files, @conffiles);
-ok(!-e '/var/lib/apache2/tack', '... the module\'s state directory is removed');
 my @marks = glob('/var/lib/apache2/module/*/tack');
 ok(!@marks, '... and apache2\'s enabled/disabled marks for tack') or diag("@marks");
 ok(-f "$tmp/tack/key.pem", '... the administrator\'s TACK key is not the package\'s to remove');
+absent('purge: the module\'s state file, its companions and a temporary file', @state_files);
+present("purge: the TACK in the TackStore $store, the TACK key and its password beside it", @admin_files);
+is(qx{md5sum $store_tack}, $store_sum, "... $store_tack unchanged");
+like($out, qr{libapache2-mod-tack: purge removed the module's state file and kept \Q$vstate\E/, which holds files\s+that are not the package's: store tack\.key tack\.pw},
+     '... purge says what it kept') or diag($out);
 configtest('purge');
+
+# Installed again, the site serves the TACK from that store.
+($rc, $out) = run("$apt install $mod_deb $tool_deb");
+is($rc, 0, "apt-get install of $v1 after the purge") or diag($out);
+ok(!enabled(), '... the module is not enabled (purge forgot it was)');
+($rc, $out) = run('a2enmod -q tack');
+is($rc, 0, '... a2enmod tack') or diag($out);
+my $conf = slurp($site);
+$conf =~ s{^(\s*)TackFile .*$}{$1TackStore $store}m or BAIL_OUT("no TackFile line in $site");
+spew($site, $conf);
+($rc, $out) = run('a2ensite -q tack-cycle');
+is($rc, 0, "a2ensite tack-cycle, its TackFile now TackStore $store") or diag($out);
+configtest('reinstall after purge');
+private_start('reinstall after purge', $store_tack);
+($rc, $out) = run("a2dissite -q tack-cycle && $apt purge libapache2-mod-tack tacktool");
+is($rc, 0, 'apt-get purge again') or diag($out);
+present('purge again: the TackStore\'s TACK, the key and password', @admin_files);
+ok(!-e "$vstate/state.json", '... not the state file');
 
 # ---- 7. from make install to the packages ------------------------------------------
 # A source install serving a site, with an edited tack.conf; then the admin
