@@ -21,7 +21,13 @@ use JSON::PP;
 my $top = "$FindBin::Bin/../..";
 my $dist = $ENV{PKG_DIST} // "$top/dist";
 my $v1 = $ENV{PKG_VERSION} or BAIL_OUT('PKG_VERSION is not set (make package-cycle sets it)');
-my $v2 = "$v1+cycle1";
+# A release's build is the tool's version followed by ~debNu1
+# (scripts/package.sh); the upgrade is a higher tool version, built for the
+# same release: 0.1.0+cycle1~deb12u1.
+my ($tv1, $release) = $v1 =~ /\A([^~]+)(~.*)?\z/;
+$release //= '';
+my $tv2 = "$tv1+cycle1";
+my $v2 = "$tv2$release";
 my ($mod_deb) = glob("$dist/libapache2-mod-tack_${v1}_*.deb");
 my ($tool_deb) = glob("$dist/tacktool_${v1}_*.deb");
 BAIL_OUT("must run as root: it installs packages and edits /etc/apache2") if $> != 0;
@@ -133,7 +139,14 @@ like(slurp('/etc/apache2/mods-available/tack.conf') // '', qr{/usr/share/doc/lib
 ok(!-e '/usr/bin/tack', '... and /usr/bin/tack (Debian\'s tack package\'s name) is not ours');
 like(slurp('/usr/libexec/tacktool/tack-certbot-hook') // '', qr{^TACK=\$\{TACK:-/usr/bin/tacktool\}$}m,
      '... the hooks run /usr/bin/tacktool');
-is_deeply([tool_version()], ['tacktool', $v1], "tacktool --version says $v1");
+is_deeply([tool_version()], ['tacktool', $tv1], "tacktool --version says $tv1");
+# The package names this release: its version and its name in the changelog.
+my %os = map { /^(\w+)=("?)(.*)\2$/ ? ($1, $3) : () } split /\n/, slurp('/etc/os-release') // '';
+my ($suite, $want) = $os{ID} eq 'debian' && ($os{VERSION_ID} // '') =~ /^\d+$/ && $os{VERSION_CODENAME}
+    ? ($os{VERSION_CODENAME}, "~deb$os{VERSION_ID}u1") : ('unstable', '');
+is($release, $want, "$v1 is the build of this release ($os{PRETTY_NAME})");
+like(qx{zcat /usr/share/doc/libapache2-mod-tack/changelog.gz 2>&1}, qr/\Amod-tack \(\Q$v1\E\) \Q$suite\E; /,
+     "... and its changelog says $v1 $suite");
 ($rc, $out) = run('MANWIDTH=80 man --warnings -P cat tacktool 2>/dev/null');
 is($rc, 0, 'man tacktool renders') or diag($out);
 like($out, qr/^NAME\s+tacktool\b/m, '... as tacktool');
@@ -276,17 +289,19 @@ configtest('reinstall');
 verified('reinstall', 'libapache2-mod-tack');
 
 # ---- 3. a higher version ---------------------------------------------------------
+($rc, $out) = run("dpkg --compare-versions $v2 gt $v1");
+is($rc, 0, "$v2 sorts above $v1 (dpkg --compare-versions)");
 my $src = "$tmp/build/mod-tack-$v2";
 ($rc, $out) = run("mkdir -p $tmp/build && cp -a $top/build-pkg/mod-tack-$v1 $src");
 is($rc, 0, "a copy of the packaged tree for $v2") or diag($out);
 my $h = slurp("$src/tool/tack_cli.h");
-$h =~ s/(#define TACK_CLI_VERSION ")\Q$v1\E"/$1$v2"/ or BAIL_OUT('no TACK_CLI_VERSION in tack_cli.h');
+$h =~ s/(#define TACK_CLI_VERSION ")\Q$tv1\E"/$1$tv2"/ or BAIL_OUT('no TACK_CLI_VERSION in tack_cli.h');
 spew("$src/tool/tack_cli.h", $h);
 my $man = slurp("$src/docs/tack.1");
-$man =~ s/"mod_tack \Q$v1\E"/"mod_tack $v2"/;
+$man =~ s/"mod_tack \Q$tv1\E"/"mod_tack $tv2"/;
 spew("$src/docs/tack.1", $man);
 my $date = qx{date -R}; chomp $date;
-spew("$src/debian/changelog", "mod-tack ($v2) bookworm; urgency=medium\n\n"
+spew("$src/debian/changelog", "mod-tack ($v2) $suite; urgency=medium\n\n"
     . "  * The upgrade of make package-cycle.\n\n"
     . " -- mod_tack authors <maintainers\@users.noreply.a-seed-c2cc409c.example>  $date\n\n"
     . slurp("$src/debian/changelog"));
@@ -299,7 +314,7 @@ ok($mod2 && $tool2, "... made both .debs of $v2") or BAIL_OUT('no upgrade to tes
 is($rc, 0, "apt-get install of $v2 (an upgrade)") or diag($out);
 like(status('libapache2-mod-tack'), qr/^ii \Q$v2\E$/, "... libapache2-mod-tack is $v2");
 like(status('tacktool'), qr/^ii \Q$v2\E$/, "... tacktool is $v2");
-is_deeply([tool_version()], ['tacktool', $v2], "tacktool --version says $v2");
+is_deeply([tool_version()], ['tacktool', $tv2], "tacktool --version says $tv2");
 present('upgrade: module files', @mod_files, @conffiles);
 present('upgrade: tool files', @tool_files);
 ok(enabled(), '... the module is still enabled');
