@@ -56,21 +56,23 @@ if ! git rev-parse --show-toplevel >/dev/null 2>&1; then
 fi
 
 # Build dependencies (debian/control), and the checkers make package-test
-# runs (lintian, autopkgtest): installed here as root, named otherwise.
+# runs (lintian, autopkgtest; logrotate: the cycle rotates tacktool's log):
+# installed here as root, named otherwise.
 if ! command -v dpkg-checkbuilddeps >/dev/null 2>&1 ||
     ! dpkg-checkbuilddeps >/dev/null 2>&1 ||
     ! command -v lintian >/dev/null 2>&1 ||
-    ! command -v autopkgtest >/dev/null 2>&1; then
+    ! command -v autopkgtest >/dev/null 2>&1 ||
+    ! command -v logrotate >/dev/null 2>&1; then
     if [ "$(id -u)" -ne 0 ]; then
         say "missing build dependencies; as root: apt-get update &&" \
-            "apt-get install -y dpkg-dev lintian autopkgtest &&" \
+            "apt-get install -y dpkg-dev lintian autopkgtest logrotate &&" \
             "apt-get build-dep -y ./"
         exit 1
     fi
     say "installing the build dependencies (apt-get build-dep ./)," \
-        "lintian and autopkgtest"
+        "lintian, autopkgtest and logrotate"
     export DEBIAN_FRONTEND=noninteractive
-    apt-get install -y -q dpkg-dev lintian autopkgtest >/dev/null
+    apt-get install -y -q dpkg-dev lintian autopkgtest logrotate >/dev/null
     apt-get build-dep -y -q ./ >/dev/null
 fi
 

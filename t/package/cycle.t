@@ -59,6 +59,11 @@ is($rc, 0, '/etc/apache2 and /var/lib/apache2 copied aside') or BAIL_OUT($out);
 # The module's state directory belongs to this test while it runs: a
 # leftover of an earlier run of something else must not decide it.
 remove_tree('/var/lib/apache2/tack');
+# So does tack-md-hook's log (the rotation below): any is put aside.
+make_path("$saved/log");
+($rc, $out) = run("for f in /var/log/tack-md-hook.log*; do [ ! -e \"\$f\" ] || mv \"\$f\" $saved/log/; done");
+is($rc, 0, '/var/log/tack-md-hook.log* put aside') or BAIL_OUT($out);
+BAIL_OUT('logrotate is not installed (make package installs it)') unless -x '/usr/sbin/logrotate';
 my $made_install = 0;
 sub restore {
     return unless -d "$saved/etc-apache2";
@@ -67,6 +72,8 @@ sub restore {
     run("make -s -C $top uninstall KEEP_SITES=1") if $made_install;
     run("rm -rf /etc/apache2 /var/lib/apache2 && cp -a $saved/etc-apache2 /etc/apache2"
         . " && cp -a $saved/var-lib-apache2 /var/lib/apache2");
+    run("rm -f /var/log/tack-md-hook.log* && for f in $saved/log/*; do"
+        . " [ ! -e \"\$f\" ] || mv \"\$f\" /var/log/; done");
 }
 END { restore() }
 $SIG{INT} = $SIG{TERM} = sub { restore(); exit 1 };
@@ -88,6 +95,8 @@ my @tool_files = qw(/usr/bin/tacktool /usr/share/man/man1/tacktool.1.gz
     /usr/share/doc/tacktool/copyright);
 my @conffiles = qw(/etc/apache2/mods-available/tack.load
     /etc/apache2/mods-available/tack.conf);
+# tacktool's conffile: the rotation of tack-md-hook's log.
+my $logrotate = '/etc/logrotate.d/tacktool';
 sub present {
     my ($what, @f) = @_;
     my @missing = grep { !-e $_ } @f;
@@ -170,6 +179,22 @@ like($hosting, qr{^\*The tack-status page at 1,000 virtual hosts, 1,280 pixels w
      '... the hosting guide says where it is');
 my @shows = grep { /status-1000\.png\)/ } map { split /\n/, qx{zcat $_} } glob("$doc/*.md.gz");
 ok(!@shows, '... and no packaged guide shows it') or diag(join "\n", @shows);
+
+# tack-md-hook's log, made as the admin guide makes it, rotated by the
+# package's snippet: the old lines kept aside, a new file the hook (as
+# www-data) can append to.
+present('install: tacktool\'s conffile', $logrotate);
+my $hook_log = '/var/log/tack-md-hook.log';
+($rc, $out) = run("install -o www-data -g adm -m 640 /dev/null $hook_log && echo 'a renewal' >> $hook_log"
+    . " && logrotate -f -s $tmp/logrotate.state $logrotate");
+is($rc, 0, "logrotate -f $logrotate") or diag($out);
+is(slurp("$hook_log.1"), "a renewal\n", "... moves $hook_log to $hook_log.1 (compressed at the next rotation)");
+my @st = stat $hook_log;
+is(@st ? sprintf('%s:%s %o %d', scalar getpwuid($st[4]), scalar getgrgid($st[5]), $st[2] & 07777, $st[7]) : 'none',
+   'www-data:adm 640 0', "... and makes a new, empty $hook_log: www-data's, group adm, mode 640");
+($rc, $out) = run("logrotate -f -s $tmp/logrotate.state $logrotate");
+is($rc, 0, "logrotate -f $logrotate again") or diag($out);
+ok(slurp("$hook_log.1") eq "a renewal\n" && !glob("$hook_log.2*"), '... leaves the empty log alone (notifempty)');
 absent('the developers\' docs', map { ("$doc/$_.md", "$doc/$_.md.gz") } qw(contributing fuzzing));
 
 ok(!enabled(), 'install does not enable the module');
@@ -347,7 +372,7 @@ is($rc, 0, 'apt-get remove libapache2-mod-tack tacktool') or diag($out);
 like(status('libapache2-mod-tack'), qr/^rc /, '... libapache2-mod-tack: removed, configuration kept (rc)');
 absent('remove: the module, helper and docs', @mod_files);
 absent('remove: the tool, man page, hooks and docs', @tool_files);
-present('remove: the conffiles', @conffiles);
+present('remove: the conffiles', @conffiles, $logrotate);
 like(slurp('/etc/apache2/mods-available/tack.conf'), qr/a local edit, kept by dpkg/, '... tack.conf with its edit');
 ok(!enabled(), '... the module is disabled');
 ok(-e '/var/lib/apache2/module/disabled_by_maint/tack', '... by the maintainer script (so a reinstall enables it again)');
@@ -374,7 +399,7 @@ spew($_, "{}\n") for grep { !-e $_ } @state_files;
 is($rc, 0, 'apt-get purge libapache2-mod-tack tacktool') or diag($out);
 is(status('libapache2-mod-tack'), '', '... libapache2-mod-tack is gone from dpkg\'s database');
 is(status('tacktool'), '', '... tacktool too');
-absent('purge: every file', @mod_files, @tool_files, @conffiles);
+absent('purge: every file', @mod_files, @tool_files, @conffiles, $logrotate);
 my @marks = glob('/var/lib/apache2/module/*/tack');
 ok(!@marks, '... and apache2\'s enabled/disabled marks for tack') or diag("@marks");
 ok(-f "$tmp/tack/key.pem", '... the administrator\'s TACK key is not the package\'s to remove');
@@ -471,7 +496,7 @@ private_start('after the move');
 ($rc, $out) = run('a2dissite -q tack-cycle');
 ($rc, $out) = run("$apt purge libapache2-mod-tack tacktool");
 is($rc, 0, 'apt-get purge after the move') or diag($out);
-absent('purge after the move', @mod_files, @tool_files, @conffiles,
+absent('purge after the move', @mod_files, @tool_files, @conffiles, $logrotate,
     '/etc/apache2/mods-available/tack.conf.dpkg-dist');
 configtest('purge after the move');
 
