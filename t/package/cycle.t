@@ -88,11 +88,12 @@ sub status { my ($p) = @_; my $s = qx{dpkg-query -W -f='\${db:Status-Abbrev}\${V
 my @mod_files = qw(/usr/lib/apache2/modules/mod_tack.so
     /usr/libexec/libapache2-mod-tack/uninstall-check.sh
     /usr/share/doc/libapache2-mod-tack/copyright
+    /usr/share/doc/libapache2-mod-tack/README.Debian
     /usr/share/doc/libapache2-mod-tack/directives.md.gz
     /usr/share/doc/libapache2-mod-tack/admin-guide.md.gz);
 my @tool_files = qw(/usr/bin/tacktool /usr/share/man/man1/tacktool.1.gz
     /usr/libexec/tacktool/tack-certbot-hook /usr/libexec/tacktool/tack-md-hook
-    /usr/share/doc/tacktool/copyright);
+    /usr/share/doc/tacktool/copyright /usr/share/doc/tacktool/README.Debian);
 my @conffiles = qw(/etc/apache2/mods-available/tack.load
     /etc/apache2/mods-available/tack.conf);
 # tacktool's conffile: the rotation of tack-md-hook's log.
@@ -179,6 +180,15 @@ like($hosting, qr{^\*The tack-status page at 1,000 virtual hosts, 1,280 pixels w
      '... the hosting guide says where it is');
 my @shows = grep { /status-1000\.png\)/ } map { split /\n/, qx{zcat $_} } glob("$doc/*.md.gz");
 ok(!@shows, '... and no packaged guide shows it') or diag(join "\n", @shows);
+# README.Debian: the name, the hooks, enabling, purge, the guides.
+my $readme = slurp("$doc/README.Debian") // '';
+like($readme, qr{^a2enmod tack enables ssl too}m, "$doc/README.Debian says a2enmod tack enables ssl");
+like($readme, qr{never removes a TackStore\s+\(the guides put one in /var/lib/apache2/tack/store\)}, '... what purge keeps');
+like($readme, qr{/usr/share/doc/libapache2-mod-tack/admin-guide\.md\.gz}, '... where the guide is');
+like($readme, qr{/usr/bin/tacktool.*\n.*/usr/bin/tack\b}, '... why the tool is tacktool');
+my $readme_tool = slurp('/usr/share/doc/tacktool/README.Debian') // '';
+like($readme_tool, qr{^    /usr/libexec/tacktool/tack-md-hook }m, "/usr/share/doc/tacktool/README.Debian names the hooks' place");
+like($readme_tool, qr{owns /usr/bin/tack\b}, '... and why the tool is tacktool');
 
 # tack-md-hook's log, made as the admin guide makes it, rotated by the
 # package's snippet: the old lines kept aside, a new file the hook (as
