@@ -46,8 +46,10 @@ sub run {
     my $out = qx{( $cmd ) 2>&1};
     return ($? >> 8, $out);
 }
+# Another apt-get on the machine (a test, unattended-upgrades) holds
+# dpkg's lock for a while: wait for it rather than fail the step.
 my $apt = 'DEBIAN_FRONTEND=noninteractive APT_LISTCHANGES_FRONTEND=none'
-    . ' apt-get -y -q -o Dpkg::Use-Pty=0';
+    . ' apt-get -y -q -o Dpkg::Use-Pty=0 -o DPkg::Lock::Timeout=300';
 
 # ---- the system, put aside --------------------------------------------------
 my $tmp = tempdir('/tmp/tack-cycle.XXXXXX', CLEANUP => 1);
