@@ -669,7 +669,9 @@ clean:
 # runner: on this machine, with the packages installed), and the
 # install / reinstall / upgrade / remove / purge cycle on the real apache2
 # (t/package/cycle.t); as root, leaving the packages uninstalled.
-PKG_VERSION = $(shell sed -n '1s/^[^(]*(\([^)]*\)).*/\1/p' debian/changelog)
+# The version built here: debian/changelog's for this Debian release
+# (0.1.0~deb12u1 on Debian 12; scripts/package.sh says why).
+PKG_VERSION = $(shell sh scripts/package.sh --version)
 PKG_DIR     := build-pkg
 DIST        := dist
 
