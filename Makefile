@@ -64,16 +64,17 @@
 #   make package-cycle    install, reinstall, upgrade, remove, purge on the
 #                         real apache2, checking files and configtest
 #   make test-release     the README's two commands (make demo, make test)
-#                         from a fresh clone of HEAD in a clean debootstrap
-#                         chroot of Debian DIST (default trixie; built once
-#                         under /var/cache/mod-tack/chroot, then refreshed;
-#                         as root)
+#                         from a fresh clone of HEAD in a pristine tree of
+#                         Debian DIST (default trixie): a debootstrap base
+#                         kept under /var/cache/mod-tack/chroot, copied
+#                         anew for each run; as root)
 #   make test-openssl4    the core and the tool built against OpenSSL 4.0
 #                         (experimental's) in a sid chroot, with the unit
 #                         tests and the tool's tests that need neither
 #                         httpd nor a token (as root; about 2 minutes
 #                         once the chroot exists)
-#   make test-release-remove  unmount and delete DIST's chroot
+#   make test-release-remove  unmount and delete DIST's base, tree and
+#                         package cache
 #   make clean            remove what the build made
 #   make help             this list
 #
@@ -627,8 +628,8 @@ demo:
 	@$(MAKE) --no-print-directory all
 	scripts/demo.sh
 
-# Another Debian release, in a chroot outside the tree (scripts/test-release.sh):
-# CI runs DIST=trixie after make test on the machine itself (Debian 12).
+# A Debian release, in a pristine tree outside this one (scripts/test-release.sh):
+# .ci/run runs both commands in bookworm's and trixie's.
 DIST ?= trixie
 .PHONY: test-release test-release-remove
 test-release:
@@ -673,22 +674,23 @@ clean:
 # (0.1.0~deb12u1 on Debian 12; scripts/package.sh says why).
 PKG_VERSION = $(shell sh scripts/package.sh --version)
 PKG_DIR     := build-pkg
-DIST        := dist
+# Where the packages go (not DIST: that is test-release's release).
+PKG_OUT     := dist
 
 .PHONY: package package-test package-lintian package-autopkgtest package-cycle
 
 package:
-	sh scripts/package.sh $(PKG_DIR) $(DIST)
+	sh scripts/package.sh $(PKG_DIR) $(PKG_OUT)
 
 package-lintian: package
 	lintian --fail-on error,warning --info --display-info \
 	    $(if $(filter 0,$(shell id -u)),--allow-root) \
-	    $(DIST)/mod-tack_$(PKG_VERSION)_*.changes $(DIST)/mod-tack_$(PKG_VERSION).dsc
+	    $(PKG_OUT)/mod-tack_$(PKG_VERSION)_*.changes $(PKG_OUT)/mod-tack_$(PKG_VERSION).dsc
 
 package-autopkgtest: package
-	sh scripts/package-autopkgtest.sh $(DIST) $(PKG_VERSION)
+	sh scripts/package-autopkgtest.sh $(PKG_OUT) $(PKG_VERSION)
 
 package-cycle: package
-	PKG_DIST=$(CURDIR)/$(DIST) PKG_VERSION=$(PKG_VERSION) $(PROVE) -v t/package/
+	PKG_DIST=$(CURDIR)/$(PKG_OUT) PKG_VERSION=$(PKG_VERSION) $(PROVE) -v t/package/
 
 package-test: package-lintian package-autopkgtest package-cycle
