@@ -51,7 +51,6 @@ APLOG_USE_MODULE(tack);
 /* Where the memory lives when TackStateFile says nothing: a persistent
  * directory (not the runtime directory, a tmpfs wiped at every boot). */
 #define TACK_STATE_DEFAULT "/var/lib/apache2/tack/state.json"
-#define TACK_PIN_MAX_SECS (30L * 24 * 60 * 60)
 /* Pins that can be active for less than this are not worth an error: a
  * TACK served for a few minutes (a mistake put right at once) has pins
  * that lapse within as many minutes. */
@@ -90,8 +89,8 @@ static apr_array_header_t *guard_notes;
 static int guard_loaded;
 static int guard_missing; /* the file was not there: said when created */
 static int guard_keep;    /* it could not be read: never overwritten */
-static long guard_written; /* its "written": the clock never goes back */
-static int guard_clock_back; /* the clock is earlier: not rewritten */
+static long guard_ahead;   /* its latest time, when later than the clock */
+static int guard_clock_back; /* the clock is earlier: said, not rewritten */
 
 static apr_status_t mt_guard_forget(void *unused)
 {
@@ -102,7 +101,7 @@ static apr_status_t mt_guard_forget(void *unused)
     guard_loaded = 0;
     guard_missing = 0;
     guard_keep = 0;
-    guard_written = 0;
+    guard_ahead = 0;
     guard_clock_back = 0;
     return APR_SUCCESS;
 }
@@ -326,7 +325,7 @@ static void mt_guard_load(server_rec *s)
                      st == TACK_ERR_NOT_STATE_FILE ? err : tack_status_str(st));
         return;
     }
-    guard_written = tack_state_written(state);
+    guard_ahead = tack_state_ahead(state, (long)time(NULL));
     for (i = 0; i < tack_state_count(state); i++) {
         const tack_state_key_t *keys;
         size_t nkeys;
@@ -360,32 +359,39 @@ static void mt_guard_load(server_rec *s)
     tack_state_free(state);
 }
 
-/* mt_guard_now returns the pass's time for the guard: the clock, or the
- * state file's last write when the clock is earlier (a board without a
- * real-time clock before NTP, a VM restored from a snapshot).  The memory
- * never moves backwards: pins are judged at that last write, said once,
- * and the file is not rewritten by this pass (guard_clock_back). */
+/* mt_guard_now returns the pass's time for the guard: the clock, always.
+ * A state file holding a later time (its last write under a clock that
+ * ran ahead, an NTP mistake, a VM's clock; or a clock behind now, a board
+ * without a real-time clock before NTP) cannot say which clock was wrong,
+ * and judging at the file's time would let pins lapse that clients still
+ * hold (ten years ahead, every remembered TACK looks expired).  So pins
+ * are judged at the clock, every later time in the memory counting as now
+ * (tack_state_pins_until: never a shorter pin than clients can hold), the
+ * file is not rewritten by this pass (guard_clock_back: the memory never
+ * moves backwards), and an error says how to recover, once a pass. */
 static long mt_guard_now(server_rec *s)
 {
     long now = (long)time(NULL);
     char clock[TACK_TIME_SIZE], last[TACK_TIME_SIZE];
 
     mt_guard_load(s);
-    if (now >= guard_written) {
+    if (!guard_ahead || guard_clock_back) {
         return now;
     }
-    if (!guard_clock_back) {
-        guard_clock_back = 1;
-        tack_time_format((uint32_t)(now / 60), clock);
-        tack_time_format((uint32_t)(guard_written / 60), last);
-        ap_log_error(APLOG_MARK, APLOG_WARNING, 0, s,
-                     "TACK00064: TackStateFile %s: the clock (%s) is earlier "
-                     "than the file's last write (%s); pins are judged at "
-                     "that last write and the memory is left unchanged until "
-                     "the clock is right",
-                     mt_state_file(), clock, last);
-    }
-    return guard_written;
+    guard_clock_back = 1;
+    tack_time_format((uint32_t)(now / 60), clock);
+    tack_time_format((uint32_t)(guard_ahead / 60), last);
+    ap_log_error(APLOG_MARK, APLOG_ERR, 0, s,
+                 "TACK00064: TackStateFile %s: it holds a time (%s) later "
+                 "than the clock (%s); pins are judged at the clock, each "
+                 "remembered key counted as served until now, and the file "
+                 "is not rewritten, so what is served now is not "
+                 "remembered: if the clock is wrong, set it (NTP) and "
+                 "restart; if it is right (the file was written while the "
+                 "clock ran ahead), run \"" TACK_PROG " state --redate %s\" "
+                 "and restart",
+                 mt_state_file(), last, clock, mt_state_file());
+    return now;
 }
 
 /* ---- what this pass serves ------------------------------------------------- */
@@ -500,22 +506,6 @@ static int mt_lapsed(const mt_conf_t *conf, const uint8_t *key)
     return 0;
 }
 
-/* mt_pins_until returns until when a client's pin on |m| can be active:
- * the last confirmation plus MIN(30 days, how long it had been seen). */
-static long mt_pins_until(const tack_state_key_t *m, long now)
-{
-    long last = m->serving ? now : m->last_served;
-    long span = last - m->first_seen;
-
-    if (span < 0) {
-        span = 0;
-    }
-    if (span > TACK_PIN_MAX_SECS) {
-        span = TACK_PIN_MAX_SECS;
-    }
-    return last + span;
-}
-
 /* mt_guard_pinned says whether clients can hold an active pin on |key|
  * for a name |s| answers, for its |key_type| certificate: remembered as
  * served with pin activation, for long enough, and not let lapse.  Returns
@@ -543,7 +533,7 @@ long mt_guard_pinned(server_rec *s, const mt_conf_t *conf, const char *key_type,
         for (j = 0; mem && j < mem->nelts; j++) {
             const tack_state_key_t *m =
                 &APR_ARRAY_IDX(mem, j, tack_state_key_t);
-            long end = mt_pins_until(m, now);
+            long end = tack_state_pins_until(m, now);
 
             if (mt_key_equal(m->key, key) && end > now + TACK_GUARD_MIN_SECS &&
                 end > until) {
@@ -582,7 +572,7 @@ static int mt_guard_report(const mt_guard_note_t *n, const tack_state_key_t *m,
     char fpr[TACK_FINGERPRINT_SIZE], from[TACK_TIME_SIZE], until[TACK_TIME_SIZE];
     char expired[TACK_TIME_SIZE] = "";
     char name[TACK_NAME_SIZE];
-    long end = mt_pins_until(m, now);
+    long end = tack_state_pins_until(m, now);
     tack_t t;
     int expiry = 0, strict = mt_strict();
     const char *ways, *msg;
@@ -662,12 +652,12 @@ static void mt_guard_gone(server_rec *s_main, long now)
                 &APR_ARRAY_IDX(mem, j, tack_state_key_t);
             char fpr[TACK_FINGERPRINT_SIZE], until[TACK_TIME_SIZE];
 
-            if (mt_pins_until(m, now) <= now + TACK_GUARD_MIN_SECS ||
+            if (tack_state_pins_until(m, now) <= now + TACK_GUARD_MIN_SECS ||
                 mt_lapsed(mconf, m->key)) {
                 continue;
             }
             tack_fingerprint(m->key, fpr);
-            tack_time_format((uint32_t)(mt_pins_until(m, now) / 60), until);
+            tack_time_format((uint32_t)(tack_state_pins_until(m, now) / 60), until);
             ap_log_error(APLOG_MARK, APLOG_WARNING, 0, s_main,
                          "TACK00043: vhost %.*s (%s certificate) is no longer "
                          "configured; it served TACK key %s with pin "
@@ -747,7 +737,7 @@ int mt_guard_check(server_rec *s_main)
             const tack_state_key_t *m =
                 &APR_ARRAY_IDX(mem, j, tack_state_key_t);
 
-            if (mt_pins_until(m, now) <= now + TACK_GUARD_MIN_SECS ||
+            if (tack_state_pins_until(m, now) <= now + TACK_GUARD_MIN_SECS ||
                 mt_keys_have(n->keys, n->nkeys, m->key) ||
                 mt_keys_have(n->broken, n->nbroken, m->key) ||
                 mt_lapsed(n->conf, m->key)) {
@@ -824,7 +814,7 @@ static void mt_mem_update(const mt_guard_note_t *n, long now)
         tack_state_key_t *m = &APR_ARRAY_IDX(mem, j, tack_state_key_t);
 
         if (mt_lapsed(n->conf, m->key) ||
-            (!m->serving && mt_pins_until(m, now) <= now)) {
+            (!m->serving && tack_state_pins_until(m, now) <= now)) {
             /* let go: the decision is recorded, or no pin can be left */
             *m = APR_ARRAY_IDX(mem, mem->nelts - 1, tack_state_key_t);
             mem->nelts--;
@@ -852,7 +842,7 @@ static char *mt_mem_dump(long now)
         int j;
 
         for (j = 0; j < mem->nelts; j++) {
-            keys[j].pins_until = mt_pins_until(&keys[j], now);
+            keys[j].pins_until = tack_state_pins_until(&keys[j], now);
         }
         if (tack_state_add(state, apr_hash_this_key(hi), keys,
                            (size_t)mem->nelts) == TACK_ERR_NOMEM) {
@@ -979,7 +969,7 @@ static void mt_recover_one(apr_pool_t *p, server_rec *s,
     tack_t t;
     size_t j;
 
-    if (!m->has_tack || mt_pins_until(m, now) <= now ||
+    if (!m->has_tack || tack_state_pins_until(m, now) <= now ||
         tack_parse(&t, m->tack, TACK_LEN) != TACK_OK ||
         tack_check_target_hash(&t, cert->hash) != TACK_OK ||
         tack_expiration_time(&t) <= now || tack_verify(&t) != TACK_OK) {

@@ -540,6 +540,16 @@ static const char *mt_signer_token(apr_pool_t *p, mt_signer_t *sg,
                             "correct the file to try again",
                             sg->key, sg->pw);
     }
+    /* httpd's environment must not choose the module (the signer
+     * inherits it): unset in this process, said at each load */
+    if (tack_pkcs11_env_module(why, sizeof(why))) {
+        ap_log_error(APLOG_MARK, APLOG_WARNING, 0, ap_server_conf,
+                     "TACK00140: TackSigningKey %s: %s=%s in httpd's "
+                     "environment is ignored: the PKCS#11 module is the "
+                     "URI's module-path or module-name (p11-kit's proxy when "
+                     "it names none)",
+                     sg->key, TACK_PKCS11_ENV_MODULE, why);
+    }
     why[0] = '\0';
     st = tack_pkcs11_load(sg->key, pin, pin_len, &sg->pkey, why, sizeof(why));
     /* the signing host's condition, not the configuration's */

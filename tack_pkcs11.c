@@ -1685,14 +1685,30 @@ static tack_status_t tack_pk11_load_quiet(const char *uri, const char *pin,
     return st;
 }
 
+int tack_pkcs11_env_module(char *value, size_t value_len)
+{
+    const char *env = getenv(TACK_PKCS11_ENV_MODULE);
+    int set = env != NULL && env[0] != '\0';
+
+    if (set && value_len > 0) {
+        snprintf(value, value_len, "%s", env);
+    }
+    if (env != NULL) {
+        unsetenv(TACK_PKCS11_ENV_MODULE);
+    }
+    return set;
+}
+
 tack_status_t tack_pkcs11_load(const char *uri, const char *pin, size_t pin_len,
                                EVP_PKEY **out, char *err, size_t err_len)
 {
+    tack_pkcs11_env_module(NULL, 0); /* before the provider reads it */
     return tack_pk11_load_quiet(uri, pin, pin_len, 1, out, err, err_len);
 }
 
 tack_status_t tack_pkcs11_load_public(const char *uri, EVP_PKEY **out,
                                       char *err, size_t err_len)
 {
+    tack_pkcs11_env_module(NULL, 0);
     return tack_pk11_load_quiet(uri, NULL, 0, 0, out, err, err_len);
 }

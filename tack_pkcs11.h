@@ -136,6 +136,23 @@ tack_status_t tack_pkcs11_load(const char *uri, const char *pin, size_t pin_len,
 tack_status_t tack_pkcs11_load_public(const char *uri, EVP_PKEY **out,
                                       char *err, size_t err_len);
 
+/* The environment variable with which pkcs11-provider (provider.c,
+ * p11prov_module_new) lets any value override the module its configuration
+ * names: the URI's module-path or module-name, or p11-kit's proxy. */
+#define TACK_PKCS11_ENV_MODULE "PKCS11_PROVIDER_MODULE"
+
+/* tack_pkcs11_env_module unsets TACK_PKCS11_ENV_MODULE in this process, so
+ * that the URI alone chooses the PKCS#11 module (with the variable set, the
+ * provider loaded it whatever the URI said: another module's key under the
+ * same label).  Returns 1 when it was set to a value the provider would
+ * have used (not empty), that value copied into |value| (|value_len|
+ * bytes, NUL-terminated, cut when longer) for the caller's warning; 0
+ * when it was not.  tack_pkcs11_load and tack_pkcs11_load_public call it
+ * too, before the provider is loaded; a caller calls it first to say so.
+ * It changes the process's environment: call it where no other thread
+ * reads the environment (the tool, a signer process). */
+int tack_pkcs11_env_module(char *value, size_t value_len);
+
 #ifdef __cplusplus
 }
 #endif

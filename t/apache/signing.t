@@ -19,7 +19,7 @@ use TackTest;
 use TackFixture qw(make_cert make_key spki_hash store_file fingerprint tack_bytes
     breaksig_bytes pem write_file);
 
-plan tests => 153;
+plan tests => 155;
 
 my $TACK = top_dir() . '/tack';
 my $h = TackTest::Httpd->new('signing');
@@ -448,6 +448,16 @@ for my $case (
     $h->write_conf($token);
     ($rc, $out) = $h->configtest;
     is($rc, 0, 'the right PIN: accepted') or diag($out);
+}
+# PKCS11_PROVIDER_MODULE in httpd's environment (which the signer inherits)
+# does not choose the module (issue 36, item 7): before, pkcs11-provider
+# loaded the module it names whatever the URI said.
+{
+    local $ENV{PKCS11_PROVIDER_MODULE} = "$d/nosuch-pkcs11.so";
+    ($rc, $out) = $h->configtest;
+    is($rc, 0, 'apache2 -t with PKCS11_PROVIDER_MODULE naming another module: the token key still loads') or diag($out);
+    like($out, qr/\[tack:warn\].*TACK00140: TackSigningKey \Q$uri\E: PKCS11_PROVIDER_MODULE=\Q$d\E\/nosuch-pkcs11\.so in httpd's environment is ignored: the PKCS#11 module is the URI's module-path or module-name/,
+         '... and the variable, its value, and that it is ignored are said') or diag($out);
 }
 log_clean($mark, [], $h->error_log);
 

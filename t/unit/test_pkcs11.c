@@ -372,6 +372,36 @@ START_TEST(pkcs11_load_names_a_module_that_cannot_be_loaded)
 }
 END_TEST
 
+/* Issue 36, item 7: pkcs11-provider loads the module PKCS11_PROVIDER_MODULE
+ * names in place of the one it is given; the core unsets it, and hands its
+ * value to the caller's warning. */
+START_TEST(pkcs11_env_module_is_unset_and_its_value_given)
+{
+    char value[16];
+
+    setenv(TACK_PKCS11_ENV_MODULE, "/opt/other/libother-pkcs11.so", 1);
+    ck_assert_int_eq(tack_pkcs11_env_module(value, sizeof(value)), 1);
+    ck_assert_str_eq(value, "/opt/other/libo"); /* cut, NUL-terminated */
+    ck_assert_ptr_null(getenv(TACK_PKCS11_ENV_MODULE));
+    ck_assert_int_eq(tack_pkcs11_env_module(value, sizeof(value)), 0);
+    setenv(TACK_PKCS11_ENV_MODULE, "", 1); /* the provider ignores it */
+    ck_assert_int_eq(tack_pkcs11_env_module(value, sizeof(value)), 0);
+    ck_assert_ptr_null(getenv(TACK_PKCS11_ENV_MODULE));
+    /* a load unsets it even when its caller did not ask */
+    setenv(TACK_PKCS11_ENV_MODULE, "/nonexistent/libnone.so", 1);
+    {
+        char err[TACK_PKCS11_ERR_SIZE];
+        EVP_PKEY *key = NULL;
+
+        tack_pkcs11_load_public("pkcs11:token=t;object=k?module-path="
+                                "/nonexistent/libnone.so",
+                                &key, err, sizeof(err));
+        ck_assert_ptr_null(key);
+    }
+    ck_assert_ptr_null(getenv(TACK_PKCS11_ENV_MODULE));
+}
+END_TEST
+
 START_TEST(pkcs11_load_says_the_p11_kit_server_cannot_be_reached)
 {
     char dir[] = "/tmp/tack-p11-XXXXXX", address[256], want[512];
@@ -497,6 +527,7 @@ Suite *pkcs11_suite(void)
     tcase_add_test(tc, pkcs11_uri_check_truncations_never_overrun);
     tcase_add_test(tc, pkcs11_libctx_is_null_for_keys_not_from_a_token);
     tcase_add_test(tc, pkcs11_load_names_a_module_that_cannot_be_loaded);
+    tcase_add_test(tc, pkcs11_env_module_is_unset_and_its_value_given);
     tcase_add_test(tc, pkcs11_load_says_the_p11_kit_server_cannot_be_reached);
     tcase_add_test(tc,
                    pkcs11_load_refuses_an_address_p11_kit_client_crashes_on);
