@@ -261,7 +261,7 @@ long tack_state_ahead(const tack_state_t *st, long now)
             }
         }
     }
-    return latest > now ? latest : 0;
+    return latest > now + TACK_STATE_CLOCK_SLACK_SECS ? latest : 0;
 }
 
 size_t tack_state_redate(tack_state_t *st, long now)

@@ -96,8 +96,15 @@ void tack_state_free(tack_state_t *st);
  * counts as the longest span: never a shorter pin than clients can hold. */
 long tack_state_pins_until(const tack_state_key_t *m, long now);
 
+/* How far ahead of the clock a state file's times may be without being
+ * "ahead": NTP steps a clock back by seconds, a VM's by a few minutes, and
+ * such a file is judged at the clock (tack_state_pins_until) and rewritten
+ * as usual, without an error. */
+#define TACK_STATE_CLOCK_SLACK_SECS (5L * 60)
+
 /* tack_state_ahead returns the latest time |st| holds ("written", a key's
- * first_seen or last_served) when it is later than |now|, or 0. */
+ * first_seen or last_served) when it is more than
+ * TACK_STATE_CLOCK_SLACK_SECS later than |now|, or 0. */
 long tack_state_ahead(const tack_state_t *st, long now);
 
 /* tack_state_redate dates every time of |st| later than |now| back to

@@ -293,6 +293,13 @@ START_TEST(state_redate_keeps_every_pin_and_ends_the_future)
                      TACK_OK);
     ck_assert_int_eq(tack_state_ahead(st, NOW), NOW + ahead);
     tack_state_free(st);
+    /* a clock stepped back by NTP: minutes are not "ahead" */
+    st = tack_state_new(NOW + TACK_STATE_CLOCK_SLACK_SECS);
+    ck_assert_int_eq(tack_state_ahead(st, NOW), 0);
+    tack_state_free(st);
+    st = tack_state_new(NOW + TACK_STATE_CLOCK_SLACK_SECS + 1);
+    ck_assert_int_eq(tack_state_ahead(st, NOW), NOW + TACK_STATE_CLOCK_SLACK_SECS + 1);
+    tack_state_free(st);
 }
 END_TEST
 
