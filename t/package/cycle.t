@@ -171,7 +171,7 @@ my $guide = qx{zcat $doc/admin-guide.md.gz};
 (my $outside = $guide) =~ s/^<!-- make install -->\n.*?^<!-- \/make install -->\n//msg;
 my @local = grep { m{/usr/local/(?:bin/tack|lib/tack|share/(?:man|doc))} } split /\n/, $outside;
 ok(!@local, "$doc/admin-guide.md names the package's paths") or diag(join "\n", @local);
-like($guide, qr{^www-data ALL=\(tack\) NOPASSWD: /usr/bin/tacktool sign }m, '... in the sudoers line');
+like($guide, qr{^www-data ALL=\(tack\) NOPASSWD: /usr/bin/tacktool \^sign }m, '... in the sudoers line');
 like($guide, qr{^MDMessageCmd /usr/libexec/tacktool/tack-md-hook }m, '... in MDMessageCmd');
 like($guide, qr{--deploy-hook /usr/libexec/tacktool/tack-certbot-hook$}m, '... and in --deploy-hook');
 like($guide, qr{/usr/local/bin/tack`.*?/usr/local/lib/tack/}s, '... and make install\'s in section 1');
