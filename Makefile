@@ -97,7 +97,7 @@ JANSSON_LIBS := -ljansson
 # ---- core library --------------------------------------------------------
 # tack_pkcs11.c: keys in a PKCS#11 token, through OpenSSL's pkcs11-provider
 # (loaded at run time: nothing to link).
-CORE_SRC := tack_ext.c tack_key.c tack_pem.c tack_keyfile.c tack_utf8.c \
+CORE_SRC := tack_ext.c tack_key.c tack_pem.c tack_file.c tack_keyfile.c tack_utf8.c \
             tack_util.c tack_store.c tack_state.c \
             tack_pkcs11.c
 CORE_HDR := tack_ext.h tack_cbs.h tack_pkcs11.h tack_state.h

@@ -441,7 +441,7 @@ void tack_pem_free(tack_pem_t *pem);
 tack_status_t tack_pem_encode(char **out, size_t *out_len, const char *label,
                               const uint8_t *in, size_t in_len);
 
-/* ---- Files ---------------------------------------------------------------- */
+/* ---- Files (tack_file.c) ------------------------------------------------ */
 
 /* tack_file_read reads the whole of |path| into a malloc'd buffer (free with
  * free(); a NUL is appended but not counted in |*out_len|).  No file name

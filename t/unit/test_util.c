@@ -518,7 +518,7 @@ START_TEST(store_header_and_pem_read_back)
 }
 END_TEST
 
-/* ---- writing files (tack_pem.c: tack_file_commit, tack_file_sync_fs) ---- */
+/* ---- writing files (tack_file.c: tack_file_commit, tack_file_sync_fs) ---- */
 
 /* ut_dir makes a fresh directory; ut_rmdir removes it and what is in it
  * (plain files only). */
