@@ -303,7 +303,8 @@ $(REL_BUILD)/keyspy.so: t/reliability/keyspy.c | $(REL_BUILD)
 	$(CC) $(CPPFLAGS) $(CFLAGS) $(WARN) -shared -fPIC -o $@ $< -ldl
 
 # An LD_PRELOAD shim for files.t: a temporary file swapped for a symbolic
-# link right after it is written.
+# link right after it is written; a staged file swapped for a FIFO or a
+# link right after it is listed.
 $(REL_BUILD)/swapper.so: t/reliability/swapper.c | $(REL_BUILD)
 	$(CC) $(CPPFLAGS) $(CFLAGS) $(WARN) -shared -fPIC -o $@ $< -ldl
 

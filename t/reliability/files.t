@@ -90,4 +90,70 @@ ok(defined $s->{ext} && length($s->{ext}) > 100, '... serving a.test\'s TACK');
 $h->stop;
 chmod 0755, $store;
 
+# ---- mod_md's staging directory, read by root's background (issue 36) ------
+# httpd's children can write MDStoreDir/staging.  The background listed it,
+# then opened each name again: a FIFO put in the file's place in between
+# left it blocked in open() until the next restart (nothing signed
+# meanwhile), a link made it open a device.  The shim makes both swaps
+# right after the name is listed; the background must go on signing.
+my $hm = RelTest::Httpd->new(name => 'staged');
+my $mroot = $hm->root;
+my $mstore = "$mroot/store";
+mkdir $mstore;
+chmod 0755, $mstore;
+make_cert($d, 'c', 'ec', 'c.test');
+my $mvhosts = "LoadModule md_module /usr/lib/apache2/modules/mod_md.so\n"
+    . "MDStoreDir $mroot/md\nTackSigningRetry 1\n" . $vhosts;
+$mvhosts =~ s/TackStore \Q$store\E/TackStore $mstore/;
+$mvhosts .= "<VirtualHost 127.0.0.1:\@PORT\@>\n    ServerName c.test\n"
+    . "    SSLEngine on\n    SSLCertificateFile $d/c.crt\n"
+    . "    SSLCertificateKeyFile $d/c.key\n</VirtualHost>\n";
+$hm->write_conf($mvhosts, loglevel => 'info ssl:warn md:warn');
+my $mlog = "$mroot/swap.log";
+unlink $mlog;
+$r = RelTest::run_cmd({ timeout => 60, env => { LD_PRELOAD => $swapper,
+    SWAP_FIFO_DIR => '/staging/fifo', SWAP_LINK_DIR => '/staging/zero',
+    SWAP_TARGET => '/dev/zero', SWAP_LOG => $mlog } },
+    $RelTest::HTTPD, '-f', $hm->conf_file, '-k', 'start');
+ok($r->{rc} == 0 && $hm->wait_ready(0), 'a start with mod_md, a TackSigningKey and a TackStore')
+    or diag($r->{out});
+my $staging = "$mroot/md/staging";
+mkdir "$mroot/md" unless -d "$mroot/md";
+mkdir $staging unless -d $staging;
+# stage($dir, $name, $cn): a renewed certificate for $cn, moved in whole
+sub stage {
+    my ($dir, $name, $cn) = @_;
+    make_cert($d, "staged-$dir", 'ec', $cn);
+    mkdir "$staging/$dir";
+    rename "$d/staged-$dir.crt", "$staging/$dir/$name" or die "rename: $!";
+}
+sub wait_for {
+    my ($what, $secs) = @_;
+    my $t0 = time;
+    until ($what->()) {
+        return 0 if time - $t0 > $secs;
+        select(undef, undef, undef, 0.1);
+    }
+    return 1;
+}
+stage('fifo', 'pubcert.pem', 'a.test');
+ok(wait_for(sub { (read_file($mlog) // '') =~ m{^fifo \S+/staging/fifo/pubcert\.pem$}m }, 15),
+   'the shim made the staged a.test certificate a FIFO right after it was listed');
+select(undef, undef, undef, 1.5);
+stage('zero', 'pubcert.pem', 'b.test');
+ok(wait_for(sub { (read_file($mlog) // '') =~ m{^link \S+/staging/zero/pubcert\.pem$}m }, 15),
+   '... the next round lists another, made a link to /dev/zero (the background was not blocked in open())');
+stage('c.test', 'pubcert.pem', 'c.test');
+ok(wait_for(sub { scalar(my @f = glob("$mstore/c.test.ecdsa.*.tack.pem")) == 2 }, 15),
+   '... and a third, a real renewal of c.test, is signed ahead into the store')
+    or diag(`ls -l $mstore; cat $mlog`);
+my $mtext = $hm->log_since(0);
+like($mtext, qr/\[tack:warn\].*TACK00120: mod_md's staging directory: \S+\/staging\/fifo\/pubcert\.pem is not read: not a regular file \(a FIFO, a socket or a device\), not opened for reading/,
+     'the FIFO is named, with why it is not read');
+like($mtext, qr/\[tack:warn\].*TACK00120: mod_md's staging directory: \S+\/staging\/zero\/pubcert\.pem is not read: a symbolic link, not followed/,
+     'the link too');
+is(scalar(() = $mtext =~ /TACK00120: [^\n]*fifo\/pubcert\.pem/g), 1, '... each said once, not every round');
+ok(!$hm->crashes($mtext), 'nothing crashed');
+$hm->stop;
+
 done_testing();
