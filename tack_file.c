@@ -28,11 +28,10 @@
 static int file_pseudo_fs(const struct statfs *fs)
 {
     static const unsigned long types[] = {
-        PROC_SUPER_MAGIC,   SYSFS_MAGIC,      DEBUGFS_MAGIC,
-        TRACEFS_MAGIC,      SECURITYFS_MAGIC, SELINUX_MAGIC,
-        SMACK_MAGIC,        CGROUP_SUPER_MAGIC, CGROUP2_SUPER_MAGIC,
-        BPF_FS_MAGIC,       PSTOREFS_MAGIC,   EFIVARFS_MAGIC,
-        DEVPTS_SUPER_MAGIC, BINFMTFS_MAGIC,   NSFS_MAGIC,
+        PROC_SUPER_MAGIC,    SYSFS_MAGIC,    DEBUGFS_MAGIC,  TRACEFS_MAGIC,
+        SECURITYFS_MAGIC,    SELINUX_MAGIC,  SMACK_MAGIC,    CGROUP_SUPER_MAGIC,
+        CGROUP2_SUPER_MAGIC, BPF_FS_MAGIC,   PSTOREFS_MAGIC, EFIVARFS_MAGIC,
+        DEVPTS_SUPER_MAGIC,  BINFMTFS_MAGIC, NSFS_MAGIC,
     };
     size_t i;
 
@@ -456,8 +455,8 @@ static int file_temp_open(int dirfd, char *name)
 }
 
 tack_status_t tack_file_write_temp_at(int dirfd, const char *path,
-                                      const void *data, size_t len,
-                                      mode_t mode, int sync, char **tmp)
+                                      const void *data, size_t len, mode_t mode,
+                                      int sync, char **tmp)
 {
     const char *slash, *base;
     size_t dlen, blen;
@@ -575,8 +574,8 @@ tack_status_t tack_file_replace_at(int dirfd, const char *path,
     return fsync(dirfd) == 0 || errno == EINVAL ? TACK_OK : TACK_ERR_IO;
 }
 
-tack_status_t tack_file_replace(const char *path, const void *data,
-                                size_t len, mode_t mode, int sync)
+tack_status_t tack_file_replace(const char *path, const void *data, size_t len,
+                                mode_t mode, int sync)
 {
     return tack_file_replace_at(AT_FDCWD, path, data, len, mode, sync);
 }

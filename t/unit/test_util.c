@@ -639,31 +639,27 @@ START_TEST(file_read_at_never_follows_a_link_nor_blocks_on_a_fifo)
     fd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
     ck_assert_int_ge(fd, 0);
 
-    ck_assert_status(tack_file_read_at(fd, "pubcert.pem", 1024, &text, &len,
-                                       &sb),
-                     TACK_OK);
+    ck_assert_status(
+        tack_file_read_at(fd, "pubcert.pem", 1024, &text, &len, &sb), TACK_OK);
     ck_assert_str_eq(text, "cert\n");
     ck_assert(S_ISREG(sb.st_mode) && sb.st_uid == geteuid());
     free(text);
     /* a link is not followed, even to something harmless to open */
     errno = 0;
-    ck_assert_status(
-        tack_file_read_at(fd, "zero.pem", 1024, &text, &len, &sb),
-        TACK_ERR_NOT_REGULAR_FILE);
+    ck_assert_status(tack_file_read_at(fd, "zero.pem", 1024, &text, &len, &sb),
+                     TACK_ERR_NOT_REGULAR_FILE);
     ck_assert_int_eq(errno, ELOOP);
     ck_assert(S_ISLNK(sb.st_mode));
     /* a FIFO nobody writes to: refused at once (the unit's timeout would
      * end a read that blocks) */
-    ck_assert_status(
-        tack_file_read_at(fd, "fifo.pem", 1024, &text, &len, NULL),
-        TACK_ERR_NOT_REGULAR_FILE);
+    ck_assert_status(tack_file_read_at(fd, "fifo.pem", 1024, &text, &len, NULL),
+                     TACK_ERR_NOT_REGULAR_FILE);
     errno = 0;
     ck_assert_status(tack_file_read_at(fd, "sub", 1024, &text, &len, NULL),
                      TACK_ERR_IO);
     ck_assert_int_eq(errno, EISDIR);
-    ck_assert_status(
-        tack_file_read_at(fd, "pubcert.pem", 4, &text, &len, NULL),
-        TACK_ERR_FILE_TOO_LARGE);
+    ck_assert_status(tack_file_read_at(fd, "pubcert.pem", 4, &text, &len, NULL),
+                     TACK_ERR_FILE_TOO_LARGE);
     ck_assert_status(
         tack_file_read_at(fd, "missing.pem", 1024, &text, &len, NULL),
         TACK_ERR_IO);
@@ -682,7 +678,7 @@ END_TEST
 START_TEST(dir_open_refuses_a_link_as_the_directory_and_one_others_could_make)
 {
     char *dir = ut_dir(), real[256], lnk[256], via[256], through[256],
-                          seen[512];
+         seen[512];
     int fd;
 
     ut_path(real, sizeof(real), dir, "real");
@@ -728,8 +724,7 @@ END_TEST
 
 START_TEST(file_replace_at_writes_where_the_directory_was_opened)
 {
-    char *dir = ut_dir(), store[256], moved[256], other[256], path[512],
-                          *text;
+    char *dir = ut_dir(), store[256], moved[256], other[256], path[512], *text;
     int fd;
 
     ut_path(store, sizeof(store), dir, "store");
@@ -743,8 +738,7 @@ START_TEST(file_replace_at_writes_where_the_directory_was_opened)
     ck_assert_int_eq(rename(store, moved), 0);
     ck_assert_int_eq(symlink(other, store), 0);
     ck_assert_status(
-        tack_file_replace_at(fd, "a.tack.pem", "tack\n", 5, 0644, 1),
-        TACK_OK);
+        tack_file_replace_at(fd, "a.tack.pem", "tack\n", 5, 0644, 1), TACK_OK);
     snprintf(path, sizeof(path), "%s/a.tack.pem", other);
     ck_assert_int_eq(access(path, F_OK), -1);
     snprintf(path, sizeof(path), "%s/a.tack.pem", moved);
