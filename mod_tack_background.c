@@ -417,7 +417,6 @@ static void mt_md_sign_one(apr_pool_t *p, apr_hash_t *seen, int dirfd,
     const mt_conf_t *conf;
     mt_signer_t *sg;
     server_rec *s;
-    apr_finfo_t fi;
     struct stat sb;
     tack_status_t st;
     time_t end;
@@ -456,8 +455,7 @@ static void mt_md_sign_one(apr_pool_t *p, apr_hash_t *seen, int dirfd,
                  TACK_HASH_LEN, "");
     conf = mt_conf_get(s);
     if (tack_cert_store_name(x509, store_name, sizeof(store_name)) == TACK_OK &&
-        apr_stat(&fi, apr_pstrcat(p, conf->store->path, "/", store_name, NULL),
-                 APR_FINFO_TYPE, p) == APR_SUCCESS) {
+        mt_store_has(conf->store, store_name)) {
         X509_free(x509); /* its TACK is in the store already */
         return;
     }
