@@ -102,7 +102,7 @@ JANSSON_LIBS := -ljansson
 # ---- core library --------------------------------------------------------
 # tack_pkcs11.c: keys in a PKCS#11 token, through OpenSSL's pkcs11-provider
 # (loaded at run time: nothing to link).
-CORE_SRC := tack_ext.c tack_key.c tack_pem.c tack_keyfile.c tack_utf8.c \
+CORE_SRC := tack_ext.c tack_key.c tack_pem.c tack_file.c tack_keyfile.c tack_utf8.c \
             tack_util.c tack_store.c tack_state.c \
             tack_pkcs11.c
 CORE_HDR := tack_ext.h tack_cbs.h tack_pkcs11.h tack_state.h
@@ -309,7 +309,8 @@ $(REL_BUILD)/keyspy.so: t/reliability/keyspy.c | $(REL_BUILD)
 	$(CC) $(CPPFLAGS) $(CFLAGS) $(WARN) -shared -fPIC -o $@ $< -ldl
 
 # An LD_PRELOAD shim for files.t: a temporary file swapped for a symbolic
-# link right after it is written.
+# link right after it is written; a staged file swapped for a FIFO or a
+# link right after it is listed.
 $(REL_BUILD)/swapper.so: t/reliability/swapper.c | $(REL_BUILD)
 	$(CC) $(CPPFLAGS) $(CFLAGS) $(WARN) -shared -fPIC -o $@ $< -ldl
 

@@ -14,13 +14,17 @@
  * again every TackSigningRetry seconds, and what it says of its keys is on
  * a board at the head of the segment, for the status page.
  */
+#include <dirent.h>
 #include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
 #include <sys/prctl.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -362,26 +366,82 @@ static server_rec *mt_md_vhost(X509 *cert)
     return NULL;
 }
 
-/* mt_md_sign_one signs ahead the staged certificate in |path|, once. */
-static void mt_md_sign_one(apr_pool_t *p, apr_hash_t *seen, const char *path)
+/* The largest staged certificate file read: mod_md's pubcert.pem is the
+ * certificate and its chain, a few kilobytes. */
+#define MT_MD_CERT_MAX TACK_FILE_MAX_DEFAULT
+
+/* mt_md_skip says, once for each |path|, why what mod_md's staging
+ * directory holds there is not read.  That directory is writable by
+ * httpd's children: what is in it is judged, never followed. */
+static void mt_md_skip(apr_hash_t *seen, const char *path, const char *why)
 {
-    char name[TACK_NAME_SIZE + 64], vname[TACK_NAME_SIZE];
+    apr_pool_t *hp = apr_hash_pool_get(seen);
+    const char *key = apr_pstrcat(hp, "skipped:", path, NULL);
+
+    if (apr_hash_get(seen, key, APR_HASH_KEY_STRING)) {
+        return;
+    }
+    apr_hash_set(seen, key, APR_HASH_KEY_STRING, "");
+    ap_log_error(APLOG_MARK, APLOG_WARNING, 0, ap_server_conf,
+                 "TACK00120: mod_md's staging directory: %s is not read: %s "
+                 "(httpd's children can write there: only the regular files "
+                 "mod_md stages are signed ahead)",
+                 path, why);
+}
+
+/* mt_md_read_why says why tack_file_read_at refused a staged file. */
+static const char *mt_md_read_why(apr_pool_t *p, tack_status_t st,
+                                  const struct stat *sb)
+{
+    switch (st) {
+    case TACK_ERR_NOT_REGULAR_FILE:
+        return S_ISLNK(sb->st_mode) ? "a symbolic link, not followed"
+                                    : "not a regular file (a FIFO, a socket "
+                                      "or a device), not opened for reading";
+    case TACK_ERR_FILE_TOO_LARGE:
+        return apr_psprintf(p, "larger than %d KiB", MT_MD_CERT_MAX >> 10);
+    case TACK_ERR_IO:
+        return strerror(errno);
+    default:
+        return tack_status_str(st);
+    }
+}
+
+/* mt_md_sign_one signs ahead, once, the staged certificate |name| of the
+ * directory |dirfd| (|path|, for messages). */
+static void mt_md_sign_one(apr_pool_t *p, apr_hash_t *seen, int dirfd,
+                           const char *name, const char *path)
+{
+    char vname[TACK_NAME_SIZE], store_name[TACK_NAME_SIZE + 64];
     mt_certsel_t cert;
     const mt_conf_t *conf;
     mt_signer_t *sg;
     server_rec *s;
-    apr_finfo_t fi;
+    struct stat sb;
+    tack_status_t st;
     time_t end;
     X509 *x509 = NULL;
-    FILE *f;
+    BIO *bio;
+    char *text = NULL;
+    size_t len = 0;
     int created;
 
     memset(&cert, 0, sizeof(cert));
-    if (!(f = fopen(path, "r"))) {
+    memset(&sb, 0, sizeof(sb));
+    /* relative to the directory's descriptor, never followed, never
+     * blocking: the name may have become a FIFO or a link to a device
+     * since the directory was listed */
+    st = tack_file_read_at(dirfd, name, MT_MD_CERT_MAX, &text, &len, &sb);
+    if (st != TACK_OK) {
+        if (!(st == TACK_ERR_IO && errno == ENOENT)) {
+            mt_md_skip(seen, path, mt_md_read_why(p, st, &sb));
+        }
         return;
     }
-    x509 = PEM_read_X509(f, NULL, NULL, NULL);
-    fclose(f);
+    bio = len <= INT_MAX ? BIO_new_mem_buf(text, (int)len) : NULL;
+    x509 = bio ? PEM_read_bio_X509(bio, NULL, NULL, NULL) : NULL;
+    BIO_free(bio);
+    free(text);
     ERR_clear_error();
     if (!x509 || tack_spki_hash(x509, cert.hash) != TACK_OK ||
         apr_hash_get(seen, cert.hash, TACK_HASH_LEN) ||
@@ -394,9 +454,8 @@ static void mt_md_sign_one(apr_pool_t *p, apr_hash_t *seen, const char *path)
                  apr_pmemdup(apr_hash_pool_get(seen), cert.hash, TACK_HASH_LEN),
                  TACK_HASH_LEN, "");
     conf = mt_conf_get(s);
-    if (tack_cert_store_name(x509, name, sizeof(name)) == TACK_OK &&
-        apr_stat(&fi, apr_pstrcat(p, conf->store->path, "/", name, NULL),
-                 APR_FINFO_TYPE, p) == APR_SUCCESS) {
+    if (tack_cert_store_name(x509, store_name, sizeof(store_name)) == TACK_OK &&
+        mt_store_has(conf->store, store_name)) {
         X509_free(x509); /* its TACK is in the store already */
         return;
     }
@@ -424,38 +483,71 @@ static void mt_md_sign_one(apr_pool_t *p, apr_hash_t *seen, const char *path)
                  mt_vhost_name_buf(s, vname), path);
 }
 
-/* mt_md_round signs ahead every certificate mod_md has staged. */
+/* mt_md_dir opens the directory |name| of |dirfd| (|path|, for messages)
+ * for listing: never through a symbolic link, never blocking.  Returns
+ * NULL when it cannot, said by mt_md_skip when it is not a plain miss. */
+static DIR *mt_md_dir(apr_hash_t *seen, int dirfd, const char *name,
+                      const char *path)
+{
+    char link[512];
+    int fd;
+    DIR *dir;
+
+    if (dirfd < 0) {
+        fd = tack_dir_open(path, link, sizeof(link));
+    } else {
+        fd = openat(dirfd, name,
+                    O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_NONBLOCK |
+                        O_CLOEXEC);
+        snprintf(link, sizeof(link), "%s", path);
+    }
+    if (fd < 0) {
+        if (errno == ELOOP) {
+            mt_md_skip(seen, link, "a symbolic link, not followed");
+        }
+        return NULL;
+    }
+    if (!(dir = fdopendir(fd))) {
+        close(fd);
+    }
+    return dir;
+}
+
+/* mt_md_round signs ahead every certificate mod_md has staged
+ * (MDStoreDir/staging/NAME/pubcert*.pem).  Each name is read relative to
+ * the descriptor of the directory listed, never through a link. */
 static void mt_md_round(apr_pool_t *p, apr_hash_t *seen)
 {
-    apr_dir_t *dir;
-    apr_finfo_t fi;
+    struct dirent *de;
+    DIR *dir;
 
-    if (!bg_md_staging || apr_dir_open(&dir, bg_md_staging, p) != APR_SUCCESS) {
+    if (!bg_md_staging || !(dir = mt_md_dir(seen, -1, NULL, bg_md_staging))) {
         return;
     }
-    while (apr_dir_read(&fi, APR_FINFO_NAME | APR_FINFO_TYPE, dir) ==
-           APR_SUCCESS) {
+    while ((de = readdir(dir))) {
         const char *md;
-        apr_dir_t *sub;
-        apr_finfo_t ff;
+        struct dirent *fe;
+        DIR *sub;
 
-        if (fi.filetype != APR_DIR || fi.name[0] == '.') {
+        if (de->d_name[0] == '.' ||
+            (de->d_type != DT_DIR && de->d_type != DT_LNK &&
+             de->d_type != DT_UNKNOWN)) {
             continue;
         }
-        md = apr_pstrcat(p, bg_md_staging, "/", fi.name, NULL);
-        if (apr_dir_open(&sub, md, p) != APR_SUCCESS) {
+        md = apr_pstrcat(p, bg_md_staging, "/", de->d_name, NULL);
+        if (!(sub = mt_md_dir(seen, dirfd(dir), de->d_name, md))) {
             continue;
         }
-        while (apr_dir_read(&ff, APR_FINFO_NAME | APR_FINFO_TYPE, sub) ==
-               APR_SUCCESS) {
-            if (ff.filetype == APR_REG && !strncmp(ff.name, "pubcert", 7) &&
-                strstr(ff.name, ".pem")) {
-                mt_md_sign_one(p, seen, apr_pstrcat(p, md, "/", ff.name, NULL));
+        while ((fe = readdir(sub))) {
+            if (!strncmp(fe->d_name, "pubcert", 7) &&
+                strstr(fe->d_name, ".pem")) {
+                mt_md_sign_one(p, seen, dirfd(sub), fe->d_name,
+                               apr_pstrcat(p, md, "/", fe->d_name, NULL));
             }
         }
-        apr_dir_close(sub);
+        closedir(sub);
     }
-    apr_dir_close(dir);
+    closedir(dir);
     mt_sign_sync();
 }
 

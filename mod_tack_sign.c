@@ -992,7 +992,7 @@ mt_item_t *mt_sign_one(apr_pool_t *p, server_rec *s,
             mt_store_replace_older(s, conf->store, &tack, file);
             sg->nwritten++;
             apr_hash_set(mt_sign.stores, conf->store->path, APR_HASH_KEY_STRING,
-                         "");
+                         conf->store);
         } else {
             ap_log_error(APLOG_MARK, APLOG_WARNING, 0, s,
                          "TACK00035: vhost %s: TackStore %s: %s; the TACK "
@@ -1348,7 +1348,7 @@ void mt_sign_sync(void)
 
     for (hi = mt_sign.stores ? apr_hash_first(NULL, mt_sign.stores) : NULL; hi;
          hi = apr_hash_next(hi)) {
-        tack_file_sync_fs(apr_hash_this_key(hi));
+        mt_store_sync(apr_hash_this_val(hi));
     }
 }
 

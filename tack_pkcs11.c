@@ -813,9 +813,9 @@ static tack_status_t tack_pk11_pin_source(const char *source, char *out,
                                           char *err, size_t err_len)
 {
     const char *path = source;
-    FILE *f;
-    size_t n;
-    int too_long;
+    tack_status_t st;
+    char *text = NULL;
+    size_t n = 0;
 
     if (strncmp(path, "file:", 5) == 0) {
         path += 5;
@@ -830,20 +830,25 @@ static tack_status_t tack_pk11_pin_source(const char *source, char *out,
                               "(file:/path or /path)",
                               source);
     }
-    if ((f = fopen(path, "r")) == NULL) {
-        return tack_pk11_fail(err, err_len, TACK_ERR_TOKEN,
-                              "pin-source %s: %s", path, strerror(errno));
-    }
-    n = fread(out, 1, out_size - 1, f);
-    too_long = n == out_size - 1;
-    fclose(f);
-    out[n] = '\0';
-    if (too_long) {
-        OPENSSL_cleanse(out, out_size);
+    /* Read as a TackFile is (tack_file_read): a regular file only, never a
+     * FIFO that would block the signer or the tool for good, nor a
+     * pseudo-file (/proc/kmsg), nor more than the PIN's room.  Its buffer
+     * is allocated once at that size, and wiped. */
+    st = tack_file_read(path, out_size - 2, &text, &n);
+    if (st == TACK_ERR_FILE_TOO_LARGE) {
         return tack_pk11_fail(err, err_len, TACK_ERR_TOKEN,
                               "pin-source %s: longer than %zu bytes", path,
-                              out_size - 1);
+                              out_size - 2);
     }
+    if (st != TACK_OK) {
+        return tack_pk11_fail(err, err_len, TACK_ERR_TOKEN,
+                              "pin-source %s: %s", path,
+                              st == TACK_ERR_IO ? strerror(errno)
+                                                : tack_status_str(st));
+    }
+    memcpy(out, text, n + 1);
+    OPENSSL_cleanse(text, n);
+    free(text);
     /* The first line, as every password source of mod_tack reads it. */
     *out_len = tack_password_line(out, n);
     OPENSSL_cleanse(out + *out_len, out_size - *out_len);
