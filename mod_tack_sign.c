@@ -216,7 +216,7 @@ static const char *mt_pw_exec(apr_pool_t *p, const char *prog, const char *key,
 {
     long deadline = mt_ms_now() + TACK_PW_EXEC_SECS * 1000L;
     int out[2], status = 0, late = 0, eof = 0, done = 0;
-    pid_t pid;
+    pid_t pid, signer = getpid();
 
     *len = 0;
     if (pipe2(out, O_CLOEXEC) != 0) {
@@ -233,6 +233,12 @@ static const char *mt_pw_exec(apr_pool_t *p, const char *prog, const char *key,
     if (pid == 0) {
         int null = open("/dev/null", O_RDONLY);
 
+        /* it dies with the signer, whatever ends the signer (SIGKILL
+         * included, which leaves no handler to end the group) */
+        prctl(PR_SET_PDEATHSIG, SIGKILL);
+        if (getppid() != signer) {
+            _exit(126);
+        }
         setpgid(0, 0);
         if (null < 0 || dup2(null, 0) < 0 || dup2(out[1], 1) < 0) {
             _exit(126);
@@ -710,7 +716,7 @@ void mt_signer_stop(pid_t pid)
 const char *mt_signer_spawn(apr_pool_t *p, mt_signer_t *sg)
 {
     int sv[2];
-    pid_t pid;
+    pid_t pid, starter = getpid();
 
     if (!mt_ms_left(mt_sign.deadline)) {
         return apr_psprintf(p,
@@ -735,6 +741,15 @@ const char *mt_signer_spawn(apr_pool_t *p, mt_signer_t *sg)
         signal(SIGHUP, SIG_IGN); /* httpd's restart signals are the parent's */
         signal(SIGUSR1, SIG_IGN);
         signal(SIGTERM, mt_signer_on_term);
+        /* It dies with whoever started it (the parent during a pass, the
+         * background after it), even killed with SIGKILL: a signer of a
+         * process gone would hold the password and the token session for
+         * nobody, stuck in a token call as long as the token is.  SIGTERM:
+         * its handler ends its password program's group too. */
+        prctl(PR_SET_PDEATHSIG, SIGTERM);
+        if (getppid() != starter) {
+            mt_signer_on_term(SIGTERM);
+        }
         prctl(PR_SET_NAME, "tack-signer", 0, 0, 0);
         mt_signer_main(sg, sv[1]);
     }
