@@ -839,6 +839,14 @@ const char *mt_signer_spawn(apr_pool_t *p, mt_signer_t *sg)
     int sv[2];
     pid_t pid, starter = getpid();
 
+    if (!mt_sign.in_agent && !mt_sign.budget) {
+        /* TackSigningWait 0: by choice, not a failure (mt_signer_get) */
+        return apr_psprintf(p,
+                            "TackSigningKey %s: left to the background: a "
+                            "start does not wait for signing "
+                            "(TackSigningWait 0)",
+                            sg->key);
+    }
     if (!mt_ms_left(mt_sign.deadline)) {
         return apr_psprintf(p,
                             "TackSigningKey %s: not tried: the %d seconds "
@@ -992,7 +1000,10 @@ mt_signer_t *mt_signer_add(server_rec *s, const mt_conf_t *conf,
         mt_sign.files = apr_hash_make(mt_sign.pool);
         mt_sign.stores = apr_hash_make(mt_sign.pool);
         if (!mt_sign.in_agent) {
-            mt_sign_allow(mt_sign_wait_secs());
+            /* apache2 -t holds no restart: with TackSigningWait 0 it
+             * still checks the key, in the time one signature may take */
+            mt_sign_allow(mt_strict() ? mt_sign_answer_secs()
+                                      : mt_sign_wait_secs());
         }
         apr_pool_cleanup_register(mt_sign.pool, NULL, mt_sign_forget,
                                   apr_pool_cleanup_null);
@@ -1032,7 +1043,7 @@ static mt_signer_t *mt_signer_get(server_rec *s, const mt_conf_t *conf)
             sg->pub_recalled = mt_pub_recall(mt_sign.pool, sg);
         }
     }
-    if (sg->error && !mt_strict() && !mt_sign.in_agent) {
+    if (sg->error && !mt_strict() && !mt_sign.in_agent && mt_sign.budget) {
         ap_log_error(APLOG_MARK, APLOG_ERR, 0, s,
                      "TACK00030: %s (" TACK_WHERE_FMT "); the start does "
                      "not wait for it: every certificate without a TACK is "

@@ -21,7 +21,7 @@ use Time::HiRes qw(time sleep);
 use TackTest;
 use TackFixture qw(make_cert write_file store_file);
 
-plan tests => 63;
+plan tests => 70;
 
 my $TACK = top_dir() . '/tack';
 my $h = TackTest::Httpd->new('background');
@@ -312,3 +312,26 @@ sleep 0.5;
 my @left = ours();
 ok(!@left, 'the stop leaves no process of this server (httpd, background, signer, program)')
     or diag(@left);
+
+# ---- TackSigningWait 0: everything is the background's, and no error says
+# otherwise (issue 36, item 8); the debug trace names the TACK it serves --
+(my $nowait = $conf_text) =~ s/^TackSigningWait 2$/TackSigningWait 0/m;
+write_file($h->conf_file, $nowait);
+write_file("$d/up", '');
+make_cert($d, 'a', 'ec', 'a.test');
+($rc, $o) = $h->configtest;
+is($rc, 0, 'apache2 -t accepts TackSigningWait 0, and checks the key') or diag($o);
+unlike($o, qr/TACK000(30|33|83)/, '... with no complaint about the wait');
+$mark = -s $h->error_log;
+($rc, $o) = $h->start;
+is($rc, 0, 'started with TackSigningWait 0') or diag($o);
+$took = wait_served('a.test', 10);
+ok(defined $took, sprintf('a.test is signed by the background (%.1f s)', $took // -1));
+$log = log_since($mark, $h->error_log);
+unlike($log, qr/TACK00030|spent by another key's signer/, '... and no TACK00030 "spent by another key\'s signer" error at the start')
+    or diag($log =~ /(.*TACK00030.*)/);
+like($log, qr/TACK00054: vhost a\.test:$port: TLSv1\.[23]: TACK requested; ECDSA certificate \S+: TACK key \Q$key_id\E \(signed in the background\) \(1 live\)/,
+     'the debug trace of a handshake names the TACK sent from the shared table, not "no TACK"');
+# (a.test's pins: its renewal waits, which TACK00080 rightly calls an error)
+log_clean($mark, [qr/TACK00080: .*TackSigningWait 0/], $h->error_log);
+$h->stop;
