@@ -12,7 +12,9 @@
  * pass's signers that are up.  The background signs, writes each TACK into
  * its store and publishes its answer; a key that cannot be used is tried
  * again every TackSigningRetry seconds, and what it says of its keys is on
- * a board at the head of the segment, for the status page.
+ * a board at the head of the segment, for the status page.  A background
+ * that dies before its work is done is replaced by the parent, with what
+ * still waits (mt_agent_maintain, mt_agent_died).
  */
 #include <dirent.h>
 #include <errno.h>
@@ -36,6 +38,7 @@
 #include "apr_shm.h"
 #include "apr_strings.h"
 #include "apr_thread_proc.h"
+#include "ap_mpm.h"
 
 #include <openssl/err.h>
 #include <openssl/pem.h>
@@ -48,6 +51,16 @@ APLOG_USE_MODULE(tack);
 
 /* The background process of this generation (0: none). */
 static pid_t bg_agent;
+
+/* Its restarts: a background that ends before its work is done (the OOM
+ * killer, a crash) is replaced by the parent with what still waits
+ * (mt_agent_maintain).  Reset at each start (mt_background_start). */
+static struct {
+    server_rec *s;              /* the generation's main server */
+    apr_array_header_t *handed; /* apr_proc_t *: the pass's signers it took */
+    apr_time_t started;         /* when the current one was forked */
+    int deaths;                 /* ends in a row, each soon after its start */
+} bg_life;
 
 /* The head of the segment: what the background says of its signing keys,
  * for the status page of every child (a sequence lock: odd while it is
@@ -92,9 +105,22 @@ static void mt_agent_on_term(int sig)
 {
     signal(SIGTERM, SIG_IGN);
     if (getpgrp() == getpid()) {
+        struct timespec tick = {0, 10 * 1000 * 1000};
+        int i;
+
         /* its signers, which end their password programs (never httpd's
          * group: it is its own from its first instruction) */
         kill(0, SIGTERM);
+        /* A signer stuck in a token call (a frozen HSM, a stalled
+         * forwarding) may not get to its handler: what is left after
+         * 300 ms is killed, this process with it.  waitpid and nanosleep
+         * are async-signal-safe. */
+        for (i = 0; i < 30 && waitpid(-1, NULL, WNOHANG) >= 0; i++) {
+            nanosleep(&tick, NULL);
+        }
+        if (waitpid(-1, NULL, WNOHANG) >= 0) {
+            kill(0, SIGKILL);
+        }
     }
     _exit(0);
 }
@@ -551,14 +577,27 @@ static void mt_md_round(apr_pool_t *p, apr_hash_t *seen)
     mt_sign_sync();
 }
 
-/* mt_agent_main is the background process.  It never returns. */
-static void mt_agent_main(server_rec *s_main)
+/* How the background ends on its own: 0 when its work is done (or at the
+ * parent's SIGTERM), this when it cannot work at all.  httpd hands the
+ * parent an exit status or a signal's number without saying which
+ * (apr_proc_other_child_alert): a status above any signal's number tells
+ * them apart. */
+#define TACK_BG_EXIT_FAILED 100
+/* A background that lived this long before it ended is not crashing in a
+ * loop: its successor starts at once. */
+#define TACK_BG_STABLE_SECS 300
+/* The longest a successor waits before its first round (the back-off). */
+#define TACK_BG_BACKOFF_MAX_SECS 3600
+
+/* mt_agent_main is the background process; it waits |delay| seconds
+ * first (a successor's back-off).  It never returns. */
+static void mt_agent_main(server_rec *s_main, pid_t parent, int delay)
 {
     apr_pool_t *p;
     apr_hash_t *said, *staged;
     char *done;
-    int n, left, told = 0, nsigned = 0, totals[2] = {0, 0};
-    long started = mt_ms_now();
+    int i, n, left, told = 0, nsigned = 0, totals[2] = {0, 0};
+    long started;
 
     signal(SIGHUP, SIG_IGN); /* httpd's restart signals are the parent's */
     signal(SIGUSR1, SIG_IGN);
@@ -567,10 +606,17 @@ static void mt_agent_main(server_rec *s_main)
     signal(SIGTERM, mt_agent_on_term);
     setpgid(0, 0); /* its signers in its group: ended with it */
     prctl(PR_SET_PDEATHSIG, SIGTERM); /* the parent gone: so is it */
+    if (getppid() != parent) {
+        _exit(0); /* gone before the line above: no signal will come */
+    }
     prctl(PR_SET_NAME, "tack-signing", 0, 0, 0);
     mt_sign.in_agent = 1;
+    while (delay > 0) {
+        delay = (int)sleep((unsigned)delay);
+    }
+    started = mt_ms_now();
     if (apr_pool_create(&p, NULL) != APR_SUCCESS) {
-        _exit(1);
+        _exit(TACK_BG_EXIT_FAILED);
     }
     if (mt_sign.pool) {
         /* the pass's signers that are up are this process's now; the
@@ -590,6 +636,16 @@ static void mt_agent_main(server_rec *s_main)
     }
     n = mt_sign.queue ? mt_sign.queue->nelts : 0;
     done = apr_pcalloc(p, (size_t)n + 1);
+    for (i = 0; i < n; i++) {
+        /* a predecessor's work, published before it ended */
+        const mt_pending_t *pd =
+            APR_ARRAY_IDX(mt_sign.queue, i, mt_pending_t *);
+
+        done[i] = (char)mt_sign_late_ready(pd->late);
+    }
+    if (n && !memchr(done, 0, (size_t)n)) {
+        told = 1; /* all of it: said by the predecessor */
+    }
     said = apr_hash_make(p);
     staged = apr_hash_make(p);
     for (;;) {
@@ -622,35 +678,141 @@ static void mt_agent_main(server_rec *s_main)
     _exit(0);
 }
 
+static void mt_agent_fork(server_rec *s_main, int n, int delay);
+
+/* mt_agent_waiting returns how many queued certificates have no answer
+ * published yet. */
+static int mt_agent_waiting(void)
+{
+    int i, n = 0;
+
+    for (i = 0; mt_sign.queue && i < mt_sign.queue->nelts; i++) {
+        const mt_pending_t *pd =
+            APR_ARRAY_IDX(mt_sign.queue, i, mt_pending_t *);
+
+        n += !mt_sign_late_ready(pd->late);
+    }
+    return n;
+}
+
+/* mt_agent_died replaces a background that ended before its work was
+ * done (|status|: httpd's exit status or signal number, 0 for a normal
+ * end).  The pass's signers it had taken over are killed: their only
+ * peer is gone, and one may be stuck in a token call.  The successor
+ * starts at once after a background that lived TACK_BG_STABLE_SECS;
+ * after quicker ends in a row it waits TackSigningRetry, then twice
+ * that, and so on up to TACK_BG_BACKOFF_MAX_SECS: a crash loop costs a
+ * fork every so often, not a busy parent. */
+static void mt_agent_died(pid_t pid, int status)
+{
+    char how[96];
+    int i, mpm_state, waiting, delay = 0;
+
+    for (i = 0; bg_life.handed && i < bg_life.handed->nelts; i++) {
+        apr_proc_t *sp = APR_ARRAY_IDX(bg_life.handed, i, apr_proc_t *);
+        siginfo_t si;
+
+        memset(&si, 0, sizeof(si));
+        /* WNOWAIT: httpd's loop reaps it (mt_signer_maintain) */
+        if (sp->pid > 0 &&
+            waitid(P_PID, (id_t)sp->pid, &si,
+                   WEXITED | WNOHANG | WNOWAIT) == 0 &&
+            si.si_pid == 0) {
+            kill(sp->pid, SIGKILL);
+        }
+    }
+    if (status == 0 || !bg_life.s ||
+        (ap_mpm_query(AP_MPMQ_MPM_STATE, &mpm_state) == APR_SUCCESS &&
+         mpm_state == AP_MPMQ_STOPPING)) {
+        return; /* done, or the server stops */
+    }
+    if (status < 0) {
+        apr_cpystrn(how, "ended (its status is unknown)", sizeof(how));
+    } else if (status < NSIG) {
+        apr_snprintf(how, sizeof(how), "was killed by signal %d (%s)", status,
+                     strsignal(status));
+    } else {
+        apr_snprintf(how, sizeof(how), "exited with status %d", status);
+    }
+    if (apr_time_now() - bg_life.started <
+        apr_time_from_sec(TACK_BG_STABLE_SECS)) {
+        bg_life.deaths++;
+    } else {
+        bg_life.deaths = 1;
+    }
+    if (bg_life.deaths > 1) {
+        long d = mt_sign_retry_secs();
+
+        for (i = 2; i < bg_life.deaths && d < TACK_BG_BACKOFF_MAX_SECS; i++) {
+            d *= 2;
+        }
+        delay = (int)(d < TACK_BG_BACKOFF_MAX_SECS ? d
+                                                   : TACK_BG_BACKOFF_MAX_SECS);
+    }
+    waiting = mt_agent_waiting();
+    ap_log_error(APLOG_MARK, APLOG_ERR, 0, bg_life.s,
+                 "TACK00090: the background signing process (tack-signing, "
+                 "pid %" APR_PID_T_FMT ") %s before its work was done; %d "
+                 "certificate%s still wait%s for a TACK%s: a new one "
+                 "starts %s%s",
+                 pid, how, waiting, waiting == 1 ? "" : "s",
+                 waiting == 1 ? "s" : "", bg_md_staging
+                     ? ", and mod_md's staged renewals for theirs"
+                     : "",
+                 delay ? apr_psprintf(bg_life.s->process->pconf,
+                                      "in %d seconds", delay)
+                       : "now",
+                 bg_life.deaths > 1
+                     ? apr_psprintf(bg_life.s->process->pconf,
+                                    " (%d ends in a row, each within %d "
+                                    "seconds of its start: waiting longer "
+                                    "each time)",
+                                    bg_life.deaths, TACK_BG_STABLE_SECS)
+                     : "");
+    mt_agent_fork(bg_life.s, waiting, delay);
+}
+
 /* mt_agent_maintain hears from httpd's main loop about the background
- * process (apr_proc_other_child_register). */
+ * process (apr_proc_other_child_register), as mod_cgid does about its
+ * daemon: a background that ends before its work is done is replaced. */
 static void mt_agent_maintain(int reason, void *data, apr_wait_t status)
 {
     apr_proc_t *proc = data;
+    pid_t pid = proc->pid;
 
     switch (reason) {
     case APR_OC_REASON_DEATH:
     case APR_OC_REASON_LOST:
-        bg_agent = 0;
-        apr_proc_other_child_unregister(data);
+        if (bg_agent == pid) {
+            /* first: unregistering calls this again (UNREGISTER), which
+             * must not stop a process already reaped */
+            bg_agent = 0;
+            apr_proc_other_child_unregister(data);
+            /* LOST: reaped by someone else, its status unknown */
+            mt_agent_died(pid, reason == APR_OC_REASON_LOST ? -1 : status);
+        } else {
+            apr_proc_other_child_unregister(data);
+        }
         break;
     case APR_OC_REASON_RESTART:
         apr_proc_other_child_unregister(data);
         break;
     case APR_OC_REASON_UNREGISTER:
-        if (bg_agent == proc->pid) {
-            mt_signer_stop(proc->pid);
+        if (bg_agent == pid) {
+            mt_signer_stop(pid);
             bg_agent = 0;
         }
         break;
     }
 }
 
-/* mt_agent_fork forks the background process (|n| certificates wait). */
-static void mt_agent_fork(server_rec *s_main, int n)
+/* mt_agent_fork forks the background process (|n| certificates wait),
+ * which waits |delay| seconds before its first round. */
+static void mt_agent_fork(server_rec *s_main, int n, int delay)
 {
     apr_pool_t *pconf = s_main->process->pconf;
     apr_proc_t *proc;
+    pid_t parent = getpid();
     pid_t pid = fork();
 
     if (pid < 0) {
@@ -661,9 +823,11 @@ static void mt_agent_fork(server_rec *s_main, int n)
         return;
     }
     if (pid == 0) {
-        mt_agent_main(s_main);
+        mt_agent_main(s_main, parent, delay);
     }
     bg_agent = pid;
+    bg_life.s = s_main;
+    bg_life.started = apr_time_now();
     proc = apr_pcalloc(pconf, sizeof(*proc));
     proc->pid = pid;
     apr_proc_other_child_register(proc, mt_agent_maintain, proc, NULL, pconf);
@@ -725,7 +889,7 @@ static void mt_background_segment(server_rec *s_main)
     if (!mt_sign.queue || !mt_sign.queue->nelts) {
         mt_bg_since(s_main->process->pool, now); /* nothing waits */
         if (bg_md_staging) {
-            mt_agent_fork(s_main, 0);
+            mt_agent_fork(s_main, 0, 0);
         }
         return;
     }
@@ -767,7 +931,7 @@ static void mt_background_segment(server_rec *s_main)
             *pd->where = late;
         }
     }
-    mt_agent_fork(s_main, mt_sign.queue->nelts);
+    mt_agent_fork(s_main, mt_sign.queue->nelts, 0);
 }
 
 /* mt_signer_maintain hears from httpd's main loop about a signer the
@@ -782,9 +946,11 @@ static void mt_signer_maintain(int reason, void *data, apr_wait_t status)
     case APR_OC_REASON_LOST:
     case APR_OC_REASON_RESTART:
         apr_proc_other_child_unregister(data);
+        proc->pid = 0; /* reaped: never signalled again (mt_agent_died) */
         break;
     case APR_OC_REASON_UNREGISTER:
-        if (kill(proc->pid, 0) == 0 && waitpid(proc->pid, NULL, WNOHANG) == 0) {
+        if (proc->pid > 0 && kill(proc->pid, 0) == 0 &&
+            waitpid(proc->pid, NULL, WNOHANG) == 0) {
             mt_signer_stop(proc->pid);
         }
         break;
@@ -812,6 +978,13 @@ static void mt_bg_hand_over(server_rec *s_main)
             proc->pid = sg->pid;
             apr_proc_other_child_register(proc, mt_signer_maintain, proc, NULL,
                                           pconf);
+            if (!bg_life.handed) {
+                bg_life.handed = apr_array_make(pconf, 4, sizeof(proc));
+                apr_pool_cleanup_register(pconf, &bg_life.handed,
+                                          mt_background_forget,
+                                          apr_pool_cleanup_null);
+            }
+            APR_ARRAY_PUSH(bg_life.handed, apr_proc_t *) = proc;
             sg->pid = 0;
         }
     }
@@ -822,6 +995,7 @@ void mt_background_start(server_rec *s_main)
     if (mt_strict() || mt_quiet() || !mt_sign.pool) {
         return;
     }
+    bg_life.deaths = 0; /* a new generation: no back-off carried over */
     /* the background process inherits the signers that are up: a key is
      * loaded (its password program run, its token logged in to) once per
      * restart */

@@ -58,7 +58,7 @@
 #define TACK_PK11_ATTR_SIZE 1024
 /* The longest PIN a pin-source file may hold (PKCS#11 has no limit;
  * tokens take far less). */
-#define TACK_PK11_PIN_SIZE 256
+#define TACK_PK11_PIN_SIZE TACK_PKCS11_PIN_SIZE
 /* The most attributes a URI may have: RFC 7512 defines 17. */
 #define TACK_PK11_MAX_ATTRS 32
 
@@ -805,6 +805,19 @@ static int tack_pk11_pin_cb(char *buf, int size, int rwflag, void *u)
     return (int)pin->pin_len;
 }
 
+/* tack_pk11_source_path returns the file a pin-source names ("file:" and
+ * "file://" taken off), as messages name it. */
+static const char *tack_pk11_source_path(const char *source)
+{
+    if (strncmp(source, "file:", 5) == 0) {
+        source += 5;
+        if (strncmp(source, "//", 2) == 0) {
+            source += 2;
+        }
+    }
+    return source;
+}
+
 /* tack_pk11_pin_source reads the PIN of a pin-source (RFC 7512: a file,
  * "file:" or a path; its first line, tack_password_line's) into |out|
  * (|out_size| bytes) and |out_len|. */
@@ -862,6 +875,45 @@ static tack_status_t tack_pk11_pin_source(const char *source, char *out,
                               path);
     }
     return TACK_OK;
+}
+
+tack_status_t tack_pkcs11_uri_pin(const char *uri, char *out, size_t out_size,
+                                  size_t *out_len, char *err, size_t err_len)
+{
+    tack_pk11_uri_t *u;
+    tack_status_t st = TACK_OK;
+    size_t n;
+
+    if (err != NULL && err_len > 0) {
+        err[0] = '\0';
+    }
+    if (out == NULL || out_len == NULL || out_size < TACK_PK11_PIN_SIZE) {
+        return tack_pk11_fail(err, err_len, TACK_ERR_INVALID_ARG,
+                              "no room for the PIN");
+    }
+    *out_len = 0;
+    if ((u = OPENSSL_zalloc(sizeof(*u))) == NULL) {
+        return tack_pk11_fail(err, err_len, TACK_ERR_NOMEM, "out of memory");
+    }
+    if ((st = tack_pk11_uri_parse(uri, u, err, err_len)) != TACK_OK) {
+        goto done;
+    }
+    if (u->has_pin_value) {
+        n = strlen(u->pin_value);
+        memcpy(out, u->pin_value, n);
+        *out_len = n;
+    } else if (u->pin_source[0] != '\0') {
+        st = tack_pk11_pin_source(u->pin_source, out, out_size, out_len, err,
+                                  err_len);
+    } else {
+        st = tack_pk11_fail(err, err_len, TACK_ERR_INVALID_ARG,
+                            "the URI carries no PIN");
+    }
+done:
+    tack_pk11_uri_wipe(u);
+    OPENSSL_free(u);
+    ERR_clear_error();
+    return st;
 }
 
 /* ---- The token probe (PKCS#11 v2.40, section 5) ------------------------ */
@@ -1615,6 +1667,24 @@ static tack_status_t tack_pk11_load(const char *uri, const char *pin,
     } else if (pin != NULL) {
         given.pin = pin;
         given.pin_len = pin_len;
+    }
+    /* An empty PIN is a mistake of its source (an empty file, a program
+     * that printed nothing useful): sent, it would count as a wrong PIN
+     * towards the token's lock.  Refused before any login. */
+    if (given.pin != NULL && given.pin_len == 0) {
+        if (u->has_pin_value) {
+            st = tack_pk11_fail(err, err_len, TACK_ERR_INVALID_ARG,
+                                "pin-value is empty; not sent to the token");
+        } else if (u->pin_source[0] != '\0') {
+            st = tack_pk11_fail(err, err_len, TACK_ERR_INVALID_ARG,
+                                "pin-source %s: the PIN is empty (an empty "
+                                "first line); not sent to the token",
+                                tack_pk11_source_path(u->pin_source));
+        } else {
+            st = tack_pk11_fail(err, err_len, TACK_ERR_INVALID_ARG,
+                                "the PIN is empty; not sent to the token");
+        }
+        goto done;
     }
     if ((st = tack_pk11_module(u, module, sizeof(module), err, err_len)) !=
         TACK_OK) {

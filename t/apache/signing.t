@@ -438,7 +438,7 @@ for my $case (
     $conf =~ s{file:\@ROOT\@/pin$}{file:\@ROOT\@/pin2}m;
     $h->write_conf($conf);
     ($rc, $out) = $h->configtest;
-    like($out, qr/TACK00033: TackSigningKey \Q$uri\E: the token refused the PIN of TackSigningPassword file:\S+pin2 at the last attempt, and the file has not changed since: not tried again \(a token locks itself after a few wrong PINs\); correct the file to try again/,
+    like($out, qr/TACK00033: TackSigningKey \Q$uri\E: the token refused this PIN \(from TackSigningPassword file:\S+pin2\) at the last attempt, and neither the PIN nor the configuration has changed since: not tried again \(a token locks itself after a few wrong PINs\); correct the PIN to try again/,
          'the same wrong PIN file again: not tried, said why') or diag($out);
     sleep 1;
     write_file("$d/pin2", "9998\n");
