@@ -27,10 +27,12 @@
  * file, atomically, at the end of a real pass.
  */
 #include <errno.h>
+#include <fcntl.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
 #include <unistd.h>
+#include <sys/file.h>
 #include <sys/stat.h>
 
 #include "httpd.h"
@@ -246,6 +248,48 @@ static void mt_mem_add(apr_pool_t *p, const char *id, apr_array_header_t *keys)
     }
     apr_hash_set(guard_mem, id, APR_HASH_KEY_STRING, keys);
     apr_hash_set(guard_names, name, APR_HASH_KEY_STRING, "");
+}
+
+/* mt_mem_merge takes into the memory what another writer of the same
+ * state file (a second httpd with the same TackStateFile: Debian's
+ * apache2@INSTANCE share /var/lib/apache2) remembered since this pass read
+ * it: entries and keys it lacks, and for a key both remember the earlier
+ * first sight and the later last confirmation (never a shorter pin).  Keys
+ * whose pins have lapsed by |now| are not taken back. */
+static void mt_mem_merge(apr_pool_t *p, const char *id,
+                         const tack_state_key_t *keys, size_t nkeys, long now)
+{
+    apr_array_header_t *fresh = apr_array_make(p, (int)nkeys + 1,
+                                               sizeof(tack_state_key_t));
+    apr_array_header_t *have = apr_hash_get(guard_mem, id, APR_HASH_KEY_STRING);
+    size_t i;
+    int j;
+
+    for (i = 0; i < nkeys; i++) {
+        const tack_state_key_t *k = &keys[i];
+
+        for (j = 0; have && j < have->nelts; j++) {
+            tack_state_key_t *m = &APR_ARRAY_IDX(have, j, tack_state_key_t);
+
+            if (mt_key_equal(m->key, k->key)) {
+                if (k->first_seen && k->first_seen < m->first_seen) {
+                    m->first_seen = k->first_seen;
+                }
+                if (k->last_served > m->last_served && !m->serving) {
+                    m->last_served = k->last_served;
+                }
+                break;
+            }
+        }
+        if ((!have || j == have->nelts) &&
+            tack_state_pins_until(k, now) > now) {
+            APR_ARRAY_PUSH(fresh, tack_state_key_t) = *k;
+            APR_ARRAY_IDX(fresh, fresh->nelts - 1, tack_state_key_t).serving = 0;
+        }
+    }
+    if (fresh->nelts) {
+        mt_mem_add(p, apr_pstrdup(p, id), fresh);
+    }
 }
 
 /* mt_state_read reads the state file's text into |*text| (free with
@@ -855,6 +899,87 @@ static char *mt_mem_dump(long now)
     return text;
 }
 
+/* mt_state_lock takes the state file's lock: flock on the directory it is
+ * in (no file of its own to leave behind), held by every writer of the
+ * file from reading what others wrote to its rename, waited for at most
+ * 10 seconds; returns the descriptor, or -1 with |*why|. */
+static int mt_state_lock(apr_pool_t *p, const char *path, const char **why)
+{
+    char *dir = apr_pstrdup(p, path), *slash = strrchr(dir, '/');
+    int fd, tries;
+
+    if (!slash) {
+        dir = ".";
+    } else if (slash == dir) {
+        dir = "/";
+    } else {
+        *slash = '\0';
+    }
+    fd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+    if (fd < 0 && errno == ENOENT) {
+        /* the first write makes the directory (mt_mem_write) */
+        apr_dir_make_recursive(dir,
+                               APR_FPROT_UREAD | APR_FPROT_UWRITE |
+                                   APR_FPROT_UEXECUTE | APR_FPROT_GREAD |
+                                   APR_FPROT_GEXECUTE | APR_FPROT_WREAD |
+                                   APR_FPROT_WEXECUTE,
+                               p);
+        fd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+    }
+    if (fd < 0) {
+        *why = apr_psprintf(p, "%s: %s", dir, strerror(errno));
+        return -1;
+    }
+    for (tries = 0; tries < 100; tries++) {
+        if (flock(fd, LOCK_EX | LOCK_NB) == 0) {
+            return fd;
+        }
+        if (errno != EWOULDBLOCK && errno != EINTR) {
+            break;
+        }
+        apr_sleep(apr_time_from_msec(100));
+    }
+    *why = apr_psprintf(p, "%s: %s", dir,
+                        errno == EWOULDBLOCK ? "held by another writer for "
+                                               "10 seconds"
+                                             : strerror(errno));
+    close(fd);
+    return -1;
+}
+
+/* mt_mem_reread merges what the state file holds now (mt_mem_merge): what
+ * another httpd wrote since this pass read it.  The entries of what this
+ * pass serves are its own to decide (a key let lapse stays gone); a file
+ * that is gone or cannot be parsed now adds nothing. */
+static void mt_mem_reread(apr_pool_t *p, const char *path, long now)
+{
+    tack_state_t *state = NULL;
+    char *text = NULL, err[128];
+    size_t len, i, nkeys;
+    const tack_state_key_t *keys;
+    const char *id;
+    apr_hash_t *ours = apr_hash_make(p);
+    int j;
+
+    if (mt_state_read(p, path, &text, &len)) {
+        return;
+    }
+    for (j = 0; j < guard_notes->nelts; j++) {
+        apr_hash_set(ours, APR_ARRAY_IDX(guard_notes, j, mt_guard_note_t).id,
+                     APR_HASH_KEY_STRING, "");
+    }
+    if (tack_state_parse(text, len, &state, err, sizeof(err)) == TACK_OK) {
+        for (i = 0; i < tack_state_count(state); i++) {
+            if (tack_state_entry(state, i, &id, &keys, &nkeys) &&
+                !apr_hash_get(ours, id, APR_HASH_KEY_STRING)) {
+                mt_mem_merge(p, id, keys, nkeys, now);
+            }
+        }
+        tack_state_free(state);
+    }
+    free(text);
+}
+
 /* mt_mem_write writes the memory atomically (tack_file_replace: a new
  * file beside it, mode 0644 set on its descriptor, synced, renamed over the
  * old one, the directory synced). */
@@ -888,8 +1013,8 @@ static const char *mt_mem_write(apr_pool_t *p, const char *path, long now)
 void mt_guard_end(server_rec *s_main)
 {
     long now;
-    const char *err;
-    int i;
+    const char *err, *lockwhy = NULL;
+    int i, lockfd;
 
     if (!guard_pool) {
         return;
@@ -919,8 +1044,22 @@ void mt_guard_end(server_rec *s_main)
                 }
             }
         }
-        if (!(err = mt_mem_write(guard_pool, mt_state_file(), now)) &&
-            guard_missing) {
+        /* Another httpd may share the file: under its lock, what it wrote
+         * since this pass read the file is merged, then written. */
+        lockfd = mt_state_lock(guard_pool, mt_state_file(), &lockwhy);
+        if (lockfd < 0) {
+            ap_log_error(APLOG_MARK, APLOG_WARNING, 0, s_main,
+                         "TACK00046: TackStateFile %s: cannot take its lock "
+                         "(%s); written without it, so what another httpd "
+                         "sharing the file wrote meanwhile may be lost",
+                         mt_state_file(), lockwhy);
+        }
+        mt_mem_reread(guard_pool, mt_state_file(), now);
+        err = mt_mem_write(guard_pool, mt_state_file(), now);
+        if (lockfd >= 0) {
+            close(lockfd);
+        }
+        if (!err && guard_missing) {
             ap_log_error(APLOG_MARK, APLOG_INFO, 0, s_main,
                          "TACK00044: TackStateFile %s: created (there was no "
                          "memory of TACKs served before this start)",
