@@ -899,6 +899,18 @@ static char *mt_mem_dump(long now)
     return text;
 }
 
+/* mt_state_dir_make makes the state file's directory when it is missing,
+ * rwxr-xr-x (APR's permission bits, not a Unix mode). */
+static void mt_state_dir_make(apr_pool_t *p, const char *dir)
+{
+    apr_dir_make_recursive(dir,
+                           APR_FPROT_UREAD | APR_FPROT_UWRITE |
+                               APR_FPROT_UEXECUTE | APR_FPROT_GREAD |
+                               APR_FPROT_GEXECUTE | APR_FPROT_WREAD |
+                               APR_FPROT_WEXECUTE,
+                           p);
+}
+
 /* mt_state_lock takes the state file's lock: flock on the directory it is
  * in (no file of its own to leave behind), held by every writer of the
  * file from reading what others wrote to its rename, waited for at most
@@ -918,12 +930,7 @@ static int mt_state_lock(apr_pool_t *p, const char *path, const char **why)
     fd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
     if (fd < 0 && errno == ENOENT) {
         /* the first write makes the directory (mt_mem_write) */
-        apr_dir_make_recursive(dir,
-                               APR_FPROT_UREAD | APR_FPROT_UWRITE |
-                                   APR_FPROT_UEXECUTE | APR_FPROT_GREAD |
-                                   APR_FPROT_GEXECUTE | APR_FPROT_WREAD |
-                                   APR_FPROT_WEXECUTE,
-                               p);
+        mt_state_dir_make(p, dir);
         fd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
     }
     if (fd < 0) {
@@ -994,13 +1001,7 @@ static const char *mt_mem_write(apr_pool_t *p, const char *path, long now)
     }
     if (slash && slash != dir) {
         *slash = '\0';
-        /* APR's permission bits, not a Unix mode: rwxr-xr-x. */
-        apr_dir_make_recursive(dir,
-                               APR_FPROT_UREAD | APR_FPROT_UWRITE |
-                                   APR_FPROT_UEXECUTE | APR_FPROT_GREAD |
-                                   APR_FPROT_GEXECUTE | APR_FPROT_WREAD |
-                                   APR_FPROT_WEXECUTE,
-                               p);
+        mt_state_dir_make(p, dir);
     }
     st = tack_file_replace(path, text, strlen(text), 0644, 1);
     free(text);
