@@ -13,11 +13,14 @@
 #   store    mod_tack, a full TackStore (every TACK read and verified)
 #   signing  mod_tack, TackSigningKey (a key file) and the same full store:
 #            nothing to sign, the signer started and ended each pass
-#   bg       mod_tack, TackSigningKey and an empty store that cannot be
-#            written (every restart leaves all N to the background, which
-#            signs them and publishes them in shared memory)
-# After each restart the parent's VmRSS and Private (smaps_rollup) are
-# recorded; the report gives, per configuration, the values after restart
+#   bg       (only when named in RSS_CONFIGS: a restart takes about a
+#            minute at 1,500 vhosts) mod_tack, TackSigningKey and an empty
+#            store that cannot be written (every restart leaves all N to the
+#            background, which signs them and publishes them in shared
+#            memory)
+# After each restart the parent's VmRSS, Private (smaps_rollup), RssAnon,
+# RssFile and RssShmem are recorded (what grows: the heap, or pages of
+# files and shared memory touched); the report gives, per configuration, the values after restart
 # 1, 10, R/2 and R and the slope from restart 10 to R (KiB per restart, a
 # least-squares line), so that the first restarts' warm-up (pools reaching
 # their size) does not count as growth.
@@ -27,7 +30,7 @@
 
 N=${RSS_VHOSTS:-1500}
 R=${RSS_RESTARTS:-100}
-CONFIGS=${RSS_CONFIGS:-none store signing bg}
+CONFIGS=${RSS_CONFIGS:-none store signing}
 PORT=18590
 GD=$OUT/rss
 SD=$OUT/scale
@@ -75,7 +78,7 @@ write_vhosts() {
 
 resumed() { grep -c 'resuming normal operations' "$ELOG" 2> /dev/null; }
 
-printf 'cfg\trestart\tvmrss_kib\tprivate_kib\n' > "$TSV"
+printf 'cfg\trestart\tvmrss_kib\tprivate_kib\trss_anon_kib\trss_file_kib\trss_shmem_kib\n' > "$TSV"
 for cfg in $CONFIGS; do
     write_vhosts "$cfg"
     rm -rf "$SRV"
@@ -97,32 +100,39 @@ for cfg in $CONFIGS; do
         kill -USR1 "$pid"
         while [ "$(resumed)" -le "$before" ]; do sleep 0.05; done
         wait_ready $PORT v00001.bench.test
-        printf '%s\t%d\t%s\t%s\n' "$cfg" "$i" "$(mem_kib "$pid" VmRSS)" \
-            "$(mem_kib "$pid" Private)" >> "$TSV"
+        printf '%s\t%d\t%s\t%s\t%s\t%s\t%s\n' "$cfg" "$i" \
+            "$(mem_kib "$pid" VmRSS)" "$(mem_kib "$pid" Private)" \
+            "$(awk '$1 == "RssAnon:" { print $2 }' "/proc/$pid/status")" \
+            "$(awk '$1 == "RssFile:" { print $2 }' "/proc/$pid/status")" \
+            "$(awk '$1 == "RssShmem:" { print $2 }' "/proc/$pid/status")" >> "$TSV"
     done
     httpd_stop "$SRV"
     lock_end
     [ -z "$ro" ] || umount "$GD/store-ro"
 done
 
-# The report: values at 1, 10, R/2, R and the slope from 10 to R.
-awk -F'\t' -v R="$R" 'NR > 1 {
-        c = $1; i = $2; v = $3; p = $4
+# The report: VmRSS after restart 1, 10, R/2 and R, and each field's slope
+# from restart 10 to R (KiB per restart, least squares).
+awk -F'\t' -v R="$R" 'NR == 1 { for (f = 3; f <= NF; f++) name[f] = $f; nf = NF; next }
+    {
+        c = $1; i = $2
         if (!(c in seen)) { seen[c] = 1; order[++n] = c }
-        if (i == 1 || i == 10 || i == int(R / 2) || i == R)
-            at[c, i] = v " / " p
-        if (i >= 10) { k[c]++; sx[c] += i; sy[c] += v; sxx[c] += i * i; sxy[c] += i * v
-                       py[c] += p; sxp[c] += i * p }
+        if (i == 1 || i == 10 || i == int(R / 2) || i == R) at[c, i] = $3
+        if (i >= 10) {
+            k[c]++; sx[c] += i; sxx[c] += i * i
+            for (f = 3; f <= nf; f++) { sy[c, f] += $f; sxy[c, f] += i * $f }
+        }
     }
     END {
-        printf "%-8s %14s %14s %14s %14s %10s %10s\n", "config", "VmRSS/Priv@1",
-            "@10", "@" int(R / 2), "@" R, "RSS/rst", "Priv/rst"
+        printf "%-8s %9s %9s %9s %9s", "config", "RSS@1", "@10", "@" int(R / 2), "@" R
+        for (f = 3; f <= nf; f++) printf " %14s", name[f] "/r"
+        printf "\n"
         for (j = 1; j <= n; j++) {
             c = order[j]; d = k[c] * sxx[c] - sx[c] * sx[c]
-            slope = d ? (k[c] * sxy[c] - sx[c] * sy[c]) / d : 0
-            pslope = d ? (k[c] * sxp[c] - sx[c] * py[c]) / d : 0
-            printf "%-8s %14s %14s %14s %14s %10.2f %10.2f\n", c, at[c, 1],
-                at[c, 10], at[c, int(R / 2)], at[c, R], slope, pslope
+            printf "%-8s %9s %9s %9s %9s", c, at[c, 1], at[c, 10], at[c, int(R / 2)], at[c, R]
+            for (f = 3; f <= nf; f++)
+                printf " %14.2f", d ? (k[c] * sxy[c, f] - sx[c] * sy[c, f]) / d : 0
+            printf "\n"
         }
     }' "$TSV" | tee "$GD/restart-rss.txt"
 log "figures in $TSV, report in $GD/restart-rss.txt (KiB)"
