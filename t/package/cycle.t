@@ -405,7 +405,7 @@ is($rc, 0, 'removed again') or diag($out);
 # keys it signed with, and what an interrupted atomic write leaves (those
 # three made here: this test's server signs nothing and has no token).
 my @state_files = map { "$vstate/$_" } qw(state.json state.json.pin-refused
-    state.json.signing-keys .state.json.Ab3dE9);
+    state.json.pin-key state.json.signing-keys .state.json.Ab3dE9);
 spew($_, "{}\n") for grep { !-e $_ } @state_files;
 ($rc, $out) = run("$apt purge libapache2-mod-tack tacktool");
 is($rc, 0, 'apt-get purge libapache2-mod-tack tacktool') or diag($out);
