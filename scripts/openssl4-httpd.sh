@@ -3,10 +3,11 @@
 # Copyright 2026 the mod_tack authors (NOTICE)
 # openssl4-httpd.sh CACHE -- httpd built against this machine's OpenSSL
 # (4.0, in make test-openssl4's sid chroot), or the one built before:
-# prints its prefix, CACHE/httpd-SRCVERSION-openssl-SSLVERSION, as its
-# last line.  scripts/test-openssl4.sh runs it; CACHE is a host directory
-# that scripts/test-release.sh bind-mounts into the tree
-# (TACK_RELEASE_BIND), so that the build outlives the run tree.
+# prints its prefix, CACHE/httpd-SRCVERSION-openssl-SSLVERSION, alone on
+# standard output (what it says goes to standard error).
+# scripts/test-openssl4.sh runs it; CACHE is a host directory that
+# scripts/test-release.sh bind-mounts into the tree (TACK_RELEASE_BIND),
+# so that the build outlives the run tree.
 #
 # The source is Debian's apache2 source package, fetched with apt-get
 # source through an apt configuration of its own under CACHE/apt (a
@@ -15,10 +16,10 @@
 # trixie's 2.4.71 answer 404 for their files; TACK_HTTPD_SOURCE_RELEASE
 # names another).  Built from the upstream tarball in it (not Debian's
 # packaging): ./configure --enable-ssl --with-ssl=/usr, the event, prefork
-# and worker MPMs and the modules the suites load, mod_md left out (it
-# links libcurl, which sid builds on OpenSSL 3).  Beside httpd the prefix
-# gets, from the same source package, Debian's apache2ctl (bin/) and
-# httpd's Apache::Test (perl5/; sid has it only inside
+# and worker MPMs and the modules the suites load, without mod_md (it links
+# libcurl) and mod_ldap (libldap): sid builds both on OpenSSL 3.  Beside
+# httpd the prefix gets, from the same source package, Debian's apache2ctl
+# (bin/) and httpd's Apache::Test (perl5/; sid has it only inside
 # libapache2-mod-perl2, which would bring Debian's OpenSSL 3 apache2).
 #
 # A prefix is used only once complete (.built, written last); any module
@@ -86,7 +87,8 @@ log=$cache/httpd-build.log
     cd "$src"
     ./configure --prefix="$prefix" --with-apr=/usr/bin/apr-1-config \
         --with-apr-util=/usr/bin/apu-1-config \
-        --enable-ssl --with-ssl=/usr --disable-md \
+        --enable-ssl --with-ssl=/usr --disable-md --disable-ldap \
+        --disable-authnz-ldap \
         --enable-mpms-shared='event prefork worker' \
         --enable-mods-shared='most ssl socache_shmcb http2 proxy proxy_http
                               status headers'
