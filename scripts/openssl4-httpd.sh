@@ -3,8 +3,8 @@
 # Copyright 2026 the mod_tack authors (NOTICE)
 # openssl4-httpd.sh CACHE -- httpd built against this machine's OpenSSL
 # (4.0, in make test-openssl4's sid chroot), or the one built before:
-# prints its prefix, CACHE/httpd-SRCVERSION-openssl-SSLVERSION, alone on
-# standard output (what it says goes to standard error).
+# prints its prefix, CACHE/httpd-SRCVERSION-openssl-SSLVERSION-RECIPE,
+# alone on standard output (what it says goes to standard error).
 # scripts/test-openssl4.sh runs it; CACHE is a host directory that
 # scripts/test-release.sh bind-mounts into the tree (TACK_RELEASE_BIND),
 # so that the build outlives the run tree.
@@ -16,9 +16,8 @@
 # trixie's 2.4.71 answer 404 for their files; TACK_HTTPD_SOURCE_RELEASE
 # names another).  Built from the upstream tarball in it (not Debian's
 # packaging): ./configure --enable-ssl --with-ssl=/usr, the event, prefork
-# and worker MPMs and the modules the suites load, without mod_md (it links
-# libcurl) and mod_ldap (libldap): sid builds both on OpenSSL 3.  Beside
-# httpd the prefix gets, from the same source package, Debian's apache2ctl
+# and worker MPMs and the modules the suites load (configure_args below).
+# Beside httpd the prefix gets, from the same source package, Debian's apache2ctl
 # (bin/) and httpd's Apache::Test (perl5/; sid has it only inside
 # libapache2-mod-perl2, which would bring Debian's OpenSSL 3 apache2).
 #
@@ -49,7 +48,20 @@ srcver=$(apt-cache $apt_o showsrc apache2 |
          sed -n 's/^Version: //p' | sort -V | tail -n 1)
 [ -n "$srcver" ] || { say "no apache2 source in $release main"; exit 1; }
 sslver=$(dpkg-query -W -f='${Version}' libssl-dev)
-prefix=$cache/httpd-$srcver-openssl-$sslver
+# Debian's apache2 has mod_unixd, mod_log_config, mod_logio, mod_version
+# and mod_watchdog built in (apache2 -l): so has this one, so that the
+# suites' configurations serve both.  mod_md (libcurl) and mod_ldap
+# (libldap) are left out: sid builds both libraries on OpenSSL 3.
+mpms="event prefork worker"
+mods="most ssl socache_shmcb http2 proxy proxy_http status headers"
+configure_args="--enable-ssl --with-ssl=/usr
+    --enable-unixd=static --enable-log-config=static --enable-logio=static
+    --enable-version=static --enable-watchdog=static
+    --disable-md --disable-ldap --disable-authnz-ldap"
+# The key: the source's version, OpenSSL's, and these options.
+# shellcheck disable=SC2086
+recipe=$(printf '%s\n' "$mpms" "$mods" $configure_args | md5sum | cut -c1-8)
+prefix=$cache/httpd-$srcver-openssl-$sslver-$recipe
 what="httpd $srcver (Debian $release's apache2 source) against OpenSSL $sslver"
 
 if [ -f "$prefix/.built" ]; then
@@ -85,13 +97,11 @@ src=$work/httpd-$upstream
 log=$cache/httpd-build.log
 {
     cd "$src"
+    # shellcheck disable=SC2086
     ./configure --prefix="$prefix" --with-apr=/usr/bin/apr-1-config \
         --with-apr-util=/usr/bin/apu-1-config \
-        --enable-ssl --with-ssl=/usr --disable-md --disable-ldap \
-        --disable-authnz-ldap \
-        --enable-mpms-shared='event prefork worker' \
-        --enable-mods-shared='most ssl socache_shmcb http2 proxy proxy_http
-                              status headers'
+        --enable-mpms-shared="$mpms" --enable-mods-shared="$mods" \
+        $configure_args
     make -j"$(nproc)"
     make install
 } >"$log" 2>&1 || {
