@@ -36,10 +36,15 @@ $apt install --no-install-recommends build-essential pkg-config check \
     libipc-run-perl git man-db groff-base p11-kit-modules >/dev/null
 # httpd's build and the module's (APR, PCRE2, nghttp2 for mod_http2), and
 # what the Apache suite runs beside it: /etc/mime.types, curl (h2.t),
-# promtool (status.t).
+# promtool (status.t), and IO::Socket::SSL, HTTP::Tiny's https (guard.t,
+# silent.t and status.t read the status page with it).  make test has it
+# through libapache2-mod-perl2 (libwww-perl, liblwp-protocol-https-perl),
+# which this tree does not install: Apache::Test comes from httpd's
+# source.  Its Net::SSLeay links sid's OpenSSL 3: the tests' client only,
+# the httpd and the module under test are on OpenSSL 4.0.
 $apt install --no-install-recommends libapr1-dev libaprutil1-dev \
     libpcre2-dev zlib1g-dev libexpat1-dev libnghttp2-dev media-types \
-    curl prometheus >/dev/null
+    curl prometheus libio-socket-ssl-perl >/dev/null
 ver=$(openssl version)
 case $ver in
 "OpenSSL 4."*) echo "test-openssl4: $ver" ;;
