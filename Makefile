@@ -35,6 +35,9 @@
 #   make bench            the benchmarks, report in bench/results.md
 #                         (about 20 minutes; BENCH_QUICK=1 for a smoke run)
 #   make bench-build      the load generator and certificate maker
+#   make bench-restart-rss  the httpd parent's memory across 100 graceful
+#                         restarts at 1,500 vhosts, with and without
+#                         TackSigningKey (bench/restart-rss.sh; as root)
 #   make demo             serve a real TACK through a private httpd and fetch it
 #   make deps             install the Debian packages the project needs (and
 #                         bring OpenSSL's up to the version apache2 expects)
@@ -61,17 +64,18 @@
 #   make package-cycle    install, reinstall, upgrade, remove, purge on the
 #                         real apache2, checking files and configtest
 #   make test-release     the README's two commands (make demo, make test)
-#                         from a fresh clone of HEAD in a clean debootstrap
-#                         chroot of Debian DIST (default trixie; built once
-#                         under /var/cache/mod-tack/chroot, then refreshed;
-#                         as root)
+#                         from a fresh clone of HEAD in a pristine tree of
+#                         Debian DIST (default trixie): a debootstrap base
+#                         kept under /var/cache/mod-tack/chroot, copied
+#                         anew for each run; as root)
 #   make test-openssl4    the core, the tool and the module built against
 #                         OpenSSL 4.0 (experimental's) in a sid chroot: the
 #                         unit tests, the tool's tests that need neither
 #                         httpd nor a token, and the Apache suite against
 #                         an httpd built there from Debian's apache2 source
 #                         (cached in OSSL4_CACHE; as root)
-#   make test-release-remove  unmount and delete DIST's chroot
+#   make test-release-remove  unmount and delete DIST's base, tree and
+#                         package cache
 #   make clean            remove what the build made
 #   make help             this list
 #
@@ -99,7 +103,7 @@ JANSSON_LIBS := -ljansson
 # ---- core library --------------------------------------------------------
 # tack_pkcs11.c: keys in a PKCS#11 token, through OpenSSL's pkcs11-provider
 # (loaded at run time: nothing to link).
-CORE_SRC := tack_ext.c tack_key.c tack_pem.c tack_keyfile.c tack_utf8.c \
+CORE_SRC := tack_ext.c tack_key.c tack_pem.c tack_file.c tack_keyfile.c tack_utf8.c \
             tack_util.c tack_store.c tack_state.c \
             tack_pkcs11.c
 CORE_HDR := tack_ext.h tack_cbs.h tack_pkcs11.h tack_state.h
@@ -306,7 +310,8 @@ $(REL_BUILD)/keyspy.so: t/reliability/keyspy.c | $(REL_BUILD)
 	$(CC) $(CPPFLAGS) $(CFLAGS) $(WARN) -shared -fPIC -o $@ $< -ldl
 
 # An LD_PRELOAD shim for files.t: a temporary file swapped for a symbolic
-# link right after it is written.
+# link right after it is written; a staged file swapped for a FIFO or a
+# link right after it is listed.
 $(REL_BUILD)/swapper.so: t/reliability/swapper.c | $(REL_BUILD)
 	$(CC) $(CPPFLAGS) $(CFLAGS) $(WARN) -shared -fPIC -o $@ $< -ldl
 
@@ -341,6 +346,12 @@ $(BUILD)/gencerts: bench/gencerts.c | $(BUILD)
 
 bench: bench-build tool module
 	bash bench/run-all.sh
+
+# The parent's memory across 100 graceful restarts at 1,500 vhosts, with
+# and without TackSigningKey (not part of make bench: a measurement).
+.PHONY: bench-restart-rss
+bench-restart-rss: bench-build tool module
+	bash bench/restart-rss.sh
 
 # ---- install (issue 7): Debian's layout, through apxs -------------------
 # make install: the module into apxs's module directory, conf/tack.load and
@@ -619,8 +630,8 @@ demo:
 	@$(MAKE) --no-print-directory all
 	scripts/demo.sh
 
-# Another Debian release, in a chroot outside the tree (scripts/test-release.sh):
-# CI runs DIST=trixie after make test on the machine itself (Debian 12).
+# A Debian release, in a pristine tree outside this one (scripts/test-release.sh):
+# .ci/run runs both commands in bookworm's and trixie's.
 DIST ?= trixie
 .PHONY: test-release test-release-remove
 test-release:
@@ -665,24 +676,27 @@ clean:
 # runner: on this machine, with the packages installed), and the
 # install / reinstall / upgrade / remove / purge cycle on the real apache2
 # (t/package/cycle.t); as root, leaving the packages uninstalled.
-PKG_VERSION = $(shell sed -n '1s/^[^(]*(\([^)]*\)).*/\1/p' debian/changelog)
+# The version built here: debian/changelog's for this Debian release
+# (0.1.0~deb12u1 on Debian 12; scripts/package.sh says why).
+PKG_VERSION = $(shell sh scripts/package.sh --version)
 PKG_DIR     := build-pkg
-DIST        := dist
+# Where the packages go (not DIST: that is test-release's release).
+PKG_OUT     := dist
 
 .PHONY: package package-test package-lintian package-autopkgtest package-cycle
 
 package:
-	sh scripts/package.sh $(PKG_DIR) $(DIST)
+	sh scripts/package.sh $(PKG_DIR) $(PKG_OUT)
 
 package-lintian: package
 	lintian --fail-on error,warning --info --display-info \
 	    $(if $(filter 0,$(shell id -u)),--allow-root) \
-	    $(DIST)/mod-tack_$(PKG_VERSION)_*.changes $(DIST)/mod-tack_$(PKG_VERSION).dsc
+	    $(PKG_OUT)/mod-tack_$(PKG_VERSION)_*.changes $(PKG_OUT)/mod-tack_$(PKG_VERSION).dsc
 
 package-autopkgtest: package
-	sh scripts/package-autopkgtest.sh $(DIST) $(PKG_VERSION)
+	sh scripts/package-autopkgtest.sh $(PKG_OUT) $(PKG_VERSION)
 
 package-cycle: package
-	PKG_DIST=$(CURDIR)/$(DIST) PKG_VERSION=$(PKG_VERSION) $(PROVE) -v t/package/
+	PKG_DIST=$(CURDIR)/$(PKG_OUT) PKG_VERSION=$(PKG_VERSION) $(PROVE) -v t/package/
 
 package-test: package-lintian package-autopkgtest package-cycle

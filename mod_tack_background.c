@@ -12,15 +12,21 @@
  * pass's signers that are up.  The background signs, writes each TACK into
  * its store and publishes its answer; a key that cannot be used is tried
  * again every TackSigningRetry seconds, and what it says of its keys is on
- * a board at the head of the segment, for the status page.
+ * a board at the head of the segment, for the status page.  A background
+ * that dies before its work is done is replaced by the parent, with what
+ * still waits (mt_agent_maintain, mt_agent_died).
  */
+#include <dirent.h>
 #include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
 #include <sys/prctl.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -32,6 +38,7 @@
 #include "apr_shm.h"
 #include "apr_strings.h"
 #include "apr_thread_proc.h"
+#include "ap_mpm.h"
 
 #include <openssl/err.h>
 #include <openssl/pem.h>
@@ -44,6 +51,16 @@ APLOG_USE_MODULE(tack);
 
 /* The background process of this generation (0: none). */
 static pid_t bg_agent;
+
+/* Its restarts: a background that ends before its work is done (the OOM
+ * killer, a crash) is replaced by the parent with what still waits
+ * (mt_agent_maintain).  Reset at each start (mt_background_start). */
+static struct {
+    server_rec *s;              /* the generation's main server */
+    apr_array_header_t *handed; /* apr_proc_t *: the pass's signers it took */
+    apr_time_t started;         /* when the current one was forked */
+    int deaths;                 /* ends in a row, each soon after its start */
+} bg_life;
 
 /* The head of the segment: what the background says of its signing keys,
  * for the status page of every child (a sequence lock: odd while it is
@@ -88,9 +105,22 @@ static void mt_agent_on_term(int sig)
 {
     signal(SIGTERM, SIG_IGN);
     if (getpgrp() == getpid()) {
+        struct timespec tick = {0, 10 * 1000 * 1000};
+        int i;
+
         /* its signers, which end their password programs (never httpd's
          * group: it is its own from its first instruction) */
         kill(0, SIGTERM);
+        /* A signer stuck in a token call (a frozen HSM, a stalled
+         * forwarding) may not get to its handler: what is left after
+         * 300 ms is killed, this process with it.  waitpid and nanosleep
+         * are async-signal-safe. */
+        for (i = 0; i < 30 && waitpid(-1, NULL, WNOHANG) >= 0; i++) {
+            nanosleep(&tick, NULL);
+        }
+        if (waitpid(-1, NULL, WNOHANG) >= 0) {
+            kill(0, SIGKILL);
+        }
     }
     _exit(0);
 }
@@ -362,26 +392,82 @@ static server_rec *mt_md_vhost(X509 *cert)
     return NULL;
 }
 
-/* mt_md_sign_one signs ahead the staged certificate in |path|, once. */
-static void mt_md_sign_one(apr_pool_t *p, apr_hash_t *seen, const char *path)
+/* The largest staged certificate file read: mod_md's pubcert.pem is the
+ * certificate and its chain, a few kilobytes. */
+#define MT_MD_CERT_MAX TACK_FILE_MAX_DEFAULT
+
+/* mt_md_skip says, once for each |path|, why what mod_md's staging
+ * directory holds there is not read.  That directory is writable by
+ * httpd's children: what is in it is judged, never followed. */
+static void mt_md_skip(apr_hash_t *seen, const char *path, const char *why)
 {
-    char name[TACK_NAME_SIZE + 64], vname[TACK_NAME_SIZE];
+    apr_pool_t *hp = apr_hash_pool_get(seen);
+    const char *key = apr_pstrcat(hp, "skipped:", path, NULL);
+
+    if (apr_hash_get(seen, key, APR_HASH_KEY_STRING)) {
+        return;
+    }
+    apr_hash_set(seen, key, APR_HASH_KEY_STRING, "");
+    ap_log_error(APLOG_MARK, APLOG_WARNING, 0, ap_server_conf,
+                 "TACK00120: mod_md's staging directory: %s is not read: %s "
+                 "(httpd's children can write there: only the regular files "
+                 "mod_md stages are signed ahead)",
+                 path, why);
+}
+
+/* mt_md_read_why says why tack_file_read_at refused a staged file. */
+static const char *mt_md_read_why(apr_pool_t *p, tack_status_t st,
+                                  const struct stat *sb)
+{
+    switch (st) {
+    case TACK_ERR_NOT_REGULAR_FILE:
+        return S_ISLNK(sb->st_mode) ? "a symbolic link, not followed"
+                                    : "not a regular file (a FIFO, a socket "
+                                      "or a device), not opened for reading";
+    case TACK_ERR_FILE_TOO_LARGE:
+        return apr_psprintf(p, "larger than %d KiB", MT_MD_CERT_MAX >> 10);
+    case TACK_ERR_IO:
+        return strerror(errno);
+    default:
+        return tack_status_str(st);
+    }
+}
+
+/* mt_md_sign_one signs ahead, once, the staged certificate |name| of the
+ * directory |dirfd| (|path|, for messages). */
+static void mt_md_sign_one(apr_pool_t *p, apr_hash_t *seen, int dirfd,
+                           const char *name, const char *path)
+{
+    char vname[TACK_NAME_SIZE], store_name[TACK_NAME_SIZE + 64];
     mt_certsel_t cert;
     const mt_conf_t *conf;
     mt_signer_t *sg;
     server_rec *s;
-    apr_finfo_t fi;
+    struct stat sb;
+    tack_status_t st;
     time_t end;
     X509 *x509 = NULL;
-    FILE *f;
+    BIO *bio;
+    char *text = NULL;
+    size_t len = 0;
     int created;
 
     memset(&cert, 0, sizeof(cert));
-    if (!(f = fopen(path, "r"))) {
+    memset(&sb, 0, sizeof(sb));
+    /* relative to the directory's descriptor, never followed, never
+     * blocking: the name may have become a FIFO or a link to a device
+     * since the directory was listed */
+    st = tack_file_read_at(dirfd, name, MT_MD_CERT_MAX, &text, &len, &sb);
+    if (st != TACK_OK) {
+        if (!(st == TACK_ERR_IO && errno == ENOENT)) {
+            mt_md_skip(seen, path, mt_md_read_why(p, st, &sb));
+        }
         return;
     }
-    x509 = PEM_read_X509(f, NULL, NULL, NULL);
-    fclose(f);
+    bio = len <= INT_MAX ? BIO_new_mem_buf(text, (int)len) : NULL;
+    x509 = bio ? PEM_read_bio_X509(bio, NULL, NULL, NULL) : NULL;
+    BIO_free(bio);
+    free(text);
     ERR_clear_error();
     if (!x509 || tack_spki_hash(x509, cert.hash) != TACK_OK ||
         apr_hash_get(seen, cert.hash, TACK_HASH_LEN) ||
@@ -394,9 +480,8 @@ static void mt_md_sign_one(apr_pool_t *p, apr_hash_t *seen, const char *path)
                  apr_pmemdup(apr_hash_pool_get(seen), cert.hash, TACK_HASH_LEN),
                  TACK_HASH_LEN, "");
     conf = mt_conf_get(s);
-    if (tack_cert_store_name(x509, name, sizeof(name)) == TACK_OK &&
-        apr_stat(&fi, apr_pstrcat(p, conf->store->path, "/", name, NULL),
-                 APR_FINFO_TYPE, p) == APR_SUCCESS) {
+    if (tack_cert_store_name(x509, store_name, sizeof(store_name)) == TACK_OK &&
+        mt_store_has(conf->store, store_name)) {
         X509_free(x509); /* its TACK is in the store already */
         return;
     }
@@ -424,49 +509,95 @@ static void mt_md_sign_one(apr_pool_t *p, apr_hash_t *seen, const char *path)
                  mt_vhost_name_buf(s, vname), path);
 }
 
-/* mt_md_round signs ahead every certificate mod_md has staged. */
+/* mt_md_dir opens the directory |name| of |dirfd| (|path|, for messages)
+ * for listing: never through a symbolic link, never blocking.  Returns
+ * NULL when it cannot, said by mt_md_skip when it is not a plain miss. */
+static DIR *mt_md_dir(apr_hash_t *seen, int dirfd, const char *name,
+                      const char *path)
+{
+    char link[512];
+    int fd;
+    DIR *dir;
+
+    if (dirfd < 0) {
+        fd = tack_dir_open(path, link, sizeof(link));
+    } else {
+        fd = openat(dirfd, name,
+                    O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_NONBLOCK |
+                        O_CLOEXEC);
+        snprintf(link, sizeof(link), "%s", path);
+    }
+    if (fd < 0) {
+        if (errno == ELOOP) {
+            mt_md_skip(seen, link, "a symbolic link, not followed");
+        }
+        return NULL;
+    }
+    if (!(dir = fdopendir(fd))) {
+        close(fd);
+    }
+    return dir;
+}
+
+/* mt_md_round signs ahead every certificate mod_md has staged
+ * (MDStoreDir/staging/NAME/pubcert*.pem).  Each name is read relative to
+ * the descriptor of the directory listed, never through a link. */
 static void mt_md_round(apr_pool_t *p, apr_hash_t *seen)
 {
-    apr_dir_t *dir;
-    apr_finfo_t fi;
+    struct dirent *de;
+    DIR *dir;
 
-    if (!bg_md_staging || apr_dir_open(&dir, bg_md_staging, p) != APR_SUCCESS) {
+    if (!bg_md_staging || !(dir = mt_md_dir(seen, -1, NULL, bg_md_staging))) {
         return;
     }
-    while (apr_dir_read(&fi, APR_FINFO_NAME | APR_FINFO_TYPE, dir) ==
-           APR_SUCCESS) {
+    while ((de = readdir(dir))) {
         const char *md;
-        apr_dir_t *sub;
-        apr_finfo_t ff;
+        struct dirent *fe;
+        DIR *sub;
 
-        if (fi.filetype != APR_DIR || fi.name[0] == '.') {
+        if (de->d_name[0] == '.' ||
+            (de->d_type != DT_DIR && de->d_type != DT_LNK &&
+             de->d_type != DT_UNKNOWN)) {
             continue;
         }
-        md = apr_pstrcat(p, bg_md_staging, "/", fi.name, NULL);
-        if (apr_dir_open(&sub, md, p) != APR_SUCCESS) {
+        md = apr_pstrcat(p, bg_md_staging, "/", de->d_name, NULL);
+        if (!(sub = mt_md_dir(seen, dirfd(dir), de->d_name, md))) {
             continue;
         }
-        while (apr_dir_read(&ff, APR_FINFO_NAME | APR_FINFO_TYPE, sub) ==
-               APR_SUCCESS) {
-            if (ff.filetype == APR_REG && !strncmp(ff.name, "pubcert", 7) &&
-                strstr(ff.name, ".pem")) {
-                mt_md_sign_one(p, seen, apr_pstrcat(p, md, "/", ff.name, NULL));
+        while ((fe = readdir(sub))) {
+            if (!strncmp(fe->d_name, "pubcert", 7) &&
+                strstr(fe->d_name, ".pem")) {
+                mt_md_sign_one(p, seen, dirfd(sub), fe->d_name,
+                               apr_pstrcat(p, md, "/", fe->d_name, NULL));
             }
         }
-        apr_dir_close(sub);
+        closedir(sub);
     }
-    apr_dir_close(dir);
+    closedir(dir);
     mt_sign_sync();
 }
 
-/* mt_agent_main is the background process.  It never returns. */
-static void mt_agent_main(server_rec *s_main)
+/* How the background ends on its own: 0 when its work is done (or at the
+ * parent's SIGTERM), this when it cannot work at all.  httpd hands the
+ * parent an exit status or a signal's number without saying which
+ * (apr_proc_other_child_alert): a status above any signal's number tells
+ * them apart. */
+#define TACK_BG_EXIT_FAILED 100
+/* A background that lived this long before it ended is not crashing in a
+ * loop: its successor starts at once. */
+#define TACK_BG_STABLE_SECS 300
+/* The longest a successor waits before its first round (the back-off). */
+#define TACK_BG_BACKOFF_MAX_SECS 3600
+
+/* mt_agent_main is the background process; it waits |delay| seconds
+ * first (a successor's back-off).  It never returns. */
+static void mt_agent_main(server_rec *s_main, pid_t parent, int delay)
 {
     apr_pool_t *p;
     apr_hash_t *said, *staged;
     char *done;
-    int n, left, told = 0, nsigned = 0, totals[2] = {0, 0};
-    long started = mt_ms_now();
+    int i, n, left, told = 0, nsigned = 0, totals[2] = {0, 0};
+    long started;
 
     signal(SIGHUP, SIG_IGN); /* httpd's restart signals are the parent's */
     signal(SIGUSR1, SIG_IGN);
@@ -475,10 +606,17 @@ static void mt_agent_main(server_rec *s_main)
     signal(SIGTERM, mt_agent_on_term);
     setpgid(0, 0); /* its signers in its group: ended with it */
     prctl(PR_SET_PDEATHSIG, SIGTERM); /* the parent gone: so is it */
+    if (getppid() != parent) {
+        _exit(0); /* gone before the line above: no signal will come */
+    }
     prctl(PR_SET_NAME, "tack-signing", 0, 0, 0);
     mt_sign.in_agent = 1;
+    while (delay > 0) {
+        delay = (int)sleep((unsigned)delay);
+    }
+    started = mt_ms_now();
     if (apr_pool_create(&p, NULL) != APR_SUCCESS) {
-        _exit(1);
+        _exit(TACK_BG_EXIT_FAILED);
     }
     if (mt_sign.pool) {
         /* the pass's signers that are up are this process's now; the
@@ -498,6 +636,16 @@ static void mt_agent_main(server_rec *s_main)
     }
     n = mt_sign.queue ? mt_sign.queue->nelts : 0;
     done = apr_pcalloc(p, (size_t)n + 1);
+    for (i = 0; i < n; i++) {
+        /* a predecessor's work, published before it ended */
+        const mt_pending_t *pd =
+            APR_ARRAY_IDX(mt_sign.queue, i, mt_pending_t *);
+
+        done[i] = (char)mt_sign_late_ready(pd->late);
+    }
+    if (n && !memchr(done, 0, (size_t)n)) {
+        told = 1; /* all of it: said by the predecessor */
+    }
     said = apr_hash_make(p);
     staged = apr_hash_make(p);
     for (;;) {
@@ -530,35 +678,141 @@ static void mt_agent_main(server_rec *s_main)
     _exit(0);
 }
 
+static void mt_agent_fork(server_rec *s_main, int n, int delay);
+
+/* mt_agent_waiting returns how many queued certificates have no answer
+ * published yet. */
+static int mt_agent_waiting(void)
+{
+    int i, n = 0;
+
+    for (i = 0; mt_sign.queue && i < mt_sign.queue->nelts; i++) {
+        const mt_pending_t *pd =
+            APR_ARRAY_IDX(mt_sign.queue, i, mt_pending_t *);
+
+        n += !mt_sign_late_ready(pd->late);
+    }
+    return n;
+}
+
+/* mt_agent_died replaces a background that ended before its work was
+ * done (|status|: httpd's exit status or signal number, 0 for a normal
+ * end).  The pass's signers it had taken over are killed: their only
+ * peer is gone, and one may be stuck in a token call.  The successor
+ * starts at once after a background that lived TACK_BG_STABLE_SECS;
+ * after quicker ends in a row it waits TackSigningRetry, then twice
+ * that, and so on up to TACK_BG_BACKOFF_MAX_SECS: a crash loop costs a
+ * fork every so often, not a busy parent. */
+static void mt_agent_died(pid_t pid, int status)
+{
+    char how[96];
+    int i, mpm_state, waiting, delay = 0;
+
+    for (i = 0; bg_life.handed && i < bg_life.handed->nelts; i++) {
+        apr_proc_t *sp = APR_ARRAY_IDX(bg_life.handed, i, apr_proc_t *);
+        siginfo_t si;
+
+        memset(&si, 0, sizeof(si));
+        /* WNOWAIT: httpd's loop reaps it (mt_signer_maintain) */
+        if (sp->pid > 0 &&
+            waitid(P_PID, (id_t)sp->pid, &si,
+                   WEXITED | WNOHANG | WNOWAIT) == 0 &&
+            si.si_pid == 0) {
+            kill(sp->pid, SIGKILL);
+        }
+    }
+    if (status == 0 || !bg_life.s ||
+        (ap_mpm_query(AP_MPMQ_MPM_STATE, &mpm_state) == APR_SUCCESS &&
+         mpm_state == AP_MPMQ_STOPPING)) {
+        return; /* done, or the server stops */
+    }
+    if (status < 0) {
+        apr_cpystrn(how, "ended (its status is unknown)", sizeof(how));
+    } else if (status < NSIG) {
+        apr_snprintf(how, sizeof(how), "was killed by signal %d (%s)", status,
+                     strsignal(status));
+    } else {
+        apr_snprintf(how, sizeof(how), "exited with status %d", status);
+    }
+    if (apr_time_now() - bg_life.started <
+        apr_time_from_sec(TACK_BG_STABLE_SECS)) {
+        bg_life.deaths++;
+    } else {
+        bg_life.deaths = 1;
+    }
+    if (bg_life.deaths > 1) {
+        long d = mt_sign_retry_secs();
+
+        for (i = 2; i < bg_life.deaths && d < TACK_BG_BACKOFF_MAX_SECS; i++) {
+            d *= 2;
+        }
+        delay = (int)(d < TACK_BG_BACKOFF_MAX_SECS ? d
+                                                   : TACK_BG_BACKOFF_MAX_SECS);
+    }
+    waiting = mt_agent_waiting();
+    ap_log_error(APLOG_MARK, APLOG_ERR, 0, bg_life.s,
+                 "TACK00090: the background signing process (tack-signing, "
+                 "pid %" APR_PID_T_FMT ") %s before its work was done; %d "
+                 "certificate%s still wait%s for a TACK%s: a new one "
+                 "starts %s%s",
+                 pid, how, waiting, waiting == 1 ? "" : "s",
+                 waiting == 1 ? "s" : "", bg_md_staging
+                     ? ", and mod_md's staged renewals for theirs"
+                     : "",
+                 delay ? apr_psprintf(bg_life.s->process->pconf,
+                                      "in %d seconds", delay)
+                       : "now",
+                 bg_life.deaths > 1
+                     ? apr_psprintf(bg_life.s->process->pconf,
+                                    " (%d ends in a row, each within %d "
+                                    "seconds of its start: waiting longer "
+                                    "each time)",
+                                    bg_life.deaths, TACK_BG_STABLE_SECS)
+                     : "");
+    mt_agent_fork(bg_life.s, waiting, delay);
+}
+
 /* mt_agent_maintain hears from httpd's main loop about the background
- * process (apr_proc_other_child_register). */
+ * process (apr_proc_other_child_register), as mod_cgid does about its
+ * daemon: a background that ends before its work is done is replaced. */
 static void mt_agent_maintain(int reason, void *data, apr_wait_t status)
 {
     apr_proc_t *proc = data;
+    pid_t pid = proc->pid;
 
     switch (reason) {
     case APR_OC_REASON_DEATH:
     case APR_OC_REASON_LOST:
-        bg_agent = 0;
-        apr_proc_other_child_unregister(data);
+        if (bg_agent == pid) {
+            /* first: unregistering calls this again (UNREGISTER), which
+             * must not stop a process already reaped */
+            bg_agent = 0;
+            apr_proc_other_child_unregister(data);
+            /* LOST: reaped by someone else, its status unknown */
+            mt_agent_died(pid, reason == APR_OC_REASON_LOST ? -1 : status);
+        } else {
+            apr_proc_other_child_unregister(data);
+        }
         break;
     case APR_OC_REASON_RESTART:
         apr_proc_other_child_unregister(data);
         break;
     case APR_OC_REASON_UNREGISTER:
-        if (bg_agent == proc->pid) {
-            mt_signer_stop(proc->pid);
+        if (bg_agent == pid) {
+            mt_signer_stop(pid);
             bg_agent = 0;
         }
         break;
     }
 }
 
-/* mt_agent_fork forks the background process (|n| certificates wait). */
-static void mt_agent_fork(server_rec *s_main, int n)
+/* mt_agent_fork forks the background process (|n| certificates wait),
+ * which waits |delay| seconds before its first round. */
+static void mt_agent_fork(server_rec *s_main, int n, int delay)
 {
     apr_pool_t *pconf = s_main->process->pconf;
     apr_proc_t *proc;
+    pid_t parent = getpid();
     pid_t pid = fork();
 
     if (pid < 0) {
@@ -569,9 +823,11 @@ static void mt_agent_fork(server_rec *s_main, int n)
         return;
     }
     if (pid == 0) {
-        mt_agent_main(s_main);
+        mt_agent_main(s_main, parent, delay);
     }
     bg_agent = pid;
+    bg_life.s = s_main;
+    bg_life.started = apr_time_now();
     proc = apr_pcalloc(pconf, sizeof(*proc));
     proc->pid = pid;
     apr_proc_other_child_register(proc, mt_agent_maintain, proc, NULL, pconf);
@@ -633,7 +889,7 @@ static void mt_background_segment(server_rec *s_main)
     if (!mt_sign.queue || !mt_sign.queue->nelts) {
         mt_bg_since(s_main->process->pool, now); /* nothing waits */
         if (bg_md_staging) {
-            mt_agent_fork(s_main, 0);
+            mt_agent_fork(s_main, 0, 0);
         }
         return;
     }
@@ -675,7 +931,7 @@ static void mt_background_segment(server_rec *s_main)
             *pd->where = late;
         }
     }
-    mt_agent_fork(s_main, mt_sign.queue->nelts);
+    mt_agent_fork(s_main, mt_sign.queue->nelts, 0);
 }
 
 /* mt_signer_maintain hears from httpd's main loop about a signer the
@@ -690,9 +946,11 @@ static void mt_signer_maintain(int reason, void *data, apr_wait_t status)
     case APR_OC_REASON_LOST:
     case APR_OC_REASON_RESTART:
         apr_proc_other_child_unregister(data);
+        proc->pid = 0; /* reaped: never signalled again (mt_agent_died) */
         break;
     case APR_OC_REASON_UNREGISTER:
-        if (kill(proc->pid, 0) == 0 && waitpid(proc->pid, NULL, WNOHANG) == 0) {
+        if (proc->pid > 0 && kill(proc->pid, 0) == 0 &&
+            waitpid(proc->pid, NULL, WNOHANG) == 0) {
             mt_signer_stop(proc->pid);
         }
         break;
@@ -720,6 +978,13 @@ static void mt_bg_hand_over(server_rec *s_main)
             proc->pid = sg->pid;
             apr_proc_other_child_register(proc, mt_signer_maintain, proc, NULL,
                                           pconf);
+            if (!bg_life.handed) {
+                bg_life.handed = apr_array_make(pconf, 4, sizeof(proc));
+                apr_pool_cleanup_register(pconf, &bg_life.handed,
+                                          mt_background_forget,
+                                          apr_pool_cleanup_null);
+            }
+            APR_ARRAY_PUSH(bg_life.handed, apr_proc_t *) = proc;
             sg->pid = 0;
         }
     }
@@ -730,6 +995,7 @@ void mt_background_start(server_rec *s_main)
     if (mt_strict() || mt_quiet() || !mt_sign.pool) {
         return;
     }
+    bg_life.deaths = 0; /* a new generation: no back-off carried over */
     /* the background process inherits the signers that are up: a key is
      * loaded (its password program run, its token logged in to) once per
      * restart */

@@ -84,6 +84,30 @@ const char *mt_read_text(apr_pool_t *p, const char *directive, const char *path,
     return NULL;
 }
 
+const char *mt_read_text_at(apr_pool_t *p, const char *directive, int dirfd,
+                            const char *name, const char *path, char **text,
+                            size_t *len, struct stat *sb)
+{
+    tack_status_t st =
+        tack_file_read_at(dirfd, name, TACK_FILE_MAX_DEFAULT, text, len, sb);
+
+    if (st == TACK_ERR_NOT_REGULAR_FILE && S_ISLNK(sb->st_mode)) {
+        return apr_psprintf(p,
+                            "%s %s: cannot read file: a symbolic link, "
+                            "not followed",
+                            directive, path);
+    }
+    if (st == TACK_ERR_IO) {
+        return apr_psprintf(p, "%s %s: cannot read file: %s", directive, path,
+                            strerror(errno));
+    }
+    if (st != TACK_OK) {
+        return apr_psprintf(p, "%s %s: cannot read file: %s", directive, path,
+                            tack_status_str(st));
+    }
+    return NULL;
+}
+
 const char *mt_pem_error(apr_pool_t *p, const char *directive, const char *path,
                          tack_status_t st, unsigned line, const char *label,
                          size_t size)

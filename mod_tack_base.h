@@ -123,6 +123,13 @@ const char *mt_item_name(apr_pool_t *p, const mt_item_t *item);
 const char *mt_read_text(apr_pool_t *p, const char *directive, const char *path,
                          char **text, size_t *len);
 
+/* mt_read_text_at reads the file |name| of the directory |dirfd| (|path|,
+ * for messages) like mt_read_text, never through a symbolic link and never
+ * blocking (tack_file_read_at), and fills |*sb| with what it read. */
+const char *mt_read_text_at(apr_pool_t *p, const char *directive, int dirfd,
+                            const char *name, const char *path, char **text,
+                            size_t *len, struct stat *sb);
+
 /* mt_pem_error says why |path| gave |st| when decoding |label| blocks of
  * |size| bytes (at |line| when not 0). */
 const char *mt_pem_error(apr_pool_t *p, const char *directive, const char *path,

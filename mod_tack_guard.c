@@ -27,10 +27,12 @@
  * file, atomically, at the end of a real pass.
  */
 #include <errno.h>
+#include <fcntl.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
 #include <unistd.h>
+#include <sys/file.h>
 #include <sys/stat.h>
 
 #include "httpd.h"
@@ -51,7 +53,6 @@ APLOG_USE_MODULE(tack);
 /* Where the memory lives when TackStateFile says nothing: a persistent
  * directory (not the runtime directory, a tmpfs wiped at every boot). */
 #define TACK_STATE_DEFAULT "/var/lib/apache2/tack/state.json"
-#define TACK_PIN_MAX_SECS (30L * 24 * 60 * 60)
 /* Pins that can be active for less than this are not worth an error: a
  * TACK served for a few minutes (a mistake put right at once) has pins
  * that lapse within as many minutes. */
@@ -90,8 +91,8 @@ static apr_array_header_t *guard_notes;
 static int guard_loaded;
 static int guard_missing; /* the file was not there: said when created */
 static int guard_keep;    /* it could not be read: never overwritten */
-static long guard_written; /* its "written": the clock never goes back */
-static int guard_clock_back; /* the clock is earlier: not rewritten */
+static long guard_ahead;   /* its latest time, when later than the clock */
+static int guard_clock_back; /* the clock is earlier: said, not rewritten */
 
 static apr_status_t mt_guard_forget(void *unused)
 {
@@ -102,7 +103,7 @@ static apr_status_t mt_guard_forget(void *unused)
     guard_loaded = 0;
     guard_missing = 0;
     guard_keep = 0;
-    guard_written = 0;
+    guard_ahead = 0;
     guard_clock_back = 0;
     return APR_SUCCESS;
 }
@@ -249,6 +250,48 @@ static void mt_mem_add(apr_pool_t *p, const char *id, apr_array_header_t *keys)
     apr_hash_set(guard_names, name, APR_HASH_KEY_STRING, "");
 }
 
+/* mt_mem_merge takes into the memory what another writer of the same
+ * state file (a second httpd with the same TackStateFile: Debian's
+ * apache2@INSTANCE share /var/lib/apache2) remembered since this pass read
+ * it: entries and keys it lacks, and for a key both remember the earlier
+ * first sight and the later last confirmation (never a shorter pin).  Keys
+ * whose pins have lapsed by |now| are not taken back. */
+static void mt_mem_merge(apr_pool_t *p, const char *id,
+                         const tack_state_key_t *keys, size_t nkeys, long now)
+{
+    apr_array_header_t *fresh = apr_array_make(p, (int)nkeys + 1,
+                                               sizeof(tack_state_key_t));
+    apr_array_header_t *have = apr_hash_get(guard_mem, id, APR_HASH_KEY_STRING);
+    size_t i;
+    int j;
+
+    for (i = 0; i < nkeys; i++) {
+        const tack_state_key_t *k = &keys[i];
+
+        for (j = 0; have && j < have->nelts; j++) {
+            tack_state_key_t *m = &APR_ARRAY_IDX(have, j, tack_state_key_t);
+
+            if (mt_key_equal(m->key, k->key)) {
+                if (k->first_seen && k->first_seen < m->first_seen) {
+                    m->first_seen = k->first_seen;
+                }
+                if (k->last_served > m->last_served && !m->serving) {
+                    m->last_served = k->last_served;
+                }
+                break;
+            }
+        }
+        if ((!have || j == have->nelts) &&
+            tack_state_pins_until(k, now) > now) {
+            APR_ARRAY_PUSH(fresh, tack_state_key_t) = *k;
+            APR_ARRAY_IDX(fresh, fresh->nelts - 1, tack_state_key_t).serving = 0;
+        }
+    }
+    if (fresh->nelts) {
+        mt_mem_add(p, apr_pstrdup(p, id), fresh);
+    }
+}
+
 /* mt_state_read reads the state file's text into |*text| (free with
  * free()); returns NULL, or why it is not read.  The file is judged like
  * a TackFile (tack_file_read: regular files only, never a FIFO that would
@@ -326,7 +369,7 @@ static void mt_guard_load(server_rec *s)
                      st == TACK_ERR_NOT_STATE_FILE ? err : tack_status_str(st));
         return;
     }
-    guard_written = tack_state_written(state);
+    guard_ahead = tack_state_ahead(state, (long)time(NULL));
     for (i = 0; i < tack_state_count(state); i++) {
         const tack_state_key_t *keys;
         size_t nkeys;
@@ -360,32 +403,39 @@ static void mt_guard_load(server_rec *s)
     tack_state_free(state);
 }
 
-/* mt_guard_now returns the pass's time for the guard: the clock, or the
- * state file's last write when the clock is earlier (a board without a
- * real-time clock before NTP, a VM restored from a snapshot).  The memory
- * never moves backwards: pins are judged at that last write, said once,
- * and the file is not rewritten by this pass (guard_clock_back). */
+/* mt_guard_now returns the pass's time for the guard: the clock, always.
+ * A state file holding a later time (its last write under a clock that
+ * ran ahead, an NTP mistake, a VM's clock; or a clock behind now, a board
+ * without a real-time clock before NTP) cannot say which clock was wrong,
+ * and judging at the file's time would let pins lapse that clients still
+ * hold (ten years ahead, every remembered TACK looks expired).  So pins
+ * are judged at the clock, every later time in the memory counting as now
+ * (tack_state_pins_until: never a shorter pin than clients can hold), the
+ * file is not rewritten by this pass (guard_clock_back: the memory never
+ * moves backwards), and an error says how to recover, once a pass. */
 static long mt_guard_now(server_rec *s)
 {
     long now = (long)time(NULL);
     char clock[TACK_TIME_SIZE], last[TACK_TIME_SIZE];
 
     mt_guard_load(s);
-    if (now >= guard_written) {
+    if (!guard_ahead || guard_clock_back) {
         return now;
     }
-    if (!guard_clock_back) {
-        guard_clock_back = 1;
-        tack_time_format((uint32_t)(now / 60), clock);
-        tack_time_format((uint32_t)(guard_written / 60), last);
-        ap_log_error(APLOG_MARK, APLOG_WARNING, 0, s,
-                     "TACK00064: TackStateFile %s: the clock (%s) is earlier "
-                     "than the file's last write (%s); pins are judged at "
-                     "that last write and the memory is left unchanged until "
-                     "the clock is right",
-                     mt_state_file(), clock, last);
-    }
-    return guard_written;
+    guard_clock_back = 1;
+    tack_time_format((uint32_t)(now / 60), clock);
+    tack_time_format((uint32_t)(guard_ahead / 60), last);
+    ap_log_error(APLOG_MARK, APLOG_ERR, 0, s,
+                 "TACK00064: TackStateFile %s: it holds a time (%s) later "
+                 "than the clock (%s); pins are judged at the clock, each "
+                 "remembered key counted as served until now, and the file "
+                 "is not rewritten, so what is served now is not "
+                 "remembered: if the clock is wrong, set it (NTP) and "
+                 "restart; if it is right (the file was written while the "
+                 "clock ran ahead), run \"" TACK_PROG " state --redate %s\" "
+                 "and restart",
+                 mt_state_file(), last, clock, mt_state_file());
+    return now;
 }
 
 /* ---- what this pass serves ------------------------------------------------- */
@@ -500,22 +550,6 @@ static int mt_lapsed(const mt_conf_t *conf, const uint8_t *key)
     return 0;
 }
 
-/* mt_pins_until returns until when a client's pin on |m| can be active:
- * the last confirmation plus MIN(30 days, how long it had been seen). */
-static long mt_pins_until(const tack_state_key_t *m, long now)
-{
-    long last = m->serving ? now : m->last_served;
-    long span = last - m->first_seen;
-
-    if (span < 0) {
-        span = 0;
-    }
-    if (span > TACK_PIN_MAX_SECS) {
-        span = TACK_PIN_MAX_SECS;
-    }
-    return last + span;
-}
-
 /* mt_guard_pinned says whether clients can hold an active pin on |key|
  * for a name |s| answers, for its |key_type| certificate: remembered as
  * served with pin activation, for long enough, and not let lapse.  Returns
@@ -543,7 +577,7 @@ long mt_guard_pinned(server_rec *s, const mt_conf_t *conf, const char *key_type,
         for (j = 0; mem && j < mem->nelts; j++) {
             const tack_state_key_t *m =
                 &APR_ARRAY_IDX(mem, j, tack_state_key_t);
-            long end = mt_pins_until(m, now);
+            long end = tack_state_pins_until(m, now);
 
             if (mt_key_equal(m->key, key) && end > now + TACK_GUARD_MIN_SECS &&
                 end > until) {
@@ -582,7 +616,7 @@ static int mt_guard_report(const mt_guard_note_t *n, const tack_state_key_t *m,
     char fpr[TACK_FINGERPRINT_SIZE], from[TACK_TIME_SIZE], until[TACK_TIME_SIZE];
     char expired[TACK_TIME_SIZE] = "";
     char name[TACK_NAME_SIZE];
-    long end = mt_pins_until(m, now);
+    long end = tack_state_pins_until(m, now);
     tack_t t;
     int expiry = 0, strict = mt_strict();
     const char *ways, *msg;
@@ -662,12 +696,12 @@ static void mt_guard_gone(server_rec *s_main, long now)
                 &APR_ARRAY_IDX(mem, j, tack_state_key_t);
             char fpr[TACK_FINGERPRINT_SIZE], until[TACK_TIME_SIZE];
 
-            if (mt_pins_until(m, now) <= now + TACK_GUARD_MIN_SECS ||
+            if (tack_state_pins_until(m, now) <= now + TACK_GUARD_MIN_SECS ||
                 mt_lapsed(mconf, m->key)) {
                 continue;
             }
             tack_fingerprint(m->key, fpr);
-            tack_time_format((uint32_t)(mt_pins_until(m, now) / 60), until);
+            tack_time_format((uint32_t)(tack_state_pins_until(m, now) / 60), until);
             ap_log_error(APLOG_MARK, APLOG_WARNING, 0, s_main,
                          "TACK00043: vhost %.*s (%s certificate) is no longer "
                          "configured; it served TACK key %s with pin "
@@ -747,7 +781,7 @@ int mt_guard_check(server_rec *s_main)
             const tack_state_key_t *m =
                 &APR_ARRAY_IDX(mem, j, tack_state_key_t);
 
-            if (mt_pins_until(m, now) <= now + TACK_GUARD_MIN_SECS ||
+            if (tack_state_pins_until(m, now) <= now + TACK_GUARD_MIN_SECS ||
                 mt_keys_have(n->keys, n->nkeys, m->key) ||
                 mt_keys_have(n->broken, n->nbroken, m->key) ||
                 mt_lapsed(n->conf, m->key)) {
@@ -824,7 +858,7 @@ static void mt_mem_update(const mt_guard_note_t *n, long now)
         tack_state_key_t *m = &APR_ARRAY_IDX(mem, j, tack_state_key_t);
 
         if (mt_lapsed(n->conf, m->key) ||
-            (!m->serving && mt_pins_until(m, now) <= now)) {
+            (!m->serving && tack_state_pins_until(m, now) <= now)) {
             /* let go: the decision is recorded, or no pin can be left */
             *m = APR_ARRAY_IDX(mem, mem->nelts - 1, tack_state_key_t);
             mem->nelts--;
@@ -852,7 +886,7 @@ static char *mt_mem_dump(long now)
         int j;
 
         for (j = 0; j < mem->nelts; j++) {
-            keys[j].pins_until = mt_pins_until(&keys[j], now);
+            keys[j].pins_until = tack_state_pins_until(&keys[j], now);
         }
         if (tack_state_add(state, apr_hash_this_key(hi), keys,
                            (size_t)mem->nelts) == TACK_ERR_NOMEM) {
@@ -863,6 +897,94 @@ static char *mt_mem_dump(long now)
     text = tack_state_dump(state);
     tack_state_free(state);
     return text;
+}
+
+/* mt_state_dir_make makes the state file's directory when it is missing,
+ * rwxr-xr-x (APR's permission bits, not a Unix mode). */
+static void mt_state_dir_make(apr_pool_t *p, const char *dir)
+{
+    apr_dir_make_recursive(dir,
+                           APR_FPROT_UREAD | APR_FPROT_UWRITE |
+                               APR_FPROT_UEXECUTE | APR_FPROT_GREAD |
+                               APR_FPROT_GEXECUTE | APR_FPROT_WREAD |
+                               APR_FPROT_WEXECUTE,
+                           p);
+}
+
+/* mt_state_lock takes the state file's lock: flock on the directory it is
+ * in (no file of its own to leave behind), held by every writer of the
+ * file from reading what others wrote to its rename, waited for at most
+ * 10 seconds; returns the descriptor, or -1 with |*why|. */
+static int mt_state_lock(apr_pool_t *p, const char *path, const char **why)
+{
+    char *dir = apr_pstrdup(p, path), *slash = strrchr(dir, '/');
+    int fd, tries;
+
+    if (!slash) {
+        dir = ".";
+    } else if (slash == dir) {
+        dir = "/";
+    } else {
+        *slash = '\0';
+    }
+    fd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+    if (fd < 0 && errno == ENOENT) {
+        /* the first write makes the directory (mt_mem_write) */
+        mt_state_dir_make(p, dir);
+        fd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+    }
+    if (fd < 0) {
+        *why = apr_psprintf(p, "%s: %s", dir, strerror(errno));
+        return -1;
+    }
+    for (tries = 0; tries < 100; tries++) {
+        if (flock(fd, LOCK_EX | LOCK_NB) == 0) {
+            return fd;
+        }
+        if (errno != EWOULDBLOCK && errno != EINTR) {
+            break;
+        }
+        apr_sleep(apr_time_from_msec(100));
+    }
+    *why = apr_psprintf(p, "%s: %s", dir,
+                        errno == EWOULDBLOCK ? "held by another writer for "
+                                               "10 seconds"
+                                             : strerror(errno));
+    close(fd);
+    return -1;
+}
+
+/* mt_mem_reread merges what the state file holds now (mt_mem_merge): what
+ * another httpd wrote since this pass read it.  The entries of what this
+ * pass serves are its own to decide (a key let lapse stays gone); a file
+ * that is gone or cannot be parsed now adds nothing. */
+static void mt_mem_reread(apr_pool_t *p, const char *path, long now)
+{
+    tack_state_t *state = NULL;
+    char *text = NULL, err[128];
+    size_t len, i, nkeys;
+    const tack_state_key_t *keys;
+    const char *id;
+    apr_hash_t *ours = apr_hash_make(p);
+    int j;
+
+    if (mt_state_read(p, path, &text, &len)) {
+        return;
+    }
+    for (j = 0; j < guard_notes->nelts; j++) {
+        apr_hash_set(ours, APR_ARRAY_IDX(guard_notes, j, mt_guard_note_t).id,
+                     APR_HASH_KEY_STRING, "");
+    }
+    if (tack_state_parse(text, len, &state, err, sizeof(err)) == TACK_OK) {
+        for (i = 0; i < tack_state_count(state); i++) {
+            if (tack_state_entry(state, i, &id, &keys, &nkeys) &&
+                !apr_hash_get(ours, id, APR_HASH_KEY_STRING)) {
+                mt_mem_merge(p, id, keys, nkeys, now);
+            }
+        }
+        tack_state_free(state);
+    }
+    free(text);
 }
 
 /* mt_mem_write writes the memory atomically (tack_file_replace: a new
@@ -879,13 +1001,7 @@ static const char *mt_mem_write(apr_pool_t *p, const char *path, long now)
     }
     if (slash && slash != dir) {
         *slash = '\0';
-        /* APR's permission bits, not a Unix mode: rwxr-xr-x. */
-        apr_dir_make_recursive(dir,
-                               APR_FPROT_UREAD | APR_FPROT_UWRITE |
-                                   APR_FPROT_UEXECUTE | APR_FPROT_GREAD |
-                                   APR_FPROT_GEXECUTE | APR_FPROT_WREAD |
-                                   APR_FPROT_WEXECUTE,
-                               p);
+        mt_state_dir_make(p, dir);
     }
     st = tack_file_replace(path, text, strlen(text), 0644, 1);
     free(text);
@@ -898,8 +1014,8 @@ static const char *mt_mem_write(apr_pool_t *p, const char *path, long now)
 void mt_guard_end(server_rec *s_main)
 {
     long now;
-    const char *err;
-    int i;
+    const char *err, *lockwhy = NULL;
+    int i, lockfd;
 
     if (!guard_pool) {
         return;
@@ -929,8 +1045,22 @@ void mt_guard_end(server_rec *s_main)
                 }
             }
         }
-        if (!(err = mt_mem_write(guard_pool, mt_state_file(), now)) &&
-            guard_missing) {
+        /* Another httpd may share the file: under its lock, what it wrote
+         * since this pass read the file is merged, then written. */
+        lockfd = mt_state_lock(guard_pool, mt_state_file(), &lockwhy);
+        if (lockfd < 0) {
+            ap_log_error(APLOG_MARK, APLOG_WARNING, 0, s_main,
+                         "TACK00046: TackStateFile %s: cannot take its lock "
+                         "(%s); written without it, so what another httpd "
+                         "sharing the file wrote meanwhile may be lost",
+                         mt_state_file(), lockwhy);
+        }
+        mt_mem_reread(guard_pool, mt_state_file(), now);
+        err = mt_mem_write(guard_pool, mt_state_file(), now);
+        if (lockfd >= 0) {
+            close(lockfd);
+        }
+        if (!err && guard_missing) {
             ap_log_error(APLOG_MARK, APLOG_INFO, 0, s_main,
                          "TACK00044: TackStateFile %s: created (there was no "
                          "memory of TACKs served before this start)",
@@ -979,7 +1109,7 @@ static void mt_recover_one(apr_pool_t *p, server_rec *s,
     tack_t t;
     size_t j;
 
-    if (!m->has_tack || mt_pins_until(m, now) <= now ||
+    if (!m->has_tack || tack_state_pins_until(m, now) <= now ||
         tack_parse(&t, m->tack, TACK_LEN) != TACK_OK ||
         tack_check_target_hash(&t, cert->hash) != TACK_OK ||
         tack_expiration_time(&t) <= now || tack_verify(&t) != TACK_OK) {

@@ -191,6 +191,8 @@ mt_log_answer(SSL *ssl, conn_rec *c, const mt_rt_t *rt, const mt_slot_t *slot,
               unsigned mask, const mt_body_t *body)
 {
     char subject[TACK_SUBJECT_SIZE], name[TACK_NAME_SIZE];
+    /* the background's answer, from the shared table: its one TACK */
+    int late = slot->late && body == &slot->late->body;
 
     ap_log_cserror(APLOG_MARK, APLOG_DEBUG, 0, c, rt->s,
                    "TACK00054: vhost %s: %s: TACK requested; %s certificate "
@@ -200,10 +202,12 @@ mt_log_answer(SSL *ssl, conn_rec *c, const mt_rt_t *rt, const mt_slot_t *slot,
                    mt_rt_name(rt, name), SSL_get_version(ssl),
                    slot->cert ? slot->key_type : "unknown",
                    mt_slot_subject(slot, subject),
-                   slot->ntacks ? "TACK key " : "no TACK",
-                   slot->ntacks ? slot->tacks[0]->fingerprint : "",
-                   slot->ntacks > 1 ? " and another" : "",
-                   (unsigned)__builtin_popcount(mask),
+                   late || slot->ntacks ? "TACK key " : "no TACK",
+                   late ? slot->late->served
+                        : slot->ntacks ? slot->tacks[0]->fingerprint : "",
+                   late ? " (signed in the background)"
+                        : slot->ntacks > 1 ? " and another" : "",
+                   late ? 1u : (unsigned)__builtin_popcount(mask),
                    rt->format == TACK_FORMAT_02 ? 0 : rt->nsigs, body->len,
                    body->len ? "" : " (extension omitted)");
 }

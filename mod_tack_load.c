@@ -293,7 +293,20 @@ const char *mt_load_tackfile(apr_pool_t *p, mt_file_t *f, int *expired)
     const char *err;
 
     *expired = 0;
-    err = mt_read_text(p, f->kind, f->path, &text, &len);
+    if (f->store) {
+        /* relative to the store's descriptor, never through a link; who
+         * owns the bytes read is judged by mt_store_ready */
+        struct stat sb;
+
+        memset(&sb, 0, sizeof(sb));
+        err = mt_read_text_at(p, f->kind, f->store->fd, f->name, f->path, &text,
+                              &len, &sb);
+        f->stat_known = !err;
+        f->uid = sb.st_uid;
+        f->mode = sb.st_mode;
+    } else {
+        err = mt_read_text(p, f->kind, f->path, &text, &len);
+    }
     if (err) {
         return err;
     }

@@ -75,8 +75,13 @@ struct mt_file {
     const char *kind;            /* "TackFile" or "TackStore", for messages */
     struct mt_store *store;      /* the store it belongs to, or NULL */
     const char *path;            /* resolved against ServerRoot */
+    const char *name; /* a store file's name in its directory, or NULL */
     const ap_directive_t *where; /* its line, for messages */
     int inactive;                /* "TackFile FILE inactive" */
+    /* A store file's owner and mode, of the bytes read (stat_known) */
+    int stat_known;
+    uid_t uid;
+    mode_t mode;
     int removed; /* a store file replaced by one TackSigningKey wrote in
                   * this pass (mt_store_replace_older): gone, not reported */
     int server_level;            /* outside any <VirtualHost> */
@@ -114,6 +119,19 @@ struct mt_store {
     const char *path;
     const ap_directive_t *where; /* the first TackStore line naming it */
     const char *error;           /* the directory cannot be read, or NULL */
+    /* The directory, opened once (tack_dir_open: never a symbolic link):
+     * read, written, renamed in and unlinked from relative to it, whatever
+     * is done to |path| meanwhile; -1 when not open.  Closed with pconf. */
+    int fd;
+    apr_pool_t *pool;
+    /* The files read, in name order (mt_store_read_t), until mt_store_ready
+     * judges and indexes them once the whole configuration is read
+     * (TackStoreOwner may come after TackStore). */
+    apr_array_header_t *read;
+    int ready;
+    /* Files owned by another user than root and TackStoreOwner: never
+     * served (mt_file_t *, with ->error). */
+    apr_array_header_t *foreign;
     /* The directory or some of its files writable by others, a file that
      * also holds a private key or break signatures: const char *, or NULL */
     apr_array_header_t *warnings;
@@ -246,13 +264,28 @@ mt_store_t *mt_store_get(cmd_parms *cmd, const char *path);
  * level when |report_unmatched|.  Returns the number of problems. */
 int mt_store_log(server_rec *s_main, int report_unmatched);
 
+/* mt_store_ready judges and indexes the files of |st| read at its
+ * TackStore line (a file owned by another user than root and
+ * TackStoreOwner is never served), once, when the whole configuration is
+ * read; the first lookup calls it. */
+void mt_store_ready(mt_store_t *st);
+
+/* mt_store_has says whether |st|'s directory has an entry |name| (looked
+ * at relative to its descriptor). */
+int mt_store_has(const mt_store_t *st, const char *name);
+
+/* mt_store_sync makes what was written into |st| durable: its directory
+ * fsynced, its file system synced (syncfs), both on its descriptor. */
+void mt_store_sync(const mt_store_t *st);
+
 /* mt_store_write writes |tack|, signed for the certificate |x509|, into
  * |store| under the one name the certificate gives (tack_cert_store_name,
  * as `tack sign -o STORE/` does), with the "Created by" lines, atomically
- * and mode 0644 (tack_file_replace: a new file made with O_EXCL, its mode
- * set on its descriptor, renamed over the old one: nothing a writer of the
- * directory swaps in is followed), and sets |*path|.  The directory is not
- * synced: tack_file_sync_fs, once at the end of the pass (10,000 fsyncs cost
+ * and mode 0644 (tack_file_replace_at, relative to the directory's
+ * descriptor: a new file made with O_EXCL, its mode set on its descriptor,
+ * renamed over the old one: nothing a writer of the directory or of its
+ * parent swaps in is followed), and sets |*path|.  The directory is not
+ * synced: mt_store_sync, once at the end of the pass (10,000 fsyncs cost
  * seconds of every pass that signs them all).  Returns NULL, or why it
  * could not. */
 const char *mt_store_write(apr_pool_t *p, const mt_store_t *store, X509 *x509,

@@ -231,6 +231,7 @@ static int mt_resolve_store(apr_pool_t *p, server_rec *s, mt_store_t *store,
     if (!store || !store->loaded) {
         return 0;
     }
+    mt_store_ready(store);
     for (c = 0; c < out->ncerts; c++) {
         mt_certsel_t *cert = &out->certs[c];
         mt_item_t *item;

@@ -50,9 +50,12 @@
 #include "apr_thread_proc.h"
 
 #include <jansson.h>
+#include <openssl/core_names.h>
 #include <openssl/crypto.h>
 #include <openssl/err.h>
 #include <openssl/evp.h>
+#include <openssl/params.h>
+#include <openssl/rand.h>
 #include <openssl/pem.h>
 #include <openssl/x509.h>
 #include <openssl/x509v3.h>
@@ -216,7 +219,7 @@ static const char *mt_pw_exec(apr_pool_t *p, const char *prog, const char *key,
 {
     long deadline = mt_ms_now() + TACK_PW_EXEC_SECS * 1000L;
     int out[2], status = 0, late = 0, eof = 0, done = 0;
-    pid_t pid;
+    pid_t pid, signer = getpid();
 
     *len = 0;
     if (pipe2(out, O_CLOEXEC) != 0) {
@@ -233,6 +236,12 @@ static const char *mt_pw_exec(apr_pool_t *p, const char *prog, const char *key,
     if (pid == 0) {
         int null = open("/dev/null", O_RDONLY);
 
+        /* it dies with the signer, whatever ends the signer (SIGKILL
+         * included, which leaves no handler to end the group) */
+        prctl(PR_SET_PDEATHSIG, SIGKILL);
+        if (getppid() != signer) {
+            _exit(126);
+        }
         setpgid(0, 0);
         if (null < 0 || dup2(null, 0) < 0 || dup2(out[1], 1) < 0) {
             _exit(126);
@@ -403,29 +412,130 @@ static const char *mt_signer_keyfile(apr_pool_t *p, mt_signer_t *sg,
 }
 
 /* ---- PINs a token refused ---------------------------------------------------
- * A token counts wrong PINs and locks itself after a few: a wrong PIN in a
- * file must not be tried again at every configtest and restart.  A refusal
- * is remembered, beside TackStateFile (".pin-refused", root's only, JSON:
- * URI -> the PIN file's identity), until the PIN file changes; a login
- * that succeeds forgets it.  exec: and env: PINs are tried each time: no
- * file tells when they change. */
+ * A token counts wrong PINs and locks itself after a few (smart cards and
+ * PIV tokens after 3), and in the fleet recipe one token serves every
+ * server: a PIN the token refused must not be sent again at every
+ * TackSigningRetry, restart and configtest.  A refusal is remembered
+ * beside TackStateFile (".pin-refused", root's only, JSON: URI -> a keyed
+ * hash of the PIN and of where it came from), whatever its source (file:,
+ * exec:, env:, the URI's pin-source), until the PIN, its source or the
+ * configuration changes; a login that succeeds forgets it.  The hash is an
+ * HMAC-SHA-256 under a random key kept beside it (".pin-key", root's
+ * only): never the PIN, nor anything a short PIN could be found from
+ * without the key. */
+
+/* The HMAC key's size, and a digest's as stored ("hmac-sha256:" + hex). */
+#define TACK_PIN_KEY_LEN 32
+#define TACK_PIN_TAG "hmac-sha256:"
 
 /* mt_pin_file_id returns what identifies the PIN file of |pw|'s current
- * version (device, inode, size, modification time), or NULL. */
+ * version (device, inode, size, modification time), or "" when |pw| is
+ * not a file: source: rewriting the file is trying again. */
 static const char *mt_pin_file_id(apr_pool_t *p, const char *pw)
 {
     struct stat sb;
 
     if (!pw || strncmp(pw, "file:", 5) || stat(pw + 5, &sb) != 0) {
-        return NULL;
+        return "";
     }
     /* apr_psprintf knows APR_INT64_T_FMT, not %lld */
     return apr_psprintf(p,
-                        "%s %lu %lu %" APR_INT64_T_FMT " %" APR_INT64_T_FMT
+                        "%lu %lu %" APR_INT64_T_FMT " %" APR_INT64_T_FMT
                         ".%09ld",
-                        pw, (unsigned long)sb.st_dev, (unsigned long)sb.st_ino,
+                        (unsigned long)sb.st_dev, (unsigned long)sb.st_ino,
                         (apr_int64_t)sb.st_size, (apr_int64_t)sb.st_mtim.tv_sec,
                         (long)sb.st_mtim.tv_nsec);
+}
+
+/* mt_pin_key_read reads the HMAC key from |path|: a regular file of
+ * exactly TACK_PIN_KEY_LEN bytes, not a link.  Returns 1, or 0 with errno
+ * (ENOENT: there is none yet). */
+static int mt_pin_key_read(const char *path, uint8_t *key)
+{
+    struct stat sb;
+    ssize_t n;
+    int fd = open(path, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
+
+    if (fd < 0) {
+        return 0;
+    }
+    if (fstat(fd, &sb) != 0 || !S_ISREG(sb.st_mode) ||
+        sb.st_size != TACK_PIN_KEY_LEN) {
+        close(fd);
+        errno = EINVAL;
+        return 0;
+    }
+    n = read(fd, key, TACK_PIN_KEY_LEN);
+    close(fd);
+    return n == TACK_PIN_KEY_LEN;
+}
+
+/* mt_pin_key gets the HMAC key kept beside TackStateFile, made (random,
+ * 0600) the first time.  Returns 1, or 0 (no memory of refusals then). */
+static int mt_pin_key(apr_pool_t *p, uint8_t *key)
+{
+    const char *path = mt_guard_state_path(p, ".pin-key");
+    int fd, ok;
+
+    if (mt_pin_key_read(path, key)) {
+        return 1;
+    }
+    if (errno != ENOENT || RAND_bytes(key, TACK_PIN_KEY_LEN) != 1) {
+        return 0;
+    }
+    fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC,
+              0600);
+    if (fd < 0) {
+        /* another process made it meanwhile: its key is the key */
+        return errno == EEXIST && mt_pin_key_read(path, key);
+    }
+    ok = write(fd, key, TACK_PIN_KEY_LEN) == TACK_PIN_KEY_LEN &&
+         fsync(fd) == 0;
+    if (close(fd) != 0 || !ok) {
+        unlink(path);
+        return 0;
+    }
+    return 1;
+}
+
+/* mt_pin_digest returns TACK_PIN_TAG and the HMAC of |pin| sent for |sg|
+ * with its key, its password source and that source's identity, or NULL
+ * when it cannot be made. */
+static const char *mt_pin_digest(apr_pool_t *p, const mt_signer_t *sg,
+                                 const char *pin, size_t pin_len)
+{
+    uint8_t key[TACK_PIN_KEY_LEN], mac[EVP_MAX_MD_SIZE];
+    char hex[2 * EVP_MAX_MD_SIZE + 1];
+    const char *src = sg->pw ? sg->pw : "", *id = mt_pin_file_id(p, sg->pw);
+    OSSL_PARAM params[2];
+    EVP_MAC *hmac = NULL;
+    EVP_MAC_CTX *ctx = NULL;
+    size_t mac_len = 0;
+    int ok = 0;
+
+    if (!mt_pin_key(p, key)) {
+        return NULL;
+    }
+    params[0] = OSSL_PARAM_construct_utf8_string(OSSL_MAC_PARAM_DIGEST,
+                                                 (char *)"SHA256", 0);
+    params[1] = OSSL_PARAM_construct_end();
+    /* every part with its terminating NUL: no two inputs run together */
+    if ((hmac = EVP_MAC_fetch(NULL, "HMAC", NULL)) != NULL &&
+        (ctx = EVP_MAC_CTX_new(hmac)) != NULL &&
+        EVP_MAC_init(ctx, key, sizeof(key), params) &&
+        EVP_MAC_update(ctx, (const uint8_t *)sg->key, strlen(sg->key) + 1) &&
+        EVP_MAC_update(ctx, (const uint8_t *)src, strlen(src) + 1) &&
+        EVP_MAC_update(ctx, (const uint8_t *)id, strlen(id) + 1) &&
+        EVP_MAC_update(ctx, (const uint8_t *)pin, pin_len) &&
+        EVP_MAC_final(ctx, mac, &mac_len, sizeof(mac)) &&
+        tack_hex_encode(hex, sizeof(hex), mac, mac_len) == TACK_OK) {
+        ok = 1;
+    }
+    EVP_MAC_CTX_free(ctx);
+    EVP_MAC_free(hmac);
+    OPENSSL_cleanse(key, sizeof(key));
+    ERR_clear_error();
+    return ok ? apr_pstrcat(p, TACK_PIN_TAG, hex, NULL) : NULL;
 }
 
 static void mt_state_object_write(const char *path, json_t *root)
@@ -464,7 +574,8 @@ static int mt_pin_refused(apr_pool_t *p, const char *uri, const char *id)
 {
     json_t *root = mt_state_object(p, mt_guard_state_path(p, ".pin-refused"));
     const char *had = json_string_value(json_object_get(root, uri));
-    int refused = had && id && !strcmp(had, id);
+    int refused = had && id && strlen(had) == strlen(id) &&
+                  !CRYPTO_memcmp(had, id, strlen(id));
 
     json_decref(root);
     return refused;
@@ -523,29 +634,55 @@ static int mt_pub_recall(apr_pool_t *p, mt_signer_t *sg)
     return ok;
 }
 
-/* mt_signer_token loads a key that stays in a PKCS#11 token. */
+/* mt_signer_token loads a key that stays in a PKCS#11 token, with |pin|
+ * or the URI's own pin-source; a PIN the token refused at the last
+ * attempt is not sent again (mt_pin_refused). */
 static const char *mt_signer_token(apr_pool_t *p, mt_signer_t *sg,
                                    const char *pin, size_t pin_len)
 {
-    char why[TACK_PKCS11_ERR_SIZE];
-    const char *id = mt_pin_file_id(p, sg->pw);
+    char why[TACK_PKCS11_ERR_SIZE], own[TACK_PKCS11_PIN_SIZE];
+    const char *digest = NULL, *from = NULL;
+    size_t own_len = 0;
     tack_status_t st;
 
-    if (id && mt_pin_refused(p, sg->key, id)) {
+    if (tack_pkcs11_uri_has_pin(sg->key)) {
+        /* the PIN the load will send: the URI's comes first */
+        if (tack_pkcs11_uri_pin(sg->key, own, sizeof(own), &own_len, why,
+                                sizeof(why)) == TACK_OK &&
+            own_len) {
+            digest = mt_pin_digest(p, sg, own, own_len);
+        }
+        OPENSSL_cleanse(own, sizeof(own));
+        from = "the URI's pin-source";
+    } else if (pin && pin_len) {
+        digest = mt_pin_digest(p, sg, pin, pin_len);
+        from = apr_pstrcat(p, "TackSigningPassword ", sg->pw, NULL);
+    }
+    if (digest && mt_pin_refused(p, sg->key, digest)) {
         return apr_psprintf(p,
-                            "TackSigningKey %s: the token refused the PIN of "
-                            "TackSigningPassword %s at the last attempt, and "
-                            "the file has not changed since: not tried again "
-                            "(a token locks itself after a few wrong PINs); "
-                            "correct the file to try again",
-                            sg->key, sg->pw);
+                            "TackSigningKey %s: the token refused this PIN "
+                            "(from %s) at the last attempt, and neither the "
+                            "PIN nor the configuration has changed since: not "
+                            "tried again (a token locks itself after a few "
+                            "wrong PINs); correct the PIN to try again",
+                            sg->key, from);
+    }
+    /* httpd's environment must not choose the module (the signer
+     * inherits it): unset in this process, said at each load */
+    if (tack_pkcs11_env_module(why, sizeof(why))) {
+        ap_log_error(APLOG_MARK, APLOG_WARNING, 0, ap_server_conf,
+                     "TACK00140: TackSigningKey %s: %s=%s in httpd's "
+                     "environment is ignored: the PKCS#11 module is the "
+                     "URI's module-path or module-name (p11-kit's proxy when "
+                     "it names none)",
+                     sg->key, TACK_PKCS11_ENV_MODULE, why);
     }
     why[0] = '\0';
     st = tack_pkcs11_load(sg->key, pin, pin_len, &sg->pkey, why, sizeof(why));
     /* the signing host's condition, not the configuration's */
     sg->transient = st == TACK_ERR_TOKEN_UNREACHABLE;
-    if (id) {
-        mt_pin_note(p, sg->key, id, st == TACK_ERR_WRONG_PASSWORD);
+    if (digest) {
+        mt_pin_note(p, sg->key, digest, st == TACK_ERR_WRONG_PASSWORD);
     }
     if (st != TACK_OK) {
         ERR_clear_error();
@@ -710,8 +847,16 @@ void mt_signer_stop(pid_t pid)
 const char *mt_signer_spawn(apr_pool_t *p, mt_signer_t *sg)
 {
     int sv[2];
-    pid_t pid;
+    pid_t pid, starter = getpid();
 
+    if (!mt_sign.in_agent && !mt_sign.budget) {
+        /* TackSigningWait 0: by choice, not a failure (mt_signer_get) */
+        return apr_psprintf(p,
+                            "TackSigningKey %s: left to the background: a "
+                            "start does not wait for signing "
+                            "(TackSigningWait 0)",
+                            sg->key);
+    }
     if (!mt_ms_left(mt_sign.deadline)) {
         return apr_psprintf(p,
                             "TackSigningKey %s: not tried: the %d seconds "
@@ -735,6 +880,15 @@ const char *mt_signer_spawn(apr_pool_t *p, mt_signer_t *sg)
         signal(SIGHUP, SIG_IGN); /* httpd's restart signals are the parent's */
         signal(SIGUSR1, SIG_IGN);
         signal(SIGTERM, mt_signer_on_term);
+        /* It dies with whoever started it (the parent during a pass, the
+         * background after it), even killed with SIGKILL: a signer of a
+         * process gone would hold the password and the token session for
+         * nobody, stuck in a token call as long as the token is.  SIGTERM:
+         * its handler ends its password program's group too. */
+        prctl(PR_SET_PDEATHSIG, SIGTERM);
+        if (getppid() != starter) {
+            mt_signer_on_term(SIGTERM);
+        }
         prctl(PR_SET_NAME, "tack-signer", 0, 0, 0);
         mt_signer_main(sg, sv[1]);
     }
@@ -856,7 +1010,10 @@ mt_signer_t *mt_signer_add(server_rec *s, const mt_conf_t *conf,
         mt_sign.files = apr_hash_make(mt_sign.pool);
         mt_sign.stores = apr_hash_make(mt_sign.pool);
         if (!mt_sign.in_agent) {
-            mt_sign_allow(mt_sign_wait_secs());
+            /* apache2 -t holds no restart: with TackSigningWait 0 it
+             * still checks the key, in the time one signature may take */
+            mt_sign_allow(mt_strict() ? mt_sign_answer_secs()
+                                      : mt_sign_wait_secs());
         }
         apr_pool_cleanup_register(mt_sign.pool, NULL, mt_sign_forget,
                                   apr_pool_cleanup_null);
@@ -896,7 +1053,7 @@ static mt_signer_t *mt_signer_get(server_rec *s, const mt_conf_t *conf)
             sg->pub_recalled = mt_pub_recall(mt_sign.pool, sg);
         }
     }
-    if (sg->error && !mt_strict() && !mt_sign.in_agent) {
+    if (sg->error && !mt_strict() && !mt_sign.in_agent && mt_sign.budget) {
         ap_log_error(APLOG_MARK, APLOG_ERR, 0, s,
                      "TACK00030: %s (" TACK_WHERE_FMT "); the start does "
                      "not wait for it: every certificate without a TACK is "
@@ -982,7 +1139,7 @@ mt_item_t *mt_sign_one(apr_pool_t *p, server_rec *s,
             mt_store_replace_older(s, conf->store, &tack, file);
             sg->nwritten++;
             apr_hash_set(mt_sign.stores, conf->store->path, APR_HASH_KEY_STRING,
-                         "");
+                         conf->store);
         } else {
             ap_log_error(APLOG_MARK, APLOG_WARNING, 0, s,
                          "TACK00035: vhost %s: TackStore %s: %s; the TACK "
@@ -1338,7 +1495,7 @@ void mt_sign_sync(void)
 
     for (hi = mt_sign.stores ? apr_hash_first(NULL, mt_sign.stores) : NULL; hi;
          hi = apr_hash_next(hi)) {
-        tack_file_sync_fs(apr_hash_this_key(hi));
+        mt_store_sync(apr_hash_this_val(hi));
     }
 }
 

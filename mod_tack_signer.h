@@ -76,7 +76,7 @@ typedef struct {
     apr_pool_t *pool;
     apr_hash_t *signers;
     apr_hash_t *done;
-    apr_hash_t *stores; /* store paths written to in this pool's time */
+    apr_hash_t *stores; /* path -> mt_store_t *, written to in this time */
     apr_hash_t *files;  /* store file written -> its TACK key */
     long deadline;      /* when waiting for signers stops (mt_ms_now) */
     int budget;         /* the seconds up to it, for messages */

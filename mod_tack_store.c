@@ -8,7 +8,10 @@
  * TackSigningKey writes into it, under the one name a certificate gives
  * (tack_cert_store_name: `tack sign -o STORE/` writes the same).
  */
+#include <dirent.h>
 #include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
@@ -53,6 +56,61 @@ static int mt_entry_cmp(const void *a, const void *b)
 {
     return strcmp(((const mt_store_entry_t *)a)->name,
                   ((const mt_store_entry_t *)b)->name);
+}
+
+/* A file of a store as read at its TackStore line, before mt_store_ready
+ * judges it: the reason it is not served (NULL: none), and whether that
+ * reason is only its expiration. */
+typedef struct {
+    mt_file_t *f;
+    int expired;
+} mt_store_read_t;
+
+static apr_status_t mt_store_close(void *data)
+{
+    mt_store_t *st = data;
+
+    if (st->fd >= 0) {
+        close(st->fd);
+        st->fd = -1;
+    }
+    return APR_SUCCESS;
+}
+
+/* mt_store_link_error says why the store |path| is refused: |link| (the
+ * store itself, or a directory on the way) is a symbolic link tack_dir_open
+ * does not follow; with the fix, which a link cannot take (chmod and chown
+ * act on where it leads). */
+static const char *mt_store_link_error(apr_pool_t *p, const char *path,
+                                       const char *link)
+{
+    char target[1024], *real;
+    ssize_t n = readlink(link, target, sizeof(target) - 1);
+    const char *to = n > 0 ? apr_pstrndup(p, target, (apr_size_t)n) : "?";
+    const char *fix;
+
+    /* where it leads now, only named: nothing there is opened */
+    real = realpath(path, NULL);
+    fix = real ? apr_psprintf(p, "if %s is the store, name it: TackStore %s",
+                              real, real)
+               : "name the store's directory itself in TackStore";
+    free(real);
+    if (!strcmp(link, path)) {
+        return apr_psprintf(
+            p,
+            "TackStore %s: a symbolic link (to %s), not followed: whoever "
+            "can write the directory it is in could point it at any "
+            "directory, which root would read TACKs from and write TACKs "
+            "into; %s, or put the directory itself in the link's place",
+            path, to, fix);
+    }
+    return apr_psprintf(
+        p,
+        "TackStore %s: %s on the way is a symbolic link (to %s) in a "
+        "directory others than root can write, not followed: whoever can "
+        "write there could point it at any directory, which root would read "
+        "TACKs from and write TACKs into; %s",
+        path, link, to, fix);
 }
 
 /* mt_store_index adds the TACKs of |f| to |st|'s index.  A TACK that
@@ -111,57 +169,137 @@ static const char *mt_store_file(apr_pool_t *p, mt_file_t *f, int is_link,
 }
 
 /* mt_store_load reads every *.tack.pem of |st|'s directory, in name order,
- * validating each like a TackFile.  Nothing is logged here: the outcome is
+ * validating each like a TackFile, into |st|->read; mt_store_ready judges
+ * and indexes them.  The directory is opened once (tack_dir_open): never
+ * through a symbolic link, and every later read, write, rename and unlink
+ * is relative to that descriptor.  Nothing is logged here: the outcome is
  * kept in |st| and reported once by mt_store_log. */
 static void mt_store_load(apr_pool_t *p, server_rec *s, mt_store_t *st)
 {
     apr_array_header_t *names = apr_array_make(p, 64, sizeof(mt_store_entry_t));
-    apr_dir_t *dir;
-    apr_finfo_t fi;
-    apr_status_t rv;
-    time_t now = time(NULL);
-    int i, k;
+    char link[1024];
+    struct dirent *de;
+    DIR *dir;
+    int i, fd;
 
-    rv = apr_dir_open(&dir, st->path, p);
-    if (rv != APR_SUCCESS) {
-        st->error = apr_psprintf(p, "TackStore %s: cannot read directory: %pm",
-                                 st->path, &rv);
+    st->fd = tack_dir_open(st->path, link, sizeof(link));
+    if (st->fd < 0) {
+        st->error = errno == ELOOP
+                        ? mt_store_link_error(p, st->path, link)
+                        : apr_psprintf(p,
+                                       "TackStore %s: cannot read directory: "
+                                       "%s",
+                                       st->path, strerror(errno));
         return;
     }
-    for (;;) {
-        /* APR_FINFO_LINK: the entry itself (lstat), not where a link leads:
-         * a symbolic link is not followed (mt_store_file). */
-        rv = apr_dir_read(&fi, APR_FINFO_NAME | APR_FINFO_TYPE | APR_FINFO_LINK,
-                          dir);
-        if (rv != APR_SUCCESS && rv != APR_INCOMPLETE) {
-            break;
+    apr_pool_cleanup_register(p, st, mt_store_close, apr_pool_cleanup_null);
+    fd = openat(st->fd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+    if (fd < 0 || !(dir = fdopendir(fd))) {
+        st->error = apr_psprintf(p, "TackStore %s: cannot read directory: %s",
+                                 st->path, strerror(errno));
+        if (fd >= 0) {
+            close(fd);
         }
-        if (fi.name && tack_store_name_ok(fi.name)) {
+        return;
+    }
+    while ((de = readdir(dir))) {
+        struct stat sb;
+
+        if (tack_store_name_ok(de->d_name)) {
             mt_store_entry_t *e = apr_array_push(names);
 
-            e->name = apr_pstrdup(p, fi.name);
-            e->is_link = fi.filetype == APR_LNK;
+            e->name = apr_pstrdup(p, de->d_name);
+            /* the entry itself, not where a link leads: a symbolic link
+             * is not followed (mt_store_file) */
+            e->is_link =
+                de->d_type == DT_LNK ||
+                (de->d_type == DT_UNKNOWN &&
+                 fstatat(st->fd, de->d_name, &sb, AT_SYMLINK_NOFOLLOW) == 0 &&
+                 S_ISLNK(sb.st_mode));
         }
     }
-    apr_dir_close(dir);
+    closedir(dir);
     if (names->nelts > 1) {
         qsort(names->elts, (size_t)names->nelts, sizeof(mt_store_entry_t),
               mt_entry_cmp);
     }
     for (i = 0; i < names->nelts; i++) {
         const mt_store_entry_t *e = &APR_ARRAY_IDX(names, i, mt_store_entry_t);
+        mt_store_read_t *r = apr_array_push(st->read);
         mt_file_t *f = apr_pcalloc(p, sizeof(*f));
-        int expired;
 
         f->s = s;
         f->kind = "TackStore";
         f->store = st;
         f->where = st->where;
         f->server_level = 1;
+        f->name = e->name;
         f->path = apr_pstrcat(p, st->path, "/", e->name, NULL);
-        f->error = mt_store_file(p, f, e->is_link, &expired);
+        f->error = mt_store_file(p, f, e->is_link, &r->expired);
+        r->f = f;
+    }
+}
+
+/* mt_store_owner_uid looks TackStoreOwner up once: its uid in |*uid| and 1,
+ * or 0 when it is not set or not known. */
+static int mt_store_owner_uid(uid_t *uid)
+{
+    const char *owner = mt_conf_get(ap_server_conf)->store_owner;
+    struct passwd *pw = owner ? getpwnam(owner) : NULL;
+
+    if (pw) {
+        *uid = pw->pw_uid;
+    }
+    return pw != NULL;
+}
+
+/* mt_store_foreign returns why the store file |f|, owned by another user
+ * than root and TackStoreOwner, is not served, with what fixes it: not a
+ * chown, which would serve what that user put there. */
+static const char *mt_store_foreign(apr_pool_t *p, const mt_file_t *f)
+{
+    const char *owner = mt_conf_get(ap_server_conf)->store_owner;
+    struct passwd *who = getpwuid(f->uid);
+    const char *name = who ? who->pw_name : "an unknown user";
+
+    return apr_psprintf(
+        p,
+        "TackStore %s: owned by %s (uid %ld), not by root%s (whoever owns a "
+        "store file decides what pinned clients must accept): remove it, or "
+        "sign it again as root%s (" TACK_PROG " sign -o %s/, or "
+        "TackSigningKey); a chown would serve what %s put there",
+        f->path, name, (long)f->uid,
+        owner ? apr_pstrcat(p, " or TackStoreOwner ", owner, NULL) : "",
+        owner ? apr_pstrcat(p, " or ", owner, NULL) : "", f->store->path, name);
+}
+
+void mt_store_ready(mt_store_t *st)
+{
+    apr_pool_t *p = st->pool;
+    time_t now = time(NULL);
+    uid_t owner_uid = 0;
+    int i, k, has_owner;
+
+    if (st->ready || !st->loaded || st->error) {
+        return;
+    }
+    st->ready = 1;
+    has_owner = mt_store_owner_uid(&owner_uid);
+    for (i = 0; i < st->read->nelts; i++) {
+        mt_store_read_t *r = &APR_ARRAY_IDX(st->read, i, mt_store_read_t);
+        mt_file_t *f = r->f;
+
+        if (f->stat_known && f->uid != 0 &&
+            !(has_owner && f->uid == owner_uid)) {
+            /* the same judgement under -t and at a start: whoever planted
+             * it is not served (before, a start served it with a warning) */
+            f->error = mt_store_foreign(p, f);
+            f->nitems = 0;
+            APR_ARRAY_PUSH(st->foreign, mt_file_t *) = f;
+            continue;
+        }
         if (f->error) {
-            if (expired && f->nitems > 0) {
+            if (r->expired && f->nitems > 0) {
                 f->expired = f->nitems;
                 if (!st->expired_by_hash) {
                     st->expired_by_hash = apr_hash_make(p);
@@ -170,7 +308,7 @@ static void mt_store_load(apr_pool_t *p, server_rec *s, mt_store_t *st)
                              TACK_HASH_LEN, &f->items[0]);
             }
             f->nitems = 0;
-            APR_ARRAY_PUSH(expired ? st->expired : st->bad, mt_file_t *) = f;
+            APR_ARRAY_PUSH(r->expired ? st->expired : st->bad, mt_file_t *) = f;
             continue;
         }
         APR_ARRAY_PUSH(st->files, mt_file_t *) = f;
@@ -181,6 +319,21 @@ static void mt_store_load(apr_pool_t *p, server_rec *s, mt_store_t *st)
         }
     }
     st->nfiles = st->files->nelts;
+}
+
+int mt_store_has(const mt_store_t *st, const char *name)
+{
+    struct stat sb;
+
+    return st->fd >= 0 && fstatat(st->fd, name, &sb, AT_SYMLINK_NOFOLLOW) == 0;
+}
+
+void mt_store_sync(const mt_store_t *st)
+{
+    if (st->fd >= 0) {
+        fsync(st->fd);
+        syncfs(st->fd);
+    }
 }
 
 /* mt_store_get returns the store for directory |path|, reading it the
@@ -201,6 +354,10 @@ mt_store_t *mt_store_get(cmd_parms *cmd, const char *path)
         return st;
     }
     st = apr_pcalloc(p, sizeof(*st));
+    st->fd = -1;
+    st->pool = p;
+    st->read = apr_array_make(p, 64, sizeof(mt_store_read_t));
+    st->foreign = apr_array_make(p, 1, sizeof(mt_file_t *));
     st->path = path;
     st->where = mt_where(cmd);
     st->by_hash = apr_hash_make(p);
@@ -220,87 +377,107 @@ mt_store_t *mt_store_get(cmd_parms *cmd, const char *path)
     return st;
 }
 
-/* mt_store_untrusted returns why the store directory or file |path| is
- * not to be trusted, with the command that fixes it, or NULL.  Whoever can
- * write a store decides what pinned clients must accept: a TACK dropped in
- * under another key is served with pin activation.  Trusted: owned by root
- * or by TackStoreOwner (|owner_uid|, NULL when not set or unknown), and
- * writable by its owner only. */
+/* mt_store_untrusted returns why the store directory or file |path|, of
+ * status |sb|, is not to be trusted, with the command that fixes it, or
+ * NULL.  Whoever can write a store decides what pinned clients must
+ * accept: a TACK dropped in under another key is served with pin
+ * activation.  Trusted: owned by root or by TackStoreOwner (|owner_uid|,
+ * NULL when not set or unknown), and writable by its owner only.  (A file
+ * of another owner is never served: mt_store_ready.) */
 static const char *mt_store_untrusted(apr_pool_t *p, const char *path,
-                                      int is_dir, const uid_t *owner_uid)
+                                      const struct stat *sb,
+                                      const uid_t *owner_uid)
 {
     const char *owner = mt_conf_get(ap_server_conf)->store_owner;
-    struct stat sb;
 
-    if (lstat(path, &sb) != 0) {
-        return NULL;
-    }
-    if (sb.st_uid != 0 && !(owner_uid && sb.st_uid == *owner_uid)) {
-        struct passwd *who = getpwuid(sb.st_uid);
+    if (sb->st_uid != 0 && !(owner_uid && sb->st_uid == *owner_uid)) {
+        struct passwd *who = getpwuid(sb->st_uid);
 
-        return apr_psprintf(p,
-                            "TackStore %s: owned by %s (uid %ld), not by root%s "
-                            "(whoever owns it decides what pinned clients "
-                            "must accept): chown %s%s %s",
-                            path, who ? who->pw_name : "an unknown user",
-                            (long)sb.st_uid,
-                            owner ? apr_pstrcat(p, " or TackStoreOwner ", owner,
-                                                NULL)
-                                  : "",
-                            owner ? owner : "root", is_dir ? " -R" : "", path);
+        /* the directory alone: a chown -R would bless the files that user
+         * put in it, which are not served */
+        return apr_psprintf(
+            p,
+            "TackStore %s: owned by %s (uid %ld), not by root%s "
+            "(whoever owns it decides what pinned clients "
+            "must accept): chown %s %s, and remove or sign "
+            "again any file in it you did not sign",
+            path, who ? who->pw_name : "an unknown user", (long)sb->st_uid,
+            owner ? apr_pstrcat(p, " or TackStoreOwner ", owner, NULL) : "",
+            owner ? owner : "root", path);
     }
-    if (sb.st_mode & (S_IWGRP | S_IWOTH)) {
-        return apr_psprintf(p,
-                            "TackStore %s: writable by %s (whoever can write "
-                            "it decides what pinned clients must accept): "
-                            "chmod go-w %s",
-                            path, sb.st_mode & S_IWOTH ? "everyone" : "its group",
-                            path);
+    if (sb->st_mode & (S_IWGRP | S_IWOTH)) {
+        return apr_psprintf(
+            p,
+            "TackStore %s: writable by %s (whoever can write "
+            "it decides what pinned clients must accept): "
+            "chmod go-w %s",
+            path, sb->st_mode & S_IWOTH ? "everyone" : "its group", path);
     }
     return NULL;
 }
 
-/* mt_store_check_trust fills |st|->untrusted: the directory, then the
- * first of its served files that is not trusted and how many are not.
- * Judged when reported, after the whole configuration is read (TackStoreOwner
- * may come after TackStore). */
-static void mt_store_check_trust(apr_pool_t *p, mt_store_t *st)
+/* mt_store_first_untrusted returns the first of |files| (mt_file_t *)
+ * that is not trusted and how many are not, or NULL: for |foreign| files
+ * (of another owner, mt_store_ready's) their reason, else
+ * mt_store_untrusted's on their owner and mode. */
+static const char *mt_store_first_untrusted(apr_pool_t *p,
+                                            const apr_array_header_t *files,
+                                            const uid_t *ou, int foreign)
 {
-    const char *owner = mt_conf_get(ap_server_conf)->store_owner, *why,
-               *first = NULL;
-    /* Looked up once: a store of 10,000 files would read the user database
-     * 10,000 times. */
-    struct passwd *pw = owner ? getpwnam(owner) : NULL;
-    uid_t owner_uid = pw ? pw->pw_uid : 0;
-    const uid_t *ou = pw ? &owner_uid : NULL;
+    const char *first = NULL;
     int i, n = 0;
 
-    why = mt_store_untrusted(p, st->path, 1, ou);
+    for (i = 0; i < files->nelts; i++) {
+        const mt_file_t *f = APR_ARRAY_IDX(files, i, mt_file_t *);
+        const char *w = NULL;
+        struct stat sb;
 
-    st->untrusted = apr_array_make(p, 2, sizeof(const char *));
-    if (why) {
-        APR_ARRAY_PUSH(st->untrusted, const char *) = why;
-    }
-    for (i = 0; i < st->files->nelts; i++) {
-        const char *w = mt_store_untrusted(
-            p, APR_ARRAY_IDX(st->files, i, mt_file_t *)->path, 0, ou);
-
+        if (foreign) {
+            w = f->error;
+        } else if (f->stat_known) {
+            memset(&sb, 0, sizeof(sb));
+            sb.st_uid = f->uid;
+            sb.st_mode = f->mode;
+            w = mt_store_untrusted(p, f->path, &sb, ou);
+        }
         if (w) {
             first = first ? first : w;
             n++;
         }
     }
-    if (n == 1) {
-        APR_ARRAY_PUSH(st->untrusted, const char *) = first;
-    } else if (n > 1) {
-        APR_ARRAY_PUSH(st->untrusted, const char *) =
-            apr_psprintf(p, "%s; and %d more files of it", first, n - 1);
+    return n > 1 ? apr_psprintf(p, "%s; and %d more files of it", first, n - 1)
+                 : first;
+}
+
+/* mt_store_check_trust fills |st|->untrusted: the directory (its
+ * descriptor: what is read and written), then the first of its served
+ * files that is not trusted and how many are not.  Judged when reported,
+ * after the whole configuration is read (TackStoreOwner may come after
+ * TackStore).  The files of another owner, not served, are reported
+ * apart (mt_store_report_trust). */
+static void mt_store_check_trust(apr_pool_t *p, mt_store_t *st)
+{
+    uid_t owner_uid = 0;
+    const uid_t *ou = mt_store_owner_uid(&owner_uid) ? &owner_uid : NULL;
+    const char *why = NULL;
+    struct stat sb;
+
+    if (st->fd >= 0 && fstat(st->fd, &sb) == 0) {
+        why = mt_store_untrusted(p, st->path, &sb, ou);
+    }
+    st->untrusted = apr_array_make(p, 2, sizeof(const char *));
+    if (why) {
+        APR_ARRAY_PUSH(st->untrusted, const char *) = why;
+    }
+    if ((why = mt_store_first_untrusted(p, st->files, ou, 0))) {
+        APR_ARRAY_PUSH(st->untrusted, const char *) = why;
     }
 }
 
 /* mt_store_report_trust logs what of |st| is not trusted: under -t an
  * error each (the configuration is refused), at a start a warning each
- * (its TACKs are served: pinned clients need them).  Returns the number of
+ * (its TACKs are served: pinned clients need them), but an error for its
+ * files of another owner, which are not served.  Returns the number of
  * problems. */
 static int mt_store_report_trust(server_rec *s_main, mt_store_t *st)
 {
@@ -308,6 +485,7 @@ static int mt_store_report_trust(server_rec *s_main, mt_store_t *st)
     const char *owner = mt_conf_get(ap_server_conf)->store_owner;
     struct passwd *pw = owner ? getpwnam(owner) : NULL;
     int strict = mt_strict(), problems = 0, j;
+    const char *why;
 
     mt_store_check_trust(p, st);
     if (pw && pw->pw_uid == ap_unixd_config.user_id) {
@@ -317,6 +495,18 @@ static int mt_store_report_trust(server_rec *s_main, mt_store_t *st)
             "any request handler could write the store; name the user the "
             "hooks sign as",
             owner);
+    }
+    /* the files of another owner: an error in both modes, as neither
+     * serves them (under -t with the rest, below) */
+    if ((why = mt_store_first_untrusted(p, st->foreign, NULL, 1))) {
+        if (strict) {
+            APR_ARRAY_PUSH(st->untrusted, const char *) = why;
+        } else {
+            ap_log_error(APLOG_MARK, APLOG_ERR, 0, s_main,
+                         "TACK00121: %s (TackStore at " TACK_WHERE_FMT
+                         "); not served",
+                         why, TACK_WHERE(st->where));
+        }
     }
     for (j = 0; j < st->untrusted->nelts; j++) {
         const char *w = APR_ARRAY_IDX(st->untrusted, j, const char *);
@@ -459,6 +649,8 @@ int mt_store_log(server_rec *s_main, int report_unmatched)
         mt_store_t *st = APR_ARRAY_IDX(mt_store_list, i, mt_store_t *);
         int unmatched = 0;
 
+        mt_store_ready(st); /* a store no vhost looked up */
+
         if (st->error) {
             /* Under -t the directive has already failed with it. */
             problems++;
@@ -504,6 +696,9 @@ const char *mt_store_write(apr_pool_t *p, const mt_store_t *store, X509 *x509,
                             tack_status_str(st));
     }
     *path = apr_pstrcat(p, store->path, "/", name, NULL);
+    if (store->fd < 0) {
+        return "the store's directory is not open";
+    }
     tack_encode(tack, raw);
     if (tack_store_header(head, sizeof(head), "mod_tack (TackSigningKey)",
                           apr_time_sec(apr_time_now())) != TACK_OK ||
@@ -514,7 +709,9 @@ const char *mt_store_write(apr_pool_t *p, const mt_store_t *store, X509 *x509,
     }
     text = apr_pstrcat(p, head, pem, NULL);
     free(pem);
-    st = tack_file_replace(*path, text, strlen(text), 0644, 0);
+    /* relative to the directory opened at the start: a store its parent's
+     * owner has since swapped for a link elsewhere is not followed */
+    st = tack_file_replace_at(store->fd, name, text, strlen(text), 0644, 0);
     if (st != TACK_OK) {
         return apr_psprintf(p, "cannot write %s: %s", *path,
                             st == TACK_ERR_IO ? strerror(errno)
@@ -543,7 +740,8 @@ static int mt_store_remove(server_rec *s, const mt_item_t *old,
     if (old->file->removed) {
         return 0;
     }
-    if (unlink(old->file->path) != 0) {
+    if (!old->file->store || old->file->store->fd < 0 ||
+        unlinkat(old->file->store->fd, old->file->name, 0) != 0) {
         ap_log_error(APLOG_MARK, APLOG_WARNING, errno, s,
                      "TACK00071: TackStore file %s cannot be removed; %s "
                      "replaces it (the same certificate, the same TACK key, "

@@ -5,8 +5,9 @@
  * (generation, expiry, target hash), fingerprints, SPKI hashes, and the
  * draft-00 / draft-02 extension bodies.
  *
- * Keys and ECDSA signatures live in tack_key.c, PEM and file reading in
- * tack_pem.c, the key-file format in tack_keyfile.c.  Wire parsing goes
+ * Keys and ECDSA signatures live in tack_key.c, PEM in tack_pem.c, file
+ * reading and writing in tack_file.c, the key-file format in
+ * tack_keyfile.c.  Wire parsing goes
  * through the cursor in tack_cbs.h only.
  */
 #include "tack_ext.h"

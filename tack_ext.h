@@ -25,6 +25,7 @@
 #define TACK_EXT_H
 
 #include <stddef.h>
+#include <sys/stat.h>
 #include <sys/types.h>
 #include <stdint.h>
 #include <time.h>
@@ -441,7 +442,7 @@ void tack_pem_free(tack_pem_t *pem);
 tack_status_t tack_pem_encode(char **out, size_t *out_len, const char *label,
                               const uint8_t *in, size_t in_len);
 
-/* ---- Files ---------------------------------------------------------------- */
+/* ---- Files (tack_file.c) ------------------------------------------------ */
 
 /* tack_file_read reads the whole of |path| into a malloc'd buffer (free with
  * free(); a NUL is appended but not counted in |*out_len|).  No file name
@@ -458,6 +459,33 @@ tack_status_t tack_pem_encode(char **out, size_t *out_len, const char *label,
 tack_status_t tack_file_read(const char *path, size_t max_len, char **out,
                              size_t *out_len);
 
+/* tack_file_read_at reads the whole of the file |name| of the directory
+ * |dirfd| (or a path relative to it; AT_FDCWD for the working directory),
+ * like tack_file_read, for a directory another user can write: the entry
+ * itself is judged (fstatat, AT_SYMLINK_NOFOLLOW) before it is opened, and
+ * opened with O_NOFOLLOW|O_NONBLOCK, then judged again on its descriptor,
+ * so that nothing swapped in between (a symbolic link to a device, a FIFO)
+ * is followed or can block.  A symbolic link is TACK_ERR_NOT_REGULAR_FILE
+ * with errno ELOOP; the other returns are tack_file_read's.  When |sb| is
+ * not NULL it gets the entry's status (the opened file's once opened:
+ * its owner and mode are those of the bytes read), also on failure when
+ * the entry could be looked at. */
+tack_status_t tack_file_read_at(int dirfd, const char *name, size_t max_len,
+                                char **out, size_t *out_len, struct stat *sb);
+
+/* tack_dir_open opens the directory |path| (absolute) for reading and
+ * returns its descriptor (O_CLOEXEC; the caller closes it), or -1 with
+ * errno set.  It is walked one component at a time, each opened relative
+ * to the one before with O_NOFOLLOW: the directory itself is never a
+ * symbolic link, and a link on the way is followed only when it sits in a
+ * directory only root can change (owned by root, writable by no group and
+ * no one else), where no one but root could have put it.  Any other link
+ * is ELOOP, and its path (as walked) is written into |link| (|link_len|
+ * bytes; may be NULL).  What is then done relative to the descriptor
+ * (openat, renameat, unlinkat) stays in that directory, whatever is later
+ * renamed or swapped along |path|. */
+int tack_dir_open(const char *path, char *link, size_t link_len);
+
 /* tack_file_write_temp writes |len| bytes at |data| into a new file beside
  * |path|, named ".BASENAME.XXXXXX" (hidden: a TackStore never reads it),
  * created by mkstemp (O_CREAT|O_EXCL: no name that exists, and so no
@@ -470,6 +498,13 @@ tack_status_t tack_file_read(const char *path, size_t max_len, char **out,
 tack_status_t tack_file_write_temp(const char *path, const void *data,
                                    size_t len, mode_t mode, int sync,
                                    char **tmp);
+
+/* tack_file_write_temp_at is tack_file_write_temp for |path| relative to
+ * the directory |dirfd| (tack_dir_open's; AT_FDCWD: the working
+ * directory): the file is created there, and |*tmp| is relative to it. */
+tack_status_t tack_file_write_temp_at(int dirfd, const char *path,
+                                      const void *data, size_t len,
+                                      mode_t mode, int sync, char **tmp);
 
 /* tack_file_commit puts the temporary file |tmp| (tack_file_write_temp's)
  * in place as |path|, whole: with |replace|, rename(2) over whatever is
@@ -484,6 +519,11 @@ tack_status_t tack_file_write_temp(const char *path, const void *data,
 tack_status_t tack_file_commit(const char *tmp, const char *path,
                                int replace);
 
+/* tack_file_commit_at is tack_file_commit with |tmp| and |path| relative to
+ * the directory |dirfd| (renameat, linkat, unlinkat). */
+tack_status_t tack_file_commit_at(int dirfd, const char *tmp, const char *path,
+                                  int replace);
+
 /* tack_file_replace replaces |path| atomically with |len| bytes at |data|:
  * tack_file_write_temp, then rename over |path| (tack_file_commit: a reader
  * sees the old file or the new one, whole), then, when |sync|, fsync of the
@@ -494,6 +534,15 @@ tack_status_t tack_file_commit(const char *tmp, const char *path,
  * removed), or TACK_ERR_NOMEM. */
 tack_status_t tack_file_replace(const char *path, const void *data,
                                 size_t len, mode_t mode, int sync);
+
+/* tack_file_replace_at is tack_file_replace for |path| relative to the
+ * directory |dirfd| (tack_dir_open's; AT_FDCWD: the working directory):
+ * the temporary file, the rename and, when |sync|, the fsync are all of
+ * that directory (|dirfd| itself is synced when |path| is a plain name),
+ * whatever has been renamed or swapped since it was opened. */
+tack_status_t tack_file_replace_at(int dirfd, const char *path,
+                                   const void *data, size_t len, mode_t mode,
+                                   int sync);
 
 /* tack_file_sync_fs makes every file written so far on the file system of
  * the directory |dir| durable with one syncfs(2), for a writer of many

@@ -58,7 +58,7 @@
 #define TACK_PK11_ATTR_SIZE 1024
 /* The longest PIN a pin-source file may hold (PKCS#11 has no limit;
  * tokens take far less). */
-#define TACK_PK11_PIN_SIZE 256
+#define TACK_PK11_PIN_SIZE TACK_PKCS11_PIN_SIZE
 /* The most attributes a URI may have: RFC 7512 defines 17. */
 #define TACK_PK11_MAX_ATTRS 32
 
@@ -805,6 +805,19 @@ static int tack_pk11_pin_cb(char *buf, int size, int rwflag, void *u)
     return (int)pin->pin_len;
 }
 
+/* tack_pk11_source_path returns the file a pin-source names ("file:" and
+ * "file://" taken off), as messages name it. */
+static const char *tack_pk11_source_path(const char *source)
+{
+    if (strncmp(source, "file:", 5) == 0) {
+        source += 5;
+        if (strncmp(source, "//", 2) == 0) {
+            source += 2;
+        }
+    }
+    return source;
+}
+
 /* tack_pk11_pin_source reads the PIN of a pin-source (RFC 7512: a file,
  * "file:" or a path; its first line, tack_password_line's) into |out|
  * (|out_size| bytes) and |out_len|. */
@@ -813,9 +826,9 @@ static tack_status_t tack_pk11_pin_source(const char *source, char *out,
                                           char *err, size_t err_len)
 {
     const char *path = source;
-    FILE *f;
-    size_t n;
-    int too_long;
+    tack_status_t st;
+    char *text = NULL;
+    size_t n = 0;
 
     if (strncmp(path, "file:", 5) == 0) {
         path += 5;
@@ -830,20 +843,25 @@ static tack_status_t tack_pk11_pin_source(const char *source, char *out,
                               "(file:/path or /path)",
                               source);
     }
-    if ((f = fopen(path, "r")) == NULL) {
-        return tack_pk11_fail(err, err_len, TACK_ERR_TOKEN,
-                              "pin-source %s: %s", path, strerror(errno));
-    }
-    n = fread(out, 1, out_size - 1, f);
-    too_long = n == out_size - 1;
-    fclose(f);
-    out[n] = '\0';
-    if (too_long) {
-        OPENSSL_cleanse(out, out_size);
+    /* Read as a TackFile is (tack_file_read): a regular file only, never a
+     * FIFO that would block the signer or the tool for good, nor a
+     * pseudo-file (/proc/kmsg), nor more than the PIN's room.  Its buffer
+     * is allocated once at that size, and wiped. */
+    st = tack_file_read(path, out_size - 2, &text, &n);
+    if (st == TACK_ERR_FILE_TOO_LARGE) {
         return tack_pk11_fail(err, err_len, TACK_ERR_TOKEN,
                               "pin-source %s: longer than %zu bytes", path,
-                              out_size - 1);
+                              out_size - 2);
     }
+    if (st != TACK_OK) {
+        return tack_pk11_fail(err, err_len, TACK_ERR_TOKEN,
+                              "pin-source %s: %s", path,
+                              st == TACK_ERR_IO ? strerror(errno)
+                                                : tack_status_str(st));
+    }
+    memcpy(out, text, n + 1);
+    OPENSSL_cleanse(text, n);
+    free(text);
     /* The first line, as every password source of mod_tack reads it. */
     *out_len = tack_password_line(out, n);
     OPENSSL_cleanse(out + *out_len, out_size - *out_len);
@@ -857,6 +875,45 @@ static tack_status_t tack_pk11_pin_source(const char *source, char *out,
                               path);
     }
     return TACK_OK;
+}
+
+tack_status_t tack_pkcs11_uri_pin(const char *uri, char *out, size_t out_size,
+                                  size_t *out_len, char *err, size_t err_len)
+{
+    tack_pk11_uri_t *u;
+    tack_status_t st = TACK_OK;
+    size_t n;
+
+    if (err != NULL && err_len > 0) {
+        err[0] = '\0';
+    }
+    if (out == NULL || out_len == NULL || out_size < TACK_PK11_PIN_SIZE) {
+        return tack_pk11_fail(err, err_len, TACK_ERR_INVALID_ARG,
+                              "no room for the PIN");
+    }
+    *out_len = 0;
+    if ((u = OPENSSL_zalloc(sizeof(*u))) == NULL) {
+        return tack_pk11_fail(err, err_len, TACK_ERR_NOMEM, "out of memory");
+    }
+    if ((st = tack_pk11_uri_parse(uri, u, err, err_len)) != TACK_OK) {
+        goto done;
+    }
+    if (u->has_pin_value) {
+        n = strlen(u->pin_value);
+        memcpy(out, u->pin_value, n);
+        *out_len = n;
+    } else if (u->pin_source[0] != '\0') {
+        st = tack_pk11_pin_source(u->pin_source, out, out_size, out_len, err,
+                                  err_len);
+    } else {
+        st = tack_pk11_fail(err, err_len, TACK_ERR_INVALID_ARG,
+                            "the URI carries no PIN");
+    }
+done:
+    tack_pk11_uri_wipe(u);
+    OPENSSL_free(u);
+    ERR_clear_error();
+    return st;
 }
 
 /* ---- The token probe (PKCS#11 v2.40, section 5) ------------------------ */
@@ -1611,6 +1668,24 @@ static tack_status_t tack_pk11_load(const char *uri, const char *pin,
         given.pin = pin;
         given.pin_len = pin_len;
     }
+    /* An empty PIN is a mistake of its source (an empty file, a program
+     * that printed nothing useful): sent, it would count as a wrong PIN
+     * towards the token's lock.  Refused before any login. */
+    if (given.pin != NULL && given.pin_len == 0) {
+        if (u->has_pin_value) {
+            st = tack_pk11_fail(err, err_len, TACK_ERR_INVALID_ARG,
+                                "pin-value is empty; not sent to the token");
+        } else if (u->pin_source[0] != '\0') {
+            st = tack_pk11_fail(err, err_len, TACK_ERR_INVALID_ARG,
+                                "pin-source %s: the PIN is empty (an empty "
+                                "first line); not sent to the token",
+                                tack_pk11_source_path(u->pin_source));
+        } else {
+            st = tack_pk11_fail(err, err_len, TACK_ERR_INVALID_ARG,
+                                "the PIN is empty; not sent to the token");
+        }
+        goto done;
+    }
     if ((st = tack_pk11_module(u, module, sizeof(module), err, err_len)) !=
         TACK_OK) {
         goto done;
@@ -1685,14 +1760,30 @@ static tack_status_t tack_pk11_load_quiet(const char *uri, const char *pin,
     return st;
 }
 
+int tack_pkcs11_env_module(char *value, size_t value_len)
+{
+    const char *env = getenv(TACK_PKCS11_ENV_MODULE);
+    int set = env != NULL && env[0] != '\0';
+
+    if (set && value_len > 0) {
+        snprintf(value, value_len, "%s", env);
+    }
+    if (env != NULL) {
+        unsetenv(TACK_PKCS11_ENV_MODULE);
+    }
+    return set;
+}
+
 tack_status_t tack_pkcs11_load(const char *uri, const char *pin, size_t pin_len,
                                EVP_PKEY **out, char *err, size_t err_len)
 {
+    tack_pkcs11_env_module(NULL, 0); /* before the provider reads it */
     return tack_pk11_load_quiet(uri, pin, pin_len, 1, out, err, err_len);
 }
 
 tack_status_t tack_pkcs11_load_public(const char *uri, EVP_PKEY **out,
                                       char *err, size_t err_len)
 {
+    tack_pkcs11_env_module(NULL, 0);
     return tack_pk11_load_quiet(uri, NULL, 0, 0, out, err, err_len);
 }

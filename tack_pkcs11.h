@@ -40,6 +40,17 @@ int tack_key_is_uri(const char *spec);
  * not ask for one. */
 int tack_pkcs11_uri_has_pin(const char *uri);
 
+/* tack_pkcs11_uri_pin copies the PIN |uri| carries (its pin-value, or the
+ * first line of its pin-source file, read as tack_pkcs11_load reads it)
+ * into |out| (|out_size| bytes, at least TACK_PKCS11_PIN_SIZE) and sets
+ * |out_len|: for a caller that must know which PIN a load will send (the
+ * module's memory of refused PINs).  Returns TACK_OK, or an error with
+ * the reason in |err| (TACK_ERR_INVALID_ARG when the URI carries no PIN).
+ * The caller wipes |out| (OPENSSL_cleanse). */
+#define TACK_PKCS11_PIN_SIZE 256
+tack_status_t tack_pkcs11_uri_pin(const char *uri, char *out, size_t out_size,
+                                  size_t *out_len, char *err, size_t err_len);
+
 /* tack_pkcs11_uri_check checks |uri| against RFC 7512: attributes known
  * (or a vendor's "x-"), each once, in the part it belongs to (token,
  * object, type, id, ... in the path; module-path, module-name, pin-value,
@@ -122,7 +133,11 @@ OSSL_LIB_CTX *tack_pkcs11_libctx(const EVP_PKEY *key);
  *   TACK_ERR_KEY_MISMATCH   the token's public key is not its private key's
  *   TACK_ERR_INVALID_ARG    NULL arguments, a URI that is not "pkcs11:" or
  *                           that tack_pkcs11_uri_check refuses, a PIN with
- *                           a NUL in it, a pin-source that is not a file
+ *                           a NUL in it, a pin-source that is not a file,
+ *                           an empty PIN (whatever its source: "the PIN is
+ *                           empty", "pin-source PATH: the PIN is empty";
+ *                           refused before any login, which would count
+ *                           against the token's lock)
  *   TACK_ERR_CRYPTO, TACK_ERR_NOMEM  anything else, with OpenSSL's reason
  * Every copy of the PIN made here is wiped (OPENSSL_cleanse); the caller
  * wipes |pin|. */
@@ -135,6 +150,23 @@ tack_status_t tack_pkcs11_load(const char *uri, const char *pin, size_t pin_len,
  * tack_pkcs11_load.  Such a key cannot sign. */
 tack_status_t tack_pkcs11_load_public(const char *uri, EVP_PKEY **out,
                                       char *err, size_t err_len);
+
+/* The environment variable with which pkcs11-provider (provider.c,
+ * p11prov_module_new) lets any value override the module its configuration
+ * names: the URI's module-path or module-name, or p11-kit's proxy. */
+#define TACK_PKCS11_ENV_MODULE "PKCS11_PROVIDER_MODULE"
+
+/* tack_pkcs11_env_module unsets TACK_PKCS11_ENV_MODULE in this process, so
+ * that the URI alone chooses the PKCS#11 module (with the variable set, the
+ * provider loaded it whatever the URI said: another module's key under the
+ * same label).  Returns 1 when it was set to a value the provider would
+ * have used (not empty), that value copied into |value| (|value_len|
+ * bytes, NUL-terminated, cut when longer) for the caller's warning; 0
+ * when it was not.  tack_pkcs11_load and tack_pkcs11_load_public call it
+ * too, before the provider is loaded; a caller calls it first to say so.
+ * It changes the process's environment: call it where no other thread
+ * reads the environment (the tool, a signer process). */
+int tack_pkcs11_env_module(char *value, size_t value_len);
 
 #ifdef __cplusplus
 }

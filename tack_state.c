@@ -228,6 +228,69 @@ tack_status_t tack_state_add(tack_state_t *st, const char *id,
     return TACK_OK;
 }
 
+long tack_state_pins_until(const tack_state_key_t *m, long now)
+{
+    long last = m->serving ? now : m->last_served;
+    long span;
+
+    if (last > now) {
+        last = now; /* confirmed at the latest now */
+    }
+    span =
+        m->first_seen > last ? TACK_STATE_PIN_MAX_SECS : last - m->first_seen;
+    if (span > TACK_STATE_PIN_MAX_SECS) {
+        span = TACK_STATE_PIN_MAX_SECS;
+    }
+    return last + span;
+}
+
+long tack_state_ahead(const tack_state_t *st, long now)
+{
+    long latest = st->written;
+    size_t i, j;
+
+    for (i = 0; i < st->n; i++) {
+        for (j = 0; st->entries[i].ok && j < st->entries[i].nkeys; j++) {
+            const tack_state_key_t *m = &st->entries[i].keys[j];
+
+            if (m->first_seen > latest) {
+                latest = m->first_seen;
+            }
+            if (m->last_served > latest) {
+                latest = m->last_served;
+            }
+        }
+    }
+    return latest > now + TACK_STATE_CLOCK_SLACK_SECS ? latest : 0;
+}
+
+size_t tack_state_redate(tack_state_t *st, long now)
+{
+    size_t i, j, changed = 0;
+
+    for (i = 0; i < st->n; i++) {
+        for (j = 0; st->entries[i].ok && j < st->entries[i].nkeys; j++) {
+            tack_state_key_t *m = &st->entries[i].keys[j];
+            int moved = 0;
+
+            if (m->last_served > now) {
+                m->last_served = now;
+                moved = 1;
+            }
+            if (m->first_seen > now) {
+                m->first_seen = m->last_served - TACK_STATE_PIN_MAX_SECS;
+                moved = 1;
+            }
+            changed += (size_t)moved;
+            m->pins_until = tack_state_pins_until(m, now);
+        }
+    }
+    if (st->written > now) {
+        st->written = now;
+    }
+    return changed;
+}
+
 /* tack_state_key_json returns one key as the file holds it. */
 static json_t *tack_state_key_json(const tack_state_key_t *m)
 {

@@ -82,6 +82,40 @@ char *tack_state_dump(const tack_state_t *st);
 
 void tack_state_free(tack_state_t *st);
 
+/* The longest a client's pin lives past its last confirmation (draft-00
+ * section 5: MIN(30 days, how long the key had been seen)). */
+#define TACK_STATE_PIN_MAX_SECS (30L * 24 * 60 * 60)
+
+/* tack_state_pins_until returns until when (seconds since the epoch) a
+ * client's pin on |m| can be active, judged at the clock |now|: the last
+ * confirmation (|now| while |m| is served) plus MIN(30 days, how long the
+ * key had been seen then).  A time the memory holds later than |now| was
+ * written under a clock that ran ahead (or the clock is behind now); every
+ * write happened by now, so a last confirmation later than |now| counts as
+ * |now|, and a first sight later than the last confirmation is unknown and
+ * counts as the longest span: never a shorter pin than clients can hold. */
+long tack_state_pins_until(const tack_state_key_t *m, long now);
+
+/* How far ahead of the clock a state file's times may be without being
+ * "ahead": NTP steps a clock back by seconds, a VM's by a few minutes, and
+ * such a file is judged at the clock (tack_state_pins_until) and rewritten
+ * as usual, without an error. */
+#define TACK_STATE_CLOCK_SLACK_SECS (5L * 60)
+
+/* tack_state_ahead returns the latest time |st| holds ("written", a key's
+ * first_seen or last_served) when it is more than
+ * TACK_STATE_CLOCK_SLACK_SECS later than |now|, or 0. */
+long tack_state_ahead(const tack_state_t *st, long now);
+
+/* tack_state_redate dates every time of |st| later than |now| back to
+ * |now|, for when the clock is right and the file was written while it ran
+ * ahead: a last confirmation later than |now| becomes |now|, and a first
+ * sight later than |now| becomes 30 days before the last confirmation,
+ * so that tack_state_pins_until gives the same answer at |now| as before,
+ * and "written" becomes |now| ("pins_until" is recomputed at |now|).
+ * Returns the number of keys changed. */
+size_t tack_state_redate(tack_state_t *st, long now);
+
 /* tack_state_id_ok says whether |id| has the shape of an entry's name
  * ("NAME:PORT TYPE": printable ASCII without quotes or backslashes,
  * bounded). */

@@ -218,16 +218,7 @@ write_vhosts() {
             esac
             ;;
         esac
-        awk -v n="$N" -v port=$PORT -v sd="$SD" 'BEGIN {
-            for (i = 1; i <= n; i++) {
-                name = sprintf("v%05d.bench.test", i)
-                printf "<VirtualHost 127.0.0.1:%d>\n    ServerName %s\n", port, name
-                printf "    SSLEngine on\n"
-                printf "    SSLCertificateFile %s/certs/%s.crt\n", sd, name
-                printf "    SSLCertificateKeyFile %s/certs/%s.key\n", sd, name
-                printf "</VirtualHost>\n"
-            }
-        }'
+        gen_vhosts "$N" "$PORT" "$SD"
     } > "$file"
 }
 

@@ -187,6 +187,22 @@ wait_ready() {
     fi
 }
 
+# gen_vhosts N PORT SD: N name-based SSL vhosts on 127.0.0.1:PORT,
+# v00001.bench.test on, with gencerts' certificates in SD/certs (the
+# configuration bench-signing.sh and restart-rss.sh measure).
+gen_vhosts() {
+    awk -v n="$1" -v port="$2" -v sd="$3" 'BEGIN {
+        for (i = 1; i <= n; i++) {
+            name = sprintf("v%05d.bench.test", i)
+            printf "<VirtualHost 127.0.0.1:%d>\n    ServerName %s\n", port, name
+            printf "    SSLEngine on\n"
+            printf "    SSLCertificateFile %s/certs/%s.crt\n", sd, name
+            printf "    SSLCertificateKeyFile %s/certs/%s.key\n", sd, name
+            printf "</VirtualHost>\n"
+        }
+    }'
+}
+
 # ---- keys, certificates, TACKs ---------------------------------------------
 
 # make_cert DIR NAME TYPE(ec|rsa): DIR/NAME.crt and DIR/NAME.key.

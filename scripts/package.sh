@@ -6,34 +6,73 @@
 # sources (tracked and new files, as git lists them: no build products) in
 # PKGDIR, and put the .debs, .changes and .buildinfo into DIST.  As root,
 # missing build dependencies are installed first (apt-get build-dep).
+#
+# Each Debian release gets a build of its own: the copy's debian/changelog
+# names this release and a version of its own, the committed one (the
+# version the tool reports) followed by ~debNu1: 0.1.0~deb12u1 on Debian 12
+# (bookworm), 0.1.0~deb13u1 on Debian 13 (trixie), which sorts above it, so
+# an upgrade of the system upgrades the package too (and both below the
+# committed 0.1.0).  Elsewhere (sid, or not Debian) the committed version,
+# distribution unstable, and a note says so.
+#
+# package.sh --version prints that version (the Makefile's PKG_VERSION);
+# TACK_OS_RELEASE=FILE reads FILE instead of /etc/os-release.
 set -eu
-pkgdir=${1:?usage: package.sh PKGDIR DIST}
-dist=${2:?usage: package.sh PKGDIR DIST}
 say() { echo "make package: $*" >&2; }
 
-version=$(sed -n '1s/^[^(]*(\([^)]*\)).*/\1/p' debian/changelog)
-[ -n "$version" ] || { say "no version in debian/changelog"; exit 1; }
+base=$(sed -n '1s/^[^(]*(\([^)]*\)).*/\1/p' debian/changelog)
+case $base in
+'') say "no version in debian/changelog"; exit 1 ;;
+*[-~]*) say "debian/changelog: $base: the committed version is the" \
+    "tool's, with no - (native) and no ~ (added per release)"; exit 1 ;;
+esac
+# This release, as /etc/os-release (a shell file by its definition) says.
+osr=${TACK_OS_RELEASE:-/etc/os-release}
+[ -r "$osr" ] || { say "cannot read $osr"; exit 1; }
+os_id=$(. "$osr" && echo "${ID:-}")
+os_version=$(. "$osr" && echo "${VERSION_ID:-}")
+os_codename=$(. "$osr" && echo "${VERSION_CODENAME:-}")
+case $os_id:$os_version:$os_codename in
+debian:[1-9]:?* | debian:[1-9][0-9]:?*)
+    version=$base~deb${os_version}u1 suite=$os_codename fallback= ;;
+*)
+    version=$base suite=unstable
+    fallback="$osr says ID=$os_id VERSION_ID=$os_version (not a numbered"
+    fallback="$fallback Debian release): the committed version, $version,"
+    fallback="$fallback distribution unstable; the Debian 12 and 13 builds"
+    fallback="$fallback are $base~deb12u1 and $base~deb13u1" ;;
+esac
+if [ "${1:-}" = --version ]; then
+    echo "$version"
+    exit 0
+fi
+pkgdir=${1:?usage: package.sh PKGDIR DIST}
+dist=${2:?usage: package.sh PKGDIR DIST}
+[ -z "$fallback" ] || say "note: $fallback"
+
 if ! git rev-parse --show-toplevel >/dev/null 2>&1; then
     say "needs a git checkout (it packages the files git lists)"
     exit 1
 fi
 
 # Build dependencies (debian/control), and the checkers make package-test
-# runs (lintian, autopkgtest): installed here as root, named otherwise.
+# runs (lintian, autopkgtest; logrotate: the cycle rotates tacktool's log):
+# installed here as root, named otherwise.
 if ! command -v dpkg-checkbuilddeps >/dev/null 2>&1 ||
     ! dpkg-checkbuilddeps >/dev/null 2>&1 ||
     ! command -v lintian >/dev/null 2>&1 ||
-    ! command -v autopkgtest >/dev/null 2>&1; then
+    ! command -v autopkgtest >/dev/null 2>&1 ||
+    ! command -v logrotate >/dev/null 2>&1; then
     if [ "$(id -u)" -ne 0 ]; then
         say "missing build dependencies; as root: apt-get update &&" \
-            "apt-get install -y dpkg-dev lintian autopkgtest &&" \
+            "apt-get install -y dpkg-dev lintian autopkgtest logrotate &&" \
             "apt-get build-dep -y ./"
         exit 1
     fi
     say "installing the build dependencies (apt-get build-dep ./)," \
-        "lintian and autopkgtest"
+        "lintian, autopkgtest and logrotate"
     export DEBIAN_FRONTEND=noninteractive
-    apt-get install -y -q dpkg-dev lintian autopkgtest >/dev/null
+    apt-get install -y -q dpkg-dev lintian autopkgtest logrotate >/dev/null
     apt-get build-dep -y -q ./ >/dev/null
 fi
 
@@ -43,6 +82,18 @@ mkdir -p "$src"
 git ls-files -z --cached --others --exclude-standard |
     tar --null --files-from=- --ignore-failed-read -cf - 2>/dev/null |
     tar -C "$src" -xf -
+# This release's version and name in the copy's changelog (its first
+# line); the committed one is the base.
+sed -i "1s/^\([^ ]*\) ([^)]*) [^;]*;/\1 ($version) $suite;/" \
+    "$src/debian/changelog"
+[ "$(sed -n 1p "$src/debian/changelog")" = \
+    "mod-tack ($version) $suite; urgency=medium" ] || {
+    say "$src/debian/changelog: its first line is not" \
+        "\"mod-tack ($version) $suite; urgency=medium\":" \
+        "$(sed -n 1p "$src/debian/changelog")"
+    exit 1
+}
+say "version $version for $suite (debian/changelog's $base)"
 dirty=$(git status --porcelain --untracked-files=no | wc -l)
 [ "$dirty" -eq 0 ] ||
     say "note: $dirty changed file(s) not committed are in this build"

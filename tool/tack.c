@@ -240,6 +240,22 @@ static const cli_command_t cli_commands[] = {
      " check --pins FILE`: host name, the pinned TACK ID, the key's\n"
      "min_generation, when the name was first seen and until when the pin\n"
      "is active.  --delete NAME removes a name's pin.\n"},
+    {"state", cmd_state, "show (or date back) the module's state file",
+     "usage: " TACK_PROG " state [--redate] [--now WHEN] FILE\n"
+     "\n"
+     "Shows mod_tack's TackStateFile: for each vhost name and certificate\n"
+     "type, the TACK keys it served with pin activation, when each was first\n"
+     "seen and last served, and until when clients' pins can be active,\n"
+     "judged at the clock.  Exit status 1 when the file holds a time later\n"
+     "than the clock (the module's TACK00064).\n"
+     "\n"
+     "  --redate    only when the clock is right and the file was written\n"
+     "              while it ran ahead: date every later time back to the\n"
+     "              clock (each key counted as served until now, its pins as\n"
+     "              long as clients can hold them) and rewrite FILE; then\n"
+     "              restart the server.  A file with nothing later than the\n"
+     "              clock is left as it is.\n"
+     "  --now WHEN  pretend the time is WHEN (for tests)\n"},
     {"preload", cmd_preload, "build or show a preload list of TACK keys",
      "usage: " TACK_PROG " preload build [--tack HOST=FILE]... [--hosts FILE]\n"
      "                          [-o FILE] [-f] [--expires WHEN]\n"

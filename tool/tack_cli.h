@@ -20,6 +20,8 @@
  *   tack_cli_fleet.c  check --all-addresses: every address of a name at once
  *   tack_cli_preload.c  preload lists: read, check, apply (check --preload)
  *   tack_cli_preload_cmd.c  `tack preload view|build`
+ *   tack_cli_state.c  `tack state`: the module's state file, shown or
+ *                     dated back (the core's tack_state.c)
  *   tack_cli_preload.h  the format's constants the last two share
  *
  * Calls run one way, top to bottom (checked with grep):
@@ -108,6 +110,7 @@ int cmd_serverinfo(int argc, char **argv);
 int cmd_check(int argc, char **argv);
 int cmd_pins(int argc, char **argv);
 int cmd_preload(int argc, char **argv);
+int cmd_state(int argc, char **argv);
 
 /* cli_help prints the help of |cmd| (NULL: the overview) to |fp|; returns 0,
  * or CLI_EXIT_USAGE for an unknown command. */

@@ -258,6 +258,21 @@ void cli_uri_shown(const char *uri, char *out, size_t out_size)
              pin + 10 + strcspn(pin + 10, "&;"));
 }
 
+/* cli_token_env says, once, that PKCS11_PROVIDER_MODULE is ignored: the
+ * core unsets it (tack_pkcs11_env_module) so that the URI alone names the
+ * module. */
+static void cli_token_env(void)
+{
+    char value[512];
+
+    if (tack_pkcs11_env_module(value, sizeof(value))) {
+        cli_warn("%s=%s is ignored: the PKCS#11 module is the URI's "
+                 "module-path or module-name (p11-kit's proxy when it names "
+                 "none)",
+                 TACK_PKCS11_ENV_MODULE, value);
+    }
+}
+
 /* cli_load_token_key loads the private key |uri| names, with the PIN from
  * the password options unless the URI carries one. */
 static int cli_load_token_key(const char *uri, const cli_pw_opts_t *pw,
@@ -269,6 +284,7 @@ static int cli_load_token_key(const char *uri, const cli_pw_opts_t *pw,
     tack_status_t st;
     int rc;
 
+    cli_token_env();
     cli_uri_shown(uri, shown, sizeof(shown));
     if (!tack_pkcs11_uri_has_pin(uri)) {
         rc = cli_password_get(pw, shown, 0, &pin, &pin_len);
@@ -289,6 +305,7 @@ int cli_load_token_public(const char *uri, EVP_PKEY **out)
 {
     char err[TACK_PKCS11_ERR_SIZE], shown[1024];
 
+    cli_token_env();
     if (tack_pkcs11_load_public(uri, out, err, sizeof(err)) != TACK_OK) {
         cli_uri_shown(uri, shown, sizeof(shown));
         cli_err("%s: %s", shown, err);

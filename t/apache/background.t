@@ -21,7 +21,7 @@ use Time::HiRes qw(time sleep);
 use TackTest;
 use TackFixture qw(make_cert write_file store_file);
 
-plan tests => 51;
+plan tests => 70;
 
 my $TACK = top_dir() . '/tack';
 my $h = TackTest::Httpd->new('background');
@@ -228,3 +228,110 @@ sleep 0.5;
 my $left = $bgpid ? `ps -o stat=,comm= -p $bgpid` : '';
 ok($bgpid && $left !~ /^\s*[^Z\s]\S*\s+tack-signing/, 'no background process is left after the stop')
     or diag($left);
+
+# ---- a background that dies is replaced (issue 36, item 3) -------------------
+# The OOM killer or a crash: kill -9 of tack-signing.  The parent says so,
+# with the signal, and starts a new one with what still waits, which signs
+# once the host answers: within TackSigningRetry, with no restart.
+# bg_pids(): this server's tack-signing processes (children of its parent)
+sub bg_pids {
+    my $parent = parent_pid() or return ();
+    return map { /^\s*(\d+)\s+\d+ tack-signing$/ ? $1 : () }
+        `ps -o pid=,ppid=,comm= --ppid $parent`;
+}
+# ours(): the live processes of this server, by its root in their
+# arguments (httpd's own, the signers': they are httpd's copies; the
+# password program's: the key's path) -- never every process of the machine
+sub ours {
+    return grep { !/^\s*\d+\s+Z/ && /\Q$d\E\// }
+        `ps -eo pid=,stat=,comm=,args=`;
+}
+unlink "$d/up";
+make_cert($d, 'a', 'ec', 'a.test');
+make_cert($d, 'b', 'ec', 'b.test');
+$mark = -s $h->error_log;
+($rc, $o) = $h->start;
+is($rc, 0, 'started again with two renewed certificates while the host is down') or diag($o);
+$t1 = time;
+my @was = bg_pids();
+sleep 0.1 until @was || time - $t1 > 5;
+@was = bg_pids() unless @was;
+is(scalar(@was), 1, 'one background process waits for the host');
+kill 'KILL', grep { $_ > 0 } @was;
+$was[0] //= 0;
+$t1 = time;
+my @now;
+while (time - $t1 < 5) {
+    @now = grep { $_ != $was[0] } bg_pids();
+    last if @now && log_since($mark, $h->error_log) =~ /TACK00090/;
+    sleep 0.1;
+}
+$log = log_since($mark, $h->error_log);
+like($log, qr/\[tack:error\].*TACK00090: the background signing process \(tack-signing, pid $was[0]\) was killed by signal 9 \(Killed\) before its work was done; 2 certificates still wait for a TACK, and mod_md's staged renewals for theirs: a new one starts now/,
+     'the parent says the background was killed, with the signal, and what still waits')
+    or diag($log);
+is(scalar(@now), 1, sprintf('... and a new background runs (%.1f s after the kill)', time - $t1));
+write_file("$d/up", '');
+$took = wait_served('a.test', 15);
+ok(defined $took && $took < 8, sprintf('the new background signs once the host answers, within TackSigningRetry (%.1f s)', $took // -1));
+is(served_key('b.test'), $key_id, '... b.test too');
+# a crash loop: each successor waits longer before its first round
+@was = bg_pids();
+$was[0] //= 0;
+$mark = -s $h->error_log;
+kill 'KILL', grep { $_ > 0 } @was;
+$t1 = time;
+sleep 0.1 until log_since($mark, $h->error_log) =~ /TACK00090/ || time - $t1 > 5;
+like(log_since($mark, $h->error_log), qr/TACK00090: .*pid $was[0]\) was killed by signal 9 \(Killed\) before its work was done; 0 certificates still wait for a TACK, and mod_md's staged renewals for theirs: a new one starts in 2 seconds \(2 ends in a row, each within 300 seconds of its start: waiting longer each time\)/,
+     'killed again soon after: its successor waits TackSigningRetry first (a back-off)');
+log_clean(0, [qr/TACK0003[08]|TACK00076|TACK00080|TACK00090/], $h->error_log);
+
+# ---- a stop leaves no process behind, whatever the signer was doing ----------
+# A password program that hangs (as a frozen token would): the background's
+# signer waits for it (30 s).  Killing the background ends its signer and
+# the program with it; a stop then leaves no process of this server.
+write_file("$d/ask-hang2", "#!/usr/bin/perl\nsleep 60;\n");
+chmod 0700, "$d/ask-hang2";
+($hang = $conf_text) =~ s{exec:\S+/ask$}{exec:$d/ask-hang2}m;
+write_file($h->conf_file, $hang);
+make_cert($d, 'a', 'ec', 'a.test');
+ok($h->graceful, 'graceful with a renewed a.test and a password program that hangs');
+$t1 = time;
+sleep 0.1 until grep({ /ask-hang2/ } ours()) || time - $t1 > 10;
+my @prog = grep { /ask-hang2/ } ours();
+is(scalar(@prog), 1, 'the background\'s signer runs the program, which hangs') or diag(ours());
+@was = bg_pids();
+kill 'KILL', grep { $_ > 0 } @was;
+$t1 = time;
+sleep 0.1 while grep({ $_ eq ($prog[0] // '') } ours()) && time - $t1 < 5;
+ok(@prog && !grep({ $_ eq $prog[0] } ours()), sprintf('the background killed: its signer and the program end with it (%.1f s)', time - $t1))
+    or diag(ours());
+sleep 0.5; # the new background's signer starts the program again
+$h->stop;
+sleep 0.5;
+my @left = ours();
+ok(!@left, 'the stop leaves no process of this server (httpd, background, signer, program)')
+    or diag(@left);
+
+# ---- TackSigningWait 0: everything is the background's, and no error says
+# otherwise (issue 36, item 8); the debug trace names the TACK it serves --
+(my $nowait = $conf_text) =~ s/^TackSigningWait 2$/TackSigningWait 0/m;
+write_file($h->conf_file, $nowait);
+write_file("$d/up", '');
+make_cert($d, 'a', 'ec', 'a.test');
+($rc, $o) = $h->configtest;
+is($rc, 0, 'apache2 -t accepts TackSigningWait 0, and checks the key') or diag($o);
+unlike($o, qr/TACK000(30|33|83)/, '... with no complaint about the wait');
+$mark = -s $h->error_log;
+($rc, $o) = $h->start;
+is($rc, 0, 'started with TackSigningWait 0') or diag($o);
+$took = wait_served('a.test', 10);
+ok(defined $took, sprintf('a.test is signed by the background (%.1f s)', $took // -1));
+$log = log_since($mark, $h->error_log);
+unlike($log, qr/TACK00030|spent by another key's signer/, '... and no TACK00030 "spent by another key\'s signer" error at the start')
+    or diag($log =~ /(.*TACK00030.*)/);
+like($log, qr/TACK00054: vhost a\.test:$port: TLSv1\.[23]: TACK requested; ECDSA certificate \S+: TACK key \Q$key_id\E \(signed in the background\) \(1 live\)/,
+     'the debug trace of a handshake names the TACK sent from the shared table, not "no TACK"');
+# (a.test's pins: its renewal waits, which TACK00080 rightly calls an error)
+log_clean($mark, [qr/TACK00080: .*TackSigningWait 0/], $h->error_log);
+$h->stop;

@@ -22,7 +22,7 @@ use Time::HiRes qw(time sleep);
 use TackTest;
 use TackFixture qw(make_cert store_file fingerprint write_file);
 
-plan tests => 46;
+plan tests => 52;
 
 # Nothing here may pass by skipping: make deps installs all of it.
 my $softhsm = '/usr/lib/softhsm/libsofthsm2.so';
@@ -263,3 +263,60 @@ diag(sprintf('served %.1f s after the signing host answered again', $back // -1)
 log_clean($m, [qr/TACK0003[08]: .*(cannot connect to the token|no answer within|the signer ended)/,
                qr/TACK0007[6]: /],
           $ha->error_log);
+
+# ---- the token frozen, the background killed, then a stop: nothing left ----
+# (issue 36, item 3) The background's signer is stuck in a token call for
+# as long as the token is frozen.  When the background dies (kill -9: the
+# OOM killer) its signer dies with it -- it held the PIN for nobody -- and
+# a stop leaves no process of this server, the token still frozen.
+# ours($h): the live processes of $h's server, by its root in their
+# arguments (httpd's own and its signers', which are httpd's copies) --
+# never every process of the machine
+sub ours {
+    my ($h) = @_;
+    my $root = $h->root;
+    return grep { !/^\s*\d+\s+Z/ && /\Q$root\E\// } `ps -eo pid=,stat=,comm=,args=`;
+}
+sub bg_of {
+    my ($h) = @_;
+    my $parent = $h->pid or return ();
+    return map { /^\s*(\d+)\s+tack-signing$/ ? $1 : () }
+        `ps -o pid=,comm= --ppid $parent`;
+}
+kill('STOP', $server_pid);
+make_cert($ha->root, 'www', 'ec', 'a.test');    # renewed again
+$m = $ha->log_mark;
+{
+    local $ha->{timeout} = 90;
+    ok($ha->graceful, 'a.test: a graceful restart with the signing host frozen again');
+}
+my @bg = bg_of($ha);
+is(scalar(@bg), 1, '... its background runs');
+my $t1 = time;
+my @signers;
+while (time - $t1 < 10) {
+    my $bg = $bg[0] // 0;
+    @signers = map { /^\s*(\d+)\s+tack-signer$/ ? $1 : () }
+        `ps -o pid=,comm= --ppid $bg`;
+    last if @signers;
+    sleep 0.1;
+}
+is(scalar(@signers), 1, '... and its signer waits for the frozen token');
+kill('KILL', grep { $_ > 0 } @bg);
+$t1 = time;
+sleep 0.1 while @signers && kill(0, $signers[0]) && time - $t1 < 5
+    && `ps -o stat= -p $signers[0]` !~ /Z/;
+ok(@signers && !grep({ /^\s*$signers[0]\s/ } ours($ha)),
+   sprintf('the background killed: its signer, stuck in a token call, dies with it (%.1f s)', time - $t1))
+    or diag(ours($ha));
+$t1 = time;
+sleep 0.1 until $ha->log_since($m) =~ /TACK00090/ || time - $t1 > 5;
+like($ha->log_since($m), qr/\[tack:error\].*TACK00090: the background signing process \(tack-signing, pid \d+\) was killed by signal 9 \(Killed\)/,
+     '... the parent says so and starts another');
+sleep 1;    # whose signer is stuck in turn
+$ha->stop;
+sleep 0.5;
+my @left = ours($ha);
+ok(!@left, 'a stop with the token frozen leaves no process of a.test\'s server')
+    or diag(@left);
+kill('CONT', $server_pid);

@@ -22,7 +22,7 @@ use TackTest;
 use TackFixture qw(make_cert make_key tack_bytes breaksig_bytes pem
     write_file fingerprint key_public);
 
-plan tests => 120;
+plan tests => 134;
 
 my $h = TackTest::Httpd->new('guard');
 my $d = $h->root;
@@ -320,28 +320,61 @@ ok(@s == 1 && $s[0]{tack_id} eq $K2, 'a.test\'s entry is kept');
 ok(!exists memory()->{slots}{"x.test:$port ECDSA"}, 'the malformed ones are gone from the file');
 log_clean($mark, [qr/TACK00048|TACK00063/], $h->error_log);
 
-# a clock earlier than the file's last write: the memory never goes back
+# ---- a memory dated ten years ahead (issue 36, item 5) -----------------
+# One start with the clock far ahead (FAKETIME=+3650d, a board without a
+# real-time clock, an NTP mistake) writes the memory at that time: K2, first
+# served 10 days ago, last served ten years from now.  Before: the guard
+# judged pins at the file's time, where K2's TACK had long expired, so a
+# key change passed apache2 -t with warnings only (TACK00064, TACK00041),
+# and the memory stayed frozen for ten years.  Now: pins are judged at the
+# clock, the key change is refused as before, and an error says how to
+# recover.
+my $TOOL = top_dir() . '/tack';
+my $ahead = time + 3650 * 86400;
 $j = memory();
-my $ahead = time + 7200;
 $j->{written} = $ahead;
 for my $k (map { @$_ } values %{ $j->{slots} }) {
-    $k->{first_seen} = $ahead - 10 * 86400;
+    $k->{first_seen} = time - 10 * 86400;
     $k->{last_served} = $ahead;
+    $k->{serving} = JSON::PP::true;
 }
 write_file($state, encode_json($j));
 my $before = slurp_file($state);
-store_only();
+store_only(a6 => tack_bytes(key => "$d/k1.key", cert => "$d/a.crt"));
 ($rc, $out) = $h->configtest;
-like($out, qr/\[tack:warn\].*TACK00064: TackStateFile \S+state\.json: the clock \(\S+\) is earlier than the file's last write \(\S+\); pins are judged at that last write and the memory is left unchanged/,
-     'apache2 -t names a clock earlier than the memory\'s last write');
-like($out, qr/TACK00040: vhost a\.test:$port: .* without a TACK under key \Q$K2\E/,
-     '... and still refuses to drop K2, judged at that time');
+isnt($rc, 0, 'apache2 -t with a memory dated ten years ahead still refuses the key change K2 -> K1');
+like($out, qr/\[tack:error\].*TACK00040: vhost a\.test:$port: .* without a TACK under key \Q$K2\E: .*refuse this name until ${\ day(10)}T/,
+     '... judging K2\'s pins at the clock (10 days of serving: 10 more days)') or diag($out);
+unlike($out, qr/TACK00041/, '... not as an expiry: K2\'s TACK has not expired at the clock');
+like($out, qr/\[tack:error\].*TACK00064: TackStateFile \S+state\.json: it holds a time \(\S+\) later than the clock \(\S+\); pins are judged at the clock, .*if the clock is wrong, set it \(NTP\) and restart; if it is right \(the file was written while the clock ran ahead\), run "tack state --redate \S+state\.json" and restart/,
+     '... and an error names the file, the times and how to recover');
 $mark = -s $h->error_log;
-ok($h->graceful, 'a start with the clock behind and the TACK gone');
+ok($h->graceful, 'a real start with it');
 $log = log_since($mark, $h->error_log);
-like($log, qr/TACK00042: vhost a\.test:$port: .* under key \Q$K2\E/, '... is an error (pins judged at the last write)');
-is(slurp_file($state), $before, '... and the memory is left unchanged');
+like($log, qr/\[tack:error\].*TACK00064: TackStateFile \S+state\.json: it holds a time/, '... logs the error');
+like($log, qr/\[tack:error\].*TACK00042: vhost a\.test:$port: .* under key \Q$K2\E/,
+     '... and K2\'s pins as broken, judged at the clock');
+is(slurp_file($state), $before, '... the memory is left unchanged (the clock could be the wrong one)');
 log_clean($mark, [qr/TACK00064|TACK00042|TACK00074/], $h->error_log);
+my $tool_out = `$TOOL state $state 2>&1`;
+is($? >> 8, 1, 'tack state: exit status 1 for a file ahead of the clock');
+like($tool_out, qr/\Q$K2\E  first seen ${\ day(-10)}T\S+, last served \S+ \(serving\), pins until ${\ day(10)}T/,
+     '... listing K2 with its pins judged at the clock') or diag($tool_out);
+$tool_out = `$TOOL state --redate $state 2>&1`;
+is($?, 0, 'tack state --redate') or diag($tool_out);
+like($tool_out, qr/\Q$state\E: dated back from \S+ to the clock \(\S+\): 1 key counted as served until now/,
+     '... says what it did');
+my $m = memory();
+ok($m->{written} <= time && $m->{slots}{"a.test:$port ECDSA"}[0]{last_served} <= time,
+   '... nothing in the file is later than the clock any more');
+($rc, $out) = $h->configtest;
+isnt($rc, 0, 'after it, apache2 -t still refuses the key change');
+like($out, qr/TACK00040: .* under key \Q$K2\E: .*refuse this name until ${\ day(10)}T/, '... K2 still pinned for 10 days');
+unlike($out, qr/TACK00064/, '... and no longer says the file is ahead');
+$mark = -s $h->error_log;
+ok($h->graceful, 'a real start after it');
+isnt(slurp_file($state), $before, '... updates the memory again');
+log_clean($mark, [qr/TACK00042|TACK00074/], $h->error_log);
 write_file($state, $good);
 
 # ---- the memory is keyed by what clients reach, not by spelling -------------
@@ -398,7 +431,6 @@ log_clean($mark, [qr/TACK00049|TACK00011|TACK00012/], $h->error_log);
 # that file with a TACK under another key.  Before: apache2 -t said Syntax OK
 # (it assumed the start would sign under SK) and the start served the
 # planted key with pin activation.
-my $TOOL = top_dir() . '/tack';
 my $sk_out = `$TOOL genkey -p skpw -o $d/sk.key 2>&1`;
 is($?, 0, 'a TACK key for TackSigningKey') or diag($sk_out);
 my ($SK) = `$TOOL view $d/sk.key` =~ /TACK ID\s+=\s+(\S+)/;

@@ -19,7 +19,7 @@ use TackTest;
 use TackFixture qw(make_cert make_key spki_hash store_file fingerprint tack_bytes
     breaksig_bytes pem write_file);
 
-plan tests => 153;
+plan tests => 155;
 
 my $TACK = top_dir() . '/tack';
 my $h = TackTest::Httpd->new('signing');
@@ -438,7 +438,7 @@ for my $case (
     $conf =~ s{file:\@ROOT\@/pin$}{file:\@ROOT\@/pin2}m;
     $h->write_conf($conf);
     ($rc, $out) = $h->configtest;
-    like($out, qr/TACK00033: TackSigningKey \Q$uri\E: the token refused the PIN of TackSigningPassword file:\S+pin2 at the last attempt, and the file has not changed since: not tried again \(a token locks itself after a few wrong PINs\); correct the file to try again/,
+    like($out, qr/TACK00033: TackSigningKey \Q$uri\E: the token refused this PIN \(from TackSigningPassword file:\S+pin2\) at the last attempt, and neither the PIN nor the configuration has changed since: not tried again \(a token locks itself after a few wrong PINs\); correct the PIN to try again/,
          'the same wrong PIN file again: not tried, said why') or diag($out);
     sleep 1;
     write_file("$d/pin2", "9998\n");
@@ -448,6 +448,16 @@ for my $case (
     $h->write_conf($token);
     ($rc, $out) = $h->configtest;
     is($rc, 0, 'the right PIN: accepted') or diag($out);
+}
+# PKCS11_PROVIDER_MODULE in httpd's environment (which the signer inherits)
+# does not choose the module (issue 36, item 7): before, pkcs11-provider
+# loaded the module it names whatever the URI said.
+{
+    local $ENV{PKCS11_PROVIDER_MODULE} = "$d/nosuch-pkcs11.so";
+    ($rc, $out) = $h->configtest;
+    is($rc, 0, 'apache2 -t with PKCS11_PROVIDER_MODULE naming another module: the token key still loads') or diag($out);
+    like($out, qr/\[tack:warn\].*TACK00140: TackSigningKey \Q$uri\E: PKCS11_PROVIDER_MODULE=\Q$d\E\/nosuch-pkcs11\.so in httpd's environment is ignored: the PKCS#11 module is the URI's module-path or module-name/,
+         '... and the variable, its value, and that it is ignored are said') or diag($out);
 }
 log_clean($mark, [], $h->error_log);
 

@@ -4,7 +4,8 @@
 # install, reinstall of the same version, upgrade to a higher one (built
 # here from a copy of the packaged tree with a new changelog entry), a
 # removal refused while the configuration uses mod_tack, remove, reinstall
-# after remove, and purge; then the move from make install to the packages
+# after remove, and purge, which keeps a TackStore where the guides put it
+# (/var/lib/apache2/tack/store), served again after a reinstall; then the move from make install to the packages
 # (admin guide, "Moving from make install to the package").  After each step: the files dpkg should have put
 # or left (and none it should have taken), the module's enabled state, and
 # apache2ctl configtest of /etc/apache2.  As root; /etc/apache2 and
@@ -15,11 +16,18 @@ use Test::More;
 use File::Temp qw(tempdir);
 use File::Path qw(make_path remove_tree);
 use FindBin;
+use JSON::PP;
 
 my $top = "$FindBin::Bin/../..";
 my $dist = $ENV{PKG_DIST} // "$top/dist";
 my $v1 = $ENV{PKG_VERSION} or BAIL_OUT('PKG_VERSION is not set (make package-cycle sets it)');
-my $v2 = "$v1+cycle1";
+# A release's build is the tool's version followed by ~debNu1
+# (scripts/package.sh); the upgrade is a higher tool version, built for the
+# same release: 0.1.0+cycle1~deb12u1.
+my ($tv1, $release) = $v1 =~ /\A([^~]+)(~.*)?\z/;
+$release //= '';
+my $tv2 = "$tv1+cycle1";
+my $v2 = "$tv2$release";
 my ($mod_deb) = glob("$dist/libapache2-mod-tack_${v1}_*.deb");
 my ($tool_deb) = glob("$dist/tacktool_${v1}_*.deb");
 BAIL_OUT("must run as root: it installs packages and edits /etc/apache2") if $> != 0;
@@ -38,8 +46,10 @@ sub run {
     my $out = qx{( $cmd ) 2>&1};
     return ($? >> 8, $out);
 }
+# Another apt-get on the machine (a test, unattended-upgrades) holds
+# dpkg's lock for a while: wait for it rather than fail the step.
 my $apt = 'DEBIAN_FRONTEND=noninteractive APT_LISTCHANGES_FRONTEND=none'
-    . ' apt-get -y -q -o Dpkg::Use-Pty=0';
+    . ' apt-get -y -q -o Dpkg::Use-Pty=0 -o DPkg::Lock::Timeout=300';
 
 # ---- the system, put aside --------------------------------------------------
 my $tmp = tempdir('/tmp/tack-cycle.XXXXXX', CLEANUP => 1);
@@ -51,6 +61,11 @@ is($rc, 0, '/etc/apache2 and /var/lib/apache2 copied aside') or BAIL_OUT($out);
 # The module's state directory belongs to this test while it runs: a
 # leftover of an earlier run of something else must not decide it.
 remove_tree('/var/lib/apache2/tack');
+# So does tack-md-hook's log (the rotation below): any is put aside.
+make_path("$saved/log");
+($rc, $out) = run("for f in /var/log/tack-md-hook.log*; do [ ! -e \"\$f\" ] || mv \"\$f\" $saved/log/; done");
+is($rc, 0, '/var/log/tack-md-hook.log* put aside') or BAIL_OUT($out);
+BAIL_OUT('logrotate is not installed (make package installs it)') unless -x '/usr/sbin/logrotate';
 my $made_install = 0;
 sub restore {
     return unless -d "$saved/etc-apache2";
@@ -59,6 +74,8 @@ sub restore {
     run("make -s -C $top uninstall KEEP_SITES=1") if $made_install;
     run("rm -rf /etc/apache2 /var/lib/apache2 && cp -a $saved/etc-apache2 /etc/apache2"
         . " && cp -a $saved/var-lib-apache2 /var/lib/apache2");
+    run("rm -f /var/log/tack-md-hook.log* && for f in $saved/log/*; do"
+        . " [ ! -e \"\$f\" ] || mv \"\$f\" /var/log/; done");
 }
 END { restore() }
 $SIG{INT} = $SIG{TERM} = sub { restore(); exit 1 };
@@ -73,13 +90,16 @@ sub status { my ($p) = @_; my $s = qx{dpkg-query -W -f='\${db:Status-Abbrev}\${V
 my @mod_files = qw(/usr/lib/apache2/modules/mod_tack.so
     /usr/libexec/libapache2-mod-tack/uninstall-check.sh
     /usr/share/doc/libapache2-mod-tack/copyright
+    /usr/share/doc/libapache2-mod-tack/README.Debian
     /usr/share/doc/libapache2-mod-tack/directives.md.gz
     /usr/share/doc/libapache2-mod-tack/admin-guide.md.gz);
 my @tool_files = qw(/usr/bin/tacktool /usr/share/man/man1/tacktool.1.gz
     /usr/libexec/tacktool/tack-certbot-hook /usr/libexec/tacktool/tack-md-hook
-    /usr/share/doc/tacktool/copyright);
+    /usr/share/doc/tacktool/copyright /usr/share/doc/tacktool/README.Debian);
 my @conffiles = qw(/etc/apache2/mods-available/tack.load
     /etc/apache2/mods-available/tack.conf);
+# tacktool's conffile: the rotation of tack-md-hook's log.
+my $logrotate = '/etc/logrotate.d/tacktool';
 sub present {
     my ($what, @f) = @_;
     my @missing = grep { !-e $_ } @f;
@@ -131,7 +151,14 @@ like(slurp('/etc/apache2/mods-available/tack.conf') // '', qr{/usr/share/doc/lib
 ok(!-e '/usr/bin/tack', '... and /usr/bin/tack (Debian\'s tack package\'s name) is not ours');
 like(slurp('/usr/libexec/tacktool/tack-certbot-hook') // '', qr{^TACK=\$\{TACK:-/usr/bin/tacktool\}$}m,
      '... the hooks run /usr/bin/tacktool');
-is_deeply([tool_version()], ['tacktool', $v1], "tacktool --version says $v1");
+is_deeply([tool_version()], ['tacktool', $tv1], "tacktool --version says $tv1");
+# The package names this release: its version and its name in the changelog.
+my %os = map { /^(\w+)=("?)(.*)\2$/ ? ($1, $3) : () } split /\n/, slurp('/etc/os-release') // '';
+my ($suite, $want) = $os{ID} eq 'debian' && ($os{VERSION_ID} // '') =~ /^\d+$/ && $os{VERSION_CODENAME}
+    ? ($os{VERSION_CODENAME}, "~deb$os{VERSION_ID}u1") : ('unstable', '');
+is($release, $want, "$v1 is the build of this release ($os{PRETTY_NAME})");
+like(qx{zcat /usr/share/doc/libapache2-mod-tack/changelog.gz 2>&1}, qr/\Amod-tack \(\Q$v1\E\) \Q$suite\E; /,
+     "... and its changelog says $v1 $suite");
 ($rc, $out) = run('MANWIDTH=80 man --warnings -P cat tacktool 2>/dev/null');
 is($rc, 0, 'man tacktool renders') or diag($out);
 like($out, qr/^NAME\s+tacktool\b/m, '... as tacktool');
@@ -144,12 +171,42 @@ my $guide = qx{zcat $doc/admin-guide.md.gz};
 (my $outside = $guide) =~ s/^<!-- make install -->\n.*?^<!-- \/make install -->\n//msg;
 my @local = grep { m{/usr/local/(?:bin/tack|lib/tack|share/(?:man|doc))} } split /\n/, $outside;
 ok(!@local, "$doc/admin-guide.md names the package's paths") or diag(join "\n", @local);
-like($guide, qr{^www-data ALL=\(tack\) NOPASSWD: /usr/bin/tacktool sign }m, '... in the sudoers line');
+like($guide, qr{^www-data ALL=\(tack\) NOPASSWD: /usr/bin/tacktool \^sign }m, '... in the sudoers line');
 like($guide, qr{^MDMessageCmd /usr/libexec/tacktool/tack-md-hook }m, '... in MDMessageCmd');
 like($guide, qr{--deploy-hook /usr/libexec/tacktool/tack-certbot-hook$}m, '... and in --deploy-hook');
 like($guide, qr{/usr/local/bin/tack`.*?/usr/local/lib/tack/}s, '... and make install\'s in section 1');
-like(qx{zcat $doc/hosting-guide.md.gz}, qr/\]\(status-1000\.png\)/, 'the hosting guide shows status-1000.png');
-ok(-f "$doc/status-1000.png", '... which is installed beside it');
+# The status page's screenshot (570 KB) stays in the source tree.
+ok(!-e "$doc/status-1000.png", "$doc/status-1000.png: not in the package");
+my $hosting = qx{zcat $doc/hosting-guide.md.gz};
+like($hosting, qr{^\*The tack-status page at 1,000 virtual hosts, 1,280 pixels wide: the screenshot is docs/status-1000\.png in mod_tack's source tree \(not in this package\)\.\*$}m,
+     '... the hosting guide says where it is');
+my @shows = grep { /status-1000\.png\)/ } map { split /\n/, qx{zcat $_} } glob("$doc/*.md.gz");
+ok(!@shows, '... and no packaged guide shows it') or diag(join "\n", @shows);
+# README.Debian: the name, the hooks, enabling, purge, the guides.
+my $readme = slurp("$doc/README.Debian") // '';
+like($readme, qr{^a2enmod tack enables ssl too}m, "$doc/README.Debian says a2enmod tack enables ssl");
+like($readme, qr{never removes a TackStore\s+\(the guides put one in /var/lib/apache2/tack/store\)}, '... what purge keeps');
+like($readme, qr{/usr/share/doc/libapache2-mod-tack/admin-guide\.md\.gz}, '... where the guide is');
+like($readme, qr{/usr/bin/tacktool.*\n.*/usr/bin/tack\b}, '... why the tool is tacktool');
+my $readme_tool = slurp('/usr/share/doc/tacktool/README.Debian') // '';
+like($readme_tool, qr{^    /usr/libexec/tacktool/tack-md-hook }m, "/usr/share/doc/tacktool/README.Debian names the hooks' place");
+like($readme_tool, qr{owns /usr/bin/tack\b}, '... and why the tool is tacktool');
+
+# tack-md-hook's log, made as the admin guide makes it, rotated by the
+# package's snippet: the old lines kept aside, a new file the hook (as
+# www-data) can append to.
+present('install: tacktool\'s conffile', $logrotate);
+my $hook_log = '/var/log/tack-md-hook.log';
+($rc, $out) = run("install -o www-data -g adm -m 640 /dev/null $hook_log && echo 'a renewal' >> $hook_log"
+    . " && logrotate -f -s $tmp/logrotate.state $logrotate");
+is($rc, 0, "logrotate -f $logrotate") or diag($out);
+is(slurp("$hook_log.1"), "a renewal\n", "... moves $hook_log to $hook_log.1 (compressed at the next rotation)");
+my @st = stat $hook_log;
+is(@st ? sprintf('%s:%s %o %d', scalar getpwuid($st[4]), scalar getgrgid($st[5]), $st[2] & 07777, $st[7]) : 'none',
+   'www-data:adm 640 0', "... and makes a new, empty $hook_log: www-data's, group adm, mode 640");
+($rc, $out) = run("logrotate -f -s $tmp/logrotate.state $logrotate");
+is($rc, 0, "logrotate -f $logrotate again") or diag($out);
+ok(slurp("$hook_log.1") eq "a renewal\n" && !glob("$hook_log.2*"), '... leaves the empty log alone (notifempty)');
 absent('the developers\' docs', map { ("$doc/$_.md", "$doc/$_.md.gz") } qw(contributing fuzzing));
 
 ok(!enabled(), 'install does not enable the module');
@@ -187,6 +244,21 @@ make_path("$tmp/tack");
     . " && tacktool genkey -p cycle -o $tmp/tack/key.pem"
     . " && tacktool sign -k $tmp/tack/key.pem -p cycle -c $tmp/tack/www.crt -o $tmp/tack/www.tack.pem");
 is($rc, 0, 'a certificate, a TACK key and a TACK, by the installed tacktool') or diag($out);
+# A TackStore where the guides put one (admin guide section 15, the hosting
+# guide's "Each web server"), beside the module's state, with a TACK signed
+# into it, and a TACK key and its password file beside them: all the
+# administrator's, for purge to keep.
+my $vstate = '/var/lib/apache2/tack';
+my $store = "$vstate/store";
+my $store_tack = "$store/cycle.tack.test.tack.pem";
+my @admin_files = ($store_tack, "$vstate/tack.key", "$vstate/tack.pw");
+($rc, $out) = run("install -d -m 755 $store && tacktool sign -k $tmp/tack/key.pem -p cycle"
+    . " -c $tmp/tack/www.crt -o $store_tack"
+    . " && install -m 600 $tmp/tack/key.pem $vstate/tack.key"
+    . " && (umask 077; echo cycle > $vstate/tack.pw)");
+is($rc, 0, "a TackStore $store with a TACK, by the installed tacktool; a TACK key and password beside it")
+    or diag($out);
+my $store_sum = qx{md5sum $store_tack};
 my $site = '/etc/apache2/sites-available/tack-cycle.conf';
 spew($site, <<"SITE");
 <VirtualHost 127.0.0.1:18798>
@@ -205,11 +277,21 @@ open my $fh, '>>', '/etc/apache2/mods-available/tack.conf' or die $!;
 print $fh "# a local edit, kept by dpkg\n";
 close $fh;
 
+# The signatures of the TACKs in a tacktool --json answer (view: a list;
+# check: its "tacks").
+sub signatures {
+    my ($cmd) = @_;
+    my $j = eval { JSON::PP::decode_json(scalar qx{$cmd 2>/dev/null}) } // [];
+    $j = $j->{tacks} // [] if ref $j eq 'HASH';
+    return [map { $_->{signature} // () } @$j];
+}
+
 # A private start of this configuration (its own ports, pid and logs) with
 # the default TackStateFile: the module's state in /var/lib/apache2/tack.
 my $etc = "$tmp/apache2";
+# With $tack, the TACK a handshake gets must be that file's (its signature).
 sub private_start {
-    my ($what) = @_;
+    my ($what, $tack) = @_;
     remove_tree($etc, "$tmp/run");
     run("cp -a /etc/apache2 $etc");
     make_path("$tmp/run", "$tmp/lock", "$tmp/log");
@@ -225,6 +307,12 @@ sub private_start {
     for (1 .. 50) { last if -f "$tmp/run/apache2.pid"; select(undef, undef, undef, 0.1) }
     ($rc, $out) = run('tacktool check 127.0.0.1:18798 --servername cycle.tack.test');
     is($rc, 0, "$what: tacktool check: the TACK is served") or diag($out);
+    if ($tack) {
+        my $want = signatures("tacktool view --json $tack");
+        my $got = signatures('tacktool check 127.0.0.1:18798 --servername cycle.tack.test --require --json');
+        ok(@$want == 1 && "@$got" eq "@$want", "$what: ... and it is the TACK of $tack")
+            or diag("$tack: @$want; served: @$got");
+    }
     run("$ctl stop");
     for (1 .. 50) { last unless -f "$tmp/run/apache2.pid"; select(undef, undef, undef, 0.1) }
 }
@@ -243,17 +331,19 @@ configtest('reinstall');
 verified('reinstall', 'libapache2-mod-tack');
 
 # ---- 3. a higher version ---------------------------------------------------------
+($rc, $out) = run("dpkg --compare-versions $v2 gt $v1");
+is($rc, 0, "$v2 sorts above $v1 (dpkg --compare-versions)");
 my $src = "$tmp/build/mod-tack-$v2";
 ($rc, $out) = run("mkdir -p $tmp/build && cp -a $top/build-pkg/mod-tack-$v1 $src");
 is($rc, 0, "a copy of the packaged tree for $v2") or diag($out);
 my $h = slurp("$src/tool/tack_cli.h");
-$h =~ s/(#define TACK_CLI_VERSION ")\Q$v1\E"/$1$v2"/ or BAIL_OUT('no TACK_CLI_VERSION in tack_cli.h');
+$h =~ s/(#define TACK_CLI_VERSION ")\Q$tv1\E"/$1$tv2"/ or BAIL_OUT('no TACK_CLI_VERSION in tack_cli.h');
 spew("$src/tool/tack_cli.h", $h);
 my $man = slurp("$src/docs/tack.1");
-$man =~ s/"mod_tack \Q$v1\E"/"mod_tack $v2"/;
+$man =~ s/"mod_tack \Q$tv1\E"/"mod_tack $tv2"/;
 spew("$src/docs/tack.1", $man);
 my $date = qx{date -R}; chomp $date;
-spew("$src/debian/changelog", "mod-tack ($v2) bookworm; urgency=medium\n\n"
+spew("$src/debian/changelog", "mod-tack ($v2) $suite; urgency=medium\n\n"
     . "  * The upgrade of make package-cycle.\n\n"
     . " -- mod_tack authors <maintainers\@users.noreply.a-seed-c2cc409c.example>  $date\n\n"
     . slurp("$src/debian/changelog"));
@@ -266,7 +356,7 @@ ok($mod2 && $tool2, "... made both .debs of $v2") or BAIL_OUT('no upgrade to tes
 is($rc, 0, "apt-get install of $v2 (an upgrade)") or diag($out);
 like(status('libapache2-mod-tack'), qr/^ii \Q$v2\E$/, "... libapache2-mod-tack is $v2");
 like(status('tacktool'), qr/^ii \Q$v2\E$/, "... tacktool is $v2");
-is_deeply([tool_version()], ['tacktool', $v2], "tacktool --version says $v2");
+is_deeply([tool_version()], ['tacktool', $tv2], "tacktool --version says $tv2");
 present('upgrade: module files', @mod_files, @conffiles);
 present('upgrade: tool files', @tool_files);
 ok(enabled(), '... the module is still enabled');
@@ -294,7 +384,7 @@ is($rc, 0, 'apt-get remove libapache2-mod-tack tacktool') or diag($out);
 like(status('libapache2-mod-tack'), qr/^rc /, '... libapache2-mod-tack: removed, configuration kept (rc)');
 absent('remove: the module, helper and docs', @mod_files);
 absent('remove: the tool, man page, hooks and docs', @tool_files);
-present('remove: the conffiles', @conffiles);
+present('remove: the conffiles', @conffiles, $logrotate);
 like(slurp('/etc/apache2/mods-available/tack.conf'), qr/a local edit, kept by dpkg/, '... tack.conf with its edit');
 ok(!enabled(), '... the module is disabled');
 ok(-e '/var/lib/apache2/module/disabled_by_maint/tack', '... by the maintainer script (so a reinstall enables it again)');
@@ -311,16 +401,44 @@ configtest('install after remove');
 is($rc, 0, 'removed again') or diag($out);
 
 # ---- 6. purge ------------------------------------------------------------------------
+# What the module writes beside its state file: a token's refused PIN, the
+# keys it signed with, and what an interrupted atomic write leaves (those
+# three made here: this test's server signs nothing and has no token).
+my @state_files = map { "$vstate/$_" } qw(state.json state.json.pin-refused
+    state.json.signing-keys .state.json.Ab3dE9);
+spew($_, "{}\n") for grep { !-e $_ } @state_files;
 ($rc, $out) = run("$apt purge libapache2-mod-tack tacktool");
 is($rc, 0, 'apt-get purge libapache2-mod-tack tacktool') or diag($out);
 is(status('libapache2-mod-tack'), '', '... libapache2-mod-tack is gone from dpkg\'s database');
 is(status('tacktool'), '', '... tacktool too');
-absent('purge: every file', @mod_files, @tool_files, @conffiles);
-ok(!-e '/var/lib/apache2/tack', '... the module\'s state directory is removed');
+absent('purge: every file', @mod_files, @tool_files, @conffiles, $logrotate);
 my @marks = glob('/var/lib/apache2/module/*/tack');
 ok(!@marks, '... and apache2\'s enabled/disabled marks for tack') or diag("@marks");
 ok(-f "$tmp/tack/key.pem", '... the administrator\'s TACK key is not the package\'s to remove');
+absent('purge: the module\'s state file, its companions and a temporary file', @state_files);
+present("purge: the TACK in the TackStore $store, the TACK key and its password beside it", @admin_files);
+is(qx{md5sum $store_tack}, $store_sum, "... $store_tack unchanged");
+like($out, qr{libapache2-mod-tack: purge removed the module's state file and kept \Q$vstate\E/, which holds files\s+that are not the package's: store tack\.key tack\.pw},
+     '... purge says what it kept') or diag($out);
 configtest('purge');
+
+# Installed again, the site serves the TACK from that store.
+($rc, $out) = run("$apt install $mod_deb $tool_deb");
+is($rc, 0, "apt-get install of $v1 after the purge") or diag($out);
+ok(!enabled(), '... the module is not enabled (purge forgot it was)');
+($rc, $out) = run('a2enmod -q tack');
+is($rc, 0, '... a2enmod tack') or diag($out);
+my $conf = slurp($site);
+$conf =~ s{^(\s*)TackFile .*$}{$1TackStore $store}m or BAIL_OUT("no TackFile line in $site");
+spew($site, $conf);
+($rc, $out) = run('a2ensite -q tack-cycle');
+is($rc, 0, "a2ensite tack-cycle, its TackFile now TackStore $store") or diag($out);
+configtest('reinstall after purge');
+private_start('reinstall after purge', $store_tack);
+($rc, $out) = run("a2dissite -q tack-cycle && $apt purge libapache2-mod-tack tacktool");
+is($rc, 0, 'apt-get purge again') or diag($out);
+present('purge again: the TackStore\'s TACK, the key and password', @admin_files);
+ok(!-e "$vstate/state.json", '... not the state file');
 
 # ---- 7. from make install to the packages ------------------------------------------
 # A source install serving a site, with an edited tack.conf; then the admin
@@ -390,7 +508,7 @@ private_start('after the move');
 ($rc, $out) = run('a2dissite -q tack-cycle');
 ($rc, $out) = run("$apt purge libapache2-mod-tack tacktool");
 is($rc, 0, 'apt-get purge after the move') or diag($out);
-absent('purge after the move', @mod_files, @tool_files, @conffiles,
+absent('purge after the move', @mod_files, @tool_files, @conffiles, $logrotate,
     '/etc/apache2/mods-available/tack.conf.dpkg-dist');
 configtest('purge after the move');
 

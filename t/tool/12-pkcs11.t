@@ -320,6 +320,53 @@ sub client {
 is($rc, 0, 'sign through p11-kit-client.so, no SOFTHSM2_CONF') or diag($err);
 ($rc, $out, $err) = tk('view', '-c', $crt, "$d/remote.pem");
 like($out, qr/^TACK ID        = \Q$id\E$/m, '... under the token\'s key');
+# ---- PKCS11_PROVIDER_MODULE never chooses the module (issue 36, item 7):
+# pkcs11-provider lets that variable override the module it is given, so
+# `tack view` showed another module's key of the same label.  A second
+# SoftHSM2 token, also "tack" with a "tackkey", holds another key; the
+# variable names p11-kit-client.so, whose server serves the first token.
+mkdir("$d/tokens-b") or die "$d/tokens-b: $!";
+spew("$d/softhsm2-b.conf", "directories.tokendir = $d/tokens-b\n"
+     . "objectstore.backend = file\nlog.level = ERROR\n");
+my %env_b = (%env, SOFTHSM2_CONF => "$d/softhsm2-b.conf");
+for my $argv (['softhsm2-util', '--init-token', '--free', '--label', 'tack',
+               '--pin', '1234', '--so-pin', '5678'],
+              [@p11, '--keypairgen', '--key-type', 'EC:prime256v1',
+               '--label', 'tackkey', '--id', '01'],
+              ['pkcs11-tool', '--module', $softhsm, '--read-object', '--type',
+               'pubkey', '--id', '01', '-o', "$d/pub-b.der"]) {
+    my ($rc, $out, $err) = run_cmd({ env => \%env_b }, @$argv);
+    die "@$argv: $out$err" if $rc;
+}
+my $bbits = unpack('B*', sha256(substr(slurp("$d/pub-b.der"), -64)));
+my $id_b = join('.', join('', map { ('a' .. 'z', '2' .. '7')[oct("0b$_")] }
+                              substr($bbits, 0, 125) =~ /(.{5})/g)
+                     =~ /(.{5})/g);
+isnt($id_b, $id, 'a second token "tack" holds another key "tackkey"');
+my %redirect = (%env_b, PKCS11_PROVIDER_MODULE => $client,
+                P11_KIT_SERVER_ADDRESS => "unix:path=$sock");
+($rc, $out, $err) = tack({ env => \%redirect }, 'view',
+                         "$uri?module-path=$softhsm");
+is($rc, 0, 'view with PKCS11_PROVIDER_MODULE naming another module') or diag($err);
+is($out, "TACK ID        = $id_b\n",
+   '... shows the key of the URI\'s module-path, not the other module\'s');
+like($err, qr/^tack: warning: PKCS11_PROVIDER_MODULE=\Q$client\E is ignored: the PKCS#11 module is the URI's module-path or module-name \(p11-kit's proxy when it names none\)$/m,
+     '... and says the variable, its value, and that it is ignored');
+($rc, $out, $err) = tack({ env => \%redirect }, 'sign', '-k',
+                         "$uri?module-path=$softhsm", '-p', '1234', '-c',
+                         $crt, '-o', "$d/redirect.pem");
+is($rc, 0, 'sign with it') or diag($err);
+($rc, $out) = tk('view', "$d/redirect.pem");
+like($out, qr/^TACK ID        = \Q$id_b\E$/m, '... signs with the URI\'s key');
+($rc, $out, $err) = tk({ env => { PKCS11_PROVIDER_MODULE => "$d/nosuch.so" } },
+                       'view', $uri);
+is($rc, 0, 'a URI without module-path: a bogus PKCS11_PROVIDER_MODULE is not loaded either') or diag($err);
+is($out, "TACK ID        = $id\n", '... p11-kit\'s proxy finds the token');
+like($err, qr/^tack: warning: PKCS11_PROVIDER_MODULE=\Q$d\E\/nosuch\.so is ignored/m,
+     '... with the warning');
+($rc, $out, $err) = tk({ env => { PKCS11_PROVIDER_MODULE => '' } }, 'view', $uri);
+is($err, '', 'an empty PKCS11_PROVIDER_MODULE (which the provider ignores) is not warned about');
+
 sub client_fails {
     my ($address, $re, $name, @argv) = @_;
     my ($rc, $out, $err) = client($address, @argv ? @argv :

@@ -32,4 +32,12 @@ for my $t (sort keys %listed) {
     ok($phony{$t}, "make help's $t is a target of the Makefile");
 }
 
+# Variables of one target must not shadow another's: make test-release
+# without DIST= is Debian 13's (the packages' output directory once took
+# the name).
+($rc, $out, $err) = run_cmd({ cwd => top() }, 'make', '-n', 'test-release');
+like($out, qr{scripts/test-release\.sh trixie$}m, 'make test-release alone tests trixie');
+($rc, $out, $err) = run_cmd({ cwd => top() }, 'make', '-n', 'test-release', 'DIST=bookworm');
+like($out, qr{scripts/test-release\.sh bookworm$}m, '... and DIST=bookworm bookworm');
+
 done_testing();

@@ -2,7 +2,8 @@
 # Copyright 2026 the mod_tack authors (NOTICE)
 # What the Debian packaging states, checked against the tree without
 # building (make package-test builds, lints and installs): the version of
-# debian/changelog is the one the tool reports and the man page shows, the
+# debian/changelog is the one the tool reports and the man page shows, each
+# Debian release builds a version of its own above the release before, the
 # maintainer scripts parse, and the files debian/rules and the tests run
 # are executable.
 use strict;
@@ -21,6 +22,37 @@ my ($tool_version) = $out =~ /^\S+ (\S+) /;
 is($tool_version, $pkg_version, 'the tool reports the package version');
 my ($man_version) = slurp("$top/docs/tack.1") =~ /^\.TH \S+ 1 "[^"]*" "mod_tack ([^"]+)"/m;
 is($man_version, $pkg_version, 'the man page shows it');
+
+# Each Debian release's build has a version and a changelog of its own
+# (scripts/package.sh): the committed version followed by ~debNu1, so the
+# Debian 12 build sorts below the Debian 13 one, and both below the
+# committed version, which other systems build.
+unlike($pkg_version // '', qr/[-~]/, "debian/changelog's $pkg_version has no - (a native package) and no ~ (added per release)");
+my %built;
+for my $r (['Debian 12', "ID=debian\nVERSION_ID=\"12\"\nVERSION_CODENAME=bookworm\n", "~deb12u1"],
+           ['Debian 13', "ID=debian\nVERSION_ID=\"13\"\nVERSION_CODENAME=trixie\n", "~deb13u1"],
+           ['sid', "ID=debian\nVERSION_CODENAME=forky\n", ''],
+           ['Ubuntu 24.04', "ID=ubuntu\nID_LIKE=debian\nVERSION_ID=\"24.04\"\nVERSION_CODENAME=noble\n", '']) {
+    my ($name, $text, $suffix) = @$r;
+    my $f = tmp() . "/os-release.$name";
+    spew($f, $text);
+    ($rc, $out) = run_cmd({ env => { TACK_OS_RELEASE => $f }, cwd => $top },
+                          'sh', 'scripts/package.sh', '--version');
+    chomp $out;
+    is($out, "$pkg_version$suffix", "scripts/package.sh --version on $name: $pkg_version$suffix");
+    $built{$name} = $out;
+}
+for my $pair (['Debian 12', 'Debian 13'], ['Debian 13', 'sid']) {
+    my ($lo, $hi) = map { $built{$_} } @$pair;
+    ($rc, $out) = run_cmd({}, 'dpkg', '--compare-versions', $lo, 'lt', $hi);
+    is($rc, 0, "$pair->[0]'s $lo sorts below $pair->[1]'s $hi (dpkg --compare-versions)");
+}
+# The rotation of tack-md-hook's log: the admin guide's snippet for make
+# install is the package's (debian/tacktool.logrotate, without its comments).
+(my $rotate = slurp("$top/debian/tacktool.logrotate") // '') =~ s/^#.*\n//mg;
+my ($guide_rotate) = slurp("$top/docs/admin-guide.md") =~ m{^cat > /etc/logrotate\.d/tack-md-hook <<'L'\n(.*?)^L\n}ms;
+like($rotate, qr{\A/var/log/tack-md-hook\.log \{\n(?:.*\n)*?\tcreate 640 www-data adm\n}, 'debian/tacktool.logrotate rotates /var/log/tack-md-hook.log, making it as the guide does');
+is($guide_rotate, $rotate, "the admin guide's logrotate snippet for make install is debian/tacktool.logrotate's");
 like(slurp("$top/debian/copyright"),
      qr{\AFormat: https://www\.debian\.org/doc/packaging-manuals/copyright-format/1\.0/\n.*^License: Apache-2\.0$}ms,
      'debian/copyright is machine-readable and says Apache-2.0');

@@ -557,6 +557,14 @@ sub commands {
     $finish->();
     return @cmd;
 }
+# Commands every Debian server the guides address has, though a minimal
+# tree (debootstrap --variant=minbase, where make test also runs) may not:
+# each named with the package or rule that brings it.
+my %server_has = (
+    systemctl => 'systemd, the init system of Debian 12 and 13',
+    ssh       => 'openssh-client, what reaches the other servers',
+    editor    => "Debian's editor alternative (nano in a standard install)",
+);
 my %cmds_checked = map { $_ => 0 } @copies;
 for my $c (@copies) {
     my $d = $copy{$c};
@@ -586,6 +594,10 @@ for my $c (@copies) {
                     $ok = 0;
                 } else {
                     $ok = grep { -x "$_/$w" } split /:/, $PATH;
+                    if (!$ok && $server_has{$w}) {
+                        note("$w is not on this machine: $server_has{$w} ($ctx)");
+                        $ok = 1;
+                    }
                 }
                 push @bad, "$w ($ctx)" unless $ok;
             }

@@ -18,6 +18,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
+#include <sys/stat.h>
 #include <sys/un.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -372,6 +373,36 @@ START_TEST(pkcs11_load_names_a_module_that_cannot_be_loaded)
 }
 END_TEST
 
+/* Issue 36, item 7: pkcs11-provider loads the module PKCS11_PROVIDER_MODULE
+ * names in place of the one it is given; the core unsets it, and hands its
+ * value to the caller's warning. */
+START_TEST(pkcs11_env_module_is_unset_and_its_value_given)
+{
+    char value[16];
+
+    setenv(TACK_PKCS11_ENV_MODULE, "/opt/other/libother-pkcs11.so", 1);
+    ck_assert_int_eq(tack_pkcs11_env_module(value, sizeof(value)), 1);
+    ck_assert_str_eq(value, "/opt/other/libo"); /* cut, NUL-terminated */
+    ck_assert_ptr_null(getenv(TACK_PKCS11_ENV_MODULE));
+    ck_assert_int_eq(tack_pkcs11_env_module(value, sizeof(value)), 0);
+    setenv(TACK_PKCS11_ENV_MODULE, "", 1); /* the provider ignores it */
+    ck_assert_int_eq(tack_pkcs11_env_module(value, sizeof(value)), 0);
+    ck_assert_ptr_null(getenv(TACK_PKCS11_ENV_MODULE));
+    /* a load unsets it even when its caller did not ask */
+    setenv(TACK_PKCS11_ENV_MODULE, "/nonexistent/libnone.so", 1);
+    {
+        char err[TACK_PKCS11_ERR_SIZE];
+        EVP_PKEY *key = NULL;
+
+        tack_pkcs11_load_public("pkcs11:token=t;object=k?module-path="
+                                "/nonexistent/libnone.so",
+                                &key, err, sizeof(err));
+        ck_assert_ptr_null(key);
+    }
+    ck_assert_ptr_null(getenv(TACK_PKCS11_ENV_MODULE));
+}
+END_TEST
+
 START_TEST(pkcs11_load_says_the_p11_kit_server_cannot_be_reached)
 {
     char dir[] = "/tmp/tack-p11-XXXXXX", address[256], want[512];
@@ -480,10 +511,58 @@ START_TEST(pkcs11_libctx_is_null_for_keys_not_from_a_token)
 }
 END_TEST
 
+/* pin-source is read as a TackFile is (tack_file_read): before, a FIFO
+ * there blocked the signer (and the tool) in open() for good, and
+ * /proc/kmsg was read. */
+START_TEST(pkcs11_pin_source_is_never_a_fifo_or_a_pseudo_file)
+{
+    char dir[] = "/tmp/tack-pin-XXXXXX", fifo[64], longpin[64], uri[128],
+         err[TACK_PKCS11_ERR_SIZE], want[256], big[400];
+    EVP_PKEY *key = NULL;
+    FILE *f;
+
+    ck_assert_ptr_nonnull(mkdtemp(dir));
+    snprintf(fifo, sizeof(fifo), "%s/pin", dir);
+    ck_assert_int_eq(mkfifo(fifo, 0600), 0);
+    snprintf(uri, sizeof(uri), "pkcs11:object=k?pin-source=file:%s", fifo);
+    ck_assert_status(tack_pkcs11_load(uri, NULL, 0, &key, err, sizeof(err)),
+                     TACK_ERR_TOKEN);
+    snprintf(want, sizeof(want), "pin-source %s: not a regular file", fifo);
+    ck_assert_str_eq(err, want);
+    ck_assert_ptr_null(key);
+
+    if (access("/proc/kmsg", F_OK) == 0) {
+        ck_assert_status(tack_pkcs11_load("pkcs11:object=k?pin-source="
+                                          "/proc/kmsg",
+                                          NULL, 0, &key, err, sizeof(err)),
+                         TACK_ERR_TOKEN);
+        snprintf(want, sizeof(want), "pin-source /proc/kmsg: %s",
+                 tack_status_str(TACK_ERR_PSEUDO_FILE));
+        ck_assert_str_eq(err, want);
+    }
+
+    snprintf(longpin, sizeof(longpin), "%s/long", dir);
+    memset(big, '1', sizeof(big));
+    ck_assert_ptr_nonnull(f = fopen(longpin, "w"));
+    ck_assert_uint_eq(fwrite(big, 1, sizeof(big), f), sizeof(big));
+    fclose(f);
+    snprintf(uri, sizeof(uri), "pkcs11:object=k?pin-source=%s", longpin);
+    ck_assert_status(tack_pkcs11_load(uri, NULL, 0, &key, err, sizeof(err)),
+                     TACK_ERR_TOKEN);
+    snprintf(want, sizeof(want), "pin-source %s: longer than 254 bytes",
+             longpin);
+    ck_assert_str_eq(err, want);
+    unlink(longpin);
+    unlink(fifo);
+    rmdir(dir);
+}
+END_TEST
+
 Suite *pkcs11_suite(void)
 {
     Suite *s = suite_create("pkcs11");
     TCase *tc = tcase_create("pkcs11");
+    TCase *pin = tcase_create("pin_source");
 
     tcase_set_timeout(tc, TT_TIMEOUT);
     tcase_add_test(tc, pkcs11_key_without_scalar_signs_a_tack_that_verifies);
@@ -497,9 +576,15 @@ Suite *pkcs11_suite(void)
     tcase_add_test(tc, pkcs11_uri_check_truncations_never_overrun);
     tcase_add_test(tc, pkcs11_libctx_is_null_for_keys_not_from_a_token);
     tcase_add_test(tc, pkcs11_load_names_a_module_that_cannot_be_loaded);
+    tcase_add_test(tc, pkcs11_env_module_is_unset_and_its_value_given);
     tcase_add_test(tc, pkcs11_load_says_the_p11_kit_server_cannot_be_reached);
     tcase_add_test(tc,
                    pkcs11_load_refuses_an_address_p11_kit_client_crashes_on);
     suite_add_tcase(s, tc);
+
+    /* A FIFO that blocks is a timeout, not a wait of TT_TIMEOUT. */
+    tcase_set_timeout(pin, 10);
+    tcase_add_test(pin, pkcs11_pin_source_is_never_a_fifo_or_a_pseudo_file);
+    suite_add_tcase(s, pin);
     return s;
 }

@@ -197,6 +197,112 @@ START_TEST(state_id_shape)
 }
 END_TEST
 
+#define DAY 86400L
+#define NOW 1796428800L /* 2026-12-05 */
+
+/* A key first seen |first| and last served |last| seconds from NOW. */
+static tack_state_key_t state_pin(long first, long last, int serving)
+{
+    tack_state_key_t k;
+
+    state_key(&k, 9);
+    k.first_seen = NOW + first;
+    k.last_served = NOW + last;
+    k.serving = serving;
+    return k;
+}
+
+START_TEST(state_pins_last_from_the_last_confirmation_for_up_to_30_days)
+{
+    tack_state_key_t k = state_pin(-10 * DAY, -1 * DAY, 0);
+
+    /* draft-00 section 5: last + MIN(30 days, last - first) */
+    ck_assert_int_eq(tack_state_pins_until(&k, NOW), NOW + 8 * DAY);
+    k.serving = 1; /* served now: confirmed now */
+    ck_assert_int_eq(tack_state_pins_until(&k, NOW), NOW + 10 * DAY);
+    k = state_pin(-400 * DAY, -2 * DAY, 0);
+    ck_assert_int_eq(tack_state_pins_until(&k, NOW), NOW + 28 * DAY);
+}
+END_TEST
+
+/* Issue 36, item 5: a memory written ten years ahead (one start with the
+ * clock far ahead) is judged at the real clock, and never makes a pin
+ * shorter than clients can hold: a later time counts as now, a first sight
+ * later than that as the longest span. */
+START_TEST(state_times_ahead_of_the_clock_count_as_now)
+{
+    const long ahead = 3650 * DAY;
+    tack_state_key_t k = state_pin(-10 * DAY, ahead, 0);
+
+    ck_assert_int_eq(tack_state_pins_until(&k, NOW), NOW + 10 * DAY);
+    k.serving = 1;
+    ck_assert_int_eq(tack_state_pins_until(&k, NOW), NOW + 10 * DAY);
+    /* first seen under the fast clock: how long clients saw it is unknown */
+    k = state_pin(ahead - DAY, ahead, 0);
+    ck_assert_int_eq(tack_state_pins_until(&k, NOW),
+                     NOW + TACK_STATE_PIN_MAX_SECS);
+    k.serving = 1;
+    ck_assert_int_eq(tack_state_pins_until(&k, NOW),
+                     NOW + TACK_STATE_PIN_MAX_SECS);
+    /* a clock behind (a board without a real-time clock, before NTP):
+     * every remembered key still counts as pinned */
+    k = state_pin(-10 * DAY, -1 * DAY, 0);
+    ck_assert_int_gt(tack_state_pins_until(&k, 100), 100);
+}
+END_TEST
+
+START_TEST(state_redate_keeps_every_pin_and_ends_the_future)
+{
+    const long ahead = 3650 * DAY;
+    tack_state_key_t keys[4], probe[4];
+    tack_state_t *st = tack_state_new(NOW + ahead), *back;
+    const tack_state_key_t *got;
+    const char *id;
+    size_t n, i;
+    char *text;
+
+    keys[0] = state_pin(-10 * DAY, ahead, 1);
+    keys[1] = state_pin(-10 * DAY, ahead, 0);
+    keys[2] = state_pin(ahead - DAY, ahead, 0);
+    keys[3] = state_pin(-20 * DAY, -5 * DAY, 0); /* in the past: untouched */
+    memcpy(probe, keys, sizeof(keys));
+    ck_assert_int_eq(tack_state_add(st, "a.test:443 ECDSA", keys, 4), TACK_OK);
+    ck_assert_int_eq(tack_state_ahead(st, NOW), NOW + ahead);
+    ck_assert_uint_eq(tack_state_redate(st, NOW), 3);
+    ck_assert_int_eq(tack_state_ahead(st, NOW), 0);
+    ck_assert_int_eq(tack_state_written(st), NOW);
+    text = tack_state_dump(st);
+    back = parse_ok(text);
+    ck_assert_int_eq(tack_state_entry(back, 0, &id, &got, &n), 1);
+    ck_assert_uint_eq(n, 4);
+    for (i = 0; i < n; i++) {
+        ck_assert_int_le(got[i].last_served, NOW);
+        ck_assert_int_le(got[i].first_seen, NOW);
+        ck_assert_int_eq(tack_state_pins_until(&got[i], NOW),
+                         tack_state_pins_until(&probe[i], NOW));
+    }
+    ck_assert_int_eq(got[3].first_seen, probe[3].first_seen);
+    ck_assert_int_eq(got[3].last_served, probe[3].last_served);
+    ck_assert_uint_eq(tack_state_redate(back, NOW), 0); /* nothing ahead */
+    free(text);
+    tack_state_free(back);
+    tack_state_free(st);
+    /* an entry ahead in a file whose "written" is not */
+    st = tack_state_new(NOW - DAY);
+    ck_assert_int_eq(tack_state_add(st, "a.test:443 ECDSA", &keys[0], 1),
+                     TACK_OK);
+    ck_assert_int_eq(tack_state_ahead(st, NOW), NOW + ahead);
+    tack_state_free(st);
+    /* a clock stepped back by NTP: minutes are not "ahead" */
+    st = tack_state_new(NOW + TACK_STATE_CLOCK_SLACK_SECS);
+    ck_assert_int_eq(tack_state_ahead(st, NOW), 0);
+    tack_state_free(st);
+    st = tack_state_new(NOW + TACK_STATE_CLOCK_SLACK_SECS + 1);
+    ck_assert_int_eq(tack_state_ahead(st, NOW), NOW + TACK_STATE_CLOCK_SLACK_SECS + 1);
+    tack_state_free(st);
+}
+END_TEST
+
 Suite *state_suite(void)
 {
     Suite *s = suite_create("state");
@@ -206,6 +312,12 @@ Suite *state_suite(void)
     tcase_add_test(tc, state_refuses_what_is_not_a_state_file_by_position_only);
     tcase_add_test(tc, state_malformed_entry_costs_that_entry_alone);
     tcase_add_test(tc, state_id_shape);
+    suite_add_tcase(s, tc);
+    tc = tcase_create("clock");
+    tcase_add_test(
+        tc, state_pins_last_from_the_last_confirmation_for_up_to_30_days);
+    tcase_add_test(tc, state_times_ahead_of_the_clock_count_as_now);
+    tcase_add_test(tc, state_redate_keeps_every_pin_and_ends_the_future);
     suite_add_tcase(s, tc);
     return s;
 }

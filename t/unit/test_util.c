@@ -6,6 +6,7 @@
  * a TackStore file's name and header.
  */
 #include <errno.h>
+#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -518,7 +519,7 @@ START_TEST(store_header_and_pem_read_back)
 }
 END_TEST
 
-/* ---- writing files (tack_pem.c: tack_file_commit, tack_file_sync_fs) ---- */
+/* ---- writing files (tack_file.c: tack_file_commit, tack_file_sync_fs) ---- */
 
 /* ut_dir makes a fresh directory; ut_rmdir removes it and what is in it
  * (plain files only). */
@@ -611,6 +612,149 @@ START_TEST(file_sync_fs_syncs_a_directory_and_refuses_a_missing_one)
 }
 END_TEST
 
+/* ---- directories another user can write (tack_file.c: tack_file_read_at,
+ * tack_dir_open, tack_file_replace_at) ---------------------------------- */
+
+static void ut_path(char *out, size_t out_len, const char *dir,
+                    const char *name)
+{
+    snprintf(out, out_len, "%s/%s", dir, name);
+}
+
+START_TEST(file_read_at_never_follows_a_link_nor_blocks_on_a_fifo)
+{
+    char *dir = ut_dir(), path[256], *text = NULL;
+    struct stat sb;
+    size_t len = 0;
+    int fd;
+
+    ut_path(path, sizeof(path), dir, "pubcert.pem");
+    ck_assert_status(tack_file_replace(path, "cert\n", 5, 0644, 0), TACK_OK);
+    ut_path(path, sizeof(path), dir, "zero.pem");
+    ck_assert_int_eq(symlink("/dev/zero", path), 0);
+    ut_path(path, sizeof(path), dir, "fifo.pem");
+    ck_assert_int_eq(mkfifo(path, 0644), 0);
+    ut_path(path, sizeof(path), dir, "sub");
+    ck_assert_int_eq(mkdir(path, 0755), 0);
+    fd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+    ck_assert_int_ge(fd, 0);
+
+    ck_assert_status(
+        tack_file_read_at(fd, "pubcert.pem", 1024, &text, &len, &sb), TACK_OK);
+    ck_assert_str_eq(text, "cert\n");
+    ck_assert(S_ISREG(sb.st_mode) && sb.st_uid == geteuid());
+    free(text);
+    /* a link is not followed, even to something harmless to open */
+    errno = 0;
+    ck_assert_status(tack_file_read_at(fd, "zero.pem", 1024, &text, &len, &sb),
+                     TACK_ERR_NOT_REGULAR_FILE);
+    ck_assert_int_eq(errno, ELOOP);
+    ck_assert(S_ISLNK(sb.st_mode));
+    /* a FIFO nobody writes to: refused at once (the unit's timeout would
+     * end a read that blocks) */
+    ck_assert_status(tack_file_read_at(fd, "fifo.pem", 1024, &text, &len, NULL),
+                     TACK_ERR_NOT_REGULAR_FILE);
+    errno = 0;
+    ck_assert_status(tack_file_read_at(fd, "sub", 1024, &text, &len, NULL),
+                     TACK_ERR_IO);
+    ck_assert_int_eq(errno, EISDIR);
+    ck_assert_status(tack_file_read_at(fd, "pubcert.pem", 4, &text, &len, NULL),
+                     TACK_ERR_FILE_TOO_LARGE);
+    ck_assert_status(
+        tack_file_read_at(fd, "missing.pem", 1024, &text, &len, NULL),
+        TACK_ERR_IO);
+    ck_assert_status(tack_file_read_at(fd, NULL, 1024, &text, &len, NULL),
+                     TACK_ERR_INVALID_ARG);
+    close(fd);
+    ut_rm(dir, "pubcert.pem");
+    ut_rm(dir, "zero.pem");
+    ut_rm(dir, "fifo.pem");
+    ut_path(path, sizeof(path), dir, "sub");
+    rmdir(path);
+    rmdir(dir);
+}
+END_TEST
+
+START_TEST(dir_open_refuses_a_link_as_the_directory_and_one_others_could_make)
+{
+    char *dir = ut_dir(), real[256], lnk[256], via[256], through[256],
+         seen[512];
+    int fd;
+
+    ut_path(real, sizeof(real), dir, "real");
+    ut_path(lnk, sizeof(lnk), dir, "link");
+    ut_path(via, sizeof(via), dir, "via");
+    snprintf(through, sizeof(through), "%s/via/real", dir);
+    ck_assert_int_eq(mkdir(real, 0755), 0);
+    ck_assert_int_eq(symlink(real, lnk), 0);
+    ck_assert_int_eq(symlink(".", via), 0);
+    chmod(dir, 0755);
+
+    fd = tack_dir_open(real, seen, sizeof(seen));
+    ck_assert_int_ge(fd, 0);
+    close(fd);
+    /* the directory itself a link: refused, and named */
+    errno = 0;
+    ck_assert_int_eq(tack_dir_open(lnk, seen, sizeof(seen)), -1);
+    ck_assert_int_eq(errno, ELOOP);
+    ck_assert_str_eq(seen, lnk);
+    if (geteuid() == 0) {
+        /* a link on the way, in a directory only root can change: root's
+         * own layout, followed */
+        fd = tack_dir_open(through, seen, sizeof(seen));
+        ck_assert_int_ge(fd, 0);
+        close(fd);
+    }
+    /* ... but not where another user could have made it */
+    chmod(dir, 0777);
+    errno = 0;
+    ck_assert_int_eq(tack_dir_open(through, seen, sizeof(seen)), -1);
+    ck_assert_int_eq(errno, ELOOP);
+    ck_assert_str_eq(seen, via);
+    chmod(dir, 0700);
+    errno = 0;
+    ck_assert_int_eq(tack_dir_open("relative/path", NULL, 0), -1);
+    ck_assert_int_eq(errno, EINVAL);
+    ut_rm(dir, "link");
+    ut_rm(dir, "via");
+    rmdir(real);
+    rmdir(dir);
+}
+END_TEST
+
+START_TEST(file_replace_at_writes_where_the_directory_was_opened)
+{
+    char *dir = ut_dir(), store[256], moved[256], other[256], path[512], *text;
+    int fd;
+
+    ut_path(store, sizeof(store), dir, "store");
+    ut_path(moved, sizeof(moved), dir, "moved");
+    ut_path(other, sizeof(other), dir, "other");
+    ck_assert_int_eq(mkdir(store, 0755), 0);
+    ck_assert_int_eq(mkdir(other, 0700), 0);
+    fd = tack_dir_open(store, NULL, 0);
+    ck_assert_int_ge(fd, 0);
+    /* the owner of the parent swaps the store for a link elsewhere */
+    ck_assert_int_eq(rename(store, moved), 0);
+    ck_assert_int_eq(symlink(other, store), 0);
+    ck_assert_status(
+        tack_file_replace_at(fd, "a.tack.pem", "tack\n", 5, 0644, 1), TACK_OK);
+    snprintf(path, sizeof(path), "%s/a.tack.pem", other);
+    ck_assert_int_eq(access(path, F_OK), -1);
+    snprintf(path, sizeof(path), "%s/a.tack.pem", moved);
+    text = ut_text(path);
+    ck_assert_str_eq(text, "tack\n");
+    free(text);
+    ck_assert_int_eq(unlinkat(fd, "a.tack.pem", 0), 0);
+    close(fd);
+    rmdir(moved); /* empty: no temporary file left behind */
+    ck_assert_int_eq(access(moved, F_OK), -1);
+    ut_rm(dir, "store");
+    rmdir(other);
+    rmdir(dir);
+}
+END_TEST
+
 Suite *util_suite(void)
 {
     Suite *s = suite_create("util");
@@ -657,6 +801,12 @@ Suite *util_suite(void)
     tcase_add_test(file, file_commit_without_replace_keeps_an_existing_file);
     tcase_add_test(file,
                    file_sync_fs_syncs_a_directory_and_refuses_a_missing_one);
+    tcase_add_test(file,
+                   file_read_at_never_follows_a_link_nor_blocks_on_a_fifo);
+    tcase_add_test(
+        file,
+        dir_open_refuses_a_link_as_the_directory_and_one_others_could_make);
+    tcase_add_test(file, file_replace_at_writes_where_the_directory_was_opened);
     suite_add_tcase(s, file);
     return s;
 }
