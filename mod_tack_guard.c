@@ -1050,7 +1050,7 @@ void mt_guard_end(server_rec *s_main)
         lockfd = mt_state_lock(guard_pool, mt_state_file(), &lockwhy);
         if (lockfd < 0) {
             ap_log_error(APLOG_MARK, APLOG_WARNING, 0, s_main,
-                         "TACK00046: TackStateFile %s: cannot take its lock "
+                         "TACK00141: TackStateFile %s: cannot take its lock "
                          "(%s); written without it, so what another httpd "
                          "sharing the file wrote meanwhile may be lost",
                          mt_state_file(), lockwhy);
