@@ -91,6 +91,7 @@ sh scripts/preflight.sh
 # that check the guides against Debian's apache2 layout, nor those with a
 # token (below).
 token_tests="t/tool/12-pkcs11.t t/apache/signing.t t/apache/fleet.t"
+token_tests="$token_tests t/apache/pin.t"
 not_run="t/tool/12-pkcs11.t t/tool/15-guides.t t/tool/18-prog-name.t"
 not_run="$not_run t/tool/21-guides-config.t"
 run=
@@ -115,6 +116,7 @@ done
 # ---- the Apache suite -----------------------------------------------------------
 apache_not_run="t/apache/md.t t/apache/background.t"
 apache_not_run="$apache_not_run t/apache/signing.t t/apache/fleet.t"
+apache_not_run="$apache_not_run t/apache/pin.t"
 apache_run=
 for t in t/apache/*.t; do
     case " $apache_not_run " in
@@ -147,7 +149,7 @@ if p11=$(sh scripts/openssl4-pkcs11-provider.sh "$OSSL4_CACHE" 2>"$why"); then
     modulesdir=$(openssl version -m | sed -n 's/^MODULESDIR: "\(.*\)"$/\1/p')
     install -m 644 "$p11" "$modulesdir/pkcs11.so"
     prove t/tool/12-pkcs11.t
-    t/run-apache-tests t/apache/signing.t t/apache/fleet.t
+    t/run-apache-tests t/apache/signing.t t/apache/fleet.t t/apache/pin.t
     echo "test-openssl4: token tests passed: $token_tests"
 else
     for t in $token_tests; do
