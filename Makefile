@@ -68,11 +68,12 @@
 #                         Debian DIST (default trixie): a debootstrap base
 #                         kept under /var/cache/mod-tack/chroot, copied
 #                         anew for each run; as root)
-#   make test-openssl4    the core and the tool built against OpenSSL 4.0
-#                         (experimental's) in a sid chroot, with the unit
-#                         tests and the tool's tests that need neither
-#                         httpd nor a token (as root; about 2 minutes
-#                         once the chroot exists)
+#   make test-openssl4    the core, the tool and the module built against
+#                         OpenSSL 4.0 (experimental's) in a sid chroot: the
+#                         unit tests, the tool's tests that need neither
+#                         httpd nor a token, and the Apache suite against
+#                         an httpd built there from Debian's apache2 source
+#                         (cached in OSSL4_CACHE; as root)
 #   make test-release-remove  unmount and delete DIST's base, tree and
 #                         package cache
 #   make clean            remove what the build made
@@ -639,12 +640,16 @@ test-release:
 test-release-remove:
 	scripts/test-release.sh --remove $(DIST)
 
-# OpenSSL 4.0 removed the ENGINE API and deprecates more: the core and the
-# tool built against it, in a sid chroot with experimental's libssl4
-# (scripts/test-openssl4.sh says which tests cannot run there, and why).
+# OpenSSL 4.0 removed the ENGINE API and deprecates more: the core, the
+# tool and the module built against it, in a sid chroot with experimental's
+# libssl4, the module with an httpd built there from Debian's apache2
+# source and kept in OSSL4_CACHE between runs (scripts/test-openssl4.sh
+# says which tests cannot run there, and why).
+OSSL4_CACHE ?= /var/cache/mod-tack/ossl4
 .PHONY: test-openssl4
 test-openssl4:
 	TACK_RELEASE_ANY_SWITCHED_ON="a test harness, not the README's commands" \
+	TACK_RELEASE_BIND="$(OSSL4_CACHE):/var/cache/mod-tack/ossl4" \
 	    scripts/test-release.sh sid scripts/test-openssl4.sh
 
 deps:

@@ -25,7 +25,10 @@
 # that is not one of them names itself in TACK_RELEASE_ANY_SWITCHED_ON
 # instead).  proc, sys,
 # dev and the package cache are mounted for the run and unmounted at its
-# end, whatever happens, before anything is removed.
+# end, whatever happens, before anything is removed; so is each
+# HOSTDIR:TREEDIR of TACK_RELEASE_BIND (space-separated), a host directory
+# bind-mounted at TREEDIR in the tree: a harness's cache kept between runs
+# (make test-openssl4's httpd built against OpenSSL 4.0).
 #
 #   test-release.sh DIST               make demo, then make test
 #   test-release.sh DIST make check    any command, in the clone
@@ -158,6 +161,10 @@ mount --rbind /sys "$root/sys"
 mount --make-rslave "$root/sys"
 mount --rbind /dev "$root/dev"
 mount --make-rslave "$root/dev"
+for b in ${TACK_RELEASE_BIND:-}; do
+    mkdir -p "${b%%:*}" "$root${b#*:}"
+    mount --bind "${b%%:*}" "$root${b#*:}"
+done
 cp /etc/resolv.conf "$root/etc/resolv.conf"
 # A minbase chroot may have no /etc/hosts (netbase writes it, and only
 # some releases' packages pull it in): every installed Debian has one, with

@@ -40,7 +40,7 @@ write_file("$d/ask", "#!/bin/sh\n[ -e $d/up ] || { echo 'signing host down' >&2;
 chmod 0700, "$d/ask";
 
 $h->write_conf(<<"C", loglevel => 'info tack:debug');
-LoadModule md_module /usr/lib/apache2/modules/mod_md.so
+LoadModule md_module $PrivateHttpd::MODDIR/mod_md.so
 MDStoreDir \@ROOT\@/md
 TackSigningKey \@ROOT\@/sign.key
 TackSigningPassword exec:\@ROOT\@/ask

@@ -15,7 +15,7 @@ use TackTest;
 use TackFixture qw(make_cert make_key tack_bytes pem write_file);
 use MIME::Base64 qw(decode_base64);
 
-my $mod_http2 = '/usr/lib/apache2/modules/mod_http2.so';
+my $mod_http2 = "$PrivateHttpd::MODDIR/mod_http2.so";
 plan tests => 6;
 
 my $h = TackTest::Httpd->new('h2');
@@ -26,7 +26,7 @@ make_key("$d/k.key");
 my $tack = tack_bytes(key => "$d/k.key", cert => "$d/a.crt");
 write_file("$d/a.pem", pem('TACK', $tack));
 write_file("$d/index.html", "hello over h2\n");
-ok(-f $mod_http2, 'mod_http2 is installed (Debian apache2)');
+ok(-f $mod_http2, "mod_http2 is installed ($mod_http2)");
 $h->write_conf(<<"C");
 LoadModule http2_module $mod_http2
 <VirtualHost 127.0.0.1:\@PORT\@>

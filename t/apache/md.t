@@ -14,7 +14,7 @@ use Apache::Test qw(-withtestmore);
 use TackTest;
 use TackFixture qw(make_cert make_key tack_bytes pem write_file);
 
-my $md = '/usr/lib/apache2/modules/mod_md.so';
+my $md = "$PrivateHttpd::MODDIR/mod_md.so";
 plan tests => 9;
 
 my $h = TackTest::Httpd->new('md');

@@ -16,7 +16,7 @@ use TackFixture qw(make_cert make_key tack_bytes breaksig_bytes pem write_file);
 
 plan tests => 7;
 
-my $mods = '/usr/lib/apache2/modules';
+my $mods = $PrivateHttpd::MODDIR;
 my $h = TackTest::Httpd->new('proxy');
 my $d = $h->root;
 make_cert($d, $_, 'ec', $_) for qw(back.test front.test front2.test);

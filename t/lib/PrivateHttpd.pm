@@ -31,8 +31,11 @@ use POSIX qw(:sys_wait_h setsid);
 use Scalar::Util qw(weaken);
 use Time::HiRes qw(time sleep);
 
+# Debian's apache2 unless the environment names another httpd (make
+# test-openssl4's, built against OpenSSL 4.0, with Debian's apache2ctl
+# beside it).
 our $HTTPD      = $ENV{APACHE2} || '/usr/sbin/apache2';
-our $APACHE2CTL = '/usr/sbin/apache2ctl';
+our $APACHE2CTL = $ENV{APACHE2CTL} || '/usr/sbin/apache2ctl';
 our $MODDIR     = $ENV{MODDIR} || '/usr/lib/apache2/modules';
 
 # ---- ports ----------------------------------------------------------------
@@ -255,8 +258,9 @@ sub run_httpd {
 
 # ctl($timeout, @args): Debian's apache2ctl on this instance (its
 # apache2.conf is the configuration written last, its envvars name the
-# instance's directories); "graceful", "restart" and "configtest" run
-# "apache2 -t" first.  A run_cmd result.
+# instance's directories and the file, with -f: an httpd not built by
+# Debian looks for conf/httpd.conf); "graceful", "restart" and
+# "configtest" run "apache2 -t" first.  A run_cmd result.
 sub ctl {
     my ($self, $timeout, @args) = @_;
     my $root = $self->{root};
@@ -266,6 +270,7 @@ sub ctl {
         "export APACHE_RUN_USER=nobody\nexport APACHE_RUN_GROUP=nogroup\n"
         . "export APACHE_RUN_DIR=$root/run\nexport APACHE_LOCK_DIR=$root/lock\n"
         . "export APACHE_PID_FILE=$self->{pid_file}\n"
+        . "export APACHE_ARGUMENTS='-f $root/apache2.conf'\n"
         . "export APACHE_LOG_DIR=" . ($self->{error_log} =~ s{/[^/]*$}{}r)
         . "\n");
     return run_cmd({ timeout => $timeout, dir => $root,

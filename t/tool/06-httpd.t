@@ -12,8 +12,8 @@ use TackTool;
 
 BAIL_OUT("$TACK not built: run make tool") unless -x $TACK;
 BAIL_OUT("apache2 or mod_ssl not installed: run make deps")
-    unless -x '/usr/sbin/apache2'
-        && -e '/usr/lib/apache2/modules/mod_ssl.so';
+    unless -x $PrivateHttpd::HTTPD
+        && -e "$PrivateHttpd::MODDIR/mod_ssl.so";
 # make test-tool builds the module first: its part below may not pass by
 # skipping.
 my $so = top() . '/build/mod_tack.so';

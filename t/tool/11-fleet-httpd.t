@@ -14,8 +14,8 @@ use TackTool;
 
 BAIL_OUT("$TACK not built: run make tool") unless -x $TACK;
 BAIL_OUT("apache2 or mod_ssl not installed: run make deps")
-    unless -x '/usr/sbin/apache2'
-        && -e '/usr/lib/apache2/modules/mod_ssl.so';
+    unless -x $PrivateHttpd::HTTPD
+        && -e "$PrivateHttpd::MODDIR/mod_ssl.so";
 my $so = top() . '/build/mod_tack.so';
 BAIL_OUT("$so not built: run make module") unless -e $so;
 
