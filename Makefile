@@ -74,6 +74,13 @@
 #                         httpd nor a token, and the Apache suite against
 #                         an httpd built there from Debian's apache2 source
 #                         (cached in OSSL4_CACHE; as root)
+#   make test-httpd-suite  httpd's own test framework (Debian's apache2
+#                         source package of this release, debian/perl-
+#                         framework): its t/ssl against the system's
+#                         apache2 without mod_tack and with a TackFile in
+#                         every SSL vhost, TLS 1.2 and 1.3; the results,
+#                         subtest by subtest, must be identical (FULL=1:
+#                         the whole suite; about 10 minutes for t/ssl)
 #   make test-release-remove  unmount and delete DIST's base, tree and
 #                         package cache
 #   make clean            remove what the build made
@@ -651,6 +658,13 @@ test-openssl4:
 	TACK_RELEASE_ANY_SWITCHED_ON="a test harness, not the README's commands" \
 	TACK_RELEASE_BIND="$(OSSL4_CACHE):/var/cache/mod-tack/ossl4" \
 	    scripts/test-release.sh sid scripts/test-openssl4.sh
+
+# httpd's own test framework, without mod_tack and with it, compared
+# subtest by subtest (scripts/httpd-suite.sh; the framework is fetched
+# from Debian's archive into /var/cache/mod-tack/src, outside the tree).
+.PHONY: test-httpd-suite
+test-httpd-suite: preflight module tool
+	FULL=$(FULL) scripts/httpd-suite.sh
 
 deps:
 	@TACK_DEPS_FOR=$(or $(filter demo test,$(MAKECMDGOALS)),deps) scripts/deps.sh
