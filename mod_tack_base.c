@@ -66,6 +66,15 @@ mt_conf_t *mt_conf_get(server_rec *s)
     return ap_get_module_config(s->module_config, &tack_module);
 }
 
+/* mt_read_error says why |path| could not be read (|st| not TACK_OK). */
+static const char *mt_read_error(apr_pool_t *p, const char *directive,
+                                 const char *path, tack_status_t st)
+{
+    return apr_psprintf(p, "%s %s: cannot read file: %s", directive, path,
+                        st == TACK_ERR_IO ? strerror(errno)
+                                          : tack_status_str(st));
+}
+
 /* mt_read_text reads |path| for |directive|; returns an error message or
  * NULL with |*text| malloc'd (the caller frees it). */
 const char *mt_read_text(apr_pool_t *p, const char *directive, const char *path,
@@ -73,15 +82,7 @@ const char *mt_read_text(apr_pool_t *p, const char *directive, const char *path,
 {
     tack_status_t st = tack_file_read(path, TACK_FILE_MAX_DEFAULT, text, len);
 
-    if (st == TACK_ERR_IO) {
-        return apr_psprintf(p, "%s %s: cannot read file: %s", directive, path,
-                            strerror(errno));
-    }
-    if (st != TACK_OK) {
-        return apr_psprintf(p, "%s %s: cannot read file: %s", directive, path,
-                            tack_status_str(st));
-    }
-    return NULL;
+    return st == TACK_OK ? NULL : mt_read_error(p, directive, path, st);
 }
 
 const char *mt_read_text_at(apr_pool_t *p, const char *directive, int dirfd,
@@ -97,15 +98,7 @@ const char *mt_read_text_at(apr_pool_t *p, const char *directive, int dirfd,
                             "not followed",
                             directive, path);
     }
-    if (st == TACK_ERR_IO) {
-        return apr_psprintf(p, "%s %s: cannot read file: %s", directive, path,
-                            strerror(errno));
-    }
-    if (st != TACK_OK) {
-        return apr_psprintf(p, "%s %s: cannot read file: %s", directive, path,
-                            tack_status_str(st));
-    }
-    return NULL;
+    return st == TACK_OK ? NULL : mt_read_error(p, directive, path, st);
 }
 
 const char *mt_pem_error(apr_pool_t *p, const char *directive, const char *path,
