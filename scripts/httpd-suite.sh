@@ -62,8 +62,8 @@ work=${TACK_HTTPD_SUITE_DIR:-$cache/httpd-suite}
 AXES=${TACK_HTTPD_SUITE_AXES:-TLSv1.2 TLSv1.3}
 # TACK_HTTPD_SUITE_TESTS: the framework's test files or directories to run
 # instead (a developer's shortcut).
-# limit: how long one side's tests may run (t/ssl takes 2-4 minutes, the
-# whole suite 15-25).
+# limit: how long one side's tests may run (here t/ssl took 1-4 minutes,
+# the whole suite 9-13).
 if [ -n "${TACK_HTTPD_SUITE_TESTS:-}" ]; then
     tests=$TACK_HTTPD_SUITE_TESTS
     what=$tests
