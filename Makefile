@@ -80,7 +80,8 @@
 #                         apache2 without mod_tack and with a TackFile in
 #                         every SSL vhost, TLS 1.2 and 1.3; the results,
 #                         subtest by subtest, must be identical (FULL=1:
-#                         the whole suite; about 10 minutes for t/ssl)
+#                         the whole suite; t/ssl about 4-7 minutes,
+#                         the whole suite about 40)
 #   make test-release-remove  unmount and delete DIST's base, tree and
 #                         package cache
 #   make clean            remove what the build made
