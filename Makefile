@@ -219,11 +219,15 @@ MODULE_OBJ := $(MODULE_SRC:%.c=$(BUILD)/module/%.o)
 # this way).  -fvisibility=hidden and --exclude-libs: only tack_module
 # (marked in mod_tack_base.h) is exported, so neither the module's nor the
 # core's symbols can clash with another module's.
+# Read from apxs the first time a rule uses them, then kept (never when
+# make reads this file: on a bare machine apxs comes with make deps).
 APXS_Q = $(shell $(APXS) -q $(1) 2>/dev/null)
-MODULE_CFLAGS := $(call APXS_Q,CFLAGS) -pthread
-MODULE_CPPFLAGS := $(call APXS_Q,EXTRA_CPPFLAGS) \
-                   -I$(call APXS_Q,INCLUDEDIR) -I$(call APXS_Q,APR_INCLUDEDIR) \
-                   -I$(call APXS_Q,APU_INCLUDEDIR)
+MODULE_CFLAGS = $(eval MODULE_CFLAGS := $(call APXS_Q,CFLAGS) \
+                    -pthread)$(MODULE_CFLAGS)
+MODULE_CPPFLAGS = $(eval MODULE_CPPFLAGS := $(call APXS_Q,EXTRA_CPPFLAGS) \
+                      -I$(call APXS_Q,INCLUDEDIR) \
+                      -I$(call APXS_Q,APR_INCLUDEDIR) \
+                      -I$(call APXS_Q,APU_INCLUDEDIR))$(MODULE_CPPFLAGS)
 
 $(BUILD)/module:
 	mkdir -p $@
@@ -392,7 +396,7 @@ MODS_ENABLED   ?= $(TACK_CONFDIR)/mods-enabled
 # word tack alone (after a space, a quote or the start of a line; before a
 # space, a colon, a quote or the end), and tack\& the other tool of that
 # name; /etc/apache2/tack/, --tack, mod_tack and TACK keep their names.
-TACK_PROG_UC   := $(shell echo '$(TACK_PROG)' | tr a-z A-Z)
+TACK_PROG_UC    = $(shell echo '$(TACK_PROG)' | tr a-z A-Z)
 TACK_MAN_SED    = sed -E -e 's\#/usr/local/share/doc/mod_tack\#$(DOCDIR)\#g' \
                       -e 's/^\.TH TACK /.TH $(TACK_PROG_UC) /' \
                       -e 's/(^|[ "])tack([ :"]|$$)/\1$(TACK_PROG)\2/g'
