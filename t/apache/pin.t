@@ -44,7 +44,7 @@ sub wrong { scalar grep { !/ rv=0x0$/ } logins() }
 make_cert($d, 'a', 'ec', 'a.test');
 write_file("$d/pin-prog", "#!/bin/sh\ncat $d/pin-value\n");
 chmod 0700, "$d/pin-prog";
-write_file("$d/pin-value", "9999\n");
+write_file("$d/pin-value", "x9w7q-wrong\n");
 my $vhost = <<'V';
 <VirtualHost 127.0.0.1:@PORT@>
     ServerName a.test
@@ -78,9 +78,9 @@ like($log, qr/TACK00030: TackSigningKey \Q$uri\E: wrong PIN \(login refused: CKR
      'the start says the token refused it');
 like($log, qr/TACK00076: TackSigningKey \Q$uri\E: the token refused this PIN .*not tried again/,
      '... and the background that it does not try it again');
-unlike($log, qr/9999/, "the error log never has the PIN");
+unlike($log, qr/x9w7q-wrong/, "the error log never has the PIN");
 my $mem = do { local $/; my $fh; open($fh, "<", "$d/logs/tack-state.json.pin-refused") ? <$fh> : "" };
-unlike($mem, qr/9999/, 'the memory of refused PINs holds no PIN') or diag($mem);
+unlike($mem, qr/x9w7q-wrong/, 'the memory of refused PINs holds no PIN') or diag($mem);
 like($mem, qr/"\Q$uri\E": "hmac-sha256:[0-9a-f]{64}"/, '... a keyed hash of it');
 is(((stat "$d/logs/tack-state.json.pin-refused")[2] // 0) & 07777, 0600, '... readable by root only');
 is(((stat "$d/logs/tack-state.json.pin-key")[2] // 0) & 07777, 0600, '... and so is its key');
