@@ -469,7 +469,9 @@ static void mt_md_sign_one(apr_pool_t *p, apr_hash_t *seen, int dirfd,
     BIO_free(bio);
     free(text);
     ERR_clear_error();
-    if (!x509 || tack_spki_hash(x509, cert.hash) != TACK_OK ||
+    if (!mt_cert_describe(
+            p, x509, apr_psprintf(p, "mod_md's staged certificate %s", path),
+            &cert) ||
         apr_hash_get(seen, cert.hash, TACK_HASH_LEN) ||
         tack_cert_end_time(x509, &end) != TACK_OK || end <= time(NULL) ||
         !(s = mt_md_vhost(x509))) {
@@ -496,8 +498,6 @@ static void mt_md_sign_one(apr_pool_t *p, apr_hash_t *seen, int dirfd,
         X509_free(x509);
         return;
     }
-    cert.x509 = x509;
-    cert.label = apr_psprintf(p, "mod_md's staged certificate %s", path);
     mt_sign_allow(mt_sign_answer_secs());
     if (!mt_sign_one(p, s, conf, sg, &cert, (uint32_t)(end / 60), 1)) {
         apr_hash_set(seen, cert.hash, TACK_HASH_LEN, NULL);

@@ -21,11 +21,51 @@
 
 #include <openssl/err.h>
 #include <openssl/evp.h>
+#include <openssl/objects.h>
 #include <openssl/sha.h>
 
 #include "mod_tack_model.h"
 
 APLOG_USE_MODULE(tack);
+
+/* ---- describing a certificate ------------------------------------------- */
+
+/* mt_key_type_name names a key type (EVP_PKEY_get_base_id's value, or the
+ * NID of a SubjectPublicKeyInfo's algorithm OID, which is the same number)
+ * the one way every message, the status page and the guard's memory
+ * ("name:port TYPE") name it. */
+const char *mt_key_type_name(int nid)
+{
+    switch (nid) {
+    case EVP_PKEY_RSA:
+        return "RSA";
+    case EVP_PKEY_RSA_PSS:
+        return "RSA-PSS";
+    case EVP_PKEY_EC:
+        return "ECDSA";
+    default:
+        return nid == NID_undef ? "?" : OBJ_nid2sn(nid);
+    }
+}
+
+int mt_cert_describe(apr_pool_t *p, X509 *x509, const char *label,
+                     mt_certsel_t *out)
+{
+    char subject[TACK_SUBJECT_SIZE];
+
+    if (!x509 || tack_spki_hash(x509, out->hash) != TACK_OK) {
+        return 0;
+    }
+    tack_cert_name(x509, subject, sizeof(subject));
+    out->x509 = x509;
+    out->key_type =
+        mt_key_type_name(EVP_PKEY_get_base_id(X509_get0_pubkey(x509)));
+    out->subject = apr_pstrdup(p, subject);
+    out->label = label ? label
+                       : apr_psprintf(p, "%s certificate %s", out->key_type,
+                                      subject);
+    return 1;
+}
 
 /* ---- loading files (at directive time) ----------------------------------- */
 

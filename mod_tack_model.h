@@ -192,7 +192,7 @@ typedef struct {
     X509 *x509;                  /* mod_ssl's certificate; NULL under -t */
     const char *label;           /* for messages */
     const char *subject;         /* its subject (NULL under -t) */
-    const char *key_type;        /* "RSA", "ECDSA"... (NULL under -t) */
+    const char *key_type;        /* mt_key_type_name: "RSA", "ECDSA"... */
     int ntacks;
     mt_item_t *tacks[TACK_EXT02_MAX_TACKS];
     /* With no TACK: an expired one for it, left out (the status page
@@ -219,6 +219,18 @@ typedef struct {
 } mt_sel_t;
 
 /* ---- mod_tack_load.c --------------------------------------------------- */
+
+/* mt_key_type_name names a key type (an EVP_PKEY base id or a public-key
+ * algorithm's NID) as messages, the status page and the guard's memory do:
+ * "RSA", "RSA-PSS", "ECDSA", else OpenSSL's short name. */
+const char *mt_key_type_name(int nid);
+
+/* mt_cert_describe fills |out|'s hash, x509 (borrowed), subject and key
+ * type from |x509|, and its label: |label|, or "TYPE certificate SUBJECT"
+ * when NULL; strings from |p|.  Returns 0 when the certificate cannot be
+ * hashed (OpenSSL's error queue says why). */
+int mt_cert_describe(apr_pool_t *p, X509 *x509, const char *label,
+                     mt_certsel_t *out);
 
 /* mt_load_vcache_start starts a configuration pass (pre_config, before
  * any directive is read): it rotates the cache of verified signatures

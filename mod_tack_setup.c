@@ -268,9 +268,7 @@ static int mt_tree_certs(apr_pool_t *p, const mt_tree_t *tree, server_rec *s,
         memcpy(certs[j].hash, hash, TACK_HASH_LEN);
         certs[j].x509 = NULL;
         certs[j].label = apr_psprintf(p, "certificate %s", path);
-        certs[j].key_type = type == EVP_PKEY_EC    ? "ECDSA"
-                            : type == EVP_PKEY_RSA ? "RSA"
-                                                   : OBJ_nid2sn(type);
+        certs[j].key_type = mt_key_type_name(type);
         types[j] = type;
         if (j == n) {
             n++;
@@ -331,20 +329,6 @@ static void mt_setup_warn_expired(server_rec *s, const mt_conf_t *conf)
         }
     }
 }
-static const char *mt_key_type(EVP_PKEY *pkey)
-{
-    switch (EVP_PKEY_get_base_id(pkey)) {
-    case EVP_PKEY_RSA:
-        return "RSA";
-    case EVP_PKEY_RSA_PSS:
-        return "RSA-PSS";
-    case EVP_PKEY_EC:
-        return "ECDSA";
-    default:
-        return OBJ_nid2sn(EVP_PKEY_get_base_id(pkey));
-    }
-}
-
 /* mt_ctx_certs fills |certs| (capacity TACK_MAX_SLOTS) with the
  * certificates mod_ssl loaded into |ctx|, their labels allocated in |tmp|;
  * returns the count. */
@@ -356,19 +340,11 @@ static int mt_ctx_certs(server_rec *s, apr_pool_t *tmp, SSL_CTX *ctx,
     for (ok = SSL_CTX_set_current_cert(ctx, SSL_CERT_SET_FIRST);
          ok && n < TACK_MAX_SLOTS;
          ok = SSL_CTX_set_current_cert(ctx, SSL_CERT_SET_NEXT)) {
-        X509 *x509 = SSL_CTX_get0_certificate(ctx);
-        char subject[TACK_SUBJECT_SIZE];
-
-        if (!x509 || tack_spki_hash(x509, certs[n].hash) != TACK_OK) {
+        if (!mt_cert_describe(tmp, SSL_CTX_get0_certificate(ctx), NULL,
+                              &certs[n])) {
             mt_openssl_log(s, "hashing a certificate");
             continue;
         }
-        tack_cert_name(x509, subject, sizeof(subject));
-        certs[n].x509 = x509;
-        certs[n].key_type = mt_key_type(X509_get0_pubkey(x509));
-        certs[n].subject = apr_pstrdup(tmp, subject);
-        certs[n].label =
-            apr_psprintf(tmp, "%s certificate %s", certs[n].key_type, subject);
         n++;
     }
     SSL_CTX_set_current_cert(ctx, SSL_CERT_SET_FIRST);
