@@ -205,7 +205,8 @@ module: $(if $(wildcard mod_tack.c),$(MODULE_SO))
 # "Architecture"): each calls only files listed before it, except within
 # the status group (t/apache/layers.t).
 MODULE_SRC := mod_tack_base.c mod_tack_load.c mod_tack_store.c \
-              mod_tack_resolve.c mod_tack_guard.c mod_tack_sign.c \
+              mod_tack_resolve.c mod_tack_guard.c mod_tack_signer.c \
+              mod_tack_sign.c \
               mod_tack_background.c mod_tack_config.c mod_tack_handshake.c \
               mod_tack_status.c mod_tack_status_json.c \
               mod_tack_status_html.c mod_tack_metrics.c \

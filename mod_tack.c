@@ -121,7 +121,7 @@ static void mt_register_hooks(apr_pool_t *p)
     ap_hook_post_read_request(mt_hook_post_read_request, NULL, NULL,
                               APR_HOOK_MIDDLE);
     mt_status_register_hooks(p);
-    mt_sign_register_hooks(p);
+    mt_signer_register_hooks(p);
 }
 
 /* Spelled out rather than AP_DECLARE_MODULE(tack), which would repeat the

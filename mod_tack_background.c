@@ -234,7 +234,7 @@ static int mt_agent_round(apr_pool_t *p, apr_hash_t *said, char *done,
 
     /* Every key's signer at once: their password programs and logins
      * take their time side by side, not one after the other. */
-    mt_sign_allow(TACK_SIGN_AGENT_SECS);
+    mt_signers_allow(TACK_SIGN_AGENT_SECS);
     for (i = 0; i < mt_sign.queue->nelts; i++) {
         mt_pending_t *pd = APR_ARRAY_IDX(mt_sign.queue, i, mt_pending_t *);
         int created;
@@ -243,15 +243,15 @@ static int mt_agent_round(apr_pool_t *p, apr_hash_t *said, char *done,
         if (!done[i]) {
             sg = mt_signer_add(pd->s, pd->conf, &created);
             if (created) {
-                sg->error = mt_signer_spawn(mt_sign.pool, sg);
+                sg->error = mt_signer_spawn(mt_signers.pool, sg);
             }
         }
     }
-    for (hi = apr_hash_first(p, mt_sign.signers); hi; hi = apr_hash_next(hi)) {
+    for (hi = apr_hash_first(p, mt_signers.signers); hi; hi = apr_hash_next(hi)) {
         mt_signer_t *sg = apr_hash_this_val(hi);
 
         if (!sg->error && !sg->pub_known) {
-            sg->error = mt_signer_hello(mt_sign.pool, sg);
+            sg->error = mt_signer_hello(mt_signers.pool, sg);
         }
     }
     for (i = 0; i < mt_sign.queue->nelts; i++) {
@@ -273,7 +273,7 @@ static int mt_agent_round(apr_pool_t *p, apr_hash_t *said, char *done,
             done[i] = 1;
             continue;
         }
-        mt_sign_allow(mt_sign_answer_secs());
+        mt_signers_allow(mt_signers_answer_secs());
         item = mt_sign_one(p, pd->s, pd->conf, sg, &pd->cert, pd->expires,
                            pd->write);
         if (!item && sg->fd >= 0) {
@@ -297,7 +297,7 @@ static int mt_agent_round(apr_pool_t *p, apr_hash_t *said, char *done,
         (*nsigned)++;
     }
     mt_sign_sync();
-    for (hi = apr_hash_first(p, mt_sign.signers); hi; hi = apr_hash_next(hi)) {
+    for (hi = apr_hash_first(p, mt_signers.signers); hi; hi = apr_hash_next(hi)) {
         const mt_signer_t *sg = apr_hash_this_val(hi);
 
         totals[0] += sg->nwritten;
@@ -489,8 +489,8 @@ static void mt_md_sign_one(apr_pool_t *p, apr_hash_t *seen, int dirfd,
     }
     sg = mt_signer_add(s, conf, &created);
     if (created) {
-        mt_sign_allow(TACK_SIGN_AGENT_SECS);
-        sg->error = mt_signer_start(mt_sign.pool, sg);
+        mt_signers_allow(TACK_SIGN_AGENT_SECS);
+        sg->error = mt_signer_start(mt_signers.pool, sg);
     }
     if (!sg->pub_known || sg->fd < 0) {
         /* said by mt_agent_failed for the waiting ones; tried next time */
@@ -498,7 +498,7 @@ static void mt_md_sign_one(apr_pool_t *p, apr_hash_t *seen, int dirfd,
         X509_free(x509);
         return;
     }
-    mt_sign_allow(mt_sign_answer_secs());
+    mt_signers_allow(mt_signers_answer_secs());
     if (!mt_sign_one(p, s, conf, sg, &cert, (uint32_t)(end / 60), 1)) {
         apr_hash_set(seen, cert.hash, TACK_HASH_LEN, NULL);
         return;
@@ -610,7 +610,7 @@ static void mt_agent_main(server_rec *s_main, pid_t parent, int delay)
         _exit(0); /* gone before the line above: no signal will come */
     }
     prctl(PR_SET_NAME, "tack-signing", 0, 0, 0);
-    mt_sign.in_agent = 1;
+    mt_signers.in_agent = 1;
     while (delay > 0) {
         delay = (int)sleep((unsigned)delay);
     }
@@ -618,17 +618,17 @@ static void mt_agent_main(server_rec *s_main, pid_t parent, int delay)
     if (apr_pool_create(&p, NULL) != APR_SUCCESS) {
         _exit(TACK_BG_EXIT_FAILED);
     }
-    if (mt_sign.pool) {
+    if (mt_signers.pool) {
         /* the pass's signers that are up are this process's now; the
          * others are tried again at once, with the background's time */
         apr_hash_index_t *hi;
 
-        for (hi = apr_hash_first(p, mt_sign.signers); hi;
+        for (hi = apr_hash_first(p, mt_signers.signers); hi;
              hi = apr_hash_next(hi)) {
             mt_signer_t *sg = apr_hash_this_val(hi);
 
             if (!sg->pub_known || sg->fd < 0) {
-                apr_hash_set(mt_sign.signers, apr_hash_this_key(hi),
+                apr_hash_set(mt_signers.signers, apr_hash_this_key(hi),
                              APR_HASH_KEY_STRING, NULL);
             }
             sg->nsigned = sg->nwritten = sg->nkept = 0; /* the pass's */
@@ -666,8 +666,8 @@ static void mt_agent_main(server_rec *s_main, pid_t parent, int delay)
                          totals[1]);
         }
         mt_md_round(round, staged);
-        if (mt_sign.pool) {
-            apr_pool_destroy(mt_sign.pool); /* the signers end */
+        if (mt_signers.pool) {
+            apr_pool_destroy(mt_signers.pool); /* the signers end */
         }
         apr_pool_destroy(round);
         if (!left && !bg_md_staging) {
@@ -968,7 +968,7 @@ static void mt_bg_hand_over(server_rec *s_main)
     if (!bg_agent) {
         return;
     }
-    for (hi = apr_hash_first(NULL, mt_sign.signers); hi;
+    for (hi = apr_hash_first(NULL, mt_signers.signers); hi;
          hi = apr_hash_next(hi)) {
         mt_signer_t *sg = apr_hash_this_val(hi);
         apr_proc_t *proc;
@@ -992,7 +992,7 @@ static void mt_bg_hand_over(server_rec *s_main)
 
 void mt_background_start(server_rec *s_main)
 {
-    if (mt_strict() || mt_quiet() || !mt_sign.pool) {
+    if (mt_strict() || mt_quiet() || !mt_signers.pool) {
         return;
     }
     bg_life.deaths = 0; /* a new generation: no back-off carried over */

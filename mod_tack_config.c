@@ -234,7 +234,7 @@ static const char *mt_cmd_TackSigningPassword(cmd_parms *cmd, void *dcfg,
                                               const char *arg)
 {
     mt_conf_t *conf = mt_conf_get(cmd->server);
-    const char *err = mt_sign_pw_syntax(cmd->pool, arg);
+    const char *err = mt_signer_pw_syntax(cmd->pool, arg);
 
     if (err) {
         return err;

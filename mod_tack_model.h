@@ -397,11 +397,11 @@ void mt_guard_end(server_rec *s_main);
 /* ---- mod_tack_sign.c --------------------------------------------------- */
 
 /* The sources TackSigningPassword accepts, checked when it is read. */
-const char *mt_sign_pw_syntax(apr_pool_t *p, const char *arg);
+const char *mt_signer_pw_syntax(apr_pool_t *p, const char *arg);
 
-/* mt_sign_register_hooks registers the child_init hook that wipes env:
+/* mt_signer_register_hooks registers the child_init hook that wipes env:
  * passwords from every httpd child's environment. */
-void mt_sign_register_hooks(apr_pool_t *p);
+void mt_signer_register_hooks(apr_pool_t *p);
 
 /* mt_sign_vhost signs, with the vhost's TackSigningKey, a TACK for each
  * certificate of |sel| that has none, and anew a TACK under that key that

@@ -1,10 +1,11 @@
 /* SPDX-License-Identifier: Apache-2.0
  * Copyright 2026 the mod_tack authors (NOTICE) */
 /*
- * mod_tack_signer.h -- what mod_tack_sign.c (TackSigningKey: the signer
- * processes, the pass's decisions, the queue) shares with
+ * mod_tack_signer.h -- TackSigningKey's signers (mod_tack_signer.c: the
+ * key's process, its password and PIN) and what a pass signs
+ * (mod_tack_sign.c: the decisions, the queue), for mod_tack_sign.c and
  * mod_tack_background.c (what the pass left to the background).  Private
- * to those two files.
+ * to those three files.
  */
 #ifndef MOD_TACK_SIGNER_H
 #define MOD_TACK_SIGNER_H
@@ -66,35 +67,51 @@ struct mt_pending {
     mt_item_t *replaces;     /* its TACK under the key, expiring soon */
 };
 
-/* The signing state of this process: the parent's during a pass, the
- * background process's own copy after it (mt_sign.in_agent).  The pool is
- * a child of pconf, destroyed at the end of each pass or round, with the
- * signers by "key\npassword source" and the TACKs signed, by target hash
- * and key, so that a certificate named by several vhosts gets one TACK;
- * the queue is the pass's (mt_pending_t *, in pconf). */
+/* The signers of this time (mod_tack_signer.c): the parent's during a
+ * pass, the background process's own after it (in_agent).  The pool is a
+ * child of pconf, destroyed at the end of each pass or background round,
+ * which ends the signers; they are found by "key\npassword source".  The
+ * deadline is when waiting for signers stops (mt_ms_now), the budget the
+ * seconds up to it, for messages. */
 typedef struct {
     apr_pool_t *pool;
     apr_hash_t *signers;
+    long deadline;
+    int budget;
+    int in_agent; /* 1 in the background process */
+} mt_signers_t;
+extern mt_signers_t mt_signers;
+
+/* What the pass signs (mod_tack_sign.c), in this time's signers' pool:
+ * the TACKs signed, by target hash and key, so that a certificate named by
+ * several vhosts gets one TACK, the stores and files written; the queue
+ * is the pass's (mt_pending_t *, in pconf). */
+typedef struct {
     apr_hash_t *done;
     apr_hash_t *stores; /* path -> mt_store_t *, written to in this time */
     apr_hash_t *files;  /* store file written -> its TACK key */
-    long deadline;      /* when waiting for signers stops (mt_ms_now) */
-    int budget;         /* the seconds up to it, for messages */
-    int in_agent;       /* 1 in the background process */
     apr_array_header_t *queue;
 } mt_sign_t;
 extern mt_sign_t mt_sign;
 
-/* mt_ms_now: CLOCK_MONOTONIC in milliseconds; mt_sign_wait_secs:
- * TackSigningWait. */
+/* mt_ms_now: CLOCK_MONOTONIC in milliseconds; mt_ms_left: whether
+ * |deadline| is still ahead; mt_sign_wait_secs: TackSigningWait. */
 long mt_ms_now(void);
+int mt_ms_left(long deadline);
 int mt_sign_wait_secs(void);
 
 /* The signers: mt_signer_add finds or makes (|created|, not started) the
- * signer of |conf|; mt_signer_spawn forks it, mt_signer_hello waits for its
- * first answer until mt_sign.deadline, mt_signer_start does both (NULL, or
- * why the key cannot be used); mt_signer_stop ends a signer process. */
+ * signer of |conf|; mt_signer_get does so and starts it the first time
+ * (its error logged once); mt_signer_spawn forks it, mt_signer_hello waits
+ * for its first answer until mt_signers.deadline, mt_signer_start does
+ * both (NULL, or why the key cannot be used); mt_signer_sign has a TACK
+ * signed and checks the signature; mt_signer_stop ends a signer process;
+ * mt_signers_close ends this time's signers (the parent's ends, when the
+ * background took them over). */
 mt_signer_t *mt_signer_add(server_rec *s, const mt_conf_t *conf, int *created);
+mt_signer_t *mt_signer_get(server_rec *s, const mt_conf_t *conf);
+tack_status_t mt_signer_sign(mt_signer_t *sg, tack_t *tack);
+void mt_signers_close(void);
 const char *mt_signer_spawn(apr_pool_t *p, mt_signer_t *sg);
 const char *mt_signer_hello(apr_pool_t *p, mt_signer_t *sg);
 const char *mt_signer_start(apr_pool_t *p, mt_signer_t *sg);
@@ -107,12 +124,13 @@ mt_item_t *mt_sign_one(apr_pool_t *p, server_rec *s, const mt_conf_t *conf,
                        mt_signer_t *sg, const mt_certsel_t *cert,
                        uint32_t expires, int write);
 
-/* mt_sign_allow gives waiting for signers |secs| from now (mt_sign.deadline,
- * .budget); mt_sign_answer_secs is how long one signature may take in the
- * background (TackSigningWait, or its default when it is 0); mt_sign_sync
- * makes the stores written to reach the disk. */
-void mt_sign_allow(int secs);
-int mt_sign_answer_secs(void);
+/* mt_signers_allow gives waiting for signers |secs| from now
+ * (mt_signers.deadline, .budget); mt_signers_answer_secs is how long one
+ * signature may take in the background (TackSigningWait, or its default
+ * when it is 0); mt_sign_sync makes the stores written to reach the
+ * disk. */
+void mt_signers_allow(int secs);
+int mt_signers_answer_secs(void);
 void mt_sign_sync(void);
 
 /* mt_sign_replaced says that |old| gives way to a TACK just signed. */

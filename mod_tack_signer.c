@@ -1,0 +1,1074 @@
+/* SPDX-License-Identifier: Apache-2.0
+ * Copyright 2026 the mod_tack authors (NOTICE) */
+/*
+ * mod_tack_signer.c -- TackSigningKey's key, in a process of its own.
+ *
+ * The key: a TACKpy key file (its password from TackSigningPassword
+ * file:/exec:/env:, never from httpd.conf) or a PKCS#11 URI (the PIN from
+ * the same sources; the key stays in the token).  At its first use in a
+ * configuration pass the parent forks a signer process, which fetches the
+ * password, loads the key and then signs the TACKs it is sent over a
+ * socket; the parent never holds the password, the scalar or the token
+ * session (a provider and p11-kit keep state that a later pass of a
+ * long-lived parent cannot rely on).  A signer lives as long as the pool
+ * of the signers of its time (mt_signers.pool): the parent's ends close at
+ * the end of the pass (mt_signers_close, from post_config, before any
+ * httpd child is forked); the background process (mod_tack_background.c)
+ * inherits the signers that are up and keeps them until the end of its
+ * round.  A signer dies with the process that started it, and no httpd
+ * child ever holds a key.
+ *
+ * This file also owns what is kept beside TackStateFile for the signers:
+ * the PINs a token refused (".pin-refused", ".pin-key") and each key's
+ * public key from its last load (".signing-keys").
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <sys/prctl.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "httpd.h"
+#include "http_config.h"
+#include "http_log.h"
+#include "http_main.h"
+#include "apr_file_info.h"
+#include "apr_file_io.h"
+#include "apr_shm.h"
+#include "apr_strings.h"
+#include "apr_thread_proc.h"
+
+#include <jansson.h>
+#include <openssl/core_names.h>
+#include <openssl/crypto.h>
+#include <openssl/err.h>
+#include <openssl/evp.h>
+#include <openssl/params.h>
+#include <openssl/rand.h>
+#include <openssl/pem.h>
+#include <openssl/x509.h>
+#include <openssl/x509v3.h>
+
+#include "mod_tack_signer.h"
+#include "tack_pkcs11.h"
+
+APLOG_USE_MODULE(tack);
+
+/* A password or PIN longer than this is refused. */
+#define TACK_PW_MAX 1024
+/* How long the signer waits for the parent's next TACK. */
+#define TACK_SIGNER_SECS 60
+
+mt_signers_t mt_signers;
+
+/* mt_signers_forget ends this time's signers (their pool's cleanup): the
+ * socket closed, each frees its key and exits. */
+static apr_status_t mt_signers_forget(void *unused)
+{
+    apr_hash_index_t *hi;
+
+    for (hi = apr_hash_first(NULL, mt_signers.signers); hi;
+         hi = apr_hash_next(hi)) {
+        mt_signer_t *sg = apr_hash_this_val(hi);
+
+        if (sg->fd >= 0) {
+            close(sg->fd); /* the signer frees the key and exits */
+            sg->fd = -1;
+        }
+        if (sg->pid > 0) {
+            while (waitpid(sg->pid, NULL, 0) < 0 && errno == EINTR) {
+            }
+            sg->pid = 0;
+        }
+    }
+    mt_signers.pool = NULL;
+    mt_signers.signers = NULL;
+    return APR_SUCCESS;
+}
+
+/* ---- passwords ----------------------------------------------------------- */
+
+const char *mt_signer_pw_syntax(apr_pool_t *p, const char *arg)
+{
+    if ((!strncmp(arg, "file:", 5) || !strncmp(arg, "exec:", 5)) && arg[5]) {
+        return NULL;
+    }
+    if (!strncmp(arg, "env:", 4) && arg[4]) {
+        return NULL;
+    }
+    return apr_psprintf(p,
+                        "TackSigningPassword %s: not a password source; "
+                        "write file:PATH (a file only root can read), "
+                        "exec:PROGRAM (prints it) or env:NAME -- never the "
+                        "password itself",
+                        strlen(arg) > 5 ? apr_pstrcat(p, apr_pstrndup(p, arg, 3),
+                                                      "...", NULL)
+                                        : arg);
+}
+
+/* mt_pw_file reads a password file that only its owner can read. */
+static const char *mt_pw_file(apr_pool_t *p, const char *path, char *buf,
+                              size_t *len)
+{
+    apr_finfo_t fi;
+    char *text;
+    size_t n;
+    tack_status_t st;
+
+    if (apr_stat(&fi, path, APR_FINFO_PROT, p) == APR_SUCCESS &&
+        (fi.protection & (APR_GREAD | APR_WREAD | APR_GWRITE | APR_WWRITE))) {
+        return apr_psprintf(p,
+                            "file:%s can be read or written by %s; a password "
+                            "file must be readable by root only (chmod 600)",
+                            path,
+                            fi.protection & (APR_WREAD | APR_WWRITE)
+                                ? "everyone"
+                                : "its group");
+    }
+    st = tack_file_read(path, TACK_PW_MAX - 1, &text, &n);
+    if (st == TACK_ERR_FILE_TOO_LARGE) {
+        return apr_psprintf(p, "file:%s: longer than %d bytes", path,
+                            TACK_PW_MAX - 1);
+    }
+    if (st != TACK_OK) {
+        return apr_psprintf(p, "file:%s: cannot read it: %s", path,
+                            st == TACK_ERR_IO ? strerror(errno)
+                                              : tack_status_str(st));
+    }
+    memcpy(buf, text, n);
+    OPENSSL_cleanse(text, n);
+    free(text);
+    *len = n;
+    *len = tack_password_line(buf, *len);
+    return NULL;
+}
+
+/* The password program of the signer process, while it runs: its process
+ * group, ended with it whatever happens (mt_pw_exec, and the signer's
+ * SIGTERM handler when the parent gives up on the signer). */
+static volatile pid_t mt_pw_pgid;
+
+static void mt_pw_reap_group(pid_t pgid)
+{
+    if (pgid > 0) {
+        kill(-pgid, SIGKILL);
+    }
+}
+
+/* mt_ms_left returns the milliseconds left until |deadline| (a
+ * CLOCK_MONOTONIC time in ms), at least 0. */
+long mt_ms_now(void)
+{
+    struct timespec ts;
+
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (long)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+}
+
+int mt_ms_left(long deadline)
+{
+    long left = deadline - mt_ms_now();
+
+    return left < 0 ? 0 : (int)left;
+}
+
+/* mt_sign_wait_secs is TackSigningWait; mt_sign_retry_secs
+ * TackSigningRetry (main server). */
+int mt_sign_wait_secs(void)
+{
+    int v = ap_server_conf ? mt_conf_get(ap_server_conf)->sign_wait : TACK_UNSET;
+
+    return v == TACK_UNSET ? TACK_SIGN_WAIT_SECS : v;
+}
+
+int mt_sign_retry_secs(void)
+{
+    int v =
+        ap_server_conf ? mt_conf_get(ap_server_conf)->sign_retry : TACK_UNSET;
+
+    return v == TACK_UNSET ? TACK_SIGN_RETRY_SECS : v;
+}
+
+/* mt_pw_exec runs |prog| with the key's path or URI as its argument and
+ * takes the first line of its standard output, as mod_ssl's
+ * SSLPassPhraseDialog exec: does.  Its standard error goes to the error
+ * log.  It has TACK_PW_EXEC_SECS in all, from its start to its exit: it
+ * runs in a process group of its own, which is killed at the deadline, and
+ * at its exit too, so that nothing it started is left behind (a program
+ * that prints the password and then waits would otherwise hold the
+ * restart, and outlive it as an orphan running as root). */
+static const char *mt_pw_exec(apr_pool_t *p, const char *prog, const char *key,
+                              char *buf, size_t *len)
+{
+    long deadline = mt_ms_now() + TACK_PW_EXEC_SECS * 1000L;
+    int out[2], status = 0, late = 0, eof = 0, done = 0;
+    pid_t pid, signer = getpid();
+
+    *len = 0;
+    if (pipe2(out, O_CLOEXEC) != 0) {
+        return apr_psprintf(p, "exec:%s: cannot run it: pipe: %s", prog,
+                            strerror(errno));
+    }
+    pid = fork();
+    if (pid < 0) {
+        close(out[0]);
+        close(out[1]);
+        return apr_psprintf(p, "exec:%s: cannot run it: fork: %s", prog,
+                            strerror(errno));
+    }
+    if (pid == 0) {
+        int null = open("/dev/null", O_RDONLY);
+
+        /* it dies with the signer, whatever ends the signer (SIGKILL
+         * included, which leaves no handler to end the group) */
+        prctl(PR_SET_PDEATHSIG, SIGKILL);
+        if (getppid() != signer) {
+            _exit(126);
+        }
+        setpgid(0, 0);
+        if (null < 0 || dup2(null, 0) < 0 || dup2(out[1], 1) < 0) {
+            _exit(126);
+        }
+        signal(SIGTERM, SIG_DFL);
+        execl(prog, prog, key, (char *)NULL);
+        fprintf(stderr, "exec:%s: %s\n", prog, strerror(errno));
+        _exit(127);
+    }
+    setpgid(pid, pid); /* as the child does: whichever runs first */
+    mt_pw_pgid = pid;
+    close(out[1]);
+    while (!done) {
+        struct pollfd pfd = {out[0], POLLIN, 0};
+        int r =
+            eof ? 0
+                : poll(&pfd, 1,
+                       mt_ms_left(deadline) < 50 ? mt_ms_left(deadline) : 50);
+        if (r > 0) {
+            ssize_t n = *len < TACK_PW_MAX - 1
+                            ? read(out[0], buf + *len, TACK_PW_MAX - 1 - *len)
+                            : 0;
+
+            if (n > 0) {
+                *len += (size_t)n;
+            } else if (n == 0 || (errno != EINTR && errno != EAGAIN)) {
+                eof = 1;
+            }
+        }
+        siginfo_t si;
+
+        /* WNOWAIT: the exited program stays a zombie, so its process
+         * group's number cannot be reused before the group is killed. */
+        memset(&si, 0, sizeof(si));
+        if (waitid(P_PID, (id_t)pid, &si, WEXITED | WNOHANG | WNOWAIT) == 0 &&
+            si.si_pid == pid) {
+            done = 1;
+        } else if (!mt_ms_left(deadline)) {
+            late = 1;
+            done = 1;
+        } else if (eof) {
+            usleep(10000);
+        }
+    }
+    close(out[0]);
+    /* The group goes at the deadline, and at the program's exit: what it
+     * left running in the background is ended with it. */
+    mt_pw_reap_group(pid);
+    mt_pw_pgid = 0;
+    while (waitpid(pid, &status, 0) < 0 && errno == EINTR) {
+    }
+    if (late) {
+        return apr_psprintf(p,
+                            "exec:%s: did not %s within %d seconds; it and "
+                            "what it started were killed",
+                            prog, *len ? "exit" : "answer", TACK_PW_EXEC_SECS);
+    }
+    if (!WIFEXITED(status) || WEXITSTATUS(status) != 0) {
+        return apr_psprintf(p, "exec:%s: %s %d", prog,
+                            WIFEXITED(status) ? "exited with status"
+                                              : "killed by signal",
+                            WIFEXITED(status) ? WEXITSTATUS(status)
+                                              : WTERMSIG(status));
+    }
+    *len = tack_password_line(buf, *len);
+    return NULL;
+}
+
+/* mt_sign_password fetches |sg|'s password into |buf| (TACK_PW_MAX). */
+static const char *mt_sign_password(apr_pool_t *p, const mt_signer_t *sg,
+                                    char *buf, size_t *len)
+{
+    const char *src = sg->pw;
+
+    if (!strncmp(src, "file:", 5)) {
+        return mt_pw_file(p, src + 5, buf, len);
+    }
+    if (!strncmp(src, "exec:", 5)) {
+        return mt_pw_exec(p, src + 5, sg->key, buf, len);
+    }
+    if (!getenv(src + 4)) {
+        return apr_psprintf(p,
+                            "env:%s: httpd's environment has no such "
+                            "variable (on Debian, export it in "
+                            "/etc/apache2/envvars)",
+                            src + 4);
+    }
+    *len = strlen(getenv(src + 4));
+    if (*len >= TACK_PW_MAX) {
+        return apr_psprintf(p, "env:%s: longer than %d bytes", src + 4,
+                            TACK_PW_MAX - 1);
+    }
+    memcpy(buf, getenv(src + 4), *len);
+    return NULL;
+}
+
+/* mt_sign_child_init wipes, in a new httpd child, the value of every
+ * variable a TackSigningPassword env: names: in place, so that neither a
+ * request handler (mod_lua's os.getenv, a CGI's inherited environment) nor
+ * /proc/PID/environ shows it.  Only the parent keeps it: every restart
+ * reads it again. */
+static void mt_sign_child_init(apr_pool_t *p, server_rec *s_main)
+{
+    server_rec *s;
+
+    for (s = s_main; s; s = s->next) {
+        const mt_conf_t *conf = mt_conf_get(s);
+        char *v;
+
+        if (conf->sign_pw && !strncmp(conf->sign_pw, "env:", 4) &&
+            (v = getenv(conf->sign_pw + 4)) != NULL && *v) {
+            OPENSSL_cleanse(v, strlen(v));
+        }
+    }
+}
+
+void mt_signer_register_hooks(apr_pool_t *p)
+{
+    ap_hook_child_init(mt_sign_child_init, NULL, NULL, APR_HOOK_REALLY_FIRST);
+}
+
+/* ---- loading the key ----------------------------------------------------- */
+
+/* mt_signer_keyfile decrypts the TACKpy key file of |sg|. */
+static const char *mt_signer_keyfile(apr_pool_t *p, mt_signer_t *sg,
+                                     const char *pw, size_t pw_len)
+{
+    char labels[4][TACK_PEM_LABEL_SIZE];
+    tack_keyfile_t kf;
+    unsigned line = 0;
+    tack_status_t st;
+    const char *err;
+    char *text;
+    size_t len, n;
+
+    if ((err = mt_read_text(p, "TackSigningKey", sg->key, &text, &len))) {
+        return err;
+    }
+    st = tack_keyfile_from_pem(&kf, text, len, &line);
+    n = tack_pem_labels(text, len, labels, 4);
+    OPENSSL_cleanse(text, len);
+    free(text);
+    if ((st == TACK_ERR_PEM_NO_BLOCK || st == TACK_ERR_PEM_WRONG_LABEL) && n) {
+        return apr_psprintf(p,
+                            "TackSigningKey %s: not a TACK key: no \"%s\" "
+                            "PEM block (it holds \"BEGIN %s\"; make a TACK "
+                            "key with " TACK_PROG " genkey)",
+                            sg->key, TACK_PEM_LABEL_KEY, labels[0]);
+    }
+    if (st != TACK_OK) {
+        return mt_pem_error(p, "TackSigningKey", sg->key, st, line,
+                            TACK_PEM_LABEL_KEY, TACK_KEYFILE_LEN);
+    }
+    st = tack_keyfile_decrypt(&kf, pw, pw_len, &sg->pkey);
+    OPENSSL_cleanse(&kf, sizeof(kf));
+    if (st == TACK_ERR_WRONG_PASSWORD) {
+        return apr_psprintf(p,
+                            "TackSigningKey %s: wrong password (from "
+                            "TackSigningPassword %s)",
+                            sg->key, sg->pw);
+    }
+    if (st != TACK_OK) {
+        ERR_clear_error();
+        return apr_psprintf(p, "TackSigningKey %s: %s", sg->key,
+                            tack_status_str(st));
+    }
+    return NULL;
+}
+
+/* ---- PINs a token refused ---------------------------------------------------
+ * A token counts wrong PINs and locks itself after a few (smart cards and
+ * PIV tokens after 3), and in the fleet recipe one token serves every
+ * server: a PIN the token refused must not be sent again at every
+ * TackSigningRetry, restart and configtest.  A refusal is remembered
+ * beside TackStateFile (".pin-refused", root's only, JSON: URI -> a keyed
+ * hash of the PIN and of where it came from), whatever its source (file:,
+ * exec:, env:, the URI's pin-source), until the PIN, its source or the
+ * configuration changes; a login that succeeds forgets it.  The hash is an
+ * HMAC-SHA-256 under a random key kept beside it (".pin-key", root's
+ * only): never the PIN, nor anything a short PIN could be found from
+ * without the key. */
+
+/* The HMAC key's size, and a digest's as stored ("hmac-sha256:" + hex). */
+#define TACK_PIN_KEY_LEN 32
+#define TACK_PIN_TAG "hmac-sha256:"
+
+/* mt_pin_file_id returns what identifies the PIN file of |pw|'s current
+ * version (device, inode, size, modification time), or "" when |pw| is
+ * not a file: source: rewriting the file is trying again. */
+static const char *mt_pin_file_id(apr_pool_t *p, const char *pw)
+{
+    struct stat sb;
+
+    if (!pw || strncmp(pw, "file:", 5) || stat(pw + 5, &sb) != 0) {
+        return "";
+    }
+    /* apr_psprintf knows APR_INT64_T_FMT, not %lld */
+    return apr_psprintf(p,
+                        "%lu %lu %" APR_INT64_T_FMT " %" APR_INT64_T_FMT
+                        ".%09ld",
+                        (unsigned long)sb.st_dev, (unsigned long)sb.st_ino,
+                        (apr_int64_t)sb.st_size, (apr_int64_t)sb.st_mtim.tv_sec,
+                        (long)sb.st_mtim.tv_nsec);
+}
+
+/* mt_pin_key_read reads the HMAC key from |path|: a regular file of
+ * exactly TACK_PIN_KEY_LEN bytes, not a link.  Returns 1, or 0 with errno
+ * (ENOENT: there is none yet). */
+static int mt_pin_key_read(const char *path, uint8_t *key)
+{
+    struct stat sb;
+    ssize_t n;
+    int fd = open(path, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
+
+    if (fd < 0) {
+        return 0;
+    }
+    if (fstat(fd, &sb) != 0 || !S_ISREG(sb.st_mode) ||
+        sb.st_size != TACK_PIN_KEY_LEN) {
+        close(fd);
+        errno = EINVAL;
+        return 0;
+    }
+    n = read(fd, key, TACK_PIN_KEY_LEN);
+    close(fd);
+    return n == TACK_PIN_KEY_LEN;
+}
+
+/* mt_pin_key gets the HMAC key kept beside TackStateFile, made (random,
+ * 0600) the first time.  Returns 1, or 0 (no memory of refusals then). */
+static int mt_pin_key(apr_pool_t *p, uint8_t *key)
+{
+    const char *path = mt_guard_state_path(p, ".pin-key");
+    int fd, ok;
+
+    if (mt_pin_key_read(path, key)) {
+        return 1;
+    }
+    if (errno != ENOENT || RAND_bytes(key, TACK_PIN_KEY_LEN) != 1) {
+        return 0;
+    }
+    fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC,
+              0600);
+    if (fd < 0) {
+        /* another process made it meanwhile: its key is the key */
+        return errno == EEXIST && mt_pin_key_read(path, key);
+    }
+    ok = write(fd, key, TACK_PIN_KEY_LEN) == TACK_PIN_KEY_LEN &&
+         fsync(fd) == 0;
+    if (close(fd) != 0 || !ok) {
+        unlink(path);
+        return 0;
+    }
+    return 1;
+}
+
+/* mt_pin_digest returns TACK_PIN_TAG and the HMAC of |pin| sent for |sg|
+ * with its key, its password source and that source's identity, or NULL
+ * when it cannot be made. */
+static const char *mt_pin_digest(apr_pool_t *p, const mt_signer_t *sg,
+                                 const char *pin, size_t pin_len)
+{
+    uint8_t key[TACK_PIN_KEY_LEN], mac[EVP_MAX_MD_SIZE];
+    char hex[2 * EVP_MAX_MD_SIZE + 1];
+    const char *src = sg->pw ? sg->pw : "", *id = mt_pin_file_id(p, sg->pw);
+    OSSL_PARAM params[2];
+    EVP_MAC *hmac = NULL;
+    EVP_MAC_CTX *ctx = NULL;
+    size_t mac_len = 0;
+    int ok = 0;
+
+    if (!mt_pin_key(p, key)) {
+        return NULL;
+    }
+    params[0] = OSSL_PARAM_construct_utf8_string(OSSL_MAC_PARAM_DIGEST,
+                                                 (char *)"SHA256", 0);
+    params[1] = OSSL_PARAM_construct_end();
+    /* every part with its terminating NUL: no two inputs run together */
+    if ((hmac = EVP_MAC_fetch(NULL, "HMAC", NULL)) != NULL &&
+        (ctx = EVP_MAC_CTX_new(hmac)) != NULL &&
+        EVP_MAC_init(ctx, key, sizeof(key), params) &&
+        EVP_MAC_update(ctx, (const uint8_t *)sg->key, strlen(sg->key) + 1) &&
+        EVP_MAC_update(ctx, (const uint8_t *)src, strlen(src) + 1) &&
+        EVP_MAC_update(ctx, (const uint8_t *)id, strlen(id) + 1) &&
+        EVP_MAC_update(ctx, (const uint8_t *)pin, pin_len) &&
+        EVP_MAC_final(ctx, mac, &mac_len, sizeof(mac)) &&
+        tack_hex_encode(hex, sizeof(hex), mac, mac_len) == TACK_OK) {
+        ok = 1;
+    }
+    EVP_MAC_CTX_free(ctx);
+    EVP_MAC_free(hmac);
+    OPENSSL_cleanse(key, sizeof(key));
+    ERR_clear_error();
+    return ok ? apr_pstrcat(p, TACK_PIN_TAG, hex, NULL) : NULL;
+}
+
+static void mt_state_object_write(const char *path, json_t *root)
+{
+    char *text = json_dumps(root, JSON_INDENT(1) | JSON_SORT_KEYS);
+
+    if (text) {
+        tack_file_replace(path, text, strlen(text), 0600, 1);
+        free(text);
+    }
+    json_decref(root);
+}
+
+/* mt_state_object reads a JSON object kept beside TackStateFile (an
+ * empty one when there is none); mt_state_object_write writes it back. */
+static json_t *mt_state_object(apr_pool_t *p, const char *path)
+{
+    char *text = NULL;
+    size_t len;
+    json_t *root = NULL;
+
+    if (tack_file_read(path, 1 << 20, &text, &len) == TACK_OK) {
+        root = json_loadb(text, len, 0, NULL);
+        free(text);
+    }
+    if (!json_is_object(root)) {
+        json_decref(root);
+        root = json_object();
+    }
+    return root;
+}
+
+/* mt_pin_refused says whether the token refused |id|'s PIN for |uri| at
+ * the last attempt; mt_pin_note records (|refused|) or forgets it. */
+static int mt_pin_refused(apr_pool_t *p, const char *uri, const char *id)
+{
+    json_t *root = mt_state_object(p, mt_guard_state_path(p, ".pin-refused"));
+    const char *had = json_string_value(json_object_get(root, uri));
+    int refused = had && id && strlen(had) == strlen(id) &&
+                  !CRYPTO_memcmp(had, id, strlen(id));
+
+    json_decref(root);
+    return refused;
+}
+
+static void mt_pin_note(apr_pool_t *p, const char *uri, const char *id,
+                        int refused)
+{
+    const char *path = mt_guard_state_path(p, ".pin-refused");
+    json_t *root = mt_state_object(p, path);
+
+    if (refused) {
+        json_object_set_new(root, uri, json_string(id));
+    } else if (json_object_get(root, uri)) {
+        json_object_del(root, uri);
+    } else {
+        json_decref(root);
+        return;
+    }
+    mt_state_object_write(path, root);
+}
+
+/* ---- the signing key's public key, remembered --------------------------------
+ * When the key cannot be used at a start (its signing host down), the
+ * start still knows whose TACKs are its own and which names clients pinned
+ * it for: the public key of its last successful load is remembered beside
+ * TackStateFile (".signing-keys", JSON: key or URI -> public key in hex).
+ * What the background signs is always signed with the key it loads. */
+
+static void mt_pub_remember(apr_pool_t *p, const mt_signer_t *sg)
+{
+    const char *path = mt_guard_state_path(p, ".signing-keys");
+    json_t *root = mt_state_object(p, path);
+    char hex[2 * TACK_KEY_LEN + 1];
+
+    if (tack_hex_encode(hex, sizeof(hex), sg->pub, TACK_KEY_LEN) != TACK_OK ||
+        (json_string_value(json_object_get(root, sg->key)) &&
+         !strcmp(json_string_value(json_object_get(root, sg->key)), hex))) {
+        json_decref(root);
+        return;
+    }
+    json_object_set_new(root, sg->key, json_string(hex));
+    mt_state_object_write(path, root);
+}
+
+static int mt_pub_recall(apr_pool_t *p, mt_signer_t *sg)
+{
+    json_t *root = mt_state_object(p, mt_guard_state_path(p, ".signing-keys"));
+    const char *hex = json_string_value(json_object_get(root, sg->key));
+    int ok = hex && tack_hex_decode(sg->pub, TACK_KEY_LEN, hex) == TACK_OK;
+
+    json_decref(root);
+    if (ok) {
+        tack_fingerprint(sg->pub, sg->fingerprint);
+    }
+    return ok;
+}
+
+/* mt_signer_token loads a key that stays in a PKCS#11 token, with |pin|
+ * or the URI's own pin-source; a PIN the token refused at the last
+ * attempt is not sent again (mt_pin_refused). */
+static const char *mt_signer_token(apr_pool_t *p, mt_signer_t *sg,
+                                   const char *pin, size_t pin_len)
+{
+    char why[TACK_PKCS11_ERR_SIZE], own[TACK_PKCS11_PIN_SIZE];
+    const char *digest = NULL, *from = NULL;
+    size_t own_len = 0;
+    tack_status_t st;
+
+    if (tack_pkcs11_uri_has_pin(sg->key)) {
+        /* the PIN the load will send: the URI's comes first */
+        if (tack_pkcs11_uri_pin(sg->key, own, sizeof(own), &own_len, why,
+                                sizeof(why)) == TACK_OK &&
+            own_len) {
+            digest = mt_pin_digest(p, sg, own, own_len);
+        }
+        OPENSSL_cleanse(own, sizeof(own));
+        from = "the URI's pin-source";
+    } else if (pin && pin_len) {
+        digest = mt_pin_digest(p, sg, pin, pin_len);
+        from = apr_pstrcat(p, "TackSigningPassword ", sg->pw, NULL);
+    }
+    if (digest && mt_pin_refused(p, sg->key, digest)) {
+        return apr_psprintf(p,
+                            "TackSigningKey %s: the token refused this PIN "
+                            "(from %s) at the last attempt, and neither the "
+                            "PIN nor the configuration has changed since: not "
+                            "tried again (a token locks itself after a few "
+                            "wrong PINs); correct the PIN to try again",
+                            sg->key, from);
+    }
+    /* httpd's environment must not choose the module (the signer
+     * inherits it): unset in this process, said at each load */
+    if (tack_pkcs11_env_module(why, sizeof(why))) {
+        ap_log_error(APLOG_MARK, APLOG_WARNING, 0, ap_server_conf,
+                     "TACK00140: TackSigningKey %s: %s=%s in httpd's "
+                     "environment is ignored: the PKCS#11 module is the "
+                     "URI's module-path or module-name (p11-kit's proxy when "
+                     "it names none)",
+                     sg->key, TACK_PKCS11_ENV_MODULE, why);
+    }
+    why[0] = '\0';
+    st = tack_pkcs11_load(sg->key, pin, pin_len, &sg->pkey, why, sizeof(why));
+    /* the signing host's condition, not the configuration's */
+    sg->transient = st == TACK_ERR_TOKEN_UNREACHABLE;
+    if (digest) {
+        mt_pin_note(p, sg->key, digest, st == TACK_ERR_WRONG_PASSWORD);
+    }
+    if (st != TACK_OK) {
+        ERR_clear_error();
+        return apr_psprintf(p, "TackSigningKey %s: %s%s", sg->key,
+                            why[0] ? why : "cannot load the key",
+                            sg->pw ? apr_psprintf(p, " (PIN from "
+                                                     "TackSigningPassword %s)",
+                                                  sg->pw)
+                                   : "");
+    }
+    return NULL;
+}
+
+/* mt_signer_load loads |sg|'s key; returns NULL or why it cannot be
+ * used.  The password is wiped before it returns. */
+static const char *mt_signer_load(apr_pool_t *p, mt_signer_t *sg)
+{
+    char pw[TACK_PW_MAX];
+    size_t pw_len = 0;
+    const char *err = NULL;
+    int uri = tack_key_is_uri(sg->key);
+
+    if (sg->pw) {
+        err = mt_sign_password(p, sg, pw, &pw_len);
+        if (err) {
+            err = apr_psprintf(p, "TackSigningPassword %s (" TACK_WHERE_FMT
+                                  ") for TackSigningKey %s: %s",
+                               sg->pw, TACK_WHERE(sg->pw_where), sg->key,
+                               err);
+        }
+    } else if (!uri) {
+        err = apr_psprintf(p,
+                           "TackSigningKey %s: a TACK key file is encrypted; "
+                           "say where its password comes from with "
+                           "TackSigningPassword file:, exec: or env:",
+                           sg->key);
+    }
+    if (!err) {
+        err = uri ? mt_signer_token(p, sg, sg->pw ? pw : NULL, pw_len)
+                  : mt_signer_keyfile(p, sg, pw, pw_len);
+    }
+    OPENSSL_cleanse(pw, sizeof(pw));
+    if (!err && tack_key_public(sg->pkey, sg->pub) != TACK_OK) {
+        err = apr_psprintf(p, "TackSigningKey %s: not a P-256 key", sg->key);
+    }
+    if (err) {
+        EVP_PKEY_free(sg->pkey);
+        sg->pkey = NULL;
+        return err;
+    }
+    tack_fingerprint(sg->pub, sg->fingerprint);
+    return NULL;
+}
+
+/* ---- the signer process ---------------------------------------------------- */
+
+/* mt_io waits for |fd| and reads or writes all of |len| bytes, until
+ * |deadline| (mt_ms_now's clock; 0: TACK_SIGNER_SECS for each wait, the
+ * signer's side); returns 1, or 0 on EOF, an error or the time-out. */
+static int mt_io(int fd, void *buf, size_t len, int writing, long deadline)
+{
+    uint8_t *p = buf;
+
+    while (len > 0) {
+        struct pollfd pfd = {fd, writing ? POLLOUT : POLLIN, 0};
+        ssize_t n;
+        int r = poll(&pfd, 1,
+                     deadline ? mt_ms_left(deadline) : TACK_SIGNER_SECS * 1000);
+
+        if (r < 0 && errno == EINTR) {
+            continue;
+        }
+        if (r <= 0) {
+            return 0;
+        }
+        n = writing ? send(fd, p, len, MSG_NOSIGNAL) : read(fd, p, len);
+        if (n < 0 && errno == EINTR) {
+            continue;
+        }
+        if (n <= 0) {
+            return 0;
+        }
+        p += n;
+        len -= (size_t)n;
+    }
+    return 1;
+}
+
+/* The signer's first answer: the key's public point, or why it has none. */
+typedef struct {
+    uint8_t ok;
+    uint8_t transient; /* the error is the token's connection's */
+    uint8_t pub[TACK_KEY_LEN];
+    char error[1024];
+} mt_signer_hello_t;
+
+/* mt_signer_main is the signer process: it loads the key, says so, then
+ * signs each TACK it is sent (166 bytes in, the 64-byte signature or
+ * zeros out) until the parent closes the socket.  It never returns. */
+static void mt_signer_main(mt_signer_t *sg, int fd)
+{
+    mt_signer_hello_t hello;
+    apr_pool_t *p;
+    const char *err;
+    uint8_t raw[TACK_LEN];
+
+    memset(&hello, 0, sizeof(hello));
+    apr_pool_create(&p, NULL);
+    err = p ? mt_signer_load(p, sg) : "out of memory";
+    if (err) {
+        apr_cpystrn(hello.error, err, sizeof(hello.error));
+        hello.transient = (uint8_t)sg->transient;
+    } else {
+        hello.ok = 1;
+        memcpy(hello.pub, sg->pub, TACK_KEY_LEN);
+    }
+    if (mt_io(fd, &hello, sizeof(hello), 1, 0)) {
+        while (hello.ok && mt_io(fd, raw, TACK_LEN, 0, 0)) {
+            tack_t tack;
+
+            if (tack_parse(&tack, raw, TACK_LEN) != TACK_OK ||
+                tack_sign(&tack, sg->pkey) != TACK_OK) {
+                memset(tack.signature, 0, TACK_SIG_LEN);
+                ERR_clear_error();
+            }
+            if (!mt_io(fd, tack.signature, TACK_SIG_LEN, 1, 0)) {
+                break;
+            }
+        }
+    }
+    EVP_PKEY_free(sg->pkey); /* OpenSSL wipes the private scalar */
+    _exit(0);
+}
+
+/* mt_signer_on_term ends the signer when the parent gives up on it,
+ * with its password program's process group. */
+static void mt_signer_on_term(int sig)
+{
+    mt_pw_reap_group(mt_pw_pgid);
+    _exit(1);
+}
+
+/* mt_signer_stop ends a signer the parent gives up on: SIGTERM first, so
+ * that it kills its password program's group, then SIGKILL. */
+void mt_signer_stop(pid_t pid)
+{
+    int i;
+
+    kill(pid, SIGTERM);
+    for (i = 0; i < 50; i++) {
+        if (waitpid(pid, NULL, WNOHANG) == pid) {
+            return;
+        }
+        usleep(10000);
+    }
+    kill(pid, SIGKILL);
+    while (waitpid(pid, NULL, 0) < 0 && errno == EINTR) {
+    }
+}
+
+/* mt_signer_spawn forks the signer of |sg|; returns NULL, or why not. */
+const char *mt_signer_spawn(apr_pool_t *p, mt_signer_t *sg)
+{
+    int sv[2];
+    pid_t pid, starter = getpid();
+
+    if (!mt_signers.in_agent && !mt_signers.budget) {
+        /* TackSigningWait 0: by choice, not a failure (mt_signer_get) */
+        return apr_psprintf(p,
+                            "TackSigningKey %s: left to the background: a "
+                            "start does not wait for signing "
+                            "(TackSigningWait 0)",
+                            sg->key);
+    }
+    if (!mt_ms_left(mt_signers.deadline)) {
+        return apr_psprintf(p,
+                            "TackSigningKey %s: not tried: the %d seconds "
+                            "a restart waits for signing (TackSigningWait) "
+                            "were spent by another key's signer",
+                            sg->key, mt_signers.budget);
+    }
+    if (socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, sv) < 0) {
+        return apr_psprintf(p, "TackSigningKey %s: socketpair: %s", sg->key,
+                            strerror(errno));
+    }
+    pid = fork();
+    if (pid < 0) {
+        close(sv[0]);
+        close(sv[1]);
+        return apr_psprintf(p, "TackSigningKey %s: fork: %s", sg->key,
+                            strerror(errno));
+    }
+    if (pid == 0) {
+        close(sv[0]);
+        signal(SIGHUP, SIG_IGN); /* httpd's restart signals are the parent's */
+        signal(SIGUSR1, SIG_IGN);
+        signal(SIGTERM, mt_signer_on_term);
+        /* It dies with whoever started it (the parent during a pass, the
+         * background after it), even killed with SIGKILL: a signer of a
+         * process gone would hold the password and the token session for
+         * nobody, stuck in a token call as long as the token is.  SIGTERM:
+         * its handler ends its password program's group too. */
+        prctl(PR_SET_PDEATHSIG, SIGTERM);
+        if (getppid() != starter) {
+            mt_signer_on_term(SIGTERM);
+        }
+        prctl(PR_SET_NAME, "tack-signer", 0, 0, 0);
+        mt_signer_main(sg, sv[1]);
+    }
+    close(sv[1]);
+    sg->fd = sv[0];
+    sg->pid = pid;
+    return NULL;
+}
+
+/* mt_signer_hello waits for the first answer of |sg|'s signer, until
+ * mt_signers.deadline; returns NULL (the key is ready: sg->pub), or why not. */
+const char *mt_signer_hello(apr_pool_t *p, mt_signer_t *sg)
+{
+    mt_signer_hello_t hello;
+
+    if (!mt_io(sg->fd, &hello, sizeof(hello), 0, mt_signers.deadline)) {
+        sg->transient = 1;
+        mt_signer_stop(sg->pid);
+        sg->pid = 0;
+        close(sg->fd);
+        sg->fd = -1;
+        return apr_psprintf(p,
+                            "TackSigningKey %s: no answer within %d seconds%s "
+                            "(its password program or token did not answer; "
+                            "the signer and its password program were "
+                            "killed)",
+                            sg->key, mt_signers.budget,
+                            mt_signers.in_agent ? "" : ", the time a restart "
+                                                 "waits for signing "
+                                                 "(TackSigningWait)");
+    }
+    if (!hello.ok) {
+        hello.error[sizeof(hello.error) - 1] = '\0';
+        sg->transient = hello.transient;
+        close(sg->fd); /* the signer exits */
+        sg->fd = -1;
+        while (waitpid(sg->pid, NULL, 0) < 0 && errno == EINTR) {
+        }
+        sg->pid = 0;
+        return apr_pstrdup(p, hello.error);
+    }
+    memcpy(sg->pub, hello.pub, TACK_KEY_LEN);
+    tack_fingerprint(sg->pub, sg->fingerprint);
+    sg->pub_known = 1;
+    return NULL;
+}
+
+/* mt_signer_start forks the signer of |sg| and waits for its first
+ * answer; returns NULL (the key is ready: sg->pub), or why not. */
+const char *mt_signer_start(apr_pool_t *p, mt_signer_t *sg)
+{
+    const char *err = mt_signer_spawn(p, sg);
+
+    return err ? err : mt_signer_hello(p, sg);
+}
+
+/* mt_signer_sign has |tack| signed by |sg|'s process and checks the
+ * signature; returns TACK_OK or why not. */
+tack_status_t mt_signer_sign(mt_signer_t *sg, tack_t *tack)
+{
+    uint8_t raw[TACK_LEN];
+
+    memcpy(tack->public_key, sg->pub, TACK_KEY_LEN);
+    tack_encode(tack, raw);
+    if (sg->fd < 0) {
+        return TACK_ERR_IO;
+    }
+    if (!mt_io(sg->fd, raw, TACK_LEN, 1, mt_signers.deadline) ||
+        !mt_io(sg->fd, tack->signature, TACK_SIG_LEN, 0, mt_signers.deadline)) {
+        /* gone, or the time is up: no more waiting on it */
+        sg->error = mt_ms_left(mt_signers.deadline)
+                        ? apr_psprintf(mt_signers.pool,
+                                       "TackSigningKey %s: the signer ended "
+                                       "while signing (the token or its "
+                                       "connection failed)",
+                                       sg->key)
+                        : apr_psprintf(mt_signers.pool,
+                                       "TackSigningKey %s: no answer within "
+                                       "%d seconds%s (a signing host or "
+                                       "token that does not answer)",
+                                       sg->key, mt_signers.budget,
+                                       mt_signers.in_agent
+                                           ? ""
+                                           : " (TackSigningWait: the rest "
+                                             "is signed in the background)");
+        close(sg->fd);
+        sg->fd = -1;
+        if (sg->pid > 0) {
+            mt_signer_stop(sg->pid);
+            sg->pid = 0;
+        }
+        return TACK_ERR_IO;
+    }
+    return tack_verify(tack);
+}
+
+/* mt_signer_id names the signer of |conf|: its key and password source. */
+static const char *mt_signer_id(apr_pool_t *p, const mt_conf_t *conf)
+{
+    return apr_pstrcat(p, conf->sign_key, "\n",
+                       conf->sign_pw ? conf->sign_pw : "", NULL);
+}
+
+/* mt_signer_add returns the signer of |conf| in this pass, made
+ * (|created|, not started) the first time. */
+mt_signer_t *mt_signer_add(server_rec *s, const mt_conf_t *conf,
+                                  int *created)
+{
+    const char *id;
+    mt_signer_t *sg;
+
+    *created = 0;
+
+    if (!mt_signers.pool) {
+        apr_pool_create(&mt_signers.pool, s->process->pconf);
+        apr_pool_tag(mt_signers.pool, "tack_sign");
+        mt_signers.signers = apr_hash_make(mt_signers.pool);
+        if (!mt_signers.in_agent) {
+            /* apache2 -t holds no restart: with TackSigningWait 0 it
+             * still checks the key, in the time one signature may take */
+            mt_signers_allow(mt_strict() ? mt_signers_answer_secs()
+                                      : mt_sign_wait_secs());
+        }
+        apr_pool_cleanup_register(mt_signers.pool, NULL, mt_signers_forget,
+                                  apr_pool_cleanup_null);
+    }
+    id = mt_signer_id(mt_signers.pool, conf);
+    sg = apr_hash_get(mt_signers.signers, id, APR_HASH_KEY_STRING);
+    if (sg) {
+        return sg;
+    }
+    sg = apr_pcalloc(mt_signers.pool, sizeof(*sg));
+    sg->key = conf->sign_key;
+    sg->pw = conf->sign_pw;
+    sg->where = conf->sign_key_where;
+    sg->pw_where = conf->sign_pw_where;
+    sg->fd = -1;
+    apr_hash_set(mt_signers.signers, id, APR_HASH_KEY_STRING, sg);
+    *created = 1;
+    return sg;
+}
+
+/* mt_signer_get returns the signer of |conf| in this pass, loading its
+ * key the first time; the reason it cannot be used is logged once (under
+ * -t by the caller, as a problem). */
+mt_signer_t *mt_signer_get(server_rec *s, const mt_conf_t *conf)
+{
+    int created;
+    mt_signer_t *sg = mt_signer_add(s, conf, &created);
+
+    if (!created) {
+        return sg;
+    }
+    sg->error = mt_signer_start(mt_signers.pool, sg);
+    if (!mt_signers.in_agent) {
+        if (!sg->error && !mt_strict()) {
+            mt_pub_remember(mt_signers.pool, sg);
+        } else if (sg->error && (!mt_strict() || sg->transient)) {
+            sg->pub_recalled = mt_pub_recall(mt_signers.pool, sg);
+        }
+    }
+    if (sg->error && !mt_strict() && !mt_signers.in_agent && mt_signers.budget) {
+        ap_log_error(APLOG_MARK, APLOG_ERR, 0, s,
+                     "TACK00030: %s (" TACK_WHERE_FMT "); the start does "
+                     "not wait for it: every certificate without a TACK is "
+                     "served without one until the background signs it "
+                     "(tried again every %d seconds)",
+                     sg->error, TACK_WHERE(sg->where), mt_sign_retry_secs());
+    }
+    return sg;
+}
+
+void mt_signers_allow(int secs)
+{
+    mt_signers.budget = secs;
+    mt_signers.deadline = mt_ms_now() + secs * 1000L;
+}
+
+int mt_signers_answer_secs(void)
+{
+    int wait = mt_sign_wait_secs();
+
+    return wait > 0 ? wait : TACK_SIGN_WAIT_SECS;
+}
+
+void mt_signers_close(void)
+{
+    if (mt_signers.pool) {
+        /* frees the keys, or (mt_background_start took the signers over)
+         * closes the parent's ends: mt_signers_forget */
+        apr_pool_destroy(mt_signers.pool);
+    }
+}
