@@ -1,7 +1,7 @@
 #!/bin/bash
 # SPDX-License-Identifier: Apache-2.0
 # Copyright 2026 the mod_tack authors (NOTICE)
-# bench-signing.sh -- benchmark 5 (issue 14): TackSigningKey at scale.
+# bench-signing.sh -- benchmark 5: TackSigningKey at scale.
 #
 # Since 71502d9 a start or graceful restart signs synchronously only what
 # clients may hold a pin on (none here: no TackPinActivation); everything
@@ -545,7 +545,7 @@ waits=$( (for c in $CONFIGS; do col "$c" lock_wait_ms; done; for w in $TOOLS; do
 REF=B2
 has_cfg B2 || REF=A
 {
-    echo "## 5. TackSigningKey at scale (issue 14)"
+    echo "## 5. TackSigningKey at scale"
     echo
     echo "$N name-based SSL vhosts on one port, each with its own ECDSA P-256"
     echo "certificate (those of benchmark 3), no TackFile; B adds"
