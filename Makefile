@@ -118,7 +118,7 @@ CORE_HDR := tack_ext.h tack_cbs.h tack_pkcs11.h tack_state.h
 # What a program linking the core links too (tack_state.c: jansson).
 CORE_LIBS = $(SSL_LIBS) $(JANSSON_LIBS)
 
-# ---- command-line tool (issue 4 owns this section) -----------------------
+# ---- command-line tool -----------------------------------------------------
 # Its sources live in tool/; the binary is ./tack at the top, where the
 # tests, make install and the demo run it.
 # -pthread: `tack check --all-addresses` checks the addresses in threads.
@@ -192,7 +192,7 @@ test-tool-asan: preflight $(BUILD_ASAN)/tack module $(BUILD)/gencerts
 	    "(pkcs11-provider dlopens the PKCS#11 module with RTLD_DEEPBIND," \
 	    "which AddressSanitizer refuses; make test-tool runs it)"
 
-# ---- module (issue 3 owns this section) ---------------------------------
+# ---- module -----------------------------------------------------------------
 # Built like the core and the tool: with the house's warnings, each file to
 # an object of its own under build/module/, linked into build/mod_tack.so
 # with the core library (build/libtack.a, built once for all).  apxs is
@@ -211,8 +211,11 @@ MODULE_SRC := mod_tack_base.c mod_tack_load.c mod_tack_store.c \
               mod_tack_status.c mod_tack_status_json.c \
               mod_tack_status_html.c mod_tack_metrics.c \
               mod_tack_setup.c mod_tack.c
-MODULE_HDR := mod_tack_base.h mod_tack_model.h mod_tack_runtime.h \
-              mod_tack_signer.h mod_tack_status.h mod_tack_setup.h
+MODULE_HDR := mod_tack_base.h mod_tack_model.h mod_tack_load.h \
+              mod_tack_store.h mod_tack_resolve.h mod_tack_guard.h \
+              mod_tack_signer.h mod_tack_sign.h mod_tack_background.h \
+              mod_tack_config.h mod_tack_runtime.h mod_tack_status.h \
+              mod_tack_setup.h
 MODULE_OBJ := $(MODULE_SRC:%.c=$(BUILD)/module/%.o)
 
 # httpd's flags, as apxs -c would pass them (hardening included), then the
@@ -300,7 +303,7 @@ fuzz: $(FUZZ_BINS)
 fuzz-smoke: $(FUZZ_BINS)
 	scripts/fuzz.sh 4 $(FUZZ_TARGETS)
 
-# ---- reliability (issue 6): bad-input matrix, hostile clients, reload
+# ---- reliability: bad-input matrix, hostile clients, reload
 # under load, valgrind.  Private httpds on 127.0.0.1:18600-18699, no
 # Apache::Test.  The quick files run in make test; the long ones (20
 # graceful restarts under load, valgrind) in make reliability-full.
@@ -343,7 +346,7 @@ reliability-full: reliability-build
 fuzz-long: $(FUZZ_BINS)
 	scripts/fuzz-long.sh
 
-# ---- benchmarks (issue 5; bench/README.md) ------------------------------
+# ---- benchmarks (bench/README.md) ------------------------------------------
 # Not tests: CI does not run them.  `make bench` builds the load generator,
 # runs the five benchmarks (about 45 minutes; BENCH_QUICK=1 for a short smoke
 # run) and writes bench/results.md with the plot bench/scale.png.
@@ -366,7 +369,7 @@ bench: bench-build tool module
 bench-restart-rss: bench-build tool module
 	bash bench/restart-rss.sh
 
-# ---- install (issue 7): Debian's layout, through apxs -------------------
+# ---- install: Debian's layout, through apxs -------------------
 # make install: the module into apxs's module directory, conf/tack.load and
 # conf/tack.conf into mods-available (then: a2enmod tack), the tool and its
 # man page under PREFIX.  make uninstall reverses it (a2dismod first when
@@ -687,7 +690,7 @@ clean:
 	rm -rf $(BUILD) $(BUILD_ASAN) $(FUZZ_BUILD) $(PKG_DIR) fuzz/out tack *.lo *.la *.slo .libs t/logs \
 	    t/conf/httpd.conf t/conf/apache_test_config.pm
 
-# ---- Debian packages (issue 18; debian/, docs/admin-guide.md) -----------
+# ---- Debian packages (debian/, docs/admin-guide.md) -----------
 # make package: libapache2-mod-tack and tacktool, built by
 # dpkg-buildpackage -us -uc -b from a copy of the tree's sources (tracked
 # and new files; no build products) in build-pkg/, into dist/, with the

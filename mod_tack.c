@@ -40,6 +40,11 @@ APR_DECLARE_EXTERNAL_HOOK(ssl, SSL, int, init_server,
                            SSL_CTX *ctx))
 #endif
 
+#include "mod_tack_load.h"
+#include "mod_tack_signer.h"
+#include "mod_tack_config.h"
+#include "mod_tack_runtime.h"
+#include "mod_tack_status.h"
 #include "mod_tack_setup.h"
 
 APLOG_USE_MODULE(tack);

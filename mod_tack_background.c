@@ -45,6 +45,9 @@
 #include <openssl/x509.h>
 #include <openssl/x509v3.h>
 
+#include "mod_tack_background.h"
+#include "mod_tack_load.h"
+#include "mod_tack_store.h"
 #include "mod_tack_signer.h"
 
 APLOG_USE_MODULE(tack);
@@ -125,6 +128,22 @@ static void mt_agent_on_term(int sig)
     _exit(0);
 }
 
+/* mt_late_ready: the one acquire load of a late answer's flag. */
+static int mt_late_ready(const mt_late_t *late)
+{
+    return late && __atomic_load_n(&late->ready, __ATOMIC_ACQUIRE);
+}
+
+const mt_late_t *mt_background_answer(const mt_pending_t *pd)
+{
+    return pd && mt_late_ready(pd->late) ? pd->late : NULL;
+}
+
+apr_time_t mt_background_waiting(const mt_pending_t *pd)
+{
+    return pd && pd->late && !mt_late_ready(pd->late) ? pd->late->since : 0;
+}
+
 /* mt_agent_publish puts the answer carrying |item| for |pd| into the
  * segment: the bytes first, then the flag the handshake reads. */
 static void mt_agent_publish(const mt_pending_t *pd, const mt_item_t *item)
@@ -144,7 +163,7 @@ static void mt_agent_publish(const mt_pending_t *pd, const mt_item_t *item)
     memcpy(pd->late->served, item->fingerprint, TACK_FINGERPRINT_SIZE);
     pd->late->expires = item->tack.expiration;
     pd->late->tack = item->tack;
-    pd->late->written = item->file->path != pd->conf->sign_key;
+    pd->late->written = item->file->store != NULL;
     __atomic_store_n(&pd->late->ready, 1, __ATOMIC_RELEASE);
 }
 
@@ -438,7 +457,7 @@ static const char *mt_md_read_why(apr_pool_t *p, tack_status_t st,
 static void mt_md_sign_one(apr_pool_t *p, apr_hash_t *seen, int dirfd,
                            const char *name, const char *path)
 {
-    char vname[TACK_NAME_SIZE], store_name[TACK_NAME_SIZE + 64];
+    char vname[TACK_NAME_SIZE];
     mt_certsel_t cert;
     const mt_conf_t *conf;
     mt_signer_t *sg;
@@ -482,8 +501,7 @@ static void mt_md_sign_one(apr_pool_t *p, apr_hash_t *seen, int dirfd,
                  apr_pmemdup(apr_hash_pool_get(seen), cert.hash, TACK_HASH_LEN),
                  TACK_HASH_LEN, "");
     conf = mt_conf_get(s);
-    if (tack_cert_store_name(x509, store_name, sizeof(store_name)) == TACK_OK &&
-        mt_store_has(conf->store, store_name)) {
+    if (mt_store_has(conf->store, x509)) {
         X509_free(x509); /* its TACK is in the store already */
         return;
     }
@@ -641,7 +659,7 @@ static void mt_agent_main(server_rec *s_main, pid_t parent, int delay)
         const mt_pending_t *pd =
             APR_ARRAY_IDX(mt_sign.queue, i, mt_pending_t *);
 
-        done[i] = (char)mt_sign_late_ready(pd->late);
+        done[i] = (char)mt_late_ready(pd->late);
     }
     if (n && !memchr(done, 0, (size_t)n)) {
         told = 1; /* all of it: said by the predecessor */
@@ -690,7 +708,7 @@ static int mt_agent_waiting(void)
         const mt_pending_t *pd =
             APR_ARRAY_IDX(mt_sign.queue, i, mt_pending_t *);
 
-        n += !mt_sign_late_ready(pd->late);
+        n += !mt_late_ready(pd->late);
     }
     return n;
 }
@@ -927,9 +945,6 @@ static void mt_background_segment(server_rec *s_main)
         late->body.served = late->served;
         late->since = mt_bg_since_get(pd->cert.hash, now);
         pd->late = late;
-        if (pd->where) {
-            *pd->where = late;
-        }
     }
     mt_agent_fork(s_main, mt_sign.queue->nelts, 0);
 }

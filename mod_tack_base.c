@@ -23,7 +23,7 @@
 #include <openssl/err.h>
 #include <openssl/x509.h>
 
-#include "mod_tack_runtime.h"
+#include "mod_tack_base.h"
 
 APLOG_USE_MODULE(tack);
 
@@ -130,15 +130,6 @@ void mt_warning_add(apr_pool_t *p, apr_array_header_t **list,
     APR_ARRAY_PUSH(*list, const char *) = warning;
 }
 
-/* "TACK 2 of 2 " when a file holds several, "" otherwise. */
-const char *mt_item_name(apr_pool_t *p, const mt_item_t *item)
-{
-    if (item->file->nitems < 2) {
-        return "TACK";
-    }
-    return apr_psprintf(p, "TACK %u of %d", item->index, item->file->nitems);
-}
-
 /* "12 days", "5 hours", "3 minutes": how long until |secs| have passed. */
 const char *mt_duration(apr_pool_t *p, long secs)
 {
@@ -158,30 +149,6 @@ const char *mt_hex(apr_pool_t *p, const uint8_t *in, size_t len)
 
     tack_hex_encode(out, 2 * len + 1, in, len);
     return out;
-}
-
-void mt_problem_add(apr_pool_t *p, mt_rt_t *rt, int severity, const char *kind,
-                    int slot, const char *message)
-{
-    mt_problem_t *pr;
-
-    if (!rt->problems) {
-        rt->problems = apr_array_make(p, 1, sizeof(mt_problem_t));
-    }
-    pr = apr_array_push(rt->problems);
-    pr->severity = severity;
-    pr->kind = kind;
-    pr->slot = slot < rt->nslots ? slot : -1;
-    pr->message = message;
-}
-
-const char *mt_slot_subject(const mt_slot_t *slot, char buf[TACK_SUBJECT_SIZE])
-{
-    buf[0] = '\0';
-    if (slot->cert) {
-        tack_cert_name(slot->cert, buf, TACK_SUBJECT_SIZE);
-    }
-    return buf;
 }
 
 void mt_openssl_log(server_rec *s, const char *what)

@@ -8,8 +8,11 @@
  *
  * The module's headers follow its layers (docs/contributing.md,
  * "Architecture"): this one; mod_tack_model.h, the configuration-time
- * model and the files that build it; mod_tack_runtime.h, the table a
- * handshake reads; mod_tack_status.h, the status page's internals.  Module
+ * model's types, and a header per model file for its functions
+ * (mod_tack_load.h ... mod_tack_config.h); mod_tack_runtime.h, the table
+ * a handshake reads; mod_tack_status.h, the status page's internals;
+ * mod_tack_setup.h, the pass.  A file includes the headers of the files
+ * it uses, never one above it (t/apache/layers.t).  Module
  * functions and types are mt_*; the core library's are tack_* (tack_ext.h).
  *
  * Log tags: every ap_log_* call site carries its own "TACKnnnnn: " tag,
@@ -61,8 +64,8 @@ typedef struct mt_conf mt_conf_t;   /* mod_tack_model.h */
 typedef struct mt_file mt_file_t;   /* mod_tack_model.h */
 typedef struct mt_item mt_item_t;   /* mod_tack_model.h */
 typedef struct mt_store mt_store_t; /* mod_tack_model.h */
-typedef struct mt_slot mt_slot_t;   /* mod_tack_runtime.h */
-typedef struct mt_rt mt_rt_t;       /* mod_tack_runtime.h */
+typedef struct mt_pending mt_pending_t; /* mod_tack_signer.h: a certificate
+                                        * queued for the background */
 
 /* mt_conf_get returns the (merged) configuration of |s|. */
 mt_conf_t *mt_conf_get(server_rec *s);
@@ -79,12 +82,10 @@ int mt_quiet(void);
 
 /* mt_vhost_name returns "name:port" for messages, allocated in pconf:
  * for configuration time.  mt_vhost_name_buf writes it into |buf| and
- * returns |buf|, for run time (nothing allocated, nothing kept per vhost);
- * mt_rt_name is the same for a runtime table. */
+ * returns |buf|, for run time (nothing allocated, nothing kept per vhost). */
 #define TACK_NAME_SIZE 300 /* a 255-byte host name, ':', a port */
 const char *mt_vhost_name(server_rec *s);
 const char *mt_vhost_name_buf(server_rec *s, char buf[TACK_NAME_SIZE]);
-#define mt_rt_name(rt, buf) mt_vhost_name_buf((rt)->s, (buf))
 
 /* The arrays of a mt_conf_t are NULL until a directive needs them. */
 static inline int mt_nelts(const apr_array_header_t *a)
@@ -115,9 +116,6 @@ void mt_openssl_log(server_rec *s, const char *what);
 void mt_warning_add(apr_pool_t *p, apr_array_header_t **list,
                     const char *warning);
 
-/* mt_item_name returns "TACK" or, in a pair file, "TACK 2 of 2". */
-const char *mt_item_name(apr_pool_t *p, const mt_item_t *item);
-
 /* mt_read_text reads |path| for |directive| into a malloc'd |*text|;
  * returns NULL, or why it cannot be read. */
 const char *mt_read_text(apr_pool_t *p, const char *directive, const char *path,
@@ -143,11 +141,17 @@ const char *mt_duration(apr_pool_t *p, long secs);
 /* mt_hex returns |in| as lower-case hex, in |p|. */
 const char *mt_hex(apr_pool_t *p, const uint8_t *in, size_t len);
 
-/* mt_slot_subject writes the subject of |slot|'s certificate into |buf|
- * ("" for the last slot) and returns |buf|.  Computed when shown, not kept:
- * 30-odd bytes per vhost. */
-#define TACK_SUBJECT_SIZE 256
-const char *mt_slot_subject(const mt_slot_t *slot, char buf[TACK_SUBJECT_SIZE]);
+#define TACK_SUBJECT_SIZE 256 /* a certificate's subject, for people */
+
+/* One prebuilt extension body; len 0 means "send nothing".  |served| lists
+ * the key fingerprints of the TACKs it carries, space-separated, or is NULL
+ * when it carries none: the value of the TACK_SERVED variable.  A
+ * connection's conn_config slot points at the body it was answered with. */
+typedef struct {
+    const uint8_t *data;
+    size_t len;
+    const char *served;
+} mt_body_t;
 
 /* mt_answer_encode encodes into |buf| the extension body that carries
  * the |n| TACKs |tacks| and, in draft-00, the |nsigs| break signatures
@@ -156,7 +160,7 @@ const char *mt_slot_subject(const mt_slot_t *slot, char buf[TACK_SUBJECT_SIZE]);
  * unless inactive[i].  *len is 0 when there is nothing to send (-02
  * without a TACK, draft-00 without a TACK or a break signature).  The one
  * encoder of the prebuilt bodies (mod_tack_handshake.c) and of those
- * published after a signature in the background (mod_tack_sign.c). */
+ * published after a signature in the background (mod_tack_background.c). */
 #define MT_ANSWER_MAX                                                          \
     (TACK_EXT00_MAX_LEN > TACK_EXT02_MAX_LEN ? TACK_EXT00_MAX_LEN              \
                                              : TACK_EXT02_MAX_LEN)
@@ -165,20 +169,5 @@ tack_status_t mt_answer_encode(int format, int pin_activation,
                                const unsigned char *inactive, int n,
                                const tack_breaksig_t *sigs, size_t nsigs,
                                uint8_t buf[MT_ANSWER_MAX], size_t *len);
-
-/* A problem of a vhost, shown first on the status page, in the JSON
- * ("problems") and in the metrics (tack_vhost_problems{kind=...}). */
-#define TACK_PROBLEM_ERROR 2   /* something is not served: red */
-#define TACK_PROBLEM_WARNING 1 /* served, but will not be for long: amber */
-
-/* mt_problem_add records, at configuration time, a problem of the
- * vhost |rt| that the status page, the JSON and the metrics show with the
- * ones they find themselves (expired, expiring, no TACK, store): |kind| a
- * short word such as "pin_continuity" (a metrics label, [a-z_]), |slot|
- * the index of the certificate in rt->slots or -1 for the whole vhost,
- * |message| a sentence.  |kind| and |message| must live as long as |p|,
- * which must be the pool |rt| lives in (pconf). */
-void mt_problem_add(apr_pool_t *p, mt_rt_t *rt, int severity, const char *kind,
-                    int slot, const char *message);
 
 #endif /* MOD_TACK_BASE_H */

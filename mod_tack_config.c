@@ -32,7 +32,10 @@
 #include "http_log.h"
 #include "apr_strings.h"
 
-#include "mod_tack_model.h"
+#include "mod_tack_config.h"
+#include "mod_tack_load.h"
+#include "mod_tack_store.h"
+#include "mod_tack_signer.h"
 
 APLOG_USE_MODULE(tack);
 

@@ -45,7 +45,8 @@
 
 #include <openssl/crypto.h>
 
-#include "mod_tack_model.h"
+#include "mod_tack_guard.h"
+#include "mod_tack_load.h"
 #include "tack_state.h"
 
 APLOG_USE_MODULE(tack);
@@ -64,8 +65,8 @@ APLOG_USE_MODULE(tack);
 /* What one certificate of one vhost serves in this pass. */
 typedef struct {
     server_rec *s;
-    mt_rt_t *rt;             /* what it serves (NULL under -t) */
-    int slot;                /* the certificate's index in rt->slots */
+    int served;              /* a real start serves it (not -t) */
+    int slot;                /* the certificate's index in the vhost's */
     const mt_conf_t *conf;   /* its TackLetPinsLapse, its TackSigningKey */
     const char *id;          /* "name:port TYPE", the memory's key */
     const char *label;       /* the certificate, for messages */
@@ -470,8 +471,26 @@ static int mt_keys_have(const uint8_t (*keys)[TACK_KEY_LEN], int n,
     return 0;
 }
 
+/* mt_guard_problem records |msg| as an error of |n|'s vhost and
+ * certificate for the status page (mt_conf_t.problems). */
+static void mt_guard_problem(const mt_guard_note_t *n, const char *msg)
+{
+    mt_conf_t *conf = mt_conf_get(n->s);
+    mt_problem_t *pr;
+
+    if (!conf->problems) {
+        conf->problems =
+            apr_array_make(n->s->process->pconf, 1, sizeof(mt_problem_t));
+    }
+    pr = apr_array_push(conf->problems);
+    pr->severity = TACK_PROBLEM_ERROR;
+    pr->kind = "pin_continuity";
+    pr->slot = n->slot;
+    pr->message = msg;
+}
+
 void mt_guard_note(server_rec *s, const mt_conf_t *conf, const mt_sel_t *sel,
-                   mt_rt_t *rt, const uint8_t *signing)
+                   int served, const uint8_t *signing)
 {
     apr_array_header_t *names;
     apr_pool_t *p;
@@ -498,7 +517,7 @@ void mt_guard_note(server_rec *s, const mt_conf_t *conf, const mt_sel_t *sel,
         n = apr_array_push(guard_notes);
         memset(n, 0, sizeof(*n));
         n->s = s;
-        n->rt = rt;
+        n->served = served;
         n->slot = c % sel->ncerts;
         n->conf = conf;
         n->id = id;
@@ -655,9 +674,8 @@ static int mt_guard_report(const mt_guard_note_t *n, const tack_state_key_t *m,
                        expired, from, until, ways);
     ap_log_error(APLOG_MARK, APLOG_ERR, 0, n->s, "%s: vhost %s: %s",
                  strict ? "TACK00040" : "TACK00042", name, msg);
-    if (n->rt) {
-        mt_problem_add(n->s->process->pconf, n->rt, TACK_PROBLEM_ERROR,
-                       "pin_continuity", n->slot, msg);
+    if (n->served) {
+        mt_guard_problem(n, msg);
     }
     return strict;
 }
@@ -1121,7 +1139,8 @@ static void mt_recover_one(apr_pool_t *p, server_rec *s,
         }
     }
     item =
-        mt_load_item(p, s, "TackStateFile", mt_state_file(), failed->where, &t);
+        mt_load_item(p, s, "TackStateFile", mt_state_file(), failed->where,
+                     NULL, &t);
     cert->tacks[cert->ntacks++] = item;
     ap_log_error(APLOG_MARK, APLOG_ERR, 0, s,
                  "TACK00049: vhost %s: %s %s cannot be loaded (%s); for %s, "

@@ -30,6 +30,7 @@
 #include <openssl/ssl.h>
 
 #include "mod_tack_runtime.h"
+#include "mod_tack_background.h"
 
 APLOG_USE_MODULE(tack);
 
@@ -126,9 +127,7 @@ mt_rt_t *mt_handshake_build(apr_pool_t *p, server_rec *s, const mt_sel_t *sel)
             for (i = 0; i < slot->ntacks; i++) {
                 slot->tacks[i] = sel->certs[c].tacks[i];
             }
-            if (sel->certs[c].pending) {
-                mt_sign_pending_slot(sel->certs[c].pending, &slot->late);
-            }
+            slot->pending = sel->certs[c].pending;
         }
         bodies = apr_palloc(p, sizeof(*bodies) << slot->ntacks);
         for (mask = 0; mask < (1u << slot->ntacks); mask++) {
@@ -191,8 +190,9 @@ mt_log_answer(SSL *ssl, conn_rec *c, const mt_rt_t *rt, const mt_slot_t *slot,
               unsigned mask, const mt_body_t *body)
 {
     char subject[TACK_SUBJECT_SIZE], name[TACK_NAME_SIZE];
-    /* the background's answer, from the shared table: its one TACK */
-    int late = slot->late && body == &slot->late->body;
+    /* the background's answer, from its segment: its one TACK */
+    const mt_late_t *answer = mt_background_answer(slot->pending);
+    int late = answer && body == &answer->body;
 
     ap_log_cserror(APLOG_MARK, APLOG_DEBUG, 0, c, rt->s,
                    "TACK00054: vhost %s: %s: TACK requested; %s certificate "
@@ -203,7 +203,7 @@ mt_log_answer(SSL *ssl, conn_rec *c, const mt_rt_t *rt, const mt_slot_t *slot,
                    slot->cert ? slot->key_type : "unknown",
                    mt_slot_subject(slot, subject),
                    late || slot->ntacks ? "TACK key " : "no TACK",
-                   late ? slot->late->served
+                   late ? answer->served
                         : slot->ntacks ? slot->tacks[0]->fingerprint : "",
                    late ? " (signed in the background)"
                         : slot->ntacks > 1 ? " and another" : "",
@@ -231,6 +231,7 @@ static int mt_cb_ext_add(SSL *ssl, unsigned int ext_type, unsigned int context,
     conn_rec *c = SSL_get_app_data(ssl);
     mt_slot_t *slot = &rt->slots[rt->nslots];
     const mt_body_t *body;
+    const mt_late_t *late;
     unsigned mask = 0;
     int i;
 
@@ -240,10 +241,10 @@ static int mt_cb_ext_add(SSL *ssl, unsigned int ext_type, unsigned int context,
             break;
         }
     }
-    if (slot->late && __atomic_load_n(&slot->late->ready, __ATOMIC_ACQUIRE) &&
-        time(NULL) < (time_t)slot->late->expires * 60) {
-        /* signed in the background since the start (mod_tack_sign.c) */
-        body = &slot->late->body;
+    if (slot->pending && (late = mt_background_answer(slot->pending)) &&
+        time(NULL) < (time_t)late->expires * 60) {
+        /* signed in the background since the start */
+        body = &late->body;
     } else {
         if (slot->ntacks) {
             time_t now = time(NULL);
@@ -279,6 +280,15 @@ static int mt_cb_ext_add(SSL *ssl, unsigned int ext_type, unsigned int context,
 /* mt_handshake_register registers extension 0xF300 on |ctx| with |rt| as the
  * callbacks' argument, in TLS 1.3 EncryptedExtensions too when TackTLS13
  * is on.  Returns 1, or 0 (logged) when OpenSSL refuses. */
+void mt_handshake_counters(mt_rt_t *rt, mt_ctr_t *ctrs)
+{
+    int k;
+
+    for (k = 0; k <= rt->nslots; k++) {
+        rt->slots[k].ctr = &ctrs[k];
+    }
+}
+
 int mt_handshake_register(server_rec *s, SSL_CTX *ctx, mt_rt_t *rt)
 {
     char name[TACK_NAME_SIZE];
@@ -299,7 +309,18 @@ int mt_handshake_register(server_rec *s, SSL_CTX *ctx, mt_rt_t *rt)
                      "ServerInfoFile?); TACK is not served here",
                      mt_vhost_name_buf(s, name));
         mt_openssl_log(s, "SSL_CTX_add_custom_ext");
+        rt->registered = 0;
         return 0;
     }
+    rt->registered = 1;
     return 1;
+}
+
+const char *mt_slot_subject(const mt_slot_t *slot, char buf[TACK_SUBJECT_SIZE])
+{
+    buf[0] = '\0';
+    if (slot->cert) {
+        tack_cert_name(slot->cert, buf, TACK_SUBJECT_SIZE);
+    }
+    return buf;
 }

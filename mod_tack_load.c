@@ -24,7 +24,7 @@
 #include <openssl/objects.h>
 #include <openssl/sha.h>
 
-#include "mod_tack_model.h"
+#include "mod_tack_load.h"
 
 APLOG_USE_MODULE(tack);
 
@@ -65,6 +65,15 @@ int mt_cert_describe(apr_pool_t *p, X509 *x509, const char *label,
                        : apr_psprintf(p, "%s certificate %s", out->key_type,
                                       subject);
     return 1;
+}
+
+/* "TACK 2 of 2 " when a file holds several, "" otherwise. */
+const char *mt_item_name(apr_pool_t *p, const mt_item_t *item)
+{
+    if (item->file->nitems < 2) {
+        return "TACK";
+    }
+    return apr_psprintf(p, "TACK %u of %d", item->index, item->file->nitems);
 }
 
 /* ---- loading files (at directive time) ----------------------------------- */
@@ -504,7 +513,7 @@ const char *mt_load_sigfile(apr_pool_t *p, mt_sigfile_t *f)
 
 mt_item_t *mt_load_item(apr_pool_t *p, server_rec *s, const char *kind,
                         const char *path, const ap_directive_t *where,
-                        const tack_t *tack)
+                        const mt_store_t *store, const tack_t *tack)
 {
     mt_file_t *f = apr_pcalloc(p, sizeof(*f));
     mt_item_t *item = apr_pcalloc(p, sizeof(*item));
@@ -512,6 +521,7 @@ mt_item_t *mt_load_item(apr_pool_t *p, server_rec *s, const char *kind,
     f->s = s;
     f->kind = kind;
     f->path = path;
+    f->store = store;
     f->where = where;
     f->server_level = !s->is_virtual;
     f->nitems = 1;

@@ -22,6 +22,8 @@
 #include "apr_strings.h"
 
 #include "mod_tack_status.h"
+#include "mod_tack_background.h"
+#include "mod_tack_runtime.h"
 
 /* mt_prom_label returns |s| as the inside of a label value, in |p|. */
 static const char *mt_prom_label(apr_pool_t *p, const char *s)
@@ -93,11 +95,12 @@ static apr_int64_t mt_v_sigs(const mt_rt_t *rt, const mt_slot_t *slot,
 static apr_int64_t mt_v_tacks(const mt_rt_t *rt, const mt_slot_t *slot,
                               const mt_item_t *item, time_t now)
 {
+    const mt_late_t *late = mt_background_answer(slot->pending);
     int j, n = 0;
 
-    if (mt_sign_late_ready(slot->late)) {
+    if (late) {
         /* signed in the background since the start */
-        return (time_t)slot->late->expires * 60 > now;
+        return (time_t)late->expires * 60 > now;
     }
     for (j = 0; j < slot->ntacks; j++) {
         n += slot->tacks[j]->expires > now;

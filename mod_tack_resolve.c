@@ -17,7 +17,9 @@
 #include "http_log.h"
 #include "apr_strings.h"
 
-#include "mod_tack_model.h"
+#include "mod_tack_resolve.h"
+#include "mod_tack_load.h"
+#include "mod_tack_store.h"
 
 APLOG_USE_MODULE(tack);
 

@@ -11,6 +11,10 @@
 #define MOD_TACK_RUNTIME_H
 
 #include "mod_tack_model.h"
+#include "mod_tack_background.h"
+
+typedef struct mt_slot mt_slot_t;
+typedef struct mt_rt mt_rt_t;
 
 /* The handshake counters of one certificate of one vhost.  They live in one
  * anonymous shared-memory segment created at post_config (see
@@ -21,7 +25,7 @@ typedef struct {
     apr_uint64_t served;    /* of those, the ones that received a TACK */
 } mt_ctr_t;
 
-/* mt_body_t, one prebuilt extension body: mod_tack_model.h. */
+/* mt_body_t, one prebuilt extension body: mod_tack_base.h. */
 
 /* One certificate of a vhost and what goes out with it.  bodies[] (1 <<
  * ntacks of them, allocated by count) is indexed by the set of its TACKs
@@ -37,10 +41,10 @@ struct mt_slot {
     const mt_body_t *bodies;
     mt_ctr_t *ctr;
     const mt_item_t *lapsed; /* mt_certsel_t.lapsed */
-    /* Set at the end of the pass for a certificate whose TACK
-     * TackSigningKey signs in the background: once its ready flag is up,
-     * its body is what goes out (mod_tack_sign.c publishes it). */
-    const mt_late_t *late;
+    /* A certificate whose TACK TackSigningKey signs in the background
+     * (queued by mod_tack_sign.c): once mt_background_answer has an
+     * answer for it, that answer goes out.  The table only reads it. */
+    const mt_pending_t *pending;
 };
 
 /* What one vhost's SSL_CTX serves: the add/parse callbacks' argument.
@@ -59,10 +63,6 @@ struct mt_rt {
     const char *const *sig_files; /* where each is from */
     int nslots;
     mt_slot_t *slots;
-    /* Problems found at configuration time that the status page, its JSON
-     * and the metrics show for this vhost (mt_problem_add); NULL
-     * when none.  Never read in a handshake. */
-    apr_array_header_t *problems;
 };
 
 /* The variables set on requests (post_read_request), for CGI, SSI, access
@@ -70,19 +70,21 @@ struct mt_rt {
 #define TACK_ENV_REQUESTED "TACK_REQUESTED"
 #define TACK_ENV_SERVED "TACK_SERVED"
 
-typedef struct {
-    int severity;        /* TACK_PROBLEM_ERROR or TACK_PROBLEM_WARNING */
-    const char *kind;    /* a short [a-z_] word, the metrics' label */
-    int slot;            /* the certificate (index in slots), or -1 */
-    const char *message; /* a sentence naming what is wrong */
-} mt_problem_t;
-
 static inline apr_uint64_t mt_ctr_load(const apr_uint64_t *v)
 {
     return __atomic_load_n(v, __ATOMIC_RELAXED);
 }
 
 /* ---- mod_tack_handshake.c ---------------------------------------------- */
+
+/* mt_rt_name is mt_vhost_name_buf for a runtime table. */
+#define mt_rt_name(rt, buf) mt_vhost_name_buf((rt)->s, (buf))
+
+/* mt_slot_subject writes the subject of |slot|'s certificate into |buf|
+ * ("" for the last slot) and returns |buf|.  Computed when shown, not kept:
+ * 30-odd bytes per vhost. */
+const char *mt_slot_subject(const mt_slot_t *slot, char buf[TACK_SUBJECT_SIZE]);
+
 
 /* mt_ctr_unset is where every slot's counters point until post_config
  * (mod_tack_status.c) hands out the real ones (no handshake runs before). */
@@ -93,10 +95,15 @@ extern mt_ctr_t mt_ctr_unset;
  * encoded once. */
 mt_rt_t *mt_handshake_build(apr_pool_t *p, server_rec *s, const mt_sel_t *sel);
 
+/* mt_handshake_counters points the slots of |rt| at |ctrs| (rt->nslots + 1
+ * of them, in the order of the slots): where its handshakes count from
+ * now on (post_config, mod_tack_status.c's segment, before any child). */
+void mt_handshake_counters(mt_rt_t *rt, mt_ctr_t *ctrs);
+
 /* mt_handshake_register registers extension 0xF300 on |ctx| with |rt| as
  * the callbacks' argument, in TLS 1.3 EncryptedExtensions too when
- * TackTLS13 is on (rt->tls13).  Returns 1, or 0 (logged) when OpenSSL refuses.
- */
+ * TackTLS13 is on (rt->tls13), and notes the outcome in rt->registered.
+ * Returns 1, or 0 (logged) when OpenSSL refuses. */
 int mt_handshake_register(server_rec *s, SSL_CTX *ctx, mt_rt_t *rt);
 
 #endif /* MOD_TACK_RUNTIME_H */

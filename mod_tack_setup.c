@@ -31,6 +31,14 @@
 #include <openssl/x509.h>
 
 #include "mod_tack_setup.h"
+#include "mod_tack_load.h"
+#include "mod_tack_store.h"
+#include "mod_tack_resolve.h"
+#include "mod_tack_guard.h"
+#include "mod_tack_sign.h"
+#include "mod_tack_background.h"
+#include "mod_tack_runtime.h"
+#include "mod_tack_status.h"
 
 APLOG_USE_MODULE(tack);
 
@@ -471,14 +479,15 @@ static int mt_setup_vhost(apr_pool_t *p, apr_pool_t *tmp, server_rec *s,
         mt_guard_recover(p, s, conf, &sel);
         mt_resolve_mark_cert_bound(&sel);
         rt = mt_handshake_build(p, s, &sel);
-        rt->registered = mt_handshake_register(s, ctx, rt);
+        mt_handshake_register(s, ctx, rt);
         mt_status_add(p, rt);
     }
     /* Under -t the start signs a certificate that has no TACK under the
      * vhost's TackSigningKey, and at a start the background signs what
      * the start did not wait for: the guard counts that key as served
      * (TACK00080 says when clients may hold a pin on it meanwhile). */
-    mt_guard_note(s, conf, &sel, rt, !n ? NULL : mt_sign_public(s, conf));
+    mt_guard_note(s, conf, &sel, rt != NULL,
+                  !n ? NULL : mt_sign_public(s, conf));
     if (mt_quiet() || (rt && !rt->registered)) {
         return problems;
     }

@@ -8,7 +8,7 @@
 #ifndef MOD_TACK_SETUP_H
 #define MOD_TACK_SETUP_H
 
-#include "mod_tack_status.h"
+#include "mod_tack_base.h"
 
 /* mt_setup_server runs the pass for the SSL vhost |s| at a real start or
  * restart (mod_ssl's ssl_init_server hook, |ctx| its context with the

@@ -50,6 +50,10 @@
 #include <openssl/x509.h>
 #include <openssl/x509v3.h>
 
+#include "mod_tack_sign.h"
+#include "mod_tack_load.h"
+#include "mod_tack_store.h"
+#include "mod_tack_guard.h"
 #include "mod_tack_signer.h"
 #include "tack_pkcs11.h"
 
@@ -97,6 +101,7 @@ mt_item_t *mt_sign_one(apr_pool_t *p, server_rec *s,
 {
     uint8_t id[TACK_HASH_LEN + TACK_KEY_LEN];
     const char *path = sg->key, *err = NULL;
+    const mt_store_t *written = NULL;
     char vname[TACK_NAME_SIZE];
     mt_item_t *item;
     tack_t tack;
@@ -156,6 +161,7 @@ mt_item_t *mt_sign_one(apr_pool_t *p, server_rec *s,
             sg->nkept++;
         } else if (!err) {
             path = file;
+            written = conf->store;
             apr_hash_set(mt_sign.files, file, APR_HASH_KEY_STRING,
                          apr_pmemdup(mt_signers.pool, sg->pub, TACK_KEY_LEN));
             mt_store_replace_older(s, conf->store, &tack, file);
@@ -175,7 +181,8 @@ mt_item_t *mt_sign_one(apr_pool_t *p, server_rec *s,
         sg->nkept++;
     }
     item =
-        mt_load_item(p, s, "TackSigningKey", path, conf->sign_key_where, &tack);
+        mt_load_item(p, s, "TackSigningKey", path, conf->sign_key_where,
+                     written, &tack);
     apr_hash_set(mt_sign.done, apr_pmemdup(mt_signers.pool, id, sizeof(id)), sizeof(id),
                  item);
     sg->nsigned++;
@@ -185,8 +192,7 @@ mt_item_t *mt_sign_one(apr_pool_t *p, server_rec *s,
                  "with the certificate)%s%s",
                  mt_vhost_name_buf(s, vname), cert->label, sg->key,
                  item->fingerprint, tack.generation, item->expiry,
-                 path != sg->key ? "; written to " : "",
-                 path != sg->key ? path : "");
+                 written ? "; written to " : "", written ? path : "");
     return item;
 }
 
@@ -429,11 +435,6 @@ void mt_sign_vhost(apr_pool_t *p, server_rec *s, const mt_conf_t *conf,
             mt_sign_cert(p, s, conf, sg, sel, &sel->certs[c], now);
         }
     }
-}
-
-void mt_sign_pending_slot(mt_pending_t *pd, const mt_late_t **where)
-{
-    pd->where = where;
 }
 
 const uint8_t *mt_sign_public(server_rec *s, const mt_conf_t *conf)

@@ -57,6 +57,7 @@
 #include <openssl/x509v3.h>
 
 #include "mod_tack_signer.h"
+#include "mod_tack_guard.h"
 #include "tack_pkcs11.h"
 
 APLOG_USE_MODULE(tack);

@@ -50,7 +50,8 @@ typedef struct {
 
 /* A certificate the pass did not wait for: signed by the background
  * process (mt_agent_main) after the start, its answer published in the
- * segment (mt_late_t) the handshake reads.  In pconf. */
+ * background's segment (mt_late_t), which the handshake reads through
+ * mt_background_answer.  In pconf. */
 struct mt_pending {
     server_rec *s;
     const mt_conf_t *conf;
@@ -61,7 +62,6 @@ struct mt_pending {
     size_t nsigs; /* the vhost's break signatures, sent with it */
     const tack_breaksig_t *sigs;
     size_t len;              /* the size of its answer */
-    const mt_late_t **where; /* the handshake's slot */
     mt_late_t *late;         /* its place in the segment */
     long pinned;             /* clients may pin the signing key here */
     mt_item_t *replaces;     /* its TACK under the key, expiring soon */
@@ -132,6 +132,16 @@ mt_item_t *mt_sign_one(apr_pool_t *p, server_rec *s, const mt_conf_t *conf,
 void mt_signers_allow(int secs);
 int mt_signers_answer_secs(void);
 void mt_sign_sync(void);
+
+/* The sources TackSigningPassword accepts, checked when it is read. */
+const char *mt_signer_pw_syntax(apr_pool_t *p, const char *arg);
+
+/* mt_signer_register_hooks registers the child_init hook that wipes env:
+ * passwords from every httpd child's environment. */
+void mt_signer_register_hooks(apr_pool_t *p);
+
+/* mt_sign_retry_secs returns TackSigningRetry (or its default). */
+int mt_sign_retry_secs(void);
 
 /* mt_sign_replaced says that |old| gives way to a TACK just signed. */
 void mt_sign_replaced(server_rec *s, const mt_item_t *old);

@@ -53,6 +53,11 @@
 #include <openssl/evp.h>
 
 #include "mod_tack_status.h"
+#include "mod_tack_load.h"
+#include "mod_tack_store.h"
+#include "mod_tack_signer.h"
+#include "mod_tack_background.h"
+#include "mod_tack_runtime.h"
 
 APLOG_USE_MODULE(tack);
 
@@ -236,9 +241,9 @@ int mt_status_post_config(apr_pool_t *pconf, apr_pool_t *ptemp, server_rec *s)
         for (i = 0; i < mt_rts->nelts; i++) {
             mt_rt_t *rt = APR_ARRAY_IDX(mt_rts, i, mt_rt_t *);
 
-            for (k = 0; k <= rt->nslots; k++) {
-                rt->slots[k].ctr = apr_pcalloc(pconf, sizeof(mt_ctr_t));
-            }
+            mt_handshake_counters(
+                rt, apr_pcalloc(pconf, sizeof(mt_ctr_t) *
+                                           ((size_t)rt->nslots + 1)));
         }
         mt_ctr_since = apr_time_now();
         return OK;
@@ -255,9 +260,10 @@ int mt_status_post_config(apr_pool_t *pconf, apr_pool_t *ptemp, server_rec *s)
         mt_rt_t *rt = APR_ARRAY_IDX(mt_rts, i, mt_rt_t *);
 
         for (k = 0; k <= rt->nslots; k++) {
-            mt_ctr_key(rt, &rt->slots[k], keys[next]);
-            rt->slots[k].ctr = &gen->ctrs[next++];
+            mt_ctr_key(rt, &rt->slots[k], keys[next + (size_t)k]);
         }
+        mt_handshake_counters(rt, &gen->ctrs[next]);
+        next += (size_t)rt->nslots + 1;
     }
     if (prev) {
         mt_ctr_carry(ptemp, prev, gen);
@@ -351,32 +357,20 @@ static void mt_emit(mt_pass_t *ps, int severity, const char *kind, int slot,
 }
 
 /* mt_status_late_item makes the item of the TACK the background signed
- * for |slot| (published: mt_sign_late_ready). */
+ * for |slot|, |late| its published answer. */
 static const mt_item_t *mt_status_late_item(apr_pool_t *p, const mt_rt_t *rt,
-                                            const mt_slot_t *slot)
+                                            const mt_slot_t *slot,
+                                            const mt_late_t *late)
 {
-    const mt_late_t *late = slot->late;
-    mt_item_t *it = apr_pcalloc(p, sizeof(*it));
-    mt_file_t *f = apr_pcalloc(p, sizeof(*f));
-    char name[TACK_NAME_SIZE + 64];
+    const mt_conf_t *conf = mt_conf_get(rt->s);
+    const char *path = late->written && rt->store && slot->cert
+                           ? mt_store_path(p, rt->store, slot->cert)
+                           : NULL;
+    mt_item_t *it = mt_load_item(p, rt->s, "TackSigningKey",
+                                 path ? path : conf->sign_key,
+                                 conf->sign_key_where,
+                                 path ? rt->store : NULL, &late->tack);
 
-    f->s = rt->s;
-    f->kind = "TackSigningKey";
-    f->path = mt_conf_get(rt->s)->sign_key;
-    if (late->written && rt->store && slot->cert &&
-        tack_cert_store_name(slot->cert, name, sizeof(name)) == TACK_OK) {
-        f->store = (mt_store_t *)rt->store;
-        f->path = apr_pstrcat(p, rt->store->path, "/", name, NULL);
-    }
-    f->nitems = 1;
-    f->items = it;
-    it->file = f;
-    it->index = 1;
-    it->tack = late->tack;
-    it->expires = (time_t)late->tack.expiration * 60;
-    tack_fingerprint(late->tack.public_key, it->fingerprint);
-    tack_time_format(late->tack.expiration, it->expiry);
-    it->matched = 1;
     it->ends_with_cert = 1;
     return it;
 }
@@ -384,10 +378,11 @@ static const mt_item_t *mt_status_late_item(apr_pool_t *p, const mt_rt_t *rt,
 int mt_status_slot_tacks(apr_pool_t *p, const mt_rt_t *rt,
                          const mt_slot_t *slot, const mt_item_t **out)
 {
+    const mt_late_t *late = mt_background_answer(slot->pending);
     int j;
 
-    if (mt_sign_late_ready(slot->late)) {
-        out[0] = mt_status_late_item(p, rt, slot);
+    if (late) {
+        out[0] = mt_status_late_item(p, rt, slot, late);
         return 1;
     }
     for (j = 0; j < slot->ntacks; j++) {
@@ -402,11 +397,11 @@ int mt_status_slot_tacks(apr_pool_t *p, const mt_rt_t *rt,
  * retries. */
 static void mt_problems_waiting(mt_pass_t *ps, int k)
 {
-    const mt_late_t *late = ps->rt->slots[k].late;
+    apr_time_t since = mt_background_waiting(ps->rt->slots[k].pending);
     char error[512];
     apr_time_t now = apr_time_now(), failed = mt_background_last_error(error,
                                                                 sizeof(error));
-    long waited = (long)apr_time_sec(now - late->since);
+    long waited = (long)apr_time_sec(now - since);
 
     mt_emit(ps,
             failed || waited > 2 * mt_sign_retry_secs() ? TACK_PROBLEM_ERROR
@@ -416,7 +411,7 @@ static void mt_problems_waiting(mt_pass_t *ps, int k)
                          "waits for its TACK from TackSigningKey %s since %s "
                          "(%s), served without one until then%s%s",
                          mt_utf8(ps->p, mt_conf_get(ps->rt->s)->sign_key),
-                         mt_status_iso_time(ps->p, late->since),
+                         mt_status_iso_time(ps->p, since),
                          mt_duration(ps->p, waited), failed ? ": " : "",
                          failed ? mt_utf8(ps->p, error) : ""));
 }
@@ -432,7 +427,7 @@ static void mt_problems_slot(mt_pass_t *ps, int k, int required, time_t now)
     int j, live = 0, expired = 0;
     int n = mt_status_slot_tacks(ps->p, ps->rt, slot, tacks);
 
-    if (slot->late && !mt_sign_late_ready(slot->late)) {
+    if (mt_background_waiting(slot->pending)) {
         mt_problems_waiting(ps, k);
         if (!slot->ntacks) {
             return;
@@ -476,6 +471,7 @@ int mt_status_problems(apr_pool_t *p, const mt_rt_t *rt, time_t now,
                        int severity, mt_status_problem_fn *fn, void *data)
 {
     mt_pass_t ps = {p, rt, severity, fn, data, 0};
+    const mt_conf_t *conf = mt_conf_get(rt->s);
     int k;
 
     if (!rt->registered) {
@@ -486,10 +482,12 @@ int mt_status_problems(apr_pool_t *p, const mt_rt_t *rt, time_t now,
     for (k = 0; k < rt->nslots; k++) {
         mt_problems_slot(&ps, k, rt->required, now);
     }
-    for (k = 0; rt->problems && k < rt->problems->nelts; k++) {
-        const mt_problem_t *pr = &APR_ARRAY_IDX(rt->problems, k, mt_problem_t);
+    for (k = 0; conf->problems && k < conf->problems->nelts; k++) {
+        const mt_problem_t *pr =
+            &APR_ARRAY_IDX(conf->problems, k, mt_problem_t);
 
-        mt_emit(&ps, pr->severity, pr->kind, pr->slot, pr->message);
+        mt_emit(&ps, pr->severity, pr->kind,
+                pr->slot < rt->nslots ? pr->slot : -1, pr->message);
     }
     return ps.n;
 }
@@ -570,6 +568,7 @@ static void mt_totals_vhost(apr_pool_t *p, mt_totals_t *t, const mt_rt_t *rt,
 {
     const mt_item_t *tacks[TACK_EXT02_MAX_TACKS];
     int k, j, n, serving = 0;
+    apr_time_t since;
 
     t->vhosts++;
     for (k = 0; k <= rt->nslots; k++) {
@@ -578,10 +577,11 @@ static void mt_totals_vhost(apr_pool_t *p, mt_totals_t *t, const mt_rt_t *rt,
         t->requested += mt_ctr_load(&slot->ctr->requested);
         t->served += mt_ctr_load(&slot->ctr->served);
         n = mt_status_slot_tacks(p, rt, slot, tacks);
-        if (slot->late && !mt_sign_late_ready(slot->late)) {
+        since = mt_background_waiting(slot->pending);
+        if (since) {
             t->waiting++;
-            if (!t->waiting_since || slot->late->since < t->waiting_since) {
-                t->waiting_since = slot->late->since;
+            if (!t->waiting_since || since < t->waiting_since) {
+                t->waiting_since = since;
             }
         }
         if (slot->lapsed && !n) {

@@ -19,6 +19,8 @@
 #include "apr_strings.h"
 
 #include "mod_tack_status.h"
+#include "mod_tack_background.h"
+#include "mod_tack_runtime.h"
 
 /* Characters of a target hash shown on the page (the rest in its title). */
 #define TACK_HTML_HASH_SHOWN 8
@@ -176,7 +178,8 @@ static void mt_html_tacks(request_rec *r, apr_pool_t *p, const mt_rt_t *rt,
     int c, j, n = mt_status_slot_tacks(p, rt, slot, tacks);
 
     if (!n) {
-        ap_rputs(slot->late ? "<td colspan=\"6\" class=\"bad\">no TACK: "
+        ap_rputs(mt_background_waiting(slot->pending)
+                     ? "<td colspan=\"6\" class=\"bad\">no TACK: "
                               "waits for TackSigningKey</td>"
                             : "<td colspan=\"6\" class=\"bad\">no TACK</td>",
                  r);

@@ -18,6 +18,8 @@
 #include <jansson.h>
 
 #include "mod_tack_status.h"
+#include "mod_tack_background.h"
+#include "mod_tack_runtime.h"
 
 APLOG_USE_MODULE(tack);
 

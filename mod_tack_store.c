@@ -27,7 +27,8 @@
 #include "apr_strings.h"
 #include "unixd.h"
 
-#include "mod_tack_model.h"
+#include "mod_tack_store.h"
+#include "mod_tack_load.h"
 
 APLOG_USE_MODULE(tack);
 
@@ -321,11 +322,23 @@ void mt_store_ready(mt_store_t *st)
     st->nfiles = st->files->nelts;
 }
 
-int mt_store_has(const mt_store_t *st, const char *name)
+int mt_store_has(const mt_store_t *st, X509 *x509)
 {
+    char name[TACK_STORE_NAME_SIZE];
     struct stat sb;
 
-    return st->fd >= 0 && fstatat(st->fd, name, &sb, AT_SYMLINK_NOFOLLOW) == 0;
+    return st->fd >= 0 &&
+           tack_cert_store_name(x509, name, sizeof(name)) == TACK_OK &&
+           fstatat(st->fd, name, &sb, AT_SYMLINK_NOFOLLOW) == 0;
+}
+
+const char *mt_store_path(apr_pool_t *p, const mt_store_t *st, X509 *x509)
+{
+    char name[TACK_STORE_NAME_SIZE];
+
+    return tack_cert_store_name(x509, name, sizeof(name)) == TACK_OK
+               ? apr_pstrcat(p, st->path, "/", name, NULL)
+               : NULL;
 }
 
 void mt_store_sync(const mt_store_t *st)

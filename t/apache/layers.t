@@ -6,6 +6,12 @@
 #  - a file calls only the files listed before it, except within the
 #    status group (mod_tack_status*.c, mod_tack_metrics.c);
 #  - mod_tack_base.c calls no other file of the module;
+#  - includes follow the same order: each header belongs to a file (or
+#    to the layer's first file: mod_tack_model.h to the model's), and a
+#    file or header includes only headers of its own layer or below;
+#    mod_tack_base.c and mod_tack_base.h include no header above the base;
+#  - the handshake's table (mt_rt_t, mt_slot_t) is written only by
+#    mod_tack_handshake.c, which owns it;
 #  - build/mod_tack.so exports tack_module and nothing else (no core or
 #    module symbol can clash with another module's).
 use strict;
@@ -24,7 +30,7 @@ my ($list) = $makefile =~ /^MODULE_SRC := (.*?)\n(?!\s)/ms
 my @order = map { s/\.c$//r } grep { /\.c$/ } split /[\s\\]+/, $list;
 my %rank = map { $order[$_] => $_ } 0 .. $#order;
 
-plan tests => 6;
+plan tests => 11;
 
 my @sources = sort map { m{([^/]+)\.c$} } glob "$top/mod_tack*.c";
 is(join(' ', sort @order), join(' ', @sources),
@@ -67,3 +73,64 @@ ok(exists $defines{mt_setup_check} && exists $defines{mt_handshake_build},
 my @exported = map { /\s[A-TV-Z]\s+(\S+)$/ ? $1 : () }
     `nm -D --defined-only $top/build/mod_tack.so`;
 is("@exported", 'tack_module', 'build/mod_tack.so exports tack_module only');
+
+# ---- includes -----------------------------------------------------------
+# The file each header belongs to: its own, or the layer's first file.
+my %hdr_owner = (
+    mod_tack_base    => 'mod_tack_base',
+    mod_tack_model   => 'mod_tack_load',
+    mod_tack_runtime => 'mod_tack_handshake',
+    mod_tack_status  => 'mod_tack_status',
+);
+my @headers = sort map { m{([^/]+)\.h$} } glob "$top/mod_tack*.h";
+for my $h (@headers) {
+    $hdr_owner{$h} //= $h if exists $rank{$h};
+}
+is(join(' ', grep { !defined $hdr_owner{$_} } @headers), '',
+   'every mod_tack*.h header belongs to a file of MODULE_SRC');
+
+sub includes_of {
+    my ($path) = @_;
+    open my $fh, '<', $path or die "$path: $!";
+    return map { /^\s*#\s*include\s+"(mod_tack\w*)\.h"/ ? $1 : () } <$fh>;
+}
+my $group = qr/^mod_tack_(?:status|metrics)/;
+my (@up, $nincl);
+for my $f (@order, @headers) {
+    my $is_h = !exists $rank{$f} || grep { $_ eq $f } @headers;
+    my $path = -f "$top/$f.c" && !grep({ $_ eq $f } @headers) ? "$top/$f.c" : "$top/$f.h";
+    my $me = $path =~ /\.h$/ ? $hdr_owner{$f} : $f;
+    next unless defined $me;
+    for my $inc (includes_of($path)) {
+        $nincl++;
+        my $to = $hdr_owner{$inc} or do { push @up, "$f includes unknown $inc.h"; next };
+        next if $me =~ $group && $to =~ $group;
+        push @up, ($path =~ m{([^/]+)$})[0] . " includes $inc.h (of $to)"
+            if $rank{$to} > $rank{$me};
+    }
+}
+# the .c files again, each under its own name
+for my $f (@order) {
+    for my $inc (includes_of("$top/$f.c")) {
+        my $to = $hdr_owner{$inc} or next;
+        next if $f =~ $group && $to =~ $group;
+        push @up, "$f.c includes $inc.h (of $to)" if $rank{$to} > $rank{$f};
+    }
+}
+ok($nincl > 30, "module includes are found ($nincl)");
+is(join("\n", sort { $a cmp $b } keys %{{ map { $_ => 1 } @up }}), '',
+   'every #include goes down the layers (or stays in the status group)');
+is(join(' ', includes_of("$top/mod_tack_base.c"), includes_of("$top/mod_tack_base.h")),
+   'mod_tack_base',
+   'mod_tack_base.c includes only its own header, which includes no module header');
+
+# ---- the handshake's table: written by its owner only ----------------------
+my @writes;
+for my $f (grep { $_ ne 'mod_tack_handshake' } @order) {
+    open my $fh, '<', "$top/$f.c" or die "$f.c: $!";
+    while (my $line = <$fh>) {
+        push @writes, "$f.c:$.: $line"
+            if $line =~ /\b(?:slot|rt|slots\[[^\]]*\])(?:->|\.)\w+(?:\[[^\]]*\])?\s*(?:=[^=]|\+\+|--|[-+|&]=)/;
+    }
+}
+is(join('', @writes), '', 'no file but mod_tack_handshake.c writes the handshake\'s table');

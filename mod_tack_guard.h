@@ -1,0 +1,53 @@
+/* SPDX-License-Identifier: Apache-2.0
+ * Copyright 2026 the mod_tack authors (NOTICE) */
+/*
+ * mod_tack_guard.h -- pin continuity: TackStateFile, the guard, the last good bytes (mod_tack_guard.c).
+ */
+#ifndef MOD_TACK_GUARD_H
+#define MOD_TACK_GUARD_H
+
+#include "mod_tack_model.h"
+
+/* mt_guard_note records what |sel| (the vhost |s|) is about to serve,
+ * for the guard and the memory; nothing when the vhost has no pin
+ * activation and nothing is remembered of it.  |signing| (under -t) is
+ * the public key of the vhost's TackSigningKey: a certificate with no TACK
+ * gets one under it at the start, so a pin on that key is not lost.
+ * |served|: a real start serves it (what the guard finds wrong is then
+ * also a problem on the status page: mt_conf_t.problems). */
+void mt_guard_note(server_rec *s, const mt_conf_t *conf, const mt_sel_t *sel,
+                   int served, const uint8_t *signing);
+
+/* mt_guard_recover serves again, for a certificate of |sel| left
+ * without it, the TACK the memory holds under a key whose pins can still
+ * be active, when a TackFile or TackStore file of the vhost failed to load
+ * in this pass and that TACK is still valid for the certificate (a file
+ * broken between the configuration test and a restart must not cut
+ * pinned clients off).  Real start only; logged as an error. */
+void mt_guard_recover(apr_pool_t *p, server_rec *s, const mt_conf_t *conf,
+                      mt_sel_t *sel);
+
+/* mt_guard_pinned returns until when clients can hold an active pin on
+ * |key| for a name |s| answers (its |key_type| certificate), or 0: what
+ * TackSigningKey keeps served against a TACK under another key. */
+long mt_guard_pinned(server_rec *s, const mt_conf_t *conf, const char *key_type,
+                     const uint8_t *key);
+
+/* mt_guard_state_path returns TackStateFile's path followed by |suffix|
+ * (a file kept beside it). */
+const char *mt_guard_state_path(apr_pool_t *p, const char *suffix);
+
+/* mt_guard_remembers returns 1 when the memory holds TACK keys served by
+ * the vhost |s| (under -t: its certificates must be looked at). */
+int mt_guard_remembers(server_rec *s);
+
+/* mt_guard_check logs every certificate that would be served without a
+ * TACK under a key its clients may still have pinned; returns the number
+ * that refuse the configuration (under -t; expiry is only a warning). */
+int mt_guard_check(server_rec *s_main);
+
+/* mt_guard_end writes what this pass serves into the memory (real start
+ * only) and forgets the pass. */
+void mt_guard_end(server_rec *s_main);
+
+#endif /* MOD_TACK_GUARD_H */

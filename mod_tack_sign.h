@@ -1,0 +1,37 @@
+/* SPDX-License-Identifier: Apache-2.0
+ * Copyright 2026 the mod_tack authors (NOTICE) */
+/*
+ * mod_tack_sign.h -- TackSigningKey: what a pass signs (mod_tack_sign.c).
+ */
+#ifndef MOD_TACK_SIGN_H
+#define MOD_TACK_SIGN_H
+
+#include "mod_tack_model.h"
+
+/* mt_sign_vhost signs, with the vhost's TackSigningKey, a TACK for each
+ * certificate of |sel| that has none, and anew a TACK under that key that
+ * expires within 30 days, and writes each into the vhost's TackStore when
+ * the parent can write there.  Real start only (not in the quiet pass);
+ * what it signs is allocated in |p| (the configuration pool) and put in
+ * |sel|.  Problems are logged. */
+void mt_sign_vhost(apr_pool_t *p, server_rec *s, const mt_conf_t *conf,
+                   mt_sel_t *sel);
+
+/* mt_sign_check loads, under "apache2 -t", every key TackSigningKey
+ * names, and returns the number that cannot be used (each logged with its
+ * directive, file or URI, and reason). */
+int mt_sign_check(apr_pool_t *ptemp, server_rec *s_main);
+
+/* mt_sign_end reports what was signed in this pass (info) and makes it
+ * reach the disk; mt_sign_close then ends the signers. */
+void mt_sign_end(server_rec *s_main);
+
+/* mt_sign_public returns the public key of |conf|'s TackSigningKey,
+ * loading it if needed, or NULL when there is none or it cannot be used. */
+const uint8_t *mt_sign_public(server_rec *s, const mt_conf_t *conf);
+
+/* mt_sign_close ends the pass's signing: its signers free their keys and
+ * exit, unless the background (mt_background_start) has taken them over. */
+void mt_sign_close(void);
+
+#endif /* MOD_TACK_SIGN_H */
