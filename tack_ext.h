@@ -340,6 +340,44 @@ tack_status_t tack_key_public(EVP_PKEY *key, uint8_t out[TACK_KEY_LEN]);
  * whose signing may fail later than their loading (a token's). */
 tack_status_t tack_key_check_signing(EVP_PKEY *key);
 
+/* tack_key_sign signs SHA-256(|msg|) with |key| (a P-256 private key, or
+ * a token's: only asked to sign) as raw r || s into |sig|, writes |key|'s
+ * public point to |pub|, and verifies the signature against it.  Returns
+ * TACK_OK; TACK_ERR_BAD_KEY when |key| is not P-256 or is a bare public
+ * key, TACK_ERR_KEY_MISMATCH when the signature does not verify under
+ * |pub|, TACK_ERR_CRYPTO (a signer that failed: reasons on OpenSSL's
+ * error queue).  tack_sign and tack_breaksig_create sign their messages
+ * with it. */
+tack_status_t tack_key_sign(EVP_PKEY *key, const uint8_t *msg, size_t msg_len,
+                            uint8_t pub[TACK_KEY_LEN],
+                            uint8_t sig[TACK_SIG_LEN]);
+
+/* tack_key_verify checks the raw r || s signature |sig| by the P-256 key
+ * |pub| (x || y) over SHA-256(|msg|).  Returns TACK_OK,
+ * TACK_ERR_BAD_KEY (|pub| is not a P-256 point), TACK_ERR_BAD_SIGNATURE
+ * (OpenSSL's error queue left empty) or TACK_ERR_CRYPTO. */
+tack_status_t tack_key_verify(const uint8_t pub[TACK_KEY_LEN],
+                              const uint8_t *msg, size_t msg_len,
+                              const uint8_t sig[TACK_SIG_LEN]);
+
+/* The most providers tack_key_libctx_add records for one context. */
+#define TACK_KEY_LIBCTX_MAX_PROVIDERS 4
+
+/* tack_key_libctx_add records, for the life of the process, that keys of
+ * the |num_provs| providers at |provs| (loaded into |libctx|) are signed
+ * in |libctx|: a token's key (tack_pkcs11_load), whose provider's
+ * signature implementation is only there.  Neither |libctx| nor the
+ * providers may be freed after.  Returns TACK_OK, TACK_ERR_INVALID_ARG
+ * (none, or more than TACK_KEY_LIBCTX_MAX_PROVIDERS) or TACK_ERR_NOMEM. */
+tack_status_t tack_key_libctx_add(OSSL_LIB_CTX *libctx,
+                                  const OSSL_PROVIDER *const *provs,
+                                  size_t num_provs);
+
+/* tack_key_libctx returns the library context recorded for |key|'s
+ * provider (tack_key_libctx_add), or NULL for any other key (the default
+ * context's, a legacy key's, NULL).  tack_key_sign signs in it. */
+OSSL_LIB_CTX *tack_key_libctx(const EVP_PKEY *key);
+
 /* tack_key_private writes |key|'s private scalar, zero-padded; the caller
  * wipes |out| with OPENSSL_cleanse after use.  TACK_ERR_BAD_KEY when the key
  * has none to give (a public key, a token's key). */
