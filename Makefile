@@ -117,7 +117,8 @@ JANSSON_LIBS := -ljansson
 CORE_SRC := tack_base.c tack_util.c tack_utf8.c tack_file.c tack_key.c \
             tack_ext.c tack_pem.c tack_keyfile.c tack_pkcs11.c \
             tack_store.c tack_state.c
-CORE_HDR := tack_ext.h tack_cbs.h tack_pkcs11.h tack_state.h
+# A header per file (tack_cbs.h: the wire cursor, header-only, beneath all).
+CORE_HDR := $(CORE_SRC:.c=.h) tack_cbs.h
 # What a program linking the core links too (tack_state.c: jansson).
 CORE_LIBS = $(SSL_LIBS) $(JANSSON_LIBS)
 

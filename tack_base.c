@@ -5,7 +5,7 @@
  * (the codes and the sizes every core file shares are in tack_base.h).
  * It calls no other file of the core.
  */
-#include "tack_ext.h"
+#include "tack_base.h"
 
 /* ---- Status strings ------------------------------------------------------ */
 

@@ -13,6 +13,7 @@
  */
 #include "tack_ext.h"
 #include "tack_cbs.h"
+#include "tack_key.h"
 
 #include <string.h>
 
@@ -89,7 +90,7 @@ int tack_equal(const tack_t *a, const tack_t *b)
     return memcmp(x, y, TACK_LEN) == 0;
 }
 
-/* ---- TACK signatures ------------------------------------------------------ */
+/* ---- TACK signatures ----------------------------------------------------- */
 
 /* tack_signed_message builds "tack_sig" || the first 102 bytes of |tack|. */
 static void tack_signed_message(const tack_t *tack,
@@ -110,8 +111,7 @@ tack_status_t tack_verify(const tack_t *tack)
         return TACK_ERR_INVALID_ARG;
     }
     tack_signed_message(tack, msg);
-    return tack_key_verify(tack->public_key, msg, sizeof(msg),
-                           tack->signature);
+    return tack_key_verify(tack->public_key, msg, sizeof(msg), tack->signature);
 }
 
 tack_status_t tack_sign(tack_t *tack, EVP_PKEY *key)
@@ -134,7 +134,7 @@ tack_status_t tack_sign(tack_t *tack, EVP_PKEY *key)
                          tack->signature);
 }
 
-/* ---- TACK checks ---------------------------------------------------------- */
+/* ---- TACK checks --------------------------------------------------------- */
 
 tack_status_t tack_check_generation(const tack_t *tack)
 {

@@ -9,7 +9,7 @@
  * its tokens' contexts here).  Everything goes through OpenSSL 3's EVP
  * interfaces.
  */
-#include "tack_ext.h"
+#include "tack_key.h"
 
 #include <string.h>
 
@@ -21,6 +21,7 @@
 #include <openssl/evp.h>
 #include <openssl/param_build.h>
 #include <openssl/provider.h>
+#include <openssl/x509.h>
 
 /* ---- Keys ----------------------------------------------------------------- */
 

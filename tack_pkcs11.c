@@ -19,6 +19,9 @@
  * core needs no PKCS#11 header.
  */
 #include "tack_pkcs11.h"
+#include "tack_file.h"
+#include "tack_key.h"
+#include "tack_util.h"
 
 #include <dirent.h>
 #include <dlfcn.h>

@@ -21,7 +21,7 @@
 
 #include <openssl/evp.h>
 
-#include "tack_ext.h"
+#include "tack_base.h"
 
 #ifdef __cplusplus
 extern "C" {

@@ -5,7 +5,9 @@
  * token's), without a token: an EC_KEY whose EC_KEY_METHOD signs with a
  * hidden key, as libp11 does, sign TACKs and break signatures that verify,
  * and one that signs with the wrong key is refused.  The URI helpers of
- * tack_pkcs11.h.  t/tool/12-pkcs11.t loads real token keys.
+ * tack_pkcs11.h; the library context a token's key signs in, as
+ * tack_pkcs11.c records it (tack_key_libctx_add).  t/tool/12-pkcs11.t
+ * loads real token keys.
  *
  * EC_KEY_METHOD is deprecated in OpenSSL 3.0 but is what engines use, so
  * this file alone silences the deprecation.
@@ -28,8 +30,10 @@
 #include <openssl/err.h>
 #include <openssl/provider.h>
 
-#include "tack_pkcs11.h"
 #include "tests.h"
+#include "tack_key.h"
+#include "tack_ext.h"
+#include "tack_pkcs11.h"
 
 /* The key the method signs with; each test runs in its own process. */
 static EVP_PKEY *tt_hidden;
