@@ -109,12 +109,16 @@ SSL_LIBS     := -lssl -lcrypto
 JANSSON_LIBS := -ljansson
 
 # ---- core library --------------------------------------------------------
+# The core's files in their layers, bottom first (docs/contributing.md,
+# "Architecture"): each calls, and includes the header of, only files
+# listed before it (t/tool/23-core-layers.t).
 # tack_pkcs11.c: keys in a PKCS#11 token, through OpenSSL's pkcs11-provider
 # (loaded at run time: nothing to link).
-CORE_SRC := tack_ext.c tack_key.c tack_pem.c tack_file.c tack_keyfile.c tack_utf8.c \
-            tack_util.c tack_store.c tack_state.c \
-            tack_pkcs11.c
-CORE_HDR := tack_ext.h tack_cbs.h tack_pkcs11.h tack_state.h
+CORE_SRC := tack_base.c tack_util.c tack_utf8.c tack_file.c tack_key.c \
+            tack_ext.c tack_pem.c tack_keyfile.c tack_pkcs11.c \
+            tack_store.c tack_state.c
+# A header per file (tack_cbs.h: the wire cursor, header-only, beneath all).
+CORE_HDR := $(CORE_SRC:.c=.h) tack_cbs.h
 # What a program linking the core links too (tack_state.c: jansson).
 CORE_LIBS = $(SSL_LIBS) $(JANSSON_LIBS)
 

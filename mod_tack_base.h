@@ -13,7 +13,7 @@
  * a handshake reads; mod_tack_status.h, the status page's internals;
  * mod_tack_setup.h, the pass.  A file includes the headers of the files
  * it uses, never one above it (t/apache/layers.t).  Module
- * functions and types are mt_*; the core library's are tack_* (tack_ext.h).
+ * functions and types are mt_*; the core library's are tack_* (tack_*.h).
  *
  * Log tags: every ap_log_* call site carries its own "TACKnnnnn: " tag,
  * never reused; each is listed with its level and meaning in
@@ -30,7 +30,17 @@
 #include <openssl/ssl.h>
 #include <openssl/x509.h>
 
+/* The core's headers the module's files use (each core file has its own:
+ * docs/contributing.md, "Architecture"); tack_pkcs11.h and tack_state.h
+ * are included by the files that use them. */
+#include "tack_util.h"
+#include "tack_utf8.h"
+#include "tack_file.h"
+#include "tack_key.h"
 #include "tack_ext.h"
+#include "tack_pem.h"
+#include "tack_keyfile.h"
+#include "tack_store.h"
 
 /* TACK_PROG is the tool's command name in the log's hints ("run tack sign"):
  * the Makefile's TACK_PROG, tacktool in Debian's package. */

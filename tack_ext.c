@@ -1,17 +1,19 @@
 /* SPDX-License-Identifier: Apache-2.0
  * Copyright 2026 the mod_tack authors (NOTICE) */
 /*
- * tack_ext.c -- TACK and break-signature codec, the checks of a TACK
- * (generation, expiry, target hash), fingerprints, SPKI hashes, and the
- * draft-00 / draft-02 extension bodies.
+ * tack_ext.c -- TACK and break-signature codec, their signatures (the
+ * draft's signed messages, made and checked with tack_key.c's ECDSA), the
+ * checks of a TACK (generation, expiry, target hash), fingerprints, SPKI
+ * hashes, and the draft-00 / draft-02 extension bodies.
  *
- * Keys and ECDSA signatures live in tack_key.c, PEM in tack_pem.c, file
- * reading and writing in tack_file.c, the key-file format in
- * tack_keyfile.c.  Wire parsing goes
- * through the cursor in tack_cbs.h only.
+ * P-256 keys and raw ECDSA live in tack_key.c, the status sentences in
+ * tack_base.c; PEM (tack_pem.c) and the key-file format (tack_keyfile.c)
+ * are built on this file.  Wire parsing goes through the cursor in
+ * tack_cbs.h only.
  */
 #include "tack_ext.h"
 #include "tack_cbs.h"
+#include "tack_key.h"
 
 #include <string.h>
 
@@ -21,59 +23,9 @@
 #include <openssl/x509.h>
 #include <openssl/x509v3.h>
 
-/* ---- Status strings ------------------------------------------------------ */
-
-static const char *const tack_status_strings[TACK_STATUS_COUNT] = {
-    [TACK_OK] = "success",
-    [TACK_ERR_TRUNCATED] = "truncated: the data ends inside a field",
-    [TACK_ERR_TRAILING] = "unexpected bytes after the end of the structure",
-    [TACK_ERR_BAD_LENGTH] = "wrong length",
-    [TACK_ERR_BAD_FLAGS] = "invalid activation flag value",
-    [TACK_ERR_TOO_MANY_BREAKSIGS] =
-        "too many break signatures (at most 8 are allowed)",
-    [TACK_ERR_TOO_MANY_TACKS] = "too many TACKs",
-    [TACK_ERR_NO_TACK] = "no TACK where one is required",
-    [TACK_ERR_DUPLICATE_KEY] = "two TACKs with the same TACK key",
-    [TACK_ERR_PEM_NO_BLOCK] = "no PEM block found",
-    [TACK_ERR_PEM_WRONG_LABEL] = "no PEM block with the expected label",
-    [TACK_ERR_PEM_BAD] = "malformed PEM armour",
-    [TACK_ERR_BASE64] = "invalid base64 in PEM block",
-    [TACK_ERR_BAD_KEY] = "public key is not a valid P-256 point",
-    [TACK_ERR_BAD_SIGNATURE] = "signature does not verify",
-    [TACK_ERR_GENERATION] = "generation is below min_generation",
-    [TACK_ERR_EXPIRED] = "TACK has expired",
-    [TACK_ERR_TARGET_MISMATCH] =
-        "target_hash does not match the certificate's public key",
-    [TACK_ERR_KEYFILE_VERSION] = "unsupported key file version",
-    [TACK_ERR_KEYFILE_ITERATIONS] =
-        "key file iteration count is zero or above 1000000",
-    [TACK_ERR_WRONG_PASSWORD] = "wrong password (key file MAC mismatch)",
-    [TACK_ERR_KEY_MISMATCH] =
-        "private key does not match the key file's public key",
-    [TACK_ERR_IO] = "I/O error",
-    [TACK_ERR_FILE_TOO_LARGE] = "file is too large",
-    [TACK_ERR_NOT_REGULAR_FILE] = "not a regular file",
-    [TACK_ERR_PSEUDO_FILE] =
-        "a file of a pseudo-filesystem (proc, sysfs, ...), not read",
-    [TACK_ERR_TOKEN] = "PKCS#11 token or key not available",
-    [TACK_ERR_NOMEM] = "out of memory",
-    [TACK_ERR_CRYPTO] = "OpenSSL operation failed",
-    [TACK_ERR_INVALID_ARG] = "invalid argument",
-    [TACK_ERR_BUFFER_TOO_SMALL] = "output buffer too small",
-    [TACK_ERR_HEX] = "not a hexadecimal digit",
-    [TACK_ERR_TIME] = "a certificate's time does not parse",
-    [TACK_ERR_NOT_STATE_FILE] = "not a version 1 state file",
-    [TACK_ERR_TOKEN_UNREACHABLE] = "cannot connect to the PKCS#11 token",
-};
-
-const char *tack_status_str(tack_status_t status)
-{
-    if ((unsigned)status >= TACK_STATUS_COUNT ||
-        tack_status_strings[status] == NULL) {
-        return "unknown error";
-    }
-    return tack_status_strings[status];
-}
+/* draft-perrin-tls-tack-00 section 3: the signed messages' prefixes. */
+static const char tack_sig_label[] = "tack_sig";            /* 8 bytes */
+static const char tack_breaksig_label[] = "tack_break_sig"; /* 14 bytes */
 
 /* ---- TACK codec ----------------------------------------------------------- */
 
@@ -137,6 +89,52 @@ int tack_equal(const tack_t *a, const tack_t *b)
     tack_encode(b, y);
     return memcmp(x, y, TACK_LEN) == 0;
 }
+
+/* ---- TACK signatures ----------------------------------------------------- */
+
+/* tack_signed_message builds "tack_sig" || the first 102 bytes of |tack|. */
+static void tack_signed_message(const tack_t *tack,
+                                uint8_t msg[8 + TACK_SIGNED_LEN])
+{
+    uint8_t wire[TACK_LEN];
+
+    tack_encode(tack, wire);
+    memcpy(msg, tack_sig_label, 8);
+    memcpy(msg + 8, wire, TACK_SIGNED_LEN);
+}
+
+tack_status_t tack_verify(const tack_t *tack)
+{
+    uint8_t msg[8 + TACK_SIGNED_LEN];
+
+    if (tack == NULL) {
+        return TACK_ERR_INVALID_ARG;
+    }
+    tack_signed_message(tack, msg);
+    return tack_key_verify(tack->public_key, msg, sizeof(msg), tack->signature);
+}
+
+tack_status_t tack_sign(tack_t *tack, EVP_PKEY *key)
+{
+    uint8_t msg[8 + TACK_SIGNED_LEN];
+    tack_status_t st;
+
+    if (tack == NULL || key == NULL) {
+        return TACK_ERR_INVALID_ARG;
+    }
+    if (tack->generation < tack->min_generation) {
+        return TACK_ERR_GENERATION;
+    }
+    /* The signed message holds public_key: set it first. */
+    if ((st = tack_key_public(key, tack->public_key)) != TACK_OK) {
+        return st;
+    }
+    tack_signed_message(tack, msg);
+    return tack_key_sign(key, msg, sizeof(msg), tack->public_key,
+                         tack->signature);
+}
+
+/* ---- TACK checks --------------------------------------------------------- */
 
 tack_status_t tack_check_generation(const tack_t *tack)
 {
@@ -242,6 +240,26 @@ void tack_breaksig_encode(const tack_breaksig_t *sig,
 {
     memcpy(out, sig->public_key, TACK_KEY_LEN);
     memcpy(out + TACK_KEY_LEN, sig->signature, TACK_SIG_LEN);
+}
+
+tack_status_t tack_breaksig_verify(const tack_breaksig_t *sig)
+{
+    if (sig == NULL) {
+        return TACK_ERR_INVALID_ARG;
+    }
+    return tack_key_verify(sig->public_key,
+                           (const uint8_t *)tack_breaksig_label,
+                           sizeof(tack_breaksig_label) - 1, sig->signature);
+}
+
+tack_status_t tack_breaksig_create(tack_breaksig_t *out, EVP_PKEY *key)
+{
+    if (out == NULL || key == NULL) {
+        return TACK_ERR_INVALID_ARG;
+    }
+    return tack_key_sign(key, (const uint8_t *)tack_breaksig_label,
+                         sizeof(tack_breaksig_label) - 1, out->public_key,
+                         out->signature);
 }
 
 /* ---- Extension bodies ----------------------------------------------------- */

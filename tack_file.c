@@ -6,7 +6,7 @@
  * durability of what was written.  The one way every part of mod_tack
  * reads a configured file and writes one.
  */
-#include "tack_ext.h"
+#include "tack_file.h"
 
 #include <errno.h>
 #include <fcntl.h>

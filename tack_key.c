@@ -2,12 +2,14 @@
  * Copyright 2026 the mod_tack authors (NOTICE) */
 /*
  * tack_key.c -- TACK keys (ECDSA P-256, as OpenSSL EVP_PKEYs, to and from
- * the 64-byte public and 32-byte private forms of the wire and key files)
- * and the signatures made with them: a TACK's, and a break signature's.
- * Everything goes through OpenSSL 3's EVP interfaces.
+ * the 64-byte public and 32-byte private forms of the wire and key files),
+ * the raw r || s ECDSA signatures made with them (tack_ext.c builds a
+ * TACK's and a break signature's messages on them), and the library
+ * context a key from another provider signs in (tack_pkcs11.c records
+ * its tokens' contexts here).  Everything goes through OpenSSL 3's EVP
+ * interfaces.
  */
-#include "tack_ext.h"
-#include "tack_pkcs11.h"
+#include "tack_key.h"
 
 #include <string.h>
 
@@ -18,10 +20,8 @@
 #include <openssl/err.h>
 #include <openssl/evp.h>
 #include <openssl/param_build.h>
-
-/* draft-perrin-tls-tack-00 section 3: the signed messages' prefixes. */
-static const char tack_sig_label[] = "tack_sig";             /* 8 bytes */
-static const char tack_breaksig_label[] = "tack_break_sig";  /* 14 bytes */
+#include <openssl/provider.h>
+#include <openssl/x509.h>
 
 /* ---- Keys ----------------------------------------------------------------- */
 
@@ -256,13 +256,87 @@ static int tack_key_has_private(EVP_PKEY *key)
     return ok;
 }
 
+/* ---- Keys of other library contexts -------------------------------------- */
+
+/* A library context and the providers in it whose keys are signed there
+ * (a PKCS#11 token's, tack_pkcs11.c), kept for the life of the process: a
+ * key holds its provider. */
+typedef struct tack_key_ctx_st {
+    struct tack_key_ctx_st *next;
+    OSSL_LIB_CTX *libctx;
+    size_t num_provs;
+    const OSSL_PROVIDER *provs[TACK_KEY_LIBCTX_MAX_PROVIDERS];
+} tack_key_ctx_t;
+
+static tack_key_ctx_t *tack_key_ctxs;
+static CRYPTO_RWLOCK *tack_key_lock;
+static CRYPTO_ONCE tack_key_lock_once = CRYPTO_ONCE_STATIC_INIT;
+
+static void tack_key_lock_init(void)
+{
+    tack_key_lock = CRYPTO_THREAD_lock_new();
+}
+
+tack_status_t tack_key_libctx_add(OSSL_LIB_CTX *libctx,
+                                  const OSSL_PROVIDER *const *provs,
+                                  size_t num_provs)
+{
+    tack_key_ctx_t *c;
+    size_t i;
+
+    if (libctx == NULL || provs == NULL || num_provs == 0 ||
+        num_provs > TACK_KEY_LIBCTX_MAX_PROVIDERS) {
+        return TACK_ERR_INVALID_ARG;
+    }
+    if (!CRYPTO_THREAD_run_once(&tack_key_lock_once, tack_key_lock_init) ||
+        tack_key_lock == NULL ||
+        (c = OPENSSL_zalloc(sizeof(*c))) == NULL) {
+        return TACK_ERR_NOMEM;
+    }
+    c->libctx = libctx;
+    c->num_provs = num_provs;
+    for (i = 0; i < num_provs; i++) {
+        c->provs[i] = provs[i];
+    }
+    if (!CRYPTO_THREAD_write_lock(tack_key_lock)) {
+        OPENSSL_free(c);
+        return TACK_ERR_NOMEM;
+    }
+    c->next = tack_key_ctxs;
+    tack_key_ctxs = c;
+    CRYPTO_THREAD_unlock(tack_key_lock);
+    return TACK_OK;
+}
+
+OSSL_LIB_CTX *tack_key_libctx(const EVP_PKEY *key)
+{
+    const OSSL_PROVIDER *prov = key != NULL ? EVP_PKEY_get0_provider(key)
+                                            : NULL;
+    OSSL_LIB_CTX *found = NULL;
+    tack_key_ctx_t *c;
+    size_t i;
+
+    if (prov == NULL ||
+        !CRYPTO_THREAD_run_once(&tack_key_lock_once, tack_key_lock_init) ||
+        tack_key_lock == NULL || !CRYPTO_THREAD_read_lock(tack_key_lock)) {
+        return NULL;
+    }
+    for (c = tack_key_ctxs; c != NULL && found == NULL; c = c->next) {
+        for (i = 0; i < c->num_provs; i++) {
+            if (prov == c->provs[i]) {
+                found = c->libctx;
+            }
+        }
+    }
+    CRYPTO_THREAD_unlock(tack_key_lock);
+    return found;
+}
+
 /* ---- ECDSA with raw r || s ------------------------------------------------ */
 
-/* tack_ecdsa_verify checks a raw r || s signature by the raw P-256 key |pub|
- * over SHA-256(|msg|). */
-static tack_status_t tack_ecdsa_verify(const uint8_t pub[TACK_KEY_LEN],
-                                       const uint8_t *msg, size_t msg_len,
-                                       const uint8_t sig[TACK_SIG_LEN])
+tack_status_t tack_key_verify(const uint8_t pub[TACK_KEY_LEN],
+                              const uint8_t *msg, size_t msg_len,
+                              const uint8_t sig[TACK_SIG_LEN])
 {
     EVP_PKEY *pkey = NULL;
     ECDSA_SIG *esig = NULL;
@@ -324,7 +398,7 @@ static tack_status_t tack_ecdsa_sign(EVP_PKEY *key, const uint8_t *msg,
 
     md = EVP_MD_CTX_new();
     if (md == NULL ||
-        EVP_DigestSignInit_ex(md, NULL, "SHA256", tack_pkcs11_libctx(key),
+        EVP_DigestSignInit_ex(md, NULL, "SHA256", tack_key_libctx(key),
                               NULL, key, NULL) != 1 ||
         EVP_DigestSign(md, der, &der_len, msg, msg_len) != 1) {
         goto done;
@@ -342,16 +416,14 @@ done:
     return st;
 }
 
-/* tack_sign_message writes |key|'s public point to |pub| and its signature
- * of |msg| to |sig|.  The private half is never read: a key in a PKCS#11
- * token or an HSM keeps its scalar, and whether a key can sign is learnt by
+/* tack_key_sign never reads the private half: a key in a PKCS#11 token or
+ * an HSM keeps its scalar, and whether a key can sign is learnt by
  * signing.  The signature is then verified against |pub|, so that a token
  * whose public object does not belong to its private key (or a faulty
  * signer) never produces a TACK no client accepts. */
-static tack_status_t tack_sign_message(EVP_PKEY *key, const uint8_t *msg,
-                                       size_t msg_len,
-                                       uint8_t pub[TACK_KEY_LEN],
-                                       uint8_t sig[TACK_SIG_LEN])
+tack_status_t tack_key_sign(EVP_PKEY *key, const uint8_t *msg, size_t msg_len,
+                            uint8_t pub[TACK_KEY_LEN],
+                            uint8_t sig[TACK_SIG_LEN])
 {
     tack_status_t st;
 
@@ -369,7 +441,7 @@ static tack_status_t tack_sign_message(EVP_PKEY *key, const uint8_t *msg,
         }
         return st;
     }
-    st = tack_ecdsa_verify(pub, msg, msg_len, sig);
+    st = tack_key_verify(pub, msg, msg_len, sig);
     return st == TACK_ERR_BAD_SIGNATURE ? TACK_ERR_KEY_MISMATCH : st;
 }
 
@@ -381,73 +453,6 @@ tack_status_t tack_key_check_signing(EVP_PKEY *key)
     if (key == NULL) {
         return TACK_ERR_INVALID_ARG;
     }
-    return tack_sign_message(key, (const uint8_t *)probe, sizeof(probe) - 1,
-                             pub, sig);
-}
-
-/* ---- TACK checks ---------------------------------------------------------- */
-
-/* tack_signed_message builds "tack_sig" || the first 102 bytes of |tack|. */
-static void tack_signed_message(const tack_t *tack,
-                                uint8_t msg[8 + TACK_SIGNED_LEN])
-{
-    uint8_t wire[TACK_LEN];
-
-    tack_encode(tack, wire);
-    memcpy(msg, tack_sig_label, 8);
-    memcpy(msg + 8, wire, TACK_SIGNED_LEN);
-}
-
-tack_status_t tack_verify(const tack_t *tack)
-{
-    uint8_t msg[8 + TACK_SIGNED_LEN];
-
-    if (tack == NULL) {
-        return TACK_ERR_INVALID_ARG;
-    }
-    tack_signed_message(tack, msg);
-    return tack_ecdsa_verify(tack->public_key, msg, sizeof(msg),
-                             tack->signature);
-}
-
-tack_status_t tack_sign(tack_t *tack, EVP_PKEY *key)
-{
-    uint8_t msg[8 + TACK_SIGNED_LEN];
-    tack_status_t st;
-
-    if (tack == NULL || key == NULL) {
-        return TACK_ERR_INVALID_ARG;
-    }
-    if (tack->generation < tack->min_generation) {
-        return TACK_ERR_GENERATION;
-    }
-    /* The signed message holds public_key: set it first. */
-    if ((st = tack_key_public(key, tack->public_key)) != TACK_OK) {
-        return st;
-    }
-    tack_signed_message(tack, msg);
-    return tack_sign_message(key, msg, sizeof(msg), tack->public_key,
-                             tack->signature);
-}
-
-/* ---- Break signatures ----------------------------------------------------- */
-
-tack_status_t tack_breaksig_verify(const tack_breaksig_t *sig)
-{
-    if (sig == NULL) {
-        return TACK_ERR_INVALID_ARG;
-    }
-    return tack_ecdsa_verify(sig->public_key,
-                             (const uint8_t *)tack_breaksig_label,
-                             sizeof(tack_breaksig_label) - 1, sig->signature);
-}
-
-tack_status_t tack_breaksig_create(tack_breaksig_t *out, EVP_PKEY *key)
-{
-    if (out == NULL || key == NULL) {
-        return TACK_ERR_INVALID_ARG;
-    }
-    return tack_sign_message(key, (const uint8_t *)tack_breaksig_label,
-                             sizeof(tack_breaksig_label) - 1, out->public_key,
-                             out->signature);
+    return tack_key_sign(key, (const uint8_t *)probe, sizeof(probe) - 1, pub,
+                         sig);
 }

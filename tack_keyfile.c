@@ -15,8 +15,10 @@
  * Every derived secret is wiped before return; the MAC is compared in
  * constant time, before anything is decrypted.
  */
-#include "tack_ext.h"
+#include "tack_keyfile.h"
 #include "tack_cbs.h"
+#include "tack_key.h"
+#include "tack_pem.h"
 
 #include <string.h>
 

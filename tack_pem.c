@@ -9,8 +9,9 @@
  * strips whitespace around every line.  Inside a block it is strict: only
  * base64, a matching END line, canonical padding.
  */
-#include "tack_ext.h"
+#include "tack_pem.h"
 #include "tack_cbs.h"
+#include "tack_ext.h"
 
 #include <stdio.h>
 #include <stdlib.h>

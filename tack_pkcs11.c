@@ -8,8 +8,8 @@
  * module, with the default and base providers beside it: never in the
  * default context, never through OPENSSL_CONF, so that nothing of it
  * reaches mod_ssl or the rest of httpd.  The contexts are kept for the
- * life of the process (a key holds its provider), in a list that
- * tack_pkcs11_libctx searches so that the core signs with the key's own
+ * life of the process (a key holds its provider), each recorded with
+ * tack_key_libctx_add so that tack_key.c signs with the key's own
  * context.
  *
  * The store finds nothing both for a token that is not there and for a key
@@ -19,6 +19,9 @@
  * core needs no PKCS#11 header.
  */
 #include "tack_pkcs11.h"
+#include "tack_file.h"
+#include "tack_key.h"
+#include "tack_util.h"
 
 #include <dirent.h>
 #include <dlfcn.h>
@@ -617,27 +620,6 @@ static void tack_pk11_lock_init(void)
     tack_pk11_lock = CRYPTO_THREAD_lock_new();
 }
 
-OSSL_LIB_CTX *tack_pkcs11_libctx(const EVP_PKEY *key)
-{
-    const OSSL_PROVIDER *prov = key != NULL ? EVP_PKEY_get0_provider(key)
-                                            : NULL;
-    OSSL_LIB_CTX *found = NULL;
-    tack_pk11_ctx_t *c;
-
-    if (prov == NULL ||
-        !CRYPTO_THREAD_run_once(&tack_pk11_lock_once, tack_pk11_lock_init) ||
-        tack_pk11_lock == NULL || !CRYPTO_THREAD_read_lock(tack_pk11_lock)) {
-        return NULL;
-    }
-    for (c = tack_pk11_ctxs; c != NULL && found == NULL; c = c->next) {
-        if (prov == c->pkcs11 || prov == c->deflt || prov == c->base) {
-            found = c->libctx;
-        }
-    }
-    CRYPTO_THREAD_unlock(tack_pk11_lock);
-    return found;
-}
-
 /* tack_pk11_conf_quote writes |in| to |out| as a double-quoted value of an
  * OpenSSL configuration (where only '"' and '\' need a backslash).  0
  * when it does not fit or holds a control character. */
@@ -674,6 +656,7 @@ static tack_pk11_ctx_t *tack_pk11_ctx_new(const char *module, char *err,
 {
     tack_pk11_ctx_t *c = OPENSSL_zalloc(sizeof(*c));
     char quoted[2 * TACK_PK11_ATTR_SIZE + 3], text[3 * TACK_PK11_ATTR_SIZE];
+    const OSSL_PROVIDER *provs[3];
     CONF *conf = NULL;
     BIO *bio = NULL;
     long line = 0;
@@ -731,6 +714,14 @@ static tack_pk11_ctx_t *tack_pk11_ctx_new(const char *module, char *err,
     if (c->deflt == NULL || c->base == NULL) {
         *st = tack_pk11_fail(err, err_len, TACK_ERR_CRYPTO,
                              "cannot load OpenSSL's default provider");
+        goto fail;
+    }
+    /* Keys of these providers are signed in this context (tack_key.c). */
+    provs[0] = c->pkcs11;
+    provs[1] = c->deflt;
+    provs[2] = c->base;
+    if (tack_key_libctx_add(c->libctx, provs, 3) != TACK_OK) {
+        *st = tack_pk11_fail(err, err_len, TACK_ERR_NOMEM, "out of memory");
         goto fail;
     }
     *st = TACK_OK;

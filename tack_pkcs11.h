@@ -21,7 +21,7 @@
 
 #include <openssl/evp.h>
 
-#include "tack_ext.h"
+#include "tack_base.h"
 
 #ifdef __cplusplus
 extern "C" {
@@ -63,12 +63,6 @@ tack_status_t tack_pkcs11_uri_pin(const char *uri, char *out, size_t out_size,
  * tack_pkcs11_load runs this check first. */
 tack_status_t tack_pkcs11_uri_check(const char *uri, char *err,
                                     size_t err_len);
-
-/* tack_pkcs11_libctx returns the library context a key tack_pkcs11_load
- * made belongs to (its provider's), or NULL for any other key (the default
- * context's, or a legacy key's).  tack_sign and tack_breaksig_create sign
- * in it: the provider's signature implementation is only there. */
-OSSL_LIB_CTX *tack_pkcs11_libctx(const EVP_PKEY *key);
 
 /* tack_pkcs11_load loads the private key object |uri| names.  |pin| (|pin_len|
  * bytes, no NUL among them) logs in to the token; it may be NULL when the

@@ -12,6 +12,8 @@
 #include <openssl/crypto.h>
 
 #include "tack_state.h"
+#include "tack_ext.h"
+#include "tack_util.h"
 
 typedef struct {
     char *id; /* NULL: a name that is not one (never quoted) */

@@ -20,7 +20,9 @@
 #include <openssl/x509.h>
 #include <openssl/x509v3.h>
 
+#include "tack_store.h"
 #include "tack_ext.h"
+#include "tack_util.h"
 
 /* store_clean appends the |in_len| bytes at |in| to |out| (|*len| used of
  * |max|) as a name part: ASCII letters lowered, '*' as '_', [a-z0-9._-]

@@ -11,7 +11,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "tack_ext.h"
+#include "tack_utf8.h"
 
 size_t tack_utf8_decode(const uint8_t *in, size_t in_len, uint32_t *cp)
 {

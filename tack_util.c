@@ -15,7 +15,7 @@
 #include <openssl/crypto.h>
 #include <openssl/x509.h>
 
-#include "tack_ext.h"
+#include "tack_util.h"
 
 /* ---- hex ----------------------------------------------------------------- */
 

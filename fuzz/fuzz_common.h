@@ -12,7 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "tack_ext.h"
+#include "tack_base.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 

@@ -2,6 +2,7 @@
  * Copyright 2026 the mod_tack authors (NOTICE) */
 /* fuzz_ext00.c -- the draft-00 extension body, as a TACK client parses it. */
 #include "fuzz_common.h"
+#include "tack_ext.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {

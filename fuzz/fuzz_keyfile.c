@@ -9,6 +9,8 @@
  * decryption's success path and the private/public key match are reached
  * too (a count derived from the file's own would never equal 2 for them). */
 #include "fuzz_common.h"
+#include "tack_key.h"
+#include "tack_keyfile.h"
 
 #define FUZZ_KEYFILE_ITERATIONS 2
 

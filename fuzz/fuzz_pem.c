@@ -3,6 +3,8 @@
 /* fuzz_pem.c -- the PEM reader and the TACK / break-signature file readers,
  * exactly as the module and the tool call them on a file's contents. */
 #include "fuzz_common.h"
+#include "tack_ext.h"
+#include "tack_pem.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {

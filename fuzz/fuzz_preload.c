@@ -32,6 +32,7 @@
 #include <unistd.h>
 
 #include "fuzz_cli.h"
+#include "tack_ext.h"
 
 #define PRELOAD_HEADER 11
 

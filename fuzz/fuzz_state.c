@@ -5,6 +5,7 @@
  * ours.  What is read is written back, and what is written reads back the
  * same. */
 #include "fuzz_common.h"
+#include "tack_ext.h"
 #include "tack_state.h"
 
 /* fuzz_find returns the index of the entry of |st| named |id|. */

@@ -2,6 +2,7 @@
  * Copyright 2026 the mod_tack authors (NOTICE) */
 /* fuzz_tack.c -- tack_parse / tack_breaksig_parse and their checks. */
 #include "fuzz_common.h"
+#include "tack_ext.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {

@@ -4,6 +4,7 @@
  * a server runs before serving and a client runs on what it receives: the
  * input is a TACK followed by a DER certificate. */
 #include "fuzz_common.h"
+#include "tack_ext.h"
 
 #include <openssl/x509.h>
 

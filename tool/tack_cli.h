@@ -35,7 +35,8 @@
  *     front end);
  *   keys, view, preload_cmd -> load (passwords, typed files); view -> show;
  *   pins_cmd -> pins (open, save, close the store);
- *   everything -> util, and the core (tack_ext.h).
+ *   everything -> util, and the core (tack_*.h, each file the headers of
+ *   the core files it uses).
  * The engine calls no front end.  The commands call back into tack.c only
  * for cli_help and cli_usage_error, whose texts sit in its command table.
  *
@@ -57,6 +58,7 @@
 #include <openssl/x509.h>
 
 #include "tack_ext.h"
+#include "tack_keyfile.h"
 
 #define TACK_CLI_VERSION "0.1.0"
 

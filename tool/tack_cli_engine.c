@@ -27,6 +27,8 @@
 #include <openssl/x509v3.h>
 
 #include "tack_cli.h"
+#include "tack_util.h"
+#include "tack_ext.h"
 
 /* What the server sent in the TACK extension, filled by check_cb_ext_parse;
  * one per run (64 KiB: on the heap, so that runs can go in threads). */

@@ -24,6 +24,7 @@
 #include <openssl/ssl.h>
 
 #include "tack_cli.h"
+#include "tack_ext.h"
 
 /* At most this many addresses, checked by at most this many threads at a
  * time: 50 addresses that all time out take one --timeout, not fifty. */

@@ -17,6 +17,13 @@
 #include <openssl/crypto.h>
 
 #include "tack_cli.h"
+#include "tack_util.h"
+#include "tack_file.h"
+#include "tack_key.h"
+#include "tack_ext.h"
+#include "tack_pem.h"
+#include "tack_keyfile.h"
+#include "tack_store.h"
 
 /* ---- genkey -------------------------------------------------------------- */
 

@@ -17,7 +17,12 @@
 #include <openssl/pem.h>
 
 #include "tack_cli.h"
+#include "tack_util.h"
+#include "tack_ext.h"
+#include "tack_pem.h"
+#include "tack_keyfile.h"
 #include "tack_pkcs11.h"
+#include "tack_store.h"
 
 /* ---- passwords ----------------------------------------------------------- */
 

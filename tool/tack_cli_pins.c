@@ -30,6 +30,8 @@
 
 #include "tack_cli.h"
 #include "tack_cli_pins.h"
+#include "tack_util.h"
+#include "tack_ext.h"
 
 #define PINS_FORMAT "tack-pins-1"
 #define PINS_MAX_ACTIVE (30 * 86400) /* draft-00 5.3: MIN(30 days, ...) */

@@ -26,6 +26,10 @@
 
 #include "tack_cli.h"
 #include "tack_cli_preload.h"
+#include "tack_util.h"
+#include "tack_file.h"
+#include "tack_key.h"
+#include "tack_ext.h"
 
 /* ---- names --------------------------------------------------------------- */
 

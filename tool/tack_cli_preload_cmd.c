@@ -14,6 +14,8 @@
 
 #include "tack_cli.h"
 #include "tack_cli_preload.h"
+#include "tack_util.h"
+#include "tack_ext.h"
 
 /* ---- the file form ------------------------------------------------------- */
 

@@ -11,6 +11,8 @@
 #include <openssl/crypto.h>
 
 #include "tack_cli.h"
+#include "tack_util.h"
+#include "tack_ext.h"
 
 void cli_print_tack(FILE *fp, const tack_t *tack)
 {

@@ -12,6 +12,7 @@
 #include <string.h>
 
 #include "tack_cli.h"
+#include "tack_ext.h"
 #include "tack_state.h"
 
 /* The module reads at most this much (mod_tack_guard.c, TACK_STATE_MAX). */

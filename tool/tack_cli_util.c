@@ -21,6 +21,8 @@
 #include <openssl/ssl.h>
 
 #include "tack_cli.h"
+#include "tack_utf8.h"
+#include "tack_file.h"
 
 int cli_now_set;
 time_t cli_now_value;

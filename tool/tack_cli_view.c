@@ -15,7 +15,13 @@
 #include <openssl/ssl.h>
 
 #include "tack_cli.h"
+#include "tack_util.h"
+#include "tack_key.h"
+#include "tack_ext.h"
+#include "tack_pem.h"
+#include "tack_keyfile.h"
 #include "tack_pkcs11.h"
+#include "tack_store.h"
 
 /* The SERVERINFOV2 context that serves the TACK in TLS 1.2 ServerHello and
  * TLS 1.3 EncryptedExtensions, on full handshakes only. */

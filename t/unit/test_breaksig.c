@@ -8,6 +8,8 @@
 #include <string.h>
 
 #include "tests.h"
+#include "tack_key.h"
+#include "tack_ext.h"
 
 typedef struct {
     const char *file;

@@ -9,6 +9,9 @@
 #include <string.h>
 
 #include "tests.h"
+#include "tack_key.h"
+#include "tack_ext.h"
+#include "tack_pem.h"
 
 /* t/vectors/README.md, the table of ext00_*.hex files. */
 typedef struct {

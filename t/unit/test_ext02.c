@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "tests.h"
+#include "tack_ext.h"
 
 /* tlslite-ng's unit-test TACK: public_key 64 x 01, min_generation 2,
  * generation 3, expiration 4, target_hash 32 x 05, signature 64 x 06,

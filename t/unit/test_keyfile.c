@@ -12,6 +12,10 @@
 #include <openssl/hmac.h>
 
 #include "tests.h"
+#include "tack_key.h"
+#include "tack_ext.h"
+#include "tack_pem.h"
+#include "tack_keyfile.h"
 
 /* ---- An independent implementation of the format (spec section 6) -------- */
 

@@ -21,6 +21,10 @@
 #include <openssl/x509v3.h>
 
 #include "tests.h"
+#include "tack_utf8.h"
+#include "tack_file.h"
+#include "tack_key.h"
+#include "tack_ext.h"
 
 /* ---- status -------------------------------------------------------------- */
 

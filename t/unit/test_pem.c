@@ -10,6 +10,9 @@
 #include <string.h>
 
 #include "tests.h"
+#include "tack_ext.h"
+#include "tack_pem.h"
+#include "tack_keyfile.h"
 
 /* Decodes |text| from an exact-size copy without a terminating NUL, as the
  * header allows, so ASan sees any read past the end. */

@@ -5,7 +5,9 @@
  * token's), without a token: an EC_KEY whose EC_KEY_METHOD signs with a
  * hidden key, as libp11 does, sign TACKs and break signatures that verify,
  * and one that signs with the wrong key is refused.  The URI helpers of
- * tack_pkcs11.h.  t/tool/12-pkcs11.t loads real token keys.
+ * tack_pkcs11.h; the library context a token's key signs in, as
+ * tack_pkcs11.c records it (tack_key_libctx_add).  t/tool/12-pkcs11.t
+ * loads real token keys.
  *
  * EC_KEY_METHOD is deprecated in OpenSSL 3.0 but is what engines use, so
  * this file alone silences the deprecation.
@@ -26,9 +28,12 @@
 #include <openssl/ec.h>
 #include <openssl/ecdsa.h>
 #include <openssl/err.h>
+#include <openssl/provider.h>
 
-#include "tack_pkcs11.h"
 #include "tests.h"
+#include "tack_key.h"
+#include "tack_ext.h"
+#include "tack_pkcs11.h"
 
 /* The key the method signs with; each test runs in its own process. */
 static EVP_PKEY *tt_hidden;
@@ -500,13 +505,49 @@ START_TEST(pkcs11_load_refuses_an_address_p11_kit_client_crashes_on)
 }
 END_TEST
 
-START_TEST(pkcs11_libctx_is_null_for_keys_not_from_a_token)
+START_TEST(key_libctx_is_null_for_keys_not_from_a_token)
 {
     EVP_PKEY *key = NULL;
 
     ck_assert_status(tack_key_generate(&key), TACK_OK);
-    ck_assert_ptr_null(tack_pkcs11_libctx(key));
-    ck_assert_ptr_null(tack_pkcs11_libctx(NULL));
+    ck_assert_ptr_null(tack_key_libctx(key));
+    ck_assert_ptr_null(tack_key_libctx(NULL));
+    EVP_PKEY_free(key);
+}
+END_TEST
+
+/* A key of a provider loaded into a library context of its own (as
+ * tack_pkcs11.c loads the token's): once that context is recorded, the
+ * key's context is found and the key signs a TACK that verifies; a
+ * provider of the default context is not taken for it. */
+START_TEST(key_libctx_found_for_a_recorded_context)
+{
+    OSSL_LIB_CTX *libctx = OSSL_LIB_CTX_new();
+    OSSL_PROVIDER *prov = NULL;
+    const OSSL_PROVIDER *provs[1];
+    EVP_PKEY *key = NULL, *plain = NULL;
+    tack_t tack;
+
+    ck_assert_ptr_nonnull(libctx);
+    prov = OSSL_PROVIDER_load(libctx, "default");
+    ck_assert_ptr_nonnull(prov);
+    key = EVP_PKEY_Q_keygen(libctx, NULL, "EC", "P-256");
+    ck_assert_ptr_nonnull(key);
+    ck_assert_ptr_null(tack_key_libctx(key));
+    provs[0] = prov;
+    ck_assert_status(tack_key_libctx_add(libctx, provs, 0),
+                     TACK_ERR_INVALID_ARG);
+    ck_assert_status(tack_key_libctx_add(libctx, provs, 1), TACK_OK);
+    ck_assert_ptr_eq(tack_key_libctx(key), libctx);
+    ck_assert_status(tack_key_generate(&plain), TACK_OK);
+    ck_assert_ptr_null(tack_key_libctx(plain));
+
+    memset(&tack, 0, sizeof(tack));
+    tack.expiration = 0xffffffff;
+    ck_assert_status(tack_sign(&tack, key), TACK_OK);
+    ck_assert_status(tack_verify(&tack), TACK_OK);
+    /* Recorded for the life of the process: neither is freed. */
+    EVP_PKEY_free(plain);
     EVP_PKEY_free(key);
 }
 END_TEST
@@ -574,7 +615,8 @@ Suite *pkcs11_suite(void)
     tcase_add_test(tc, pkcs11_uri_check_says_where_a_misplaced_attribute_goes);
     tcase_add_test(tc, pkcs11_uri_check_names_what_it_refuses);
     tcase_add_test(tc, pkcs11_uri_check_truncations_never_overrun);
-    tcase_add_test(tc, pkcs11_libctx_is_null_for_keys_not_from_a_token);
+    tcase_add_test(tc, key_libctx_is_null_for_keys_not_from_a_token);
+    tcase_add_test(tc, key_libctx_found_for_a_recorded_context);
     tcase_add_test(tc, pkcs11_load_names_a_module_that_cannot_be_loaded);
     tcase_add_test(tc, pkcs11_env_module_is_unset_and_its_value_given);
     tcase_add_test(tc, pkcs11_load_says_the_p11_kit_server_cannot_be_reached);

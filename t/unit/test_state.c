@@ -8,8 +8,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "tack_state.h"
 #include "tests.h"
+#include "tack_util.h"
+#include "tack_ext.h"
+#include "tack_state.h"
 
 /* A key of 64 bytes i, i+1, ..., as the file writes it. */
 static void state_key(tack_state_key_t *k, uint8_t first)

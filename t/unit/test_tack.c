@@ -10,6 +10,8 @@
 #include <time.h>
 
 #include "tests.h"
+#include "tack_key.h"
+#include "tack_ext.h"
 
 /* The TACK vectors and what t/vectors/README.md says about each.  Where the
  * README quotes only a prefix and suffix, the full value comes from the

@@ -19,6 +19,11 @@
 #include <openssl/x509v3.h>
 
 #include "tests.h"
+#include "tack_util.h"
+#include "tack_file.h"
+#include "tack_ext.h"
+#include "tack_pem.h"
+#include "tack_store.h"
 
 /* ---- hex ----------------------------------------------------------------- */
 

@@ -20,6 +20,11 @@
 #include <openssl/sha.h>
 
 #include "tests.h"
+#include "tack_util.h"
+#include "tack_key.h"
+#include "tack_ext.h"
+#include "tack_pem.h"
+#include "tack_keyfile.h"
 
 const char *tt_top(void)
 {

@@ -20,6 +20,7 @@
 #include <openssl/x509.h>
 
 #include "tack_ext.h"
+#include "tack_keyfile.h"
 
 /* ---- Suites, one per subject file ---------------------------------------- */
 

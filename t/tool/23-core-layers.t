@@ -1,0 +1,98 @@
+# SPDX-License-Identifier: Apache-2.0
+# Copyright 2026 the mod_tack authors (NOTICE)
+# The core's files in their layers (docs/contributing.md, "Architecture"),
+# as t/apache/layers.t checks the module's, read from the objects make core
+# built (build/tack_*.o) and from the sources:
+#  - the Makefile's CORE_SRC lists every tack_*.c, bottom first, and each
+#    has a header of its own (tack_X.c, tack_X.h);
+#  - a file calls only the files listed before it (nm: what each object
+#    defines, T, and what it leaves to others, U): no loop;
+#  - tack_base.c calls no other file of the core;
+#  - a core file (.c or .h) includes the headers of itself and of the files
+#    before it only; a header without a file of its own (tack_cbs.h) lies
+#    beneath all and includes none.
+use strict;
+use warnings;
+use FindBin;
+use lib "$FindBin::Bin/lib", "$FindBin::Bin/../lib";
+use Test::More;
+use TackTool;
+
+my $top = top();
+my $makefile = slurp("$top/Makefile");
+my ($list) = $makefile =~ /^CORE_SRC := (.*?)\n(?!\s)/ms
+    or BAIL_OUT('no CORE_SRC in the Makefile');
+my @order = map { s/\.c$//r } grep { /\.c$/ } split /[\s\\]+/, $list;
+my %rank = map { $order[$_] => $_ } 0 .. $#order;
+
+my @sources = sort map { m{([^/]+)\.c$} } glob "$top/tack_*.c";
+ok(@sources >= 10, 'the core\'s sources are found (' . @sources . ')');
+is(join(' ', sort @order), join(' ', @sources),
+   'CORE_SRC lists every tack_*.c file');
+is(join(' ', grep { !-f "$top/$_.h" } @order), '',
+   'each file of the core has a header of its own');
+
+# ---- calls ----------------------------------------------------------------
+
+my (%defines, %calls);
+for my $f (@order) {
+    my $obj = "$top/build/$f.o";
+    BAIL_OUT("$obj not built: run make core") unless -f $obj;
+    BAIL_OUT("$obj is older than $f.c: run make core")
+        if -M $obj > -M "$top/$f.c";
+    my @nm = `nm $obj`;
+    BAIL_OUT("nm $obj failed") if $? != 0 || !@nm;
+    for (@nm) {
+        if (/^\s*[0-9a-f]*\s+[TDBR]\s+(\S+)$/) {
+            $defines{$1} = $f;
+        } elsif (/^\s+U\s+(\S+)$/) {
+            push @{$calls{$f}}, $1;
+        }
+    }
+}
+is(join(' ', grep { my $f = $_; !grep { $defines{$_} eq $f } keys %defines }
+             @order), '',
+   'every core object defines functions (nm read them)');
+
+my (%edges, @upward);
+for my $f (@order) {
+    for my $sym (@{$calls{$f} // []}) {
+        my $to = $defines{$sym} or next;
+        next if $to eq $f;
+        $edges{"$f -> $to"}++;
+        push @upward, "$f -> $to ($sym)" if $rank{$to} > $rank{$f};
+    }
+}
+ok(keys(%edges) >= 10,
+   'calls between the core\'s files are found (' . keys(%edges) . ' edges)');
+ok($edges{'tack_ext -> tack_key'} && $edges{'tack_pkcs11 -> tack_key'},
+   'the known calls are among them (tack_ext and tack_pkcs11 sign with '
+   . 'tack_key)');
+is(join("\n", @upward), '', 'every call goes down the layers: no loop');
+is(join(' ', grep { /^tack_base -> / } sort keys %edges), '',
+   'tack_base.c calls no other file of the core');
+diag(join("\n", 'core calls:', sort keys %edges)) if $ENV{TEST_VERBOSE};
+
+# ---- includes -------------------------------------------------------------
+
+# A header's rank is its file's; a header with no file beneath all.
+my %hrank = map { ("$_.h" => $rank{$_}) } @order;
+my (@wrong, $checked);
+for my $file (sort glob("$top/tack_*.c"), sort glob("$top/tack_*.h")) {
+    my ($name, $base) = $file =~ m{(([^/]+)\.[ch])$};
+    my $r = $rank{$base} // -1;
+    open my $fh, '<', $file or die "$file: $!";
+    while (<$fh>) {
+        next unless /^\s*#\s*include\s+"(tack_[^"]+\.h)"/;
+        my $h = $1;
+        $checked++;
+        my $hr = $hrank{$h} // -1;
+        push @wrong, "$name includes $h" if $hr > $r || (!-f "$top/$h")
+            || ($r < 0 && $h ne $name);
+    }
+}
+ok($checked >= 20, "the core's include lines are read ($checked)");
+is(join("\n", @wrong), '',
+   'every core file includes only headers of itself and the files below it');
+
+done_testing();
