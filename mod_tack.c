@@ -8,7 +8,7 @@
  * that does the work -- the configuration pass (mod_tack_setup.c), the
  * directives (mod_tack_config.c), the status handler (mod_tack_status.c).
  * What a handshake runs is in mod_tack_handshake.c; everything about TACK
- * itself goes through the core library (tack_ext.h).
+ * itself goes through the core library (tack_*.h).
  */
 #include <string.h>
 #include <time.h>

@@ -49,6 +49,8 @@
 #include "mod_tack_load.h"
 #include "mod_tack_store.h"
 #include "mod_tack_signer.h"
+#include "tack_util.h"
+#include "tack_file.h"
 
 APLOG_USE_MODULE(tack);
 

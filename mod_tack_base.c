@@ -24,6 +24,8 @@
 #include <openssl/x509.h>
 
 #include "mod_tack_base.h"
+#include "tack_util.h"
+#include "tack_file.h"
 
 APLOG_USE_MODULE(tack);
 

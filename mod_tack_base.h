@@ -26,21 +26,15 @@
 #include "http_config.h"
 #include "apr_hash.h"
 
+#include <sys/stat.h>
+
 #include <openssl/crypto.h>
 #include <openssl/ssl.h>
 #include <openssl/x509.h>
 
-/* The core's headers the module's files use (each core file has its own:
- * docs/contributing.md, "Architecture"); tack_pkcs11.h and tack_state.h
- * are included by the files that use them. */
-#include "tack_util.h"
-#include "tack_utf8.h"
-#include "tack_file.h"
-#include "tack_key.h"
+/* The core's types, sizes and codec; each file includes the other core
+ * headers it uses itself. */
 #include "tack_ext.h"
-#include "tack_pem.h"
-#include "tack_keyfile.h"
-#include "tack_store.h"
 
 /* TACK_PROG is the tool's command name in the log's hints ("run tack sign"):
  * the Makefile's TACK_PROG, tacktool in Debian's package. */

@@ -47,6 +47,7 @@
 
 #include "mod_tack_guard.h"
 #include "mod_tack_load.h"
+#include "tack_file.h"
 #include "tack_state.h"
 
 APLOG_USE_MODULE(tack);

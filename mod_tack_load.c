@@ -25,6 +25,7 @@
 #include <openssl/sha.h>
 
 #include "mod_tack_load.h"
+#include "tack_pem.h"
 
 APLOG_USE_MODULE(tack);
 

@@ -20,6 +20,7 @@
 #include "mod_tack_resolve.h"
 #include "mod_tack_load.h"
 #include "mod_tack_store.h"
+#include "tack_util.h"
 
 APLOG_USE_MODULE(tack);
 

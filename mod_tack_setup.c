@@ -39,6 +39,8 @@
 #include "mod_tack_background.h"
 #include "mod_tack_runtime.h"
 #include "mod_tack_status.h"
+#include "tack_file.h"
+#include "tack_pem.h"
 
 APLOG_USE_MODULE(tack);
 

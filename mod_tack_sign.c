@@ -55,7 +55,7 @@
 #include "mod_tack_store.h"
 #include "mod_tack_guard.h"
 #include "mod_tack_signer.h"
-#include "tack_pkcs11.h"
+#include "tack_util.h"
 
 APLOG_USE_MODULE(tack);
 

@@ -58,6 +58,11 @@
 
 #include "mod_tack_signer.h"
 #include "mod_tack_guard.h"
+#include "tack_util.h"
+#include "tack_file.h"
+#include "tack_key.h"
+#include "tack_pem.h"
+#include "tack_keyfile.h"
 #include "tack_pkcs11.h"
 
 APLOG_USE_MODULE(tack);

@@ -58,6 +58,7 @@
 #include "mod_tack_signer.h"
 #include "mod_tack_background.h"
 #include "mod_tack_runtime.h"
+#include "tack_utf8.h"
 
 APLOG_USE_MODULE(tack);
 

@@ -29,6 +29,9 @@
 
 #include "mod_tack_store.h"
 #include "mod_tack_load.h"
+#include "tack_file.h"
+#include "tack_pem.h"
+#include "tack_store.h"
 
 APLOG_USE_MODULE(tack);
 
