@@ -55,6 +55,7 @@ APLOG_USE_MODULE(tack);
 static int mt_hook_pre_config(apr_pool_t *pconf, apr_pool_t *plog,
                               apr_pool_t *ptemp)
 {
+    mt_gen_start(pconf);
     mt_load_vcache_start(pconf);
     return OK;
 }

@@ -54,19 +54,6 @@
 
 APLOG_USE_MODULE(tack);
 
-/* The background process of this generation (0: none). */
-static pid_t bg_agent;
-
-/* Its restarts: a background that ends before its work is done (the OOM
- * killer, a crash) is replaced by the parent with what still waits
- * (mt_agent_maintain).  Reset at each start (mt_background_start). */
-static struct {
-    server_rec *s;              /* the generation's main server */
-    apr_array_header_t *handed; /* apr_proc_t *: the pass's signers it took */
-    apr_time_t started;         /* when the current one was forked */
-    int deaths;                 /* ends in a row, each soon after its start */
-} bg_life;
-
 /* The head of the segment: what the background says of its signing keys,
  * for the status page of every child (a sequence lock: odd while it is
  * written). */
@@ -75,22 +62,56 @@ typedef struct {
     apr_time_t error_at; /* 0: no error now */
     char error[512];
 } mt_board_t;
-static mt_board_t *bg_board;
 
-/* mod_md's staging directory and the vhosts that sign ahead what it stages
- * (server_rec *: a TackSigningKey and a TackStore), or NULL. */
-static const char *bg_md_staging;
-static apr_array_header_t *bg_md_vhosts;
+/* The background of this generation (mt_gen_t.background), made in the
+ * parent at the end of the pass, before any child is forked. */
+struct mt_bg {
+    pid_t agent; /* its process (0: none) */
+    /* Its restarts: a background that ends before its work is done (the
+     * OOM killer, a crash) is replaced by the parent with what still waits
+     * (mt_agent_maintain). */
+    struct {
+        server_rec *s;              /* the generation's main server */
+        apr_array_header_t *handed; /* apr_proc_t *: the pass's signers */
+        apr_time_t started;         /* when the current one was forked */
+        int deaths;                 /* ends in a row, each soon after its
+                                     * start */
+    } life;
+    mt_board_t *board; /* in the segment, or NULL */
+    /* mod_md's staging directory and the vhosts that sign ahead what it
+     * stages (server_rec *: a TackSigningKey and a TackStore), or NULL. */
+    const char *md_staging;
+    apr_array_header_t *md_vhosts;
+};
 
-/* Since when each certificate waits (target hash -> apr_time_t), carried
- * from one start to the next in the process pool (bg_since_pool). */
-static apr_hash_t *bg_since;
-static apr_pool_t *bg_since_pool;
+/* What the process keeps of the background from one generation to the
+ * next (mt_proc_t.background): since when each certificate waits (target
+ * hash -> apr_time_t), in a pool of its own under the process pool, made
+ * anew at each start. */
+struct mt_bg_proc {
+    apr_pool_t *pool;
+    apr_hash_t *since;
+};
 
-static apr_status_t mt_background_forget(void *data)
+static struct mt_bg *mt_bg_get(void)
 {
-    *(void **)data = NULL;
-    return APR_SUCCESS;
+    mt_gen_t *gen = mt_gen();
+
+    if (!gen->background) {
+        gen->background = apr_pcalloc(gen->pconf, sizeof(*gen->background));
+    }
+    return gen->background;
+}
+
+static struct mt_bg_proc *mt_bg_proc_get(void)
+{
+    mt_proc_t *proc = mt_proc();
+
+    if (!proc->background) {
+        proc->background = apr_pcalloc(ap_server_conf->process->pool,
+                                       sizeof(*proc->background));
+    }
+    return proc->background;
 }
 
 /* ---- the background --------------------------------------------------------
@@ -187,7 +208,8 @@ static int mt_agent_broken(const mt_pending_t *pd, const mt_signer_t *sg)
 /* mt_board_say records |error| (NULL: none) on the board. */
 static void mt_board_say(const char *error)
 {
-    mt_board_t *b = bg_board;
+    const struct mt_bg *bg = mt_gen()->background;
+    mt_board_t *b = bg ? bg->board : NULL;
 
     if (!b) {
         return;
@@ -200,7 +222,8 @@ static void mt_board_say(const char *error)
 
 apr_time_t mt_background_last_error(char *buf, size_t size)
 {
-    const mt_board_t *b = bg_board;
+    const struct mt_bg *bg = mt_gen()->background;
+    const mt_board_t *b = bg ? bg->board : NULL;
     apr_time_t at = 0;
     int tries;
 
@@ -356,12 +379,13 @@ static const char *mt_md_store_dir(const ap_directive_t *d)
  * vhosts sign ahead: nothing when mod_md is not loaded. */
 static void mt_md_watch(server_rec *s_main)
 {
+    struct mt_bg *bg = mt_bg_get();
     apr_pool_t *pconf = s_main->process->pconf;
     const char *dir;
     server_rec *s;
 
-    bg_md_staging = NULL;
-    bg_md_vhosts = NULL;
+    bg->md_staging = NULL;
+    bg->md_vhosts = NULL;
     if (!ap_find_linked_module("mod_md.c")) {
         return;
     }
@@ -370,22 +394,22 @@ static void mt_md_watch(server_rec *s_main)
 
         if (conf->ssl_seen && conf->sign_key && *conf->sign_key &&
             conf->store && conf->store->loaded && !conf->store->error) {
-            if (!bg_md_vhosts) {
-                bg_md_vhosts = apr_array_make(pconf, 4, sizeof(server_rec *));
+            if (!bg->md_vhosts) {
+                bg->md_vhosts = apr_array_make(pconf, 4, sizeof(server_rec *));
             }
-            APR_ARRAY_PUSH(bg_md_vhosts, server_rec *) = s;
+            APR_ARRAY_PUSH(bg->md_vhosts, server_rec *) = s;
         }
     }
     dir = mt_md_store_dir(ap_conftree);
     dir = ap_server_root_relative(pconf, dir ? dir : "md");
-    if (bg_md_vhosts && dir) {
-        bg_md_staging = apr_pstrcat(pconf, dir, "/staging", NULL);
+    if (bg->md_vhosts && dir) {
+        bg->md_staging = apr_pstrcat(pconf, dir, "/staging", NULL);
         ap_log_error(APLOG_MARK, APLOG_DEBUG, 0, s_main,
                      "TACK00082: the background signs ahead what mod_md "
                      "stages in %s for %d vhost%s with a TackSigningKey and "
                      "a TackStore",
-                     bg_md_staging, bg_md_vhosts->nelts,
-                     bg_md_vhosts->nelts == 1 ? "" : "s");
+                     bg->md_staging, bg->md_vhosts->nelts,
+                     bg->md_vhosts->nelts == 1 ? "" : "s");
     }
 }
 
@@ -393,10 +417,11 @@ static void mt_md_watch(server_rec *s_main)
  * certificate is the vhost's name or an alias), or NULL. */
 static server_rec *mt_md_vhost(X509 *cert)
 {
+    struct mt_bg *bg = mt_bg_get();
     int i, j;
 
-    for (i = 0; i < bg_md_vhosts->nelts; i++) {
-        server_rec *s = APR_ARRAY_IDX(bg_md_vhosts, i, server_rec *);
+    for (i = 0; i < bg->md_vhosts->nelts; i++) {
+        server_rec *s = APR_ARRAY_IDX(bg->md_vhosts, i, server_rec *);
 
         if (s->server_hostname &&
             X509_check_host(cert, s->server_hostname, 0, 0, NULL) == 1) {
@@ -564,10 +589,11 @@ static DIR *mt_md_dir(apr_hash_t *seen, int dirfd, const char *name,
  * the descriptor of the directory listed, never through a link. */
 static void mt_md_round(apr_pool_t *p, apr_hash_t *seen)
 {
+    struct mt_bg *bg = mt_bg_get();
     struct dirent *de;
     DIR *dir;
 
-    if (!bg_md_staging || !(dir = mt_md_dir(seen, -1, NULL, bg_md_staging))) {
+    if (!bg->md_staging || !(dir = mt_md_dir(seen, -1, NULL, bg->md_staging))) {
         return;
     }
     while ((de = readdir(dir))) {
@@ -580,7 +606,7 @@ static void mt_md_round(apr_pool_t *p, apr_hash_t *seen)
              de->d_type != DT_UNKNOWN)) {
             continue;
         }
-        md = apr_pstrcat(p, bg_md_staging, "/", de->d_name, NULL);
+        md = apr_pstrcat(p, bg->md_staging, "/", de->d_name, NULL);
         if (!(sub = mt_md_dir(seen, dirfd(dir), de->d_name, md))) {
             continue;
         }
@@ -613,6 +639,7 @@ static void mt_md_round(apr_pool_t *p, apr_hash_t *seen)
  * first (a successor's back-off).  It never returns. */
 static void mt_agent_main(server_rec *s_main, pid_t parent, int delay)
 {
+    struct mt_bg *bg = mt_bg_get();
     apr_pool_t *p;
     apr_hash_t *said, *staged;
     char *done;
@@ -690,7 +717,7 @@ static void mt_agent_main(server_rec *s_main, pid_t parent, int delay)
             apr_pool_destroy(mt_signers.pool); /* the signers end */
         }
         apr_pool_destroy(round);
-        if (!left && !bg_md_staging) {
+        if (!left && !bg->md_staging) {
             break;
         }
         sleep((unsigned)mt_sign_retry_secs());
@@ -725,11 +752,12 @@ static int mt_agent_waiting(void)
  * fork every so often, not a busy parent. */
 static void mt_agent_died(pid_t pid, int status)
 {
+    struct mt_bg *bg = mt_bg_get();
     char how[96];
     int i, mpm_state, waiting, delay = 0;
 
-    for (i = 0; bg_life.handed && i < bg_life.handed->nelts; i++) {
-        apr_proc_t *sp = APR_ARRAY_IDX(bg_life.handed, i, apr_proc_t *);
+    for (i = 0; bg->life.handed && i < bg->life.handed->nelts; i++) {
+        apr_proc_t *sp = APR_ARRAY_IDX(bg->life.handed, i, apr_proc_t *);
         siginfo_t si;
 
         memset(&si, 0, sizeof(si));
@@ -741,7 +769,7 @@ static void mt_agent_died(pid_t pid, int status)
             kill(sp->pid, SIGKILL);
         }
     }
-    if (status == 0 || !bg_life.s ||
+    if (status == 0 || !bg->life.s ||
         (ap_mpm_query(AP_MPMQ_MPM_STATE, &mpm_state) == APR_SUCCESS &&
          mpm_state == AP_MPMQ_STOPPING)) {
         return; /* done, or the server stops */
@@ -754,42 +782,42 @@ static void mt_agent_died(pid_t pid, int status)
     } else {
         apr_snprintf(how, sizeof(how), "exited with status %d", status);
     }
-    if (apr_time_now() - bg_life.started <
+    if (apr_time_now() - bg->life.started <
         apr_time_from_sec(TACK_BG_STABLE_SECS)) {
-        bg_life.deaths++;
+        bg->life.deaths++;
     } else {
-        bg_life.deaths = 1;
+        bg->life.deaths = 1;
     }
-    if (bg_life.deaths > 1) {
+    if (bg->life.deaths > 1) {
         long d = mt_sign_retry_secs();
 
-        for (i = 2; i < bg_life.deaths && d < TACK_BG_BACKOFF_MAX_SECS; i++) {
+        for (i = 2; i < bg->life.deaths && d < TACK_BG_BACKOFF_MAX_SECS; i++) {
             d *= 2;
         }
         delay = (int)(d < TACK_BG_BACKOFF_MAX_SECS ? d
                                                    : TACK_BG_BACKOFF_MAX_SECS);
     }
     waiting = mt_agent_waiting();
-    ap_log_error(APLOG_MARK, APLOG_ERR, 0, bg_life.s,
+    ap_log_error(APLOG_MARK, APLOG_ERR, 0, bg->life.s,
                  "TACK00090: the background signing process (tack-signing, "
                  "pid %" APR_PID_T_FMT ") %s before its work was done; %d "
                  "certificate%s still wait%s for a TACK%s: a new one "
                  "starts %s%s",
                  pid, how, waiting, waiting == 1 ? "" : "s",
-                 waiting == 1 ? "s" : "", bg_md_staging
+                 waiting == 1 ? "s" : "", bg->md_staging
                      ? ", and mod_md's staged renewals for theirs"
                      : "",
-                 delay ? apr_psprintf(bg_life.s->process->pconf,
+                 delay ? apr_psprintf(bg->life.s->process->pconf,
                                       "in %d seconds", delay)
                        : "now",
-                 bg_life.deaths > 1
-                     ? apr_psprintf(bg_life.s->process->pconf,
+                 bg->life.deaths > 1
+                     ? apr_psprintf(bg->life.s->process->pconf,
                                     " (%d ends in a row, each within %d "
                                     "seconds of its start: waiting longer "
                                     "each time)",
-                                    bg_life.deaths, TACK_BG_STABLE_SECS)
+                                    bg->life.deaths, TACK_BG_STABLE_SECS)
                      : "");
-    mt_agent_fork(bg_life.s, waiting, delay);
+    mt_agent_fork(bg->life.s, waiting, delay);
 }
 
 /* mt_agent_maintain hears from httpd's main loop about the background
@@ -797,16 +825,17 @@ static void mt_agent_died(pid_t pid, int status)
  * daemon: a background that ends before its work is done is replaced. */
 static void mt_agent_maintain(int reason, void *data, apr_wait_t status)
 {
+    struct mt_bg *bg = mt_bg_get();
     apr_proc_t *proc = data;
     pid_t pid = proc->pid;
 
     switch (reason) {
     case APR_OC_REASON_DEATH:
     case APR_OC_REASON_LOST:
-        if (bg_agent == pid) {
+        if (bg->agent == pid) {
             /* first: unregistering calls this again (UNREGISTER), which
              * must not stop a process already reaped */
-            bg_agent = 0;
+            bg->agent = 0;
             apr_proc_other_child_unregister(data);
             /* LOST: reaped by someone else, its status unknown */
             mt_agent_died(pid, reason == APR_OC_REASON_LOST ? -1 : status);
@@ -818,9 +847,9 @@ static void mt_agent_maintain(int reason, void *data, apr_wait_t status)
         apr_proc_other_child_unregister(data);
         break;
     case APR_OC_REASON_UNREGISTER:
-        if (bg_agent == pid) {
+        if (bg->agent == pid) {
             mt_signer_stop(pid);
-            bg_agent = 0;
+            bg->agent = 0;
         }
         break;
     }
@@ -830,6 +859,7 @@ static void mt_agent_maintain(int reason, void *data, apr_wait_t status)
  * which waits |delay| seconds before its first round. */
 static void mt_agent_fork(server_rec *s_main, int n, int delay)
 {
+    struct mt_bg *bg = mt_bg_get();
     apr_pool_t *pconf = s_main->process->pconf;
     apr_proc_t *proc;
     pid_t parent = getpid();
@@ -845,9 +875,9 @@ static void mt_agent_fork(server_rec *s_main, int n, int delay)
     if (pid == 0) {
         mt_agent_main(s_main, parent, delay);
     }
-    bg_agent = pid;
-    bg_life.s = s_main;
-    bg_life.started = apr_time_now();
+    bg->agent = pid;
+    bg->life.s = s_main;
+    bg->life.started = apr_time_now();
     proc = apr_pcalloc(pconf, sizeof(*proc));
     proc->pid = pid;
     apr_proc_other_child_register(proc, mt_agent_maintain, proc, NULL, pconf);
@@ -856,13 +886,14 @@ static void mt_agent_fork(server_rec *s_main, int n, int delay)
 /* mt_bg_since carries over, from the previous start to this one, since
  * when each queued certificate waits: the ones still queued keep their
  * time, the others are forgotten. */
-static void mt_bg_since(apr_pool_t *proc, apr_time_t now)
+static void mt_bg_since(apr_time_t now)
 {
+    struct mt_bg_proc *bp = mt_bg_proc_get();
     apr_pool_t *np;
     apr_hash_t *nh;
     int i;
 
-    if (apr_pool_create(&np, proc) != APR_SUCCESS) {
+    if (apr_pool_create(&np, ap_server_conf->process->pool) != APR_SUCCESS) {
         return;
     }
     nh = apr_hash_make(np);
@@ -870,25 +901,26 @@ static void mt_bg_since(apr_pool_t *proc, apr_time_t now)
         const mt_pending_t *pd =
             APR_ARRAY_IDX(mt_sign.queue, i, mt_pending_t *);
         const apr_time_t *had =
-            bg_since ? apr_hash_get(bg_since, pd->cert.hash, TACK_HASH_LEN)
-                     : NULL;
+            bp->since ? apr_hash_get(bp->since, pd->cert.hash, TACK_HASH_LEN)
+                      : NULL;
         apr_time_t *t = apr_palloc(np, sizeof(*t));
 
         *t = had ? *had : now;
         apr_hash_set(nh, apr_pmemdup(np, pd->cert.hash, TACK_HASH_LEN),
                      TACK_HASH_LEN, t);
     }
-    if (bg_since_pool) {
-        apr_pool_destroy(bg_since_pool);
+    if (bp->pool) {
+        apr_pool_destroy(bp->pool);
     }
-    bg_since_pool = np;
-    bg_since = nh;
+    bp->pool = np;
+    bp->since = nh;
 }
 
 static apr_time_t mt_bg_since_get(const uint8_t *hash, apr_time_t now)
 {
+    const struct mt_bg_proc *bp = mt_bg_proc_get();
     const apr_time_t *t =
-        bg_since ? apr_hash_get(bg_since, hash, TACK_HASH_LEN) : NULL;
+        bp->since ? apr_hash_get(bp->since, hash, TACK_HASH_LEN) : NULL;
 
     return t ? *t : now;
 }
@@ -897,6 +929,7 @@ static apr_time_t mt_bg_since_get(const uint8_t *hash, apr_time_t now)
  * gives each slot its place, and forks the background process. */
 static void mt_background_segment(server_rec *s_main)
 {
+    struct mt_bg *bg = mt_bg_get();
     apr_pool_t *pconf = s_main->process->pconf;
     apr_shm_t *shm;
     apr_status_t rv;
@@ -907,8 +940,8 @@ static void mt_background_segment(server_rec *s_main)
 
     mt_md_watch(s_main);
     if (!mt_sign.queue || !mt_sign.queue->nelts) {
-        mt_bg_since(s_main->process->pool, now); /* nothing waits */
-        if (bg_md_staging) {
+        mt_bg_since(now); /* nothing waits */
+        if (bg->md_staging) {
             mt_agent_fork(s_main, 0, 0);
         }
         return;
@@ -932,11 +965,9 @@ static void mt_background_segment(server_rec *s_main)
     }
     base = apr_shm_baseaddr_get(shm);
     memset(base, 0, size);
-    bg_board = (mt_board_t *)base;
-    apr_pool_cleanup_register(pconf, &bg_board, mt_background_forget,
-                              apr_pool_cleanup_null);
+    mt_bg_get()->board = (mt_board_t *)base;
     off = APR_ALIGN_DEFAULT(sizeof(mt_board_t));
-    mt_bg_since(s_main->process->pool, now);
+    mt_bg_since(now);
     for (i = 0; i < mt_sign.queue->nelts; i++) {
         mt_pending_t *pd = APR_ARRAY_IDX(mt_sign.queue, i, mt_pending_t *);
         mt_late_t *late = (mt_late_t *)(base + off);
@@ -975,14 +1006,15 @@ static void mt_signer_maintain(int reason, void *data, apr_wait_t status)
 }
 
 /* mt_bg_hand_over leaves the signers that are up to the background
- * process (forked: bg_agent): the parent closes its ends without waiting
+ * process (forked: mt_bg.agent): the parent closes its ends without waiting
  * for them, and reaps them when they exit. */
 static void mt_bg_hand_over(server_rec *s_main)
 {
+    struct mt_bg *bg = mt_bg_get();
     apr_pool_t *pconf = s_main->process->pconf;
     apr_hash_index_t *hi;
 
-    if (!bg_agent) {
+    if (!bg->agent) {
         return;
     }
     for (hi = apr_hash_first(NULL, mt_signers.signers); hi;
@@ -995,13 +1027,10 @@ static void mt_bg_hand_over(server_rec *s_main)
             proc->pid = sg->pid;
             apr_proc_other_child_register(proc, mt_signer_maintain, proc, NULL,
                                           pconf);
-            if (!bg_life.handed) {
-                bg_life.handed = apr_array_make(pconf, 4, sizeof(proc));
-                apr_pool_cleanup_register(pconf, &bg_life.handed,
-                                          mt_background_forget,
-                                          apr_pool_cleanup_null);
+            if (!bg->life.handed) {
+                bg->life.handed = apr_array_make(pconf, 4, sizeof(proc));
             }
-            APR_ARRAY_PUSH(bg_life.handed, apr_proc_t *) = proc;
+            APR_ARRAY_PUSH(bg->life.handed, apr_proc_t *) = proc;
             sg->pid = 0;
         }
     }
@@ -1009,10 +1038,11 @@ static void mt_bg_hand_over(server_rec *s_main)
 
 void mt_background_start(server_rec *s_main)
 {
+    struct mt_bg *bg = mt_bg_get();
     if (mt_strict() || mt_quiet() || !mt_signers.pool) {
         return;
     }
-    bg_life.deaths = 0; /* a new generation: no back-off carried over */
+    bg->life.deaths = 0; /* a new generation: no back-off carried over */
     /* the background process inherits the signers that are up: a key is
      * loaded (its password program run, its token logged in to) once per
      * restart */

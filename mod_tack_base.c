@@ -17,6 +17,7 @@
 #include "http_config.h"
 #include "http_core.h"
 #include "http_log.h"
+#include "http_main.h"
 #include "apr_strings.h"
 
 #include <openssl/asn1.h>
@@ -28,6 +29,56 @@
 #include "tack_file.h"
 
 APLOG_USE_MODULE(tack);
+
+/* ---- the generation and the process ------------------------------------ */
+
+#define TACK_PROC_KEY "mod_tack_process"
+
+static mt_gen_t *mt_gen_current;
+static mt_proc_t *mt_proc_current; /* cached: the process pool keeps it */
+
+static apr_status_t mt_gen_end(void *gen)
+{
+    if (mt_gen_current == gen) {
+        mt_gen_current = NULL;
+    }
+    return APR_SUCCESS;
+}
+
+void mt_gen_start(apr_pool_t *pconf)
+{
+    mt_gen_t *gen = apr_pcalloc(pconf, sizeof(*gen));
+
+    gen->pconf = pconf;
+    mt_gen_current = gen;
+    apr_pool_cleanup_register(pconf, gen, mt_gen_end, apr_pool_cleanup_null);
+}
+
+mt_gen_t *mt_gen(void)
+{
+    if (!mt_gen_current) {
+        mt_gen_start(ap_server_conf->process->pconf);
+    }
+    return mt_gen_current;
+}
+
+mt_proc_t *mt_proc(void)
+{
+    apr_pool_t *proc;
+    void *data = NULL;
+
+    if (mt_proc_current) {
+        return mt_proc_current;
+    }
+    proc = ap_server_conf->process->pool;
+    apr_pool_userdata_get(&data, TACK_PROC_KEY, proc);
+    if (!data) {
+        data = apr_pcalloc(proc, sizeof(mt_proc_t));
+        apr_pool_userdata_set(data, TACK_PROC_KEY, apr_pool_cleanup_null, proc);
+    }
+    mt_proc_current = data;
+    return mt_proc_current;
+}
 
 int mt_strict(void)
 {

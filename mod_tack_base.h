@@ -71,6 +71,46 @@ typedef struct mt_store mt_store_t; /* mod_tack_model.h */
 typedef struct mt_pending mt_pending_t; /* mod_tack_signer.h: a certificate
                                         * queued for the background */
 
+/* The module's state has two owners, by lifetime (docs/contributing.md):
+ *
+ *  - mt_gen_t, one configuration generation: made in pre_config, in pconf,
+ *    and gone with it.  Each file's part is a member of the file's own
+ *    type (opaque here), made by that file when it first needs it, and
+ *    dropped by it (NULL) when its part ends sooner (the guard's, at the
+ *    end of the pass).  The background process and httpd's children see
+ *    the generation they were forked in.
+ *  - mt_proc_t, the httpd process: what deliberately outlives a
+ *    generation, kept in the process pool (the module itself is unloaded
+ *    and loaded again at every restart, its statics with it).
+ *
+ * Nothing else of the module lives at file scope but constants, the
+ * signers of a pass or background round (mod_tack_signer.h, in a pool of
+ * their own) and a signal handler's process group. */
+typedef struct {
+    apr_pool_t *pconf;
+    struct mt_stores *stores;   /* mod_tack_store.c: every TackStore named */
+    struct mt_guard *guard;     /* mod_tack_guard.c: this pass's memory */
+    struct mt_sign_gen *sign;   /* mod_tack_sign.c: the pass's queue */
+    struct mt_bg *background;   /* mod_tack_background.c: its process,
+                                 * segment and mod_md's staging */
+    struct mt_status *status;   /* mod_tack_status.c: the tables, counters */
+} mt_gen_t;
+
+typedef struct {
+    struct mt_vcache *vcache;     /* mod_tack_load.c: signatures verified */
+    struct mt_bg_proc *background; /* mod_tack_background.c: since when
+                                   * each certificate waits, restarts */
+    struct mt_ctrgen *counters;   /* mod_tack_status.c: the last
+                                   * generation's counters, carried over */
+} mt_proc_t;
+
+/* mt_gen_start makes the generation of |pconf| (pre_config); mt_gen
+ * returns the current one (made from the main server's pconf if pre_config
+ * has not run); mt_proc returns the process's, made the first time. */
+void mt_gen_start(apr_pool_t *pconf);
+mt_gen_t *mt_gen(void);
+mt_proc_t *mt_proc(void);
+
 /* mt_conf_get returns the (merged) configuration of |s|. */
 mt_conf_t *mt_conf_get(server_rec *s);
 

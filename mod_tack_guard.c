@@ -86,42 +86,44 @@ typedef struct {
 /* The pass's state: a pool (a child of pconf, destroyed at the end of the
  * pass), the memory read from the file (id -> apr_array of
  * tack_state_key_t), and the notes of this pass. */
-static apr_pool_t *guard_pool;
-static apr_hash_t *guard_mem;
-static apr_hash_t *guard_names; /* "name:port" of every id in guard_mem */
-static apr_array_header_t *guard_notes;
-static int guard_loaded;
-static int guard_missing; /* the file was not there: said when created */
-static int guard_keep;    /* it could not be read: never overwritten */
-static long guard_ahead;   /* its latest time, when later than the clock */
-static int guard_clock_back; /* the clock is earlier: said, not rewritten */
+/* This pass's memory and what it serves (mt_gen_t.guard): made at its
+ * first use, in a pool of its own under pconf, and dropped by mt_guard_end
+ * (or with the generation). */
+struct mt_guard {
+    apr_pool_t *pool;
+    apr_hash_t *mem;
+    apr_hash_t *names; /* "name:port" of every id in mem */
+    apr_array_header_t *notes;
+    int loaded;
+    int missing;    /* the file was not there: said when created */
+    int keep;       /* it could not be read: never overwritten */
+    long ahead;     /* its latest time, when later than the clock */
+    int clock_back; /* the clock is earlier: said, not rewritten */
+};
 
-static apr_status_t mt_guard_forget(void *unused)
+static struct mt_guard *mt_guard_get(void)
 {
-    guard_pool = NULL;
-    guard_mem = NULL;
-    guard_names = NULL;
-    guard_notes = NULL;
-    guard_loaded = 0;
-    guard_missing = 0;
-    guard_keep = 0;
-    guard_ahead = 0;
-    guard_clock_back = 0;
-    return APR_SUCCESS;
+    mt_gen_t *gen = mt_gen();
+
+    if (!gen->guard) {
+        apr_pool_t *p;
+        struct mt_guard *gd;
+
+        apr_pool_create(&p, gen->pconf);
+        apr_pool_tag(p, "tack_guard");
+        gd = apr_pcalloc(p, sizeof(*gd));
+        gd->pool = p;
+        gd->mem = apr_hash_make(p);
+        gd->names = apr_hash_make(p);
+        gd->notes = apr_array_make(p, 16, sizeof(mt_guard_note_t));
+        gen->guard = gd;
+    }
+    return gen->guard;
 }
 
 static apr_pool_t *mt_guard_pool(server_rec *s)
 {
-    if (!guard_pool) {
-        apr_pool_create(&guard_pool, s->process->pconf);
-        apr_pool_tag(guard_pool, "tack_guard");
-        guard_mem = apr_hash_make(guard_pool);
-        guard_names = apr_hash_make(guard_pool);
-        guard_notes = apr_array_make(guard_pool, 16, sizeof(mt_guard_note_t));
-        apr_pool_cleanup_register(guard_pool, NULL, mt_guard_forget,
-                                  apr_pool_cleanup_null);
-    }
-    return guard_pool;
+    return mt_guard_get()->pool;
 }
 
 /* mt_state_file is where the memory lives: TackStateFile of the main
@@ -215,6 +217,7 @@ static apr_array_header_t *mt_guard_vhost_names(apr_pool_t *p, server_rec *s)
  * normalized id are merged. */
 static void mt_mem_add(apr_pool_t *p, const char *id, apr_array_header_t *keys)
 {
+    struct mt_guard *gd = mt_guard_get();
     const char *sp = strrchr(id, ' '), *colon;
     apr_array_header_t *have;
     const char *name;
@@ -230,7 +233,7 @@ static void mt_mem_add(apr_pool_t *p, const char *id, apr_array_header_t *keys)
     port = (unsigned)strtoul(colon + 1, NULL, 10);
     name = mt_guard_name(p, apr_pstrndup(p, id, (size_t)(colon - id)), port);
     id = apr_pstrcat(p, name, sp, NULL);
-    have = apr_hash_get(guard_mem, id, APR_HASH_KEY_STRING);
+    have = apr_hash_get(gd->mem, id, APR_HASH_KEY_STRING);
     if (have) {
         for (i = 0; i < keys->nelts; i++) {
             const tack_state_key_t *k =
@@ -248,8 +251,8 @@ static void mt_mem_add(apr_pool_t *p, const char *id, apr_array_header_t *keys)
         }
         return;
     }
-    apr_hash_set(guard_mem, id, APR_HASH_KEY_STRING, keys);
-    apr_hash_set(guard_names, name, APR_HASH_KEY_STRING, "");
+    apr_hash_set(gd->mem, id, APR_HASH_KEY_STRING, keys);
+    apr_hash_set(gd->names, name, APR_HASH_KEY_STRING, "");
 }
 
 /* mt_mem_merge takes into the memory what another writer of the same
@@ -261,9 +264,10 @@ static void mt_mem_add(apr_pool_t *p, const char *id, apr_array_header_t *keys)
 static void mt_mem_merge(apr_pool_t *p, const char *id,
                          const tack_state_key_t *keys, size_t nkeys, long now)
 {
+    struct mt_guard *gd = mt_guard_get();
     apr_array_header_t *fresh = apr_array_make(p, (int)nkeys + 1,
                                                sizeof(tack_state_key_t));
-    apr_array_header_t *have = apr_hash_get(guard_mem, id, APR_HASH_KEY_STRING);
+    apr_array_header_t *have = apr_hash_get(gd->mem, id, APR_HASH_KEY_STRING);
     size_t i;
     int j;
 
@@ -325,11 +329,12 @@ static const char *mt_state_read(apr_pool_t *p, const char *path, char **text,
 /* mt_guard_load reads the memory once per pass.  A missing file means no
  * memory yet.  A file that cannot be read or is not a state file means no
  * memory for this pass, said once, and the file is left as it is, never
- * overwritten (guard_keep): it may be the only record of the pins clients
+ * overwritten (mt_guard.keep): it may be the only record of the pins clients
  * hold.  Nothing of its content is quoted, only its format's field names.
  * A malformed entry costs that entry alone. */
 static void mt_guard_load(server_rec *s)
 {
+    struct mt_guard *gd = mt_guard_get();
     const char *path = mt_state_file(), *why;
     apr_pool_t *p = mt_guard_pool(s);
     tack_state_t *state;
@@ -339,17 +344,17 @@ static void mt_guard_load(server_rec *s)
     const char *id;
     int bad = 0;
 
-    if (guard_loaded) {
+    if (gd->loaded) {
         return;
     }
-    guard_loaded = 1;
+    gd->loaded = 1;
     if (access(path, F_OK) != 0 && errno == ENOENT) {
-        guard_missing = 1;
+        gd->missing = 1;
         return;
     }
     why = mt_state_read(p, path, &text, &len);
     if (why) {
-        guard_keep = 1;
+        gd->keep = 1;
         ap_log_error(APLOG_MARK, APLOG_WARNING, 0, s,
                      "TACK00045: TackStateFile %s: cannot be read (%s); "
                      "starting with no memory of TACKs served before, so the "
@@ -361,7 +366,7 @@ static void mt_guard_load(server_rec *s)
     st = tack_state_parse(text, len, &state, err, sizeof(err));
     free(text);
     if (st != TACK_OK) {
-        guard_keep = 1;
+        gd->keep = 1;
         ap_log_error(APLOG_MARK, APLOG_WARNING, 0, s,
                      "TACK00047: TackStateFile %s: not a version 1 state "
                      "file (%s); starting with no memory of TACKs served "
@@ -371,7 +376,7 @@ static void mt_guard_load(server_rec *s)
                      st == TACK_ERR_NOT_STATE_FILE ? err : tack_status_str(st));
         return;
     }
-    guard_ahead = tack_state_ahead(state, (long)time(NULL));
+    gd->ahead = tack_state_ahead(state, (long)time(NULL));
     for (i = 0; i < tack_state_count(state); i++) {
         const tack_state_key_t *keys;
         size_t nkeys;
@@ -400,7 +405,7 @@ static void mt_guard_load(server_rec *s)
         ap_log_error(APLOG_MARK, APLOG_WARNING, 0, s,
                      "TACK00063: TackStateFile %s: %d malformed entries left "
                      "out in all, %d kept",
-                     path, bad, (int)apr_hash_count(guard_mem));
+                     path, bad, (int)apr_hash_count(gd->mem));
     }
     tack_state_free(state);
 }
@@ -413,20 +418,21 @@ static void mt_guard_load(server_rec *s)
  * hold (ten years ahead, every remembered TACK looks expired).  So pins
  * are judged at the clock, every later time in the memory counting as now
  * (tack_state_pins_until: never a shorter pin than clients can hold), the
- * file is not rewritten by this pass (guard_clock_back: the memory never
+ * file is not rewritten by this pass (mt_guard.clock_back: the memory never
  * moves backwards), and an error says how to recover, once a pass. */
 static long mt_guard_now(server_rec *s)
 {
+    struct mt_guard *gd = mt_guard_get();
     long now = (long)time(NULL);
     char clock[TACK_TIME_SIZE], last[TACK_TIME_SIZE];
 
     mt_guard_load(s);
-    if (!guard_ahead || guard_clock_back) {
+    if (!gd->ahead || gd->clock_back) {
         return now;
     }
-    guard_clock_back = 1;
+    gd->clock_back = 1;
     tack_time_format((uint32_t)(now / 60), clock);
-    tack_time_format((uint32_t)(guard_ahead / 60), last);
+    tack_time_format((uint32_t)(gd->ahead / 60), last);
     ap_log_error(APLOG_MARK, APLOG_ERR, 0, s,
                  "TACK00064: TackStateFile %s: it holds a time (%s) later "
                  "than the clock (%s); pins are judged at the clock, each "
@@ -444,14 +450,15 @@ static long mt_guard_now(server_rec *s)
 
 int mt_guard_remembers(server_rec *s)
 {
+    struct mt_guard *gd = mt_guard_get();
     apr_array_header_t *names;
     int i;
 
     mt_guard_pool(s);
     mt_guard_load(s);
-    names = mt_guard_vhost_names(guard_pool, s);
+    names = mt_guard_vhost_names(gd->pool, s);
     for (i = 0; i < names->nelts; i++) {
-        if (apr_hash_get(guard_names, APR_ARRAY_IDX(names, i, const char *),
+        if (apr_hash_get(gd->names, APR_ARRAY_IDX(names, i, const char *),
                          APR_HASH_KEY_STRING)) {
             return 1;
         }
@@ -493,6 +500,7 @@ static void mt_guard_problem(const mt_guard_note_t *n, const char *msg)
 void mt_guard_note(server_rec *s, const mt_conf_t *conf, const mt_sel_t *sel,
                    int served, const uint8_t *signing)
 {
+    struct mt_guard *gd = mt_guard_get();
     apr_array_header_t *names;
     apr_pool_t *p;
     size_t j;
@@ -512,10 +520,10 @@ void mt_guard_note(server_rec *s, const mt_conf_t *conf, const mt_sel_t *sel,
         mt_guard_note_t *n;
 
         if (!sel->pin_activation &&
-            !apr_hash_get(guard_mem, id, APR_HASH_KEY_STRING)) {
+            !apr_hash_get(gd->mem, id, APR_HASH_KEY_STRING)) {
             continue; /* nothing pinned here, and nothing remembered */
         }
-        n = apr_array_push(guard_notes);
+        n = apr_array_push(gd->notes);
         memset(n, 0, sizeof(*n));
         n->s = s;
         n->served = served;
@@ -577,6 +585,7 @@ static int mt_lapsed(const mt_conf_t *conf, const uint8_t *key)
 long mt_guard_pinned(server_rec *s, const mt_conf_t *conf, const char *key_type,
                      const uint8_t *key)
 {
+    struct mt_guard *gd = mt_guard_get();
     apr_array_header_t *names;
     long now, until = 0;
     int i, j;
@@ -586,11 +595,11 @@ long mt_guard_pinned(server_rec *s, const mt_conf_t *conf, const char *key_type,
     }
     mt_guard_pool(s);
     now = mt_guard_now(s);
-    names = mt_guard_vhost_names(guard_pool, s);
+    names = mt_guard_vhost_names(gd->pool, s);
     for (i = 0; i < names->nelts; i++) {
         const apr_array_header_t *mem = apr_hash_get(
-            guard_mem,
-            apr_psprintf(guard_pool, "%s %s", APR_ARRAY_IDX(names, i, const char *),
+            gd->mem,
+            apr_psprintf(gd->pool, "%s %s", APR_ARRAY_IDX(names, i, const char *),
                          key_type ? key_type : "?"),
             APR_HASH_KEY_STRING);
 
@@ -687,13 +696,14 @@ static int mt_guard_report(const mt_guard_note_t *n, const tack_state_key_t *m,
  * server-level TackLetPinsLapse silences it). */
 static void mt_guard_gone(server_rec *s_main, long now)
 {
-    apr_hash_t *names = apr_hash_make(guard_pool);
+    struct mt_guard *gd = mt_guard_get();
+    apr_hash_t *names = apr_hash_make(gd->pool);
     const mt_conf_t *mconf = mt_conf_get(s_main);
     apr_hash_index_t *hi;
     server_rec *s;
 
     for (s = s_main; s; s = s->next) {
-        apr_array_header_t *vn = mt_guard_vhost_names(guard_pool, s);
+        apr_array_header_t *vn = mt_guard_vhost_names(gd->pool, s);
         int k;
 
         for (k = 0; k < vn->nelts; k++) {
@@ -701,7 +711,7 @@ static void mt_guard_gone(server_rec *s_main, long now)
                          APR_HASH_KEY_STRING, "");
         }
     }
-    for (hi = apr_hash_first(guard_pool, guard_mem); hi; hi = apr_hash_next(hi)) {
+    for (hi = apr_hash_first(gd->pool, gd->mem); hi; hi = apr_hash_next(hi)) {
         const char *id = apr_hash_this_key(hi);
         const apr_array_header_t *mem = apr_hash_this_val(hi);
         const char *sp = strrchr(id, ' ');
@@ -740,7 +750,8 @@ static void mt_guard_gone(server_rec *s_main, long now)
  * number of problems. */
 static int mt_guard_check_dir(server_rec *s_main)
 {
-    char *dir = apr_pstrdup(guard_pool, mt_state_file()), *slash;
+    struct mt_guard *gd = mt_guard_get();
+    char *dir = apr_pstrdup(gd->pool, mt_state_file()), *slash;
     const char *why = NULL;
     struct stat sb;
 
@@ -753,11 +764,11 @@ static int mt_guard_check_dir(server_rec *s_main)
         return 0;
     }
     if (sb.st_uid != 0) {
-        why = apr_psprintf(guard_pool, "owned by uid %ld, not by root: chown "
+        why = apr_psprintf(gd->pool, "owned by uid %ld, not by root: chown "
                                        "root %s",
                            (long)sb.st_uid, dir);
     } else if (sb.st_mode & (S_IWGRP | S_IWOTH)) {
-        why = apr_psprintf(guard_pool, "writable by %s: chmod go-w %s",
+        why = apr_psprintf(gd->pool, "writable by %s: chmod go-w %s",
                            sb.st_mode & S_IWOTH ? "everyone" : "its group", dir);
     }
     if (!why) {
@@ -780,6 +791,7 @@ static int mt_guard_check_dir(server_rec *s_main)
 
 int mt_guard_check(server_rec *s_main)
 {
+    struct mt_guard *gd = mt_guard_get();
     long now;
     int problems = 0, i, j;
 
@@ -790,11 +802,11 @@ int mt_guard_check(server_rec *s_main)
     problems += mt_guard_check_dir(s_main);
     now = mt_guard_now(s_main); /* loads, even with nothing noted */
     mt_guard_gone(s_main, now);
-    for (i = 0; i < guard_notes->nelts; i++) {
+    for (i = 0; i < gd->notes->nelts; i++) {
         const mt_guard_note_t *n =
-            &APR_ARRAY_IDX(guard_notes, i, mt_guard_note_t);
+            &APR_ARRAY_IDX(gd->notes, i, mt_guard_note_t);
         const apr_array_header_t *mem =
-            apr_hash_get(guard_mem, n->id, APR_HASH_KEY_STRING);
+            apr_hash_get(gd->mem, n->id, APR_HASH_KEY_STRING);
 
         for (j = 0; mem && j < mem->nelts; j++) {
             const tack_state_key_t *m =
@@ -841,13 +853,14 @@ static tack_state_key_t *mt_mem_find(apr_array_header_t *mem,
 /* mt_mem_update records what |n| serves now, at |now|. */
 static void mt_mem_update(const mt_guard_note_t *n, long now)
 {
+    struct mt_guard *gd = mt_guard_get();
     apr_array_header_t *mem =
-        apr_hash_get(guard_mem, n->id, APR_HASH_KEY_STRING);
+        apr_hash_get(gd->mem, n->id, APR_HASH_KEY_STRING);
     int j, k;
 
     if (!mem) {
-        mem = apr_array_make(guard_pool, 2, sizeof(tack_state_key_t));
-        apr_hash_set(guard_mem, n->id, APR_HASH_KEY_STRING, mem);
+        mem = apr_array_make(gd->pool, 2, sizeof(tack_state_key_t));
+        apr_hash_set(gd->mem, n->id, APR_HASH_KEY_STRING, mem);
     }
     for (j = 0; j < mem->nelts; j++) {
         tack_state_key_t *m = &APR_ARRAY_IDX(mem, j, tack_state_key_t);
@@ -891,6 +904,7 @@ static void mt_mem_update(const mt_guard_note_t *n, long now)
  * NULL (out of memory). */
 static char *mt_mem_dump(long now)
 {
+    struct mt_guard *gd = mt_guard_get();
     tack_state_t *state = tack_state_new(now);
     apr_hash_index_t *hi;
     char *text;
@@ -898,7 +912,7 @@ static char *mt_mem_dump(long now)
     if (!state) {
         return NULL;
     }
-    for (hi = apr_hash_first(guard_pool, guard_mem); hi;
+    for (hi = apr_hash_first(gd->pool, gd->mem); hi;
          hi = apr_hash_next(hi)) {
         apr_array_header_t *mem = apr_hash_this_val(hi);
         tack_state_key_t *keys = (tack_state_key_t *)mem->elts;
@@ -979,6 +993,7 @@ static int mt_state_lock(apr_pool_t *p, const char *path, const char **why)
  * that is gone or cannot be parsed now adds nothing. */
 static void mt_mem_reread(apr_pool_t *p, const char *path, long now)
 {
+    struct mt_guard *gd = mt_guard_get();
     tack_state_t *state = NULL;
     char *text = NULL, err[128];
     size_t len, i, nkeys;
@@ -990,8 +1005,8 @@ static void mt_mem_reread(apr_pool_t *p, const char *path, long now)
     if (mt_state_read(p, path, &text, &len)) {
         return;
     }
-    for (j = 0; j < guard_notes->nelts; j++) {
-        apr_hash_set(ours, APR_ARRAY_IDX(guard_notes, j, mt_guard_note_t).id,
+    for (j = 0; j < gd->notes->nelts; j++) {
+        apr_hash_set(ours, APR_ARRAY_IDX(gd->notes, j, mt_guard_note_t).id,
                      APR_HASH_KEY_STRING, "");
     }
     if (tack_state_parse(text, len, &state, err, sizeof(err)) == TACK_OK) {
@@ -1032,25 +1047,26 @@ static const char *mt_mem_write(apr_pool_t *p, const char *path, long now)
 
 void mt_guard_end(server_rec *s_main)
 {
+    struct mt_guard *gd = mt_gen()->guard;
     long now;
     const char *err, *lockwhy = NULL;
     int i, lockfd;
 
-    if (!guard_pool) {
+    if (!gd) {
         return;
     }
-    now = guard_loaded ? mt_guard_now(s_main) : (long)time(NULL);
-    if (!mt_strict() && !mt_quiet() && guard_loaded && !guard_keep &&
-        !guard_clock_back &&
-        (guard_notes->nelts || apr_hash_count(guard_mem))) {
+    now = gd->loaded ? mt_guard_now(s_main) : (long)time(NULL);
+    if (!mt_strict() && !mt_quiet() && gd->loaded && !gd->keep &&
+        !gd->clock_back &&
+        (gd->notes->nelts || apr_hash_count(gd->mem))) {
         apr_hash_index_t *hi;
 
-        for (i = 0; i < guard_notes->nelts; i++) {
-            mt_mem_update(&APR_ARRAY_IDX(guard_notes, i, mt_guard_note_t), now);
+        for (i = 0; i < gd->notes->nelts; i++) {
+            mt_mem_update(&APR_ARRAY_IDX(gd->notes, i, mt_guard_note_t), now);
         }
         /* vhosts gone from the configuration: what they served stopped
          * being served now; their pins keep counting */
-        for (hi = apr_hash_first(guard_pool, guard_mem); hi;
+        for (hi = apr_hash_first(gd->pool, gd->mem); hi;
              hi = apr_hash_next(hi)) {
             apr_array_header_t *mem = apr_hash_this_val(hi);
             int j;
@@ -1066,7 +1082,7 @@ void mt_guard_end(server_rec *s_main)
         }
         /* Another httpd may share the file: under its lock, what it wrote
          * since this pass read the file is merged, then written. */
-        lockfd = mt_state_lock(guard_pool, mt_state_file(), &lockwhy);
+        lockfd = mt_state_lock(gd->pool, mt_state_file(), &lockwhy);
         if (lockfd < 0) {
             ap_log_error(APLOG_MARK, APLOG_WARNING, 0, s_main,
                          "TACK00141: TackStateFile %s: cannot take its lock "
@@ -1074,12 +1090,12 @@ void mt_guard_end(server_rec *s_main)
                          "sharing the file wrote meanwhile may be lost",
                          mt_state_file(), lockwhy);
         }
-        mt_mem_reread(guard_pool, mt_state_file(), now);
-        err = mt_mem_write(guard_pool, mt_state_file(), now);
+        mt_mem_reread(gd->pool, mt_state_file(), now);
+        err = mt_mem_write(gd->pool, mt_state_file(), now);
         if (lockfd >= 0) {
             close(lockfd);
         }
-        if (!err && guard_missing) {
+        if (!err && gd->missing) {
             ap_log_error(APLOG_MARK, APLOG_INFO, 0, s_main,
                          "TACK00044: TackStateFile %s: created (there was no "
                          "memory of TACKs served before this start)",
@@ -1094,7 +1110,8 @@ void mt_guard_end(server_rec *s_main)
                          mt_state_file(), err);
         }
     }
-    apr_pool_destroy(guard_pool);
+    apr_pool_destroy(gd->pool);
+    mt_gen()->guard = NULL;
 }
 
 /* ---- keeping the last good bytes --------------------------------------------- */
@@ -1157,6 +1174,7 @@ static void mt_recover_one(apr_pool_t *p, server_rec *s,
 void mt_guard_recover(apr_pool_t *p, server_rec *s, const mt_conf_t *conf,
                       mt_sel_t *sel)
 {
+    struct mt_guard *gd = mt_guard_get();
     const mt_file_t *failed;
     char name[TACK_NAME_SIZE];
     apr_array_header_t *names;
@@ -1169,7 +1187,7 @@ void mt_guard_recover(apr_pool_t *p, server_rec *s, const mt_conf_t *conf,
     mt_guard_pool(s);
     now = mt_guard_now(s);
     mt_vhost_name_buf(s, name);
-    names = mt_guard_vhost_names(guard_pool, s);
+    names = mt_guard_vhost_names(gd->pool, s);
     for (c = 0; c < sel->ncerts; c++) {
         mt_certsel_t *cert = &sel->certs[c];
         const apr_array_header_t *mem = NULL;
@@ -1178,8 +1196,8 @@ void mt_guard_recover(apr_pool_t *p, server_rec *s, const mt_conf_t *conf,
         /* the memory of any name the vhost answers */
         for (k = 0; !mem && k < names->nelts; k++) {
             mem = apr_hash_get(
-                guard_mem,
-                apr_psprintf(guard_pool, "%s %s",
+                gd->mem,
+                apr_psprintf(gd->pool, "%s %s",
                              APR_ARRAY_IDX(names, k, const char *),
                              cert->key_type ? cert->key_type : "?"),
                 APR_HASH_KEY_STRING);

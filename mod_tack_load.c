@@ -17,6 +17,7 @@
 #include "httpd.h"
 #include "http_config.h"
 #include "http_log.h"
+#include "http_main.h"
 #include "apr_strings.h"
 
 #include <openssl/err.h>
@@ -180,7 +181,7 @@ static const char *mt_tackfile_extras(apr_pool_t *p, mt_file_t *f,
  * without this, start-up re-verified every ECDSA signature several times over
  * (bench/findings.md).
  *
- * The cache hangs off the process pool's userdata, not a static: httpd
+ * The cache is the process's (mt_proc_t.vcache), not a static: httpd
  * unloads and reloads the module between configuration passes.  One table,
  * each entry stamped with the last pass that used it: mt_load_vcache_start
  * starts a pass, mt_load_vcache_prune drops what the finished pass did
@@ -196,40 +197,37 @@ typedef struct mt_vent {
     apr_uint32_t pass; /* the last pass that used it */
 } mt_vent_t;
 
-typedef struct {
+typedef struct mt_vcache {
     apr_pool_t *pool;
     apr_hash_t *seen; /* digest -> mt_vent_t * */
     mt_vent_t *free;
     apr_uint32_t pass;
 } mt_vcache_t;
 
-#define TACK_VCACHE_KEY "mod_tack:verified"
-
-static mt_vcache_t *mt_vcache_get(apr_pool_t *pproc)
+static mt_vcache_t *mt_vcache_get(void)
 {
-    mt_vcache_t *vc = NULL;
+    mt_proc_t *proc = mt_proc();
 
-    apr_pool_userdata_get((void **)&vc, TACK_VCACHE_KEY, pproc);
-    if (vc == NULL) {
-        vc = apr_pcalloc(pproc, sizeof(*vc));
+    if (!proc->vcache) {
+        apr_pool_t *pproc = ap_server_conf->process->pool;
+        mt_vcache_t *vc = apr_pcalloc(pproc, sizeof(*vc));
+
         apr_pool_create(&vc->pool, pproc);
         apr_pool_tag(vc->pool, "mod_tack_verified");
         vc->seen = apr_hash_make(vc->pool);
-        apr_pool_userdata_set(vc, TACK_VCACHE_KEY, apr_pool_cleanup_null,
-                              pproc);
+        proc->vcache = vc;
     }
-    return vc;
+    return proc->vcache;
 }
 
 void mt_load_vcache_start(apr_pool_t *pconf)
 {
-    /* pconf is a child of the process pool (httpd's init_process) */
-    mt_vcache_get(apr_pool_parent_get(pconf))->pass++;
+    mt_vcache_get()->pass++;
 }
 
 void mt_load_vcache_prune(server_rec *s)
 {
-    mt_vcache_t *vc = mt_vcache_get(s->process->pool);
+    mt_vcache_t *vc = mt_vcache_get();
     apr_hash_index_t *hi;
 
     /* Deleting the current entry while iterating is allowed by APR. */
@@ -252,7 +250,7 @@ static tack_status_t mt_vcache_verify(server_rec *s, const uint8_t *bytes,
                                       tack_status_t (*verify)(const void *),
                                       const void *obj)
 {
-    mt_vcache_t *vc = mt_vcache_get(s->process->pool);
+    mt_vcache_t *vc = mt_vcache_get();
     uint8_t digest[SHA256_DIGEST_LENGTH];
     unsigned int dlen = 0;
     tack_status_t st;

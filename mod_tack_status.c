@@ -63,7 +63,6 @@
 APLOG_USE_MODULE(tack);
 
 #define TACK_STATUS_HANDLER "tack-status"
-#define TACK_CTR_USERDATA "mod_tack-counters"
 
 /* Each slot's counters are found again after a restart by a key: the first
  * TACK_CTR_KEY_LEN bytes of SHA-256(vhost name, NUL, certificate SPKI hash
@@ -71,8 +70,9 @@ APLOG_USE_MODULE(tack);
  * nothing per slot stays in process memory (bench/findings.md, memory). */
 #define TACK_CTR_KEY_LEN 16
 
-/* One generation of counters, kept in the process pool. */
-typedef struct {
+/* One generation of counters, kept by the process (mt_proc_t.counters)
+ * for the next generation to carry on. */
+typedef struct mt_ctrgen {
     apr_pool_t *pool; /* holds the segment */
     size_t n;         /* slots */
     mt_ctr_t *ctrs;   /* n counters, then n keys, in the segment */
@@ -80,26 +80,33 @@ typedef struct {
     apr_time_t since; /* when counting started */
 } mt_ctrgen_t;
 
-/* The vhosts of this configuration generation, in pconf. */
-static apr_array_header_t *mt_rts;
-static apr_time_t mt_ctr_since;
-static int mt_ctr_shared;
+/* The status of this configuration generation (mt_gen_t.status): its
+ * vhosts' tables, in pconf, and its counters' start and whether they are
+ * shared. */
+struct mt_status {
+    apr_array_header_t *rts; /* mt_rt_t *, or NULL */
+    apr_time_t since;
+    int shared;
+};
 
-static apr_status_t mt_status_forget(void *unused)
+static struct mt_status *mt_status_get(void)
 {
-    mt_rts = NULL;
-    mt_ctr_shared = 0;
-    return APR_SUCCESS;
+    mt_gen_t *gen = mt_gen();
+
+    if (!gen->status) {
+        gen->status = apr_pcalloc(gen->pconf, sizeof(*gen->status));
+    }
+    return gen->status;
 }
 
 void mt_status_add(apr_pool_t *pconf, mt_rt_t *rt)
 {
-    if (!mt_rts) {
-        mt_rts = apr_array_make(pconf, 16, sizeof(mt_rt_t *));
-        apr_pool_cleanup_register(pconf, NULL, mt_status_forget,
-                                  apr_pool_cleanup_null);
+    struct mt_status *ms = mt_status_get();
+
+    if (!ms->rts) {
+        ms->rts = apr_array_make(pconf, 16, sizeof(mt_rt_t *));
     }
-    APR_ARRAY_PUSH(mt_rts, mt_rt_t *) = rt;
+    APR_ARRAY_PUSH(ms->rts, mt_rt_t *) = rt;
 }
 
 static void mt_ctr_key(const mt_rt_t *rt, const mt_slot_t *slot,
@@ -182,8 +189,9 @@ static int mt_ranked_cmp(const void *a, const void *b)
  * comes from the list, not from the order of arrival. */
 static void mt_status_order(apr_pool_t *ptemp, server_rec *s_main)
 {
+    struct mt_status *ms = mt_status_get();
     apr_hash_t *rank = apr_hash_make(ptemp);
-    mt_ranked_t *v = apr_palloc(ptemp, sizeof(*v) * mt_rts->nelts);
+    mt_ranked_t *v = apr_palloc(ptemp, sizeof(*v) * ms->rts->nelts);
     server_rec *s;
     int n = 0, i;
 
@@ -196,21 +204,22 @@ static void mt_status_order(apr_pool_t *ptemp, server_rec *s_main)
         *r = n--; /* the first vhost read is the last in the list: 1 */
         apr_hash_set(rank, apr_pmemdup(ptemp, &s, sizeof(s)), sizeof(s), r);
     }
-    for (i = 0; i < mt_rts->nelts; i++) {
-        mt_rt_t *rt = APR_ARRAY_IDX(mt_rts, i, mt_rt_t *);
+    for (i = 0; i < ms->rts->nelts; i++) {
+        mt_rt_t *rt = APR_ARRAY_IDX(ms->rts, i, mt_rt_t *);
         const int *r = apr_hash_get(rank, &rt->s, sizeof(rt->s));
 
         v[i].rank = rt->s == s_main ? 0 : r ? *r : INT_MAX - 1;
         v[i].rt = rt;
     }
-    qsort(v, mt_rts->nelts, sizeof(*v), mt_ranked_cmp);
-    for (i = 0; i < mt_rts->nelts; i++) {
-        APR_ARRAY_IDX(mt_rts, i, mt_rt_t *) = v[i].rt;
+    qsort(v, ms->rts->nelts, sizeof(*v), mt_ranked_cmp);
+    for (i = 0; i < ms->rts->nelts; i++) {
+        APR_ARRAY_IDX(ms->rts, i, mt_rt_t *) = v[i].rt;
     }
 }
 
 int mt_status_post_config(apr_pool_t *pconf, apr_pool_t *ptemp, server_rec *s)
 {
+    struct mt_status *ms = mt_status_get();
     apr_pool_t *proc = s->process->pool, *gp;
     mt_ctrgen_t *prev = NULL, *gen;
     apr_shm_t *shm;
@@ -220,15 +229,15 @@ int mt_status_post_config(apr_pool_t *pconf, apr_pool_t *ptemp, server_rec *s)
     int i, k;
 
     /* The first pass of an initial start is thrown away: no segment. */
-    if (mt_quiet() || !mt_rts) {
+    if (mt_quiet() || !ms->rts) {
         return OK;
     }
     mt_status_order(ptemp, s);
-    for (i = 0; i < mt_rts->nelts; i++) {
-        n += (size_t)APR_ARRAY_IDX(mt_rts, i, mt_rt_t *)->nslots + 1;
+    for (i = 0; i < ms->rts->nelts; i++) {
+        n += (size_t)APR_ARRAY_IDX(ms->rts, i, mt_rt_t *)->nslots + 1;
     }
     size = n * (sizeof(mt_ctr_t) + TACK_CTR_KEY_LEN);
-    apr_pool_userdata_get((void **)&prev, TACK_CTR_USERDATA, proc);
+    prev = mt_proc()->counters;
     apr_pool_create(&gp, proc);
     apr_pool_tag(gp, "mod_tack_counters");
     rv = apr_shm_create(&shm, size, NULL, gp);
@@ -239,14 +248,14 @@ int mt_status_post_config(apr_pool_t *pconf, apr_pool_t *ptemp, server_rec *s)
                      " bytes); each child process counts on its own",
                      size);
         apr_pool_destroy(gp);
-        for (i = 0; i < mt_rts->nelts; i++) {
-            mt_rt_t *rt = APR_ARRAY_IDX(mt_rts, i, mt_rt_t *);
+        for (i = 0; i < ms->rts->nelts; i++) {
+            mt_rt_t *rt = APR_ARRAY_IDX(ms->rts, i, mt_rt_t *);
 
             mt_handshake_counters(
                 rt, apr_pcalloc(pconf, sizeof(mt_ctr_t) *
                                            ((size_t)rt->nslots + 1)));
         }
-        mt_ctr_since = apr_time_now();
+        ms->since = apr_time_now();
         return OK;
     }
     gen = apr_pcalloc(gp, sizeof(*gen));
@@ -257,8 +266,8 @@ int mt_status_post_config(apr_pool_t *pconf, apr_pool_t *ptemp, server_rec *s)
     gen->keys = (const uint8_t(*)[TACK_CTR_KEY_LEN])keys;
     gen->since = prev ? prev->since : apr_time_now();
     memset(gen->ctrs, 0, size);
-    for (i = 0; i < mt_rts->nelts; i++) {
-        mt_rt_t *rt = APR_ARRAY_IDX(mt_rts, i, mt_rt_t *);
+    for (i = 0; i < ms->rts->nelts; i++) {
+        mt_rt_t *rt = APR_ARRAY_IDX(ms->rts, i, mt_rt_t *);
 
         for (k = 0; k <= rt->nslots; k++) {
             mt_ctr_key(rt, &rt->slots[k], keys[next + (size_t)k]);
@@ -270,9 +279,9 @@ int mt_status_post_config(apr_pool_t *pconf, apr_pool_t *ptemp, server_rec *s)
         mt_ctr_carry(ptemp, prev, gen);
         apr_pool_destroy(prev->pool); /* unmaps it here, not in children */
     }
-    apr_pool_userdata_set(gen, TACK_CTR_USERDATA, apr_pool_cleanup_null, proc);
-    mt_ctr_since = gen->since;
-    mt_ctr_shared = 1;
+    mt_proc()->counters = gen;
+    ms->since = gen->since;
+    ms->shared = 1;
     ap_log_error(APLOG_MARK, APLOG_DEBUG, 0, s,
                  "TACK00101: handshake counters: %" APR_SIZE_T_FMT
                  " slots (%" APR_SIZE_T_FMT " bytes) in shared memory",
@@ -284,17 +293,20 @@ int mt_status_post_config(apr_pool_t *pconf, apr_pool_t *ptemp, server_rec *s)
 
 const apr_array_header_t *mt_status_vhosts(void)
 {
-    return mt_rts;
+    struct mt_status *ms = mt_status_get();
+    return ms->rts;
 }
 
 apr_time_t mt_status_counters_since(void)
 {
-    return mt_ctr_since;
+    struct mt_status *ms = mt_status_get();
+    return ms->since;
 }
 
 int mt_status_counters_shared(void)
 {
-    return mt_ctr_shared;
+    struct mt_status *ms = mt_status_get();
+    return ms->shared;
 }
 
 int mt_status_activates_pins(const mt_rt_t *rt, const mt_item_t *item)
@@ -536,12 +548,13 @@ int mt_status_store_problems(apr_pool_t *p, const mt_store_t *st, int severity,
 
 apr_array_header_t *mt_status_stores(apr_pool_t *p)
 {
+    struct mt_status *ms = mt_status_get();
     apr_array_header_t *out = apr_array_make(p, 2, sizeof(mt_store_t *));
     apr_hash_t *seen = apr_hash_make(p);
     int i;
 
-    for (i = 0; mt_rts && i < mt_rts->nelts; i++) {
-        const mt_store_t *st = APR_ARRAY_IDX(mt_rts, i, mt_rt_t *)->store;
+    for (i = 0; ms->rts && i < ms->rts->nelts; i++) {
+        const mt_store_t *st = APR_ARRAY_IDX(ms->rts, i, mt_rt_t *)->store;
 
         if (st && !apr_hash_get(seen, &st, sizeof(st))) {
             apr_hash_set(seen, apr_pmemdup(p, &st, sizeof(st)), sizeof(st), st);
@@ -611,14 +624,15 @@ static void mt_totals_vhost(apr_pool_t *p, mt_totals_t *t, const mt_rt_t *rt,
 
 void mt_status_totals(apr_pool_t *p, mt_totals_t *t, time_t now)
 {
+    struct mt_status *ms = mt_status_get();
     apr_array_header_t *stores;
     apr_pool_t *tmp;
     int i;
 
     memset(t, 0, sizeof(*t));
     apr_pool_create(&tmp, p);
-    for (i = 0; mt_rts && i < mt_rts->nelts; i++) {
-        const mt_rt_t *rt = APR_ARRAY_IDX(mt_rts, i, mt_rt_t *);
+    for (i = 0; ms->rts && i < ms->rts->nelts; i++) {
+        const mt_rt_t *rt = APR_ARRAY_IDX(ms->rts, i, mt_rt_t *);
 
         mt_totals_vhost(p, t, rt, now);
         mt_status_problems(tmp, rt, now, 0, mt_count_problem, t);
@@ -700,6 +714,7 @@ static int mt_status_handler(request_rec *r)
  * value lines to its ?auto form). */
 static int mt_status_hook(request_rec *r, int flags)
 {
+    struct mt_status *ms = mt_status_get();
     mt_totals_t t;
 
     mt_status_totals(r->pool, &t, time(NULL));
@@ -725,7 +740,7 @@ static int mt_status_hook(request_rec *r, int flags)
         "(see docs/directives.md).</p>\n",
         t.vhosts, t.vhosts == 1 ? "" : "s", t.serving, t.expiring, t.expired,
         t.soonest ? ap_escape_html2(r->pool, t.soonest->expiry, 0) : "none",
-        mt_status_iso_time(r->pool, mt_ctr_since), t.requested, t.served);
+        mt_status_iso_time(r->pool, ms->since), t.requested, t.served);
     return OK;
 }
 

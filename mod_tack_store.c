@@ -37,18 +37,13 @@ APLOG_USE_MODULE(tack);
 
 /* ---- TackStore ----------------------------------------------------------- */
 
-/* Every store named in this configuration generation, by resolved path, so
- * that a directory named by many vhosts is read once.  Both live in pconf;
- * the cleanup forgets them when pconf is cleared for the next generation. */
-static apr_hash_t *mt_stores;
-static apr_array_header_t *mt_store_list;
-
-static apr_status_t mt_stores_forget(void *unused)
-{
-    mt_stores = NULL;
-    mt_store_list = NULL;
-    return APR_SUCCESS;
-}
+/* Every store named in this configuration generation (mt_gen_t.stores),
+ * by resolved path, so that a directory named by many vhosts is read once,
+ * and in the order they were named. */
+struct mt_stores {
+    apr_hash_t *by_path;
+    apr_array_header_t *list; /* mt_store_t * */
+};
 
 /* A directory entry of a store, and whether it is a symbolic link. */
 typedef struct {
@@ -357,15 +352,15 @@ void mt_store_sync(const mt_store_t *st)
 mt_store_t *mt_store_get(cmd_parms *cmd, const char *path)
 {
     apr_pool_t *p = cmd->pool;
+    mt_gen_t *gen = mt_gen();
     mt_store_t *st;
 
-    if (!mt_stores) {
-        mt_stores = apr_hash_make(p);
-        mt_store_list = apr_array_make(p, 2, sizeof(mt_store_t *));
-        apr_pool_cleanup_register(p, NULL, mt_stores_forget,
-                                  apr_pool_cleanup_null);
+    if (!gen->stores) {
+        gen->stores = apr_pcalloc(gen->pconf, sizeof(*gen->stores));
+        gen->stores->by_path = apr_hash_make(gen->pconf);
+        gen->stores->list = apr_array_make(gen->pconf, 2, sizeof(mt_store_t *));
     }
-    st = apr_hash_get(mt_stores, path, APR_HASH_KEY_STRING);
+    st = apr_hash_get(gen->stores->by_path, path, APR_HASH_KEY_STRING);
     if (st) {
         return st;
     }
@@ -388,8 +383,8 @@ mt_store_t *mt_store_get(cmd_parms *cmd, const char *path)
         mt_store_load(p, cmd->server, st);
         st->loaded = 1;
     }
-    apr_hash_set(mt_stores, path, APR_HASH_KEY_STRING, st);
-    APR_ARRAY_PUSH(mt_store_list, mt_store_t *) = st;
+    apr_hash_set(gen->stores->by_path, path, APR_HASH_KEY_STRING, st);
+    APR_ARRAY_PUSH(gen->stores->list, mt_store_t *) = st;
     return st;
 }
 
@@ -655,14 +650,15 @@ static int mt_store_report_unused(server_rec *s_main, const mt_store_t *st)
 
 int mt_store_log(server_rec *s_main, int report_unmatched)
 {
+    const struct mt_stores *stores = mt_gen()->stores;
     time_t now = time(NULL);
     int problems = 0, i;
 
-    if (mt_quiet() || !mt_store_list) {
+    if (mt_quiet() || !stores) {
         return 0;
     }
-    for (i = 0; i < mt_store_list->nelts; i++) {
-        mt_store_t *st = APR_ARRAY_IDX(mt_store_list, i, mt_store_t *);
+    for (i = 0; i < stores->list->nelts; i++) {
+        mt_store_t *st = APR_ARRAY_IDX(stores->list, i, mt_store_t *);
         int unmatched = 0;
 
         mt_store_ready(st); /* a store no vhost looked up */

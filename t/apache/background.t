@@ -21,7 +21,7 @@ use Time::HiRes qw(time sleep);
 use TackTest;
 use TackFixture qw(make_cert write_file store_file);
 
-plan tests => 70;
+plan tests => 72;
 
 my $TACK = top_dir() . '/tack';
 my $h = TackTest::Httpd->new('background');
@@ -123,6 +123,19 @@ like($m, qr/^tack_vhost_problems\{vhost="a\.test:$port",kind="waiting_signature"
      '... and the problem by kind');
 unlike(status(''), qr/>no TACK</, 'the page says the certificate waits, not just "no TACK"');
 like(status(''), qr/no TACK: waits for TackSigningKey/, '... it says what it waits for');
+
+# a graceful restart while they wait: since when is the process's to keep
+# (the module is unloaded and loaded again at every restart)
+my $since = $j->{signing}{waiting_since};
+sleep 1.2;
+ok($h->graceful, 'a graceful restart while the certificates wait');
+my $since2;
+for (1 .. 50) {
+    $since2 = json()->{signing}{waiting_since};
+    last if $since2;
+    sleep 0.1;
+}
+is($since2, $since, '... they wait since the same time, not since the restart');
 
 # ---- the signing host comes back: served without a restart -----------------
 my $t1;
