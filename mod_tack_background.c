@@ -273,33 +273,35 @@ static void mt_agent_failed(mt_signer_t *sg, apr_hash_t *said)
 static int mt_agent_round(apr_pool_t *p, apr_hash_t *said, char *done,
                           int *nsigned, int totals[2])
 {
+    mt_signers_t *sgs = mt_signers_get();
+    apr_array_header_t *queue = mt_sign_queued();
     apr_hash_index_t *hi;
     int i, left = 0;
 
     /* Every key's signer at once: their password programs and logins
      * take their time side by side, not one after the other. */
     mt_signers_allow(TACK_SIGN_AGENT_SECS);
-    for (i = 0; i < mt_sign.queue->nelts; i++) {
-        mt_pending_t *pd = APR_ARRAY_IDX(mt_sign.queue, i, mt_pending_t *);
+    for (i = 0; i < queue->nelts; i++) {
+        mt_pending_t *pd = APR_ARRAY_IDX(queue, i, mt_pending_t *);
         int created;
         mt_signer_t *sg;
 
         if (!done[i]) {
             sg = mt_signer_add(pd->s, pd->conf, &created);
             if (created) {
-                sg->error = mt_signer_spawn(mt_signers.pool, sg);
+                sg->error = mt_signer_spawn(sgs->pool, sg);
             }
         }
     }
-    for (hi = apr_hash_first(p, mt_signers.signers); hi; hi = apr_hash_next(hi)) {
+    for (hi = apr_hash_first(p, sgs->signers); hi; hi = apr_hash_next(hi)) {
         mt_signer_t *sg = apr_hash_this_val(hi);
 
         if (!sg->error && !sg->pub_known) {
-            sg->error = mt_signer_hello(mt_signers.pool, sg);
+            sg->error = mt_signer_hello(sgs->pool, sg);
         }
     }
-    for (i = 0; i < mt_sign.queue->nelts; i++) {
-        mt_pending_t *pd = APR_ARRAY_IDX(mt_sign.queue, i, mt_pending_t *);
+    for (i = 0; i < queue->nelts; i++) {
+        mt_pending_t *pd = APR_ARRAY_IDX(queue, i, mt_pending_t *);
         int created;
         mt_signer_t *sg;
         mt_item_t *item;
@@ -341,7 +343,7 @@ static int mt_agent_round(apr_pool_t *p, apr_hash_t *said, char *done,
         (*nsigned)++;
     }
     mt_sign_sync();
-    for (hi = apr_hash_first(p, mt_signers.signers); hi; hi = apr_hash_next(hi)) {
+    for (hi = apr_hash_first(p, sgs->signers); hi; hi = apr_hash_next(hi)) {
         const mt_signer_t *sg = apr_hash_this_val(hi);
 
         totals[0] += sg->nwritten;
@@ -484,6 +486,7 @@ static const char *mt_md_read_why(apr_pool_t *p, tack_status_t st,
 static void mt_md_sign_one(apr_pool_t *p, apr_hash_t *seen, int dirfd,
                            const char *name, const char *path)
 {
+    mt_signers_t *sgs = mt_signers_get();
     char vname[TACK_NAME_SIZE];
     mt_certsel_t cert;
     const mt_conf_t *conf;
@@ -535,7 +538,7 @@ static void mt_md_sign_one(apr_pool_t *p, apr_hash_t *seen, int dirfd,
     sg = mt_signer_add(s, conf, &created);
     if (created) {
         mt_signers_allow(TACK_SIGN_AGENT_SECS);
-        sg->error = mt_signer_start(mt_signers.pool, sg);
+        sg->error = mt_signer_start(sgs->pool, sg);
     }
     if (!sg->pub_known || sg->fd < 0) {
         /* said by mt_agent_failed for the waiting ones; tried next time */
@@ -639,6 +642,8 @@ static void mt_md_round(apr_pool_t *p, apr_hash_t *seen)
  * first (a successor's back-off).  It never returns. */
 static void mt_agent_main(server_rec *s_main, pid_t parent, int delay)
 {
+    mt_signers_t *sgs = mt_signers_get();
+    apr_array_header_t *queue = mt_sign_queued();
     struct mt_bg *bg = mt_bg_get();
     apr_pool_t *p;
     apr_hash_t *said, *staged;
@@ -657,7 +662,7 @@ static void mt_agent_main(server_rec *s_main, pid_t parent, int delay)
         _exit(0); /* gone before the line above: no signal will come */
     }
     prctl(PR_SET_NAME, "tack-signing", 0, 0, 0);
-    mt_signers.in_agent = 1;
+    sgs->in_agent = 1;
     while (delay > 0) {
         delay = (int)sleep((unsigned)delay);
     }
@@ -665,28 +670,28 @@ static void mt_agent_main(server_rec *s_main, pid_t parent, int delay)
     if (apr_pool_create(&p, NULL) != APR_SUCCESS) {
         _exit(TACK_BG_EXIT_FAILED);
     }
-    if (mt_signers.pool) {
+    if (sgs->pool) {
         /* the pass's signers that are up are this process's now; the
          * others are tried again at once, with the background's time */
         apr_hash_index_t *hi;
 
-        for (hi = apr_hash_first(p, mt_signers.signers); hi;
+        for (hi = apr_hash_first(p, sgs->signers); hi;
              hi = apr_hash_next(hi)) {
             mt_signer_t *sg = apr_hash_this_val(hi);
 
             if (!sg->pub_known || sg->fd < 0) {
-                apr_hash_set(mt_signers.signers, apr_hash_this_key(hi),
+                apr_hash_set(sgs->signers, apr_hash_this_key(hi),
                              APR_HASH_KEY_STRING, NULL);
             }
             sg->nsigned = sg->nwritten = sg->nkept = 0; /* the pass's */
         }
     }
-    n = mt_sign.queue ? mt_sign.queue->nelts : 0;
+    n = queue ? queue->nelts : 0;
     done = apr_pcalloc(p, (size_t)n + 1);
     for (i = 0; i < n; i++) {
         /* a predecessor's work, published before it ended */
         const mt_pending_t *pd =
-            APR_ARRAY_IDX(mt_sign.queue, i, mt_pending_t *);
+            APR_ARRAY_IDX(queue, i, mt_pending_t *);
 
         done[i] = (char)mt_late_ready(pd->late);
     }
@@ -713,8 +718,8 @@ static void mt_agent_main(server_rec *s_main, pid_t parent, int delay)
                          totals[1]);
         }
         mt_md_round(round, staged);
-        if (mt_signers.pool) {
-            apr_pool_destroy(mt_signers.pool); /* the signers end */
+        if (sgs->pool) {
+            apr_pool_destroy(sgs->pool); /* the signers end */
         }
         apr_pool_destroy(round);
         if (!left && !bg->md_staging) {
@@ -731,11 +736,12 @@ static void mt_agent_fork(server_rec *s_main, int n, int delay);
  * published yet. */
 static int mt_agent_waiting(void)
 {
+    apr_array_header_t *queue = mt_sign_queued();
     int i, n = 0;
 
-    for (i = 0; mt_sign.queue && i < mt_sign.queue->nelts; i++) {
+    for (i = 0; queue && i < queue->nelts; i++) {
         const mt_pending_t *pd =
-            APR_ARRAY_IDX(mt_sign.queue, i, mt_pending_t *);
+            APR_ARRAY_IDX(queue, i, mt_pending_t *);
 
         n += !mt_late_ready(pd->late);
     }
@@ -888,6 +894,7 @@ static void mt_agent_fork(server_rec *s_main, int n, int delay)
  * time, the others are forgotten. */
 static void mt_bg_since(apr_time_t now)
 {
+    apr_array_header_t *queue = mt_sign_queued();
     struct mt_bg_proc *bp = mt_bg_proc_get();
     apr_pool_t *np;
     apr_hash_t *nh;
@@ -897,9 +904,9 @@ static void mt_bg_since(apr_time_t now)
         return;
     }
     nh = apr_hash_make(np);
-    for (i = 0; mt_sign.queue && i < mt_sign.queue->nelts; i++) {
+    for (i = 0; queue && i < queue->nelts; i++) {
         const mt_pending_t *pd =
-            APR_ARRAY_IDX(mt_sign.queue, i, mt_pending_t *);
+            APR_ARRAY_IDX(queue, i, mt_pending_t *);
         const apr_time_t *had =
             bp->since ? apr_hash_get(bp->since, pd->cert.hash, TACK_HASH_LEN)
                       : NULL;
@@ -929,6 +936,7 @@ static apr_time_t mt_bg_since_get(const uint8_t *hash, apr_time_t now)
  * gives each slot its place, and forks the background process. */
 static void mt_background_segment(server_rec *s_main)
 {
+    apr_array_header_t *queue = mt_sign_queued();
     struct mt_bg *bg = mt_bg_get();
     apr_pool_t *pconf = s_main->process->pconf;
     apr_shm_t *shm;
@@ -939,7 +947,7 @@ static void mt_background_segment(server_rec *s_main)
     int i;
 
     mt_md_watch(s_main);
-    if (!mt_sign.queue || !mt_sign.queue->nelts) {
+    if (!queue || !queue->nelts) {
         mt_bg_since(now); /* nothing waits */
         if (bg->md_staging) {
             mt_agent_fork(s_main, 0, 0);
@@ -947,9 +955,9 @@ static void mt_background_segment(server_rec *s_main)
         return;
     }
     size = APR_ALIGN_DEFAULT(sizeof(mt_board_t));
-    for (i = 0; i < mt_sign.queue->nelts; i++) {
+    for (i = 0; i < queue->nelts; i++) {
         const mt_pending_t *pd =
-            APR_ARRAY_IDX(mt_sign.queue, i, mt_pending_t *);
+            APR_ARRAY_IDX(queue, i, mt_pending_t *);
 
         size += APR_ALIGN_DEFAULT(sizeof(mt_late_t) + pd->len);
     }
@@ -959,8 +967,8 @@ static void mt_background_segment(server_rec *s_main)
                      "TACK00078: cannot create the shared-memory segment "
                      "(%" APR_SIZE_T_FMT " bytes) for the TACKs left to the "
                      "background: %d certificate%s wait for the next start",
-                     size, mt_sign.queue->nelts,
-                     mt_sign.queue->nelts == 1 ? "" : "s");
+                     size, queue->nelts,
+                     queue->nelts == 1 ? "" : "s");
         return;
     }
     base = apr_shm_baseaddr_get(shm);
@@ -968,8 +976,8 @@ static void mt_background_segment(server_rec *s_main)
     mt_bg_get()->board = (mt_board_t *)base;
     off = APR_ALIGN_DEFAULT(sizeof(mt_board_t));
     mt_bg_since(now);
-    for (i = 0; i < mt_sign.queue->nelts; i++) {
-        mt_pending_t *pd = APR_ARRAY_IDX(mt_sign.queue, i, mt_pending_t *);
+    for (i = 0; i < queue->nelts; i++) {
+        mt_pending_t *pd = APR_ARRAY_IDX(queue, i, mt_pending_t *);
         mt_late_t *late = (mt_late_t *)(base + off);
 
         off += APR_ALIGN_DEFAULT(sizeof(mt_late_t) + pd->len);
@@ -979,7 +987,7 @@ static void mt_background_segment(server_rec *s_main)
         late->since = mt_bg_since_get(pd->cert.hash, now);
         pd->late = late;
     }
-    mt_agent_fork(s_main, mt_sign.queue->nelts, 0);
+    mt_agent_fork(s_main, queue->nelts, 0);
 }
 
 /* mt_signer_maintain hears from httpd's main loop about a signer the
@@ -1010,6 +1018,7 @@ static void mt_signer_maintain(int reason, void *data, apr_wait_t status)
  * for them, and reaps them when they exit. */
 static void mt_bg_hand_over(server_rec *s_main)
 {
+    mt_signers_t *sgs = mt_signers_get();
     struct mt_bg *bg = mt_bg_get();
     apr_pool_t *pconf = s_main->process->pconf;
     apr_hash_index_t *hi;
@@ -1017,7 +1026,7 @@ static void mt_bg_hand_over(server_rec *s_main)
     if (!bg->agent) {
         return;
     }
-    for (hi = apr_hash_first(NULL, mt_signers.signers); hi;
+    for (hi = apr_hash_first(NULL, sgs->signers); hi;
          hi = apr_hash_next(hi)) {
         mt_signer_t *sg = apr_hash_this_val(hi);
         apr_proc_t *proc;
@@ -1038,8 +1047,9 @@ static void mt_bg_hand_over(server_rec *s_main)
 
 void mt_background_start(server_rec *s_main)
 {
+    mt_signers_t *sgs = mt_signers_get();
     struct mt_bg *bg = mt_bg_get();
-    if (mt_strict() || mt_quiet() || !mt_signers.pool) {
+    if (mt_strict() || mt_quiet() || !sgs->pool) {
         return;
     }
     bg->life.deaths = 0; /* a new generation: no back-off carried over */

@@ -83,13 +83,13 @@ typedef struct mt_pending mt_pending_t; /* mod_tack_signer.h: a certificate
  *    generation, kept in the process pool (the module itself is unloaded
  *    and loaded again at every restart, its statics with it).
  *
- * Nothing else of the module lives at file scope but constants, the
- * signers of a pass or background round (mod_tack_signer.h, in a pool of
- * their own) and a signal handler's process group. */
+ * Nothing else of the module lives at file scope but constants and a
+ * signal handler's process group. */
 typedef struct {
     apr_pool_t *pconf;
     struct mt_stores *stores;   /* mod_tack_store.c: every TackStore named */
     struct mt_guard *guard;     /* mod_tack_guard.c: this pass's memory */
+    struct mt_signers *signers; /* mod_tack_signer.c: the signers */
     struct mt_sign_gen *sign;   /* mod_tack_sign.c: the pass's queue */
     struct mt_bg *background;   /* mod_tack_background.c: its process,
                                  * segment and mod_md's staging */

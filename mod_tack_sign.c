@@ -59,34 +59,41 @@
 
 APLOG_USE_MODULE(tack);
 
-mt_sign_t mt_sign;
+/* What a pass signed and wrote (mt_signers_t.tables), in the signers'
+ * pool: the TACKs signed, by target hash and key, so that a certificate
+ * named by several vhosts gets one TACK; the stores and store files
+ * written. */
+struct mt_sign_tables {
+    apr_hash_t *done;
+    apr_hash_t *stores; /* path -> mt_store_t *, written to in this time */
+    apr_hash_t *files;  /* store file written -> its TACK key */
+};
 
-static apr_status_t mt_sign_tables_forget(void *unused)
-{
-    mt_sign.done = NULL;
-    mt_sign.stores = NULL;
-    mt_sign.files = NULL;
-    return APR_SUCCESS;
-}
+/* The pass's queue (mt_gen_t.sign): the certificates it left to the
+ * background (mt_pending_t *, in pconf). */
+struct mt_sign_gen {
+    apr_array_header_t *queue;
+};
 
-/* mt_sign_tables makes this time's tables of what was signed and written,
- * in the signers' pool (they go with the signers). */
-static void mt_sign_tables(void)
+/* mt_sign_tables returns this time's tables, made the first time. */
+static struct mt_sign_tables *mt_sign_tables(void)
 {
-    if (mt_sign.done) {
-        return;
+    mt_signers_t *sgs = mt_signers_get();
+
+    if (!sgs->tables) {
+        sgs->tables = apr_pcalloc(sgs->pool, sizeof(*sgs->tables));
+        sgs->tables->done = apr_hash_make(sgs->pool);
+        sgs->tables->files = apr_hash_make(sgs->pool);
+        sgs->tables->stores = apr_hash_make(sgs->pool);
     }
-    mt_sign.done = apr_hash_make(mt_signers.pool);
-    mt_sign.files = apr_hash_make(mt_signers.pool);
-    mt_sign.stores = apr_hash_make(mt_signers.pool);
-    apr_pool_cleanup_register(mt_signers.pool, NULL, mt_sign_tables_forget,
-                              apr_pool_cleanup_null);
+    return sgs->tables;
 }
 
-static apr_status_t mt_sign_queue_forget(void *data)
+apr_array_header_t *mt_sign_queued(void)
 {
-    *(apr_array_header_t **)data = NULL;
-    return APR_SUCCESS;
+    const struct mt_sign_gen *sg = mt_gen()->sign;
+
+    return sg ? sg->queue : NULL;
 }
 
 /* ---- signing --------------------------------------------------------------- */
@@ -99,6 +106,8 @@ mt_item_t *mt_sign_one(apr_pool_t *p, server_rec *s,
                               const mt_certsel_t *cert, uint32_t expires,
                               int write)
 {
+    mt_signers_t *sgs = mt_signers_get();
+    struct mt_sign_tables *tb = mt_sign_tables();
     uint8_t id[TACK_HASH_LEN + TACK_KEY_LEN];
     const char *path = sg->key, *err = NULL;
     const mt_store_t *written = NULL;
@@ -108,8 +117,7 @@ mt_item_t *mt_sign_one(apr_pool_t *p, server_rec *s,
 
     memcpy(id, cert->hash, TACK_HASH_LEN);
     memcpy(id + TACK_HASH_LEN, sg->pub, TACK_KEY_LEN);
-    mt_sign_tables();
-    if ((item = apr_hash_get(mt_sign.done, id, sizeof(id)))) {
+    if ((item = apr_hash_get(tb->done, id, sizeof(id)))) {
         return item;
     }
     if (sg->fd < 0) {
@@ -144,7 +152,7 @@ mt_item_t *mt_sign_one(apr_pool_t *p, server_rec *s,
 
         err = mt_store_write(p, conf->store, cert->x509, &tack, &file);
         other =
-            err ? NULL : apr_hash_get(mt_sign.files, file, APR_HASH_KEY_STRING);
+            err ? NULL : apr_hash_get(tb->files, file, APR_HASH_KEY_STRING);
         if (other && !mt_key_equal(other, sg->pub)) {
             /* The file is the certificate's: two TackSigningKeys signing
              * for one certificate would take it from each other at every
@@ -162,11 +170,11 @@ mt_item_t *mt_sign_one(apr_pool_t *p, server_rec *s,
         } else if (!err) {
             path = file;
             written = conf->store;
-            apr_hash_set(mt_sign.files, file, APR_HASH_KEY_STRING,
-                         apr_pmemdup(mt_signers.pool, sg->pub, TACK_KEY_LEN));
+            apr_hash_set(tb->files, file, APR_HASH_KEY_STRING,
+                         apr_pmemdup(sgs->pool, sg->pub, TACK_KEY_LEN));
             mt_store_replace_older(s, conf->store, &tack, file);
             sg->nwritten++;
-            apr_hash_set(mt_sign.stores, conf->store->path, APR_HASH_KEY_STRING,
+            apr_hash_set(tb->stores, conf->store->path, APR_HASH_KEY_STRING,
                          conf->store);
         } else {
             ap_log_error(APLOG_MARK, APLOG_WARNING, 0, s,
@@ -183,7 +191,7 @@ mt_item_t *mt_sign_one(apr_pool_t *p, server_rec *s,
     item =
         mt_load_item(p, s, "TackSigningKey", path, conf->sign_key_where,
                      written, &tack);
-    apr_hash_set(mt_sign.done, apr_pmemdup(mt_signers.pool, id, sizeof(id)), sizeof(id),
+    apr_hash_set(tb->done, apr_pmemdup(sgs->pool, id, sizeof(id)), sizeof(id),
                  item);
     sg->nsigned++;
     ap_log_error(APLOG_MARK, APLOG_INFO, 0, s,
@@ -223,11 +231,11 @@ static void mt_sign_queue(server_rec *s, const mt_conf_t *conf,
     mt_pending_t *pd;
     tack_t blank;
     const tack_t *t = &blank;
+    mt_gen_t *gen = mt_gen();
 
-    if (!mt_sign.queue) {
-        mt_sign.queue = apr_array_make(pconf, 16, sizeof(mt_pending_t *));
-        apr_pool_cleanup_register(pconf, &mt_sign.queue, mt_sign_queue_forget,
-                                  apr_pool_cleanup_null);
+    if (!gen->sign) {
+        gen->sign = apr_pcalloc(pconf, sizeof(*gen->sign));
+        gen->sign->queue = apr_array_make(pconf, 16, sizeof(mt_pending_t *));
     }
     pd = apr_pcalloc(pconf, sizeof(*pd));
     pd->s = s;
@@ -258,7 +266,7 @@ static void mt_sign_queue(server_rec *s, const mt_conf_t *conf,
         return; /* cannot happen: TACK00051 says so for its other bodies */
     }
     cert->pending = pd;
-    APR_ARRAY_PUSH(mt_sign.queue, mt_pending_t *) = pd;
+    APR_ARRAY_PUSH(gen->sign->queue, mt_pending_t *) = pd;
     if (sg) {
         sg->nqueued++;
     }
@@ -289,6 +297,7 @@ static void mt_sign_cert(apr_pool_t *p, server_rec *s, const mt_conf_t *conf,
                          mt_signer_t *sg, const mt_sel_t *sel,
                          mt_certsel_t *cert, time_t now)
 {
+    mt_signers_t *sgs = mt_signers_get();
     char vname[TACK_NAME_SIZE], when[TACK_TIME_SIZE];
     time_t end;
     mt_item_t *item;
@@ -334,7 +343,7 @@ static void mt_sign_cert(apr_pool_t *p, server_rec *s, const mt_conf_t *conf,
          * may hold a pin on the signing key for the name. */
         waited = mine < 0 ? mt_guard_pinned(s, conf, cert->key_type, sg->pub)
                           : 0;
-        if ((!waited || sg->fd < 0 || !mt_ms_left(mt_signers.deadline)) &&
+        if ((!waited || sg->fd < 0 || !mt_ms_left(sgs->deadline)) &&
             cert->ntacks <= 1) {
             mt_sign_queue(s, conf, sel, cert, sg, (uint32_t)(end / 60), 1,
                           waited, mine >= 0 ? cert->tacks[mine] : NULL);
@@ -487,12 +496,13 @@ int mt_sign_check(apr_pool_t *ptemp, server_rec *s_main)
 
 void mt_sign_end(server_rec *s_main)
 {
+    mt_signers_t *sgs = mt_signers_get();
     apr_hash_index_t *hi;
 
-    if (!mt_signers.pool) {
+    if (!sgs->pool) {
         return;
     }
-    for (hi = apr_hash_first(NULL, mt_signers.signers); hi; hi = apr_hash_next(hi)) {
+    for (hi = apr_hash_first(NULL, sgs->signers); hi; hi = apr_hash_next(hi)) {
         const mt_signer_t *sg = apr_hash_this_val(hi);
 
         if (!mt_strict() && (sg->pub_known || sg->nqueued)) {
@@ -516,7 +526,9 @@ void mt_sign_sync(void)
 {
     apr_hash_index_t *hi;
 
-    for (hi = mt_sign.stores ? apr_hash_first(NULL, mt_sign.stores) : NULL; hi;
+    const struct mt_sign_tables *tb = mt_signers_get()->tables;
+
+    for (hi = tb ? apr_hash_first(NULL, tb->stores) : NULL; hi;
          hi = apr_hash_next(hi)) {
         mt_store_sync(apr_hash_this_val(hi));
     }

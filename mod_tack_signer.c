@@ -11,7 +11,7 @@
  * socket; the parent never holds the password, the scalar or the token
  * session (a provider and p11-kit keep state that a later pass of a
  * long-lived parent cannot rely on).  A signer lives as long as the pool
- * of the signers of its time (mt_signers.pool): the parent's ends close at
+ * of the signers of its time (mt_signers_t.pool): the parent's ends close at
  * the end of the pass (mt_signers_close, from post_config, before any
  * httpd child is forked); the background process (mod_tack_background.c)
  * inherits the signers that are up and keeps them until the end of its
@@ -72,15 +72,24 @@ APLOG_USE_MODULE(tack);
 /* How long the signer waits for the parent's next TACK. */
 #define TACK_SIGNER_SECS 60
 
-mt_signers_t mt_signers;
+mt_signers_t *mt_signers_get(void)
+{
+    mt_gen_t *gen = mt_gen();
+
+    if (!gen->signers) {
+        gen->signers = apr_pcalloc(gen->pconf, sizeof(*gen->signers));
+    }
+    return gen->signers;
+}
 
 /* mt_signers_forget ends this time's signers (their pool's cleanup): the
  * socket closed, each frees its key and exits. */
 static apr_status_t mt_signers_forget(void *unused)
 {
+    mt_signers_t *sgs = mt_signers_get();
     apr_hash_index_t *hi;
 
-    for (hi = apr_hash_first(NULL, mt_signers.signers); hi;
+    for (hi = apr_hash_first(NULL, sgs->signers); hi;
          hi = apr_hash_next(hi)) {
         mt_signer_t *sg = apr_hash_this_val(hi);
 
@@ -94,8 +103,9 @@ static apr_status_t mt_signers_forget(void *unused)
             sg->pid = 0;
         }
     }
-    mt_signers.pool = NULL;
-    mt_signers.signers = NULL;
+    sgs->pool = NULL;
+    sgs->signers = NULL;
+    sgs->tables = NULL;
     return APR_SUCCESS;
 }
 
@@ -842,10 +852,11 @@ void mt_signer_stop(pid_t pid)
 /* mt_signer_spawn forks the signer of |sg|; returns NULL, or why not. */
 const char *mt_signer_spawn(apr_pool_t *p, mt_signer_t *sg)
 {
+    mt_signers_t *sgs = mt_signers_get();
     int sv[2];
     pid_t pid, starter = getpid();
 
-    if (!mt_signers.in_agent && !mt_signers.budget) {
+    if (!sgs->in_agent && !sgs->budget) {
         /* TackSigningWait 0: by choice, not a failure (mt_signer_get) */
         return apr_psprintf(p,
                             "TackSigningKey %s: left to the background: a "
@@ -853,12 +864,12 @@ const char *mt_signer_spawn(apr_pool_t *p, mt_signer_t *sg)
                             "(TackSigningWait 0)",
                             sg->key);
     }
-    if (!mt_ms_left(mt_signers.deadline)) {
+    if (!mt_ms_left(sgs->deadline)) {
         return apr_psprintf(p,
                             "TackSigningKey %s: not tried: the %d seconds "
                             "a restart waits for signing (TackSigningWait) "
                             "were spent by another key's signer",
-                            sg->key, mt_signers.budget);
+                            sg->key, sgs->budget);
     }
     if (socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, sv) < 0) {
         return apr_psprintf(p, "TackSigningKey %s: socketpair: %s", sg->key,
@@ -895,12 +906,13 @@ const char *mt_signer_spawn(apr_pool_t *p, mt_signer_t *sg)
 }
 
 /* mt_signer_hello waits for the first answer of |sg|'s signer, until
- * mt_signers.deadline; returns NULL (the key is ready: sg->pub), or why not. */
+ * mt_signers_t.deadline; returns NULL (the key is ready: sg->pub), or why not. */
 const char *mt_signer_hello(apr_pool_t *p, mt_signer_t *sg)
 {
+    mt_signers_t *sgs = mt_signers_get();
     mt_signer_hello_t hello;
 
-    if (!mt_io(sg->fd, &hello, sizeof(hello), 0, mt_signers.deadline)) {
+    if (!mt_io(sg->fd, &hello, sizeof(hello), 0, sgs->deadline)) {
         sg->transient = 1;
         mt_signer_stop(sg->pid);
         sg->pid = 0;
@@ -911,8 +923,8 @@ const char *mt_signer_hello(apr_pool_t *p, mt_signer_t *sg)
                             "(its password program or token did not answer; "
                             "the signer and its password program were "
                             "killed)",
-                            sg->key, mt_signers.budget,
-                            mt_signers.in_agent ? "" : ", the time a restart "
+                            sg->key, sgs->budget,
+                            sgs->in_agent ? "" : ", the time a restart "
                                                  "waits for signing "
                                                  "(TackSigningWait)");
     }
@@ -945,6 +957,7 @@ const char *mt_signer_start(apr_pool_t *p, mt_signer_t *sg)
  * signature; returns TACK_OK or why not. */
 tack_status_t mt_signer_sign(mt_signer_t *sg, tack_t *tack)
 {
+    mt_signers_t *sgs = mt_signers_get();
     uint8_t raw[TACK_LEN];
 
     memcpy(tack->public_key, sg->pub, TACK_KEY_LEN);
@@ -952,21 +965,21 @@ tack_status_t mt_signer_sign(mt_signer_t *sg, tack_t *tack)
     if (sg->fd < 0) {
         return TACK_ERR_IO;
     }
-    if (!mt_io(sg->fd, raw, TACK_LEN, 1, mt_signers.deadline) ||
-        !mt_io(sg->fd, tack->signature, TACK_SIG_LEN, 0, mt_signers.deadline)) {
+    if (!mt_io(sg->fd, raw, TACK_LEN, 1, sgs->deadline) ||
+        !mt_io(sg->fd, tack->signature, TACK_SIG_LEN, 0, sgs->deadline)) {
         /* gone, or the time is up: no more waiting on it */
-        sg->error = mt_ms_left(mt_signers.deadline)
-                        ? apr_psprintf(mt_signers.pool,
+        sg->error = mt_ms_left(sgs->deadline)
+                        ? apr_psprintf(sgs->pool,
                                        "TackSigningKey %s: the signer ended "
                                        "while signing (the token or its "
                                        "connection failed)",
                                        sg->key)
-                        : apr_psprintf(mt_signers.pool,
+                        : apr_psprintf(sgs->pool,
                                        "TackSigningKey %s: no answer within "
                                        "%d seconds%s (a signing host or "
                                        "token that does not answer)",
-                                       sg->key, mt_signers.budget,
-                                       mt_signers.in_agent
+                                       sg->key, sgs->budget,
+                                       sgs->in_agent
                                            ? ""
                                            : " (TackSigningWait: the rest "
                                              "is signed in the background)");
@@ -993,36 +1006,37 @@ static const char *mt_signer_id(apr_pool_t *p, const mt_conf_t *conf)
 mt_signer_t *mt_signer_add(server_rec *s, const mt_conf_t *conf,
                                   int *created)
 {
+    mt_signers_t *sgs = mt_signers_get();
     const char *id;
     mt_signer_t *sg;
 
     *created = 0;
 
-    if (!mt_signers.pool) {
-        apr_pool_create(&mt_signers.pool, s->process->pconf);
-        apr_pool_tag(mt_signers.pool, "tack_sign");
-        mt_signers.signers = apr_hash_make(mt_signers.pool);
-        if (!mt_signers.in_agent) {
+    if (!sgs->pool) {
+        apr_pool_create(&sgs->pool, s->process->pconf);
+        apr_pool_tag(sgs->pool, "tack_sign");
+        sgs->signers = apr_hash_make(sgs->pool);
+        if (!sgs->in_agent) {
             /* apache2 -t holds no restart: with TackSigningWait 0 it
              * still checks the key, in the time one signature may take */
             mt_signers_allow(mt_strict() ? mt_signers_answer_secs()
                                       : mt_sign_wait_secs());
         }
-        apr_pool_cleanup_register(mt_signers.pool, NULL, mt_signers_forget,
+        apr_pool_cleanup_register(sgs->pool, NULL, mt_signers_forget,
                                   apr_pool_cleanup_null);
     }
-    id = mt_signer_id(mt_signers.pool, conf);
-    sg = apr_hash_get(mt_signers.signers, id, APR_HASH_KEY_STRING);
+    id = mt_signer_id(sgs->pool, conf);
+    sg = apr_hash_get(sgs->signers, id, APR_HASH_KEY_STRING);
     if (sg) {
         return sg;
     }
-    sg = apr_pcalloc(mt_signers.pool, sizeof(*sg));
+    sg = apr_pcalloc(sgs->pool, sizeof(*sg));
     sg->key = conf->sign_key;
     sg->pw = conf->sign_pw;
     sg->where = conf->sign_key_where;
     sg->pw_where = conf->sign_pw_where;
     sg->fd = -1;
-    apr_hash_set(mt_signers.signers, id, APR_HASH_KEY_STRING, sg);
+    apr_hash_set(sgs->signers, id, APR_HASH_KEY_STRING, sg);
     *created = 1;
     return sg;
 }
@@ -1032,21 +1046,22 @@ mt_signer_t *mt_signer_add(server_rec *s, const mt_conf_t *conf,
  * -t by the caller, as a problem). */
 mt_signer_t *mt_signer_get(server_rec *s, const mt_conf_t *conf)
 {
+    mt_signers_t *sgs = mt_signers_get();
     int created;
     mt_signer_t *sg = mt_signer_add(s, conf, &created);
 
     if (!created) {
         return sg;
     }
-    sg->error = mt_signer_start(mt_signers.pool, sg);
-    if (!mt_signers.in_agent) {
+    sg->error = mt_signer_start(sgs->pool, sg);
+    if (!sgs->in_agent) {
         if (!sg->error && !mt_strict()) {
-            mt_pub_remember(mt_signers.pool, sg);
+            mt_pub_remember(sgs->pool, sg);
         } else if (sg->error && (!mt_strict() || sg->transient)) {
-            sg->pub_recalled = mt_pub_recall(mt_signers.pool, sg);
+            sg->pub_recalled = mt_pub_recall(sgs->pool, sg);
         }
     }
-    if (sg->error && !mt_strict() && !mt_signers.in_agent && mt_signers.budget) {
+    if (sg->error && !mt_strict() && !sgs->in_agent && sgs->budget) {
         ap_log_error(APLOG_MARK, APLOG_ERR, 0, s,
                      "TACK00030: %s (" TACK_WHERE_FMT "); the start does "
                      "not wait for it: every certificate without a TACK is "
@@ -1059,8 +1074,9 @@ mt_signer_t *mt_signer_get(server_rec *s, const mt_conf_t *conf)
 
 void mt_signers_allow(int secs)
 {
-    mt_signers.budget = secs;
-    mt_signers.deadline = mt_ms_now() + secs * 1000L;
+    mt_signers_t *sgs = mt_signers_get();
+    sgs->budget = secs;
+    sgs->deadline = mt_ms_now() + secs * 1000L;
 }
 
 int mt_signers_answer_secs(void)
@@ -1072,9 +1088,10 @@ int mt_signers_answer_secs(void)
 
 void mt_signers_close(void)
 {
-    if (mt_signers.pool) {
+    mt_signers_t *sgs = mt_signers_get();
+    if (sgs->pool) {
         /* frees the keys, or (mt_background_start took the signers over)
          * closes the parent's ends: mt_signers_forget */
-        apr_pool_destroy(mt_signers.pool);
+        apr_pool_destroy(sgs->pool);
     }
 }

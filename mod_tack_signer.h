@@ -67,32 +67,29 @@ struct mt_pending {
     mt_item_t *replaces;     /* its TACK under the key, expiring soon */
 };
 
-/* The signers of this time (mod_tack_signer.c): the parent's during a
- * pass, the background process's own after it (in_agent).  The pool is a
- * child of pconf, destroyed at the end of each pass or background round,
- * which ends the signers; they are found by "key\npassword source".  The
+/* The signers of the generation (mt_gen_t.signers, mod_tack_signer.c):
+ * the parent's during a pass, the background process's own after it
+ * (in_agent).  |pool|, a child of pconf, holds the signers of this time --
+ * a pass, or one background round -- found by "key\npassword source", and
+ * what a pass signed in it (mod_tack_sign.c's tables); destroying it
+ * (mt_signers_close) ends the signers and empties those members.  The
  * deadline is when waiting for signers stops (mt_ms_now), the budget the
  * seconds up to it, for messages. */
-typedef struct {
+typedef struct mt_signers {
     apr_pool_t *pool;
     apr_hash_t *signers;
+    struct mt_sign_tables *tables;
     long deadline;
     int budget;
     int in_agent; /* 1 in the background process */
 } mt_signers_t;
-extern mt_signers_t mt_signers;
 
-/* What the pass signs (mod_tack_sign.c), in this time's signers' pool:
- * the TACKs signed, by target hash and key, so that a certificate named by
- * several vhosts gets one TACK, the stores and files written; the queue
- * is the pass's (mt_pending_t *, in pconf). */
-typedef struct {
-    apr_hash_t *done;
-    apr_hash_t *stores; /* path -> mt_store_t *, written to in this time */
-    apr_hash_t *files;  /* store file written -> its TACK key */
-    apr_array_header_t *queue;
-} mt_sign_t;
-extern mt_sign_t mt_sign;
+/* mt_signers_get returns the generation's signers (made the first time). */
+mt_signers_t *mt_signers_get(void);
+
+/* mt_sign_queued returns the pass's queue (mt_pending_t *, in pconf): the
+ * certificates left to the background, or NULL. */
+apr_array_header_t *mt_sign_queued(void);
 
 /* mt_ms_now: CLOCK_MONOTONIC in milliseconds; mt_ms_left: whether
  * |deadline| is still ahead; mt_sign_wait_secs: TackSigningWait. */
@@ -103,7 +100,7 @@ int mt_sign_wait_secs(void);
 /* The signers: mt_signer_add finds or makes (|created|, not started) the
  * signer of |conf|; mt_signer_get does so and starts it the first time
  * (its error logged once); mt_signer_spawn forks it, mt_signer_hello waits
- * for its first answer until mt_signers.deadline, mt_signer_start does
+ * for its first answer until mt_signers_t.deadline, mt_signer_start does
  * both (NULL, or why the key cannot be used); mt_signer_sign has a TACK
  * signed and checks the signature; mt_signer_stop ends a signer process;
  * mt_signers_close ends this time's signers (the parent's ends, when the
@@ -125,7 +122,7 @@ mt_item_t *mt_sign_one(apr_pool_t *p, server_rec *s, const mt_conf_t *conf,
                        uint32_t expires, int write);
 
 /* mt_signers_allow gives waiting for signers |secs| from now
- * (mt_signers.deadline, .budget); mt_signers_answer_secs is how long one
+ * (mt_signers_t.deadline, .budget); mt_signers_answer_secs is how long one
  * signature may take in the background (TackSigningWait, or its default
  * when it is 0); mt_sign_sync makes the stores written to reach the
  * disk. */
