@@ -12,6 +12,10 @@
 #    mod_tack_base.c and mod_tack_base.h include no header above the base;
 #  - the handshake's table (mt_rt_t, mt_slot_t) is written only by
 #    mod_tack_handshake.c, which owns it;
+#  - the module's state has two owners (mt_gen_t, mt_proc_t): no other
+#    writable variable at file scope but the tables httpd reads (the
+#    module record, the directives), constant tables of pointers, the
+#    counters' placeholder and a signal handler's process group;
 #  - build/mod_tack.so exports tack_module and nothing else (no core or
 #    module symbol can clash with another module's).
 use strict;
@@ -30,7 +34,7 @@ my ($list) = $makefile =~ /^MODULE_SRC := (.*?)\n(?!\s)/ms
 my @order = map { s/\.c$//r } grep { /\.c$/ } split /[\s\\]+/, $list;
 my %rank = map { $order[$_] => $_ } 0 .. $#order;
 
-plan tests => 11;
+plan tests => 12;
 
 my @sources = sort map { m{([^/]+)\.c$} } glob "$top/mod_tack*.c";
 is(join(' ', sort @order), join(' ', @sources),
@@ -134,3 +138,22 @@ for my $f (grep { $_ ne 'mod_tack_handshake' } @order) {
     }
 }
 is(join('', @writes), '', 'no file but mod_tack_handshake.c writes the handshake\'s table');
+
+# ---- state: the generation's and the process's, nothing else -------------
+my %allowed = map { $_ => 1 } qw(
+    mod_tack:tack_module mod_tack_config:mt_config_cmds
+    mod_tack_base:mt_gen_current mod_tack_base:mt_proc_current
+    mod_tack_handshake:mt_ctr_unset mod_tack_signer:mt_pw_pgid
+    mod_tack_metrics:mt_prom_families mod_tack_metrics:mt_prom_kinds
+    mod_tack:after_ssl mod_tack_setup:names mod_tack_status_html:cols);
+my (@vars, $nvars);
+for my $f (@order) {
+    for (`nm $top/build/module/$f.o`) {
+        # a static inside a function is "name.N"
+        next unless /\s[bBdD]\s+([A-Za-z_]\w*)(?:\.\d+)?$/;
+        $nvars++;
+        push @vars, "$f:$1" unless $allowed{"$f:$1"};
+    }
+}
+is(join(' ', @vars) . ($nvars ? '' : ' (no data symbol found at all)'), '',
+   'no writable file-scope variable but the generation\'s and the process\'s pointers and the listed few');
