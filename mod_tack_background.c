@@ -3,12 +3,12 @@
 /*
  * mod_tack_background.c -- what a start leaves to TackSigningKey's
  * background: the certificates mod_tack_sign.c queued, and mod_md's
- * staged renewals.
+ * staged renewals (mod_tack_md.c, each round).
  *
  * At the end of the pass (mt_background_start, before any httpd child is
  * forked) the parent makes one anonymous shared-memory segment with a
  * place for the answer of each queued certificate (mt_late_t, which the
- * handshake reads) and forks the background process, which inherits the
+ * handshake reads through mt_background_answer) and forks the background process, which inherits the
  * pass's signers that are up.  The background signs, writes each TACK into
  * its store and publishes its answer; a key that cannot be used is tried
  * again every TackSigningRetry seconds, and what it says of its keys is on
@@ -49,6 +49,7 @@
 #include "mod_tack_load.h"
 #include "mod_tack_store.h"
 #include "mod_tack_signer.h"
+#include "mod_tack_md.h"
 #include "tack_util.h"
 #include "tack_file.h"
 
@@ -78,10 +79,6 @@ struct mt_bg {
                                      * start */
     } life;
     mt_board_t *board; /* in the segment, or NULL */
-    /* mod_md's staging directory and the vhosts that sign ahead what it
-     * stages (server_rec *: a TackSigningKey and a TackStore), or NULL. */
-    const char *md_staging;
-    apr_array_header_t *md_vhosts;
 };
 
 /* What the process keeps of the background from one generation to the
@@ -113,6 +110,18 @@ static struct mt_bg_proc *mt_bg_proc_get(void)
     }
     return proc->background;
 }
+
+/* How the background ends on its own: 0 when its work is done (or at the
+ * parent's SIGTERM), this when it cannot work at all.  httpd hands the
+ * parent an exit status or a signal's number without saying which
+ * (apr_proc_other_child_alert): a status above any signal's number tells
+ * them apart. */
+#define TACK_BG_EXIT_FAILED 100
+/* A background that lived this long before it ended is not crashing in a
+ * loop: its successor starts at once. */
+#define TACK_BG_STABLE_SECS 300
+/* The longest a successor waits before its first round (the back-off). */
+#define TACK_BG_BACKOFF_MAX_SECS 3600
 
 /* ---- the background --------------------------------------------------------
  * What the pass left to the background is signed by a process of its own,
@@ -352,299 +361,12 @@ static int mt_agent_round(apr_pool_t *p, apr_hash_t *said, char *done,
     return left;
 }
 
-/* ---- mod_md's staged certificates, signed ahead ----------------------------
- * mod_md renews a certificate in its watchdog and stages it
- * (MDStoreDir/staging/NAME/pubcert*.pem) until the next graceful restart
- * activates it.  The background looks there every TackSigningRetry
- * seconds and signs, into the TackStore of the vhost that will serve it,
- * a TACK for each staged certificate that has none: the restart that
- * activates a renewal then serves its TACK from the store, with nothing to
- * sign and nothing to wait for. */
-
-/* mt_md_store_dir finds MDStoreDir in the configuration tree |d|. */
-static const char *mt_md_store_dir(const ap_directive_t *d)
-{
-    for (; d; d = d->next) {
-        const char *found;
-
-        if (!strcasecmp(d->directive, "MDStoreDir") && d->args) {
-            return d->args;
-        }
-        if (d->first_child && (found = mt_md_store_dir(d->first_child))) {
-            return found;
-        }
-    }
-    return NULL;
-}
-
-/* mt_md_watch notes, at the end of the pass, where mod_md stages and which
- * vhosts sign ahead: nothing when mod_md is not loaded. */
-static void mt_md_watch(server_rec *s_main)
-{
-    struct mt_bg *bg = mt_bg_get();
-    apr_pool_t *pconf = s_main->process->pconf;
-    const char *dir;
-    server_rec *s;
-
-    bg->md_staging = NULL;
-    bg->md_vhosts = NULL;
-    if (!ap_find_linked_module("mod_md.c")) {
-        return;
-    }
-    for (s = s_main; s; s = s->next) {
-        const mt_conf_t *conf = mt_conf_get(s);
-
-        if (conf->ssl_seen && conf->sign_key && *conf->sign_key &&
-            conf->store && conf->store->loaded && !conf->store->error) {
-            if (!bg->md_vhosts) {
-                bg->md_vhosts = apr_array_make(pconf, 4, sizeof(server_rec *));
-            }
-            APR_ARRAY_PUSH(bg->md_vhosts, server_rec *) = s;
-        }
-    }
-    dir = mt_md_store_dir(ap_conftree);
-    dir = ap_server_root_relative(pconf, dir ? dir : "md");
-    if (bg->md_vhosts && dir) {
-        bg->md_staging = apr_pstrcat(pconf, dir, "/staging", NULL);
-        ap_log_error(APLOG_MARK, APLOG_DEBUG, 0, s_main,
-                     "TACK00082: the background signs ahead what mod_md "
-                     "stages in %s for %d vhost%s with a TackSigningKey and "
-                     "a TackStore",
-                     bg->md_staging, bg->md_vhosts->nelts,
-                     bg->md_vhosts->nelts == 1 ? "" : "s");
-    }
-}
-
-/* mt_md_vhost returns the vhost that serves |cert| (a name of its
- * certificate is the vhost's name or an alias), or NULL. */
-static server_rec *mt_md_vhost(X509 *cert)
-{
-    struct mt_bg *bg = mt_bg_get();
-    int i, j;
-
-    for (i = 0; i < bg->md_vhosts->nelts; i++) {
-        server_rec *s = APR_ARRAY_IDX(bg->md_vhosts, i, server_rec *);
-
-        if (s->server_hostname &&
-            X509_check_host(cert, s->server_hostname, 0, 0, NULL) == 1) {
-            return s;
-        }
-        for (j = 0; s->names && j < s->names->nelts; j++) {
-            const char *n = APR_ARRAY_IDX(s->names, j, const char *);
-
-            if (X509_check_host(cert, n, 0, 0, NULL) == 1) {
-                return s;
-            }
-        }
-    }
-    return NULL;
-}
-
-/* The largest staged certificate file read: mod_md's pubcert.pem is the
- * certificate and its chain, a few kilobytes. */
-#define MT_MD_CERT_MAX TACK_FILE_MAX_DEFAULT
-
-/* mt_md_skip says, once for each |path|, why what mod_md's staging
- * directory holds there is not read.  That directory is writable by
- * httpd's children: what is in it is judged, never followed. */
-static void mt_md_skip(apr_hash_t *seen, const char *path, const char *why)
-{
-    apr_pool_t *hp = apr_hash_pool_get(seen);
-    const char *key = apr_pstrcat(hp, "skipped:", path, NULL);
-
-    if (apr_hash_get(seen, key, APR_HASH_KEY_STRING)) {
-        return;
-    }
-    apr_hash_set(seen, key, APR_HASH_KEY_STRING, "");
-    ap_log_error(APLOG_MARK, APLOG_WARNING, 0, ap_server_conf,
-                 "TACK00120: mod_md's staging directory: %s is not read: %s "
-                 "(httpd's children can write there: only the regular files "
-                 "mod_md stages are signed ahead)",
-                 path, why);
-}
-
-/* mt_md_read_why says why tack_file_read_at refused a staged file. */
-static const char *mt_md_read_why(apr_pool_t *p, tack_status_t st,
-                                  const struct stat *sb)
-{
-    switch (st) {
-    case TACK_ERR_NOT_REGULAR_FILE:
-        return S_ISLNK(sb->st_mode) ? "a symbolic link, not followed"
-                                    : "not a regular file (a FIFO, a socket "
-                                      "or a device), not opened for reading";
-    case TACK_ERR_FILE_TOO_LARGE:
-        return apr_psprintf(p, "larger than %d KiB", MT_MD_CERT_MAX >> 10);
-    case TACK_ERR_IO:
-        return strerror(errno);
-    default:
-        return tack_status_str(st);
-    }
-}
-
-/* mt_md_sign_one signs ahead, once, the staged certificate |name| of the
- * directory |dirfd| (|path|, for messages). */
-static void mt_md_sign_one(apr_pool_t *p, apr_hash_t *seen, int dirfd,
-                           const char *name, const char *path)
-{
-    mt_signers_t *sgs = mt_signers_get();
-    char vname[TACK_NAME_SIZE];
-    mt_certsel_t cert;
-    const mt_conf_t *conf;
-    mt_signer_t *sg;
-    server_rec *s;
-    struct stat sb;
-    tack_status_t st;
-    time_t end;
-    X509 *x509 = NULL;
-    BIO *bio;
-    char *text = NULL;
-    size_t len = 0;
-    int created;
-
-    memset(&cert, 0, sizeof(cert));
-    memset(&sb, 0, sizeof(sb));
-    /* relative to the directory's descriptor, never followed, never
-     * blocking: the name may have become a FIFO or a link to a device
-     * since the directory was listed */
-    st = tack_file_read_at(dirfd, name, MT_MD_CERT_MAX, &text, &len, &sb);
-    if (st != TACK_OK) {
-        if (!(st == TACK_ERR_IO && errno == ENOENT)) {
-            mt_md_skip(seen, path, mt_md_read_why(p, st, &sb));
-        }
-        return;
-    }
-    bio = len <= INT_MAX ? BIO_new_mem_buf(text, (int)len) : NULL;
-    x509 = bio ? PEM_read_bio_X509(bio, NULL, NULL, NULL) : NULL;
-    BIO_free(bio);
-    free(text);
-    ERR_clear_error();
-    if (!mt_cert_describe(
-            p, x509, apr_psprintf(p, "mod_md's staged certificate %s", path),
-            &cert) ||
-        apr_hash_get(seen, cert.hash, TACK_HASH_LEN) ||
-        tack_cert_end_time(x509, &end) != TACK_OK || end <= time(NULL) ||
-        !(s = mt_md_vhost(x509))) {
-        X509_free(x509);
-        return;
-    }
-    apr_hash_set(seen,
-                 apr_pmemdup(apr_hash_pool_get(seen), cert.hash, TACK_HASH_LEN),
-                 TACK_HASH_LEN, "");
-    conf = mt_conf_get(s);
-    if (mt_store_has(conf->store, x509)) {
-        X509_free(x509); /* its TACK is in the store already */
-        return;
-    }
-    sg = mt_signer_add(s, conf, &created);
-    if (created) {
-        mt_signers_allow(TACK_SIGN_AGENT_SECS);
-        sg->error = mt_signer_start(sgs->pool, sg);
-    }
-    if (!sg->pub_known || sg->fd < 0) {
-        /* said by mt_agent_failed for the waiting ones; tried next time */
-        apr_hash_set(seen, cert.hash, TACK_HASH_LEN, NULL);
-        X509_free(x509);
-        return;
-    }
-    mt_signers_allow(mt_signers_answer_secs());
-    if (!mt_sign_one(p, s, conf, sg, &cert, (uint32_t)(end / 60), 1)) {
-        apr_hash_set(seen, cert.hash, TACK_HASH_LEN, NULL);
-        return;
-    }
-    ap_log_error(APLOG_MARK, APLOG_INFO, 0, s,
-                 "TACK00081: vhost %s: signed ahead for %s: its TACK is in "
-                 "the store when a restart activates it",
-                 mt_vhost_name_buf(s, vname), path);
-}
-
-/* mt_md_dir opens the directory |name| of |dirfd| (|path|, for messages)
- * for listing: never through a symbolic link, never blocking.  Returns
- * NULL when it cannot, said by mt_md_skip when it is not a plain miss. */
-static DIR *mt_md_dir(apr_hash_t *seen, int dirfd, const char *name,
-                      const char *path)
-{
-    char link[512];
-    int fd;
-    DIR *dir;
-
-    if (dirfd < 0) {
-        fd = tack_dir_open(path, link, sizeof(link));
-    } else {
-        fd = openat(dirfd, name,
-                    O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_NONBLOCK |
-                        O_CLOEXEC);
-        snprintf(link, sizeof(link), "%s", path);
-    }
-    if (fd < 0) {
-        if (errno == ELOOP) {
-            mt_md_skip(seen, link, "a symbolic link, not followed");
-        }
-        return NULL;
-    }
-    if (!(dir = fdopendir(fd))) {
-        close(fd);
-    }
-    return dir;
-}
-
-/* mt_md_round signs ahead every certificate mod_md has staged
- * (MDStoreDir/staging/NAME/pubcert*.pem).  Each name is read relative to
- * the descriptor of the directory listed, never through a link. */
-static void mt_md_round(apr_pool_t *p, apr_hash_t *seen)
-{
-    struct mt_bg *bg = mt_bg_get();
-    struct dirent *de;
-    DIR *dir;
-
-    if (!bg->md_staging || !(dir = mt_md_dir(seen, -1, NULL, bg->md_staging))) {
-        return;
-    }
-    while ((de = readdir(dir))) {
-        const char *md;
-        struct dirent *fe;
-        DIR *sub;
-
-        if (de->d_name[0] == '.' ||
-            (de->d_type != DT_DIR && de->d_type != DT_LNK &&
-             de->d_type != DT_UNKNOWN)) {
-            continue;
-        }
-        md = apr_pstrcat(p, bg->md_staging, "/", de->d_name, NULL);
-        if (!(sub = mt_md_dir(seen, dirfd(dir), de->d_name, md))) {
-            continue;
-        }
-        while ((fe = readdir(sub))) {
-            if (!strncmp(fe->d_name, "pubcert", 7) &&
-                strstr(fe->d_name, ".pem")) {
-                mt_md_sign_one(p, seen, dirfd(sub), fe->d_name,
-                               apr_pstrcat(p, md, "/", fe->d_name, NULL));
-            }
-        }
-        closedir(sub);
-    }
-    closedir(dir);
-    mt_sign_sync();
-}
-
-/* How the background ends on its own: 0 when its work is done (or at the
- * parent's SIGTERM), this when it cannot work at all.  httpd hands the
- * parent an exit status or a signal's number without saying which
- * (apr_proc_other_child_alert): a status above any signal's number tells
- * them apart. */
-#define TACK_BG_EXIT_FAILED 100
-/* A background that lived this long before it ended is not crashing in a
- * loop: its successor starts at once. */
-#define TACK_BG_STABLE_SECS 300
-/* The longest a successor waits before its first round (the back-off). */
-#define TACK_BG_BACKOFF_MAX_SECS 3600
-
 /* mt_agent_main is the background process; it waits |delay| seconds
  * first (a successor's back-off).  It never returns. */
 static void mt_agent_main(server_rec *s_main, pid_t parent, int delay)
 {
     mt_signers_t *sgs = mt_signers_get();
     apr_array_header_t *queue = mt_sign_queued();
-    struct mt_bg *bg = mt_bg_get();
     apr_pool_t *p;
     apr_hash_t *said, *staged;
     char *done;
@@ -722,7 +444,7 @@ static void mt_agent_main(server_rec *s_main, pid_t parent, int delay)
             apr_pool_destroy(sgs->pool); /* the signers end */
         }
         apr_pool_destroy(round);
-        if (!left && !bg->md_staging) {
+        if (!left && !mt_md_staging()) {
             break;
         }
         sleep((unsigned)mt_sign_retry_secs());
@@ -810,7 +532,7 @@ static void mt_agent_died(pid_t pid, int status)
                  "certificate%s still wait%s for a TACK%s: a new one "
                  "starts %s%s",
                  pid, how, waiting, waiting == 1 ? "" : "s",
-                 waiting == 1 ? "s" : "", bg->md_staging
+                 waiting == 1 ? "s" : "", mt_md_staging()
                      ? ", and mod_md's staged renewals for theirs"
                      : "",
                  delay ? apr_psprintf(bg->life.s->process->pconf,
@@ -937,7 +659,6 @@ static apr_time_t mt_bg_since_get(const uint8_t *hash, apr_time_t now)
 static void mt_background_segment(server_rec *s_main)
 {
     apr_array_header_t *queue = mt_sign_queued();
-    struct mt_bg *bg = mt_bg_get();
     apr_pool_t *pconf = s_main->process->pconf;
     apr_shm_t *shm;
     apr_status_t rv;
@@ -949,7 +670,7 @@ static void mt_background_segment(server_rec *s_main)
     mt_md_watch(s_main);
     if (!queue || !queue->nelts) {
         mt_bg_since(now); /* nothing waits */
-        if (bg->md_staging) {
+        if (mt_md_staging()) {
             mt_agent_fork(s_main, 0, 0);
         }
         return;

@@ -91,8 +91,9 @@ typedef struct {
     struct mt_guard *guard;     /* mod_tack_guard.c: this pass's memory */
     struct mt_signers *signers; /* mod_tack_signer.c: the signers */
     struct mt_sign_gen *sign;   /* mod_tack_sign.c: the pass's queue */
-    struct mt_bg *background;   /* mod_tack_background.c: its process,
-                                 * segment and mod_md's staging */
+    struct mt_md *md;           /* mod_tack_md.c: mod_md's staging */
+    struct mt_bg *background;   /* mod_tack_background.c: its process
+                                 * and segment */
     struct mt_status *status;   /* mod_tack_status.c: the tables, counters */
 } mt_gen_t;
 
