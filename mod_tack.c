@@ -41,7 +41,7 @@ APR_DECLARE_EXTERNAL_HOOK(ssl, SSL, int, init_server,
 #endif
 
 #include "mod_tack_load.h"
-#include "mod_tack_signer.h"
+#include "mod_tack_secret.h"
 #include "mod_tack_config.h"
 #include "mod_tack_runtime.h"
 #include "mod_tack_status.h"
@@ -127,7 +127,7 @@ static void mt_register_hooks(apr_pool_t *p)
     ap_hook_post_read_request(mt_hook_post_read_request, NULL, NULL,
                               APR_HOOK_MIDDLE);
     mt_status_register_hooks(p);
-    mt_signer_register_hooks(p);
+    mt_secret_register_hooks(p);
 }
 
 /* Spelled out rather than AP_DECLARE_MODULE(tack), which would repeat the

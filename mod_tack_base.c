@@ -259,3 +259,20 @@ tack_status_t mt_answer_encode(int format, int pin_activation,
         return tack_ext00_encode(&ext, buf, MT_ANSWER_MAX, len);
     }
 }
+
+/* mt_ms_left returns the milliseconds left until |deadline| (a
+ * CLOCK_MONOTONIC time in ms), at least 0. */
+long mt_ms_now(void)
+{
+    struct timespec ts;
+
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (long)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+}
+
+int mt_ms_left(long deadline)
+{
+    long left = deadline - mt_ms_now();
+
+    return left < 0 ? 0 : (int)left;
+}

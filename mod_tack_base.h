@@ -183,6 +183,11 @@ const char *mt_pem_error(apr_pool_t *p, const char *directive, const char *path,
  * |secs| have passed, allocated in |p|. */
 const char *mt_duration(apr_pool_t *p, long secs);
 
+/* mt_ms_now: CLOCK_MONOTONIC in milliseconds; mt_ms_left: the
+ * milliseconds left until |deadline| (on that clock), at least 0. */
+long mt_ms_now(void);
+int mt_ms_left(long deadline);
+
 /* mt_hex returns |in| as lower-case hex, in |p|. */
 const char *mt_hex(apr_pool_t *p, const uint8_t *in, size_t len);
 

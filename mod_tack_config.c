@@ -35,7 +35,7 @@
 #include "mod_tack_config.h"
 #include "mod_tack_load.h"
 #include "mod_tack_store.h"
-#include "mod_tack_signer.h"
+#include "mod_tack_secret.h"
 
 APLOG_USE_MODULE(tack);
 
@@ -237,7 +237,7 @@ static const char *mt_cmd_TackSigningPassword(cmd_parms *cmd, void *dcfg,
                                               const char *arg)
 {
     mt_conf_t *conf = mt_conf_get(cmd->server);
-    const char *err = mt_signer_pw_syntax(cmd->pool, arg);
+    const char *err = mt_secret_pw_syntax(cmd->pool, arg);
 
     if (err) {
         return err;

@@ -11,9 +11,7 @@
 #define MOD_TACK_SIGNER_H
 
 #include "mod_tack_model.h"
-
-/* How long an exec: program may take to print the password. */
-#define TACK_PW_EXEC_SECS 30
+#include "mod_tack_secret.h"
 /* How long a configuration pass waits for its signers, all keys together
  * (TackSigningWait): their password programs and tokens, and every
  * signature it does not leave to the background.  One budget: three keys
@@ -91,10 +89,7 @@ mt_signers_t *mt_signers_get(void);
  * certificates left to the background, or NULL. */
 apr_array_header_t *mt_sign_queued(void);
 
-/* mt_ms_now: CLOCK_MONOTONIC in milliseconds; mt_ms_left: whether
- * |deadline| is still ahead; mt_sign_wait_secs: TackSigningWait. */
-long mt_ms_now(void);
-int mt_ms_left(long deadline);
+/* mt_sign_wait_secs: TackSigningWait. */
 int mt_sign_wait_secs(void);
 
 /* The signers: mt_signer_add finds or makes (|created|, not started) the
@@ -129,13 +124,6 @@ mt_item_t *mt_sign_one(apr_pool_t *p, server_rec *s, const mt_conf_t *conf,
 void mt_signers_allow(int secs);
 int mt_signers_answer_secs(void);
 void mt_sign_sync(void);
-
-/* The sources TackSigningPassword accepts, checked when it is read. */
-const char *mt_signer_pw_syntax(apr_pool_t *p, const char *arg);
-
-/* mt_signer_register_hooks registers the child_init hook that wipes env:
- * passwords from every httpd child's environment. */
-void mt_signer_register_hooks(apr_pool_t *p);
 
 /* mt_sign_retry_secs returns TackSigningRetry (or its default). */
 int mt_sign_retry_secs(void);

@@ -143,7 +143,7 @@ is(join('', @writes), '', 'no file but mod_tack_handshake.c writes the handshake
 my %allowed = map { $_ => 1 } qw(
     mod_tack:tack_module mod_tack_config:mt_config_cmds
     mod_tack_base:mt_gen_current mod_tack_base:mt_proc_current
-    mod_tack_handshake:mt_ctr_unset mod_tack_signer:mt_pw_pgid
+    mod_tack_handshake:mt_ctr_unset mod_tack_secret:mt_pw_pgid
     mod_tack_metrics:mt_prom_families mod_tack_metrics:mt_prom_kinds
     mod_tack:after_ssl mod_tack_setup:names mod_tack_status_html:cols);
 my (@vars, $nvars);
