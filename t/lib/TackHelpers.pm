@@ -41,7 +41,7 @@ our @EXPORT_OK = qw(
     wait_until wait_port
     make_cert make_key key_public spki_hash store_name fingerprint
     ecdsa_sign tack_bytes breaksig_bytes minutes_from_now
-    ext00 ext02 pem tackpy_pem pem_blocks serverinfo_pem
+    ext00 ext02 pem tackpy_pem pem_decode pem_blocks serverinfo_pem
     s_client hexs
 );
 our %EXPORT_TAGS = (all => \@EXPORT_OK);
@@ -250,7 +250,7 @@ sub key_public {
 # (32 bytes: a TACK's target_hash).
 sub spki_hash {
     my ($cert) = @_;
-    my ($der) = pem_blocks(
+    my ($der) = pem_decode(
         must_run('openssl', 'x509', '-in', $cert, '-noout', '-pubkey'),
         'PUBLIC KEY');
     die "$cert: no public key\n" unless defined $der;
@@ -367,17 +367,20 @@ sub tackpy_pem {
     } @blobs;
 }
 
-# pem_blocks($text_or_path, $label): the decoded LABEL blocks of a PEM text,
-# or of the file $text_or_path names (a text has a line break or a BEGIN
-# line; a file that cannot be read dies).
-sub pem_blocks {
-    my ($src, $label) = @_;
-    my $text = $src =~ /\n|-----BEGIN/ ? $src : slurp($src);
+# pem_decode($text, $label): the decoded LABEL blocks of a PEM text, in
+# order.  pem_blocks($path, $label): those of a file (which must be there).
+sub pem_decode {
+    my ($text, $label) = @_;
     my @b;
-    while ($text =~ /-----BEGIN \Q$label\E-----\s*\n(.*?)-----END \Q$label\E-----/sg) {
+    while (($text // '') =~ /-----BEGIN \Q$label\E-----\s*\n(.*?)-----END \Q$label\E-----/sg) {
         push @b, decode_base64($1);
     }
     return @b;
+}
+
+sub pem_blocks {
+    my ($path, $label) = @_;
+    return pem_decode(slurp($path), $label);
 }
 
 # serverinfo_pem($body): an OpenSSL serverinfo file carrying the extension
