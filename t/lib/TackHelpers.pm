@@ -21,7 +21,8 @@ package TackHelpers;
 #
 # Every command runs without a shell (unless given as one string with
 # shell characters, as Perl's exec does), its input from /dev/null or the
-# text given, never the test's terminal.
+# text given, never the test's terminal; run_sh alone is a shell line with
+# the test's input, for the suites that drive apt, dpkg and make.
 
 use strict;
 use warnings;
@@ -37,7 +38,7 @@ use Time::HiRes ();
 use Exporter 'import';
 our @EXPORT_OK = qw(
     read_file slurp write_file
-    run_cmd run3 must_run
+    run_cmd run3 must_run run_sh
     wait_until wait_port
     make_cert make_key key_public spki_hash store_name fingerprint
     ecdsa_sign tack_bytes breaksig_bytes minutes_from_now
@@ -179,6 +180,15 @@ sub must_run {
         . ($r->{timed_out} ? "timed out after $o->{timeout} s"
            : $r->{signal} ? "signal $r->{signal}" : "exit $r->{rc}")
         . "): @_\n$r->{out}$r->{err}";
+}
+
+# run_sh($cmd): the shell command line $cmd as the system tests (t/install,
+# t/package) run admin commands, with the test's own input (as qx): (exit
+# status, stdout and stderr of the whole line).
+sub run_sh {
+    my ($cmd) = @_;
+    my $out = qx{( $cmd ) 2>&1};
+    return ($? >> 8, $out);
 }
 
 # ---- waiting -------------------------------------------------------------------
