@@ -129,7 +129,7 @@ my $staged = "$d/md/staging/$name/pubcert.secp256r1.pem";
 # other than $old (the previous target hash); returns its target hash.
 sub wait_signed {
     my ($old) = @_;
-    return Pebble::wait_until(30, sub {
+    return TackHelpers::wait_until(30, sub {
         return 0 unless -f $staged;
         my $key = key_sha256($staged) or return 0;
         $tackfile = "$store/" . store_name($staged, $name);
@@ -137,7 +137,7 @@ sub wait_signed {
         my ($rc, $out) = tack('view', $tackfile);
         return 0 unless $out =~ /^target_hash\s+= ([0-9a-f]{64})$/m;
         return $1 eq $key && (!$old || $1 ne $old) ? $1 : 0;
-    });
+    }, 0.2);
 }
 
 my $port = $h->port;

@@ -104,17 +104,17 @@ my $pins = "$d/pins.json";
 # $wait_staged->($old): mod_md staged a certificate whose key is not $old.
 my $wait_staged = sub {
     my ($old) = @_;
-    return Pebble::wait_until(30, sub {
+    return TackHelpers::wait_until(30, sub {
         return 0 unless -f $staged;
         my $k = key_sha256($staged) or return 0;
         return (!$old || $k ne $old) ? $k : 0;
-    });
+    }, 0.2);
 };
 # $signed_ahead->($file): the background signed the staged certificate's
 # TACK into the store before any restart activates it.
 my $signed_ahead = sub {
     my ($file) = @_;
-    return Pebble::wait_until(30, sub { -f $file });
+    return TackHelpers::wait_until(30, sub { -f $file }, 0.2);
 };
 my $check_at = sub {
     my ($days) = @_;
