@@ -15,7 +15,8 @@ use File::Basename qw(dirname);
 use Test::More;
 
 # t/lib: the helpers and the private httpd the Perl suites share.
-use TackHelpers qw(pem_blocks ext00 ext02 write_file read_file fingerprint);
+use TackHelpers qw(pem_blocks ext00 ext02 write_file read_file
+    fingerprint);
 use PrivateHttpd;
 
 use Exporter 'import';
@@ -29,7 +30,7 @@ sub top_dir { dirname($T) }
 sub fx      { "$T/tmp/fixtures/$_[0]" }
 
 # hex($bytes): TackHelpers' hexs (in these tests hex() shows bytes).
-*hex = \&TackHelpers::hexs;
+{ no warnings 'once'; *hex = \&TackHelpers::hexs; }
 
 sub ssl_port {
     my ($label) = @_;
@@ -171,9 +172,8 @@ sub new {
 sub write_conf {
     my ($self, $body, %o) = @_;
     my $mods = TackTest::t_dir() . '/tmp/inherit.conf';
-    open my $in, '<', $mods or die "$mods: $!";
-    my $load = join '', grep { /^LoadModule/ } <$in>;
-    close $in;
+    my $load = join '', grep { /^LoadModule/ }
+        split /^/m, TackHelpers::slurp($mods);
     # mpm => 'prefork': another MPM in place of event (one connection per
     # process, e.g. to prove counters are shared between processes).
     if ($o{mpm}) {
