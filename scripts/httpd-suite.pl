@@ -39,6 +39,10 @@
 use strict;
 use warnings;
 use File::Find ();
+use FindBin;
+# t/lib: the helpers the Perl test suites share.
+use lib "$FindBin::Bin/../t/lib";
+use TackHelpers qw(slurp write_file);
 use Socket qw(PF_INET SOCK_STREAM SOL_SOCKET SO_REUSEADDR INADDR_ANY
               sockaddr_in);
 
@@ -60,20 +64,6 @@ elsif ($cmd eq 'compare' || $cmd eq 'compare-files') {
 }
 else {
     die "usage: httpd-suite.pl inject|vhosts|free-ports|tap|compare|compare-files ...\n";
-}
-
-sub slurp {
-    my ($f) = @_;
-    open my $fh, '<', $f or die "httpd-suite: $f: $!\n";
-    local $/;
-    return scalar <$fh>;
-}
-
-sub spew {
-    my ($f, $s) = @_;
-    open my $fh, '>', $f or die "httpd-suite: $f: $!\n";
-    print $fh $s;
-    close $fh or die "httpd-suite: $f: $!\n";
 }
 
 # inject DIR TACKFILE STATEFILE: the virtual hosts are in the .conf.in files, and in
@@ -107,13 +97,13 @@ sub inject {
                 $changed = $n += 1;
             }
         }
-        spew($f, $out) if $changed;
+        write_file($f, $out) if $changed;
     }
     die "httpd-suite: no <VirtualHost> with SSLEngine on in $dir\n" unless $n;
     # The module's memory of served pins: the run's own, not the machine's
     # (/var/lib/apache2/tack/, which other runs of mod_tack may have
     # written and the framework's user cannot).
-    spew("$dir/t/conf/tack.conf.in",
+    write_file("$dir/t/conf/tack.conf.in",
          "# mod_tack's server-level configuration (scripts/httpd-suite.pl)\n" .
          "TackStateFile $statefile\n");
 }

@@ -37,12 +37,12 @@ my $live = "$d/certbot/etc/live/$name";
 my $hook = top() . '/hooks/tack-certbot-hook';
 
 # The TACK key and the hook's configuration (root's, mode 0600).
-spew("$d/password", "acme-test\n");
+write_file("$d/password", "acme-test\n");
 my ($rc, $out, $err) = tack('genkey', '-o', "$d/tack.key",
                             '--password-file', "$d/password");
 is($rc, 0, 'a TACK key') or diag($err);
 my $id = ($err =~ /TACK ID (\S+)/)[0];
-spew("$d/hook.conf", <<"C");
+write_file("$d/hook.conf", <<"C");
 TACK=@{[ top() ]}/tack
 TACK_KEY=$d/tack.key
 TACK_PASSWORD_FILE=$d/password
@@ -63,7 +63,7 @@ my $t0 = time;
     '--http-01-port', Pebble::free_port(), '-d', $name, '--agree-tos',
     '-m', 'admin@tack.test', '--no-eff-email', @common);
 is($rc, 0, 'certbot certonly from pebble') or diag($out, $err, $pebble->log_text);
-my $tackfile = "$store/" . store_file("$live/cert.pem", $name);
+my $tackfile = "$store/" . store_name("$live/cert.pem", $name);
 like($out . $err, qr/tack-certbot-hook: signed \Q$tackfile\E for /,
      '... the deploy hook signed a TACK into the store, under the certificate\'s name');
 unlike($err, qr/ran with error output/, '... and certbot reports no error output from it');
@@ -115,7 +115,7 @@ for my $n (1, 2) {
     ok($h->wait_ready($mark), '... and restarted httpd gracefully');
     my $key = key_sha256("$live/cert.pem");
     ok($key && !$seen{$key}++, '... the certificate has a new key');
-    $tackfile = "$store/" . store_file("$live/cert.pem", $name);
+    $tackfile = "$store/" . store_name("$live/cert.pem", $name);
     ok(-f $tackfile, '... its TACK is in its own file of the store');
     ($rc, $out) = tack('view', $tackfile);
     like($out, qr/^target_hash\s+= $key$/m, '... the TACK in the store names it');
@@ -165,7 +165,7 @@ SKIP: {
 # The control: a TACK that does not verify for the certificate is refused
 # by the hook before httpd sees it.
 {
-    spew("$d/other.conf", slurp("$d/hook.conf")
+    write_file("$d/other.conf", slurp("$d/hook.conf")
         . "TACK_SIGN_COMMAND='cat $d/stale.tack.pem'\n");
     chmod 0600, "$d/other.conf";
     ($rc, $out, $err) = tack('sign', '-k', "$d/tack.key", '--password-file',

@@ -34,7 +34,7 @@ chmod 0700, $keydir;
 
 # The child user runs the signing command and writes the store.  Here the
 # command is the tool itself, with a key only that user (and root) reads.
-spew("$keydir/password", "md-test\n");
+write_file("$keydir/password", "md-test\n");
 my ($rc, $out, $err) = tack('genkey', '-o', "$keydir/tack.key",
                             '--password-file', "$keydir/password");
 is($rc, 0, 'a TACK key') or diag($err);
@@ -76,11 +76,11 @@ my %path = ('www-data ALL=(tack)' => "nobody ALL=($signer)",
 for my $from (sort keys %path) {
     $rule =~ s/\Q$from\E/$path{$from}/ or BAIL_OUT("the guide's sudoers rule has no '$from'");
 }
-spew($sudoers, "$rule\n");
+write_file($sudoers, "$rule\n");
 chmod 0440, $sudoers;
 ($rc, $out, $err) = run('visudo', '-c', '-f', $sudoers);
 is($rc, 0, "visudo accepts the guide's sudoers rule") or diag($out, $err);
-spew("$d/md-hook.conf", <<"C");
+write_file("$d/md-hook.conf", <<"C");
 TACK=@{[ top() ]}/tack
 MD_STORE=$d/md
 TACK_STORE=$store
@@ -89,12 +89,12 @@ TACK_SIGN_WRITES_STORE=yes
 TACK_SIGN_COMMAND="sudo -n -u $signer $sign"
 C
 chmod 0644, "$d/md-hook.conf";
-spew("$d/hook.log", '');
+write_file("$d/hook.log", '');
 chmod 0666, "$d/hook.log";
 
 # Reasons the hook does not handle: exit 0 whatever the configuration
 # (a non-zero exit at `renewing` would stop the renewal).
-spew("$d/broken.conf", "exit 3\n");
+write_file("$d/broken.conf", "exit 3\n");
 for my $reason ('renewing', 'challenge-setup:http-01:md.tack.test',
                 'installed', 'expiring', 'errored') {
     ($rc) = run($hook, "$d/broken.conf", $reason, $name);
@@ -129,15 +129,15 @@ my $staged = "$d/md/staging/$name/pubcert.secp256r1.pem";
 # other than $old (the previous target hash); returns its target hash.
 sub wait_signed {
     my ($old) = @_;
-    return Pebble::wait_until(30, sub {
+    return TackHelpers::wait_until(30, sub {
         return 0 unless -f $staged;
         my $key = key_sha256($staged) or return 0;
-        $tackfile = "$store/" . store_file($staged, $name);
+        $tackfile = "$store/" . store_name($staged, $name);
         return 0 unless -f $tackfile;
         my ($rc, $out) = tack('view', $tackfile);
         return 0 unless $out =~ /^target_hash\s+= ([0-9a-f]{64})$/m;
         return $1 eq $key && (!$old || $1 ne $old) ? $1 : 0;
-    });
+    }, 0.2);
 }
 
 my $port = $h->port;

@@ -31,7 +31,7 @@ my $pebble = Pebble->start("$top_d/pebble");
 # parent inherits), a P-256 key made inside it.
 my $softhsm = '/usr/lib/softhsm/libsofthsm2.so';
 mkdir "$top_d/tokens";
-spew("$top_d/softhsm2.conf", "directories.tokendir = $top_d/tokens\n"
+write_file("$top_d/softhsm2.conf", "directories.tokendir = $top_d/tokens\n"
      . "objectstore.backend = file\nlog.level = ERROR\n");
 $ENV{SOFTHSM2_CONF} = "$top_d/softhsm2.conf";
 my ($rc, $out, $err) = run('softhsm2-util', '--init-token', '--free', '--label', 'tack',
@@ -55,7 +55,7 @@ mkdir $store or die "$store: $!";
 # The TACK key and its password (or PIN), readable by root only.
 my ($rc, $out, $err, $id, $signing);
 if ($kind eq 'file') {
-    spew("$d/tack.pw", "acme-signing\n");
+    write_file("$d/tack.pw", "acme-signing\n");
     chmod 0600, "$d/tack.pw";
     ($rc, $out, $err) = tack('genkey', '-o', "$d/tack.key",
                              '--password-file', "$d/tack.pw");
@@ -63,7 +63,7 @@ if ($kind eq 'file') {
     $id = tack_id("$d/tack.key");
     $signing = "$d/tack.key";
 } else {
-    spew("$d/tack.pw", "4321\n");
+    write_file("$d/tack.pw", "4321\n");
     chmod 0600, "$d/tack.pw";
     $signing = 'pkcs11:token=tack;object=tackkey;type=private';
     ($rc, $out, $err) = tack('view', 'pkcs11:token=tack;object=tackkey');
@@ -104,17 +104,17 @@ my $pins = "$d/pins.json";
 # $wait_staged->($old): mod_md staged a certificate whose key is not $old.
 my $wait_staged = sub {
     my ($old) = @_;
-    return Pebble::wait_until(30, sub {
+    return TackHelpers::wait_until(30, sub {
         return 0 unless -f $staged;
         my $k = key_sha256($staged) or return 0;
         return (!$old || $k ne $old) ? $k : 0;
-    });
+    }, 0.2);
 };
 # $signed_ahead->($file): the background signed the staged certificate's
 # TACK into the store before any restart activates it.
 my $signed_ahead = sub {
     my ($file) = @_;
-    return Pebble::wait_until(30, sub { -f $file });
+    return TackHelpers::wait_until(30, sub { -f $file }, 0.2);
 };
 my $check_at = sub {
     my ($days) = @_;
@@ -128,7 +128,7 @@ is($rc, 0, 'apache2 with mod_md and TackSigningKey started') or diag($out);
 my $key = $wait_staged->();
 ok($key, 'mod_md obtained a certificate from pebble')
     or diag(log_since(0, $h->error_log), $pebble->log_text);
-$tackfile = "$store/" . store_file($staged, $name);
+$tackfile = "$store/" . store_name($staged, $name);
 ok($signed_ahead->($tackfile), '... its TACK is signed ahead into the store, before any restart')
     or diag(log_since(0, $h->error_log));
 like(log_since(0, $h->error_log), qr/TACK00031: vhost \Q$name\E:$port: signed a TACK for mod_md's staged certificate \S+staging\S+ with TackSigningKey $key_re \(key \Q$id\E, generation 0, expires \S+, with the certificate\); written to \Q$tackfile\E/,
@@ -144,7 +144,7 @@ unlike($log, qr/TACK00036: .*[1-9]\d* left to the background/, '... and leaves n
 is(tack_id($tackfile), $id, '... under the TACK key');
 ($rc, $out, $err) = $check_at->(0);
 is($rc, 0, 'first check: accepted, pinned') or diag($out, $err);
-spew("$d/pins-first.json", slurp($pins));
+write_file("$d/pins-first.json", slurp($pins));
 like($out, qr/^key_sha256\s+= $key$/m, '... the certificate from pebble');
 like($out, qr/^result\s+= accepted$/m, '... the TACK verifies');
 ($rc, $out, $err) = $check_at->(10);
@@ -158,7 +158,7 @@ for my $n (1, 2) {
     my $new = $wait_staged->($key);
     ok($new, "renewal $n: mod_md staged a renewed certificate")
         or diag(log_since($mark, $h->error_log));
-    $tackfile = "$store/" . store_file($staged, $name);
+    $tackfile = "$store/" . store_name($staged, $name);
     ok($new && !$seen{$new}++, '... with a new key');
     ok($signed_ahead->($tackfile), '... its TACK signed ahead into the store')
         or diag(log_since($mark, $h->error_log));
@@ -176,7 +176,7 @@ for my $n (1, 2) {
     is($rc, 0, '... the pinned client accepts the name') or diag($out, $err);
     like($out, qr/^key_sha256\s+= \Q$new\E$/m, '... served with the new key');
     # kept for the record: the pin store after each renewal
-    spew("$d/pins-after-renewal-$n.json", slurp($pins));
+    write_file("$d/pins-after-renewal-$n.json", slurp($pins));
     like($out, qr/^result\s+= accepted$/m, '... result accepted');
     is(tack_id($tackfile), $id, '... the TACK key is unchanged');
     $key = $new;
@@ -191,7 +191,7 @@ my $secs = time - $t0;
 $write_conf->(0);
 my $last = $wait_staged->($key);
 ok($last, 'the renewal the last restart began is staged');
-$tackfile = "$store/" . store_file($staged, $name);
+$tackfile = "$store/" . store_name($staged, $name);
 ok($signed_ahead->($tackfile), '... its TACK signed ahead');
 $mark = log_mark($h->error_log);
 ok($h->graceful, '... a graceful restart activates it, with the default renew window');

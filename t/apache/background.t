@@ -19,7 +19,7 @@ use HTTP::Tiny;
 use JSON::PP;
 use Time::HiRes qw(time sleep);
 use TackTest;
-use TackFixture qw(make_cert write_file store_file);
+use TackFixture qw(make_cert write_file store_name);
 
 plan tests => 72;
 
@@ -154,7 +154,7 @@ $log = log_since($mark, $h->error_log);
 unlike($log, qr/AH00493|AH00489|resuming normal operations/, '... with no restart of any kind');
 like($log, qr/\[tack:info\].*TACK00077: the background signed 2 TACKs in [\d.]+ seconds \(2 written to a TackStore, 0 kept in memory only\)/,
      'the background says it is done');
-my $fa = "$d/store/" . store_file("$d/a.crt", 'a.test', 'ecdsa');
+my $fa = "$d/store/" . store_name("$d/a.crt", 'a.test', 'ecdsa');
 ok(-f $fa, 'the TACK is in the store, under its certificate\'s name');
 $j = json();
 is($j->{signing}{waiting}, 0, 'the status JSON: nothing waits');
@@ -197,7 +197,7 @@ log_clean($mark, [qr/TACK00030|TACK00076|TACK00080/], $h->error_log);
 # ---- apache2 -t says what it can know --------------------------------------
 # a signing host that does not answer is its condition, not a mistake in
 # the configuration: warned about within TackSigningWait, never refused
-my $conf_text = do { local $/; open my $fh, '<', $h->conf_file or die; <$fh> };
+my $conf_text = TackHelpers::slurp($h->conf_file);
 write_file("$d/ask-hang", "#!/bin/sh\nexec sleep 60\n");
 chmod 0700, "$d/ask-hang";
 (my $hang = $conf_text) =~ s{exec:\S+/ask$}{exec:$d/ask-hang}m;
@@ -216,7 +216,7 @@ write_file($h->conf_file, $conf_text);
 mkdir "$d/md/staging";
 mkdir "$d/md/staging/a.test";
 make_cert("$d/md/staging/a.test", 'pubcert', 'ec', 'a.test');
-my $fs = "$d/store/" . store_file("$d/md/staging/a.test/pubcert.crt", 'a.test', 'ecdsa');
+my $fs = "$d/store/" . store_name("$d/md/staging/a.test/pubcert.crt", 'a.test', 'ecdsa');
 rename "$d/md/staging/a.test/pubcert.crt", "$d/md/staging/a.test/pubcert.pem";
 $mark = -s $h->error_log;
 $t1 = time;

@@ -25,12 +25,8 @@ make_cert($d, 'rsa', 'rsa', 'v.test');
 make_cert($d, 'other', 'ec', 'other.test');
 make_key("$d/$_.key") for qw(k1 k2 k3 kb);
 # a certificate file with its private key in front of the certificate
-{
-    local $/;
-    open my $k, '<', "$d/ec.key" or die;
-    open my $c, '<', "$d/ec.crt" or die;
-    write_file("$d/combined.pem", <$k> . <$c>);
-}
+write_file("$d/combined.pem",
+    TackHelpers::slurp("$d/ec.key") . TackHelpers::slurp("$d/ec.crt"));
 
 my $tack = sub { tack_bytes(key => "$d/$_[0].key", cert => "$d/$_[1].crt", @_[2 .. $#_]) };
 my %files = (

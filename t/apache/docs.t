@@ -14,13 +14,9 @@ use lib "$FindBin::Bin/lib", "$FindBin::Bin/../lib";
 
 use Apache::Test qw(-withtestmore);
 use TackTest;
+use TackHelpers qw(slurp);
 
 my $top = top_dir();
-sub slurp {
-    open my $fh, '<', $_[0] or die "$_[0]: $!";
-    local $/;
-    return <$fh>;
-}
 
 # ---- tags in the source, with their level -----------------------------------
 my %level_name = (ERR => 'error', WARNING => 'warn', INFO => 'info',

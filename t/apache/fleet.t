@@ -20,7 +20,7 @@ use File::Path qw(make_path remove_tree);
 use POSIX ();
 use Time::HiRes qw(time sleep);
 use TackTest;
-use TackFixture qw(make_cert store_file fingerprint write_file);
+use TackFixture qw(make_cert store_name fingerprint write_file);
 
 plan tests => 52;
 
@@ -46,13 +46,13 @@ my $sock = "$sd/run/p11.sock";
 my $server_pid;
 {
     local $ENV{SOFTHSM2_CONF} = "$sd/softhsm2.conf";
-    TackFixture::run("softhsm2-util --init-token --free --label fleet"
+    TackHelpers::must_run("softhsm2-util --init-token --free --label fleet"
                      . " --pin 1234 --so-pin 5678");
     # A key the token makes: sensitive and never extractable.
-    TackFixture::run("pkcs11-tool --module $softhsm --login --pin 1234"
+    TackHelpers::must_run("pkcs11-tool --module $softhsm --login --pin 1234"
                      . " --keypairgen --key-type EC:prime256v1"
                      . " --label tackkey --id 01");
-    TackFixture::run("pkcs11-tool --module $softhsm --read-object"
+    TackHelpers::must_run("pkcs11-tool --module $softhsm --read-object"
                      . " --type pubkey --id 01 -o $sd/pub.der");
 }
 # start_server: the signing host's p11-kit server, on $sock
@@ -78,7 +78,7 @@ END {
         waitpid($server_pid, 0);
     }
 }
-my $pub = do { local $/; open my $fh, '<', "$sd/pub.der" or die; <$fh> };
+my $pub = TackHelpers::slurp("$sd/pub.der");
 my $token_id = fingerprint(substr($pub, -64));
 for (1 .. 100) { last if -S $sock; sleep 0.05; }
 ok(-S $sock, 'the signing host: p11-kit server listens on its socket')
@@ -159,7 +159,7 @@ for my $n ('a', 'b') {
     is($rc, 0, "$n.test: tack check exits 0");
     is($result, 'accepted', "$n.test: its TACK is accepted");
     is($id, $token_id, "$n.test: under the token's key");
-    my $file = "$d/store/" . store_file("$d/www.crt", "$n.test", 'ecdsa');
+    my $file = "$d/store/" . store_name("$d/www.crt", "$n.test", 'ecdsa');
     ok(-s $file, "$n.test: the TACK is written into its own store");
     my ($sid) = `$TACK view -c $d/www.crt $file 2>&1` =~ /^TACK ID\s+=\s+(\S+)$/m;
     is($sid // '', $token_id, "$n.test: the stored TACK is the token key's");
@@ -167,11 +167,7 @@ for my $n ('a', 'b') {
          qr/TACK00031: vhost $n\.test:\d+: signed a TACK for .*written to \Q$d\E\/store\//,
          "$n.test: the log says it signed");
     log_clean($mark{$n}, [], $h{$n}->error_log);
-    my $env = do {
-        local $/;
-        open my $fh, '<', "/proc/" . $h{$n}->pid . "/environ" or die $!;
-        <$fh>;
-    };
+    my $env = TackHelpers::slurp("/proc/" . $h{$n}->pid . "/environ");
     my %penv = map { /^([^=]*)=(.*)$/s ? ($1, $2) : () } split /\0/, $env;
     ok(!exists $penv{SOFTHSM2_CONF},
        "$n.test: no SOFTHSM2_CONF in the parent's environment");
@@ -184,7 +180,7 @@ for my $n ('a', 'b') {
 # token answers CKR_ATTRIBUTE_SENSITIVE (0x11) for its value, and it is
 # not extractable (no wrapping it out either).
 my $probe = t_dir() . '/tmp/p11value';
-TackFixture::run("cc -O2 -o $probe $FindBin::Bin/p11value.c -ldl");
+TackHelpers::must_run("cc -O2 -o $probe $FindBin::Bin/p11value.c -ldl");
 my $got = `$probe $client fleet tackkey 1234 2>&1`;
 is($? >> 8, 0, 'through the socket, the private key\'s value is refused')
     or diag($got);

@@ -68,10 +68,8 @@ $extra
 C
 }
 sub memory {
-    open my $fh, '<', $state or return undef;
-    local $/;
-    my $j = eval { decode_json(<$fh>) };
-    return $j;
+    my $t = TackHelpers::read_file($state) // return undef;
+    return eval { decode_json($t) };
 }
 sub slot { (memory() // {})->{slots}{"a.test:$port ECDSA"} // [] }
 # backdate($days): the remembered keys were first served $days ago
@@ -95,11 +93,6 @@ sub tack_source {
 }
 
 sub served_key { my $t = served_tack($port, 'a.test'); $t ? $t->{id} : undef }
-sub slurp_file {
-    open my $fh, '<', $_[0] or return undef;
-    local $/;
-    return scalar <$fh>;
-}
 sub day { strftime('%Y-%m-%d', gmtime(time + $_[0] * 86400)) }
 
 # ---- a start remembers what is served with pin activation ------------------
@@ -251,7 +244,7 @@ ok($h->graceful, 'graceful with it');
 $log = log_since($mark, $h->error_log);
 my @lines = $log =~ /(TACK00047)/g;
 is(scalar(@lines), 1, '... said once');
-is(slurp_file($state), "{ not json hunter2",
+is(TackHelpers::read_file($state), "{ not json hunter2",
    '... and the file is left as it is, never overwritten (it may be the only record of the pins)');
 log_clean($mark, [qr/TACK00047/], $h->error_log);
 unlink $state;
@@ -263,7 +256,7 @@ ok(@s == 1 && $s[0]{tack_id} eq $K2 && $s[0]{serving}, '... remembering K2');
 is(sprintf('%o', (stat $state)[2] & 07777), '644', 'the memory file is mode 0644');
 my @tmp = glob("$state.* $d/var/tack/.state.json.*");
 is(scalar(@tmp), 0, 'no temporary file left beside it');
-my $good = slurp_file($state);
+my $good = TackHelpers::read_file($state);
 
 # its directory: root's alone, or refused under -t and warned at a start
 chmod 0777, "$d/var/tack";
@@ -339,7 +332,7 @@ for my $k (map { @$_ } values %{ $j->{slots} }) {
     $k->{serving} = JSON::PP::true;
 }
 write_file($state, encode_json($j));
-my $before = slurp_file($state);
+my $before = TackHelpers::read_file($state);
 store_only(a6 => tack_bytes(key => "$d/k1.key", cert => "$d/a.crt"));
 ($rc, $out) = $h->configtest;
 isnt($rc, 0, 'apache2 -t with a memory dated ten years ahead still refuses the key change K2 -> K1');
@@ -354,7 +347,7 @@ $log = log_since($mark, $h->error_log);
 like($log, qr/\[tack:error\].*TACK00064: TackStateFile \S+state\.json: it holds a time/, '... logs the error');
 like($log, qr/\[tack:error\].*TACK00042: vhost a\.test:$port: .* under key \Q$K2\E/,
      '... and K2\'s pins as broken, judged at the clock');
-is(slurp_file($state), $before, '... the memory is left unchanged (the clock could be the wrong one)');
+is(TackHelpers::read_file($state), $before, '... the memory is left unchanged (the clock could be the wrong one)');
 log_clean($mark, [qr/TACK00064|TACK00042|TACK00074/], $h->error_log);
 my $tool_out = `$TOOL state $state 2>&1`;
 is($? >> 8, 1, 'tack state: exit status 1 for a file ahead of the clock');
@@ -373,7 +366,7 @@ like($out, qr/TACK00040: .* under key \Q$K2\E: .*refuse this name until ${\ day(
 unlike($out, qr/TACK00064/, '... and no longer says the file is ahead');
 $mark = -s $h->error_log;
 ok($h->graceful, 'a real start after it');
-isnt(slurp_file($state), $before, '... updates the memory again');
+isnt(TackHelpers::read_file($state), $before, '... updates the memory again');
 log_clean($mark, [qr/TACK00042|TACK00074/], $h->error_log);
 write_file($state, $good);
 
@@ -437,7 +430,7 @@ my ($SK) = `$TOOL view $d/sk.key` =~ /TACK ID\s+=\s+(\S+)/;
 write_file("$d/sk.pw", "skpw\n");
 chmod 0600, "$d/sk.pw";
 store_only();
-my $k2_memory = slurp_file($state);
+my $k2_memory = TackHelpers::read_file($state);
 unlink $state;
 conf("    TackSigningKey \@ROOT\@/sk.key\n    TackSigningPassword file:\@ROOT\@/sk.pw");
 $mark = -s $h->error_log;

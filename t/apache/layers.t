@@ -27,8 +27,7 @@ use Apache::Test qw(-withtestmore);
 use TackTest;
 
 my $top = top_dir();
-open my $mk, '<', "$top/Makefile" or die "Makefile: $!";
-my $makefile = do { local $/; <$mk> };
+my $makefile = TackHelpers::slurp("$top/Makefile");
 my ($list) = $makefile =~ /^MODULE_SRC := (.*?)\n(?!\s)/ms
     or die 'no MODULE_SRC in the Makefile';
 my @order = map { s/\.c$//r } grep { /\.c$/ } split /[\s\\]+/, $list;

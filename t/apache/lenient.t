@@ -83,8 +83,8 @@ is($rc, 0, 'a real start succeeds') or diag($out);
 ok($h->alive, 'and the server runs');
 
 my $log = TackTest::log_since(0, $h->error_log);
-my $T = sub { my $f = shift; my @b = TackFixture::read_pem_blocks("$d/$f", 'TACK'); $b[0] };
-my $S = sub { [ map { TackFixture::read_pem_blocks("$d/$_", 'TACK BREAK SIG') } @_ ] };
+my $T = sub { my $f = shift; my @b = TackHelpers::pem_blocks("$d/$f", 'TACK'); $b[0] };
+my $S = sub { [ map { TackHelpers::pem_blocks("$d/$_", 'TACK BREAK SIG') } @_ ] };
 my $get = sub { probe(port => $h->port, name => $_[0], version => '1.2', args => $_[1] // '') };
 
 # a.test: the missing file and the bad break signature are left out

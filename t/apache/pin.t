@@ -30,10 +30,10 @@ mkdir "$d/tokens";
 write_file("$d/softhsm2.conf", "directories.tokendir = $d/tokens\n"
     . "objectstore.backend = file\nlog.level = ERROR\n");
 $ENV{SOFTHSM2_CONF} = "$d/softhsm2.conf";
-TackFixture::run("softhsm2-util --init-token --free --label pin --pin 1234 --so-pin 5678 2>&1");
-TackFixture::run("pkcs11-tool --module $softhsm --login --pin 1234 --keypairgen"
+TackHelpers::must_run("softhsm2-util --init-token --free --label pin --pin 1234 --so-pin 5678 2>&1");
+TackHelpers::must_run("pkcs11-tool --module $softhsm --login --pin 1234 --keypairgen"
     . " --key-type EC:prime256v1 --label tackkey --id 01 2>&1");
-TackFixture::run("cc -O2 -shared -fPIC -DSPY_MODULE='\"$softhsm\"'"
+TackHelpers::must_run("cc -O2 -shared -fPIC -DSPY_MODULE='\"$softhsm\"'"
     . " -DSPY_LOG='\"$d/logins\"' -o $d/p11spy.so $FindBin::Bin/p11spy.c -ldl");
 my $uri = "pkcs11:token=pin;object=tackkey;type=private?module-path=$d/p11spy.so";
 
@@ -79,7 +79,7 @@ like($log, qr/TACK00030: TackSigningKey \Q$uri\E: wrong PIN \(login refused: CKR
 like($log, qr/TACK00076: TackSigningKey \Q$uri\E: the token refused this PIN .*not tried again/,
      '... and the background that it does not try it again');
 unlike($log, qr/x9w7q-wrong/, "the error log never has the PIN");
-my $mem = do { local $/; my $fh; open($fh, "<", "$d/logs/tack-state.json.pin-refused") ? <$fh> : "" };
+my $mem = TackHelpers::read_file("$d/logs/tack-state.json.pin-refused") // "";
 unlike($mem, qr/x9w7q-wrong/, 'the memory of refused PINs holds no PIN') or diag($mem);
 like($mem, qr/"\Q$uri\E": "hmac-sha256:[0-9a-f]{64}"/, '... a keyed hash of it');
 is(((stat "$d/logs/tack-state.json.pin-refused")[2] // 0) & 07777, 0600, '... readable by root only');

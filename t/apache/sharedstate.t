@@ -52,8 +52,7 @@ TackStateFile \@ROOT\@/var/state.json
 C
 
 sub slots {
-    open my $f, '<', $state or return {};
-    my $t = do { local $/; <$f> };
+    my $t = TackHelpers::read_file($state) // return {};
     return eval { decode_json($t)->{slots} } // {};
 }
 

@@ -16,7 +16,7 @@ use Apache::Test qw(-withtestmore);
 use File::Copy qw(copy);
 use Time::Local qw(timegm);
 use TackTest;
-use TackFixture qw(make_cert make_key spki_hash store_file fingerprint tack_bytes
+use TackFixture qw(make_cert make_key spki_hash store_name fingerprint tack_bytes
     breaksig_bytes pem write_file);
 
 plan tests => 155;
@@ -26,8 +26,8 @@ my $h = TackTest::Httpd->new('signing');
 my $d = $h->root;
 
 sub tool {
-    my $out = qx{$TACK @_ 2>&1};
-    return ($? >> 8, $out);
+    my $r = TackHelpers::run_cmd({ merge => 1 }, $TACK, @_);
+    return ($r->{rc}, $r->{out});
 }
 
 # The TACK key, a TACKpy key file, and its password in a root-only file.
@@ -105,8 +105,8 @@ C
 $h->write_conf(vhosts());
 ($rc, $out) = $h->configtest;
 is($rc, 0, 'apache2 -t accepts TackSigningKey with a password file') or diag($out);
-my $fa = "$d/store/" . store_file("$d/a.crt", 'a.test', 'ecdsa');
-my $fb = "$d/store/" . store_file("$d/b.crt", 'b.test', 'rsa');
+my $fa = "$d/store/" . store_name("$d/a.crt", 'a.test', 'ecdsa');
+my $fb = "$d/store/" . store_name("$d/b.crt", 'b.test', 'rsa');
 ok(!-e $fa, '... and -t signs nothing');
 ($rc, $out) = $h->start;
 is($rc, 0, 'started') or diag($out);
@@ -124,7 +124,7 @@ ok($b1 && $b1->{id} eq $key_id && $b1->{target} eq $b1->{spki},
 is("$b1->{min}/$b1->{gen}", '3/5', '... with TackSigningGeneration 3 5');
 is($b1->{pin}, 1, '... and its pin activation');
 my $own = served('own.test');
-is(fingerprint(substr($own->{bytes}, 0, 64)), fingerprint(TackFixture::key_public("$d/other.key")),
+is(fingerprint(substr($own->{bytes}, 0, 64)), fingerprint(TackHelpers::key_public("$d/other.key")),
    'own.test keeps its TackFile TACK under another key: nothing signed for it');
 like($log, qr/\[tack:info\].*TACK00031: vhost a\.test:$port: signed a TACK for ECDSA certificate \/CN=a\.test with TackSigningKey \S+sign\.key \(key \Q$key_id\E, generation 0, expires \S+, with the certificate\); written to \Q$fa\E/,
      'the signing is logged at info, with the file written');
@@ -135,7 +135,7 @@ like($log, qr/\[tack:info\].*TACK00077: the background signed 2 TACKs in [\d.]+ 
 unlike($log, qr/TACK00074/, '... and no vhost was said to serve no TACK meanwhile');
 ok(-f $fa, 'the store holds a.test\'s TACK, named after its certificate');
 is(sprintf('%o', (stat $fa)[2] & 07777), '644', '... mode 0644');
-is(unpack('H*', (TackFixture::read_pem_blocks($fa, 'TACK'))[0]), unpack('H*', $a1->{bytes}),
+is(unpack('H*', (TackHelpers::pem_blocks($fa, 'TACK'))[0]), unpack('H*', $a1->{bytes}),
    '... the bytes served');
 ok(-f $fb, 'and b.test\'s');
 my @hidden = glob("$d/store/.*.XXXXXX $d/store/.a.test*");
@@ -166,8 +166,8 @@ isnt($a2->{spki}, $a1->{spki}, 'the certificate has a new key');
 ok($a2 && $a2->{id} eq $key_id && $a2->{target} eq $a2->{spki},
    'a.test serves a TACK for the new key, under the same TACK key');
 my $fa_old = $fa;
-$fa = "$d/store/" . store_file("$d/a.crt", 'a.test', 'ecdsa');
-is(unpack('H*', (TackFixture::read_pem_blocks($fa, 'TACK'))[0]), unpack('H*', $a2->{bytes}),
+$fa = "$d/store/" . store_name("$d/a.crt", 'a.test', 'ecdsa');
+is(unpack('H*', (TackHelpers::pem_blocks($fa, 'TACK'))[0]), unpack('H*', $a2->{bytes}),
    'the new certificate\'s TACK is written to its own file');
 ok(-f $fa_old, '... and the old certificate\'s file is left (another server sharing the store may still use it)');
 like($log, qr/TACK00031: vhost a\.test:$port: signed a TACK/, 'logged');
@@ -232,7 +232,7 @@ $log = log_since($mark, $h->error_log);
 like($log, qr/\[tack:warn\].*TACK00020: TackStore \S+store: 1 TACK expires within 30 days, the first \S+b-soon\.tack\.pem at \S+, in (4|5) days; sign new ones/,
      'warned about, once for the store');
 is(fingerprint(substr(served('b.test')->{bytes}, 0, 64)),
-   fingerprint(TackFixture::key_public("$d/other.key")),
+   fingerprint(TackHelpers::key_public("$d/other.key")),
    'b.test serves it: a TACK under another key is not replaced');
 unlike($log, qr/TACK00010/, 'no warning for the TACKs that expire with their certificates');
 log_clean($mark, [qr/TACK00020/], $h->error_log);
@@ -256,7 +256,7 @@ $log = settled($mark);
 like($log, qr/\[tack:info\].*TACK00072: TackStore file \Q$old\E removed: \Q$fa\E replaces it/,
      'the old file is removed, naming the file that replaces it') or diag($log);
 ok(!-e $old && -f $fa, '... gone; the certificate\'s file is there');
-is(unpack('H*', (TackFixture::read_pem_blocks($fa, 'TACK'))[0]),
+is(unpack('H*', (TackHelpers::pem_blocks($fa, 'TACK'))[0]),
    unpack('H*', served('a.test')->{bytes}), 'a.test serves the TACK of that file');
 unlike($log, qr/TACK00020/, 'no "expires within 30 days" for the TACK replaced');
 log_clean($mark, [], $h->error_log);
@@ -385,10 +385,10 @@ ok(-e $softhsm && -x '/usr/bin/pkcs11-tool', 'SoftHSM2 and pkcs11-tool are insta
 mkdir "$d/tokens";
 write_file("$d/softhsm2.conf", "directories.tokendir = $d/tokens\nobjectstore.backend = file\nlog.level = ERROR\n");
 $ENV{SOFTHSM2_CONF} = "$d/softhsm2.conf";
-TackFixture::run("softhsm2-util --init-token --free --label tack --pin 1234 --so-pin 5678 2>&1");
-TackFixture::run("pkcs11-tool --module $softhsm --login --pin 1234 --keypairgen"
+TackHelpers::must_run("softhsm2-util --init-token --free --label tack --pin 1234 --so-pin 5678 2>&1");
+TackHelpers::must_run("pkcs11-tool --module $softhsm --login --pin 1234 --keypairgen"
     . " --key-type EC:prime256v1 --label tackkey --id 01 2>&1");
-TackFixture::run("pkcs11-tool --module $softhsm --login --pin 1234 --keypairgen"
+TackHelpers::must_run("pkcs11-tool --module $softhsm --login --pin 1234 --keypairgen"
     . " --key-type rsa:2048 --label rsakey --id 02 2>&1");
 write_file("$d/pin", "1234\n");
 chmod 0600, "$d/pin";
@@ -406,7 +406,7 @@ $mark = -s $h->error_log;
 is($rc, 0, 'started with the token key') or diag($out);
 settled($mark);
 my $tok = served('a.test');
-my ($tok_id) = (tool('view', "'pkcs11:token=tack;object=tackkey'"))[1] =~ /TACK ID\s+=\s+(\S+)/;
+my ($tok_id) = (tool('view', 'pkcs11:token=tack;object=tackkey'))[1] =~ /TACK ID\s+=\s+(\S+)/;
 ok($tok && $tok_id && $tok->{id} eq $tok_id, 'a.test serves a TACK signed in the token');
 ($rc, $out) = tool('check', "127.0.0.1:$port", '--servername', 'a.test');
 like($out, qr/^result\s+= accepted$/m, '... which verifies') or diag($out);
@@ -481,9 +481,9 @@ write_file("$d/ca/serial", "01\n");
 write_file("$d/ca/ca.cnf", "[ca]\ndefault_ca = c\n[c]\ndir = $d/ca\n"
     . "database = $d/ca/index.txt\nserial = $d/ca/serial\nnew_certs_dir = $d/ca\n"
     . "default_md = sha256\npolicy = p\nunique_subject = no\n[p]\ncommonName = supplied\n");
-TackFixture::run("openssl req -new -newkey ec -pkeyopt ec_paramgen_curve:P-256 -nodes"
+TackHelpers::must_run("openssl req -new -newkey ec -pkeyopt ec_paramgen_curve:P-256 -nodes"
     . " -subj /CN=a.test -keyout $d/a.key -out $d/ca/a.csr 2>&1");
-TackFixture::run("openssl ca -batch -config $d/ca/ca.cnf -selfsign -keyfile $d/a.key"
+TackHelpers::must_run("openssl ca -batch -config $d/ca/ca.cnf -selfsign -keyfile $d/a.key"
     . " -in $d/ca/a.csr -startdate 20200101000000Z -enddate 20200102000000Z"
     . " -out $d/a.crt 2>&1");
 like(`openssl x509 -in $d/a.crt -noout -enddate`, qr/Jan  2 00:00:00 2020/,
@@ -500,7 +500,7 @@ log_clean($mark, [qr/TACK00034|TACK00074/], $h->error_log);
 # ---- a certificate without a subject, its name only in the SAN (pebble's on
 # Debian 13): named by its DNS name, and its TACK in the store served at the
 # next pass instead of signed again
-TackFixture::run("openssl req -x509 -newkey ec -pkeyopt ec_paramgen_curve:P-256"
+TackHelpers::must_run("openssl req -x509 -newkey ec -pkeyopt ec_paramgen_curve:P-256"
     . " -nodes -sha256 -days 90 -subj / -addext subjectAltName=DNS:e.test,DNS:www.e.test"
     . " -addext basicConstraints=critical,CA:FALSE"
     . " -keyout $d/e.key -out $d/e.crt 2>&1");
@@ -522,7 +522,7 @@ $h->write_conf($nosubject);
 $mark = -s $h->error_log;
 ok($h->graceful, 'graceful with it');
 $log = settled($mark);
-my $fe = "$d/store/" . store_file("$d/e.crt", 'e.test', 'ecdsa');
+my $fe = "$d/store/" . store_name("$d/e.crt", 'e.test', 'ecdsa');
 like($log, qr/TACK00031: vhost e\.test:$port: signed a TACK for ECDSA certificate DNS:e\.test with TackSigningKey \S+ \(key [^)]*\); written to \Q$fe\E/,
      'signed, the certificate named by its first DNS name (never an empty label)')
     or diag($log);
@@ -559,15 +559,15 @@ $h->write_conf($twocase);
 $mark = -s $h->error_log;
 ok($h->graceful, 'graceful with vhosts e.test and E.TEST (another certificate)');
 $log = settled($mark);
-my $ff = "$d/store/" . store_file("$d/f.crt", 'e.test', 'ecdsa');
+my $ff = "$d/store/" . store_name("$d/f.crt", 'e.test', 'ecdsa');
 isnt($ff, $fe, 'the two certificates have two file names');
 like($log, qr/TACK00031: vhost E\.TEST:$port: signed a TACK for \S+ certificate \S+ with TackSigningKey \S+ \(key [^)]*\); written to \Q$ff\E/,
      'E.TEST\'s TACK is written to its certificate\'s file')
     or diag($log);
-is(unpack('H*', (TackFixture::read_pem_blocks($fe, 'TACK'))[0]),
+is(unpack('H*', (TackHelpers::pem_blocks($fe, 'TACK'))[0]),
    unpack('H*', $e1->{bytes}), 'the store file of e.test\'s certificate still holds its TACK');
 # (SNI cannot tell the two apart: a client reaching "E.TEST" gets e.test)
-my $tf = (TackFixture::read_pem_blocks($ff, 'TACK'))[0];
+my $tf = (TackHelpers::pem_blocks($ff, 'TACK'))[0];
 ok(fingerprint(substr($tf, 0, 64)) eq $key_id
        && substr($tf, 70, 32) eq spki_hash("$d/f.crt"),
    '... and E.TEST\'s holds a TACK under the signing key for its certificate');

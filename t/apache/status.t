@@ -325,7 +325,7 @@ C
     my $q = TackTest::Httpd->new('status-problems');
     my $qr = $q->root;
     make_cert($qr, $_, 'ec', $_) for qw(ok.test soon.test none.test);
-    TackFixture::run(qq{openssl req -x509 -newkey ec -pkeyopt ec_paramgen_curve:P-256}
+    TackHelpers::must_run(qq{openssl req -x509 -newkey ec -pkeyopt ec_paramgen_curve:P-256}
         . qq{ -nodes -sha256 -days 90 -utf8 -subj '/O=Q "uo" \\\\ b/CN=caf\xc3\xa9.test'}
         . qq{ -addext basicConstraints=critical,CA:FALSE}
         . qq{ -keyout $qr/q.key -out $qr/q.crt});

@@ -34,17 +34,11 @@ $h->{timeout} = 10 + $N / 50; # mod_ssl alone needs 20-40 s at 10,000
 my $d = $h->root;
 make_path("$d/certs", "$d/store", "$d/other-store", "$d/extra");
 
-sub run_ok {
-    my ($cmd) = @_;
-    my $out = qx{$cmd 2>&1};
-    die "failed: $cmd\n$out" if $?;
-    return $out;
-}
 
 # ---- the fleet: N certificates, one TACK key, one command ------------------
 my $t0 = time;
 if (-x $gencerts) {
-    run_ok("$gencerts -n $N -o $d/certs --prefix s --domain store.test");
+    TackHelpers::must_run("$gencerts -n $N -o $d/certs --prefix s --domain store.test");
 }
 else {
     for my $i (1 .. $N) {
@@ -53,8 +47,8 @@ else {
     }
 }
 my @names = map { sprintf('s%05d.store.test', $_) } 1 .. $N;
-run_ok("$tool genkey -p $pw -o $d/fleet.key");
-run_ok("$tool sign -k $d/fleet.key -p $pw -c $d/certs -o $d/store -e 90d"
+TackHelpers::must_run("$tool genkey -p $pw -o $d/fleet.key");
+TackHelpers::must_run("$tool sign -k $d/fleet.key -p $pw -c $d/certs -o $d/store -e 90d"
     . ' --no-progress');
 my @signed = glob("$d/store/*.tack.pem");
 is(scalar @signed, $N, "tack sign wrote $N TACK files into the store");
@@ -125,7 +119,7 @@ my $conf = "TackStore \@ROOT\@/store/\nTackBreakSigsFile \@ROOT\@/breaks.pem\n"
     . vh('bad.test', '@ROOT@/extra');
 $h->write_conf($conf);
 
-sub tk { (TackFixture::read_pem_blocks($_[0], 'TACK'))[0] }
+sub tk { (TackHelpers::pem_blocks($_[0], 'TACK'))[0] }
 
 # ---- apache2 -t, then a real start ------------------------------------------
 $t0 = time;
@@ -209,8 +203,8 @@ is($get->($names[0]), hex(body00(tk("$d/store/$file{$names[0]}"), [$breaks], 0))
     'the rest is');
 
 # ---- re-signing: one fleet command, one graceful restart -------------------
-run_ok("$tool genkey -p $pw -o $d/fleet2.key");
-run_ok("$tool sign -k $d/fleet2.key -p $pw -c $d/certs/$names[0].crt -o $d/store/$file{$names[0]} -e 90d -f");
+TackHelpers::must_run("$tool genkey -p $pw -o $d/fleet2.key");
+TackHelpers::must_run("$tool sign -k $d/fleet2.key -p $pw -c $d/certs/$names[0].crt -o $d/store/$file{$names[0]} -e 90d -f");
 $mark = log_mark($h->error_log);
 ($rc, $out) = $h->ctl('graceful');
 is($rc, 0, 'graceful after re-signing one TACK') or diag($out);

@@ -22,9 +22,9 @@ use HTTP::Tiny;
 use IO::Socket::INET;
 use JSON::PP qw(decode_json);
 use Test::More;
-
-sub slurp { my ($f) = @_; open my $fh, '<', $f or die "$f: $!"; local $/; return <$fh> }
-sub spew { my ($f, $t) = @_; open my $fh, '>', $f or die "$f: $!"; print $fh $t; close $fh }
+use FindBin;
+use lib "$FindBin::Bin/../lib";
+use TackHelpers qw(slurp write_file run_sh);
 
 # Nothing here may pass by skipping: a missing prerequisite fails the run.
 BAIL_OUT('make install needs root: run make test as root (it restores the '
@@ -94,14 +94,9 @@ my $pidfile = "$tmp/run/apache2.pid";
 my $uninstalled = 1; # nothing to undo until make install runs
 my $port;
 
-sub run {
-    my ($cmd) = @_;
-    my $out = qx{$cmd 2>&1};
-    return ($? >> 8, $out);
-}
 sub ctl {
     my ($args) = @_;
-    return run("APACHE_CONFDIR=$etc APACHE_STARTED_BY_SYSTEMD=1 apache2ctl $args");
+    return run_sh("APACHE_CONFDIR=$etc APACHE_STARTED_BY_SYSTEMD=1 apache2ctl $args");
 }
 
 sub cleanup {
@@ -112,7 +107,7 @@ sub cleanup {
             select(undef, undef, undef, 0.1);
         }
     }
-    run('make -s uninstall FORCE=1') unless $uninstalled;
+    run_sh('make -s uninstall FORCE=1') unless $uninstalled;
     $uninstalled = 1;
     for my $f (sort keys %backup) {
         my ($kind, $what, $mode) = @{ $backup{$f} };
@@ -132,14 +127,14 @@ $SIG{INT} = $SIG{TERM} = sub { cleanup(); exit 1 };
 
 # ---- make install ----------------------------------------------------------
 $uninstalled = 0;
-my ($rc, $out) = run('make -s install');
+my ($rc, $out) = run_sh('make -s install');
 is($rc, 0, 'make install') or diag($out);
 ok(-f $_, "installed $_") for @installed;
 is((stat "$moddir/mod_tack.so")[2] & 0777, 0644, 'the module is mode 644');
 like(scalar qx{cat $confdir/mods-available/tack.load},
     qr{^# Depends: ssl\nLoadModule tack_module \Q$moddir\E/mod_tack\.so$}m,
     'tack.load loads it and names its dependency for a2enmod');
-($rc, $out) = run('/usr/local/bin/tack version');
+($rc, $out) = run_sh('/usr/local/bin/tack version');
 is($rc, 0, 'the installed tool runs') or diag($out);
 like(scalar qx{man -w tack 2>&1}, qr{^/usr/local/(?:share/)?man/man1/tack\.1}m,
     'man tack finds the page');
@@ -162,7 +157,7 @@ for my $p (18700 .. 18749) {
     last;
 }
 ok($port, "a free port: $port") or BAIL_OUT('no free port in 18700-18749');
-($rc, $out) = run("cp -a $confdir $etc");
+($rc, $out) = run_sh("cp -a $confdir $etc");
 is($rc, 0, "a private copy of $confdir") or diag($out);
 make_path("$tmp/run", "$tmp/lock", "$tmp/log", "$tmp/tack", "$tmp/www");
 chmod 0755, $tmp; # the server's children (www-data) serve $tmp/www
@@ -170,27 +165,24 @@ open my $fh, '>>', "$etc/envvars" or die $!;
 print $fh "export APACHE_RUN_DIR=$tmp/run\nexport APACHE_PID_FILE=$pidfile\n"
     . "export APACHE_LOCK_DIR=$tmp/lock\nexport APACHE_LOG_DIR=$tmp/log\n";
 close $fh;
-open $fh, '>', "$etc/ports.conf" or die $!;
-print $fh "Listen 127.0.0.1:$port\n";
-close $fh;
+write_file("$etc/ports.conf", "Listen 127.0.0.1:$port\n");
 # The site of the admin guide: a certificate, a TACK key, a TACK.
-($rc, $out) = run("openssl req -x509 -newkey ec -pkeyopt ec_paramgen_curve:P-256"
+($rc, $out) = run_sh("openssl req -x509 -newkey ec -pkeyopt ec_paramgen_curve:P-256"
     . " -nodes -days 30 -subj /CN=www.tack.test -addext subjectAltName=DNS:www.tack.test"
     . " -addext basicConstraints=critical,CA:FALSE"
     . " -keyout $tmp/tack/www.key -out $tmp/tack/www.crt");
 is($rc, 0, 'a certificate') or diag($out);
-($rc, $out) = run("/usr/local/bin/tack genkey -p install-test -o $tmp/tack/key.pem");
+($rc, $out) = run_sh("/usr/local/bin/tack genkey -p install-test -o $tmp/tack/key.pem");
 is($rc, 0, 'tack genkey') or diag($out);
-($rc, $out) = run("/usr/local/bin/tack sign -k $tmp/tack/key.pem -p install-test"
+($rc, $out) = run_sh("/usr/local/bin/tack sign -k $tmp/tack/key.pem -p install-test"
     . " -c $tmp/tack/www.crt -o $tmp/tack/www.tack.pem");
 is($rc, 0, 'tack sign') or diag($out);
 sub write_site {
     my ($extra) = @_;
-    open my $fh, '>', "$etc/sites-available/tack-test.conf" or die $!;
     # The guard's memory of served keys in the instance's own file: the
     # system's /var/lib/apache2/tack/state.json would keep this run's pins,
     # and refuse the next run's new key for www.tack.test (TACK00040).
-    print $fh <<"SITE";
+    write_file("$etc/sites-available/tack-test.conf", <<"SITE");
 TackStateFile $tmp/state.json
 <VirtualHost 127.0.0.1:$port>
     ServerName www.tack.test
@@ -201,14 +193,13 @@ TackStateFile $tmp/state.json
     TackFile $tmp/tack/www.tack.pem
 $extra</VirtualHost>
 SITE
-    close $fh;
 }
 write_site('');
 
 my $env = "APACHE_CONFDIR=$etc";
-($rc, $out) = run("$env a2dissite -q 000-default; $env a2ensite -q tack-test");
+($rc, $out) = run_sh("$env a2dissite -q 000-default; $env a2ensite -q tack-test");
 is($rc, 0, 'a2ensite') or diag($out);
-($rc, $out) = run("$env a2enmod tack");
+($rc, $out) = run_sh("$env a2enmod tack");
 is($rc, 0, 'a2enmod tack') or diag($out);
 like($out, qr/ssl/i, 'which enables mod_ssl as well');
 ok(-l "$etc/mods-enabled/tack.load" && -l "$etc/mods-enabled/tack.conf",
@@ -225,7 +216,7 @@ for (1 .. 100) {
 }
 ok($up, 'listening');
 
-($rc, $out) = run("/usr/local/bin/tack check 127.0.0.1:$port --servername www.tack.test --tls1_2 --require");
+($rc, $out) = run_sh("/usr/local/bin/tack check 127.0.0.1:$port --servername www.tack.test --tls1_2 --require");
 is($rc, 0, 'tack check: the TACK is served and valid') or diag($out);
 my $fpr = qx{/usr/local/bin/tack view $tmp/tack/www.tack.pem};
 my ($fp) = $fpr =~ /([a-z2-7]{5}(?:\.[a-z2-7]{5}){4})/;
@@ -248,7 +239,7 @@ ok($json && $json->{vhosts}[0]{pin_activation}, 'the new generation serves the s
     or diag("$r->{status} $r->{reason}\n" . qx{tail -5 $tmp/log/error.log});
 is($json && $json->{vhosts}[0]{certificates}[0]{tacks}[0]{key}, $fp,
     'which shows the TACK');
-($rc, $out) = run("/usr/local/bin/tack check 127.0.0.1:$port --servername www.tack.test --tls1_2 --require");
+($rc, $out) = run_sh("/usr/local/bin/tack check 127.0.0.1:$port --servername www.tack.test --tls1_2 --require");
 like($out, qr/activation\W+(?:on|1|enabled)/i, 'tack check sees pin activation on')
     or diag($out);
 
@@ -266,11 +257,11 @@ for ($job) {
     s{www\.example\.org\.tack\.pem}{www.tack.pem}g;
     s{\bapache2ctl\b}{APACHE_CONFDIR=$etc APACHE_STARTED_BY_SYSTEMD=1 apache2ctl}g;
 }
-spew("$tmp/tack-renew", $job);
+write_file("$tmp/tack-renew", $job);
 chmod 0700, "$tmp/tack-renew";
-spew("$tmp/tack/pw", "install-test\n");
+write_file("$tmp/tack/pw", "install-test\n");
 my $old_tack = slurp("$tmp/tack/www.tack.pem");
-($rc, $out) = run("env -i PATH=/usr/bin:/bin $tmp/tack-renew");
+($rc, $out) = run_sh("env -i PATH=/usr/bin:/bin $tmp/tack-renew");
 is($rc, 0, 'the renewal job runs with an empty environment and cron\'s PATH')
     or diag($out);
 is($out, '', '... and says nothing (cron would mail root every week)');
@@ -278,7 +269,7 @@ isnt(slurp("$tmp/tack/www.tack.pem"), $old_tack, '... and re-signs the TACK');
 my ($exp) = qx{/usr/local/bin/tack view $tmp/tack/www.tack.pem} =~ /expiration\s+= (\S+)/;
 my $served;
 for (1 .. 50) {
-    ($rc, $served) = run("/usr/local/bin/tack check 127.0.0.1:$port --servername www.tack.test --require");
+    ($rc, $served) = run_sh("/usr/local/bin/tack check 127.0.0.1:$port --servername www.tack.test --require");
     last if $served =~ /expiration\s+= \Q$exp\E/;
     select(undef, undef, undef, 0.1);
 }
@@ -287,11 +278,11 @@ like($served, qr/expiration\s+= \Q$exp\E/, "... which the graceful restart serve
 # ---- the certbot hook, as cron (or a crontab) runs certbot ----------------
 make_path("$tmp/le/live/www.tack.test", "$tmp/store");
 copy("$tmp/tack/www.crt", "$tmp/le/live/www.tack.test/cert.pem") or die $!;
-spew("$tmp/hook.conf", "TACK_KEY=$tmp/tack/key.pem\nTACK_PASSWORD_FILE=$tmp/tack/pw\n"
+write_file("$tmp/hook.conf", "TACK_KEY=$tmp/tack/key.pem\nTACK_PASSWORD_FILE=$tmp/tack/pw\n"
     . "TACK_STORE=$tmp/store\n"
     . "export APACHE_CONFDIR=$etc APACHE_STARTED_BY_SYSTEMD=1\n");
 chmod 0600, "$tmp/hook.conf";
-($rc, $out) = run("env -i PATH=/usr/bin:/bin TACK_HOOK_CONF=$tmp/hook.conf"
+($rc, $out) = run_sh("env -i PATH=/usr/bin:/bin TACK_HOOK_CONF=$tmp/hook.conf"
     . " RENEWED_LINEAGE=$tmp/le/live/www.tack.test /usr/local/lib/tack/tack-certbot-hook");
 is($rc, 0, 'tack-certbot-hook signs and reloads with cron\'s PATH') or diag($out);
 my ($sf) = qx{/usr/local/bin/tack view $tmp/le/live/www.tack.test/cert.pem}
@@ -321,10 +312,10 @@ for my $disabled (0, 1) {
     if ($disabled) {
         # Already a2dismod'ed: httpd cannot read the configuration any
         # more, and the enabled files are searched instead.
-        ($rc, $out) = run("$env a2dismod -q tack");
+        ($rc, $out) = run_sh("$env a2dismod -q tack");
         is($rc, 0, 'a2dismod tack (the module off, its directives left)') or diag($out);
     }
-    ($rc, $out) = run("APACHE_CONFDIR=$etc make -s uninstall");
+    ($rc, $out) = run_sh("APACHE_CONFDIR=$etc make -s uninstall");
     isnt($rc, 0, 'make uninstall with Tack directives left refuses'
         . ($disabled ? ' (module disabled)' : ''));
     like($out, qr/still uses mod_tack.*Remove these lines first/s, '... says why');
@@ -337,9 +328,9 @@ for my $disabled (0, 1) {
     like($out, qr/nothing was removed.*FORCE=1/s, '... and how to force it');
     ok(-e $_, "... $_ still installed") for @installed;
 }
-($rc, $out) = run("$env a2enmod -q tack");
+($rc, $out) = run_sh("$env a2enmod -q tack");
 is($rc, 0, 'a2enmod tack again') or diag($out);
-($rc, $out) = run("APACHE_CONFDIR=$etc make -s uninstall FORCE=1");
+($rc, $out) = run_sh("APACHE_CONFDIR=$etc make -s uninstall FORCE=1");
 $uninstalled = 1;
 is($rc, 0, 'make uninstall FORCE=1 removes it all the same') or diag($out);
 like($out, qr/FORCE=1: removing mod_tack all the same/, '... saying so');
@@ -349,13 +340,13 @@ like($out, qr/Invalid command 'Tack/, '... and configtest then fails, as uninsta
 
 # Once the directives are gone, uninstall goes through and the server
 # still starts.
-($rc, $out) = run('make -s install');
+($rc, $out) = run_sh('make -s install');
 $uninstalled = 0;
 is($rc, 0, 'make install again') or diag($out);
-($rc, $out) = run("$env a2enmod -q tack");
+($rc, $out) = run_sh("$env a2enmod -q tack");
 write_site('');
-spew($site, join("\n", grep { !/^\s*Tack/ } split /\n/, slurp($site)) . "\n");
-($rc, $out) = run("APACHE_CONFDIR=$etc make -s uninstall");
+write_file($site, join("\n", grep { !/^\s*Tack/ } split /\n/, slurp($site)) . "\n");
+($rc, $out) = run_sh("APACHE_CONFDIR=$etc make -s uninstall");
 $uninstalled = 1;
 is($rc, 0, 'make uninstall with no Tack directive left') or diag($out);
 ok(!-e $_, "removed $_") for @installed;

@@ -27,9 +27,9 @@ use warnings;
 use Fcntl qw(:flock);
 use File::Path qw(make_path remove_tree);
 use IO::Socket::INET;
-use POSIX qw(:sys_wait_h setsid);
 use Scalar::Util qw(weaken);
 use Time::HiRes qw(time sleep);
+use TackHelpers qw(read_file write_file);
 
 # Debian's apache2 unless the environment names another httpd (make
 # test-openssl4's, built against OpenSSL 4.0, with Debian's apache2ctl
@@ -104,78 +104,17 @@ sub load_modules {
         grep { -f "$MODDIR/mod_$_.so" } @_;
 }
 
-# ---- files ------------------------------------------------------------------
-
-sub _spew {
-    my ($path, $data) = @_;
-    open my $fh, '>', $path or die "$path: $!";
-    binmode $fh;
-    print $fh $data;
-    close $fh or die "$path: $!";
-    return $path;
-}
-
-sub _slurp {
-    my ($path) = @_;
-    open my $fh, '<', $path or return undef;
-    binmode $fh;
-    local $/;
-    return <$fh> // '';
-}
-
 # ---- commands ---------------------------------------------------------------
 
 # run_cmd({timeout => S, env => {...}, stdin => TEXT, dir => D}, @argv):
-# the command in a process group of its own, its input TEXT (or
-# /dev/null), killed with its group after S seconds (60); its output goes
-# through a file in D (/tmp) while it runs.  Returns { rc => exit status
-# (-1 on timeout), signal, out => stdout and stderr, timed_out => 0|1,
-# seconds }.
-my $SEQ = 0;
+# TackHelpers::run_cmd with stderr merged into out and a time limit of S
+# (60) seconds; its output goes through a file in D (/tmp) while it runs.
+# Returns { rc => exit status (-1 on timeout), signal, out => stdout and
+# stderr, timed_out => 0|1, seconds }.
 sub run_cmd {
     my ($o, @argv) = @_;
-    my $timeout = $o->{timeout} // 60;
-    my $dir = $o->{dir} || '/tmp';
-    my $outf = "$dir/.cmd.$$." . $SEQ++;
-    my $t0 = time;
-    my $pid = fork;
-    die "fork: $!" unless defined $pid;
-    if ($pid == 0) {
-        setsid();
-        %ENV = (%ENV, %{ $o->{env} || {} });
-        if (defined $o->{stdin}) {
-            _spew("$outf.in", $o->{stdin});
-            open STDIN, '<', "$outf.in" or POSIX::_exit(127);
-        }
-        else {
-            open STDIN, '<', '/dev/null' or POSIX::_exit(127);
-        }
-        open STDOUT, '>', $outf or POSIX::_exit(127);
-        open STDERR, '>&', \*STDOUT or POSIX::_exit(127);
-        exec @argv or do { print "exec $argv[0]: $!\n"; POSIX::_exit(127) };
-    }
-    my ($timed_out, $status) = (0, undef);
-    while (1) {
-        my $r = waitpid($pid, WNOHANG);
-        if ($r == $pid) { $status = $?; last }
-        if (time - $t0 > $timeout) {
-            $timed_out = 1;
-            kill 'KILL', -$pid;
-            waitpid($pid, 0);
-            $status = $?;
-            last;
-        }
-        sleep 0.01;
-    }
-    my $out = _slurp($outf) // '';
-    unlink $outf, "$outf.in";
-    return {
-        rc => $timed_out ? -1 : ($status >> 8),
-        signal => $status & 127,
-        out => $out,
-        timed_out => $timed_out,
-        seconds => time - $t0,
-    };
+    return TackHelpers::run_cmd({ %$o, timeout => $o->{timeout} // 60,
+                                  merge => 1 }, @argv);
 }
 
 # ---- instances --------------------------------------------------------------
@@ -245,7 +184,7 @@ TypesConfig /etc/mime.types
 CONF
     $conf =~ s/\@PORT\@/$self->{port}/g;
     $conf =~ s/\@ROOT\@/$root/g;
-    _spew($self->conf_file, $conf);
+    write_file($self->conf_file, $conf);
     return $self;
 }
 
@@ -265,8 +204,8 @@ sub ctl {
     my ($self, $timeout, @args) = @_;
     my $root = $self->{root};
     make_path("$root/run", "$root/lock");
-    _spew("$root/apache2.conf", _slurp($self->conf_file) // '');
-    _spew("$root/envvars",
+    write_file("$root/apache2.conf", read_file($self->conf_file) // '');
+    write_file("$root/envvars",
         "export APACHE_RUN_USER=nobody\nexport APACHE_RUN_GROUP=nogroup\n"
         . "export APACHE_RUN_DIR=$root/run\nexport APACHE_LOCK_DIR=$root/lock\n"
         . "export APACHE_PID_FILE=$self->{pid_file}\n"
@@ -282,7 +221,7 @@ sub ctl {
 # whose pid file is gone can still be stopped).
 sub pid {
     my ($self) = @_;
-    my $p = _slurp($self->{pid_file});
+    my $p = read_file($self->{pid_file});
     return $self->{last_pid} = $1 if defined $p && $p =~ /(\d+)/;
     return;
 }
@@ -297,10 +236,7 @@ sub log_mark { -s $_[0]{error_log} || 0 }
 
 sub log_since {
     my ($self, $mark) = @_;
-    open my $fh, '<', $self->{error_log} or return '';
-    seek $fh, $mark || 0, 0;
-    local $/;
-    return <$fh> // '';
+    return read_file($self->{error_log}, $mark) // '';
 }
 
 # log_tail($n): the last $n (10) lines of the error log.
@@ -314,14 +250,7 @@ sub log_tail {
 # wait_port($secs): the port accepts a connection within $secs (5).
 sub wait_port {
     my ($self, $secs) = @_;
-    my $end = time + ($secs || 5);
-    while (1) {
-        my $s = IO::Socket::INET->new(PeerAddr => '127.0.0.1',
-            PeerPort => $self->{port}, Proto => 'tcp', Timeout => 1);
-        if ($s) { close $s; return 1 }
-        return 0 if time >= $end;
-        sleep 0.05;
-    }
+    return TackHelpers::wait_port($self->{port}, $secs || 5);
 }
 
 # wait_ready($mark, $secs): within $secs (20), the parent is alive, the log
@@ -331,12 +260,9 @@ sub wait_ready {
     my ($self, $mark, $secs) = @_;
     my $end = time + ($secs || 20);
     while (time < $end) {
-        if ($self->alive
-            && $self->log_since($mark) =~ /resuming normal operations/) {
-            my $s = IO::Socket::INET->new(PeerAddr => '127.0.0.1',
-                PeerPort => $self->{port}, Proto => 'tcp', Timeout => 1);
-            if ($s) { close $s; return 1 }
-        }
+        return 1 if $self->alive
+            && $self->log_since($mark) =~ /resuming normal operations/
+            && TackHelpers::wait_port($self->{port}, 0);
         sleep 0.05;
     }
     return 0;

@@ -17,6 +17,8 @@ use File::Temp qw(tempdir);
 use File::Path qw(make_path remove_tree);
 use FindBin;
 use JSON::PP;
+use lib "$FindBin::Bin/../lib";
+use TackHelpers qw(read_file write_file run_sh);
 
 my $top = "$FindBin::Bin/../..";
 my $dist = $ENV{PKG_DIST} // "$top/dist";
@@ -39,13 +41,6 @@ for my $p (qw(libapache2-mod-tack tacktool)) {
         . " it is not; apt purge $p first") if $st =~ /^[ir]/;
 }
 
-sub slurp { my ($f) = @_; open my $fh, '<', $f or return undef; local $/; return <$fh> }
-sub spew { my ($f, $t) = @_; open my $fh, '>', $f or die "$f: $!"; print $fh $t; close $fh }
-sub run {
-    my ($cmd) = @_;
-    my $out = qx{( $cmd ) 2>&1};
-    return ($? >> 8, $out);
-}
 # Another apt-get on the machine (a test, unattended-upgrades) holds
 # dpkg's lock for a while: wait for it rather than fail the step.
 my $apt = 'DEBIAN_FRONTEND=noninteractive APT_LISTCHANGES_FRONTEND=none'
@@ -56,25 +51,25 @@ my $tmp = tempdir('/tmp/tack-cycle.XXXXXX', CLEANUP => 1);
 chmod 0755, $tmp;
 my $saved = "$tmp/saved";
 make_path($saved);
-my ($rc, $out) = run("cp -a /etc/apache2 $saved/etc-apache2 && cp -a /var/lib/apache2 $saved/var-lib-apache2");
+my ($rc, $out) = run_sh("cp -a /etc/apache2 $saved/etc-apache2 && cp -a /var/lib/apache2 $saved/var-lib-apache2");
 is($rc, 0, '/etc/apache2 and /var/lib/apache2 copied aside') or BAIL_OUT($out);
 # The module's state directory belongs to this test while it runs: a
 # leftover of an earlier run of something else must not decide it.
 remove_tree('/var/lib/apache2/tack');
 # So does tack-md-hook's log (the rotation below): any is put aside.
 make_path("$saved/log");
-($rc, $out) = run("for f in /var/log/tack-md-hook.log*; do [ ! -e \"\$f\" ] || mv \"\$f\" $saved/log/; done");
+($rc, $out) = run_sh("for f in /var/log/tack-md-hook.log*; do [ ! -e \"\$f\" ] || mv \"\$f\" $saved/log/; done");
 is($rc, 0, '/var/log/tack-md-hook.log* put aside') or BAIL_OUT($out);
 BAIL_OUT('logrotate is not installed (make package installs it)') unless -x '/usr/sbin/logrotate';
 my $made_install = 0;
 sub restore {
     return unless -d "$saved/etc-apache2";
-    run("TACK_FORCE_REMOVE=1 dpkg --purge tacktool libapache2-mod-tack");
+    run_sh("TACK_FORCE_REMOVE=1 dpkg --purge tacktool libapache2-mod-tack");
     # What make install put, /etc/apache2 aside (put back below).
-    run("make -s -C $top uninstall KEEP_SITES=1") if $made_install;
-    run("rm -rf /etc/apache2 /var/lib/apache2 && cp -a $saved/etc-apache2 /etc/apache2"
+    run_sh("make -s -C $top uninstall KEEP_SITES=1") if $made_install;
+    run_sh("rm -rf /etc/apache2 /var/lib/apache2 && cp -a $saved/etc-apache2 /etc/apache2"
         . " && cp -a $saved/var-lib-apache2 /var/lib/apache2");
-    run("rm -f /var/log/tack-md-hook.log* && for f in $saved/log/*; do"
+    run_sh("rm -f /var/log/tack-md-hook.log* && for f in $saved/log/*; do"
         . " [ ! -e \"\$f\" ] || mv \"\$f\" /var/log/; done");
 }
 END { restore() }
@@ -82,7 +77,7 @@ $SIG{INT} = $SIG{TERM} = sub { restore(); exit 1 };
 
 sub configtest {
     my ($what) = @_;
-    my ($rc, $out) = run('apache2ctl configtest');
+    my ($rc, $out) = run_sh('apache2ctl configtest');
     is($rc, 0, "$what: apache2ctl configtest passes") or diag($out);
 }
 sub status { my ($p) = @_; my $s = qx{dpkg-query -W -f='\${db:Status-Abbrev}\${Version}' $p 2>/dev/null}; $s =~ s/\s+/ /g; return $s }
@@ -115,12 +110,12 @@ sub enabled { -e '/etc/apache2/mods-enabled/tack.load' }
 # the test edited is reported with a "c" and left out here).
 sub verified {
     my ($what, $p) = @_;
-    my ($rc, $out) = run("dpkg --verify $p");
+    my ($rc, $out) = run_sh("dpkg --verify $p");
     my @bad = grep { !/^\S+ c \// } split /\n/, $out;
     ok(!@bad, "$what: dpkg --verify $p finds every file as packaged") or diag($out);
 }
 sub tool_version {
-    my ($rc, $out) = run('tacktool --version');
+    my ($rc, $out) = run_sh('tacktool --version');
     return $rc == 0 ? (split ' ', $out)[0, 1] : ('', $out);
 }
 
@@ -136,33 +131,33 @@ configtest('before');
 ok(!enabled(), 'before: mod_tack is not enabled');
 
 # ---- 1. install ---------------------------------------------------------------
-($rc, $out) = run("$apt install $mod_deb $tool_deb");
+($rc, $out) = run_sh("$apt install $mod_deb $tool_deb");
 is($rc, 0, "apt-get install ./libapache2-mod-tack_$v1 ./tacktool_$v1") or diag($out);
 like(status('libapache2-mod-tack'), qr/^ii \Q$v1\E$/, "... libapache2-mod-tack $v1 is installed");
 like(status('tacktool'), qr/^ii \Q$v1\E$/, "... tacktool $v1 is installed");
 present('install: the module, its helper and docs', @mod_files);
 present('install: the tool, its man page, hooks and docs', @tool_files);
 present('install: mods-available/tack.{load,conf}', @conffiles);
-like(slurp('/etc/apache2/mods-available/tack.load') // '',
+like(read_file('/etc/apache2/mods-available/tack.load') // '',
      qr{^# Depends: ssl\n(?:.*\n)*?LoadModule tack_module /usr/lib/apache2/modules/mod_tack\.so\n}m,
      '... tack.load loads the module and declares its dependency on ssl');
-like(slurp('/etc/apache2/mods-available/tack.conf') // '', qr{/usr/share/doc/libapache2-mod-tack},
+like(read_file('/etc/apache2/mods-available/tack.conf') // '', qr{/usr/share/doc/libapache2-mod-tack},
      '... tack.conf points to the installed docs');
 ok(!-e '/usr/bin/tack', '... and /usr/bin/tack (Debian\'s tack package\'s name) is not ours');
-like(slurp('/usr/libexec/tacktool/tack-certbot-hook') // '', qr{^TACK=\$\{TACK:-/usr/bin/tacktool\}$}m,
+like(read_file('/usr/libexec/tacktool/tack-certbot-hook') // '', qr{^TACK=\$\{TACK:-/usr/bin/tacktool\}$}m,
      '... the hooks run /usr/bin/tacktool');
 is_deeply([tool_version()], ['tacktool', $tv1], "tacktool --version says $tv1");
 # The package names this release: its version and its name in the changelog.
-my %os = map { /^(\w+)=("?)(.*)\2$/ ? ($1, $3) : () } split /\n/, slurp('/etc/os-release') // '';
+my %os = map { /^(\w+)=("?)(.*)\2$/ ? ($1, $3) : () } split /\n/, read_file('/etc/os-release') // '';
 my ($suite, $want) = $os{ID} eq 'debian' && ($os{VERSION_ID} // '') =~ /^\d+$/ && $os{VERSION_CODENAME}
     ? ($os{VERSION_CODENAME}, "~deb$os{VERSION_ID}u1") : ('unstable', '');
 is($release, $want, "$v1 is the build of this release ($os{PRETTY_NAME})");
 like(qx{zcat /usr/share/doc/libapache2-mod-tack/changelog.gz 2>&1}, qr/\Amod-tack \(\Q$v1\E\) \Q$suite\E; /,
      "... and its changelog says $v1 $suite");
-($rc, $out) = run('MANWIDTH=80 man --warnings -P cat tacktool 2>/dev/null');
+($rc, $out) = run_sh('MANWIDTH=80 man --warnings -P cat tacktool 2>/dev/null');
 is($rc, 0, 'man tacktool renders') or diag($out);
 like($out, qr/^NAME\s+tacktool\b/m, '... as tacktool');
-($rc, $out) = run('MANWIDTH=80 man --warnings -P cat tacktool 2>&1 >/dev/null');
+($rc, $out) = run_sh('MANWIDTH=80 man --warnings -P cat tacktool 2>&1 >/dev/null');
 is($out, '', '... without groff warnings');
 # The packaged docs: the package's paths, the picture, no developer docs.
 my $doc = '/usr/share/doc/libapache2-mod-tack';
@@ -183,12 +178,12 @@ like($hosting, qr{^\*The tack-status page at 1,000 virtual hosts, 1,280 pixels w
 my @shows = grep { /status-1000\.png\)/ } map { split /\n/, qx{zcat $_} } glob("$doc/*.md.gz");
 ok(!@shows, '... and no packaged guide shows it') or diag(join "\n", @shows);
 # README.Debian: the name, the hooks, enabling, purge, the guides.
-my $readme = slurp("$doc/README.Debian") // '';
+my $readme = read_file("$doc/README.Debian") // '';
 like($readme, qr{^a2enmod tack enables ssl too}m, "$doc/README.Debian says a2enmod tack enables ssl");
 like($readme, qr{never removes a TackStore\s+\(the guides put one in /var/lib/apache2/tack/store\)}, '... what purge keeps');
 like($readme, qr{/usr/share/doc/libapache2-mod-tack/admin-guide\.md\.gz}, '... where the guide is');
 like($readme, qr{/usr/bin/tacktool.*\n.*/usr/bin/tack\b}, '... why the tool is tacktool');
-my $readme_tool = slurp('/usr/share/doc/tacktool/README.Debian') // '';
+my $readme_tool = read_file('/usr/share/doc/tacktool/README.Debian') // '';
 like($readme_tool, qr{^    /usr/libexec/tacktool/tack-md-hook }m, "/usr/share/doc/tacktool/README.Debian names the hooks' place");
 like($readme_tool, qr{owns /usr/bin/tack\b}, '... and why the tool is tacktool');
 
@@ -197,16 +192,16 @@ like($readme_tool, qr{owns /usr/bin/tack\b}, '... and why the tool is tacktool')
 # www-data) can append to.
 present('install: tacktool\'s conffile', $logrotate);
 my $hook_log = '/var/log/tack-md-hook.log';
-($rc, $out) = run("install -o www-data -g adm -m 640 /dev/null $hook_log && echo 'a renewal' >> $hook_log"
+($rc, $out) = run_sh("install -o www-data -g adm -m 640 /dev/null $hook_log && echo 'a renewal' >> $hook_log"
     . " && logrotate -f -s $tmp/logrotate.state $logrotate");
 is($rc, 0, "logrotate -f $logrotate") or diag($out);
-is(slurp("$hook_log.1"), "a renewal\n", "... moves $hook_log to $hook_log.1 (compressed at the next rotation)");
+is(read_file("$hook_log.1"), "a renewal\n", "... moves $hook_log to $hook_log.1 (compressed at the next rotation)");
 my @st = stat $hook_log;
 is(@st ? sprintf('%s:%s %o %d', scalar getpwuid($st[4]), scalar getgrgid($st[5]), $st[2] & 07777, $st[7]) : 'none',
    'www-data:adm 640 0', "... and makes a new, empty $hook_log: www-data's, group adm, mode 640");
-($rc, $out) = run("logrotate -f -s $tmp/logrotate.state $logrotate");
+($rc, $out) = run_sh("logrotate -f -s $tmp/logrotate.state $logrotate");
 is($rc, 0, "logrotate -f $logrotate again") or diag($out);
-ok(slurp("$hook_log.1") eq "a renewal\n" && !glob("$hook_log.2*"), '... leaves the empty log alone (notifempty)');
+ok(read_file("$hook_log.1") eq "a renewal\n" && !glob("$hook_log.2*"), '... leaves the empty log alone (notifempty)');
 absent('the developers\' docs', map { ("$doc/$_.md", "$doc/$_.md.gz") } qw(contributing fuzzing));
 
 ok(!enabled(), 'install does not enable the module');
@@ -218,10 +213,10 @@ verified('install', 'tacktool');
 
 # make install and make uninstall: refused while the package owns the files.
 my $so_before = qx{md5sum /usr/lib/apache2/modules/mod_tack.so};
-($rc, $out) = run("make -s -C $top install");
+($rc, $out) = run_sh("make -s -C $top install");
 isnt($rc, 0, 'make install refuses while libapache2-mod-tack is installed');
 like($out, qr/libapache2-mod-tack/, '... naming the package') or diag($out);
-($rc, $out) = run("make -s -C $top uninstall");
+($rc, $out) = run_sh("make -s -C $top uninstall");
 isnt($rc, 0, 'make uninstall refuses too');
 like($out, qr/libapache2-mod-tack/, '... naming the package') or diag($out);
 is(qx{md5sum /usr/lib/apache2/modules/mod_tack.so}, $so_before, '... and mod_tack.so is untouched');
@@ -229,7 +224,7 @@ ok(!-e '/usr/local/bin/tack', '... and no /usr/local/bin/tack was installed');
 verified('after make install and uninstall', 'libapache2-mod-tack');
 
 # a2enmod is the administrator's step.
-($rc, $out) = run('a2enmod tack');
+($rc, $out) = run_sh('a2enmod tack');
 is($rc, 0, 'a2enmod tack') or diag($out);
 ok(enabled() && -e '/etc/apache2/mods-enabled/ssl.load', '... enables tack and ssl');
 configtest('a2enmod tack');
@@ -237,7 +232,7 @@ configtest('a2enmod tack');
 # A site that uses it, made with the installed tool; a local edit of the
 # conffile tack.conf.
 make_path("$tmp/tack");
-($rc, $out) = run("openssl req -x509 -newkey ec -pkeyopt ec_paramgen_curve:P-256 -nodes -days 30"
+($rc, $out) = run_sh("openssl req -x509 -newkey ec -pkeyopt ec_paramgen_curve:P-256 -nodes -days 30"
     . " -subj /CN=cycle.tack.test -addext subjectAltName=DNS:cycle.tack.test"
     . " -addext basicConstraints=critical,CA:FALSE"
     . " -keyout $tmp/tack/www.key -out $tmp/tack/www.crt"
@@ -252,7 +247,7 @@ my $vstate = '/var/lib/apache2/tack';
 my $store = "$vstate/store";
 my $store_tack = "$store/cycle.tack.test.tack.pem";
 my @admin_files = ($store_tack, "$vstate/tack.key", "$vstate/tack.pw");
-($rc, $out) = run("install -d -m 755 $store && tacktool sign -k $tmp/tack/key.pem -p cycle"
+($rc, $out) = run_sh("install -d -m 755 $store && tacktool sign -k $tmp/tack/key.pem -p cycle"
     . " -c $tmp/tack/www.crt -o $store_tack"
     . " && install -m 600 $tmp/tack/key.pem $vstate/tack.key"
     . " && (umask 077; echo cycle > $vstate/tack.pw)");
@@ -260,7 +255,7 @@ is($rc, 0, "a TackStore $store with a TACK, by the installed tacktool; a TACK ke
     or diag($out);
 my $store_sum = qx{md5sum $store_tack};
 my $site = '/etc/apache2/sites-available/tack-cycle.conf';
-spew($site, <<"SITE");
+write_file($site, <<"SITE");
 <VirtualHost 127.0.0.1:18798>
     ServerName cycle.tack.test
     SSLEngine on
@@ -270,7 +265,7 @@ spew($site, <<"SITE");
     TackPinActivation on
 </VirtualHost>
 SITE
-($rc, $out) = run('a2ensite -q tack-cycle');
+($rc, $out) = run_sh('a2ensite -q tack-cycle');
 is($rc, 0, 'a2ensite tack-cycle (a vhost with a TackFile)') or diag($out);
 configtest('a site with a TackFile');
 open my $fh, '>>', '/etc/apache2/mods-available/tack.conf' or die $!;
@@ -293,19 +288,19 @@ my $etc = "$tmp/apache2";
 sub private_start {
     my ($what, $tack) = @_;
     remove_tree($etc, "$tmp/run");
-    run("cp -a /etc/apache2 $etc");
+    run_sh("cp -a /etc/apache2 $etc");
     make_path("$tmp/run", "$tmp/lock", "$tmp/log");
     open my $fh, '>>', "$etc/envvars" or die $!;
     print $fh "export APACHE_RUN_DIR=$tmp/run\nexport APACHE_PID_FILE=$tmp/run/apache2.pid\n"
         . "export APACHE_LOCK_DIR=$tmp/lock\nexport APACHE_LOG_DIR=$tmp/log\n";
     close $fh;
-    spew("$etc/ports.conf", "Listen 127.0.0.1:18798\n");
+    write_file("$etc/ports.conf", "Listen 127.0.0.1:18798\n");
     unlink glob("$etc/sites-enabled/000-default*");
     my $ctl = "APACHE_CONFDIR=$etc APACHE_STARTED_BY_SYSTEMD=1 apache2ctl";
-    my ($rc, $out) = run("$ctl start");
+    my ($rc, $out) = run_sh("$ctl start");
     is($rc, 0, "$what: a private start of the configuration") or diag($out);
     for (1 .. 50) { last if -f "$tmp/run/apache2.pid"; select(undef, undef, undef, 0.1) }
-    ($rc, $out) = run('tacktool check 127.0.0.1:18798 --servername cycle.tack.test');
+    ($rc, $out) = run_sh('tacktool check 127.0.0.1:18798 --servername cycle.tack.test');
     is($rc, 0, "$what: tacktool check: the TACK is served") or diag($out);
     if ($tack) {
         my $want = signatures("tacktool view --json $tack");
@@ -313,46 +308,46 @@ sub private_start {
         ok(@$want == 1 && "@$got" eq "@$want", "$what: ... and it is the TACK of $tack")
             or diag("$tack: @$want; served: @$got");
     }
-    run("$ctl stop");
+    run_sh("$ctl stop");
     for (1 .. 50) { last unless -f "$tmp/run/apache2.pid"; select(undef, undef, undef, 0.1) }
 }
 private_start('install');
 ok(-f '/var/lib/apache2/tack/state.json', '... the module remembered its pinned key in /var/lib/apache2/tack/state.json');
 
 # ---- 2. the same version again -------------------------------------------------
-($rc, $out) = run("$apt install --reinstall $mod_deb $tool_deb");
+($rc, $out) = run_sh("$apt install --reinstall $mod_deb $tool_deb");
 is($rc, 0, "apt-get install --reinstall of $v1") or diag($out);
 like(status('libapache2-mod-tack'), qr/^ii \Q$v1\E$/, "... libapache2-mod-tack is $v1");
 present('reinstall: module files', @mod_files, @conffiles);
 present('reinstall: tool files', @tool_files);
 ok(enabled(), '... the module is still enabled');
-like(slurp('/etc/apache2/mods-available/tack.conf'), qr/a local edit, kept by dpkg/, '... the edited tack.conf is kept');
+like(read_file('/etc/apache2/mods-available/tack.conf'), qr/a local edit, kept by dpkg/, '... the edited tack.conf is kept');
 configtest('reinstall');
 verified('reinstall', 'libapache2-mod-tack');
 
 # ---- 3. a higher version ---------------------------------------------------------
-($rc, $out) = run("dpkg --compare-versions $v2 gt $v1");
+($rc, $out) = run_sh("dpkg --compare-versions $v2 gt $v1");
 is($rc, 0, "$v2 sorts above $v1 (dpkg --compare-versions)");
 my $src = "$tmp/build/mod-tack-$v2";
-($rc, $out) = run("mkdir -p $tmp/build && cp -a $top/build-pkg/mod-tack-$v1 $src");
+($rc, $out) = run_sh("mkdir -p $tmp/build && cp -a $top/build-pkg/mod-tack-$v1 $src");
 is($rc, 0, "a copy of the packaged tree for $v2") or diag($out);
-my $h = slurp("$src/tool/tack_cli.h");
+my $h = read_file("$src/tool/tack_cli.h");
 $h =~ s/(#define TACK_CLI_VERSION ")\Q$tv1\E"/$1$tv2"/ or BAIL_OUT('no TACK_CLI_VERSION in tack_cli.h');
-spew("$src/tool/tack_cli.h", $h);
-my $man = slurp("$src/docs/tack.1");
+write_file("$src/tool/tack_cli.h", $h);
+my $man = read_file("$src/docs/tack.1");
 $man =~ s/"mod_tack \Q$tv1\E"/"mod_tack $tv2"/;
-spew("$src/docs/tack.1", $man);
+write_file("$src/docs/tack.1", $man);
 my $date = qx{date -R}; chomp $date;
-spew("$src/debian/changelog", "mod-tack ($v2) $suite; urgency=medium\n\n"
+write_file("$src/debian/changelog", "mod-tack ($v2) $suite; urgency=medium\n\n"
     . "  * The upgrade of make package-cycle.\n\n"
     . " -- mod_tack authors <maintainers\@users.noreply.a-seed-c2cc409c.example>  $date\n\n"
-    . slurp("$src/debian/changelog"));
-($rc, $out) = run("cd $src && dpkg-buildpackage -us -uc -b");
+    . read_file("$src/debian/changelog"));
+($rc, $out) = run_sh("cd $src && dpkg-buildpackage -us -uc -b");
 is($rc, 0, "dpkg-buildpackage of $v2") or diag(substr($out, -3000));
 my ($mod2) = glob("$tmp/build/libapache2-mod-tack_${v2}_*.deb");
 my ($tool2) = glob("$tmp/build/tacktool_${v2}_*.deb");
 ok($mod2 && $tool2, "... made both .debs of $v2") or BAIL_OUT('no upgrade to test');
-($rc, $out) = run("$apt install $mod2 $tool2");
+($rc, $out) = run_sh("$apt install $mod2 $tool2");
 is($rc, 0, "apt-get install of $v2 (an upgrade)") or diag($out);
 like(status('libapache2-mod-tack'), qr/^ii \Q$v2\E$/, "... libapache2-mod-tack is $v2");
 like(status('tacktool'), qr/^ii \Q$v2\E$/, "... tacktool is $v2");
@@ -360,14 +355,14 @@ is_deeply([tool_version()], ['tacktool', $tv2], "tacktool --version says $tv2");
 present('upgrade: module files', @mod_files, @conffiles);
 present('upgrade: tool files', @tool_files);
 ok(enabled(), '... the module is still enabled');
-like(slurp('/etc/apache2/mods-available/tack.conf'), qr/a local edit, kept by dpkg/, '... the edited tack.conf is kept');
+like(read_file('/etc/apache2/mods-available/tack.conf'), qr/a local edit, kept by dpkg/, '... the edited tack.conf is kept');
 ok(-f '/var/lib/apache2/tack/state.json', '... and so is the module\'s state');
 configtest('upgrade');
 verified('upgrade', 'libapache2-mod-tack');
 private_start('upgrade');
 
 # ---- 4. remove, refused while a site uses the module ------------------------------
-($rc, $out) = run("$apt remove libapache2-mod-tack");
+($rc, $out) = run_sh("$apt remove libapache2-mod-tack");
 isnt($rc, 0, 'apt-get remove libapache2-mod-tack is refused while a site has a TackFile');
 like($out, qr{not removed: the configuration in /etc/apache2 still uses\s+mod_tack}, '... saying why') or diag($out);
 like($out, qr{\Q/etc/apache2/sites-enabled/tack-cycle.conf\E:6:\s*TackFile}, '... naming the line (file:line)');
@@ -377,27 +372,27 @@ present('refused remove: module files', @mod_files);
 configtest('refused remove');
 
 # ---- 5. remove ---------------------------------------------------------------------
-($rc, $out) = run('a2dissite -q tack-cycle');
+($rc, $out) = run_sh('a2dissite -q tack-cycle');
 is($rc, 0, 'a2dissite tack-cycle') or diag($out);
-($rc, $out) = run("$apt remove libapache2-mod-tack tacktool");
+($rc, $out) = run_sh("$apt remove libapache2-mod-tack tacktool");
 is($rc, 0, 'apt-get remove libapache2-mod-tack tacktool') or diag($out);
 like(status('libapache2-mod-tack'), qr/^rc /, '... libapache2-mod-tack: removed, configuration kept (rc)');
 absent('remove: the module, helper and docs', @mod_files);
 absent('remove: the tool, man page, hooks and docs', @tool_files);
 present('remove: the conffiles', @conffiles, $logrotate);
-like(slurp('/etc/apache2/mods-available/tack.conf'), qr/a local edit, kept by dpkg/, '... tack.conf with its edit');
+like(read_file('/etc/apache2/mods-available/tack.conf'), qr/a local edit, kept by dpkg/, '... tack.conf with its edit');
 ok(!enabled(), '... the module is disabled');
 ok(-e '/var/lib/apache2/module/disabled_by_maint/tack', '... by the maintainer script (so a reinstall enables it again)');
 ok(-f '/var/lib/apache2/tack/state.json', '... the module\'s state is kept');
 configtest('remove');
 
 # Back after a remove: the module comes back enabled, as it was.
-($rc, $out) = run("$apt install $mod2 $tool2");
+($rc, $out) = run_sh("$apt install $mod2 $tool2");
 is($rc, 0, "apt-get install of $v2 after the remove") or diag($out);
 ok(enabled(), '... enables the module again, as it was before the remove');
-like(slurp('/etc/apache2/mods-available/tack.conf'), qr/a local edit, kept by dpkg/, '... with the edited tack.conf');
+like(read_file('/etc/apache2/mods-available/tack.conf'), qr/a local edit, kept by dpkg/, '... with the edited tack.conf');
 configtest('install after remove');
-($rc, $out) = run("$apt remove libapache2-mod-tack tacktool");
+($rc, $out) = run_sh("$apt remove libapache2-mod-tack tacktool");
 is($rc, 0, 'removed again') or diag($out);
 
 # ---- 6. purge ------------------------------------------------------------------------
@@ -406,8 +401,8 @@ is($rc, 0, 'removed again') or diag($out);
 # three made here: this test's server signs nothing and has no token).
 my @state_files = map { "$vstate/$_" } qw(state.json state.json.pin-refused
     state.json.pin-key state.json.signing-keys .state.json.Ab3dE9);
-spew($_, "{}\n") for grep { !-e $_ } @state_files;
-($rc, $out) = run("$apt purge libapache2-mod-tack tacktool");
+write_file($_, "{}\n") for grep { !-e $_ } @state_files;
+($rc, $out) = run_sh("$apt purge libapache2-mod-tack tacktool");
 is($rc, 0, 'apt-get purge libapache2-mod-tack tacktool') or diag($out);
 is(status('libapache2-mod-tack'), '', '... libapache2-mod-tack is gone from dpkg\'s database');
 is(status('tacktool'), '', '... tacktool too');
@@ -423,19 +418,19 @@ like($out, qr{libapache2-mod-tack: purge removed the module's state file and kep
 configtest('purge');
 
 # Installed again, the site serves the TACK from that store.
-($rc, $out) = run("$apt install $mod_deb $tool_deb");
+($rc, $out) = run_sh("$apt install $mod_deb $tool_deb");
 is($rc, 0, "apt-get install of $v1 after the purge") or diag($out);
 ok(!enabled(), '... the module is not enabled (purge forgot it was)');
-($rc, $out) = run('a2enmod -q tack');
+($rc, $out) = run_sh('a2enmod -q tack');
 is($rc, 0, '... a2enmod tack') or diag($out);
-my $conf = slurp($site);
+my $conf = read_file($site);
 $conf =~ s{^(\s*)TackFile .*$}{$1TackStore $store}m or BAIL_OUT("no TackFile line in $site");
-spew($site, $conf);
-($rc, $out) = run('a2ensite -q tack-cycle');
+write_file($site, $conf);
+($rc, $out) = run_sh('a2ensite -q tack-cycle');
 is($rc, 0, "a2ensite tack-cycle, its TackFile now TackStore $store") or diag($out);
 configtest('reinstall after purge');
 private_start('reinstall after purge', $store_tack);
-($rc, $out) = run("a2dissite -q tack-cycle && $apt purge libapache2-mod-tack tacktool");
+($rc, $out) = run_sh("a2dissite -q tack-cycle && $apt purge libapache2-mod-tack tacktool");
 is($rc, 0, 'apt-get purge again') or diag($out);
 present('purge again: the TackStore\'s TACK, the key and password', @admin_files);
 ok(!-e "$vstate/state.json", '... not the state file');
@@ -444,23 +439,23 @@ ok(!-e "$vstate/state.json", '... not the state file');
 # A source install serving a site, with an edited tack.conf; then the admin
 # guide's "Moving from make install to the package", non-interactively.
 $made_install = 1;
-($rc, $out) = run("make -s -C $top install");
+($rc, $out) = run_sh("make -s -C $top install");
 is($rc, 0, 'make install (a source install)') or diag($out);
 present('make install', @source_files, '/usr/lib/apache2/modules/mod_tack.so', @conffiles);
-($rc, $out) = run('a2enmod -q tack && a2ensite -q tack-cycle');
+($rc, $out) = run_sh('a2enmod -q tack && a2ensite -q tack-cycle');
 is($rc, 0, '... a2enmod tack, a2ensite tack-cycle (its TackFile)') or diag($out);
 open $fh, '>>', '/etc/apache2/mods-available/tack.conf' or die $!;
 print $fh "TackStateFile /var/lib/apache2/tack/state.json\n";
 close $fh;
 # A file under /etc that runs a hook from make install's place.
 my $md_conf = '/etc/apache2/conf-available/tack-cycle-md.conf';
-spew($md_conf, "#MDMessageCmd /usr/local/lib/tack/tack-md-hook /etc/tack/md-hook.conf\n");
+write_file($md_conf, "#MDMessageCmd /usr/local/lib/tack/tack-md-hook /etc/tack/md-hook.conf\n");
 configtest('make install');
 my $sums = 'md5sum /usr/lib/apache2/modules/mod_tack.so /etc/apache2/sites-available/tack-cycle.conf'
     . ' /etc/apache2/mods-available/tack.conf /etc/apache2/mods-available/tack.load';
 my $sums_before = qx{$sums};
 
-($rc, $out) = run("$apt install $mod_deb $tool_deb </dev/null");
+($rc, $out) = run_sh("$apt install $mod_deb $tool_deb </dev/null");
 isnt($rc, 0, 'apt-get install over make install is refused');
 note($out);
 like($out, qr/libapache2-mod-tack: not installed, nothing changed: mod_tack was installed here\s+from its source tree \(make install\)/,
@@ -474,7 +469,7 @@ is(qx{$sums}, $sums_before, '... the module, the site and mods-available are unt
 present('refused install: make install\'s files', @source_files);
 configtest('refused install');
 
-($rc, $out) = run("make -s -C $top uninstall KEEP_SITES=1");
+($rc, $out) = run_sh("make -s -C $top uninstall KEEP_SITES=1");
 is($rc, 0, 'make uninstall KEEP_SITES=1') or diag($out);
 note($out);
 like($out, qr/kept: .*tack\.load, tack\.conf, the sites.*\nnext, before apache2 restarts: apt install/,
@@ -485,15 +480,15 @@ absent('make uninstall KEEP_SITES=1', @source_files, '/usr/lib/apache2/modules/m
 present('... leaves', @conffiles, '/etc/apache2/sites-enabled/tack-cycle.conf');
 ok(enabled(), '... and the module enabled');
 
-($rc, $out) = run("$apt install $mod_deb $tool_deb </dev/null");
+($rc, $out) = run_sh("$apt install $mod_deb $tool_deb </dev/null");
 is($rc, 0, 'apt-get install, non-interactive, then goes through') or diag($out);
 unlike($out, qr/conffile prompt|Configuration file/, '... with no conffile question');
 like(status($_), qr/^ii \Q$v1\E$/, "... $_ $v1 is installed") for qw(libapache2-mod-tack tacktool);
 like($out, qr{took over /etc/apache2/mods-available/tack\.load from make install}, '... tack.load taken over');
 like($out, qr{kept your edited /etc/apache2/mods-available/tack\.conf}, '... the edited tack.conf kept, saying so');
-like(slurp('/etc/apache2/mods-available/tack.conf'), qr{^TackStateFile /var/lib/apache2/tack/state\.json$}m,
+like(read_file('/etc/apache2/mods-available/tack.conf'), qr{^TackStateFile /var/lib/apache2/tack/state\.json$}m,
      '... with its edit');
-like(slurp('/etc/apache2/mods-available/tack.conf.dpkg-dist') // '', qr{/usr/share/doc/libapache2-mod-tack},
+like(read_file('/etc/apache2/mods-available/tack.conf.dpkg-dist') // '', qr{/usr/share/doc/libapache2-mod-tack},
      '... and the package\'s beside it, as tack.conf.dpkg-dist');
 absent('no file aside left', map { "$_.make-install" } @conffiles);
 absent('no make install file left', @source_files);
@@ -505,8 +500,8 @@ configtest('after the move');
 verified('after the move', 'libapache2-mod-tack');
 verified('after the move', 'tacktool');
 private_start('after the move');
-($rc, $out) = run('a2dissite -q tack-cycle');
-($rc, $out) = run("$apt purge libapache2-mod-tack tacktool");
+($rc, $out) = run_sh('a2dissite -q tack-cycle');
+($rc, $out) = run_sh("$apt purge libapache2-mod-tack tacktool");
 is($rc, 0, 'apt-get purge after the move') or diag($out);
 absent('purge after the move', @mod_files, @tool_files, @conffiles, $logrotate,
     '/etc/apache2/mods-available/tack.conf.dpkg-dist');

@@ -127,24 +127,15 @@ sub stage {
     mkdir "$staging/$dir";
     rename "$d/staged-$dir.crt", "$staging/$dir/$name" or die "rename: $!";
 }
-sub wait_for {
-    my ($what, $secs) = @_;
-    my $t0 = time;
-    until ($what->()) {
-        return 0 if time - $t0 > $secs;
-        select(undef, undef, undef, 0.1);
-    }
-    return 1;
-}
 stage('fifo', 'pubcert.pem', 'a.test');
-ok(wait_for(sub { (read_file($mlog) // '') =~ m{^fifo \S+/staging/fifo/pubcert\.pem$}m }, 15),
+ok(TackHelpers::wait_until(15, sub { (read_file($mlog) // '') =~ m{^fifo \S+/staging/fifo/pubcert\.pem$}m }, 0.1),
    'the shim made the staged a.test certificate a FIFO right after it was listed');
 select(undef, undef, undef, 1.5);
 stage('zero', 'pubcert.pem', 'b.test');
-ok(wait_for(sub { (read_file($mlog) // '') =~ m{^link \S+/staging/zero/pubcert\.pem$}m }, 15),
+ok(TackHelpers::wait_until(15, sub { (read_file($mlog) // '') =~ m{^link \S+/staging/zero/pubcert\.pem$}m }, 0.1),
    '... the next round lists another, made a link to /dev/zero (the background was not blocked in open())');
 stage('c.test', 'pubcert.pem', 'c.test');
-ok(wait_for(sub { scalar(my @f = glob("$mstore/c.test.ecdsa.*.tack.pem")) == 2 }, 15),
+ok(TackHelpers::wait_until(15, sub { scalar(my @f = glob("$mstore/c.test.ecdsa.*.tack.pem")) == 2 }, 0.1),
    '... and a third, a real renewal of c.test, is signed ahead into the store')
     or diag(`ls -l $mstore; cat $mlog`);
 my $mtext = $hm->log_since(0);

@@ -50,7 +50,7 @@ tack_sign("$d/k2.key", "$d/ec.crt", "$d/expired.pem", '--now', '2020-01-01',
 tack_break("$d/kb.key", "$d/breaks.pem");
 tack_break("$d/kc.key", "$d/breaks-c.pem");
 tack_break("$d/k1.key", "$d/own-break.pem");
-openssl_key("$d/raw.key");
+make_key("$d/raw.key");
 
 my %T = map { $_ => (pem_blocks("$d/$_.pem", 'TACK'))[0] }
     qw(good good2 good3 samekey rsa other expired);
@@ -89,9 +89,9 @@ my %files = (
     'bs-badsig.pem'  => pem('TACK BREAK SIG', flip($BS, 100)),
     'bs-offcurve.pem' => pem('TACK BREAK SIG', $offcurve . substr($BS, 64)),
     'pair-expired.pem' => pem('TACK', $T{good}, $T{expired}),
-    'gen.pem'        => pem('TACK', tack_raw(key => "$d/raw.key", cert => "$d/ec.crt",
+    'gen.pem'        => pem('TACK', tack_bytes(key => "$d/raw.key", cert => "$d/ec.crt",
                                              min_generation => 3, generation => 2)),
-    'gen255.pem'     => pem('TACK', tack_raw(key => "$d/raw.key", cert => "$d/ec.crt",
+    'gen255.pem'     => pem('TACK', tack_bytes(key => "$d/raw.key", cert => "$d/ec.crt",
                                              min_generation => 255, generation => 0)),
     'pair.pem'       => pem('TACK', $T{good}, $T{good2}),
     'samepair.pem'   => pem('TACK', $T{good}, $T{samekey}),

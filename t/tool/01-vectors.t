@@ -117,7 +117,7 @@ for my $k ([vec00('TACK_Key1.pem'), 'asdf', 'rrted.ptvtl.d2uiq.ox2xe.w4ss3'],
     ($rc, $out, $err) = tack('break', '-k', $file, '-p', $pw);
     is($rc, 0, "$file decrypts with its password") or diag($err);
     my $bs = tmp() . "/bs.pem";
-    spew($bs, $out);
+    write_file($bs, $out);
     ($rc, $out) = tack('view', $bs);
     is($out, "Breaks TACK ID = $fp\n", "break signature of $file");
 }
@@ -186,13 +186,13 @@ is(length($body), 4 + 335, 'draft-02 body is 335 bytes');
 is(unpack('H*', substr($body, 4, 2)), '014c', 'tacks_len 332');
 is(ord(substr($body, -1)), 3, 'activation_flags 3');
 my $si = tmp() . '/si02.pem';
-spew($si, $out);
+write_file($si, $out);
 ($rc, $out) = tack('view', '--now', '2025-01-01Z', $si);
 like($out, qr/draft-02, 335 bytes.*5lcbe.*oagrn/s, 'view shows a draft-02 serverinfo');
 
 # a TACKpy pair file: two TACK blocks
 my $pair = tmp() . '/pair.pem';
-spew($pair, slurp(vec02('TACK1.pem')) . slurp(vec02('TACK2.pem')));
+write_file($pair, slurp(vec02('TACK1.pem')) . slurp(vec02('TACK2.pem')));
 ($rc, $out, $err) = tack('view', '--now', '2025-01-01Z', $pair);
 like($out, qr/5lcbe.*\n(.*\n)*\nTACK ID        = oagrn/, 'view shows both TACKs '
                                                        . 'of a pair file');

@@ -9,7 +9,6 @@ use lib "$FindBin::Bin/lib", "$FindBin::Bin/../lib";
 use Test::More;
 use TackTool;
 use JSON::PP;
-use MIME::Base64;
 
 BAIL_OUT("$TACK not built: run make tool") unless -x $TACK;
 
@@ -27,10 +26,7 @@ sub tampered {
     } else {
         substr($bytes, $offset, 1) = chr(ord(substr($bytes, $offset, 1)) ^ 1);
     }
-    my $b64 = encode_base64($bytes, '');
-    $b64 =~ s/(.{64})/$1\n/g;
-    spew($newfile, "-----BEGIN $label-----\n$b64\n-----END $label-----\n");
-    return $newfile;
+    return write_file($newfile, TackHelpers::pem($label, $bytes));
 }
 
 # ---- genkey
@@ -76,7 +72,7 @@ SKIP: {
     like($err, qr{\Q$d/ro: Permission denied\E}, '... and says so first');
 }
 
-spew("$d/pwfile", "from-file\n");
+write_file("$d/pwfile", "from-file\n");
 ($rc, $out, $err) = tack('genkey', '--password-file', "$d/pwfile",
                          '-o', "$d/k2.pem", '--iterations', '1000');
 is($rc, 0, 'genkey --password-file') or diag($err);
@@ -96,7 +92,7 @@ for my $case (["pass\rword\n", "pass\rword", 'a CR inside the line is kept'],
               ["first\nsecond\n", 'first', 'only the first line counts']) {
     my ($text, $pw, $what) = @$case;
     (my $name = $pw) =~ s/\W/_/g;
-    spew("$d/pw-$name", $text);
+    write_file("$d/pw-$name", $text);
     ($rc, $out, $err) = tack('genkey', '--password-file', "$d/pw-$name",
                              '-o', "$d/k-$name.pem", '--iterations', '1000');
     is($rc, 0, "genkey --password-file: $what") or diag($err);
@@ -112,7 +108,7 @@ isnt($rc, 0, 'the CR of a CRLF is not part of the password');
                          'genkey');
 is($rc, 0, 'genkey with $TACK_PASSWORD, to standard output');
 like($out, qr/BEGIN TACK PRIVATE KEY/, '... writes the key to stdout');
-spew("$d/k3.pem", $out);
+write_file("$d/k3.pem", $out);
 ($rc) = tack({ env => { TACK_PASSWORD => 'from-env' } }, 'break', '-k',
              "$d/k3.pem");
 is($rc, 0, '$TACK_PASSWORD decrypts it');
@@ -157,25 +153,25 @@ is($exp, sprintf('%04d-%02d-%02dT%02d:%02dZ', $g[5] + 1900, $g[4] + 1,
                          '-c', $crt, '-m', '3', '-g', '7',
                          '-e', '2030-06-06T12:00Z', '--now', '2030-01-01Z');
 is($rc, 0, 'sign -m -g -e') or diag($err);
-spew("$d/t2.pem", $out);
+write_file("$d/t2.pem", $out);
 ($rc, $out) = tack('view', "$d/t2.pem");
 like($out, qr/min_generation = 3\ngeneration     = 7\nexpiration     = 2030-06-06T12:00Z/,
      '-m, -g and an absolute -e are kept');
 ($rc, $out) = tack('sign', '-k', "$d/k.pem", '-p', 'secret', '-c', $crt,
                    '-m', '2', '-e', '2030-06-06Z', '--now', '2030-01-01Z');
-spew("$d/t3.pem", $out);
+write_file("$d/t3.pem", $out);
 ($rc, $out) = tack('view', "$d/t3.pem");
 like($out, qr/min_generation = 2\ngeneration     = 2\nexpiration     = 2030-06-06T00:00Z/,
      '-g defaults to -m; a date alone is midnight');
 ($rc, $out) = tack('sign', '-k', "$d/k.pem", '-p', 'secret', '-c', $crt,
                    '-e', '12h', '--now', '2030-01-01T00:00:30Z');
-spew("$d/t4.pem", $out);
+write_file("$d/t4.pem", $out);
 ($rc, $out) = tack('view', "$d/t4.pem");
 like($out, qr/expiration     = 2030-01-01T12:01Z/,
      'a duration counts from now, rounded up to the minute');
 ($rc, $out) = tack('sign', '-k', "$d/k.pem", '-p', 'secret', '-c', $crt,
                    '-e', '30d', '--now', '2030-01-01Z');
-spew("$d/t5.pem", $out);
+write_file("$d/t5.pem", $out);
 like((tack('view', "$d/t5.pem"))[1], qr/expiration     = 2030-01-31T00:00Z/,
      '-e 30d');
 
@@ -247,7 +243,7 @@ like($err, qr/short\.pem: line 1: TACK block: .*165 bytes, want 166/,
      '... with the size');
 my $half = slurp("$d/t.pem");
 $half = substr($half, 0, int(length($half) * 2 / 3));
-spew("$d/half.pem", $half);
+write_file("$d/half.pem", $half);
 ($rc, $out, $err) = tack('view', "$d/half.pem");
 is($rc, 2, 'a file cut inside the PEM block exits 2');
 like($err, qr/half\.pem: /, '... naming the file');
@@ -263,7 +259,7 @@ tampered("$d/k.pem", 'TACK PRIVATE KEY', 30, "$d/kbad.pem");
                          '-c', $crt);
 is($rc, 2, 'a key file with a changed ciphertext exits 2');
 like($err, qr/wrong password/, '... a MAC mismatch, as TACKpy reports it');
-spew("$d/empty.pem", '');
+write_file("$d/empty.pem", '');
 ($rc, $out, $err) = tack('view', "$d/empty.pem");
 is($rc, 2, 'an empty file exits 2');
 like($err, qr/empty\.pem: not a TACK/, '... and says what it is not');

@@ -27,7 +27,7 @@ my ($id) = (tack('view', "$d/t.pem"))[1] =~ /TACK ID        = (\S+)/;
 
 sub serve {
     my ($name, $pem, @args) = @_;
-    spew("$d/$name.si", $pem);
+    write_file("$d/$name.si", $pem);
     my $port = free_port(18400, 18429);
     my $pid = start_s_server($port, '-cert', $crt, '-key', $key,
                              '-serverinfo', "$d/$name.si", @args);
@@ -185,7 +185,7 @@ for my $case (
 # The second TACK's key may begin with two zero bytes (1 time in 65,536):
 # they read as break_sigs_len 0 and the parse then stumbles on
 # pin_activation; the diagnosis is the same.
-spew("$d/fault0.si", serverinfo_pem(substr($good, 0, 167) . "\0\0"
+write_file("$d/fault0.si", serverinfo_pem(substr($good, 0, 167) . "\0\0"
                                      . substr($tack_b, 2) . "\0\0\1"));
 ($rc, $out, $err) = tack('view', "$d/fault0.si");
 like($err, qr/not a draft-00 body: a second TACK follows the first, at byte 167/,

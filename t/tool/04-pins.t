@@ -20,7 +20,6 @@ my $name = 'www.example.org';
 my $day = 86400;
 my $T0 = 1893456000;    # 2030-01-01T00:00Z
 
-sub ok0 { my @r = @_; die "failed: $r[2]" if $r[0]; return @r }
 
 ok0(tack('genkey', '-p', 'pw', '-o', "$d/k1.pem"));
 ok0(tack('genkey', '-p', 'pw', '-o', "$d/k2.pem"));
@@ -205,11 +204,11 @@ isnt((stat("$d/d.json"))[1], $ino, 'the store is replaced, not rewritten '
 my @left = glob("$d/.d.json.*");
 is(scalar(@left), 0, 'no temporary file left behind');
 # a crash mid-write leaves at most a temporary file beside an intact store
-spew("$d/.d.json.ABCDEF", '{"format": "tack-pi');
+write_file("$d/.d.json.ABCDEF", '{"format": "tack-pi');
 ($rc, $out) = check('d.json', $T0 + 4 * $day);
 is($rc, 0, 'a stale temporary file does not disturb the store');
 ok(store('d.json')->{names}{$name}, '... which still holds the pin');
-spew("$d/bad.json", '{"format": "tack-pi');
+write_file("$d/bad.json", '{"format": "tack-pi');
 ($rc, $out, $err) = check('bad.json', $T0);
 is($rc, 2, 'a corrupt store exits 2');
 like($err, qr/bad\.json: not a pin store/, '... and names the file');
@@ -223,7 +222,7 @@ like($out, qr/^result         = error: the pin store cannot be used$/m,
 is($rc, 2, '... --json too');
 is(decode_json($out)->{error}, 'the pin store cannot be used',
    '... whose report has the error');
-spew("$d/bad2.json", '{"format": "something-else", "keys": {}, "names": {}}');
+write_file("$d/bad2.json", '{"format": "something-else", "keys": {}, "names": {}}');
 ($rc, $out, $err) = tack('pins', '--pins', "$d/bad2.json");
 is($rc, 2, 'tack pins of a foreign JSON file exits 2');
 like($err, qr/not a pin store: no "format"/, '... explained');
@@ -233,22 +232,21 @@ like($err, qr/not a pin store: no "format"/, '... explained');
 # first_seen near the smallest 64-bit integer overflowed the activation
 # arithmetic; both are now refused when the store is loaded.
 my $k1 = '01' x 64;
-spew("$d/no-id.json", qq({"format": "tack-pins-1", "keys": {"$k1": {"min_generation": 0}}, "names": {}}));
+write_file("$d/no-id.json", qq({"format": "tack-pins-1", "keys": {"$k1": {"min_generation": 0}}, "names": {}}));
 ($rc, $out, $err) = tack('pins', '--pins', "$d/no-id.json");
 is($rc, 2, 'a key record without tack_id is refused');
 like($err, qr/no-id\.json: not a pin store: bad key record/, '... explained');
 unlike($out . $err, qr/\(null\)/, '... and nothing prints "(null)"');
-spew("$d/wrong-id.json", qq({"format": "tack-pins-1", "keys": {"$k1": {"tack_id": "aaaaa.aaaaa.aaaaa.aaaaa.aaaaa", "min_generation": 0}}, "names": {}}));
+write_file("$d/wrong-id.json", qq({"format": "tack-pins-1", "keys": {"$k1": {"tack_id": "aaaaa.aaaaa.aaaaa.aaaaa.aaaaa", "min_generation": 0}}, "names": {}}));
 ($rc, $out, $err) = tack('pins', '--pins', "$d/wrong-id.json");
 is($rc, 2, 'a key record whose tack_id is not its key\'s is refused');
 like($err, qr/tack_id is not its key's/, '... explained');
 # The TACK ID of that key, computed here as the draft defines it.
-my $bits = unpack('B*', Digest::SHA::sha256(pack('H*', $k1)));
-my $tid = join('.', unpack('(A5)*', join('', map { ('a' .. 'z', 2 .. 7)[oct("0b$_")] } unpack('(A5)25', $bits))));
+my $tid = fingerprint(pack('H*', $k1));
 my $old = '{"format": "tack-pins-1", "keys": {"' . $k1 . '": {"tack_id": "' . $tid . '", "min_generation": 0}}, "names": {"a.test": {"key": "' . $k1 . '", "first_seen": FIRST, "active_until": 1800000000}}}';
 for my $first ('-9223372036854775807', '-1', '253402300800') {
     (my $text = $old) =~ s/FIRST/$first/;
-    spew("$d/time.json", $text);
+    write_file("$d/time.json", $text);
     ($rc, $out, $err) = tack('pins', '--pins', "$d/time.json");
     is($rc, 2, "first_seen $first is refused");
     like($err, qr/not a pin store: bad name record "a\.test"/, '... explained');
@@ -300,12 +298,6 @@ stop_server($pid);
 # the tool used to read, checks wrote stores it could no longer read, and
 # every later check and `tack pins` failed with "file is too large".  (A
 # compact store: the tool writes it indented, bigger.)
-sub fingerprint {
-    my @a = ('a' .. 'z', '2' .. '7');
-    my $bits = unpack('B*', Digest::SHA::sha256($_[0]));
-    my $s = join('', map { $a[oct('0b' . substr($bits, 5 * $_, 5))] } 0 .. 24);
-    return join('.', unpack('(A5)*', $s));
-}
 sub big_store {
     my ($file, $n) = @_;
     my (%keys, %names);
@@ -318,7 +310,7 @@ sub big_store {
             first_seen_utc => '2030-01-01T00:00:00Z',
             active_until_utc => 'never active' };
     }
-    spew("$d/$file", JSON::PP->new->canonical->encode({ format => 'tack-pins-1', keys => \%keys,
+    write_file("$d/$file", JSON::PP->new->canonical->encode({ format => 'tack-pins-1', keys => \%keys,
                     names => \%names }));
 }
 undef $pid;    # stopped above

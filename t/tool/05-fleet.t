@@ -25,8 +25,8 @@ run_cmd('openssl', 'x509', '-in', $c_crt, '-outform', 'DER',
         '-out', "$d/certs/c.example.org.der");
 copy($a_key, "$d/certs/a.example.org.key");   # not a certificate
 copy($a_key, "$d/certs/a-key.pem");           # .pem without a certificate
-spew("$d/certs/README.txt", "notes\n");
-spew("$d/certs/notes.crt", "not a certificate\n"); # a .crt that is none
+write_file("$d/certs/README.txt", "notes\n");
+write_file("$d/certs/notes.crt", "not a certificate\n"); # a .crt that is none
 
 (tack('genkey', '-p', 'pw', '-o', "$d/k.pem"))[0] == 0 or die;
 # The TackStore's name of each (tack_cert_store_name): from the certificate,
@@ -119,7 +119,7 @@ like($err, qr/need -o DIR/, '... explained');
 
 # a bad certificate stops the run before anything is written
 mkdir("$d/out4") or die;
-spew("$d/broken.crt", "-----BEGIN CERTIFICATE-----\nAAAA\n"
+write_file("$d/broken.crt", "-----BEGIN CERTIFICATE-----\nAAAA\n"
                     . "-----END CERTIFICATE-----\n");
 ($rc, $out, $err) = tack('sign', '-k', "$d/k.pem", '-p', 'pw',
                          '-o', "$d/out4", '-c', $a_crt, "$d/broken.crt");
@@ -195,7 +195,7 @@ unlike($err, qr/\r/, 'no progress line when stderr is not a terminal');
     my @fixed = ('sign', '-k', "$d/k.pem", '--password-file', "$d/pw",
                  '-e', '45d', '-c', $a_crt, '-o', "$st/", '--force',
                  '--name', 'w.tack.pem');
-    spew("$d/pw", "pw\n");
+    write_file("$d/pw", "pw\n");
     for my $twice (['-m', '0', '-m', '255'], ['-g', '0', '-g', '255'],
                    ['-e', '36500d'], ['--now', '2030-01-01', '--now', '2030-01-02'],
                    ['--password-file', "$d/pw"], ['--name', 'v.tack.pem'],

@@ -25,7 +25,6 @@ chmod(0755, $d);    # the server's children run as nobody
 my ($a_crt, $a_key) = mkcert('a', 'a.example.org');
 my ($b_crt, $b_key) = mkcert('b', 'b.example.org');
 my ($dflt_crt, $dflt_key) = mkcert('default', 'default.example.org');
-sub ok0 { my @r = @_; die "failed: $r[2]" if $r[0]; return @r }
 ok0(tack('genkey', '-p', 'pw', '-o', "$d/k.pem"));
 ok0(tack('break', '-k', "$d/k.pem", '-p', 'pw', '-o', "$d/k.break"));
 my ($id) = (tack('view', "$d/k.pem"))[1] =~ /= (\S+)/;

@@ -57,7 +57,7 @@ sub tack_file {
 
 sub si_file {
     my ($n, @opt) = @_;
-    spew("$d/$n.si", ok_tool('serverinfo', @opt));
+    write_file("$d/$n.si", ok_tool('serverinfo', @opt));
     return "$d/$n.si";
 }
 
@@ -201,7 +201,7 @@ my $bs_body = substr(pem_body(si('-b', "$d/a.break"), 'SERVERINFO FOR TACK'),
                      4);
 my $with_break = substr($tack_body, 0, 167) . substr($bs_body, 1, 130)
                . substr($tack_body, -1);
-spew("$d/break1.si", serverinfo_pem($with_break));
+write_file("$d/break1.si", serverinfo_pem($with_break));
 serve(1, "$d/break1.si");
 ($rc, $out, $err) = fleet();
 is($rc, 1, 'a break signature of the fleet key: exit 1') or diag($out);

@@ -22,7 +22,6 @@ my $day = 86400;
 my $T0 = 1893456000;    # 2030-01-01T00:00Z
 my $json = JSON::PP->new->canonical;
 
-sub ok0 { my @r = @_; die "failed: $r[2]" if $r[0]; return @r }
 
 ok0(tack('genkey', '-p', 'pw', '-o', "$d/k1.pem"));
 ok0(tack('genkey', '-p', 'pw', '-o', "$d/k2.pem"));
@@ -83,7 +82,7 @@ sub pins {
 }
 sub store { decode_json(slurp("$d/$_[0]")) }
 sub list { decode_json(slurp("$d/$_[0]")) }
-sub write_list { spew("$d/$_[0]", $json->encode($_[1])) }
+sub write_list { write_file("$d/$_[0]", $json->encode($_[1])) }
 
 # ---- build from TACK files, view
 ($rc, $out, $err) = tack('preload', 'build', '--now', "\@$T0",
@@ -278,7 +277,7 @@ for my $b (@bad) {
         $edit->($copy);
         write_list('bad.json', $copy);
     } else {
-        spew("$d/bad.json", '{"format": "tack-prel');
+        write_file("$d/bad.json", '{"format": "tack-prel');
     }
     ($rc, $out, $err) = tack('preload', 'view', "$d/bad.json");
     is($rc, 2, "$what: view exits 2");
@@ -288,7 +287,7 @@ for my $b (@bad) {
     is($rc, 2, "$what: check --preload exits 2");
     like($err, qr/bad\.json: not a usable preload list/, '... and says why');
 }
-spew("$d/dupkey.json", '{"format": "tack-preload", "format": "tack-preload"}');
+write_file("$d/dupkey.json", '{"format": "tack-preload", "format": "tack-preload"}');
 ($rc, $out, $err) = tack('preload', 'view', "$d/dupkey.json");
 is($rc, 2, 'a member given twice is refused');
 like($err, qr/dupkey\.json: not a usable preload list: .*duplicate/, '... explained');
@@ -299,7 +298,7 @@ like($err, qr/dupkey\.json: not a usable preload list: .*duplicate/, '... explai
     my $p2 = free_port(18480, 18489);
     my $pid2 = start_s_server($p2, '-cert', $crt, '-key', $key, '-tls1_2',
                               '-serverinfo', "$d/k2.si");
-    spew("$d/hosts", "# the fleet\n127.0.0.1:$p1 $name\n\n"
+    write_file("$d/hosts", "# the fleet\n127.0.0.1:$p1 $name\n\n"
                    . "127.0.0.1:$p2 B.example.org   # the second\n");
     ($rc, $out, $err) = tack('preload', 'build', '--hosts', "$d/hosts",
                              '-o', "$d/live.json");
@@ -309,9 +308,9 @@ like($err, qr/dupkey\.json: not a usable preload list: .*duplicate/, '... explai
               [['b.example.org', $id{k2}], [$name, $id{k1}]],
               '... each host with the key it serves');
     ok(abs($lv->{entries}[0]{observed} - time()) < 120, '... observed now');
-    spew("$d/hosts2", "127.0.0.1:$p1 $name\n127.0.0.1:$p1 nothere.example.org\n");
+    write_file("$d/hosts2", "127.0.0.1:$p1 $name\n127.0.0.1:$p1 nothere.example.org\n");
     stop_server($pid2);
-    spew("$d/hosts3", "127.0.0.1:$p1 $name\n127.0.0.1:$p2 b.example.org\n");
+    write_file("$d/hosts3", "127.0.0.1:$p1 $name\n127.0.0.1:$p2 b.example.org\n");
     ($rc, $out, $err) = tack('preload', 'build', '--hosts', "$d/hosts3",
                              '--timeout', '3', '-o', "$d/live3.json");
     is($rc, 1, 'a host that cannot be checked fails the build');
@@ -319,11 +318,11 @@ like($err, qr/dupkey\.json: not a usable preload list: .*duplicate/, '... explai
          '... naming the line and the reason');
     ok(!-e "$d/live3.json", '... and nothing is written');
     serve('none');
-    spew("$d/hosts4", "127.0.0.1:$port $name\n");
+    write_file("$d/hosts4", "127.0.0.1:$port $name\n");
     ($rc, $out, $err) = tack('preload', 'build', '--hosts', "$d/hosts4");
     is($rc, 1, 'a host that serves no TACK fails the build');
     like($err, qr/hosts4:1: www\.example\.org port \d+: serves no TACK/, '... explained');
-    spew("$d/hosts5", "127.0.0.1:$port $name extra\n");
+    write_file("$d/hosts5", "127.0.0.1:$port $name extra\n");
     ($rc, $out, $err) = tack('preload', 'build', '--hosts', "$d/hosts5");
     is($rc, 2, 'a malformed hosts line is a usage error');
 }

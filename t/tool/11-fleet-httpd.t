@@ -23,7 +23,6 @@ my $name = 'www.example.org';
 my @addrs = map { "127.0.0.$_" } 1 .. 4;
 my $d = tmp();
 chmod(0755, $d);    # the server's children run as nobody
-sub ok0 { my @r = @_; die "failed: $r[2]" if $r[0]; return @r }
 ok0(tack('genkey', '-p', 'pw', '-o', "$d/k.pem"));
 my ($id) = (tack('view', "$d/k.pem"))[1] =~ /= (\S+)/;
 my (%crt, %key);

@@ -11,7 +11,6 @@ use FindBin;
 use lib "$FindBin::Bin/lib", "$FindBin::Bin/../lib";
 use Test::More;
 use TackTool;
-use Digest::SHA qw(sha256);
 use JSON::PP;
 use POSIX ();
 
@@ -32,7 +31,7 @@ my ($rc, $out, $err);
 
 # ---- the token: its own directory, found through SOFTHSM2_CONF
 mkdir("$d/tokens") or die "$d/tokens: $!";
-spew("$d/softhsm2.conf", "directories.tokendir = $d/tokens\n"
+write_file("$d/softhsm2.conf", "directories.tokendir = $d/tokens\n"
      . "objectstore.backend = file\nlog.level = ERROR\n");
 # Under make test-tool-asan, the memory libp11 and p11-kit keep is not the
 # tool's: lib/lsan-pkcs11.supp says which, and why.
@@ -68,10 +67,7 @@ my $uri = 'pkcs11:token=tack;object=tackkey;type=private';
 setup('pkcs11-tool', '--module', $softhsm, '--read-object', '--type',
       'pubkey', '--id', '01', '-o', "$d/pub.der");
 my $xy = substr(slurp("$d/pub.der"), -64);
-my $bits = unpack('B*', sha256($xy));
-my $b32 = join('', map { ('a' .. 'z', '2' .. '7')[oct("0b$_")] }
-                   substr($bits, 0, 125) =~ /(.{5})/g);
-my $id = join('.', $b32 =~ /(.{5})/g);
+my $id = fingerprint($xy);
 
 # ---- tack view URI: the key's TACK ID, no PIN needed
 ($rc, $out, $err) = tk('view', $uri);
@@ -100,7 +96,7 @@ like($out, qr/^status         = valid for the certificate$/m,
                        $uri, '-c', $crt);
 is($rc, 0, 'the PIN from $TACK_PASSWORD') or diag($err);
 like($out, qr/BEGIN TACK/, '... gives a TACK');
-spew("$d/pin", "1234\n");
+write_file("$d/pin", "1234\n");
 ($rc, $out, $err) = tk('sign', '-k', $uri, '--password-file', "$d/pin",
                        '-c', $crt);
 is($rc, 0, 'the PIN from --password-file') or diag($err);
@@ -129,7 +125,7 @@ for my $n ('a', 'b') {
 # ---- served by a server that is not ours, checked by tack check
 my ($rc2, $si, $e2) = tk('serverinfo', '-t', "$d/t.pem", '-c', $crt);
 is($rc2, 0, 'serverinfo takes the token-signed TACK') or diag($e2);
-spew("$d/t.si", $si);
+write_file("$d/t.si", $si);
 my $port = free_port(18400, 18429);
 my $pid = start_s_server($port, '-cert', $crt, '-key', $key,
                          '-serverinfo', "$d/t.si");
@@ -216,7 +212,7 @@ like($out, qr/BEGIN TACK/, '... gives a TACK');
                        '-p', '1234', '-c', $crt);
 is($rc, 0, 'module-path a directory, module-name the library in it')
     or diag($err);
-spew("$d/pinfile", "1234\n");
+write_file("$d/pinfile", "1234\n");
 ($rc, $out, $err) = tk('sign', '-k', "$uri?pin-source=file:$d/pinfile",
                        '-c', $crt);
 is($rc, 0, 'pin-source=file:...: the PIN from a file, no password option')
@@ -227,11 +223,11 @@ is($rc, 0, 'pin-source=/path works too') or diag($err);
 # The first-line rule of every password source (tack_password_line): a
 # CRLF ends the line; a NUL byte is refused before any login (cut short,
 # the PIN would be a wrong one, counted towards the token's lock).
-spew("$d/pin-crlf", "1234\r\n");
+write_file("$d/pin-crlf", "1234\r\n");
 ($rc, $out, $err) = tk('sign', '-k', "$uri?pin-source=$d/pin-crlf", '-c',
                        $crt);
 is($rc, 0, 'pin-source: a CRLF line end is not part of the PIN') or diag($err);
-spew("$d/pin-nul", "12\x0034\n");
+write_file("$d/pin-nul", "12\x0034\n");
 fails_like(['sign', '-k', "$uri?pin-source=$d/pin-nul", '-c', $crt],
            qr/^tack: \S+: pin-source \Q$d\E\/pin-nul: the PIN has a NUL byte in it$/m,
            'a pin-source PIN with a NUL byte');
@@ -326,7 +322,7 @@ like($out, qr/^TACK ID        = \Q$id\E$/m, '... under the token\'s key');
 # SoftHSM2 token, also "tack" with a "tackkey", holds another key; the
 # variable names p11-kit-client.so, whose server serves the first token.
 mkdir("$d/tokens-b") or die "$d/tokens-b: $!";
-spew("$d/softhsm2-b.conf", "directories.tokendir = $d/tokens-b\n"
+write_file("$d/softhsm2-b.conf", "directories.tokendir = $d/tokens-b\n"
      . "objectstore.backend = file\nlog.level = ERROR\n");
 my %env_b = (%env, SOFTHSM2_CONF => "$d/softhsm2-b.conf");
 for my $argv (['softhsm2-util', '--init-token', '--free', '--label', 'tack',
@@ -338,10 +334,7 @@ for my $argv (['softhsm2-util', '--init-token', '--free', '--label', 'tack',
     my ($rc, $out, $err) = run_cmd({ env => \%env_b }, @$argv);
     die "@$argv: $out$err" if $rc;
 }
-my $bbits = unpack('B*', sha256(substr(slurp("$d/pub-b.der"), -64)));
-my $id_b = join('.', join('', map { ('a' .. 'z', '2' .. '7')[oct("0b$_")] }
-                              substr($bbits, 0, 125) =~ /(.{5})/g)
-                     =~ /(.{5})/g);
+my $id_b = fingerprint(substr(slurp("$d/pub-b.der"), -64));
 isnt($id_b, $id, 'a second token "tack" holds another key "tackkey"');
 my %redirect = (%env_b, PKCS11_PROVIDER_MODULE => $client,
                 P11_KIT_SERVER_ADDRESS => "unix:path=$sock");

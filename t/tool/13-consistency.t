@@ -83,13 +83,13 @@ for my $bad ('99999', '0', '65536', 'https', '-1') {
                          'localhost:127.0.0.1', 'localhost:70000');
 is($rc, 2, 'the fleet check refuses it too');
 like($err, qr/bad port "70000"/, '... named');
-spew("$d/hosts", "127.0.0.1:123456 www.example.org\n");
+write_file("$d/hosts", "127.0.0.1:123456 www.example.org\n");
 ($rc, $out, $err) = tack('preload', 'build', '--hosts', "$d/hosts");
 is($rc, 2, 'preload build --hosts refuses a bad port');
 like($err, qr/\Q$d\E\/hosts:1: bad port "123456": want 1 to 65535/, '... with the line');
 
 # ---- no new key with an empty password, whatever the source
-spew("$d/empty.pw", "\n");
+write_file("$d/empty.pw", "\n");
 for my $src ([['-p', ''], {}, '-p \'\''],
              [['--password-file', "$d/empty.pw"], {}, 'an empty password file'],
              [[], { env => { TACK_PASSWORD => '' } }, 'an empty $TACK_PASSWORD']) {
@@ -159,7 +159,7 @@ ok(-f "$d/one/" . store_name($crt, 'www.example.org'),
 # ---- --resolve HOST:ADDR for a single check (curl's spelling)
 my $port = free_port(18440, 18449);
 my $si = (tack('serverinfo', '-t', "$d/t.pem"))[1];
-spew("$d/si.pem", $si);
+write_file("$d/si.pem", $si);
 (my $key = $crt) =~ s/\.crt$/.key/;
 my $pid = start_s_server($port, '-cert', $crt, '-key', $key,
                          '-serverinfo', "$d/si.pem");

@@ -143,7 +143,7 @@ openssl('req', '-x509', '-newkey', 'ec', '-pkeyopt', 'ec_paramgen_curve:P-256',
 openssl('req', '-new', '-newkey', 'ec', '-pkeyopt', 'ec_paramgen_curve:P-256',
         '-nodes', '-keyout', "$t/web1.key", '-out', "$t/web1.csr",
         '-subj', '/CN=web1.example.net');
-spew("$t/web1.ext", "basicConstraints=critical,CA:FALSE\n"
+write_file("$t/web1.ext", "basicConstraints=critical,CA:FALSE\n"
                   . "subjectAltName=DNS:web1.example.net\n");
 openssl('x509', '-req', '-in', "$t/web1.csr", '-CA', "$t/ca.crt",
         '-CAkey', "$t/ca.key", '-CAcreateserial', '-days', 30,
@@ -152,10 +152,10 @@ system('cp', "$t/web1.crt", "$root/srv/certs/web1.example.net.crt") == 0 or die;
 system('cp', "$t/ca.crt", "$root/etc/ssl/certs/internal-ca.pem") == 0 or die;
 # c.example.org: a host whose certificate the fleet run never saw.
 my ($c_crt, $c_key) = mkcert('fleet-c', 'c.example.org', 90);
-spew("$root/bin/ssh", "#!/bin/sh\necho \"\$1\" >> $root/ssh.log\nshift\nexec sh -c \"\$*\"\n");
+write_file("$root/bin/ssh", "#!/bin/sh\necho \"\$1\" >> $root/ssh.log\nshift\nexec sh -c \"\$*\"\n");
 chmod 0755, "$root/bin/ssh";
-spew("$root/secure/fleet.pw", "fleet-password\n");
-spew("$root/bin/apache2ctl", "#!/bin/sh\necho \"\$*\" >> $root/apache2ctl.log\n");
+write_file("$root/secure/fleet.pw", "fleet-password\n");
+write_file("$root/bin/apache2ctl", "#!/bin/sh\necho \"\$*\" >> $root/apache2ctl.log\n");
 chmod 0755, "$root/bin/apache2ctl";
 (my $tackdir = $TACK) =~ s{/[^/]+$}{};
 symlink($TACK, "$root/bin/tack") or die unless $TACK =~ m{/tack$};
@@ -265,7 +265,7 @@ sub serve {
       . vhost('c.example.org', $c_crt, $c_key));
     return $conf;
 }
-spew("$root/root/.curlrc",
+write_file("$root/root/.curlrc",
      "connect-to = web1.example.net:443:127.0.0.1:$port\nnoproxy = \"*\"\n");
 my $name_c = qr/c\.example\.org:$port/;
 
@@ -305,7 +305,7 @@ like($out, qr/^TACK OK: 4 vhosts, 0 errors, 0 expired, 0 expiring within 30 days
 ($rc, $out, $err) = run_block($later{$queries});
 like($out, qr/\A\{/, 'the queries: nothing listed') or diag($out, $err);
 
-spew("$store/broken.tack.pem", "-----BEGIN TACK-----\nAAAA\n-----END TACK-----\n");
+write_file("$store/broken.tack.pem", "-----BEGIN TACK-----\nAAAA\n-----END TACK-----\n");
 ok(serve(), 'a malformed file in the store: the rest served (a start without -t)')
     or diag($@);
 ($rc, $out, $err) = run_block($later{$check});

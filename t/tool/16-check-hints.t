@@ -19,10 +19,8 @@ BAIL_OUT("$TACK not built: run make tool") unless -x $TACK;
 my ($rc, $out, $err);
 my $d = tmp();
 my ($ec, $eck) = mkcert('ec', 'dual.example.org', 60);
-my ($rsa, $rsak) = ("$d/rsa.crt", "$d/rsa.key");
-(run_cmd('openssl', 'req', '-x509', '-newkey', 'rsa:2048', '-nodes',
-         '-keyout', $rsak, '-out', $rsa, '-subj', '/CN=dual.example.org',
-         '-days', '60'))[0] == 0 or die 'openssl req rsa';
+my ($rsa, $rsak) = TackHelpers::make_cert({ days => 60 }, $d, 'rsa', 'rsa',
+                                          'dual.example.org');
 (tack('genkey', '-p', 'pw', '-o', "$d/k.pem"))[0] == 0 or die;
 (tack('sign', '-k', "$d/k.pem", '-p', 'pw', '-c', $ec, '-e', '10d',
       '-o', "$d/t.pem"))[0] == 0 or die;
@@ -30,7 +28,7 @@ my %hash = map { my ($r, $o) = tack('view', $_->[1]);
                  ($_->[0] => ($o =~ /^key_sha256\s+= (\S+)/m)[0]) } (['ec', $ec], ['rsa', $rsa]);
 ok($hash{ec} && $hash{rsa} && $hash{ec} ne $hash{rsa}, 'two certificates, two keys');
 my ($r0, $si) = tack('serverinfo', '-t', "$d/t.pem", '-a', '1');
-spew("$d/t.si", $si);
+write_file("$d/t.si", $si);
 
 sub serve {
     my (@args) = @_;

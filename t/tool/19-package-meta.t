@@ -35,7 +35,7 @@ for my $r (['Debian 12', "ID=debian\nVERSION_ID=\"12\"\nVERSION_CODENAME=bookwor
            ['Ubuntu 24.04', "ID=ubuntu\nID_LIKE=debian\nVERSION_ID=\"24.04\"\nVERSION_CODENAME=noble\n", '']) {
     my ($name, $text, $suffix) = @$r;
     my $f = tmp() . "/os-release.$name";
-    spew($f, $text);
+    write_file($f, $text);
     ($rc, $out) = run_cmd({ env => { TACK_OS_RELEASE => $f }, cwd => $top },
                           'sh', 'scripts/package.sh', '--version');
     chomp $out;

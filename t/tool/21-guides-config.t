@@ -235,7 +235,7 @@ sub make_fixture {
             die "sign: $e" if $rc;
             $pem .= $o;
         }
-        spew($at, $pem);
+        write_file($at, $pem);
     } elsif ($kind eq 'break') {
         my ($rc, $o, $e) = tack('break', '-k', tackkey($root, $a[0]),
                                 '-p', $pw{a}, '-o', $at);
@@ -243,13 +243,13 @@ sub make_fixture {
     } elsif ($kind eq 'key') {
         system('cp', tackkey($root, $a[0]), $at) == 0 or die;
     } elsif ($kind eq 'password') {
-        spew($at, "$pw{$a[0]}\n");
+        write_file($at, "$pw{$a[0]}\n");
         chmod 0600, $at;
     } elsif ($kind eq 'dir') {
         mkdir $at;
         chmod 0755, $at;
     } elsif ($kind eq 'file') {
-        spew($at, "# made by $0\n");
+        write_file($at, "# made by $0\n");
     } elsif ($kind eq 'installed') {
         return '' if -e $at;
         # the other copy's hook: not where this install puts it

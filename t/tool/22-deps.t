@@ -25,7 +25,7 @@ mkdir $bin or die "$bin: $!";
 # stub(NAME, SHELL BODY): a command on PATH that records its arguments.
 sub stub {
     my ($name, $body) = @_;
-    spew("$bin/$name", "#!/bin/sh\necho \"$name \$*\" >>$calls\n$body\n");
+    write_file("$bin/$name", "#!/bin/sh\necho \"$name \$*\" >>$calls\n$body\n");
     chmod 0755, "$bin/$name";
 }
 stub('id', 'echo 0');

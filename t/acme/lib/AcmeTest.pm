@@ -26,35 +26,21 @@ BEGIN {
     unshift @INC, $d, "$d/../../apache/lib", "$d/../../lib";
 }
 use File::Path qw(make_path remove_tree);
-use POSIX ();
 use Test::More;
 
 use Pebble;
 use TackTest ();
+use TackHelpers qw(slurp write_file store_name);
 
 use Exporter 'import';
-our @EXPORT = qw(need acme_tmp run tack top slurp spew key_sha256 tack_id
-                 store_file
+our @EXPORT = qw(need acme_tmp run tack top slurp write_file key_sha256 tack_id
+                 store_name
                  certbot md_conf MOD_MD);
 
 use constant MOD_MD => '/usr/lib/apache2/modules/mod_md.so';
 
 my $top = TackTest::top_dir();
 sub top { $top }
-
-sub slurp {
-    my ($f) = @_;
-    open my $fh, '<', $f or return undef;
-    local $/;
-    return <$fh>;
-}
-
-sub spew {
-    my ($f, $s) = @_;
-    open my $fh, '>', $f or die "$f: $!";
-    print $fh $s;
-    close $fh or die "$f: $!";
-}
 
 # need(@parts): every part is there, or the test fails here (a suite that
 # passes without running is a defect).  Also writes t/tmp/inherit.conf,
@@ -77,7 +63,7 @@ sub need {
     my $inherit = TackTest::t_dir() . '/tmp/inherit.conf';
     return if -s $inherit;
     make_path(TackTest::t_dir() . '/tmp');
-    spew($inherit, PrivateHttpd::load_modules(
+    write_file($inherit, PrivateHttpd::load_modules(
         qw(mpm_event authz_core mime socache_shmcb ssl dir alias authz_host
            log_config status)) . "TypesConfig /etc/mime.types\n");
 }
@@ -94,27 +80,8 @@ sub acme_tmp {
 }
 
 # run(\%opt, @argv): (exit status, stdout, stderr); $opt{env} adds to the
-# environment, $opt{stdin} is the input.
-sub run {
-    my $opt = ref($_[0]) eq 'HASH' ? shift : {};
-    my @argv = @_;
-    my $base = TackTest::t_dir() . "/tmp/acme/.run.$$";
-    spew("$base.in", $opt->{stdin} // '');
-    my $pid = fork();
-    die "fork: $!" unless defined $pid;
-    if ($pid == 0) {
-        open(STDIN, '<', "$base.in") or POSIX::_exit(127);
-        open(STDOUT, '>', "$base.out") or POSIX::_exit(127);
-        open(STDERR, '>', "$base.err") or POSIX::_exit(127);
-        %ENV = (%ENV, %{ $opt->{env} || {} });
-        exec(@argv) or POSIX::_exit(127);
-    }
-    waitpid($pid, 0);
-    my $rc = $? & 127 ? 128 + ($? & 127) : $? >> 8;
-    my @r = ($rc, slurp("$base.out") // '', slurp("$base.err") // '');
-    unlink "$base.in", "$base.out", "$base.err";
-    return @r;
-}
+# environment, $opt{stdin} is the input (TackHelpers' run3).
+sub run { TackHelpers::run3(@_) }
 
 sub tack { run(ref($_[0]) eq 'HASH' ? shift : {}, "$top/tack", @_) }
 
@@ -125,14 +92,9 @@ sub key_sha256 {
     return $out =~ /^key_sha256\s+= ([0-9a-f]{64})$/m ? $1 : undef;
 }
 
-# store_file($cert, $host): the name of $cert's TackStore file (an ECDSA
-# certificate for $host): HOST.ecdsa.SPKI8.tack.pem, the one name the hooks,
-# TackSigningKey and tack sign -o STORE/ give it.
-sub store_file {
-    my ($cert, $host) = @_;
-    my $k = key_sha256($cert) // die "$cert: no key";
-    return lc($host) . '.ecdsa.' . substr($k, 0, 8) . '.tack.pem';
-}
+# store_name($cert, $host): the name of $cert's TackStore file (an ECDSA
+# certificate for $host), the one name the hooks, TackSigningKey and tack
+# sign -o STORE/ give it: TackHelpers'.
 
 # tack_id($file): the TACK ID of the first TACK in a file.
 sub tack_id {

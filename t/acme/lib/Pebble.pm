@@ -20,10 +20,10 @@ package Pebble;
 use strict;
 use warnings;
 
-use IO::Socket::INET;
 use POSIX qw(WNOHANG);
-use Time::HiRes qw(sleep time);
+use Time::HiRes qw(sleep);
 use PrivateHttpd ();
+use TackHelpers qw(wait_until must_run write_file read_file wait_port);
 
 my $PEBBLE = $ENV{PEBBLE} || '/usr/bin/pebble';
 
@@ -31,43 +31,9 @@ my $PEBBLE = $ENV{PEBBLE} || '/usr/bin/pebble';
 # the kernel picks, as for the suites' httpds: t/lib/PrivateHttpd.pm).
 sub free_port { PrivateHttpd::any_port() }
 
-# wait_until($seconds, $code): calls $code every 0.2 s until it returns
-# true (returned) or $seconds have passed (undef).
-sub wait_until {
-    my ($secs, $code) = @_;
-    my $end = time + $secs;
-    while (1) {
-        my $r = $code->();
-        return $r if $r;
-        return undef if time > $end;
-        sleep(0.2);
-    }
-}
-
-# _run(@argv): runs a command (no shell), dies with its output unless it
-# succeeds; returns its output (stdout and stderr).
-sub _run {
-    my (@cmd) = @_;
-    my $pid = open(my $fh, '-|');
-    die "fork: $!" unless defined $pid;
-    if ($pid == 0) {
-        open(STDERR, '>&', \*STDOUT);
-        open(STDIN, '<', '/dev/null');
-        exec(@cmd) or POSIX::_exit(127);
-    }
-    local $/;
-    my $out = <$fh> // '';
-    close $fh;
-    die "@cmd: $out" if $?;
-    return $out;
-}
-
-sub _spew {
-    my ($file, $text) = @_;
-    open my $fh, '>', $file or die "$file: $!";
-    print $fh $text;
-    close $fh or die "$file: $!";
-}
+# wait_until($seconds, $code, $step), mustmust_run(@argv) (dies unless the
+# command succeeds; returns its stdout), write_file, read_file:
+# t/lib/TackHelpers.pm's.
 
 # Pebble->start($dir, %opt): makes $dir, starts pebble there.  %opt:
 # env => { NAME => VALUE } more environment for pebble (e.g.
@@ -82,28 +48,28 @@ sub start {
 
     # The listener's CA and certificate (pebble needs SAN 127.0.0.1 and
     # localhost; clients check them against ca.pem).
-    _run('openssl', 'req', '-x509', '-newkey', 'ec', '-pkeyopt',
+    must_run('openssl', 'req', '-x509', '-newkey', 'ec', '-pkeyopt',
         'ec_paramgen_curve:P-256', '-nodes', '-days', '30',
         '-subj', '/CN=mod_tack test pebble CA',
         '-addext', 'basicConstraints=critical,CA:TRUE',
         '-addext', 'keyUsage=critical,keyCertSign,cRLSign',
         '-keyout', "$dir/ca.key", '-out', "$dir/ca.pem");
-    _run('openssl', 'req', '-new', '-newkey', 'ec', '-pkeyopt',
+    must_run('openssl', 'req', '-new', '-newkey', 'ec', '-pkeyopt',
         'ec_paramgen_curve:P-256', '-nodes', '-subj', '/CN=localhost',
         '-keyout', "$dir/listener.key", '-out', "$dir/listener.csr");
-    _spew("$dir/listener.ext",
+    write_file("$dir/listener.ext",
         "basicConstraints=critical,CA:FALSE\n"
         . "keyUsage=critical,digitalSignature\n"
         . "extendedKeyUsage=serverAuth\n"
         . "subjectAltName=DNS:localhost,IP:127.0.0.1\n");
-    _run('openssl', 'x509', '-req', '-in', "$dir/listener.csr",
+    must_run('openssl', 'x509', '-req', '-in', "$dir/listener.csr",
         '-CA', "$dir/ca.pem", '-CAkey', "$dir/ca.key", '-CAcreateserial',
         '-days', '30', '-extfile', "$dir/listener.ext",
         '-out', "$dir/listener.pem");
 
     # httpPort / tlsPort: where the validation authority would connect;
     # with PEBBLE_VA_ALWAYS_VALID it never does, but they must be numbers.
-    _spew("$dir/pebble.json", <<"J");
+    write_file("$dir/pebble.json", <<"J");
 {
   "pebble": {
     "listenAddress": "127.0.0.1:$self->{port}",
@@ -132,11 +98,8 @@ J
     my $up = wait_until(20, sub {
         die "pebble exited at start:\n" . $self->log_text . "\n"
             if waitpid($pid, WNOHANG) == $pid;
-        my $s = IO::Socket::INET->new(PeerAddr => '127.0.0.1',
-            PeerPort => $self->{port}, Proto => 'tcp') or return 0;
-        close $s;
-        return 1;
-    });
+        return wait_port($self->{port}, 0);
+    }, 0.2);
     unless ($up) {
         $self->stop;
         die "pebble did not listen on 127.0.0.1:$self->{port}:\n"
@@ -151,18 +114,13 @@ sub url      { "https://127.0.0.1:$_[0]{port}/dir" }
 sub ca_file  { "$_[0]{dir}/ca.pem" }
 sub log_file { "$_[0]{dir}/pebble.log" }
 
-sub log_text {
-    my ($self) = @_;
-    open my $fh, '<', $self->log_file or return '';
-    local $/;
-    return <$fh> // '';
-}
+sub log_text { read_file($_[0]->log_file) // '' }
 
 # root_pem(): pebble's issuing root (from its management listener), for a
 # client that verifies what pebble issued.
 sub root_pem {
     my ($self) = @_;
-    return _run('curl', '-sS', '--cacert', $self->ca_file,
+    return must_run('curl', '-sS', '--cacert', $self->ca_file,
         "https://127.0.0.1:$self->{mgmt}/roots/0");
 }
 

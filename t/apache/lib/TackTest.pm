@@ -12,11 +12,11 @@ use warnings;
 
 use Cwd qw(abs_path);
 use File::Basename qw(dirname);
-use MIME::Base64 qw(decode_base64);
 use Test::More;
 
-use TackFixture qw(read_pem_blocks ext00 ext02 write_file fingerprint);
-# t/lib: the private httpd the Perl suites share.
+# t/lib: the helpers and the private httpd the Perl suites share.
+use TackHelpers qw(pem_blocks ext00 ext02 write_file read_file
+    fingerprint);
 use PrivateHttpd;
 
 use Exporter 'import';
@@ -29,7 +29,8 @@ sub t_dir   { $T }
 sub top_dir { dirname($T) }
 sub fx      { "$T/tmp/fixtures/$_[0]" }
 
-sub hex { unpack('H*', $_[0] // '') }
+# hex($bytes): TackHelpers' hexs (in these tests hex() shows bytes).
+{ no warnings 'once'; *hex = \&TackHelpers::hexs; }
 
 sub ssl_port {
     my ($label) = @_;
@@ -39,26 +40,13 @@ sub ssl_port {
     return $port;
 }
 
-# s_client(name => SNI, port => P, request => 1, extra => '...'): the
-# openssl client with -tlsextdebug; returns { ext => body bytes or undef,
-# out => text, rc => status }.
+# s_client(name => SNI, port => P (the suite's tack_ssl port), request => 1,
+# version => '-tls1_2', extra => '...'): TackHelpers' s_client, the openssl
+# client with -tlsextdebug; returns { ext => body bytes or undef, out =>
+# text, ok, rc }.
 sub s_client {
     my %o = @_;
-    my $port = $o{port} || ssl_port();
-    my $cmd = "openssl s_client -connect 127.0.0.1:$port"
-        . ($o{name} ? " -servername $o{name}" : '')
-        . ' ' . ($o{version} || '-tls1_2')
-        . ($o{request} // 1 ? ' -serverinfo 62208' : '')
-        . " -tlsextdebug " . ($o{extra} || '')
-        . ' </dev/null 2>&1';
-    my $out = qx{$cmd};
-    my %r = (out => $out, rc => $?);
-    if ($out =~ /-----BEGIN SERVERINFO FOR EXTENSION 62208-----\n(.*?)-----END/s) {
-        my $raw = decode_base64($1);
-        my ($type, $len) = unpack('nn', $raw);
-        $r{ext} = substr($raw, 4) if $type == 0xF300 && $len == length($raw) - 4;
-    }
-    return \%r;
+    return TackHelpers::s_client(%o, port => $o{port} || ssl_port());
 }
 
 # probe_batch(port => P, names => [...], version => '1.2'): one handshake per
@@ -122,8 +110,8 @@ sub served_tack {
 }
 
 # The bytes of the first TACK of a fixture, and of every break signature.
-sub tack_of { my @b = read_pem_blocks(fx($_[0]), 'TACK'); wantarray ? @b : $b[0] }
-sub sigs_of { [ read_pem_blocks(fx($_[0]), 'TACK BREAK SIG') ] }
+sub tack_of { my @b = pem_blocks(fx($_[0]), 'TACK'); wantarray ? @b : $b[0] }
+sub sigs_of { [ pem_blocks(fx($_[0]), 'TACK BREAK SIG') ] }
 
 sub body00 { ext00(@_) }
 sub body02 { ext02(@_) }
@@ -139,10 +127,7 @@ sub log_mark {
 
 sub log_since {
     my ($mark, $file) = @_;
-    open my $fh, '<', log_file($file) or return '';
-    seek $fh, $mark, 0;
-    local $/;
-    return <$fh> // '';
+    return read_file(log_file($file), $mark) // '';
 }
 
 # log_clean($mark, [qr/allowed/...], $file): no [error] or [warn] line since
@@ -187,9 +172,8 @@ sub new {
 sub write_conf {
     my ($self, $body, %o) = @_;
     my $mods = TackTest::t_dir() . '/tmp/inherit.conf';
-    open my $in, '<', $mods or die "$mods: $!";
-    my $load = join '', grep { /^LoadModule/ } <$in>;
-    close $in;
+    my $load = join '', grep { /^LoadModule/ }
+        split /^/m, TackHelpers::slurp($mods);
     # mpm => 'prefork': another MPM in place of event (one connection per
     # process, e.g. to prove counters are shared between processes).
     if ($o{mpm}) {

@@ -8,7 +8,9 @@ package RelTest;
 # the project's ./tack), the client views of a server (openssl s_client's
 # SERVERINFO dump, ./tack check, t/reliability/rawhello) and private httpd
 # instances (t/lib/PrivateHttpd.pm) in t/tmp/rel-XXXX on 127.0.0.1 ports
-# 18600-18699.
+# 18600-18699.  The small helpers (files, certificates, TACK bytes, PEM,
+# s_client) are t/lib/TackHelpers.pm's, exported again with this suite's
+# defaults: commands may run 60 s, their output goes through t/tmp/rel-XXXX.
 #
 # No Apache::Test here: its generated t/conf and t/logs belong to the
 # module's suite, which may run at the same time.
@@ -17,20 +19,20 @@ use strict;
 use warnings;
 
 use Cwd qw(abs_path);
-use Digest::SHA qw(sha256);
 use File::Basename qw(dirname);
 use File::Path qw(make_path);
 use File::Temp qw(tempdir);
-use MIME::Base64 qw(encode_base64 decode_base64);
 use Test::More;
-# t/lib: the private httpd the Perl suites share.
+# t/lib: the helpers and the private httpd the Perl suites share.
+use TackHelpers qw(write_file read_file pem pem_blocks make_key
+    key_public tack_bytes spki_hash ext00 ext02 hexs);
 use PrivateHttpd;
 
 use Exporter 'import';
 our @EXPORT = qw(top_dir tool module_so loadgen_bin rawhello_bin
     need run_cmd tmp_root free_port write_file read_file
     make_cert tack_genkey tack_sign tack_break pem pem_blocks
-    openssl_key key_public sign_raw tack_raw breaksig_raw spki_hash
+    make_key key_public tack_bytes spki_hash
     ext00 ext02 s_client tack_check hexs PASSWORD);
 
 use constant PASSWORD => 'rel-pw';
@@ -47,8 +49,6 @@ sub keyspy_so { "$TOP/build/rel/keyspy.so" }
 our $HTTPD = $PrivateHttpd::HTTPD;
 our $APACHE2CTL = $PrivateHttpd::APACHE2CTL;
 our $MODDIR = $PrivateHttpd::MODDIR;
-
-sub hexs { unpack('H*', $_[0] // '') }
 
 # need(@things): every prerequisite is there, or the test file dies (a
 # missing prerequisite is a failure, never a skip).
@@ -92,8 +92,8 @@ sub need {
     }
 }
 
-# run_cmd({timeout => S, stdin => TEXT, env => {...}}, @argv): runs the
-# command in its own process group, kills the group after S seconds.
+# run_cmd({timeout => S (60), stdin => TEXT, env => {...}}, @argv): runs
+# the command in its own process group, kills the group after S seconds.
 # Returns { rc => exit status (-1 on timeout), signal => N, out => stdout
 # and stderr, timed_out => 0|1, seconds => elapsed } (PrivateHttpd's).
 sub run_cmd {
@@ -120,195 +120,44 @@ sub free_port {
         // die "free_port: no free port in 18600-18699\n";
 }
 
-sub write_file {
-    my ($path, $data) = @_;
-    open my $fh, '>', $path or die "$path: $!";
-    binmode $fh;
-    print $fh $data;
-    close $fh or die "$path: $!";
-    return $path;
-}
-
-sub read_file {
-    my ($path) = @_;
-    open my $fh, '<', $path or return undef;
-    binmode $fh;
-    local $/;
-    my $d = <$fh>;
-    return $d // '';
-}
-
 # ---- fixtures -----------------------------------------------------------
 
-sub _must {
-    my ($what, @argv) = @_;
-    my $r = run_cmd({ timeout => 60 }, @argv);
-    die "fixture: $what failed (@argv):\n$r->{out}" if $r->{rc} != 0;
-    return $r->{out};
-}
+# _must(@argv): the command, which must succeed within 60 s.
+sub _must { TackHelpers::must_run({ timeout => 60, dir => tmp_root() }, @_) }
 
 # make_cert($dir, $name, 'ec'|'rsa', $cn, @more_names): $dir/$name.crt and
-# .key, a self-signed end-entity certificate for $cn (and @more_names).
-sub make_cert {
-    my ($dir, $name, $type, $cn, @more) = @_;
-    my $san = join ',', map { "DNS:$_" } $cn, @more;
-    my @newkey = $type eq 'rsa'
-        ? ('-newkey', 'rsa:2048')
-        : ('-newkey', 'ec', '-pkeyopt', 'ec_paramgen_curve:P-256');
-    _must("certificate $name", 'openssl', 'req', '-x509', @newkey, '-nodes',
-        '-sha256', '-days', '365', '-subj', "/CN=$cn",
-        '-addext', "subjectAltName=$san",
-        '-addext', 'basicConstraints=critical,CA:FALSE',
-        '-keyout', "$dir/$name.key", '-out', "$dir/$name.crt");
-    return ("$dir/$name.crt", "$dir/$name.key");
-}
+# .key, a self-signed end-entity certificate for $cn (and @more_names),
+# valid for a year (TackHelpers').
+sub make_cert { TackHelpers::make_cert({ days => 365 }, @_) }
 
 sub tack_genkey {
     my ($path) = @_;
-    _must('tack genkey', tool(), 'genkey', '-p', PASSWORD, '-o', $path);
+    _must(tool(), 'genkey', '-p', PASSWORD, '-o', $path);
     return $path;
 }
 
 # tack_sign($key, $cert, $out, @options): ./tack sign with the password.
 sub tack_sign {
     my ($key, $cert, $out, @opt) = @_;
-    _must('tack sign', tool(), 'sign', '-k', $key, '-p', PASSWORD, '-c', $cert,
+    _must(tool(), 'sign', '-k', $key, '-p', PASSWORD, '-c', $cert,
         '-o', $out, '--force', @opt);
     return $out;
 }
 
 sub tack_break {
     my ($key, $out) = @_;
-    _must('tack break', tool(), 'break', '-k', $key, '-p', PASSWORD, '-o', $out,
+    _must(tool(), 'break', '-k', $key, '-p', PASSWORD, '-o', $out,
         '--force');
     return $out;
 }
 
-# pem($label, @blobs): PEM blocks, base64 at 64 columns.
-sub pem {
-    my ($label, @blobs) = @_;
-    my $out = '';
-    for my $b (@blobs) {
-        my $b64 = encode_base64($b, '');
-        $b64 =~ s/(.{1,64})/$1\n/g;
-        $out .= "-----BEGIN $label-----\n$b64-----END $label-----\n";
-    }
-    return $out;
-}
-
-# pem_blocks($path_or_text, $label): the decoded blocks.
-sub pem_blocks {
-    my ($src, $label) = @_;
-    my $text = $src =~ /-----BEGIN/ ? $src : read_file($src);
-    my @b;
-    while ($text =~ /-----BEGIN \Q$label\E-----\r?\n(.*?)-----END \Q$label\E-----/sg) {
-        push @b, decode_base64($1);
-    }
-    return @b;
-}
-
-# A plain P-256 key for the few fixtures ./tack rightly refuses to make
-# (a TACK whose generation is below its min_generation): signed here with
-# "openssl dgst", an implementation independent of the project's.
-sub openssl_key {
-    my ($path) = @_;
-    _must('openssl genpkey', 'openssl', 'genpkey', '-algorithm', 'EC',
-        '-pkeyopt', 'ec_paramgen_curve:P-256', '-out', $path);
-    return $path;
-}
-
-sub key_public {
-    my ($key) = @_;
-    my $der = _must('openssl pkey', 'sh', '-c',
-        "openssl pkey -in '$key' -pubout -outform DER");
-    return substr($der, -64);
-}
-
-# sign_raw($key, $msg): ECDSA P-256/SHA-256 as r || s, 32 bytes each.
-sub sign_raw {
-    my ($key, $msg) = @_;
-    my $f = tmp_root() . "/.msg.$$";
-    write_file($f, $msg);
-    my $der = _must('openssl dgst', 'openssl', 'dgst', '-sha256', '-sign', $key,
-        $f);
-    unlink $f;
-    # SEQUENCE { INTEGER r, INTEGER s }: short lengths for P-256
-    my ($tag, $len, $rest) = unpack('C C a*', $der);
-    die "not a DER ECDSA signature" unless $tag == 0x30;
-    my @ints;
-    while (length $rest) {
-        my ($t, $l) = unpack('C C', $rest);
-        die "not an INTEGER" unless $t == 0x02;
-        my $v = substr($rest, 2, $l);
-        $rest = substr($rest, 2 + $l);
-        $v =~ s/^\x00+//;
-        push @ints, ("\x00" x (32 - length $v)) . $v;
-    }
-    return $ints[0] . $ints[1];
-}
-
-sub spki_hash {
-    my ($cert) = @_;
-    my $der = _must('spki', 'sh', '-c',
-        "openssl x509 -in '$cert' -pubkey -noout | openssl pkey -pubin -outform DER");
-    return sha256($der);
-}
-
-# tack_raw(key => K, cert => C, min_generation => m, generation => g,
-# expiration => minutes): a TACK signed with an openssl key.
-sub tack_raw {
-    my %a = @_;
-    my $body = key_public($a{key})
-        . pack('CCN', $a{min_generation} // 0, $a{generation} // 0,
-               $a{expiration} // int(time() / 60) + 60 * 24 * 200)
-        . spki_hash($a{cert});
-    return $body . sign_raw($a{key}, "tack_sig$body");
-}
-
-sub breaksig_raw {
-    my ($key) = @_;
-    return key_public($key) . sign_raw($key, 'tack_break_sig');
-}
-
-# The draft-00 (section 4) and draft-02 (section 3) bodies, built here to
-# compare with what comes over the wire.
-sub ext00 {
-    my ($tack, $sigs, $act) = @_;
-    my $s = join '', @{ $sigs || [] };
-    return (defined $tack ? chr(166) . $tack : chr(0)) . pack('n', length $s)
-        . $s . chr($act ? 1 : 0);
-}
-
-sub ext02 {
-    my ($tacks, $flags) = @_;
-    my $t = join '', @$tacks;
-    return pack('n', length $t) . $t . chr($flags // 0);
-}
-
 # ---- clients -------------------------------------------------------------
 
-# s_client(port => P, name => SNI, version => '-tls1_2', request => 1):
-# openssl's client with -tlsextdebug.  Returns { ext => body or undef,
-# ok => handshake completed, out => text }.
-sub s_client {
-    my %o = @_;
-    my @argv = ('openssl', 's_client', '-connect', "127.0.0.1:$o{port}",
-        ($o{name} ? ('-servername', $o{name}) : ()),
-        $o{version} || '-tls1_2',
-        (($o{request} // 1) ? ('-serverinfo', '62208') : ()),
-        '-tlsextdebug', @{ $o{extra} || [] });
-    my $r = run_cmd({ timeout => $o{timeout} || 20, stdin => '' }, @argv);
-    my %res = (out => $r->{out}, rc => $r->{rc}, timed_out => $r->{timed_out});
-    $res{ok} = $r->{out} =~ /^\s*Protocol\s*:\s*TLSv1\.[23]/m
-        && $r->{out} =~ /^\s*Cipher\s*:\s*(?!0000)\S+/m ? 1 : 0;
-    if ($r->{out} =~ /-----BEGIN SERVERINFO FOR EXTENSION 62208-----\n(.*?)-----END/s) {
-        my $raw = decode_base64($1);
-        my ($type, $len) = unpack('nn', $raw);
-        $res{ext} = substr($raw, 4)
-            if $type == 0xF300 && $len == length($raw) - 4;
-    }
-    return \%res;
-}
+# s_client(port => P, name => SNI, version => '-tls1_2', request => 1,
+# extra => [...], timeout => 20): openssl's client with -tlsextdebug
+# (TackHelpers').  Returns { ext => body or undef, ok => handshake
+# completed, out => text }.
+sub s_client { TackHelpers::s_client(dir => tmp_root(), @_) }
 
 # tack_check($port, $name, @options): ./tack check --json.
 sub tack_check {
@@ -343,7 +192,7 @@ sub new {
         run_dir => 'run', dirs => [qw(logs run lock htdocs)]);
     $self->{name} = $name;
     chmod 0755, $root;
-    RelTest::write_file("$root/htdocs/index.html", "ok\n");
+    TackHelpers::write_file("$root/htdocs/index.html", "ok\n");
     push @RelTest::INSTANCES, $self;
     return $self;
 }

@@ -6,7 +6,9 @@
 # directory, and start servers on ports 18400-18459 and 18470-18489 only
 # (18460-18469 are the demo's): 127.0.0.1, and 127.0.0.2-4 for the fleet
 # checks (09-fleet-check.t 18470-18479, 10-preload.t 18480-18489,
-# 11-fleet-httpd.t 18450-18459).
+# 11-fleet-httpd.t 18450-18459).  The small helpers (files, commands,
+# certificates, store names, TACK bytes) are t/lib/TackHelpers.pm's,
+# exported again with this suite's conventions.
 package TackTool;
 
 use strict;
@@ -15,14 +17,15 @@ use Exporter 'import';
 use File::Temp qw(tempdir);
 use File::Spec;
 use Cwd qw(abs_path);
-use IO::Socket::INET;
-use POSIX qw(WNOHANG);
-use Time::HiRes qw(sleep);
-# t/lib: the private httpd the Perl suites share.
+use POSIX ();
+# t/lib: the helpers and the private httpd the Perl suites share.
+use TackHelpers qw(slurp write_file wait_port store_name pem_decode
+                   serverinfo_pem fingerprint);
 use PrivateHttpd;
 
-our @EXPORT = qw(tack run_cmd tmp top vec00 vec02 slurp spew mkcert
+our @EXPORT = qw(tack run_cmd ok0 tmp top vec00 vec02 slurp write_file mkcert
                  free_port start_s_server stop_server wait_port pem_body
+                 store_name pem_decode serverinfo_pem fingerprint
                  man_render $TACK);
 
 my $top = abs_path(File::Spec->catdir((File::Spec->splitpath(
@@ -38,49 +41,19 @@ sub tmp  { $tmp }
 sub vec00 { "$top/t/vectors/draft00/$_[0]" }
 sub vec02 { "$top/t/vectors/draft02/$_[0]" }
 
-sub slurp {
-    my ($f) = @_;
-    open(my $fh, '<', $f) or die "$f: $!";
-    local $/;
-    my $s = <$fh>;
-    return $s;
-}
-
-sub spew {
-    my ($f, $s) = @_;
-    open(my $fh, '>', $f) or die "$f: $!";
-    print $fh $s;
-    close($fh);
-}
-
 # run_cmd(\%opt, @argv): runs a command with stdin from /dev/null (or
-# $opt{stdin}) and returns (exit status, stdout, stderr).  $opt{env} adds
-# environment variables.
+# $opt{stdin}), in $opt{cwd} if given, and returns (exit status, 128 + N
+# for signal N; stdout; stderr): TackHelpers' run3.  $opt{env} adds
+# environment variables; TACK_PASSWORD is removed unless it names it.
 sub run_cmd {
     my $opt = ref($_[0]) eq 'HASH' ? shift : {};
-    my @argv = @_;
-    my $out = "$tmp/.out.$$";
-    my $err = "$tmp/.err.$$";
-    my $in = '/dev/null';
-    if (defined $opt->{stdin}) {
-        $in = "$tmp/.in.$$";
-        spew($in, $opt->{stdin});
-    }
-    my $pid = fork();
-    die "fork: $!" unless defined $pid;
-    if ($pid == 0) {
-        open(STDIN, '<', $in) or die;
-        open(STDOUT, '>', $out) or die;
-        open(STDERR, '>', $err) or die;
-        delete $ENV{TACK_PASSWORD} unless exists $opt->{env}{TACK_PASSWORD};
-        %ENV = (%ENV, %{ $opt->{env} || {} });
-        chdir($opt->{cwd}) if $opt->{cwd};
-        exec(@argv) or POSIX::_exit(127);
-    }
-    waitpid($pid, 0);
-    my $rc = $? & 127 ? 128 + ($? & 127) : $? >> 8;
-    return ($rc, slurp($out), slurp($err));
+    return TackHelpers::run3({ %$opt, dir => $tmp,
+        env => { TACK_PASSWORD => undef, %{ $opt->{env} || {} } } }, @_);
 }
+
+# ok0(run_cmd's answer): the answer, or die with its stderr unless the
+# command succeeded (for the steps that make a test's fixtures).
+sub ok0 { my @r = @_; die "failed: $r[2]" if $r[0]; return @r }
 
 # tack(@args) runs ./tack; tack(\%opt, @args) passes options to run_cmd.
 # man_render(@args): `man @args` rendered 80 columns wide as text: its exit
@@ -103,19 +76,12 @@ sub tack {
 }
 
 # mkcert(NAME, CN, DAYS): a fresh P-256 certificate NAME.crt / NAME.key in
-# the temporary directory; returns the two paths.
+# the temporary directory, valid for DAYS (30) days; returns the two paths
+# (TackHelpers' make_cert).
 sub mkcert {
     my ($name, $cn, $days) = @_;
-    $days //= 30;
-    my ($crt, $key) = ("$tmp/$name.crt", "$tmp/$name.key");
-    my ($rc, $o, $e) = run_cmd('openssl', 'req', '-x509', '-newkey', 'ec',
-        '-pkeyopt', 'ec_paramgen_curve:P-256',
-        '-addext', 'basicConstraints=critical,CA:FALSE',
-        '-addext', "subjectAltName=DNS:$cn",
-        '-nodes', '-keyout', $key, '-out', $crt, '-subj', "/CN=$cn",
-        '-days', $days);
-    die "openssl req: $e" if $rc;
-    return ($crt, $key);
+    return TackHelpers::make_cert({ days => $days // 30 }, $tmp, $name, 'ec',
+                                  $cn);
 }
 
 # free_port(LO, HI): a port nobody listens on, in our range.
@@ -125,10 +91,7 @@ sub free_port {
         // die "no free port in $lo-$hi";
 }
 
-sub wait_port {
-    my ($port, $secs) = @_;
-    return wait_addr_port('127.0.0.1', $port, $secs);
-}
+# wait_port(PORT, SECS, ADDR): TackHelpers'.
 
 # start_s_server(PORT, ARGS...): `openssl s_server` in the background.
 sub start_s_server {
@@ -153,37 +116,16 @@ END {
     }
 }
 
-# store_name(CRT, HOST[, KEYTYPE]): the TackStore file name of the
-# certificate CRT (tack_cert_store_name's rule, computed here with openssl,
-# not by the tool): HOST.KEYTYPE.SPKI8.tack.pem, KEYTYPE ecdsa by default,
-# SPKI8 the first 8 hex digits of the SHA-256 of its SubjectPublicKeyInfo.
-sub store_name {
-    my ($crt, $host, $type) = @_;
-    require Digest::SHA;
-    my ($rc, $spki, $e) = run_cmd('openssl', 'x509', '-in', $crt, '-noout',
-                                  '-pubkey');
-    die "openssl x509 -pubkey $crt: $e" if $rc;
-    my $der = pem_body($spki, 'PUBLIC KEY');
-    die "$crt: no public key" unless defined $der;
-    return join('.', $host, $type // 'ecdsa',
-                substr(Digest::SHA::sha256_hex($der), 0, 8)) . '.tack.pem';
-}
-push @EXPORT, 'store_name';
+# store_name(CRT, HOST[, KEYTYPE]): TackHelpers'.
 
 # pem_body(TEXT, LABEL): the decoded bytes of the first LABEL block.
-sub pem_body {
-    my ($text, $label) = @_;
-    require MIME::Base64;
-    $text =~ /-----BEGIN \Q$label\E-----\s*\n(.*?)-----END \Q$label\E-----/s
-        or return undef;
-    return MIME::Base64::decode_base64($1);
-}
+sub pem_body { (pem_decode(@_))[0] }
 
 1;
 
 package TackTool;
 
-push @EXPORT, qw(forge_tack serverinfo_pem);
+push @EXPORT, qw(forge_tack);
 
 # forge_tack(%a): a TACK signed with a throwaway openssl key, with fields the
 # tool itself refuses to sign (generation below min_generation).  Keys:
@@ -191,45 +133,12 @@ push @EXPORT, qw(forge_tack serverinfo_pem);
 sub forge_tack {
     my (%a) = @_;
     my $k = "$tmp/forge.key";
-    unless (-e $k) {
-        my ($rc, $o, $e) = run_cmd('openssl', 'ecparam', '-name',
-            'prime256v1', '-genkey', '-noout', '-out', $k);
-        die "ecparam: $e" if $rc;
-    }
-    my ($rc, $der, $e) = run_cmd('openssl', 'ec', '-in', $k, '-pubout',
-                                 '-outform', 'DER');
-    die "ec: $e" if $rc;
-    my $pub = substr($der, -64);
-    my $signed = $pub . chr($a{min_generation}) . chr($a{generation})
-        . pack('N', $a{expiration}) . $a{target};
-    spew("$tmp/forge.msg", "tack_sig" . $signed);
-    ($rc, my $o, $e) = run_cmd('openssl', 'dgst', '-sha256', '-sign', $k,
-        '-out', "$tmp/forge.sig", "$tmp/forge.msg");
-    die "dgst: $e" if $rc;
-    my $sig = slurp("$tmp/forge.sig");
-    # SEQUENCE { INTEGER r, INTEGER s }, short lengths for P-256
-    my ($rl) = unpack('C', substr($sig, 3, 1));
-    my $r = substr($sig, 4, $rl);
-    my ($sl) = unpack('C', substr($sig, 5 + $rl, 1));
-    my $s = substr($sig, 6 + $rl, $sl);
-    for ($r, $s) {
-        $_ =~ s/^\x00+//;
-        $_ = ("\x00" x (32 - length($_))) . $_;
-    }
-    return $signed . $r . $s;
+    TackHelpers::make_key($k) unless -e $k;
+    return TackHelpers::tack_bytes(key => $k, target_hash => $a{target},
+        map { $_ => $a{$_} } qw(min_generation generation expiration));
 }
 
-# serverinfo_pem(BODY): a SERVERINFO block carrying any extension body.
-sub serverinfo_pem {
-    my ($body) = @_;
-    require MIME::Base64;
-    my $b64 = MIME::Base64::encode_base64(
-        pack('nn', 0xf300, length($body)) . $body, '');
-    $b64 =~ s/(.{64})/$1\n/g;
-    $b64 .= "\n" unless $b64 =~ /\n$/;
-    return "-----BEGIN SERVERINFO FOR TACK-----\n$b64"
-         . "-----END SERVERINFO FOR TACK-----\n";
-}
+# serverinfo_pem(BODY): TackHelpers'.
 
 1;
 
@@ -272,27 +181,11 @@ sub stop_httpd {
 
 package TackTool;
 
-push @EXPORT, qw(free_port_at wait_addr_port start_s_server_at);
+push @EXPORT, qw(free_port_at start_s_server_at);
 
 # The fleet check's tests (09-fleet-check.t) run one server per loopback
 # address, 127.0.0.1 to 127.0.0.4, all on one port: on Linux every
 # 127.0.0.0/8 address is the local host, with nothing to configure.
-
-# wait_addr_port(ADDR, PORT, SECS): wait_port on a given address.
-sub wait_addr_port {
-    my ($addr, $port, $secs) = @_;
-    $secs //= 10;
-    for (1 .. $secs * 20) {
-        my $s = IO::Socket::INET->new(PeerAddr => $addr, PeerPort => $port,
-                                      Proto => 'tcp');
-        if ($s) {
-            close($s);
-            return 1;
-        }
-        sleep(0.05);
-    }
-    return 0;
-}
 
 # free_port_at(\@ADDRS, LO, HI): a port in our range free on every address.
 sub free_port_at {
@@ -322,7 +215,7 @@ sub start_s_server_at {
     $stdin_of{$pid} = $w;
     push @servers, $pid;
     die "s_server on $addr:$port did not start: " . slurp($log)
-        unless wait_addr_port($addr, $port);
+        unless wait_port($port, 10, $addr);
     return $pid;
 }
 
