@@ -209,7 +209,8 @@ module: $(if $(wildcard mod_tack.c),$(MODULE_SO))
 # "Architecture"): each calls only files listed before it, except within
 # the status group (t/apache/layers.t).
 MODULE_SRC := mod_tack_base.c mod_tack_load.c mod_tack_store.c \
-              mod_tack_resolve.c mod_tack_guard.c mod_tack_secret.c \
+              mod_tack_resolve.c mod_tack_memory.c mod_tack_guard.c \
+              mod_tack_secret.c \
               mod_tack_signer.c \
               mod_tack_sign.c mod_tack_md.c \
               mod_tack_background.c mod_tack_config.c mod_tack_handshake.c \
@@ -217,7 +218,8 @@ MODULE_SRC := mod_tack_base.c mod_tack_load.c mod_tack_store.c \
               mod_tack_status_html.c mod_tack_metrics.c \
               mod_tack_setup.c mod_tack.c
 MODULE_HDR := mod_tack_base.h mod_tack_model.h mod_tack_load.h \
-              mod_tack_store.h mod_tack_resolve.h mod_tack_guard.h \
+              mod_tack_store.h mod_tack_resolve.h mod_tack_memory.h \
+              mod_tack_guard.h \
               mod_tack_secret.h mod_tack_signer.h mod_tack_sign.h \
               mod_tack_md.h \
               mod_tack_background.h \

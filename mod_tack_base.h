@@ -88,7 +88,8 @@ typedef struct mt_pending mt_pending_t; /* mod_tack_signer.h: a certificate
 typedef struct {
     apr_pool_t *pconf;
     struct mt_stores *stores;   /* mod_tack_store.c: every TackStore named */
-    struct mt_guard *guard;     /* mod_tack_guard.c: this pass's memory */
+    struct mt_memory *memory;   /* mod_tack_memory.c: TackStateFile's */
+    struct mt_guard *guard;     /* mod_tack_guard.c: this pass's notes */
     struct mt_signers *signers; /* mod_tack_signer.c: the signers */
     struct mt_sign_gen *sign;   /* mod_tack_sign.c: the pass's queue */
     struct mt_md *md;           /* mod_tack_md.c: mod_md's staging */

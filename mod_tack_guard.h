@@ -33,10 +33,6 @@ void mt_guard_recover(apr_pool_t *p, server_rec *s, const mt_conf_t *conf,
 long mt_guard_pinned(server_rec *s, const mt_conf_t *conf, const char *key_type,
                      const uint8_t *key);
 
-/* mt_guard_state_path returns TackStateFile's path followed by |suffix|
- * (a file kept beside it). */
-const char *mt_guard_state_path(apr_pool_t *p, const char *suffix);
-
 /* mt_guard_remembers returns 1 when the memory holds TACK keys served by
  * the vhost |s| (under -t: its certificates must be looked at). */
 int mt_guard_remembers(server_rec *s);

@@ -36,7 +36,7 @@
 #include <openssl/rand.h>
 
 #include "mod_tack_secret.h"
-#include "mod_tack_guard.h"
+#include "mod_tack_memory.h"
 #include "tack_util.h"
 #include "tack_file.h"
 
@@ -335,7 +335,7 @@ static int mt_pin_key_read(const char *path, uint8_t *key)
  * 0600) the first time.  Returns 1, or 0 (no memory of refusals then). */
 static int mt_pin_key(apr_pool_t *p, uint8_t *key)
 {
-    const char *path = mt_guard_state_path(p, ".pin-key");
+    const char *path = mt_memory_path(p, ".pin-key");
     int fd, ok;
 
     if (mt_pin_key_read(path, key)) {
@@ -433,7 +433,7 @@ static json_t *mt_state_object(apr_pool_t *p, const char *path)
  * the last attempt; mt_pin_note records (|refused|) or forgets it. */
 int mt_pin_refused(apr_pool_t *p, const char *uri, const char *id)
 {
-    json_t *root = mt_state_object(p, mt_guard_state_path(p, ".pin-refused"));
+    json_t *root = mt_state_object(p, mt_memory_path(p, ".pin-refused"));
     const char *had = json_string_value(json_object_get(root, uri));
     int refused = had && id && strlen(had) == strlen(id) &&
                   !CRYPTO_memcmp(had, id, strlen(id));
@@ -445,7 +445,7 @@ int mt_pin_refused(apr_pool_t *p, const char *uri, const char *id)
 void mt_pin_note(apr_pool_t *p, const char *uri, const char *id,
                  int refused)
 {
-    const char *path = mt_guard_state_path(p, ".pin-refused");
+    const char *path = mt_memory_path(p, ".pin-refused");
     json_t *root = mt_state_object(p, path);
 
     if (refused) {
@@ -469,7 +469,7 @@ void mt_pin_note(apr_pool_t *p, const char *uri, const char *id,
 void mt_pub_remember(apr_pool_t *p, const char *key,
                      const uint8_t pub[TACK_KEY_LEN])
 {
-    const char *path = mt_guard_state_path(p, ".signing-keys");
+    const char *path = mt_memory_path(p, ".signing-keys");
     json_t *root = mt_state_object(p, path);
     char hex[2 * TACK_KEY_LEN + 1];
 
@@ -485,7 +485,7 @@ void mt_pub_remember(apr_pool_t *p, const char *key,
 
 int mt_pub_recall(apr_pool_t *p, const char *key, uint8_t pub[TACK_KEY_LEN])
 {
-    json_t *root = mt_state_object(p, mt_guard_state_path(p, ".signing-keys"));
+    json_t *root = mt_state_object(p, mt_memory_path(p, ".signing-keys"));
     const char *hex = json_string_value(json_object_get(root, key));
     int ok = hex && tack_hex_decode(pub, TACK_KEY_LEN, hex) == TACK_OK;
 
