@@ -611,9 +611,10 @@ static void mt_agent_fork(server_rec *s_main, int n, int delay)
     apr_proc_other_child_register(proc, mt_agent_maintain, proc, NULL, pconf);
 }
 
-/* mt_bg_since carries over, from the previous start to this one, since
- * when each queued certificate waits: the ones still queued keep their
- * time, the others are forgotten. */
+/* mt_bg_since carries over, from the previous start to this one (in the
+ * process: mt_proc_t.background), since when each queued certificate
+ * waits: the ones still queued keep their time, the others are
+ * forgotten. */
 static void mt_bg_since(apr_time_t now)
 {
     apr_array_header_t *queue = mt_sign_queued();

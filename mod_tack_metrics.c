@@ -255,7 +255,7 @@ static void mt_prom_vhost(request_rec *r, apr_pool_t *p,
 /* ---- problems ------------------------------------------------------------ */
 
 /* The kinds always written (0 when there is none), so that an alert on
- * "> 0" has a series to watch; others (mt_problem_add's) are
+ * "> 0" has a series to watch; others (the guard's) are
  * written when present. */
 static const char *const mt_prom_kinds[] = {"expired", "expiring", "no_tack",
                                             "not_registered",

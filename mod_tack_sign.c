@@ -218,8 +218,8 @@ void mt_sign_replaced(server_rec *s, const mt_item_t *old)
 }
 
 /* mt_sign_queue leaves |cert| to the background: its TACK is signed after
- * the start (mt_agent_main) and served from then on, through the slot the
- * handshake's table gives it (mt_sign_pending_slot). */
+ * the start (mt_agent_main) and served from then on: the handshake's
+ * table keeps |cert|'s mt_pending_t and asks mt_background_answer. */
 static void mt_sign_queue(server_rec *s, const mt_conf_t *conf,
                           const mt_sel_t *sel, mt_certsel_t *cert,
                           mt_signer_t *sg, uint32_t expires, int write,

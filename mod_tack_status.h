@@ -62,8 +62,8 @@ typedef void mt_status_problem_fn(void *data, const mt_rt_t *rt,
 
 /* mt_status_problems calls |fn| for each problem of |rt| at |now|, the
  * ones of severity |severity| only (0: all): expired TACKs, certificates
- * serving no TACK, the extension not registered, those recorded with
- * mt_problem_add, TACKs expiring within 30 days.  Returns how
+ * serving no TACK, the extension not registered, those the pass recorded
+ * with the vhost (mt_conf_t.problems), TACKs expiring within 30 days.  Returns how
  * many. */
 int mt_status_problems(apr_pool_t *p, const mt_rt_t *rt, time_t now,
                        int severity, mt_status_problem_fn *fn, void *data);
