@@ -548,40 +548,23 @@ static void mt_state_dir_make(apr_pool_t *p, const char *dir)
 static int mt_state_lock(apr_pool_t *p, const char *path, const char **why)
 {
     char *dir = apr_pstrdup(p, path), *slash = strrchr(dir, '/');
-    int fd, tries;
+    int fd = tack_state_lock(path, 10 * 1000);
 
-    if (!slash) {
-        dir = ".";
-    } else if (slash == dir) {
-        dir = "/";
-    } else {
+    if (slash && slash != dir) {
         *slash = '\0';
     }
-    fd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-    if (fd < 0 && errno == ENOENT) {
+    if (fd < 0 && errno == ENOENT && slash && slash != dir) {
         /* the first write makes the directory (mt_mem_write) */
         mt_state_dir_make(p, dir);
-        fd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+        fd = tack_state_lock(path, 10 * 1000);
     }
     if (fd < 0) {
-        *why = apr_psprintf(p, "%s: %s", dir, strerror(errno));
-        return -1;
+        *why = apr_psprintf(p, "%s: %s", slash ? dir : ".",
+                            errno == EWOULDBLOCK ? "held by another writer "
+                                                   "for 10 seconds"
+                                                 : strerror(errno));
     }
-    for (tries = 0; tries < 100; tries++) {
-        if (flock(fd, LOCK_EX | LOCK_NB) == 0) {
-            return fd;
-        }
-        if (errno != EWOULDBLOCK && errno != EINTR) {
-            break;
-        }
-        apr_sleep(apr_time_from_msec(100));
-    }
-    *why = apr_psprintf(p, "%s: %s", dir,
-                        errno == EWOULDBLOCK ? "held by another writer for "
-                                               "10 seconds"
-                                             : strerror(errno));
-    close(fd);
-    return -1;
+    return fd;
 }
 
 /* mt_mem_reread merges what the state file holds now (mt_mem_merge): what

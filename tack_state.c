@@ -4,9 +4,14 @@
  * tack_state.c -- the state file, read and written (tack_state.h), with
  * jansson.
  */
+#include <errno.h>
+#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
+#include <unistd.h>
+#include <sys/file.h>
 
 #include <jansson.h>
 #include <openssl/crypto.h>
@@ -347,4 +352,43 @@ done:
     json_decref(slots);
     json_decref(root);
     return text;
+}
+
+int tack_state_lock(const char *path, int wait_ms)
+{
+    const char *slash = strrchr(path, '/');
+    char dir[4096];
+    int fd, waited = 0;
+
+    if (!slash) {
+        strcpy(dir, ".");
+    } else if (slash == path) {
+        strcpy(dir, "/");
+    } else if ((size_t)(slash - path) < sizeof(dir)) {
+        memcpy(dir, path, (size_t)(slash - path));
+        dir[slash - path] = '\0';
+    } else {
+        errno = ENAMETOOLONG;
+        return -1;
+    }
+    fd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+    if (fd < 0) {
+        return -1;
+    }
+    for (;;) {
+        struct timespec tick = {0, 100L * 1000 * 1000};
+        int e;
+
+        if (flock(fd, LOCK_EX | LOCK_NB) == 0) {
+            return fd;
+        }
+        e = errno;
+        if ((e != EWOULDBLOCK && e != EINTR) || waited >= wait_ms) {
+            close(fd);
+            errno = e == EINTR ? EWOULDBLOCK : e;
+            return -1;
+        }
+        nanosleep(&tick, NULL);
+        waited += 100;
+    }
 }

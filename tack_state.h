@@ -116,6 +116,15 @@ long tack_state_ahead(const tack_state_t *st, long now);
  * Returns the number of keys changed. */
 size_t tack_state_redate(tack_state_t *st, long now);
 
+/* tack_state_lock takes the lock every writer of the state file |path|
+ * holds from reading what others wrote to its rename (httpd at the end of
+ * a start, `tack state --redate`): flock on the directory it is in (no
+ * file of its own to leave behind), waited for at most |wait_ms|
+ * milliseconds.  Returns the descriptor (close it to let go), or -1 with
+ * errno (EWOULDBLOCK: another writer held it all that time; ENOENT: the
+ * directory is missing). */
+int tack_state_lock(const char *path, int wait_ms);
+
 /* tack_state_id_ok says whether |id| has the shape of an entry's name
  * ("NAME:PORT TYPE": printable ASCII without quotes or backslashes,
  * bounded). */

@@ -6,10 +6,12 @@
  * tack_state.h), and date it back with --redate when it was written while
  * the clock ran ahead (TACK00064).
  */
+#include <errno.h>
 #include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "tack_cli.h"
 #include "tack_ext.h"
@@ -17,6 +19,16 @@
 
 /* The module reads at most this much (mod_tack_guard.c, TACK_STATE_MAX). */
 #define CLI_STATE_MAX (64 * 1024 * 1024)
+/* How long --redate waits for the lock a starting httpd holds while it
+ * writes the file (as long as httpd waits for another writer). */
+#define CLI_STATE_LOCK_MS (10 * 1000)
+
+static void state_unlock(int fd)
+{
+    if (fd >= 0) {
+        close(fd);
+    }
+}
 
 /* state_show prints |st|'s entries, pins judged at |now|. */
 static void state_show(const tack_state_t *st, time_t now)
@@ -65,7 +77,7 @@ int cmd_state(int argc, char **argv)
     size_t len = 0, changed;
     tack_state_t *st;
     tack_status_t rc;
-    int c, redate = 0, ret;
+    int c, redate = 0, ret, lockfd = -1;
     time_t now;
     long ahead;
 
@@ -89,13 +101,26 @@ int cmd_state(int argc, char **argv)
         return cli_usage_error("state", "want one state file");
     }
     path = argv[optind];
-    if ((ret = cli_read_file_max(path, CLI_STATE_MAX, &text, &len)) !=
-        CLI_EXIT_OK) {
+    if (redate && (lockfd = tack_state_lock(path, CLI_STATE_LOCK_MS)) < 0) {
+        /* httpd writes the file at the end of a start under this lock:
+         * dating it back meanwhile would lose one of the two writes */
+        cli_err("%s: cannot take the state file's lock (%s); nothing "
+                "changed: try again once the server has started",
+                path,
+                errno == EWOULDBLOCK ? "another writer, a starting httpd, held "
+                                       "it for 10 seconds"
+                                     : strerror(errno));
+        return CLI_EXIT_USAGE;
+    }
+    ret = cli_read_file_max(path, CLI_STATE_MAX, &text, &len);
+    if (ret != CLI_EXIT_OK) {
+        state_unlock(lockfd);
         return ret;
     }
     rc = tack_state_parse(text, len, &st, err, sizeof(err));
     free(text);
     if (rc != TACK_OK) {
+        state_unlock(lockfd);
         cli_err("%s: not a version 1 state file (%s)", path,
                 rc == TACK_ERR_NOT_STATE_FILE ? err : tack_status_str(rc));
         return CLI_EXIT_USAGE;
@@ -123,6 +148,7 @@ int cmd_state(int argc, char **argv)
                  "is",
                  path, clock);
         tack_state_free(st);
+        state_unlock(lockfd);
         return CLI_EXIT_OK;
     }
     changed = tack_state_redate(st, (long)now);
@@ -130,10 +156,12 @@ int cmd_state(int argc, char **argv)
     tack_state_free(st);
     if (out == NULL) {
         cli_err("%s: out of memory", path);
+        state_unlock(lockfd);
         return CLI_EXIT_USAGE;
     }
     ret = cli_write_atomic(path, out, strlen(out), 0644);
     free(out);
+    state_unlock(lockfd);
     if (ret != CLI_EXIT_OK) {
         return ret;
     }

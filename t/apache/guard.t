@@ -17,12 +17,14 @@ use lib "$FindBin::Bin/lib", "$FindBin::Bin/../lib";
 use Apache::Test qw(-withtestmore);
 use HTTP::Tiny;
 use JSON::PP;
+use Fcntl qw(:flock);
 use POSIX qw(strftime);
+use Time::HiRes ();
 use TackTest;
 use TackFixture qw(make_cert make_key tack_bytes breaksig_bytes pem
     write_file fingerprint key_public);
 
-plan tests => 134;
+plan tests => 135;
 
 my $h = TackTest::Httpd->new('guard');
 my $d = $h->root;
@@ -353,8 +355,23 @@ my $tool_out = `$TOOL state $state 2>&1`;
 is($? >> 8, 1, 'tack state: exit status 1 for a file ahead of the clock');
 like($tool_out, qr/\Q$K2\E  first seen ${\ day(-10)}T\S+, last served \S+ \(serving\), pins until ${\ day(10)}T/,
      '... listing K2 with its pins judged at the clock') or diag($tool_out);
+# --redate takes the lock a starting httpd writes the file under: with it
+# held by another writer for 2 seconds, it waits, then writes
+my $locker = fork // die "fork: $!";
+if (!$locker) {
+    open(my $dh, '<', "$d/var/tack") or POSIX::_exit(1);
+    flock($dh, LOCK_EX) or POSIX::_exit(1);
+    sleep 2;
+    POSIX::_exit(0);
+}
+Time::HiRes::sleep(0.3);
+my $t_redate = Time::HiRes::time();
 $tool_out = `$TOOL state --redate $state 2>&1`;
 is($?, 0, 'tack state --redate') or diag($tool_out);
+my $waited = Time::HiRes::time() - $t_redate;
+ok($waited > 1.2,
+   sprintf('... after the other writer let go of the lock (waited %.1f s)', $waited));
+waitpid($locker, 0);
 like($tool_out, qr/\Q$state\E: dated back from \S+ to the clock \(\S+\): 1 key counted as served until now/,
      '... says what it did');
 my $m = memory();
