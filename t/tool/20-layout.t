@@ -16,13 +16,18 @@ my ($layout) = $readme =~ /^Layout\n-+\n(.*?)(?:\n\S[^\n]*\n-+\n|\z)/ms;
 ok($layout, 'README has a Layout section') or BAIL_OUT('no Layout section');
 
 # What the section names: the first word of each entry, braces expanded
-# (tack_ext.[ch]), comma lists split (LICENSE, NOTICE).
+# (tack_ext.[ch]), a pattern expanded to the files it matches
+# (mod_tack_*.h: one or more, or it names nothing that exists), comma
+# lists split (LICENSE, NOTICE).
 my %named;
 for my $line (split /\n/, $layout) {
     next unless $line =~ /^  (\S.*?)(?:\s{2,}|$)/;
     for my $w (split /,\s*/, $1) {
         if ($w =~ /^(.*)\.\[(\w+)\]$/) {
             $named{"$1.$_"} = 1 for split //, $2;
+        } elsif ($w =~ /\*/) {
+            my @files = map { s{^\Q$top/\E}{}r } glob "$top/$w";
+            $named{$_} = 1 for @files ? @files : ($w);
         } else {
             $named{$w} = 1;
         }
