@@ -41,29 +41,13 @@ is(join(' ', sort @order), join(' ', @sources),
 
 # Who defines each function, and who calls it: nm's T (defined, global)
 # and U (undefined) symbols of each object.
-my (%defines, %calls);
-for my $f (@order) {
-    my $obj = "$top/build/module/$f.o";
-    die "$obj not built: run make module" unless -f $obj;
-    for (`nm $obj`) {
-        if (/^\s*[0-9a-f]*\s+T\s+(\S+)$/) {
-            $defines{$1} = $f;
-        } elsif (/^\s+U\s+(\S+)$/) {
-            push @{$calls{$f}}, $1;
-        }
-    }
-}
-my (%edges, @upward);
-for my $f (@order) {
-    for my $sym (@{$calls{$f} // []}) {
-        my $to = $defines{$sym} or next;
-        next if $to eq $f;
-        $edges{"$f -> $to"}++;
-        my $group = qr/^mod_tack_(?:status|metrics)/;
-        next if $f =~ $group && $to =~ $group;
-        push @upward, "$f -> $to ($sym)" if $rank{$to} > $rank{$f};
-    }
-}
+my $group = qr/^mod_tack_(?:status|metrics)/;
+my ($defines, $edges, $upward) = TackHelpers::layer_calls(
+    order => \@order, object => sub { "$top/build/module/$_[0].o" },
+    defined => qr/T/, group => $group);
+my %defines = %$defines;
+my %edges = %$edges;
+my @upward = @$upward;
 ok(scalar(keys %edges) > 20,
    'calls between the files are found (' . scalar(keys %edges) . ' edges)');
 is(join("\n", @upward), '',
@@ -97,7 +81,6 @@ sub includes_of {
     open my $fh, '<', $path or die "$path: $!";
     return map { /^\s*#\s*include\s+"(mod_tack\w*)\.h"/ ? $1 : () } <$fh>;
 }
-my $group = qr/^mod_tack_(?:status|metrics)/;
 my (@up, $nincl);
 for my $f (@order, @headers) {
     my $is_h = !exists $rank{$f} || grep { $_ eq $f } @headers;

@@ -43,7 +43,7 @@ our @EXPORT_OK = qw(
     make_cert make_key key_public spki_hash store_name fingerprint
     ecdsa_sign tack_bytes breaksig_bytes minutes_from_now
     ext00 ext02 pem tackpy_pem pem_decode pem_blocks serverinfo_pem
-    s_client hexs
+    s_client hexs layer_calls
 );
 our %EXPORT_TAGS = (all => \@EXPORT_OK);
 
@@ -431,5 +431,47 @@ sub s_client {
 
 # hexs($bytes): lower-case hex, '' for undef (for is() of binary values).
 sub hexs { unpack('H*', $_[0] // '') }
+
+
+# ---- the code's layers -------------------------------------------------------
+
+# layer_calls(order => [FILE, ...], object => sub { FILE -> .o path },
+#             defined => qr/[T]/, group => qr/.../):
+# who defines each function and who calls it, read with nm from each
+# object (|defined|: the nm types that count as defining; U: calling);
+# returns (\%defines: symbol -> file, \%edges: "a -> b" -> count,
+# \@upward: "a -> b (symbol)" for each call to a file listed later in
+# |order|, calls within |group| (both ends matching) excepted).  Dies when
+# an object is missing or nm fails.
+sub layer_calls {
+    my (%o) = @_;
+    my @order = @{ $o{order} };
+    my %rank = map { $order[$_] => $_ } 0 .. $#order;
+    my $types = $o{defined} // qr/T/;
+    my (%defines, %calls, %edges, @upward);
+    for my $f (@order) {
+        my $obj = $o{object}->($f);
+        die "$obj not built\n" unless -f $obj;
+        my @nm = `nm $obj`;
+        die "nm $obj failed\n" if $? != 0 || !@nm;
+        for (@nm) {
+            if (/^\s*[0-9a-f]*\s+$types\s+(\S+)$/) {
+                $defines{$1} = $f;
+            } elsif (/^\s+U\s+(\S+)$/) {
+                push @{ $calls{$f} }, $1;
+            }
+        }
+    }
+    for my $f (@order) {
+        for my $sym (@{ $calls{$f} // [] }) {
+            my $to = $defines{$sym} or next;
+            next if $to eq $f;
+            $edges{"$f -> $to"}++;
+            next if $o{group} && $f =~ $o{group} && $to =~ $o{group};
+            push @upward, "$f -> $to ($sym)" if $rank{$to} > $rank{$f};
+        }
+    }
+    return (\%defines, \%edges, \@upward);
+}
 
 1;

@@ -34,35 +34,22 @@ is(join(' ', grep { !-f "$top/$_.h" } @order), '',
 
 # ---- calls ----------------------------------------------------------------
 
-my (%defines, %calls);
 for my $f (@order) {
     my $obj = "$top/build/$f.o";
     BAIL_OUT("$obj not built: run make core") unless -f $obj;
     BAIL_OUT("$obj is older than $f.c: run make core")
         if -M $obj > -M "$top/$f.c";
-    my @nm = `nm $obj`;
-    BAIL_OUT("nm $obj failed") if $? != 0 || !@nm;
-    for (@nm) {
-        if (/^\s*[0-9a-f]*\s+[TDBR]\s+(\S+)$/) {
-            $defines{$1} = $f;
-        } elsif (/^\s+U\s+(\S+)$/) {
-            push @{$calls{$f}}, $1;
-        }
-    }
 }
+my ($defines, $edges, $upward) = TackHelpers::layer_calls(
+    order => \@order, object => sub { "$top/build/$_[0].o" },
+    defined => qr/[TDBR]/);
+my %defines = %$defines;
+my %edges = %$edges;
+my @upward = @$upward;
 is(join(' ', grep { my $f = $_; !grep { $defines{$_} eq $f } keys %defines }
              @order), '',
    'every core object defines functions (nm read them)');
 
-my (%edges, @upward);
-for my $f (@order) {
-    for my $sym (@{$calls{$f} // []}) {
-        my $to = $defines{$sym} or next;
-        next if $to eq $f;
-        $edges{"$f -> $to"}++;
-        push @upward, "$f -> $to ($sym)" if $rank{$to} > $rank{$f};
-    }
-}
 ok(keys(%edges) >= 10,
    'calls between the core\'s files are found (' . keys(%edges) . ' edges)');
 ok($edges{'tack_ext -> tack_key'} && $edges{'tack_pkcs11 -> tack_key'},
