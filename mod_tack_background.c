@@ -8,8 +8,8 @@
  * At the end of the pass (mt_background_start, before any httpd child is
  * forked) the parent makes one anonymous shared-memory segment with a
  * place for the answer of each queued certificate (mt_late_t, which the
- * handshake reads through mt_background_answer) and forks the background process, which inherits the
- * pass's signers that are up.  The background signs, writes each TACK into
+ * handshake reads through mt_background_answer) and forks the background
+ * process, which inherits the pass's signers that are up.  The background signs, writes each TACK into
  * its store and publishes its answer; a key that cannot be used is tried
  * again every TackSigningRetry seconds, and what it says of its keys is on
  * a board at the head of the segment, for the status page.  A background
@@ -160,20 +160,9 @@ static void mt_agent_on_term(int sig)
     _exit(0);
 }
 
-/* mt_late_ready: the one acquire load of a late answer's flag. */
-static int mt_late_ready(const mt_late_t *late)
-{
-    return late && __atomic_load_n(&late->ready, __ATOMIC_ACQUIRE);
-}
-
-const mt_late_t *mt_background_answer(const mt_pending_t *pd)
-{
-    return pd && mt_late_ready(pd->late) ? pd->late : NULL;
-}
-
 apr_time_t mt_background_waiting(const mt_pending_t *pd)
 {
-    return pd && pd->late && !mt_late_ready(pd->late) ? pd->late->since : 0;
+    return pd && pd->late && !mt_background_answer(pd) ? pd->late->since : 0;
 }
 
 /* mt_agent_publish puts the answer carrying |item| for |pd| into the
@@ -415,7 +404,7 @@ static void mt_agent_main(server_rec *s_main, pid_t parent, int delay)
         const mt_pending_t *pd =
             APR_ARRAY_IDX(queue, i, mt_pending_t *);
 
-        done[i] = (char)mt_late_ready(pd->late);
+        done[i] = (char)(mt_background_answer(pd) != NULL);
     }
     if (n && !memchr(done, 0, (size_t)n)) {
         told = 1; /* all of it: said by the predecessor */
@@ -465,7 +454,7 @@ static int mt_agent_waiting(void)
         const mt_pending_t *pd =
             APR_ARRAY_IDX(queue, i, mt_pending_t *);
 
-        n += !mt_late_ready(pd->late);
+        n += mt_background_answer(pd) == NULL;
     }
     return n;
 }

@@ -7,6 +7,7 @@
 #define MOD_TACK_BACKGROUND_H
 
 #include "mod_tack_model.h"
+#include "mod_tack_signer.h"
 
 /* What a handshake sends for a certificate that TackSigningKey signed in
  * the background, after the start: published by the parent's signing
@@ -42,8 +43,15 @@ apr_time_t mt_background_last_error(char *buf, size_t size);
 /* mt_background_answer returns the answer the background published for
  * |pd| (a certificate the pass queued, or NULL), or NULL while it waits:
  * the one place that reads the segment's ready flag (an acquire load).
- * Any process of the generation; no allocation, no lock. */
-const mt_late_t *mt_background_answer(const mt_pending_t *pd);
+ * Any process of the generation; no allocation, no lock; inline, as the
+ * handshake reads it (bench/bench-callgrind.sh, part A2). */
+static inline const mt_late_t *mt_background_answer(const mt_pending_t *pd)
+{
+    const mt_late_t *late = pd ? pd->late : NULL;
+
+    return late && __atomic_load_n(&late->ready, __ATOMIC_ACQUIRE) ? late
+                                                                    : NULL;
+}
 
 /* mt_background_waiting returns since when |pd| waits for its TACK (the
  * first start that queued it), or 0 when it does not: not queued (NULL),
