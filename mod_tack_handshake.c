@@ -277,9 +277,6 @@ static int mt_cb_ext_add(SSL *ssl, unsigned int ext_type, unsigned int context,
     return 1;
 }
 
-/* mt_handshake_register registers extension 0xF300 on |ctx| with |rt| as the
- * callbacks' argument, in TLS 1.3 EncryptedExtensions too when TackTLS13
- * is on.  Returns 1, or 0 (logged) when OpenSSL refuses. */
 void mt_handshake_counters(mt_rt_t *rt, mt_ctr_t *ctrs)
 {
     int k;
@@ -289,6 +286,10 @@ void mt_handshake_counters(mt_rt_t *rt, mt_ctr_t *ctrs)
     }
 }
 
+/* mt_handshake_register registers extension 0xF300 on |ctx| with |rt| as the
+ * callbacks' argument, in TLS 1.3 EncryptedExtensions too when TackTLS13
+ * is on, and notes in rt->registered whether OpenSSL took it.  Returns 1,
+ * or 0 (logged) when OpenSSL refuses. */
 int mt_handshake_register(server_rec *s, SSL_CTX *ctx, mt_rt_t *rt)
 {
     char name[TACK_NAME_SIZE];
