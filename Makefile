@@ -709,7 +709,7 @@ clean:
 # install / reinstall / upgrade / remove / purge cycle on the real apache2
 # (t/package/cycle.t); as root, leaving the packages uninstalled.
 # The version built here: debian/changelog's for this Debian release
-# (0.1.0~deb12u1 on Debian 12; scripts/package.sh says why).
+# (0.1.1~deb12u1 on Debian 12; scripts/package.sh says why).
 PKG_VERSION = $(shell sh scripts/package.sh --version)
 PKG_DIR     := build-pkg
 # Where the packages go (not DIST: that is test-release's release).

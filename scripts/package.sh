@@ -9,10 +9,10 @@
 #
 # Each Debian release gets a build of its own: the copy's debian/changelog
 # names this release and a version of its own, the committed one (the
-# version the tool reports) followed by ~debNu1: 0.1.0~deb12u1 on Debian 12
-# (bookworm), 0.1.0~deb13u1 on Debian 13 (trixie), which sorts above it, so
+# version the tool reports) followed by ~debNu1: 0.1.1~deb12u1 on Debian 12
+# (bookworm), 0.1.1~deb13u1 on Debian 13 (trixie), which sorts above it, so
 # an upgrade of the system upgrades the package too (and both below the
-# committed 0.1.0).  Elsewhere (sid, or not Debian) the committed version,
+# committed 0.1.1).  Elsewhere (sid, or not Debian) the committed version,
 # distribution unstable, and a note says so.
 #
 # package.sh --version prints that version (the Makefile's PKG_VERSION);
@@ -83,16 +83,20 @@ git ls-files -z --cached --others --exclude-standard |
     tar --null --files-from=- --ignore-failed-read -cf - 2>/dev/null |
     tar -C "$src" -xf -
 # This release's version and name in the copy's changelog (its first
-# line); the committed one is the base.
-sed -i "1s/^\([^ ]*\) ([^)]*) [^;]*;/\1 ($version) $suite;/" \
-    "$src/debian/changelog"
-[ "$(sed -n 1p "$src/debian/changelog")" = \
-    "mod-tack ($version) $suite; urgency=medium" ] || {
+# line), and in the NEWS entry of the same version, so that the two agree;
+# the committed one is the base.
+for f in "$src/debian/changelog" "$src"/debian/*.NEWS; do
+    [ -f "$f" ] || continue
+    sed -i "1s/^\([^ ]*\) ($base) [^;]*;/\1 ($version) $suite;/" "$f"
+done
+case $(sed -n 1p "$src/debian/changelog") in
+"mod-tack ($version) $suite; urgency="*) ;;
+*)
     say "$src/debian/changelog: its first line is not" \
-        "\"mod-tack ($version) $suite; urgency=medium\":" \
+        "\"mod-tack ($version) $suite; urgency=...\":" \
         "$(sed -n 1p "$src/debian/changelog")"
-    exit 1
-}
+    exit 1 ;;
+esac
 say "version $version for $suite (debian/changelog's $base)"
 dirty=$(git status --porcelain --untracked-files=no | wc -l)
 [ "$dirty" -eq 0 ] ||

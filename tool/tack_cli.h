@@ -60,7 +60,7 @@
 #include "tack_ext.h"
 #include "tack_keyfile.h"
 
-#define TACK_CLI_VERSION "0.1.0"
+#define TACK_CLI_VERSION "0.1.1"
 
 /* TACK_PROG is the command's name in every message, usage line and file
  * comment: the Makefile's TACK_PROG (Debian's package installs the tool as
@@ -197,11 +197,15 @@ int cli_is_dir(const char *path);
 typedef struct {
     const char *password;      /* -p */
     const char *password_file; /* --password-file */
+    /* What standard input carries when it is not the user's (`-c -`: "the
+     * certificate"), or NULL: then no prompt is ever shown. */
+    const char *stdin_is;
 } cli_pw_opts_t;
 
 /* cli_password_get finds the password: -p, then --password-file (its first
  * line), then $TACK_PASSWORD, then a prompt with echo off when stdin is a
- * terminal (twice when |confirm|).  |*out| is malloc'd; release it with
+ * terminal that carries nothing else (pw->stdin_is NULL; twice when
+ * |confirm|).  |*out| is malloc'd; release it with
  * cli_password_free.  Prints the error and returns CLI_EXIT_USAGE when there
  * is no way to get one. */
 int cli_password_get(const cli_pw_opts_t *pw, const char *what, int confirm,

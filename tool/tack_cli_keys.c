@@ -147,7 +147,8 @@ static int genkey_make(const genkey_opts_t *go, char **text, size_t *text_len,
  * password, make the key, write it. */
 int cmd_genkey(int argc, char **argv)
 {
-    genkey_opts_t go = {{NULL, NULL}, NULL, TACK_KEYFILE_DEFAULT_ITERATIONS, 0};
+    genkey_opts_t go = {
+        {NULL, NULL, NULL}, NULL, TACK_KEYFILE_DEFAULT_ITERATIONS, 0};
     char *text = NULL;
     size_t text_len = 0;
     char fp[TACK_FINGERPRINT_SIZE];
@@ -604,6 +605,27 @@ static int sign_name_ok(const char *name)
     return 1;
 }
 
+/* sign_value_spaced: |v| begins or ends with white space. */
+static int sign_value_spaced(const char *v)
+{
+    size_t n = strlen(v);
+
+    return n > 0 &&
+           (isspace((unsigned char)v[0]) || isspace((unsigned char)v[n - 1]));
+}
+
+/* sign_spaced_error refuses |value| of |what| (an option's name, or "a
+ * certificate"). */
+static int sign_spaced_error(const char *what, const char *value)
+{
+    return cli_usage_error("sign",
+                           "%s \"%s\": a value that begins or ends with "
+                           "white space is refused (never a file, time or "
+                           "name anyone means; one word passing for "
+                           "several)",
+                           what != NULL ? what : "an option", value);
+}
+
 /* sign_parse_options fills |so| (its certs array malloc'd: the caller
  * frees it).  Returns -1 when the command goes on, else the exit status
  * (help printed, or a usage error). */
@@ -626,6 +648,7 @@ static int sign_parse_options(int argc, char **argv, sign_opts_t *so)
         {NULL, 0, NULL, 0}};
     sign_params_t *sp = &so->sp;
     unsigned char seen[CLI_OPT_END] = {0};
+    size_t i;
     int c;
 
     so->certs = calloc((size_t)argc + 1, sizeof(*so->certs));
@@ -641,6 +664,15 @@ static int sign_parse_options(int argc, char **argv, sign_opts_t *so)
         if (c >= 0 && c < CLI_OPT_END && sign_once_name(c) != NULL &&
             seen[c]++ && so->twice == NULL) {
             so->twice = sign_once_name(c);
+        }
+        /* A value with white space at either end is never a path, a time
+         * or a name anyone means; it is how one word smuggles several
+         * through a sudo rule that matches the words joined by spaces
+         * ("-k /x/key --password-file ..." as one word gives -k " /x/...",
+         * a relative path).  A password (-p) may hold any bytes. */
+        if (c != 'p' && optarg != NULL && sign_value_spaced(optarg)) {
+            return sign_spaced_error(c == 'c' ? "-c" : sign_once_name(c),
+                                     optarg);
         }
         switch (c) {
         case 'k':
@@ -689,6 +721,18 @@ static int sign_parse_options(int argc, char **argv, sign_opts_t *so)
             return cli_usage_hint("sign");
         }
     }
+    /* Certificates may also follow the options, as in `-c DIR/ *.crt`. */
+    for (; optind < argc; optind++) {
+        if (sign_value_spaced(argv[optind])) {
+            return sign_spaced_error("a certificate", argv[optind]);
+        }
+        so->certs[so->ncerts++] = argv[optind];
+    }
+    for (i = 0; i < so->ncerts; i++) {
+        if (strcmp(so->certs[i], "-") == 0) {
+            so->pw.stdin_is = "the certificate (-c -)";
+        }
+    }
     if (so->twice != NULL) {
         return cli_usage_error("sign", "%s given twice", so->twice);
     }
@@ -698,10 +742,6 @@ static int sign_parse_options(int argc, char **argv, sign_opts_t *so)
                                ".tack.pem, of letters, digits, '.', '-' "
                                "and '_', not starting with '.'",
                                so->name);
-    }
-    /* Certificates may also follow the options, as in `-c DIR/ *.crt`. */
-    for (; optind < argc; optind++) {
-        so->certs[so->ncerts++] = argv[optind];
     }
     return sign_check_options(so);
 }
@@ -959,7 +999,7 @@ int cmd_break(int argc, char **argv)
         {"force", no_argument, NULL, 'f'},
         {"help", no_argument, NULL, 'h'},
         {NULL, 0, NULL, 0}};
-    cli_pw_opts_t pw = {NULL, NULL};
+    cli_pw_opts_t pw = {NULL, NULL, NULL};
     const char *key_path = NULL, *out_path = NULL;
     int force = 0, c, rc;
     EVP_PKEY *key = NULL;

@@ -145,6 +145,14 @@ int cli_password_get(const cli_pw_opts_t *pw, const char *what, int confirm,
     } else if ((env = getenv("TACK_PASSWORD")) != NULL) {
         len = strlen(env);
         res = cli_strdup_len(env, len);
+    } else if (pw != NULL && pw->stdin_is != NULL) {
+        /* Standard input is data, not a person: whoever feeds it (a hook,
+         * a sudo rule's caller) must not be the one who answers a prompt
+         * on the terminal behind it either. */
+        cli_err("%s: a %s is needed: give --password-file FILE or "
+                "$TACK_PASSWORD; standard input is %s, so no prompt",
+                what, tack_key_is_uri(what) ? "PIN" : "password", pw->stdin_is);
+        return CLI_EXIT_USAGE;
     } else if (isatty(STDIN_FILENO)) {
         char prompt[256];
 

@@ -1,16 +1,27 @@
 # SPDX-License-Identifier: Apache-2.0
 # Copyright 2026 the mod_tack authors (NOTICE)
-# mod_md + pebble + hooks/tack-md-hook: a pinned name survives renewals
-# with a new TLS key, certificate and TACK activated by the same graceful
-# restart.
+# mod_md + pebble + hooks/tack-md-hook behind the sudo rule that the admin
+# guide printed until 0.1.1: the retired route, as the sites that set it
+# up still have it.  mod_md's route is now TackSigningKey (signing.t).
+#
+# Two things are checked.  The hook keeps such a site's pinned name through
+# renewals (a new TLS key, certificate and TACK activated by the same
+# graceful restart) and says in its log at each renewal that it is
+# retired.  And what the rule let the child user do is refused by the
+# tool (issue 45, item 1): sudo matches the arguments joined by single
+# spaces, so one word with spaces inside passed for several: a key and a
+# certificate of the caller's choosing (relative paths in a directory the
+# caller owns), a password typed on the caller's terminal, an output
+# directory of the caller's choosing, a probe of what exists as the
+# signing user sees it.  What the rule itself held is kept here too.
 #
 # A private apache2 with mod_md gets its certificate from a private pebble;
 # a renew window longer than pebble's 5-year certificates makes every start
 # and graceful restart renew.  At `renewed` mod_md runs the hook (as the
 # child user, nobody, when started as root), which has the signing user
-# sign the staged certificate into the TackStore, through sudo.  Obtain, then renew twice, each activated
-# by a graceful restart: a client whose pin is active accepts the name with
-# each new key.
+# sign the staged certificate into the TackStore, through sudo.  Obtain,
+# then renew twice, each activated by a graceful restart: a client whose
+# pin is active accepts the name with each new key.
 use strict;
 use warnings FATAL => 'all';
 use FindBin;
@@ -21,7 +32,7 @@ BEGIN { need('pebble', 'mod_md') }
 use Test::More;
 use TackTest qw(log_mark log_since log_clean);
 
-plan tests => 47;
+plan tests => 71;
 
 my $name = 'md.tack.test';
 my $d = acme_tmp('md');
@@ -61,12 +72,13 @@ chown $suid, $sgid, $store, $keydir, "$keydir/tack.key", "$keydir/password"
     or die "chown: $!";
 my $sign = top() . "/tack sign -k $keydir/tack.key --password-file $keydir/password"
     . " -e 45d -c - -o $store/ --force";
-# The sudoers rule is the admin guide's, as printed, with this test's user
-# names and paths: its arguments an anchored regular expression that ends
-# with the file name, so that nothing can be appended.
-my ($rule) = slurp(top() . '/docs/admin-guide.md')
-    =~ /^(www-data ALL=\(tack\) NOPASSWD: .*)$/m
-    or BAIL_OUT('docs/admin-guide.md: no sudoers rule for www-data');
+# The sudoers rule is the one the admin guide printed until 0.1.1, word for
+# word, with this test's user names and paths: its arguments an anchored
+# regular expression that ends with the file name, so that nothing can be
+# appended.
+my $rule = 'www-data ALL=(tack) NOPASSWD: /usr/local/bin/tack ^sign -k /var/lib/tack/www[.]key --password-file /var/lib/tack/password -e 45d -c - -o /etc/apache2/tack/md/ --force --name [A-Za-z0-9_][A-Za-z0-9_.-]*[.]tack[.]pem$';
+unlike(slurp(top() . '/docs/admin-guide.md'), qr/^www-data ALL=/m,
+       'the admin guide no longer sets up a sudo rule for the child user');
 sub sudo_re { (my $p = $_[0]) =~ s/\./[.]/g; $p }
 my %path = ('www-data ALL=(tack)' => "nobody ALL=($signer)",
             '/usr/local/bin/tack ' => top() . '/tack ',
@@ -161,6 +173,119 @@ is((getpwuid((stat $tackfile)[4]))[0], $signer,
 
 like(slurp("$d/hook.log"), qr/^\S+Z tack-md-hook: signed \Q$tackfile\E for \Q$staged\E$/m,
      '... and said so in TACK_HOOK_LOG');
+like(slurp("$d/hook.log"), qr/^\S+Z tack-md-hook: warning: this hook is retired .*move to TackSigningKey and remove any \/etc\/sudoers.d rule for it.*Security note: the retired mod_md hook behind sudo/m,
+     '... with a warning that the route is retired, and where the guide says how to move');
+
+# What the rule let the child user do, one word holding several: each is
+# refused by the tool now (exit 2, naming the value), with the store, the
+# signing user's directory and the signer's answers unchanged.
+{
+    my @nobody = ('setpriv', '--reuid=nobody', '--regid=nogroup', '--clear-groups');
+    my $tool = top() . '/tack';
+    my $victim = (split m{/}, $tackfile)[-1];
+    my $victim_text = slurp($tackfile);
+    my @store_before = sort glob("$store/*");
+    my @keydir_before = sort glob("$keydir/*");
+    # The caller's working directory, where the relative paths lead.
+    my $cwd = "$d/caller";
+    mkdir $cwd or die "$cwd: $!";
+    chown((getpwnam('nobody'))[2], (getgrnam('nogroup'))[2], $cwd) or die "chown: $!";
+    chmod 0755, $cwd;
+    my $mkpath = sub { system('mkdir', '-p', $_[0]) == 0 or die "mkdir -p $_[0]" };
+    my $sq = sub { (my $w = $_[0]) =~ s/'/'\\''/g; "'$w'" };
+
+    # (a) "-k KEY --password-file PW" and "-c -" each one word: the key
+    # and the certificate are the caller's (" /...key --password-file
+    # /...password" and " -", relative), and with no --password-file left
+    # the tool asked on the caller's terminal, which answered.  Before:
+    # the vhost's store file replaced by a TACK under the caller's key.
+    my $evil = "$cwd/ $keydir/tack.key --password-file $keydir/password";
+    $mkpath->(substr($evil, 0, rindex($evil, '/')));
+    ($rc, $out, $err) = tack('genkey', '-o', $evil, '-p', 'evil');
+    is($rc, 0, "(a) the caller's own TACK key, at the relative path one word gives") or diag($err);
+    chmod 0644, $evil;
+    system('cp', $staged, "$cwd/ -") == 0 or die;
+    chmod 0644, "$cwd/ -";
+    my $cmd = join(' ', map { $sq->($_) } @nobody, 'sudo', '-n', '-u', $signer, $tool,
+                   'sign', "-k $keydir/tack.key --password-file $keydir/password",
+                   '-e', '45d', '-c -', '-o', "$store/", '--force', '--name', $victim);
+    # script(1) gives the command a terminal and types the password.
+    ($rc, $out) = run({ cwd => $cwd },
+        'sh', '-c', "(sleep 1; printf 'evil\\n'; sleep 1) | script -qec "
+                    . $sq->("$cmd; echo EXIT=\$?") . ' /dev/null');
+    like($out, qr/EXIT=2/, '(a) -k and -c - merged into words, a terminal at hand: exit 2');
+    like($out, qr/tack sign: -k " \Q$keydir\E\/tack\.key --password-file [^"]*": a value that begins or ends with white space is refused/,
+         '... the -k value refused, named');
+    unlike($out, qr/Password for/, '... before any password prompt');
+    is(slurp($tackfile), $victim_text, "... and the vhost's TACK in the store is unchanged");
+
+    # (b) "-o STORE/" one word: " STORE/", relative, a link in the
+    # caller's directory to a directory the signing user may write (its
+    # own, beside the key).  Before: a TACK written there.
+    $mkpath->("$cwd/ " . substr($store, 0, rindex($store, '/')));
+    symlink($keydir, "$cwd/ $store") or die "symlink: $!";
+    ($rc, $out, $err) = run({ stdin => slurp($staged), cwd => $cwd }, @nobody, 'sudo', '-n',
+        '-u', $signer, $tool, 'sign', '-k', "$keydir/tack.key", '--password-file',
+        "$keydir/password", '-e', '45d', '-c', '-', "-o $store/", '--force', '--name',
+        'planted.tack.pem');
+    is($rc, 2, '(b) -o merged into a word, leading through a link of the caller: exit 2');
+    like($err, qr/tack sign: -o " \Q$store\E\/": a value that begins or ends with white space is refused/,
+         '... the -o value refused, named');
+    is_deeply([sort glob("$keydir/*")], \@keydir_before,
+              "... nothing written into the signing user's directory");
+
+    # (c) "-c -" one word, " -" a link to a path the caller may not see:
+    # before, the error told whether it exists and what it is.  Now the
+    # answer is the same whatever is there.
+    unlink "$cwd/ -";
+    my @probe;
+    for my $target ("$keydir/password", "$keydir/none") {
+        unlink "$cwd/ -";
+        symlink($target, "$cwd/ -") or die "symlink: $!";
+        ($rc, $out, $err) = run({ stdin => '', cwd => $cwd }, @nobody, 'sudo', '-n',
+            '-u', $signer, $tool, 'sign', '-k', "$keydir/tack.key", '--password-file',
+            "$keydir/password", '-e', '45d', '-c -', '-o', "$store/", '--force',
+            '--name', 'probe.tack.pem');
+        push @probe, "$rc $err";
+    }
+    like($probe[0], qr/^2 tack sign: -c " -": a value that begins or ends with white space is refused/,
+         '(c) -c - merged into a word: exit 2, the value refused');
+    is($probe[1], $probe[0], '... the same answer for a path that exists and one that does not');
+    is_deeply([sort glob("$store/*")], \@store_before, '... and through (a) to (c) the store is unchanged');
+
+    # What the rule held, and still holds: sudo refuses each of these
+    # (the anchored expression does not match), the store unchanged.
+    my @sign = split(' ', $sign);
+    my @held = (
+        ['--name=x.tack.pem'   => [@sign, '--name=x.tack.pem']],
+        ['a glued short option' => [map({ $_ eq '-k' ? () : $_ eq "$keydir/tack.key" ? "-k$_" : $_ } @sign), '--name', 'x.tack.pem']],
+        ['--'                  => [@sign, '--', '--name', 'x.tack.pem']],
+        ['a newline in the name' => [@sign, '--name', "x\ny.tack.pem"]],
+        ['a tab in the name'   => [@sign, '--name', "x\ty.tack.pem"]],
+        ['a word after the name' => [@sign, '--name', 'x.tack.pem', '-m', '255']],
+    );
+    for my $h (@held) {
+        ($rc, $out, $err) = run({ stdin => slurp($staged) }, @nobody, 'sudo', '-n', '-u',
+                                $signer, @{ $h->[1] });
+        ok($rc != 0 && $err =~ /sudo: a password is required/,
+           "held by sudo: $h->[0]") or diag("$rc $err");
+    }
+    # A name the expression lets through but no file system takes: refused.
+    ($rc, $out, $err) = run({ stdin => slurp($staged) }, @nobody, 'sudo', '-n', '-u',
+                            $signer, @sign, '--name', ('a' x 300) . '.tack.pem');
+    isnt($rc, 0, 'held: a 309-character name is refused') or diag($err);
+    is_deeply([sort glob("$store/*")], \@store_before, '... the store unchanged');
+    # A name that is a symbolic link in the store: the link is replaced by
+    # the TACK, what it pointed to is untouched.
+    write_file("$d/target.pem", "not a TACK\n");
+    symlink("$d/target.pem", "$store/link.tack.pem") or die "symlink: $!";
+    ($rc, $out, $err) = run({ stdin => slurp($staged) }, @nobody, 'sudo', '-n', '-u',
+                            $signer, @sign, '--name', 'link.tack.pem');
+    is($rc, 0, 'held: a name that is a link in the store is signed') or diag($err);
+    ok(!-l "$store/link.tack.pem" && -f _, '... the link replaced by a file');
+    is(slurp("$d/target.pem"), "not a TACK\n", '... its target untouched');
+    unlink "$store/link.tack.pem";
+}
 
 # What the child user could do with a `--name *` rule (a `*` in sudoers
 # matches spaces too): append options after the name, a TACK at

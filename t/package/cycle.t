@@ -25,7 +25,7 @@ my $dist = $ENV{PKG_DIST} // "$top/dist";
 my $v1 = $ENV{PKG_VERSION} or BAIL_OUT('PKG_VERSION is not set (make package-cycle sets it)');
 # A release's build is the tool's version followed by ~debNu1
 # (scripts/package.sh); the upgrade is a higher tool version, built for the
-# same release: 0.1.0+cycle1~deb12u1.
+# same release: 0.1.1+cycle1~deb12u1.
 my ($tv1, $release) = $v1 =~ /\A([^~]+)(~.*)?\z/;
 $release //= '';
 my $tv2 = "$tv1+cycle1";
@@ -166,8 +166,9 @@ my $guide = qx{zcat $doc/admin-guide.md.gz};
 (my $outside = $guide) =~ s/^<!-- make install -->\n.*?^<!-- \/make install -->\n//msg;
 my @local = grep { m{/usr/local/(?:bin/tack|lib/tack|share/(?:man|doc))} } split /\n/, $outside;
 ok(!@local, "$doc/admin-guide.md names the package's paths") or diag(join "\n", @local);
-like($guide, qr{^www-data ALL=\(tack\) NOPASSWD: /usr/bin/tacktool \^sign }m, '... in the sudoers line');
-like($guide, qr{^MDMessageCmd /usr/libexec/tacktool/tack-md-hook }m, '... in MDMessageCmd');
+like($guide, qr{`MDMessageCmd` `/usr/libexec/tacktool/tack-md-hook`}m, '... in the retired MDMessageCmd');
+like(qx{zcat /usr/share/doc/tacktool/NEWS.Debian.gz 2>&1}, qr{\Amod-tack \(\Q$v1\E\) .*/etc/sudoers\.d/tack-md}s,
+     "/usr/share/doc/tacktool/NEWS.Debian.gz: the retired sudo route, in this version's entry");
 like($guide, qr{--deploy-hook /usr/libexec/tacktool/tack-certbot-hook$}m, '... and in --deploy-hook');
 like($guide, qr{/usr/local/bin/tack`.*?/usr/local/lib/tack/}s, '... and make install\'s in section 1');
 # The status page's screenshot (570 KB) stays in the source tree.

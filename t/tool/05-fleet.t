@@ -210,6 +210,38 @@ unlike($err, qr/\r/, 'no progress line when stderr is not a terminal');
     ok(!-e "$st/w.tack.pem" && !-e "$d/p.tack.pem", '... and nothing was written');
     ($rc, $out, $err) = tack(@fixed);
     is($rc, 0, 'the fixed command line alone signs') or diag($err);
+    # A value with white space at either end: how one word passes for
+    # several through a rule that matches the words joined by spaces
+    # (sudo's; t/acme/md.t runs it through sudo).  Each refused, named.
+    for my $case (['-k', " $d/k.pem"], ['--password-file', "$d/pw "], ['-e', ' 45d'],
+                  ['-c', ' -'], ['-c', "$a_crt\n"], ['-o', " $st/"],
+                  ['--name', "w.tack.pem\t"], ['--now', ' 2030-01-01']) {
+        my @argv = @fixed;
+        my ($at) = grep { $argv[$_] eq $case->[0] } 0 .. $#argv - 1;
+        if (defined $at) { $argv[$at + 1] = $case->[1] }
+        else { push @argv, @$case }
+        ($rc, $out, $err) = tack(@argv);
+        (my $shown = $case->[1]) =~ s/\s/ /g;
+        is($rc, 2, "$case->[0] '$shown' (white space at an end) is refused");
+        like($err, qr/tack sign: \Q$case->[0]\E "\Q$case->[1]\E": a value that begins or ends with white space is refused/,
+             '... naming the option and the value');
+    }
+    ($rc, $out, $err) = tack(@fixed, " $b_crt");
+    is($rc, 2, 'a certificate argument with a leading space is refused');
+    like($err, qr/tack sign: a certificate " \Q$b_crt\E": a value that begins/, '... named');
+    ($rc, $out, $err) = tack('sign', '-k', "$d/k.pem", '-p', ' pw ', '-c', $a_crt, '-o', '-');
+    is($rc, 2, "-p's value is a password: any bytes, spaces too (here the wrong one)");
+    like($err, qr/wrong password/i, '... so it fails on the password, not on the spaces');
+    # The certificate on standard input: no prompt, the missing option named.
+    ($rc, $out, $err) = tack({ stdin => slurp($a_crt), env => { TACK_PASSWORD => undef } },
+                             'sign', '-k', "$d/k.pem", '-c', '-', '-o', '-');
+    is($rc, 2, '-c - with no password source: exit 2');
+    like($err, qr/a password is needed: give --password-file FILE or \$TACK_PASSWORD; standard input is the certificate \(-c -\), so no prompt/,
+         '... naming --password-file and $TACK_PASSWORD');
+    ($rc, $out, $err) = tack({ stdin => slurp($a_crt) }, 'sign', '-k', "$d/k.pem",
+                             '--password-file', "$d/pw", '-c', '-', '-o', '-');
+    is($rc, 0, '... and with --password-file it signs') or diag($err);
+    like($out, qr/BEGIN TACK/, '... printing the TACK');
     ($rc, $out, $err) = tack('sign', '-k', "$d/k.pem", '-p', 'pw', '-c', $a_crt,
                              '-c', $b_crt, '-o', "$st/", '--force', '-f');
     is($rc, 0, '-c and the flags may repeat') or diag($err);

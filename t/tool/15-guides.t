@@ -65,13 +65,10 @@ my %plan = (
         'a configuration file, not commands (t/acme/certbot.t writes one)',
     'admin-guide.md: install -d -m 755 /etc/tack /etc/apache2/tack/store (+8)' =>
         "runs certbot against Let's Encrypt (t/acme/certbot.t: against pebble)",
-    'admin-guide.md: apt-get install -y sudo (+9)' => "$sys: a user, sudoers (t/acme/md.t)",
-    "admin-guide.md: cat > /etc/logrotate.d/tack-md-hook <<'L' (+10)" =>
-        "$sys: /etc/logrotate.d (19-package-meta.t: the package's snippet, the same; t/package/cycle.t rotates with it)",
+    'admin-guide.md: install -m 600 /var/lib/tack/www.key /etc/apache2/tack/tack.key (+3)' =>
+        "moves a site off the retired mod_md hook: it needs that route's files (t/acme/md.t keeps such a site)",
     'admin-guide.md: a2dismod ssl socache_shmcb    # socache_shmcb: unless another module uses it (+1)' =>
         "$sys: /etc/apache2 after a purge (t/package/cycle.t purges)",
-    'admin-guide.md: # /etc/tack/md-hook.conf -- read by tack-md-hook as www-data; owned by root, mode 0644 (+5)' =>
-        'a configuration file, not commands (t/acme/md.t writes one)',
     'hosting-guide.md: tack genkey -o /secure/fleet.key                    # once (+2)' => '',
     'hosting-guide.md: for host in web1 web2; do (+7)' => '',
     'hosting-guide.md: tack break -k /secure/fleet.key -o /srv/breaksigs.pem (+2)' => '',

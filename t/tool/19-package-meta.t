@@ -47,12 +47,13 @@ for my $pair (['Debian 12', 'Debian 13'], ['Debian 13', 'sid']) {
     ($rc, $out) = run_cmd({}, 'dpkg', '--compare-versions', $lo, 'lt', $hi);
     is($rc, 0, "$pair->[0]'s $lo sorts below $pair->[1]'s $hi (dpkg --compare-versions)");
 }
-# The rotation of tack-md-hook's log: the admin guide's snippet for make
-# install is the package's (debian/tacktool.logrotate, without its comments).
+# The rotation of the retired tack-md-hook's log, for the sites that have
+# it (the guide made it www-data's, group adm, mode 640, before 0.1.1).
 (my $rotate = slurp("$top/debian/tacktool.logrotate") // '') =~ s/^#.*\n//mg;
-my ($guide_rotate) = slurp("$top/docs/admin-guide.md") =~ m{^cat > /etc/logrotate\.d/tack-md-hook <<'L'\n(.*?)^L\n}ms;
-like($rotate, qr{\A/var/log/tack-md-hook\.log \{\n(?:.*\n)*?\tcreate 640 www-data adm\n}, 'debian/tacktool.logrotate rotates /var/log/tack-md-hook.log, making it as the guide does');
-is($guide_rotate, $rotate, "the admin guide's logrotate snippet for make install is debian/tacktool.logrotate's");
+like($rotate, qr{\A/var/log/tack-md-hook\.log \{\n(?:.*\n)*?\tcreate 640 www-data adm\n}, 'debian/tacktool.logrotate rotates /var/log/tack-md-hook.log, making it as the guide did');
+# The security release says what to do, where apt-listchanges shows it.
+like(slurp("$top/debian/tacktool.NEWS") // '', qr{\Amod-tack \(\Q$pkg_version\E\) .*/etc/sudoers\.d/tack-md.*Security note: the retired\s+mod_md hook behind sudo}s,
+     "debian/tacktool.NEWS: this version's entry, the sudoers file to remove and the guide's note");
 like(slurp("$top/debian/copyright"),
      qr{\AFormat: https://www\.debian\.org/doc/packaging-manuals/copyright-format/1\.0/\n.*^License: Apache-2\.0$}ms,
      'debian/copyright is machine-readable and says Apache-2.0');
