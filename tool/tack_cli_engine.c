@@ -283,6 +283,39 @@ static int check_same_output(const check_ctx_t *c)
            out.st_ino == err.st_ino;
 }
 
+/* check_verdict records the check's rejection: |alert| (NULL: a failure
+ * that is no client's alert) and |reason| in the report and on the result
+ * line, which names the judge |by| instead of repeating the reason when
+ * that judge's own line has just said it.  Returns CLI_EXIT_CHECK. */
+static int check_verdict(check_ctx_t *c, const char *alert, const char *by,
+                         const char *reason)
+{
+    json_object_set_new(c->report, "result", json_string("rejected"));
+    json_object_set_new(c->report, "alert",
+                        alert ? json_string(alert) : json_null());
+    json_object_set_new(c->report, "reason", json_string(reason));
+    /* The result line on standard output says it; standard error says it
+     * again only where it is not the same file (a terminal shows both, a
+     * cron job that keeps only errors still gets the reason). */
+    if (alert != NULL) {
+        if (by != NULL) {
+            check_line(c, "result", "rejected: %s (by the %s)", alert, by);
+        } else {
+            check_line(c, "result", "rejected: %s (%s)", alert, reason);
+        }
+        if (!c->o->quiet && !check_same_output(c)) {
+            cli_err("check %s: rejected with %s: %s", c->o->host, alert,
+                    reason);
+        }
+    } else {
+        check_line(c, "result", "failed: %s", reason);
+        if (!c->o->quiet && !check_same_output(c)) {
+            cli_err("check %s: %s", c->o->host, reason);
+        }
+    }
+    return CLI_EXIT_CHECK;
+}
+
 /* check_reject records the verdict; returns CLI_EXIT_CHECK. */
 static int check_reject(check_ctx_t *c, const char *alert, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));
@@ -295,26 +328,7 @@ static int check_reject(check_ctx_t *c, const char *alert, const char *fmt, ...)
     va_start(ap, fmt);
     vsnprintf(reason, sizeof(reason), fmt, ap);
     va_end(ap);
-    json_object_set_new(c->report, "result", json_string("rejected"));
-    json_object_set_new(c->report, "alert",
-                        alert ? json_string(alert) : json_null());
-    json_object_set_new(c->report, "reason", json_string(reason));
-    /* The result line on standard output says it; standard error says it
-     * again only where it is not the same file (a terminal shows both, a
-     * cron job that keeps only errors still gets the reason). */
-    if (alert != NULL) {
-        check_line(c, "result", "rejected: %s (%s)", alert, reason);
-        if (!c->o->quiet && !check_same_output(c)) {
-            cli_err("check %s: rejected with %s: %s", c->o->host, alert,
-                    reason);
-        }
-    } else {
-        check_line(c, "result", "failed: %s", reason);
-        if (!c->o->quiet && !check_same_output(c)) {
-            cli_err("check %s: %s", c->o->host, reason);
-        }
-    }
-    return CLI_EXIT_CHECK;
+    return check_verdict(c, alert, NULL, reason);
 }
 
 /* check_tool_error records an error of the tool itself (OpenSSL refused a
@@ -526,10 +540,12 @@ static int check_reply_ext02(check_ctx_t *c, const tack_ext02_t *e2, X509 *cert,
 }
 
 /* check_memory_verdict turns what the preload list or the pin store
- * decided (|rc|, |alert|, the reason in |pj|) into the check's status;
- * |what| names the source when it gave no reason. */
+ * decided (|rc|, |alert|, the reason in |pj|) into the check's status.
+ * A rejection is said on the source's own line (|key|: "preload", "pin"),
+ * with "status", "alert" and "reason" in |pj|, and the result line names
+ * the source (|what|), so that no line reads as the TACK's own verdict. */
 static int check_memory_verdict(check_ctx_t *c, int rc, const char *alert,
-                                json_t *pj, const char *what)
+                                json_t *pj, const char *key, const char *what)
 {
     const char *why;
 
@@ -542,10 +558,24 @@ static int check_memory_verdict(check_ctx_t *c, int rc, const char *alert,
         return rc;
     }
     if (rc == CLI_EXIT_OK) {
+        /* The preload list says more ("enforced", "not listed", ...). */
+        if (json_object_get(pj, "status") == NULL) {
+            json_object_set_new(pj, "status", json_string("accepted"));
+        }
         return rc;
     }
     why = json_string_value(json_object_get(pj, "reason"));
-    return check_reject(c, alert, "%s", why ? why : what);
+    if (why == NULL) {
+        why = what;
+    }
+    json_object_set_new(pj, "status", json_string("rejected"));
+    json_object_set_new(pj, "alert", alert ? json_string(alert) : json_null());
+    if (alert != NULL) {
+        check_line(c, key, "rejected: %s (%s)", alert, why);
+    } else {
+        check_line(c, key, "rejected (%s)", why);
+    }
+    return check_verdict(c, alert, what, why);
 }
 
 /* check_reply_memory applies the client's memory, after every check of the
@@ -565,7 +595,7 @@ static int check_reply_memory(check_ctx_t *c, cli_pin_input_t *pin, time_t now)
         pin->now = now;
         rc = cli_preload_apply(c->o->preload, c->o->pins, pin, c->out, &alert,
                                pj);
-        rc = check_memory_verdict(c, rc, alert, pj, "preload list");
+        rc = check_memory_verdict(c, rc, alert, pj, "preload", "preload list");
         if (rc != CLI_EXIT_OK) {
             return rc;
         }
@@ -577,7 +607,7 @@ static int check_reply_memory(check_ctx_t *c, cli_pin_input_t *pin, time_t now)
         pin->name = c->o->servername ? c->o->servername : c->o->host;
         pin->now = now;
         rc = cli_pins_apply(c->o->pins, pin, c->out, &alert, pj);
-        return check_memory_verdict(c, rc, alert, pj, "pin store");
+        return check_memory_verdict(c, rc, alert, pj, "pin", "pin store");
     }
     return CLI_EXIT_OK;
 }
@@ -682,9 +712,16 @@ static int check_reply(check_ctx_t *c, const check_reply_t *r, X509 *cert,
         fputc('\n', c->out);
     }
     if (pin.num_tacks > 0) {
-        check_line(c, "tack check",
-                   "ok (signature, generation, target hash, "
+        /* The TACKs alone: the preload list and the pin store judge them
+         * next, each on its own line, and only the result line is the
+         * check's verdict. */
+        check_line(c, "TACK",
+                   "valid (signature, generation, target hash, "
                    "expiration)");
+        json_object_set_new(c->report, "tack_checks",
+                            json_pack("{s:b, s:[s, s, s, s]}", "valid", 1,
+                                      "checks", "signature", "generation",
+                                      "target hash", "expiration"));
     }
     check_warn_expiry(c, &pin, now);
 

@@ -61,9 +61,9 @@ sub serve {
         $what eq 'none' ? () : ('-serverinfo', "$d/$what.si"));
 }
 sub check {
-    my ($store, $t) = @_;
+    my ($store, $t, @more) = @_;
     return tack('check', "127.0.0.1:$port", '--servername', $name,
-                '--pins', "$d/$store", '--now', "\@$t");
+                '--pins', "$d/$store", '--now', "\@$t", @more);
 }
 sub pins {
     my ($store) = @_;
@@ -170,6 +170,54 @@ serve('k1_act1');
 is($rc, 1, 'generation 0 too');
 like($err, qr/certificate_revoked/, '... certificate_revoked');
 
+# ---- what each line judges (issue 42, item 5): a TACK that passes its own
+# checks and that the pin store revokes used to print "tack check = ok"
+# right above "result = rejected: certificate_revoked (...)".  The TACK's
+# line, the pin store's and the verdict each say what they judge.
+serve('k1g1');
+check('r.json', $T0);
+is(pins('r.json')->{$name}{min_generation}, 1,
+   'a pin store whose key record has min_generation 1');
+serve('k1_act1');
+($rc, $out, $err) = check('r.json', $T0 + $day);
+is($rc, 1, 'a generation-0 TACK under that key: rejected (exit 1)')
+    or diag($out, $err);
+my $revoked = "TACK generation 0 of \Q$id{k1}\E is below the pinned "
+            . 'min_generation 1';
+like($out, qr/^TACK           = valid \(signature, generation, target hash, expiration\)$/m,
+     '... the TACK line judges the TACK alone: valid');
+like($out, qr/^pin            = rejected: certificate_revoked \($revoked\)$/m,
+     '... the pin line says the pin store rejects it, and why');
+like($out, qr/^result         = rejected: certificate_revoked \(by the pin store\)$/m,
+     '... the result line is the verdict, naming the pin store');
+my ($tack_key) = $out =~ /^(\S.*?)\s+= valid \(signature/m;
+my ($pin_key) = $out =~ /^(\S.*?)\s+= rejected: certificate_revoked \(TACK/m;
+ok(defined $tack_key && defined $pin_key && $tack_key ne $pin_key,
+   '... the two judgements carry distinct labels')
+    or diag($out);
+unlike($out, qr/^[^=\n]+= (?:ok|accepted)\b/m,
+       '... and no line says ok or accepted while the pin store rejects');
+like($err, qr/rejected with certificate_revoked: $revoked$/m,
+     '... standard error still gives the reason');
+($rc, $out, $err) = check('r.json', $T0 + $day, '--require');
+is($rc, 1, '--require: exit 1 on the pin store\'s rejection')
+    or diag($out, $err);
+like($out, qr/^result         = rejected: certificate_revoked/m, '... rejected');
+($rc, $out) = check('r.json', $T0 + $day, '--json');
+is($rc, 1, '--json: exit 1');
+my $j = decode_json($out);
+is_deeply($j->{tack_checks}, { valid => JSON::PP::true,
+    checks => ['signature', 'generation', 'target hash', 'expiration'] },
+    '--json: tack_checks, the TACK alone: valid');
+is($j->{pins}{status}, 'rejected', '--json: pins status rejected');
+is($j->{pins}{alert}, 'certificate_revoked', '--json: pins alert');
+like($j->{pins}{reason}, qr/^$revoked$/, '--json: pins reason');
+is($j->{result}, 'rejected', '--json: the result, the verdict, rejected');
+is($j->{alert}, 'certificate_revoked', '--json: alert');
+like($j->{reason}, qr/^$revoked$/, '--json: reason');
+is(pins('r.json')->{$name}{min_generation}, 1,
+   'the pin store is left as it was');
+
 # ---- a break signature discards the pin
 serve('k1_act1');
 check('b.json', $T0);
@@ -263,9 +311,12 @@ is($rc, 1, 'deleting a name that has no pin exits 1');
 serve('k1_act1');
 ($rc, $out) = tack('check', "127.0.0.1:$port", '--servername', $name,
                    '--pins', "$d/e.json", '--now', "\@$T0", '--json');
-my $j = decode_json($out);
+$j = decode_json($out);
 is($j->{pins}{name}, $name, 'check --json: the pin name');
 like($j->{pins}{actions}[0], qr/new inactive pin/, 'check --json: action');
+is($j->{pins}{status}, 'accepted', 'check --json: the pin store accepts');
+ok($j->{tack_checks}{valid}, 'check --json: the TACK alone is valid');
+is($j->{result}, 'accepted', 'check --json: accepted');
 stop_server($pid);
 
 # ---- a symbolic link to the store (issue 16, item 7): the check used to

@@ -168,6 +168,19 @@ is($rc, 1, 'listed host, a TACK under another key: rejected');
 like($err, qr/rejected with access_denied: www\.example\.org is preloaded with \Q$id{k1}\E \(.*l\.json, until 2030-04-01T00:00Z\), and the server presents a TACK with another key/,
      '... access_denied, saying why');
 like($out, qr/^result         = rejected: access_denied/m, '... on stdout too');
+# The list's own line says it rejects, and why; the result line is the
+# verdict and names the list; the TACK line judged the TACK alone.
+like($out, qr/^preload        = rejected: access_denied \(www\.example\.org is preloaded with \Q$id{k1}\E \(.*l\.json, until 2030-04-01T00:00Z\), and the server presents a TACK with another key\)$/m,
+     '... on the preload line, with the reason');
+like($out, qr/^result         = rejected: access_denied \(by the preload list\)$/m,
+     '... and the result line names the preload list');
+like($out, qr/^TACK           = valid \(signature, generation, target hash, expiration\)$/m,
+     '... while the TACK alone is valid');
+($rc, $out) = check('l.json', $T0 + $day, '--json');
+$j = decode_json($out);
+is($j->{preload}{status}, 'rejected', 'json: preload status rejected');
+is($j->{preload}{alert}, 'access_denied', 'json: preload alert');
+is($j->{alert}, 'access_denied', 'json: the verdict\'s alert');
 
 serve('none');
 ($rc, $out, $err) = check('l.json', $T0 + $day);
