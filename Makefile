@@ -420,8 +420,9 @@ TACK_MAN_SED    = sed -E -e 's\#/usr/local/share/doc/mod_tack\#$(DOCDIR)\#g' \
 # install's own paths, in every copy.  The command is the word tack before
 # one of the tool's commands (or --quiet, -q, --version, --help), after a
 # space, a backquote, a quote, a parenthesis or the start of a line, and
-# not before two spaces ("tack check     = ok", a line of tack check's
-# report); and the tool's and the module's messages that name it
+# not before two spaces (aligned text, as tack check's report line
+# "tack check     = ok" was before it became "TACK           = valid");
+# and the tool's and the module's messages that name it
 # ("tack: wrote ...", "upgrade tack"), `man tack`, the `tack` tool and an
 # anchor of a heading that names a command (#6-check-it-with-tack-check).
 # Not /etc/apache2/tack/, --tack, mod_tack, TACK, tack-md-hook, .tack.pem,
