@@ -12,6 +12,13 @@
  * since when, in a small state file (TackStateFile) that survives
  * restarts and reboots, as clients' pins do.
  *
+ * It also remembers, per name and TACK key, the highest min_generation
+ * served, with activation on or off: a client raises its key record from
+ * any TACK it sees, and from then on refuses a lower generation under that
+ * key (certificate_revoked).  A TACK below that floor is refused under
+ * "apache2 -t"; at a start it is logged, and the TACK served before is
+ * served again where it still matches the certificate.
+ *
  * At every configuration pass the guard compares what each vhost is about
  * to serve with that memory.  When a key whose pins can still be active
  * would no longer be served for a certificate (a renewed certificate
@@ -177,9 +184,9 @@ void mt_guard_note(server_rec *s, const mt_conf_t *conf, const mt_sel_t *sel,
             cert->key_type ? cert->key_type : "?");
         mt_guard_note_t *n;
 
-        if (!sel->pin_activation &&
-            !mt_memory_keys(id)) {
-            continue; /* nothing pinned here, and nothing remembered */
+        if (!sel->pin_activation && !mt_memory_keys(id) && !cert->ntacks &&
+            !(cert->pending && signing)) {
+            continue; /* nothing served, nothing pinned, nothing remembered */
         }
         n = apr_array_push(gd->notes);
         memset(n, 0, sizeof(*n));
@@ -253,6 +260,51 @@ long mt_guard_pinned(server_rec *s, const mt_conf_t *conf, const char *key_type,
         }
     }
     return until;
+}
+
+/* mt_guard_floor_in returns the floor |mem| remembers for |key| at |now|
+ * (the highest min_generation served under it, while the memory keeps
+ * it), or -1; |*m| is its entry. */
+static int mt_guard_floor_in(const apr_array_header_t *mem, const uint8_t *key,
+                             long now, const tack_state_key_t **m)
+{
+    int j;
+
+    for (j = 0; mem && j < mem->nelts; j++) {
+        const tack_state_key_t *k = &APR_ARRAY_IDX(mem, j, tack_state_key_t);
+
+        if (mt_key_equal(k->key, key) && tack_state_keep_until(k, now) > now) {
+            *m = k;
+            return k->min_generation;
+        }
+    }
+    return -1;
+}
+
+int mt_guard_floor(server_rec *s, const char *key_type, const uint8_t *key)
+{
+    struct mt_guard *gd = mt_guard_get();
+    apr_array_header_t *names;
+    const tack_state_key_t *m;
+    long now;
+    int i, floor = 0, f;
+
+    if (mt_quiet()) {
+        return 0;
+    }
+    now = mt_memory_now(s);
+    names = mt_memory_vhost_names(gd->pool, s);
+    for (i = 0; i < names->nelts; i++) {
+        f = mt_guard_floor_in(
+            mt_memory_keys(apr_psprintf(gd->pool, "%s %s",
+                                        APR_ARRAY_IDX(names, i, const char *),
+                                        key_type ? key_type : "?")),
+            key, now, &m);
+        if (f > floor) {
+            floor = f;
+        }
+    }
+    return floor;
 }
 
 /* mt_guard_note_vhost writes how messages name |n|'s vhost: "NAME:PORT",
@@ -428,6 +480,63 @@ static int mt_guard_check_dir(server_rec *s_main)
     return 0;
 }
 
+/* mt_guard_floor_report logs each TACK |n| serves whose generation is
+ * below the floor the memory holds for its name and key, and under -t a
+ * TackSigningGeneration below it; returns the number of problems (under
+ * -t: a TACK below the floor refuses the configuration). */
+static int mt_guard_floor_report(const mt_guard_note_t *n, long now)
+{
+    const apr_array_header_t *mem = mt_memory_keys(n->sv.id);
+    const tack_state_key_t *m;
+    char fpr[TACK_FINGERPRINT_SIZE], name[TACK_NAME_SIZE];
+    const char *msg;
+    int k, floor, problems = 0;
+    tack_t t;
+
+    mt_guard_note_vhost(n, name);
+    for (k = 0; k < n->sv.nkeys; k++) {
+        if (!n->sv.tacks[k] ||
+            tack_parse(&t, n->sv.tacks[k], TACK_LEN) != TACK_OK ||
+            (floor = mt_guard_floor_in(mem, n->sv.keys[k], now, &m)) < 0 ||
+            t.generation >= floor) {
+            continue;
+        }
+        tack_fingerprint(n->sv.keys[k], fpr);
+        msg = apr_psprintf(
+            n->s->process->pconf,
+            "%s: its TACK under key %s has generation %u, below "
+            "min_generation %d, which a TACK under that key served here "
+            "raised: clients that saw it refuse this one "
+            "(certificate_revoked); sign it again at that generation (" TACK_PROG
+            " sign -g %d, or TackSigningGeneration %d %d)",
+            n->label, fpr, t.generation, floor, floor, floor, floor);
+        ap_log_error(APLOG_MARK, APLOG_ERR, 0, n->s, "TACK00142: vhost %s: %s",
+                     name, msg);
+        if (n->served) {
+            mt_guard_problem(n, msg);
+        }
+        problems += mt_strict();
+    }
+    /* What TackSigningKey signs: at the higher of TackSigningGeneration
+     * and the floor (mod_tack_sign.c), said here under -t. */
+    if (mt_strict() && n->signing &&
+        (floor = mt_guard_floor_in(mem, n->signing, now, &m)) > 0 &&
+        (n->sv.conf->sign_gen == TACK_UNSET ? 0 : n->sv.conf->sign_gen) <
+            floor) {
+        tack_fingerprint(n->signing, fpr);
+        ap_log_error(APLOG_MARK, APLOG_WARNING, 0, n->s,
+                     "TACK00146: vhost %s: TackSigningGeneration %d is below "
+                     "min_generation %d, which a TACK under key %s served "
+                     "here raised; TackSigningKey signs at %d instead (say "
+                     "TackSigningGeneration %d %d to make it so)",
+                     name,
+                     n->sv.conf->sign_gen == TACK_UNSET ? 0
+                                                        : n->sv.conf->sign_gen,
+                     floor, fpr, floor, floor, floor);
+    }
+    return problems;
+}
+
 int mt_guard_check(server_rec *s_main)
 {
     struct mt_guard *gd = mt_guard_get();
@@ -447,6 +556,7 @@ int mt_guard_check(server_rec *s_main)
         const apr_array_header_t *mem =
             mt_memory_keys(n->sv.id);
 
+        problems += mt_guard_floor_report(n, now);
         for (j = 0; mem && j < mem->nelts; j++) {
             const tack_state_key_t *m =
                 &APR_ARRAY_IDX(mem, j, tack_state_key_t);
@@ -549,6 +659,66 @@ static void mt_recover_one(apr_pool_t *p, server_rec *s,
                  item->file->path, item->expiry);
 }
 
+/* mt_recover_floor serves again, in place of |cert|'s TACK number |t|
+ * whose generation is below the floor remembered for its key, the TACK
+ * the memory holds for that key when it still vouches for |cert| at or
+ * above the floor (TACK00143); else the TACK stays, and the guard's check
+ * says so (TACK00142). */
+static void mt_recover_floor(apr_pool_t *p, server_rec *s, mt_sel_t *sel,
+                             mt_certsel_t *cert, int t,
+                             const apr_array_header_t *names, long now)
+{
+    struct mt_guard *gd = mt_guard_get();
+    mt_item_t *low = cert->tacks[t], *item;
+    const tack_state_key_t *m, *best = NULL;
+    int i, floor = -1, f;
+    char name[TACK_NAME_SIZE];
+    size_t j;
+    tack_t good;
+
+    for (i = 0; i < names->nelts; i++) {
+        f = mt_guard_floor_in(
+            mt_memory_keys(apr_psprintf(gd->pool, "%s %s",
+                                        APR_ARRAY_IDX(names, i, const char *),
+                                        cert->key_type ? cert->key_type : "?")),
+            low->tack.public_key, now, &m);
+        if (f > floor) {
+            floor = f;
+        }
+        if (f >= 0 && m->has_tack &&
+            tack_parse(&good, m->tack, TACK_LEN) == TACK_OK &&
+            good.generation > low->tack.generation) {
+            best = m;
+        }
+    }
+    if (low->tack.generation >= floor || !best ||
+        tack_parse(&good, best->tack, TACK_LEN) != TACK_OK ||
+        good.generation < floor ||
+        tack_check_target_hash(&good, cert->hash) != TACK_OK ||
+        tack_expiration_time(&good) <= now || tack_verify(&good) != TACK_OK) {
+        return;
+    }
+    for (j = 0; j < sel->nsigs; j++) {
+        if (mt_key_equal(sel->sigs[j].public_key, good.public_key)) {
+            return; /* broken since: never vouch with it */
+        }
+    }
+    item = mt_load_item(p, s, "TackStateFile", mt_memory_file(),
+                        low->file->where, NULL, &good);
+    cert->tacks[t] = item;
+    ap_log_error(APLOG_MARK, APLOG_ERR, 0, s,
+                 "TACK00143: vhost %s: %s: the TACK of %s %s under key %s has "
+                 "generation %u, below min_generation %d, which a TACK under "
+                 "that key served here raised (clients that saw it would "
+                 "refuse it: certificate_revoked); the TACK served before, "
+                 "generation %u, is served again from TackStateFile %s (it "
+                 "expires %s): sign one at generation %d (" TACK_PROG
+                 " sign -g %d)",
+                 mt_vhost_name_buf(s, name), cert->label, low->file->kind,
+                 low->file->path, low->fingerprint, low->tack.generation, floor,
+                 good.generation, item->file->path, item->expiry, floor, floor);
+}
+
 void mt_guard_recover(apr_pool_t *p, server_rec *s, const mt_conf_t *conf,
                       mt_sel_t *sel)
 {
@@ -559,10 +729,15 @@ void mt_guard_recover(apr_pool_t *p, server_rec *s, const mt_conf_t *conf,
     long now;
     int c, j;
 
-    if (mt_strict() || mt_quiet() || !(failed = mt_failed_file(conf))) {
+    if (mt_strict() || mt_quiet()) {
         return;
     }
     mt_guard_pool(s);
+    mt_memory_load(s);
+    if (!apr_hash_count(mt_memory_entries())) {
+        return; /* nothing remembered: nothing to serve again */
+    }
+    failed = mt_failed_file(conf);
     now = mt_memory_now(s);
     mt_vhost_name_buf(s, name);
     names = mt_memory_vhost_names(gd->pool, s);
@@ -570,6 +745,13 @@ void mt_guard_recover(apr_pool_t *p, server_rec *s, const mt_conf_t *conf,
         mt_certsel_t *cert = &sel->certs[c];
         const apr_array_header_t *mem = NULL;
         int k;
+
+        for (k = 0; k < cert->ntacks; k++) {
+            mt_recover_floor(p, s, sel, cert, k, names, now);
+        }
+        if (!failed) {
+            continue;
+        }
 
         /* the memory of any name the vhost answers */
         for (k = 0; !mem && k < names->nelts; k++) {

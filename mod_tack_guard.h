@@ -23,7 +23,10 @@ void mt_guard_note(server_rec *s, const mt_conf_t *conf, const mt_sel_t *sel,
  * be active, when a TackFile or TackStore file of the vhost failed to load
  * in this pass and that TACK is still valid for the certificate (a file
  * broken between the configuration test and a restart must not cut
- * pinned clients off).  Real start only; logged as an error. */
+ * pinned clients off); and in place of a TACK whose generation is below
+ * the floor remembered for its key (mt_guard_floor), the TACK served
+ * before when it still vouches for the certificate.  Real start only;
+ * logged as an error. */
 void mt_guard_recover(apr_pool_t *p, server_rec *s, const mt_conf_t *conf,
                       mt_sel_t *sel);
 
@@ -33,13 +36,20 @@ void mt_guard_recover(apr_pool_t *p, server_rec *s, const mt_conf_t *conf,
 long mt_guard_pinned(server_rec *s, const mt_conf_t *conf, const char *key_type,
                      const uint8_t *key);
 
+/* mt_guard_floor returns the highest min_generation served under |key|
+ * for a name |s| answers (its |key_type| certificate), with pin activation
+ * on or off, while the memory keeps it, or 0: clients that saw it refuse
+ * a lower generation (what TackSigningKey signs at, at least). */
+int mt_guard_floor(server_rec *s, const char *key_type, const uint8_t *key);
+
 /* mt_guard_remembers returns 1 when the memory holds TACK keys served by
  * the vhost |s| (under -t: its certificates must be looked at). */
 int mt_guard_remembers(server_rec *s);
 
 /* mt_guard_check logs every certificate that would be served without a
- * TACK under a key its clients may still have pinned; returns the number
- * that refuse the configuration (under -t; expiry is only a warning). */
+ * TACK under a key its clients may still have pinned, or with a TACK
+ * below the floor of its key; returns the number that refuse the
+ * configuration (under -t; expiry is only a warning). */
 int mt_guard_check(server_rec *s_main);
 
 /* mt_guard_end writes what this pass serves into the memory (real start

@@ -2,7 +2,8 @@
  * Copyright 2026 the mod_tack authors (NOTICE) */
 /*
  * mod_tack_memory.c -- TackStateFile: the module's memory of the TACK keys
- * each vhost served with pin activation, and since when, which the guard
+ * each vhost served, since when, whether with pin activation, and the
+ * highest min_generation served under each, which the guard
  * (mod_tack_guard.c) judges a pass by.  Read once a pass, written at the
  * end of a real start's pass, atomically, under a lock shared with any
  * other httpd that names the same file; never through a link, never a
@@ -48,7 +49,8 @@ APLOG_USE_MODULE(tack);
 struct mt_memory {
     apr_pool_t *pool;
     apr_hash_t *mem;
-    apr_hash_t *names; /* "name:port" of every id in mem */
+    apr_hash_t *names; /* "name:port" of every id in mem with a key served
+                        * with activation */
     int loaded;
     int missing;    /* the file was not there: said when created */
     int keep;       /* it could not be read: never overwritten */
@@ -196,6 +198,12 @@ static void mt_mem_add(apr_pool_t *p, const char *id, apr_array_header_t *keys)
     port = (unsigned)strtoul(colon + 1, NULL, 10);
     name = mt_memory_name(p, apr_pstrndup(p, id, (size_t)(colon - id)), port);
     id = apr_pstrcat(p, name, sp, NULL);
+    for (i = 0; i < keys->nelts; i++) {
+        if (APR_ARRAY_IDX(keys, i, tack_state_key_t).activation) {
+            apr_hash_set(mm->names, name, APR_HASH_KEY_STRING, "");
+            break;
+        }
+    }
     have = apr_hash_get(mm->mem, id, APR_HASH_KEY_STRING);
     if (have) {
         for (i = 0; i < keys->nelts; i++) {
@@ -215,15 +223,15 @@ static void mt_mem_add(apr_pool_t *p, const char *id, apr_array_header_t *keys)
         return;
     }
     apr_hash_set(mm->mem, id, APR_HASH_KEY_STRING, keys);
-    apr_hash_set(mm->names, name, APR_HASH_KEY_STRING, "");
 }
 
 /* mt_mem_merge takes into the memory what another writer of the same
  * state file (a second httpd with the same TackStateFile: Debian's
  * apache2@INSTANCE share /var/lib/apache2) remembered since this pass read
  * it: entries and keys it lacks, and for a key both remember the earlier
- * first sight and the later last confirmation (never a shorter pin).  Keys
- * whose pins have lapsed by |now| are not taken back. */
+ * first sight, the later last confirmation (never a shorter pin) and the
+ * higher min_generation (never a lower floor).  Keys the memory no longer
+ * needs by |now| (tack_state_keep_until) are not taken back. */
 static void mt_mem_merge(apr_pool_t *p, const char *id,
                          const tack_state_key_t *keys, size_t nkeys, long now)
 {
@@ -247,11 +255,18 @@ static void mt_mem_merge(apr_pool_t *p, const char *id,
                 if (k->last_served > m->last_served && !m->serving) {
                     m->last_served = k->last_served;
                 }
+                m->activation |= k->activation;
+                if (k->min_generation > m->min_generation) {
+                    m->min_generation = k->min_generation;
+                }
+                if (k->min_generation_until > m->min_generation_until) {
+                    m->min_generation_until = k->min_generation_until;
+                }
                 break;
             }
         }
         if ((!have || j == have->nelts) &&
-            tack_state_pins_until(k, now) > now) {
+            tack_state_keep_until(k, now) > now) {
             APR_ARRAY_PUSH(fresh, tack_state_key_t) = *k;
             APR_ARRAY_IDX(fresh, fresh->nelts - 1, tack_state_key_t).serving = 0;
         }
@@ -289,6 +304,32 @@ static const char *mt_state_read(apr_pool_t *p, const char *path, char **text,
     return st == TACK_OK ? NULL : tack_status_str(st);
 }
 
+/* mt_mem_bad_time judges a key of entry |id| whose times are not of 1970
+ * to 9999 (tack_state_key_t.bad_time: a hand edit, a clock far off, a
+ * file not ours): nothing says how long its pins last, so it counts as
+ * pinned for 30 days from now, with activation, its floor kept as long.
+ * The first such key of the file is kept in |first| for the message. */
+static void mt_mem_bad_time(apr_pool_t *p, const char *id, tack_state_key_t *m,
+                            int *count, const char **first)
+{
+    long now = (long)time(NULL);
+    char fpr[TACK_FINGERPRINT_SIZE];
+
+    if (!m->bad_time) {
+        return;
+    }
+    m->bad_time = 0;
+    m->first_seen = now - TACK_STATE_PIN_MAX_SECS;
+    m->last_served = now;
+    m->serving = 0;
+    m->activation = 1;
+    m->min_generation_until = now + TACK_STATE_FLOOR_SECS;
+    if (!(*count)++) {
+        tack_fingerprint(m->key, fpr);
+        *first = apr_psprintf(p, "entry \"%s\", key %s", id, fpr);
+    }
+}
+
 /* mt_memory_load reads the memory once per pass.  A missing file means no
  * memory yet.  A file that cannot be read or is not a state file means no
  * memory for this pass, said once, and the file is left as it is, never
@@ -305,7 +346,8 @@ void mt_memory_load(server_rec *s)
     char *text = NULL, err[64];
     size_t len = 0, i;
     const char *id;
-    int bad = 0;
+    int bad = 0, bad_times = 0;
+    const char *bad_first = NULL;
 
     if (mm->loaded) {
         return;
@@ -344,6 +386,7 @@ void mt_memory_load(server_rec *s)
         const tack_state_key_t *keys;
         size_t nkeys;
         apr_array_header_t *mem;
+        int j;
 
         if (!tack_state_entry(state, i, &id, &keys, &nkeys)) {
             if (!bad++) {
@@ -362,6 +405,10 @@ void mt_memory_load(server_rec *s)
         while (nkeys--) {
             APR_ARRAY_PUSH(mem, tack_state_key_t) = *keys++;
         }
+        for (j = 0; j < mem->nelts; j++) {
+            mt_mem_bad_time(p, id, &APR_ARRAY_IDX(mem, j, tack_state_key_t),
+                            &bad_times, &bad_first);
+        }
         mt_mem_add(p, apr_pstrdup(p, id), mem);
     }
     if (bad > 1) {
@@ -369,6 +416,16 @@ void mt_memory_load(server_rec *s)
                      "TACK00063: TackStateFile %s: %d malformed entries left "
                      "out in all, %d kept",
                      path, bad, (int)apr_hash_count(mm->mem));
+    }
+    if (bad_times) {
+        ap_log_error(APLOG_MARK, APLOG_WARNING, 0, s,
+                     "TACK00144: TackStateFile %s: %d remembered key%s a time "
+                     "outside 1970 to 9999 (the first: %s); each is counted "
+                     "as pinned for 30 days from now, and the rest of the "
+                     "file is used (a file edited by hand or written under a "
+                     "wrong clock; \"" TACK_PROG " state FILE\" shows it)",
+                     path, bad_times, bad_times == 1 ? " holds" : "s hold",
+                     bad_first);
     }
     tack_state_free(state);
 }
@@ -448,7 +505,24 @@ static tack_state_key_t *mt_mem_find(apr_array_header_t *mem,
     return NULL;
 }
 
-/* mt_mem_update records what |n| serves now, at |now|. */
+/* mt_mem_serves says whether |n| serves |key| now. */
+static int mt_mem_serves(const mt_served_t *n, const uint8_t *key)
+{
+    int k;
+
+    for (k = 0; k < n->nkeys; k++) {
+        if (mt_key_equal(n->keys[k], key)) {
+            return 1;
+        }
+    }
+    return 0;
+}
+
+/* mt_mem_update records what |n| serves now, at |now|: every key it
+ * serves, with its floor (the highest min_generation served under it:
+ * clients raise their key record from any TACK they see, with activation
+ * on or off), and for the pins, with activation on, since when and until
+ * when it is confirmed. */
 static void mt_mem_update(const mt_served_t *n, long now)
 {
     struct mt_memory *mm = mt_memory_get();
@@ -468,27 +542,37 @@ static void mt_mem_update(const mt_served_t *n, long now)
         }
         m->serving = 0;
     }
-    for (k = 0; k < n->nkeys && n->activation; k++) {
+    for (k = 0; k < n->nkeys; k++) {
         tack_state_key_t *m = mt_mem_find(mem, n->keys[k]);
+        tack_t t;
 
         if (!m) {
             m = apr_array_push(mem);
             memset(m, 0, sizeof(*m));
             memcpy(m->key, n->keys[k], TACK_KEY_LEN);
-            m->first_seen = now;
+            m->first_seen = now; /* clients' pins start at first sight */
+            m->last_served = now;
         }
-        m->last_served = now;
-        m->serving = 1;
+        if (n->activation) {
+            m->activation = 1;
+            m->last_served = now;
+            m->serving = 1;
+        }
+        m->min_generation_until = now + TACK_STATE_FLOOR_SECS;
         if (n->tacks[k]) { /* NULL: signed in the background */
             m->has_tack = 1;
             memcpy(m->tack, n->tacks[k], TACK_LEN);
+            if (tack_parse(&t, n->tacks[k], TACK_LEN) == TACK_OK &&
+                t.min_generation > m->min_generation) {
+                m->min_generation = t.min_generation;
+            }
         }
     }
     for (j = 0; j < mem->nelts; j++) {
         tack_state_key_t *m = &APR_ARRAY_IDX(mem, j, tack_state_key_t);
 
-        if (mt_memory_lapsed(n->conf, m->key) ||
-            (!m->serving && tack_state_pins_until(m, now) <= now)) {
+        if ((mt_memory_lapsed(n->conf, m->key) && !mt_mem_serves(n, m->key)) ||
+            (!m->serving && tack_state_keep_until(m, now) <= now)) {
             /* let go: the decision is recorded, or no pin can be left */
             *m = APR_ARRAY_IDX(mem, mem->nelts - 1, tack_state_key_t);
             mem->nelts--;

@@ -14,7 +14,7 @@
  * records it at the end of a real start's pass. */
 typedef struct {
     const char *id; /* "name:port TYPE", the memory's key */
-    int activation; /* TackPinActivation on: its keys are remembered */
+    int activation; /* TackPinActivation on: its keys' pins count */
     int nkeys;
     uint8_t keys[TACK_EXT02_MAX_TACKS][TACK_KEY_LEN];
     const uint8_t *tacks[TACK_EXT02_MAX_TACKS]; /* their 166 bytes, or NULL
@@ -37,8 +37,8 @@ long mt_memory_now(server_rec *s);
 
 /* mt_memory_vhost_names returns the "NAME:PORT"s that reach |s|, as the
  * memory keys them (case-folded, no trailing dot, each port it listens
- * on); mt_memory_knows says whether the memory has an entry for such a
- * name; mt_memory_keys returns the keys remembered for |id| ("NAME:PORT
+ * on); mt_memory_knows says whether the memory has keys served with pin
+ * activation for such a name (pins clients may hold); mt_memory_keys returns the keys remembered for |id| ("NAME:PORT
  * TYPE"; tack_state_key_t), or NULL; mt_memory_entries is the whole
  * memory (id -> apr_array of tack_state_key_t).  Each loads nothing:
  * call mt_memory_load first. */

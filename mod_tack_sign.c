@@ -114,6 +114,7 @@ mt_item_t *mt_sign_one(apr_pool_t *p, server_rec *s,
     char vname[TACK_NAME_SIZE];
     mt_item_t *item;
     tack_t tack;
+    int floor;
 
     memcpy(id, cert->hash, TACK_HASH_LEN);
     memcpy(id + TACK_HASH_LEN, sg->pub, TACK_KEY_LEN);
@@ -127,6 +128,21 @@ mt_item_t *mt_sign_one(apr_pool_t *p, server_rec *s,
     tack.min_generation =
         (uint8_t)(conf->sign_gen == TACK_UNSET ? 0 : conf->sign_min_gen);
     tack.generation = (uint8_t)(conf->sign_gen == TACK_UNSET ? 0 : conf->sign_gen);
+    /* Never below what clients of the name saw under this key: they
+     * would refuse it (certificate_revoked). */
+    floor = mt_guard_floor(s, cert->key_type, sg->pub);
+    if (floor > tack.min_generation) {
+        tack.min_generation = (uint8_t)floor;
+    }
+    if (floor > tack.generation) {
+        ap_log_error(APLOG_MARK, APLOG_INFO, 0, s,
+                     "TACK00145: vhost %s: TackSigningKey %s signs for %s at "
+                     "generation %d, not %u: a TACK under that key served "
+                     "here raised min_generation to %d",
+                     mt_vhost_name_buf(s, vname), sg->key, cert->label, floor,
+                     tack.generation, floor);
+        tack.generation = (uint8_t)floor;
+    }
     tack.expiration = expires;
     memcpy(tack.target_hash, cert->hash, TACK_HASH_LEN);
     if (mt_signer_sign(sg, &tack) != TACK_OK) {

@@ -6,6 +6,7 @@
  */
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -112,6 +113,20 @@ static int tack_state_hex_field(json_t *obj, const char *name, uint8_t *out,
     return tack_hex_decode(out, len, in) == TACK_OK;
 }
 
+/* tack_state_time reads the time |t| into |*out|: 1 when it is one of
+ * 1970 to 9999, else 0 (and |*out| 0). */
+static int tack_state_time(json_t *t, long *out)
+{
+    json_int_t v = json_integer_value(t);
+
+    *out = 0;
+    if (v < 0 || v > TACK_STATE_TIME_MAX) {
+        return 0;
+    }
+    *out = (long)v;
+    return 1;
+}
+
 /* tack_state_keys reads one entry's keys; 0 when malformed. */
 static int tack_state_keys(json_t *arr, tack_state_entry_t *e)
 {
@@ -130,13 +145,28 @@ static int tack_state_keys(json_t *arr, tack_state_entry_t *e)
         tack_state_key_t *m = &e->keys[i];
         json_t *first = json_object_get(k, "first_seen");
         json_t *last = json_object_get(k, "last_served");
+        json_t *act = json_object_get(k, "activation");
+        json_t *gen = json_object_get(k, "min_generation");
 
         if (!json_is_integer(first) || !json_is_integer(last) ||
-            !tack_state_hex_field(k, "key", m->key, TACK_KEY_LEN)) {
+            !tack_state_hex_field(k, "key", m->key, TACK_KEY_LEN) ||
+            (act && !json_is_boolean(act)) ||
+            (gen && (!json_is_integer(gen) || json_integer_value(gen) < 0 ||
+                     json_integer_value(gen) > 255))) {
             return 0;
         }
-        m->first_seen = (long)json_integer_value(first);
-        m->last_served = (long)json_integer_value(last);
+        if (!tack_state_time(first, &m->first_seen) ||
+            !tack_state_time(last, &m->last_served) ||
+            (json_object_get(k, "min_generation_until") &&
+             !tack_state_time(json_object_get(k, "min_generation_until"),
+                              &m->min_generation_until))) {
+            m->first_seen = m->last_served = m->min_generation_until = 0;
+            m->bad_time = 1;
+        }
+        /* Files written before 0.1.1 remember only keys served with
+         * activation on, and say nothing of it. */
+        m->activation = !act || json_is_true(act);
+        m->min_generation = gen ? (int)json_integer_value(gen) : 0;
         m->serving = json_is_true(json_object_get(k, "serving"));
         m->has_tack = tack_state_hex_field(k, "tack", m->tack, TACK_LEN);
     }
@@ -235,20 +265,47 @@ tack_status_t tack_state_add(tack_state_t *st, const char *id,
     return TACK_OK;
 }
 
+/* tack_state_add_secs returns |t| + |secs| (secs >= 0), LONG_MAX when
+ * that is beyond it. */
+static long tack_state_add_secs(long t, long secs)
+{
+    return t > LONG_MAX - secs ? LONG_MAX : t + secs;
+}
+
+/* tack_state_last returns |m|'s last confirmation judged at |now|: |now|
+ * while it is served, and never later than |now|. */
+static long tack_state_last(const tack_state_key_t *m, long now)
+{
+    return m->serving || m->last_served > now ? now : m->last_served;
+}
+
 long tack_state_pins_until(const tack_state_key_t *m, long now)
 {
-    long last = m->serving ? now : m->last_served;
-    long span;
+    long last = tack_state_last(m, now);
+    long span = TACK_STATE_PIN_MAX_SECS;
 
-    if (last > now) {
-        last = now; /* confirmed at the latest now */
+    if (!m->activation) {
+        return 0;
     }
-    span =
-        m->first_seen > last ? TACK_STATE_PIN_MAX_SECS : last - m->first_seen;
-    if (span > TACK_STATE_PIN_MAX_SECS) {
-        span = TACK_STATE_PIN_MAX_SECS;
+    /* last - first_seen, in unsigned arithmetic (the difference of two
+     * longs, the first not above the second, fits): a first sight later
+     * than the last confirmation, or longer ago than the longest span,
+     * counts as the longest span. */
+    if (m->first_seen <= last) {
+        unsigned long d = (unsigned long)last - (unsigned long)m->first_seen;
+
+        if (d < (unsigned long)TACK_STATE_PIN_MAX_SECS) {
+            span = (long)d;
+        }
     }
-    return last + span;
+    return tack_state_add_secs(last, span);
+}
+
+long tack_state_keep_until(const tack_state_key_t *m, long now)
+{
+    long pins = tack_state_pins_until(m, now);
+
+    return pins > m->min_generation_until ? pins : m->min_generation_until;
 }
 
 long tack_state_ahead(const tack_state_t *st, long now)
@@ -268,7 +325,9 @@ long tack_state_ahead(const tack_state_t *st, long now)
             }
         }
     }
-    return latest > now + TACK_STATE_CLOCK_SLACK_SECS ? latest : 0;
+    return latest > tack_state_add_secs(now, TACK_STATE_CLOCK_SLACK_SECS)
+               ? latest
+               : 0;
 }
 
 size_t tack_state_redate(tack_state_t *st, long now)
@@ -285,7 +344,10 @@ size_t tack_state_redate(tack_state_t *st, long now)
                 moved = 1;
             }
             if (m->first_seen > now) {
-                m->first_seen = m->last_served - TACK_STATE_PIN_MAX_SECS;
+                m->first_seen =
+                    m->last_served < LONG_MIN + TACK_STATE_PIN_MAX_SECS
+                        ? LONG_MIN
+                        : m->last_served - TACK_STATE_PIN_MAX_SECS;
                 moved = 1;
             }
             changed += (size_t)moved;
@@ -315,6 +377,10 @@ static json_t *tack_state_key_json(const tack_state_key_t *m)
     json_object_set_new(k, "first_seen", json_integer(m->first_seen));
     json_object_set_new(k, "last_served", json_integer(m->last_served));
     json_object_set_new(k, "serving", json_boolean(m->serving));
+    json_object_set_new(k, "activation", json_boolean(m->activation));
+    json_object_set_new(k, "min_generation", json_integer(m->min_generation));
+    json_object_set_new(k, "min_generation_until",
+                        json_integer(m->min_generation_until));
     json_object_set_new(k, "pins_until", json_integer(m->pins_until));
     if (m->has_tack) {
         tack_hex_encode(tack, sizeof(tack), m->tack, TACK_LEN);

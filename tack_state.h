@@ -2,7 +2,8 @@
  * Copyright 2026 the mod_tack authors (NOTICE) */
 /*
  * tack_state.h -- the state file (TackStateFile): the memory of which TACK
- * keys each vhost's certificate served with pin activation, read and
+ * keys each vhost's certificate served, since when, whether with pin
+ * activation, and the highest min_generation served under each; read and
  * written here and nowhere else (the module's guard decides what to do
  * with it; fuzz/fuzz_state.c reads hostile ones).
  *
@@ -12,10 +13,16 @@
  *    "slots": {"NAME:PORT TYPE": [{"key": HEX64, "tack_id": ID,
  *                                  "first_seen": T, "last_served": T,
  *                                  "serving": BOOL, "pins_until": T,
+ *                                  "activation": BOOL (absent: true),
+ *                                  "min_generation": 0-255 (absent: 0),
+ *                                  "min_generation_until": T (absent: 0),
  *                                  "tack": HEX166 (optional)}, ...]}}
  *
  * "tack_id" and "pins_until" are written for people and tools, and not
- * read back.  An entry that is malformed costs that entry alone.
+ * read back.  Files written before 0.1.1 hold only keys served with
+ * activation on, and no min_generation.  An entry that is malformed costs
+ * that entry alone; a time outside 1970 to 9999 costs nothing but that
+ * key's times (tack_state_key_t.bad_time).
  */
 #ifndef TACK_STATE_H
 #define TACK_STATE_H
@@ -28,13 +35,24 @@
 /* One TACK key remembered for a certificate of a vhost. */
 typedef struct {
     uint8_t key[TACK_KEY_LEN];
-    long first_seen;  /* first served with pin activation on */
-    long last_served; /* last pass that served it with activation on */
+    long first_seen;  /* first served (clients' pins start then) */
+    long last_served; /* the last pass that served it with activation on */
     int serving;      /* served with activation by the running generation */
+    int activation;   /* ever served with activation on: pins may be held */
+    int min_generation; /* the highest min_generation served under it, with
+                         * activation on or off: clients that saw it refuse
+                         * a lower generation (certificate_revoked) */
+    long min_generation_until; /* kept until then: 30 days after it was
+                                * last served */
+    int bad_time;     /* read: a time outside 1970-9999 (the key's times
+                       * are then 0: the reader decides) */
     int has_tack;
     uint8_t tack[TACK_LEN]; /* the last TACK served under it */
     long pins_until;        /* written only: until when pins may be held */
 } tack_state_key_t;
+
+/* The latest time a state file may hold: 9999-12-31T23:59:59Z. */
+#define TACK_STATE_TIME_MAX 253402300799L
 
 /* A state file in memory: what was read, or what is to be written. */
 typedef struct tack_state tack_state_t;
@@ -87,14 +105,25 @@ void tack_state_free(tack_state_t *st);
 #define TACK_STATE_PIN_MAX_SECS (30L * 24 * 60 * 60)
 
 /* tack_state_pins_until returns until when (seconds since the epoch) a
- * client's pin on |m| can be active, judged at the clock |now|: the last
- * confirmation (|now| while |m| is served) plus MIN(30 days, how long the
- * key had been seen then).  A time the memory holds later than |now| was
+ * client's pin on |m| can be active, judged at the clock |now|: 0 when it
+ * was never served with activation on, else the last confirmation (|now|
+ * while |m| is served) plus MIN(30 days, how long the key had been seen
+ * then).  No time makes it overflow: the sums saturate.  A time the memory holds later than |now| was
  * written under a clock that ran ahead (or the clock is behind now); every
  * write happened by now, so a last confirmation later than |now| counts as
  * |now|, and a first sight later than the last confirmation is unknown and
  * counts as the longest span: never a shorter pin than clients can hold. */
 long tack_state_pins_until(const tack_state_key_t *m, long now);
+
+/* tack_state_keep_until returns until when the memory keeps |m|: while its
+ * pins can be active, and while clients may hold its min_generation
+ * (min_generation_until). */
+long tack_state_keep_until(const tack_state_key_t *m, long now);
+
+/* How long a min_generation is remembered after the key was last served:
+ * how long a client's key record outlives its pins is not bounded by the
+ * draft; the pins' own bound, 30 days. */
+#define TACK_STATE_FLOOR_SECS TACK_STATE_PIN_MAX_SECS
 
 /* How far ahead of the clock a state file's times may be without being
  * "ahead": NTP steps a clock back by seconds, a VM's by a few minutes, and

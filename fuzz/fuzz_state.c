@@ -47,6 +47,8 @@ static void fuzz_same_entries(const tack_state_t *a, const tack_state_t *b)
             fuzz_require(ka[k].first_seen == kb[k].first_seen);
             fuzz_require(ka[k].last_served == kb[k].last_served);
             fuzz_require(!ka[k].serving == !kb[k].serving);
+            fuzz_require(!ka[k].activation == !kb[k].activation);
+            fuzz_require(ka[k].min_generation == kb[k].min_generation);
             fuzz_require(ka[k].has_tack == kb[k].has_tack);
             fuzz_require(!ka[k].has_tack ||
                          memcmp(ka[k].tack, kb[k].tack, TACK_LEN) == 0);

@@ -4,6 +4,7 @@
  * test_state.c -- the state file (tack_state.c): what the module's guard
  * reads at every start and writes at the end of each pass.
  */
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -57,6 +58,9 @@ START_TEST(state_round_trips_what_it_writes)
     keys[0].last_served = 200;
     keys[0].serving = 1;
     keys[0].pins_until = 300;
+    keys[0].activation = 1;
+    keys[0].min_generation = 3;
+    keys[0].min_generation_until = 400;
     state_key(&keys[1], 7);
     keys[1].has_tack = 1;
     memset(keys[1].tack, 0xab, TACK_LEN);
@@ -82,6 +86,11 @@ START_TEST(state_round_trips_what_it_writes)
     ck_assert_int_eq(got[0].serving, 1);
     ck_assert_int_eq(got[0].has_tack, 0);
     ck_assert_int_eq(got[0].pins_until, 0); /* written for people only */
+    ck_assert_int_eq(got[0].activation, 1);
+    ck_assert_int_eq(got[0].min_generation, 3);
+    ck_assert_int_eq(got[0].min_generation_until, 400);
+    ck_assert_int_eq(got[1].activation, 0); /* served with activation off */
+    ck_assert_int_eq(got[1].min_generation, 0);
     ck_assert_int_eq(got[1].has_tack, 1);
     ck_assert(memcmp(got[1].tack, keys[1].tack, TACK_LEN) == 0);
     free(text);
@@ -202,7 +211,8 @@ END_TEST
 #define DAY 86400L
 #define NOW 1796428800L /* 2026-12-05 */
 
-/* A key first seen |first| and last served |last| seconds from NOW. */
+/* A key first seen |first| and last served |last| seconds from NOW, with
+ * pin activation on. */
 static tack_state_key_t state_pin(long first, long last, int serving)
 {
     tack_state_key_t k;
@@ -211,6 +221,7 @@ static tack_state_key_t state_pin(long first, long last, int serving)
     k.first_seen = NOW + first;
     k.last_served = NOW + last;
     k.serving = serving;
+    k.activation = 1;
     return k;
 }
 
@@ -305,6 +316,160 @@ START_TEST(state_redate_keeps_every_pin_and_ends_the_future)
 }
 END_TEST
 
+/* Issue 42, item 1: what a file written before 0.1.1 says (keys served
+ * with activation on, no floor), and a floor out of range. */
+START_TEST(state_activation_and_floor_of_older_files)
+{
+    tack_state_key_t good;
+    char *key, *text;
+    tack_state_t *st;
+    const tack_state_key_t *keys;
+    const char *id;
+    size_t n;
+
+    state_key(&good, 3);
+    key = hex_of(good.key, TACK_KEY_LEN);
+    text = malloc(4096);
+    snprintf(text, 4096,
+             "{\"version\": 1, \"written\": 5, \"slots\": {"
+             "\"old.test:443 ECDSA\": [{\"key\": \"%s\", \"first_seen\": 1, "
+             "\"last_served\": 2}],"
+             "\"off.test:443 ECDSA\": [{\"key\": \"%s\", \"first_seen\": 1, "
+             "\"last_served\": 2, \"activation\": false, "
+             "\"min_generation\": 255}],"
+             "\"big.test:443 ECDSA\": [{\"key\": \"%s\", \"first_seen\": 1, "
+             "\"last_served\": 2, \"min_generation\": 256}],"
+             "\"act.test:443 ECDSA\": [{\"key\": \"%s\", \"first_seen\": 1, "
+             "\"last_served\": 2, \"activation\": 1}]}}",
+             key, key, key, key);
+    st = parse_ok(text);
+    ck_assert_uint_eq(tack_state_count(st), 4);
+    ck_assert_int_eq(tack_state_entry(st, 0, &id, &keys, &n), 1);
+    ck_assert_str_eq(id, "old.test:443 ECDSA");
+    ck_assert_int_eq(keys[0].activation, 1);
+    ck_assert_int_eq(keys[0].min_generation, 0);
+    ck_assert_int_eq(tack_state_entry(st, 1, &id, &keys, &n), 1);
+    ck_assert_int_eq(keys[0].activation, 0);
+    ck_assert_int_eq(keys[0].min_generation, 255);
+    ck_assert_int_eq(tack_state_entry(st, 2, &id, &keys, &n), 0);
+    ck_assert_int_eq(tack_state_entry(st, 3, &id, &keys, &n), 0);
+    free(key);
+    free(text);
+    tack_state_free(st);
+}
+END_TEST
+
+/* A key served with activation off holds no pin, but its floor is kept
+ * as long as min_generation_until says. */
+START_TEST(state_activation_off_pins_nothing_keeps_its_floor)
+{
+    tack_state_key_t k = state_pin(-10 * DAY, -1 * DAY, 0);
+
+    k.activation = 0;
+    k.min_generation_until = NOW + 29 * DAY;
+    ck_assert_int_eq(tack_state_pins_until(&k, NOW), 0);
+    ck_assert_int_eq(tack_state_keep_until(&k, NOW), NOW + 29 * DAY);
+    k.activation = 1; /* pins end before the floor's 29 days */
+    ck_assert_int_eq(tack_state_pins_until(&k, NOW), NOW + 8 * DAY);
+    ck_assert_int_eq(tack_state_keep_until(&k, NOW), NOW + 29 * DAY);
+    k.min_generation_until = 0; /* the pins alone */
+    ck_assert_int_eq(tack_state_keep_until(&k, NOW), NOW + 8 * DAY);
+}
+END_TEST
+
+/* Issue 42, item 6: times at the extremes of a long, and outside 1970 to
+ * 9999 in a file.  Under UBSan (make check-asan) a signed overflow in the
+ * pin arithmetic fails the run. */
+START_TEST(state_times_at_the_extremes)
+{
+    static const long ext[] = {LONG_MIN, LONG_MIN + 1, -1, 0, 1,
+                               TACK_STATE_TIME_MAX, LONG_MAX - 1, LONG_MAX};
+    size_t a, b, c;
+    char *key, *text;
+    tack_state_t *st;
+    const tack_state_key_t *keys;
+    const char *id;
+    size_t n;
+
+    for (a = 0; a < sizeof(ext) / sizeof(ext[0]); a++) {
+        for (b = 0; b < sizeof(ext) / sizeof(ext[0]); b++) {
+            for (c = 0; c < sizeof(ext) / sizeof(ext[0]); c++) {
+                tack_state_key_t k = state_pin(0, 0, 0);
+                tack_state_t *one = tack_state_new(ext[c]);
+                long until;
+
+                k.first_seen = ext[a];
+                k.last_served = ext[b];
+                until = tack_state_pins_until(&k, ext[c]);
+                /* never a pin shorter than the last confirmation */
+                ck_assert_int_ge(until, k.last_served < ext[c] ? k.last_served
+                                                               : ext[c]);
+                ck_assert_int_ge(tack_state_keep_until(&k, ext[c]), until);
+                k.serving = 1;
+                ck_assert_int_ge(tack_state_pins_until(&k, ext[c]), ext[c]);
+                k.serving = 0;
+                ck_assert_int_eq(tack_state_add(one, "a.test:443 ECDSA", &k, 1),
+                                 TACK_OK);
+                tack_state_ahead(one, ext[c]);
+                tack_state_redate(one, ext[c]);
+                tack_state_free(one);
+            }
+        }
+    }
+    /* A first sight of LONG_MIN and a last confirmation of LONG_MAX: the
+     * longest span, saturated, not a wrapped negative. */
+    {
+        tack_state_key_t k = state_pin(0, 0, 0);
+
+        k.first_seen = LONG_MIN;
+        k.last_served = LONG_MAX;
+        ck_assert_int_eq(tack_state_pins_until(&k, LONG_MAX), LONG_MAX);
+        k.first_seen = LONG_MAX;
+        k.last_served = LONG_MIN;
+        ck_assert_int_eq(tack_state_pins_until(&k, NOW),
+                         LONG_MIN + TACK_STATE_PIN_MAX_SECS);
+    }
+    /* In a file: a time outside 1970 to 9999 marks the key (bad_time, its
+     * times 0); the entry and the rest of the file are kept. */
+    key = malloc(2 * TACK_KEY_LEN + 1);
+    {
+        tack_state_key_t g;
+
+        state_key(&g, 5);
+        free(key);
+        key = hex_of(g.key, TACK_KEY_LEN);
+    }
+    text = malloc(4096);
+    snprintf(text, 4096,
+             "{\"version\": 1, \"written\": 5, \"slots\": {"
+             "\"a.test:443 ECDSA\": [{\"key\": \"%s\", "
+             "\"first_seen\": -9223372036854775808, \"last_served\": 2}],"
+             "\"b.test:443 ECDSA\": [{\"key\": \"%s\", \"first_seen\": 1, "
+             "\"last_served\": 253402300800}],"
+             "\"c.test:443 ECDSA\": [{\"key\": \"%s\", \"first_seen\": 0, "
+             "\"last_served\": 253402300799}],"
+             "\"d.test:443 ECDSA\": [{\"key\": \"%s\", \"first_seen\": 0, "
+             "\"last_served\": 1, \"min_generation_until\": -1}]}}",
+             key, key, key, key);
+    st = parse_ok(text);
+    ck_assert_uint_eq(tack_state_count(st), 4);
+    ck_assert_int_eq(tack_state_entry(st, 3, &id, &keys, &n), 1);
+    ck_assert_int_eq(keys[0].bad_time, 1);
+    ck_assert_int_eq(tack_state_entry(st, 0, &id, &keys, &n), 1);
+    ck_assert_int_eq(keys[0].bad_time, 1);
+    ck_assert_int_eq(keys[0].first_seen, 0);
+    ck_assert_int_eq(tack_state_entry(st, 1, &id, &keys, &n), 1);
+    ck_assert_int_eq(keys[0].bad_time, 1);
+    ck_assert_int_eq(keys[0].last_served, 0);
+    ck_assert_int_eq(tack_state_entry(st, 2, &id, &keys, &n), 1);
+    ck_assert_int_eq(keys[0].bad_time, 0);
+    ck_assert_int_eq(keys[0].last_served, TACK_STATE_TIME_MAX);
+    free(key);
+    free(text);
+    tack_state_free(st);
+}
+END_TEST
+
 Suite *state_suite(void)
 {
     Suite *s = suite_create("state");
@@ -314,12 +479,15 @@ Suite *state_suite(void)
     tcase_add_test(tc, state_refuses_what_is_not_a_state_file_by_position_only);
     tcase_add_test(tc, state_malformed_entry_costs_that_entry_alone);
     tcase_add_test(tc, state_id_shape);
+    tcase_add_test(tc, state_activation_and_floor_of_older_files);
     suite_add_tcase(s, tc);
     tc = tcase_create("clock");
     tcase_add_test(
         tc, state_pins_last_from_the_last_confirmation_for_up_to_30_days);
     tcase_add_test(tc, state_times_ahead_of_the_clock_count_as_now);
     tcase_add_test(tc, state_redate_keeps_every_pin_and_ends_the_future);
+    tcase_add_test(tc, state_activation_off_pins_nothing_keeps_its_floor);
+    tcase_add_test(tc, state_times_at_the_extremes);
     suite_add_tcase(s, tc);
     return s;
 }
