@@ -99,6 +99,8 @@ enum {
     CLI_OPT_KEY_TYPE,
     CLI_OPT_WARN_DAYS,
     CLI_OPT_NAME,
+    CLI_OPT_ALLOW_LOWER,
+    CLI_OPT_STATE,
     CLI_OPT_END /* one past the last */
 };
 
@@ -211,6 +213,28 @@ typedef struct {
 int cli_password_get(const cli_pw_opts_t *pw, const char *what, int confirm,
                      char **out, size_t *out_len);
 void cli_password_free(char *pw, size_t len);
+
+/* ---- generations only go up (tack_cli_floor.c) ---------------------------- */
+
+/* Where mod_tack keeps its TackStateFile when the configuration names none
+ * (mod_tack_memory.c). */
+#define CLI_STATE_DEFAULT "/var/lib/apache2/tack/state.json"
+
+/* The highest min_generation and generation found under one TACK key for
+ * one certificate, and where (the first file that gave the highest). */
+typedef struct {
+    int min_generation, generation; /* -1: nothing found */
+    char from[4200];
+} cli_floor_t;
+
+/* cli_floor_find fills |f| from the TACKs under |key| that |cert|'s names
+ * already have: in the file |replaced| (NULL: none), in the store
+ * directory |store_dir|'s files for the certificate's host (NULL: none),
+ * and in the module's state file |state_path| (NULL: none), judged at
+ * |now|.  What cannot be read is skipped quietly. */
+void cli_floor_find(cli_floor_t *f, const uint8_t *key, X509 *cert,
+                    const char *replaced, const char *store_dir,
+                    const char *state_path, long now);
 
 /* cli_load_keyfile reads and parses a TACK PRIVATE KEY file (no password). */
 int cli_load_keyfile(const char *path, tack_keyfile_t *out);

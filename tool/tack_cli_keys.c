@@ -186,6 +186,7 @@ typedef struct {
     char *tmp; /* written, synced, not yet in place */
     tack_t tack; /* what was signed, for the report */
     X509 *cert;  /* loaded to name its file in -o DIR (sign_plan) */
+    int min_generation, generation; /* what it is signed at (sign_floor) */
 } sign_job_t;
 
 typedef struct {
@@ -195,10 +196,13 @@ typedef struct {
 
 typedef struct {
     unsigned long min_generation, generation;
-    int have_generation;
+    int have_min_generation, have_generation;
+    int allow_lower;        /* --allow-lower-generation */
+    const char *state_path; /* --state, else the module's default */
     const char *expiration; /* -e as given, NULL: the certificate's */
     time_t now;
 } sign_params_t;
+
 
 static int sign_jobs_add(sign_jobs_t *jobs, const char *path)
 {
@@ -443,9 +447,8 @@ static int sign_one(sign_job_t *job, EVP_PKEY *key, const sign_params_t *sp)
         return rc;
     }
     memset(&tack, 0, sizeof(tack));
-    tack.min_generation = (uint8_t)sp->min_generation;
-    tack.generation =
-        (uint8_t)(sp->have_generation ? sp->generation : sp->min_generation);
+    tack.min_generation = (uint8_t)job->min_generation;
+    tack.generation = (uint8_t)job->generation;
     if (tack_cert_end_time(cert, &not_after) != TACK_OK) {
         cli_err("%s: the certificate's notAfter does not parse",
                 job->cert_path);
@@ -544,7 +547,8 @@ static const char *sign_once_name(int c)
                 {'e', "-e"},
                 {'o', "-o"},
                 {CLI_OPT_NOW, "--now"},
-                {CLI_OPT_NAME, "--name"}};
+                {CLI_OPT_NAME, "--name"},
+                {CLI_OPT_STATE, "--state"}};
     size_t i;
 
     for (i = 0; i < sizeof(once) / sizeof(once[0]); i++) {
@@ -644,6 +648,8 @@ static int sign_parse_options(int argc, char **argv, sign_opts_t *so)
         {"now", required_argument, NULL, CLI_OPT_NOW},
         {"no-progress", no_argument, NULL, CLI_OPT_NO_PROGRESS},
         {"name", required_argument, NULL, CLI_OPT_NAME},
+        {"allow-lower-generation", no_argument, NULL, CLI_OPT_ALLOW_LOWER},
+        {"state", required_argument, NULL, CLI_OPT_STATE},
         {"help", no_argument, NULL, 'h'},
         {NULL, 0, NULL, 0}};
     sign_params_t *sp = &so->sp;
@@ -691,6 +697,7 @@ static int sign_parse_options(int argc, char **argv, sign_opts_t *so)
                                        "\"%s\"",
                                        optarg);
             }
+            sp->have_min_generation = 1;
             break;
         case 'g':
             if (!cli_parse_uint(optarg, 0, 255, &sp->generation)) {
@@ -711,6 +718,12 @@ static int sign_parse_options(int argc, char **argv, sign_opts_t *so)
             break;
         case CLI_OPT_NO_PROGRESS:
             so->progress = 0;
+            break;
+        case CLI_OPT_ALLOW_LOWER:
+            sp->allow_lower = 1;
+            break;
+        case CLI_OPT_STATE:
+            sp->state_path = optarg;
             break;
         case 'h':
             return cli_help(stdout, "sign");
@@ -821,6 +834,68 @@ static int sign_plan(sign_opts_t *so, sign_jobs_t *jobs, size_t *skipped,
             return CLI_EXIT_USAGE;
         }
     }
+    return CLI_EXIT_OK;
+}
+
+/* sign_floor sets what |job| is signed at: -m and -g, raised to the
+ * highest a TACK under the signing key |pub| already holds for the
+ * certificate (cli_floor_find: the file it replaces, |store_dir|'s files
+ * for its host, the module's state file) when they were not given, said
+ * in one line; a generation given below that min_generation is refused
+ * (clients that saw it would refuse the TACK: certificate_revoked) unless
+ * --allow-lower-generation.  Loads the certificate (kept for sign_one).
+ * Returns the exit status. */
+static int sign_floor(sign_job_t *job, const sign_params_t *sp,
+                      const uint8_t *pub, const char *store_dir)
+{
+    int min = (int)sp->min_generation;
+    int gen = sp->have_generation ? (int)sp->generation : min;
+    cli_floor_t f;
+    int rc;
+
+    job->min_generation = min;
+    job->generation = gen;
+    if (job->cert == NULL &&
+        (rc = cli_load_cert(job->cert_path, &job->cert)) != CLI_EXIT_OK) {
+        return rc;
+    }
+    cli_floor_find(&f, pub, job->cert, job->out_path, store_dir,
+                   sp->state_path ? sp->state_path : CLI_STATE_DEFAULT,
+                   (long)sp->now);
+    if (f.min_generation < 0) {
+        return CLI_EXIT_OK;
+    }
+    if (sp->have_generation && gen < f.min_generation) {
+        if (sp->allow_lower) {
+            return CLI_EXIT_OK;
+        }
+        cli_err("%s: -g %d is below min_generation %d, which a TACK under "
+                "this key holds for its names (%s): clients that saw it "
+                "refuse a lower generation (certificate_revoked); give -g "
+                "%d or higher, or --allow-lower-generation if no client can "
+                "have seen it; nothing written",
+                job->cert_path, gen, f.min_generation, f.from,
+                f.min_generation);
+        return CLI_EXIT_USAGE;
+    }
+    if (!sp->have_min_generation && f.min_generation > min) {
+        min = f.min_generation;
+    }
+    if (!sp->have_generation && f.generation > gen) {
+        gen = f.generation;
+    }
+    if (gen < min) {
+        gen = min;
+    }
+    if (min != job->min_generation || gen != job->generation) {
+        cli_done("%s: signed at generation %d (min_generation %d), not %d "
+                 "(%d): %s holds a TACK under this key that high "
+                 "(generations only go up)",
+                 job->cert_path, gen, min, job->generation,
+                 job->min_generation, f.from);
+    }
+    job->min_generation = min;
+    job->generation = gen;
     return CLI_EXIT_OK;
 }
 
@@ -935,9 +1010,10 @@ int cmd_sign(int argc, char **argv)
 {
     sign_opts_t so;
     sign_jobs_t jobs = {NULL, 0, 0};
-    size_t skipped = 0;
+    size_t skipped = 0, i;
     int fleet = 0, progress, rc;
     EVP_PKEY *key = NULL;
+    uint8_t pub[TACK_KEY_LEN];
 
     memset(&so, 0, sizeof(so));
     so.progress = 1;
@@ -952,6 +1028,16 @@ int cmd_sign(int argc, char **argv)
     }
     rc = cli_load_key(so.key_path, &so.pw, &key);
     if (rc != CLI_EXIT_OK) {
+        goto done;
+    }
+    rc = tack_key_public(key, pub) == TACK_OK ? CLI_EXIT_OK : CLI_EXIT_USAGE;
+    for (i = 0; rc == CLI_EXIT_OK && i < jobs.count; i++) {
+        rc = sign_floor(&jobs.jobs[i], &so.sp, pub, fleet ? so.out_path : NULL);
+    }
+    if (rc != CLI_EXIT_OK) {
+        if (fleet) {
+            cli_err("nothing written");
+        }
         goto done;
     }
     progress = so.progress && !cli_quiet && fleet && isatty(STDERR_FILENO);

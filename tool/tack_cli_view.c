@@ -35,6 +35,7 @@ typedef struct {
     int json;
     json_t *items; /* --json: every item of every file */
     X509 *cert;    /* -c: check TACKs against this certificate */
+    const char *state_path; /* --state, else CLI_STATE_DEFAULT */
     const char *cert_path;
     time_t now;
     int printed; /* items printed so far for the current file */
@@ -69,6 +70,25 @@ static void view_add(view_ctx_t *v, const char *file, json_t *item)
     json_array_append_new(v->items, item);
 }
 
+/* view_floor finds the floor of |tack|'s key for -c's certificate: the
+ * other files of |file|'s directory for its host, and the module's state
+ * file (cli_floor_find). */
+static void view_floor(const view_ctx_t *v, const char *file,
+                       const tack_t *tack, cli_floor_t *f)
+{
+    char dir[4096];
+    const char *slash = strrchr(file, '/');
+
+    if (slash == NULL) {
+        snprintf(dir, sizeof(dir), ".");
+    } else {
+        snprintf(dir, sizeof(dir), "%.*s", (int)(slash - file + 1), file);
+    }
+    cli_floor_find(f, tack->public_key, v->cert, NULL, dir,
+                   v->state_path ? v->state_path : CLI_STATE_DEFAULT,
+                   (long)v->now);
+}
+
 static void view_tack(view_ctx_t *v, const char *file, const tack_t *tack,
                       size_t idx)
 {
@@ -101,6 +121,8 @@ static void view_tack(view_ctx_t *v, const char *file, const tack_t *tack,
         return;
     }
     if (v->cert != NULL) {
+        cli_floor_t f;
+
         st = tack_validate(tack, v->cert, v->now);
         if (!v->json) {
             printf("status         = %s\n", st == TACK_OK
@@ -110,6 +132,22 @@ static void view_tack(view_ctx_t *v, const char *file, const tack_t *tack,
         if (st != TACK_OK) {
             cli_err("%s: TACK %zu: %s (certificate %s)", file, idx + 1,
                     tack_status_str(st), v->cert_path);
+            view_worse(v, CLI_EXIT_CHECK);
+            return;
+        }
+        /* Valid alone, but below what clients of its names saw under its
+         * key: they refuse it (what the hooks' "kept" test asks). */
+        view_floor(v, file, tack, &f);
+        if (f.min_generation > tack->generation) {
+            if (!v->json) {
+                printf("floor          = below min_generation %d (%s)\n",
+                       f.min_generation, f.from);
+            }
+            cli_err("%s: TACK %zu: generation %u is below min_generation %d, "
+                    "which a TACK under its key holds for the certificate's "
+                    "names (%s): clients that saw it refuse this one "
+                    "(certificate_revoked)",
+                    file, idx + 1, tack->generation, f.min_generation, f.from);
             view_worse(v, CLI_EXIT_CHECK);
         }
     } else if (tack_check_expiration(tack, v->now) != TACK_OK) {
@@ -515,6 +553,7 @@ int cmd_view(int argc, char **argv)
         {"json", no_argument, NULL, CLI_OPT_JSON},
         {"certificate", required_argument, NULL, 'c'},
         {"now", required_argument, NULL, CLI_OPT_NOW},
+        {"state", required_argument, NULL, CLI_OPT_STATE},
         {"help", no_argument, NULL, 'h'},
         {NULL, 0, NULL, 0}};
     view_ctx_t v;
@@ -528,6 +567,9 @@ int cmd_view(int argc, char **argv)
             break;
         case 'c':
             v.cert_path = optarg;
+            break;
+        case CLI_OPT_STATE:
+            v.state_path = optarg;
             break;
         case CLI_OPT_NOW:
             if (cli_opt_now("view", optarg) != CLI_EXIT_OK) {
