@@ -132,6 +132,10 @@ int cmd_state(int argc, char **argv)
         return cli_usage_error("state", "want one state file");
     }
     path = argv[optind];
+    if (redate && strcmp(path, "-") == 0) {
+        return cli_usage_error("state", "--redate rewrites FILE: name the "
+                                        "file, not - (standard input)");
+    }
     if (redate && (lockfd = tack_state_lock(path, CLI_STATE_LOCK_MS)) < 0) {
         /* httpd writes the file at the end of a start under this lock:
          * dating it back meanwhile would lose one of the two writes */

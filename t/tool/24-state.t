@@ -5,8 +5,9 @@
 # (TACK00045: whoever could plant one would make httpd's parent, as root,
 # read any file); --redate followed one and replaced the link with a
 # regular file, its target left as it was.  It now refuses the link as the
-# module does, exit status 2 with nothing changed.  The rest of `tack
-# state` with httpd: t/apache/guard.t.
+# module does, exit status 2 with nothing changed.  `--redate -` wrote a
+# file named "-" in the working directory; it is refused too.  The rest of
+# `tack state` with httpd: t/apache/guard.t.
 use strict;
 use warnings;
 use FindBin;
@@ -41,6 +42,14 @@ is(readlink("$d/state.json"), 'elsewhere/state.json', '... to the same target');
 is(slurp($target), $json, '... and the target is unchanged');
 is(join(' ', sort grep { !/^\.\.?$/ } do { opendir(my $dh, $d) or die; readdir $dh }),
    'elsewhere state.json', '... and no file is left beside it');
+
+# ---- standard input: refused, no file named "-" ------------------------
+($rc, $out, $err) = tack({ stdin => $json, cwd => $d }, 'state', '--redate',
+                         '-');
+is($rc, 2, 'tack state --redate - (standard input): exit status 2');
+like($err, qr/^tack state: --redate rewrites FILE: name the file, not - \(standard input\)$/m,
+     '... it says to name the file') or diag($err);
+ok(!-e "$d/-", '... and writes no file named "-" where it runs');
 
 # ---- the file itself, as before -----------------------------------------
 ($rc, $out, $err) = tack('state', '--redate', $target);
