@@ -118,12 +118,14 @@ new_since() {
         !(key() in was)' "$1" -
 }
 # owner_of FILE: the package FILE is of, whichever of /lib and /usr/lib
-# dpkg has it under (Debian 12 registers units in /lib, 13 in /usr/lib).
+# dpkg has it under (Debian 12 registers units in /lib, 13 in /usr/lib);
+# nothing, and success all the same, when no package has it (set -e).
 owner_of() {
     for f in "$1" "$(readlink -f "$1")" "/usr${1#/usr}" "${1#/usr}"; do
         o=$(dpkg-query -S "$f" 2>/dev/null | sed -n '1s/:.*//p')
-        [ -n "$o" ] && { echo "$o"; return; }
+        [ -n "$o" ] && { echo "$o"; return 0; }
     done
+    return 0
 }
 # put_back LINK TARGET: switch off what LINK switches on, the way its
 # kind is switched off (a2dismod, systemctl disable, update-rc.d), and

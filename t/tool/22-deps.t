@@ -8,8 +8,11 @@
 # apt-cache, apt-mark, dpkg-query and id are stand-ins on PATH that act as
 # on a bare Debian 12 machine as root (nothing installed, every package
 # available), and record what they were asked; the real ones are never
-# run.  What the real ones do is proven where they run: make demo and make
-# test as the first commands in pristine trees (.ci/run, make
+# run.  Then what the packages' scripts switch on, switched off again
+# however the install ends (it succeeds, fails, is stopped by a signal or
+# killed), in a mount namespace where the system's directories are
+# overlays (below).  What the real ones do is proven where they run: make
+# demo and make test as the first commands in pristine trees (.ci/run, make
 # test-release).
 use strict;
 use warnings;
@@ -101,7 +104,8 @@ mkdir $ns or die "$ns: $!";
 stub('dpkg-query', <<'S');
 case "$1 $2" in
 "-S "*/mods-available/perl.*) echo "libapache2-mod-perl2: $2" ;;
-"-S "*apache2*) echo "apache2: $2" ;;
+"-S "*/mods-available/ssl.load | "-S "*/000-default.conf | \
+"-S "*/init.d/apache2 | "-S "*/apache2.service) echo "apache2: $2" ;;
 "-S "*prometheus*) echo "prometheus: $2" ;;
 "-S "*certbot*) echo "certbot: $2" ;;
 "-S "*/init.d/sudo) echo "sudo: $2" ;;
@@ -285,5 +289,19 @@ like($r->{on}, qr/^rc2\.d\/S02dbus\nrc2\.d\/S03apache2\n/m,
     or diag($r->{on});
 unlike(slurp($calls) // '', qr/^(update-rc\.d|invoke-rc\.d) (dbus|apache2)/m,
        '... neither stopped nor disabled');
+
+# A link whose target no package owns (an administrator's, or one a
+# script made): switched off and named all the same (before: deps.sh
+# stopped there, set -e, at owner_of's empty answer).
+($r) = ns_deps($install . <<'S');
+ln -s ../conf-available/local.conf /etc/apache2/conf-enabled/local.conf
+exit 0
+S
+is($r->{rc}, 0, 'an install that switched on a link no package owns: exit 0')
+    or diag($r->{err});
+like($r->{out}, qr/^deps: switched off again what an-unknown-package's install switched on \(the demo and the tests do not need it\): apache2\/conf-enabled\/local\.conf$/m,
+     '... switched off and named') or diag($r->{out});
+like($r->{out}, $switched_off, '... with the rest');
+only_apache2_own($r, '...');
 
 done_testing();
