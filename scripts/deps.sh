@@ -21,7 +21,13 @@
 # none of them), and each thing put back is named.  Packages are downloaded
 # before any is installed, so an archive that cannot be reached changes
 # nothing; apt's lock held by another apt, or no network, is said in one
-# line with what to do.
+# line with what to do.  What was switched on before the install is
+# recorded first, in /var/lib/mod-tack/deps-switched-on (state that must
+# outlive the run, not a cache), so that an install that fails or is
+# stopped (INT, TERM, HUP) still puts back what the packages switched on so
+# far, and what a run killed outright (KILL, a power cut) left switched on
+# is put back by the next run as root, before anything else; the record is
+# removed once that is done, and its directory with it when empty.
 #
 # Package names differ between releases; they are chosen by what the
 # archive has, never by a release's name: the clang runtime (sanitizers,
@@ -94,13 +100,32 @@ enabled() {
         find /etc/systemd/system -type l -printf '%p %l\n' 2>/dev/null
     true
 }
+# new_since RECORD: the lines of enabled that RECORD (enabled's lines, as
+# they were) does not have.  A sysvinit start link is compared by its name
+# without the number: insserv renumbers the S?? links of scripts already
+# there when a package adds one (S01dbus becomes S02dbus), and those are
+# not new.
+new_since() {
+    enabled | awk -v record="$1" '
+        function key(    link) {
+            link = $1
+            if (link ~ /^\/etc\/rc[2-5]\.d\/S[0-9]/) {
+                sub(/\/S[0-9]+/, "/S", link)
+            }
+            return link substr($0, length($1) + 1)
+        }
+        FILENAME == record { was[key()] = 1; next }
+        !(key() in was)' "$1" -
+}
 # owner_of FILE: the package FILE is of, whichever of /lib and /usr/lib
-# dpkg has it under (Debian 12 registers units in /lib, 13 in /usr/lib).
+# dpkg has it under (Debian 12 registers units in /lib, 13 in /usr/lib);
+# nothing, and success all the same, when no package has it (set -e).
 owner_of() {
     for f in "$1" "$(readlink -f "$1")" "/usr${1#/usr}" "${1#/usr}"; do
         o=$(dpkg-query -S "$f" 2>/dev/null | sed -n '1s/:.*//p')
-        [ -n "$o" ] && { echo "$o"; return; }
+        [ -n "$o" ] && { echo "$o"; return 0; }
     done
+    return 0
 }
 # put_back LINK TARGET: switch off what LINK switches on, the way its
 # kind is switched off (a2dismod, systemctl disable, update-rc.d), and
@@ -127,12 +152,75 @@ put_back() {
         ;;
     esac
 }
+# put_back_since RECORD: put back what was switched on since RECORD was
+# written, but for Debian's apache2's own (its service, its default modules
+# and site: what installing apache2 alone does): the target of each new
+# link says whose it is.  One line a package says what was put back.
+put_back_since() {
+    new_on=$(mktemp)
+    put=$(mktemp)
+    new_since "$1" >"$new_on"
+    while read -r link target; do
+        case $link in
+        /etc/apache2/mods-enabled/*.conf) continue ;;   # goes with its .load
+        esac
+        owner=$(owner_of "$target")
+        case $owner in
+        apache2 | apache2-bin | apache2-data) continue ;;
+        esac
+        if put_back "$link" "$target"; then
+            echo "${owner:-an-unknown-package} $link" >>"$put"
+        else
+            echo "deps: could not switch off $link (above)" >&2
+        fi
+    done <"$new_on"
+    sort "$put" | awk '
+        { sub("^/etc/", "", $2) }
+        $1 != p { if (p != "") print line; p = $1
+                  line = "deps: switched off again what " p "\x27s install switched on" \
+                         " (the demo and the tests do not need it):" }
+        { line = line " " $2 }
+        END { if (p != "") print line }'
+    # A running apache2 that a package's script restarted with a module now
+    # switched off again is reloaded without it, if its configuration is
+    # sound.
+    pid=$(cat /run/apache2/apache2.pid 2>/dev/null || true)
+    if grep -q ' /etc/apache2/mods-enabled/' "$put" &&
+       [ -n "$pid" ] && kill -0 "$pid" 2>/dev/null &&
+       apache2ctl -t >/dev/null 2>&1
+    then
+        apache2ctl graceful &&
+            echo "deps: the running apache2 reloaded without them"
+    fi
+    rm -f "$new_on" "$put"
+}
+
+# The record of what was switched on before an install (the comment at
+# the top): written before apt-get installs anything, removed by
+# record_done once what the install switched on is put back.
+RECORD_DIR=/var/lib/mod-tack
+RECORD=$RECORD_DIR/deps-switched-on
+record_done() {
+    rm -f "$RECORD"
+    rmdir "$RECORD_DIR" 2>/dev/null || true
+}
 
 if [ "$what" = switched-on ]; then
     enabled | while read -r link target; do
         echo "$link $(owner_of "$target")"
     done
     exit 0
+fi
+
+# A run killed while it installed left its record: what its packages
+# switched on is put back first, before anything else (it may have
+# installed every package before it was killed, and this run then has
+# nothing to install).
+if [ "$what" != names ] && [ -f "$RECORD" ] && [ "$(id -u)" -eq 0 ]; then
+    echo "deps: an earlier run was stopped while it installed (it left" \
+         "$RECORD): putting back what its packages switched on"
+    put_back_since "$RECORD"
+    record_done
 fi
 
 candidate_version() {
@@ -317,10 +405,42 @@ if [ -n "$bp" ]; then
         -t "$BACKPORTS" $bp
 fi
 
+# stopped SIGNAL: the trap of INT, TERM and HUP while installing (a shell
+# runs it once the apt-get it waits for has ended): put back what the
+# packages switched on so far, then end by the same signal.
+stopped() {
+    trap '' HUP INT TERM
+    trap - EXIT
+    echo "deps: stopped ($1) while installing: putting back what the" \
+         "packages switched on so far"
+    put_back_since "$RECORD"
+    record_done
+    rm -f "$before"
+    trap - HUP INT TERM
+    kill -s "$1" $$
+}
+# failed: the trap of EXIT while installing (apt_run's exit 1, set -e):
+# the same, with the same exit status.
+failed() {
+    rc=$?
+    trap - EXIT HUP INT TERM
+    echo "deps: the install failed: putting back what the packages" \
+         "switched on so far"
+    put_back_since "$RECORD"
+    record_done
+    rm -f "$before"
+    exit $rc
+}
+
 before=$(mktemp)
-on_before=$(mktemp)
 snapshot > "$before"
-enabled | sort > "$on_before"
+mkdir -p "$RECORD_DIR"
+enabled | sort >"$RECORD.new"
+mv -f "$RECORD.new" "$RECORD"
+trap 'stopped HUP' HUP
+trap 'stopped INT' INT
+trap 'stopped TERM' TERM
+trap failed EXIT
 if [ -n "$main" ]; then
     apt_run apt-get install -y -q --no-install-recommends $main
 fi
@@ -332,40 +452,8 @@ snapshot | join -a 2 -e NONE -o 1.2,2.1,2.2 "$before" - |
     awk '$1 == "NONE" { n++; new = new " " $2 }
          $1 != "NONE" && $1 != $3 { print "deps: upgraded " $2 " " $1 " -> " $3 }
          END { if (n) print "deps: installed " n " packages:" new }'
-# Put back what the packages switched on, but for Debian's apache2's own
-# (its service, its default modules and site: what installing apache2
-# alone does): the target of each new link says whose it is.
-new_on=$(mktemp)
-enabled | sort | comm -13 "$on_before" - >"$new_on"
-put=$(mktemp)
-while read -r link target; do
-    case $link in
-    /etc/apache2/mods-enabled/*.conf) continue ;;   # goes with its .load
-    esac
-    owner=$(owner_of "$target")
-    case $owner in
-    apache2 | apache2-bin | apache2-data) continue ;;
-    esac
-    put_back "$link" "$target"
-    echo "${owner:-an-unknown-package} $link" >>"$put"
-done <"$new_on"
-# One line a package: what its install switched on, now off again.
-sort "$put" | awk '
-    { sub("^/etc/", "", $2) }
-    $1 != p { if (p != "") print line; p = $1
-              line = "deps: switched off again what " p "\x27s install switched on" \
-                     " (the demo and the tests do not need it):" }
-    { line = line " " $2 }
-    END { if (p != "") print line }'
-
-# A running apache2 that a package's script restarted with a module now
-# switched off again is reloaded without it, if its configuration is sound.
-pid=$(cat /run/apache2/apache2.pid 2>/dev/null || true)
-if grep -q ' /etc/apache2/mods-enabled/' "$put" &&
-   [ -n "$pid" ] && kill -0 "$pid" 2>/dev/null && apache2ctl -t >/dev/null 2>&1
-then
-    apache2ctl graceful && echo "deps: the running apache2 reloaded without them"
-fi
-rm -f "$new_on" "$put"
-rm -f "$before" "$on_before"
+put_back_since "$RECORD"
+record_done
+trap - EXIT HUP INT TERM
+rm -f "$before"
 echo "deps: OpenSSL is now $(installed_version $LIBSSL)"

@@ -273,7 +273,8 @@ static const cli_command_t cli_commands[] = {
      "              clock (each key counted as served until now, its pins as\n"
      "              long as clients can hold them) and rewrite FILE; then\n"
      "              restart the server.  A file with nothing later than the\n"
-     "              clock is left as it is.\n"
+     "              clock is left as it is; a symbolic link is refused, as\n"
+     "              the module does not read one (TACK00045).\n"
      "  --now WHEN  pretend the time is WHEN (for tests)\n"},
     {"preload", cmd_preload, "build or show a preload list of TACK keys",
      "usage: " TACK_PROG " preload build [--tack HOST=FILE]... [--hosts FILE]\n"

@@ -7,6 +7,7 @@
  * the clock ran ahead (TACK00064).
  */
 #include <errno.h>
+#include <fcntl.h>
 #include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -15,6 +16,7 @@
 
 #include "tack_cli.h"
 #include "tack_ext.h"
+#include "tack_file.h"
 #include "tack_state.h"
 
 /* The module reads at most this much (mod_tack_guard.c, TACK_STATE_MAX). */
@@ -28,6 +30,35 @@ static void state_unlock(int fd)
     if (fd >= 0) {
         close(fd);
     }
+}
+
+/* state_read_own reads the state file |path| that --redate rewrites, as
+ * the module reads it (TACK00045): a symbolic link is not followed
+ * (tack_file_read_at: the name itself, opened with O_NOFOLLOW), for the
+ * rename that replaces the file would replace the link with a regular file
+ * and leave its target as it was.  Returns CLI_EXIT_OK, or says why and
+ * returns CLI_EXIT_USAGE with nothing changed. */
+static int state_read_own(const char *path, char **text, size_t *len)
+{
+    tack_status_t st;
+
+    errno = 0;
+    st = tack_file_read_at(AT_FDCWD, path, CLI_STATE_MAX, text, len, NULL);
+    if (st == TACK_OK) {
+        return CLI_EXIT_OK;
+    }
+    if (st == TACK_ERR_NOT_REGULAR_FILE && errno == ELOOP) {
+        cli_err("%s: a symbolic link, not followed (the module does not "
+                "read one either, TACK00045); nothing changed: name the "
+                "file itself",
+                path);
+    } else if (st == TACK_ERR_IO) {
+        cli_err("%s: %s; nothing changed", path,
+                errno ? strerror(errno) : "cannot read");
+    } else {
+        cli_err("%s: %s; nothing changed", path, tack_status_str(st));
+    }
+    return CLI_EXIT_USAGE;
 }
 
 /* state_show prints |st|'s entries, pins judged at |now|. */
@@ -101,6 +132,10 @@ int cmd_state(int argc, char **argv)
         return cli_usage_error("state", "want one state file");
     }
     path = argv[optind];
+    if (redate && strcmp(path, "-") == 0) {
+        return cli_usage_error("state", "--redate rewrites FILE: name the "
+                                        "file, not - (standard input)");
+    }
     if (redate && (lockfd = tack_state_lock(path, CLI_STATE_LOCK_MS)) < 0) {
         /* httpd writes the file at the end of a start under this lock:
          * dating it back meanwhile would lose one of the two writes */
@@ -112,7 +147,8 @@ int cmd_state(int argc, char **argv)
                                      : strerror(errno));
         return CLI_EXIT_USAGE;
     }
-    ret = cli_read_file_max(path, CLI_STATE_MAX, &text, &len);
+    ret = redate ? state_read_own(path, &text, &len)
+                 : cli_read_file_max(path, CLI_STATE_MAX, &text, &len);
     if (ret != CLI_EXIT_OK) {
         state_unlock(lockfd);
         return ret;

@@ -5,7 +5,8 @@
 # here from a copy of the packaged tree with a new changelog entry), a
 # removal refused while the configuration uses mod_tack, remove, reinstall
 # after remove, and purge, which keeps a TackStore where the guides put it
-# (/var/lib/apache2/tack/store), served again after a reinstall; then the move from make install to the packages
+# (/var/lib/apache2/tack/store), served again after a reinstall, and purge
+# with /var/lib/apache2/tack a symbolic link to a directory elsewhere; then the move from make install to the packages
 # (admin guide, "Moving from make install to the package").  After each step: the files dpkg should have put
 # or left (and none it should have taken), the module's enabled state, and
 # apache2ctl configtest of /etc/apache2.  As root; /etc/apache2 and
@@ -403,6 +404,10 @@ is($rc, 0, 'removed again') or diag($out);
 my @state_files = map { "$vstate/$_" } qw(state.json state.json.pin-refused
     state.json.pin-key state.json.signing-keys .state.json.Ab3dE9);
 write_file($_, "{}\n") for grep { !-e $_ } @state_files;
+# The administrator's copy, named like a temporary file but not of its
+# shape (six of mkstemp's letters and digits): kept.
+my $admin_copy = "$vstate/.state.json.old-01";
+write_file($admin_copy, "{}\n");
 ($rc, $out) = run_sh("$apt purge libapache2-mod-tack tacktool");
 is($rc, 0, 'apt-get purge libapache2-mod-tack tacktool') or diag($out);
 is(status('libapache2-mod-tack'), '', '... libapache2-mod-tack is gone from dpkg\'s database');
@@ -413,9 +418,11 @@ ok(!@marks, '... and apache2\'s enabled/disabled marks for tack') or diag("@mark
 ok(-f "$tmp/tack/key.pem", '... the administrator\'s TACK key is not the package\'s to remove');
 absent('purge: the module\'s state file, its companions and a temporary file', @state_files);
 present("purge: the TACK in the TackStore $store, the TACK key and its password beside it", @admin_files);
+present('purge: the administrator\'s .state.json.old-01', $admin_copy);
 is(qx{md5sum $store_tack}, $store_sum, "... $store_tack unchanged");
-like($out, qr{libapache2-mod-tack: purge removed the module's state file and kept \Q$vstate\E/, which holds files\s+that are not the package's: store tack\.key tack\.pw},
-     '... purge says what it kept') or diag($out);
+my ($kept) = $out =~ m{libapache2-mod-tack: purge removed the module's state file and kept \Q$vstate\E/, which holds files\s+that are not the package's:([^\n]*)};
+is(join(' ', sort split ' ', $kept // ''), '.state.json.old-01 store tack.key tack.pw',
+   '... purge says what it kept') or diag($out);
 configtest('purge');
 
 # Installed again, the site serves the TACK from that store.
@@ -435,6 +442,26 @@ private_start('reinstall after purge', $store_tack);
 is($rc, 0, 'apt-get purge again') or diag($out);
 present('purge again: the TackStore\'s TACK, the key and password', @admin_files);
 ok(!-e "$vstate/state.json", '... not the state file');
+
+# The state directory moved to other storage by the administrator, a
+# symbolic link left in its place (before: purge failed there, rmdir on
+# the link, exit 1, and dpkg with it): the module's files where it leads
+# go, the link and that directory stay.
+my $moved = "$tmp/persist";
+($rc, $out) = run_sh("mv $vstate $moved && ln -s $moved $vstate && $apt install $mod_deb $tool_deb");
+is($rc, 0, "$vstate moved to $moved, a symbolic link left in its place; installed again") or diag($out);
+my @moved_state = map { "$vstate/$_" } qw(state.json .state.json.Xy12Zq);
+write_file($_, "{}\n") for @moved_state;
+($rc, $out) = run_sh("$apt purge libapache2-mod-tack tacktool");
+is($rc, 0, 'apt-get purge with the state directory a symbolic link') or diag($out);
+is(status('libapache2-mod-tack'), '', '... libapache2-mod-tack is gone from dpkg\'s database');
+is(readlink($vstate) // '', $moved, '... the link is kept, to the same directory');
+absent('purge through the link: the module\'s files', map { s/^\Q$vstate\E/$moved/r } @moved_state);
+present('purge through the link: the administrator\'s', map { s/^\Q$vstate\E/$moved/r } @admin_files, $admin_copy);
+like($out, qr{libapache2-mod-tack: purge removed the module's state file\s+from \Q$vstate\E/, a symbolic link to \Q$moved\E, and kept\s+the link and the directory it leads to: the administrator's},
+     '... and says so') or diag($out);
+($rc, $out) = run_sh("rm $vstate && mv $moved $vstate");
+is($rc, 0, "$vstate a directory again") or diag($out);
 
 # ---- 7. from make install to the packages ------------------------------------------
 # A source install serving a site, with an edited tack.conf; then the admin
