@@ -89,9 +89,23 @@ static void state_show(const tack_state_t *st, time_t now)
                             sizeof(first));
             cli_format_time((time_t)keys[j].last_served, 0, last, sizeof(last));
             cli_format_time((time_t)end, 0, until, sizeof(until));
-            printf("  %s  first seen %s, last served %s%s, pins %s %s\n", fpr,
-                   first, last, keys[j].serving ? " (serving)" : "",
-                   end > (long)now ? "until" : "lapsed at", until);
+            if (!keys[j].activation) {
+                printf("  %s  first seen %s, served with activation off, "
+                       "no pins",
+                       fpr, first);
+            } else {
+                printf("  %s  first seen %s, last served %s%s, pins %s %s",
+                       fpr, first, last, keys[j].serving ? " (serving)" : "",
+                       end > (long)now ? "until" : "lapsed at", until);
+            }
+            if (keys[j].min_generation > 0) {
+                printf(", min_generation %d", keys[j].min_generation);
+            }
+            if (keys[j].bad_time) {
+                printf(" (a time outside 1970 to 9999: the module counts it "
+                       "as pinned for 30 days, TACK00144)");
+            }
+            putchar('\n');
         }
     }
 }
