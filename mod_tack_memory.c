@@ -625,14 +625,17 @@ static void mt_state_dir_make(apr_pool_t *p, const char *dir)
                            p);
 }
 
-/* mt_state_lock takes the state file's lock: flock on the directory it is
- * in (no file of its own to leave behind), held by every writer of the
+/* mt_state_lock takes the state file's lock (tack_state_lock: flock on
+ * STATEFILE.lock, a file only root opens), held by every writer of the
  * file from reading what others wrote to its rename, waited for at most
- * 10 seconds; returns the descriptor, or -1 with |*why|. */
-static int mt_state_lock(apr_pool_t *p, const char *path, const char **why)
+ * 10 seconds; returns the descriptor, or -1 with |*why|.  A lock file that
+ * was not root's own, mode 0600 (anyone who could open it could hold it,
+ * and stall every start), is replaced and said (TACK00147). */
+static int mt_state_lock(apr_pool_t *p, server_rec *s, const char *path,
+                         const char **why)
 {
     char *dir = apr_pstrdup(p, path), *slash = strrchr(dir, '/');
-    int fd = tack_state_lock(path, 10 * 1000);
+    int replaced = 0, fd = tack_state_lock(path, 10 * 1000, &replaced);
 
     if (slash && slash != dir) {
         *slash = '\0';
@@ -640,13 +643,24 @@ static int mt_state_lock(apr_pool_t *p, const char *path, const char **why)
     if (fd < 0 && errno == ENOENT && slash && slash != dir) {
         /* the first write makes the directory (mt_mem_write) */
         mt_state_dir_make(p, dir);
-        fd = tack_state_lock(path, 10 * 1000);
+        fd = tack_state_lock(path, 10 * 1000, &replaced);
+    }
+    if (replaced) {
+        ap_log_error(APLOG_MARK, APLOG_WARNING, 0, s,
+                     "TACK00147: TackStateFile %s: its lock file %s%s was "
+                     "not a regular file of root's, mode 0600 (whoever can "
+                     "open it can hold it and stall every start); replaced "
+                     "by one that is: find out who made it (the directory "
+                     "%s should be writable by root only)",
+                     path, path, TACK_STATE_LOCK_SUFFIX, slash ? dir : ".");
     }
     if (fd < 0) {
-        *why = apr_psprintf(p, "%s: %s", slash ? dir : ".",
-                            errno == EWOULDBLOCK ? "held by another writer "
-                                                   "for 10 seconds"
-                                                 : strerror(errno));
+        *why = apr_psprintf(
+            p, "%s%s: %s", path, TACK_STATE_LOCK_SUFFIX,
+            errno == EWOULDBLOCK ? "held by another writer for 10 seconds"
+            : errno == EPERM     ? "not a regular file of root's, mode "
+                                   "0600, and it cannot be replaced"
+                                 : strerror(errno));
     }
     return fd;
 }
@@ -749,7 +763,7 @@ void mt_memory_end(server_rec *s_main, const apr_array_header_t *served)
         }
         /* Another httpd may share the file: under its lock, what it wrote
          * since this pass read the file is merged, then written. */
-        lockfd = mt_state_lock(mm->pool, mt_memory_file(), &lockwhy);
+        lockfd = mt_state_lock(mm->pool, s_main, mt_memory_file(), &lockwhy);
         if (lockfd < 0) {
             ap_log_error(APLOG_MARK, APLOG_WARNING, 0, s_main,
                          "TACK00141: TackStateFile %s: cannot take its lock "

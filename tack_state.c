@@ -13,6 +13,7 @@
 #include <time.h>
 #include <unistd.h>
 #include <sys/file.h>
+#include <sys/stat.h>
 
 #include <jansson.h>
 #include <openssl/crypto.h>
@@ -420,24 +421,56 @@ done:
     return text;
 }
 
-int tack_state_lock(const char *path, int wait_ms)
+/* tack_state_lock_open opens the lock file |lock|, made 0600 when it is
+ * missing; -1 with errno, EPERM when it is there but not a regular file
+ * of ours, mode 0600. */
+static int tack_state_lock_open(const char *lock)
 {
-    const char *slash = strrchr(path, '/');
-    char dir[4096];
+    struct stat sb;
+    int fd = open(lock, O_RDWR | O_CREAT | O_NOFOLLOW | O_CLOEXEC | O_NONBLOCK,
+                  0600);
+
+    if (fd < 0) {
+        if (errno == ELOOP || errno == ENXIO || errno == EISDIR) {
+            errno = EPERM; /* a link, a socket, a directory */
+        }
+        return -1;
+    }
+    if (fstat(fd, &sb) != 0 || !S_ISREG(sb.st_mode) ||
+        sb.st_uid != geteuid() || (sb.st_mode & 07777) != 0600) {
+        close(fd);
+        errno = EPERM;
+        return -1;
+    }
+    return fd;
+}
+
+int tack_state_lock(const char *path, int wait_ms, int *replaced)
+{
+    char lock[4096];
     int fd, waited = 0;
 
-    if (!slash) {
-        strcpy(dir, ".");
-    } else if (slash == path) {
-        strcpy(dir, "/");
-    } else if ((size_t)(slash - path) < sizeof(dir)) {
-        memcpy(dir, path, (size_t)(slash - path));
-        dir[slash - path] = '\0';
-    } else {
+    if (replaced) {
+        *replaced = 0;
+    }
+    if ((size_t)snprintf(lock, sizeof(lock), "%s%s", path,
+                         TACK_STATE_LOCK_SUFFIX) >= sizeof(lock)) {
         errno = ENAMETOOLONG;
         return -1;
     }
-    fd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+    fd = tack_state_lock_open(lock);
+    if (fd < 0 && errno == EPERM) {
+        /* Not ours: made by someone who could then hold it.  Removed (a
+         * directory is not: rmdir it by hand) and made anew. */
+        if (unlink(lock) != 0 ||
+            (fd = tack_state_lock_open(lock)) < 0) {
+            errno = EPERM;
+            return -1;
+        }
+        if (replaced) {
+            *replaced = 1;
+        }
+    }
     if (fd < 0) {
         return -1;
     }

@@ -147,12 +147,21 @@ size_t tack_state_redate(tack_state_t *st, long now);
 
 /* tack_state_lock takes the lock every writer of the state file |path|
  * holds from reading what others wrote to its rename (httpd at the end of
- * a start, `tack state --redate`): flock on the directory it is in (no
- * file of its own to leave behind), waited for at most |wait_ms|
- * milliseconds.  Returns the descriptor (close it to let go), or -1 with
- * errno (EWOULDBLOCK: another writer held it all that time; ENOENT: the
- * directory is missing). */
-int tack_state_lock(const char *path, int wait_ms);
+ * a start, `tack state --redate`): flock on |path|.lock, a file only its
+ * owner (the caller's user, root) can open, waited for at most |wait_ms|
+ * milliseconds.  The lock file is opened without following a link, never
+ * blocking on a FIFO, and must be a regular file of the caller's, mode
+ * 0600: a lock anyone could open, anyone could hold.  One that is not (a
+ * local user may make it first where the directory lets them) is removed
+ * and made anew, and |*replaced| (when not NULL) is set to say so.
+ * Returns the descriptor (close it to let go), or -1 with errno
+ * (EWOULDBLOCK: another writer held it all that time; ENOENT: the
+ * directory is missing; EPERM: a lock file not ours that could not be
+ * replaced). */
+int tack_state_lock(const char *path, int wait_ms, int *replaced);
+
+/* The lock file's name: the state file's, with this after it. */
+#define TACK_STATE_LOCK_SUFFIX ".lock"
 
 /* tack_state_id_ok says whether |id| has the shape of an entry's name
  * ("NAME:PORT TYPE": printable ASCII without quotes or backslashes,

@@ -13,6 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+#include <sys/stat.h>
 
 #include "tack_cli.h"
 #include "tack_ext.h"
@@ -32,6 +33,16 @@ static void state_unlock(int fd)
     }
 }
 
+/* state_link_refused says that --redate does not follow the link |path|
+ * and returns CLI_EXIT_USAGE. */
+static int state_link_refused(const char *path)
+{
+    cli_err("%s: a symbolic link, not followed (the module does not read "
+            "one either, TACK00045); nothing changed: name the file itself",
+            path);
+    return CLI_EXIT_USAGE;
+}
+
 /* state_read_own reads the state file |path| that --redate rewrites, as
  * the module reads it (TACK00045): a symbolic link is not followed
  * (tack_file_read_at: the name itself, opened with O_NOFOLLOW), for the
@@ -48,10 +59,7 @@ static int state_read_own(const char *path, char **text, size_t *len)
         return CLI_EXIT_OK;
     }
     if (st == TACK_ERR_NOT_REGULAR_FILE && errno == ELOOP) {
-        cli_err("%s: a symbolic link, not followed (the module does not "
-                "read one either, TACK00045); nothing changed: name the "
-                "file itself",
-                path);
+        return state_link_refused(path);
     } else if (st == TACK_ERR_IO) {
         cli_err("%s: %s; nothing changed", path,
                 errno ? strerror(errno) : "cannot read");
@@ -122,7 +130,8 @@ int cmd_state(int argc, char **argv)
     size_t len = 0, changed;
     tack_state_t *st;
     tack_status_t rc;
-    int c, redate = 0, ret, lockfd = -1;
+    int c, redate = 0, ret, lockfd = -1, replaced = 0;
+    struct stat sb;
     time_t now;
     long ahead;
 
@@ -150,16 +159,27 @@ int cmd_state(int argc, char **argv)
         return cli_usage_error("state", "--redate rewrites FILE: name the "
                                         "file, not - (standard input)");
     }
-    if (redate && (lockfd = tack_state_lock(path, CLI_STATE_LOCK_MS)) < 0) {
+    if (redate && lstat(path, &sb) == 0 && S_ISLNK(sb.st_mode)) {
+        return state_link_refused(path); /* before its lock file is made */
+    }
+    if (redate &&
+        (lockfd = tack_state_lock(path, CLI_STATE_LOCK_MS, &replaced)) < 0) {
         /* httpd writes the file at the end of a start under this lock:
          * dating it back meanwhile would lose one of the two writes */
-        cli_err("%s: cannot take the state file's lock (%s); nothing "
+        cli_err("%s: cannot take the state file's lock, %s%s (%s); nothing "
                 "changed: try again once the server has started",
-                path,
+                path, path, TACK_STATE_LOCK_SUFFIX,
                 errno == EWOULDBLOCK ? "another writer, a starting httpd, held "
                                        "it for 10 seconds"
+                : errno == EPERM     ? "not a regular file of yours, mode "
+                                       "0600, and it cannot be replaced"
                                      : strerror(errno));
         return CLI_EXIT_USAGE;
+    }
+    if (replaced) {
+        cli_warn("%s%s: the lock file was not a regular file of yours, mode "
+                 "0600 (whoever can open it can hold it); replaced",
+                 path, TACK_STATE_LOCK_SUFFIX);
     }
     ret = redate ? state_read_own(path, &text, &len)
                  : cli_read_file_max(path, CLI_STATE_MAX, &text, &len);

@@ -27,7 +27,7 @@ my $vstate = '/var/lib/apache2/tack';
 # What the module writes there: the state file, its companions, and what
 # an interrupted write of each leaves (tack_file_write_temp: ".NAME." and
 # six of mkstemp's letters and digits).
-my @ours = qw(state.json state.json.pin-refused state.json.pin-key
+my @ours = qw(state.json state.json.lock state.json.pin-refused state.json.pin-key
     state.json.signing-keys .state.json.Ab3dE9 .state.json.pin-refused.ZZZZZZ
     .state.json.pin-key.x9Z0aB .state.json.signing-keys.000000);
 # What is not: the administrator's, named like them but not of that shape.
