@@ -104,8 +104,8 @@ static apr_status_t mt_signers_forget(void *unused)
     return APR_SUCCESS;
 }
 
-/* mt_sign_wait_secs is TackSigningWait; mt_sign_retry_secs
- * TackSigningRetry (main server). */
+/* mt_sign_wait_secs is TackSigningWait; mt_sign_retry_secs and
+ * mt_sign_retry_max_secs TackSigningRetry's two (main server). */
 int mt_sign_wait_secs(void)
 {
     int v = ap_server_conf ? mt_conf_get(ap_server_conf)->sign_wait : TACK_UNSET;
@@ -119,6 +119,14 @@ int mt_sign_retry_secs(void)
         ap_server_conf ? mt_conf_get(ap_server_conf)->sign_retry : TACK_UNSET;
 
     return v == TACK_UNSET ? TACK_SIGN_RETRY_SECS : v;
+}
+
+int mt_sign_retry_max_secs(void)
+{
+    int v = ap_server_conf ? mt_conf_get(ap_server_conf)->sign_retry_max
+                           : TACK_UNSET;
+
+    return v == TACK_UNSET ? TACK_SIGN_RETRY_MAX_SECS : v;
 }
 
 /* ---- loading the key ----------------------------------------------------- */
