@@ -41,6 +41,7 @@ APR_DECLARE_EXTERNAL_HOOK(ssl, SSL, int, init_server,
 #endif
 
 #include "mod_tack_load.h"
+#include "mod_tack_store.h"
 #include "mod_tack_secret.h"
 #include "mod_tack_config.h"
 #include "mod_tack_runtime.h"
@@ -115,6 +116,13 @@ static int mt_hook_post_read_request(request_rec *r)
     return DECLINED;
 }
 
+/* mt_hook_child_init runs in each new httpd child: it drops what only
+ * the parent and the background use. */
+static void mt_hook_child_init(apr_pool_t *p, server_rec *s)
+{
+    mt_store_child_init();
+}
+
 static void mt_register_hooks(apr_pool_t *p)
 {
     static const char *const after_ssl[] = {"mod_ssl.c", NULL};
@@ -126,6 +134,7 @@ static void mt_register_hooks(apr_pool_t *p)
                       APR_HOOK_MIDDLE);
     ap_hook_post_read_request(mt_hook_post_read_request, NULL, NULL,
                               APR_HOOK_MIDDLE);
+    ap_hook_child_init(mt_hook_child_init, NULL, NULL, APR_HOOK_MIDDLE);
     mt_status_register_hooks(p);
     mt_secret_register_hooks(p);
 }

@@ -74,9 +74,10 @@ struct mt_bg {
     struct {
         server_rec *s;              /* the generation's main server */
         apr_array_header_t *handed; /* apr_proc_t *: the pass's signers */
-        apr_time_t started;         /* when the current one was forked */
+        apr_time_t running;         /* when the current one's wait ends:
+                                     * its first round */
         int deaths;                 /* ends in a row, each soon after its
-                                     * start */
+                                     * first round */
     } life;
     mt_board_t *board; /* in the segment, or NULL */
 };
@@ -117,11 +118,6 @@ static struct mt_bg_proc *mt_bg_proc_get(void)
  * (apr_proc_other_child_alert): a status above any signal's number tells
  * them apart. */
 #define TACK_BG_EXIT_FAILED 100
-/* A background that lived this long before it ended is not crashing in a
- * loop: its successor starts at once. */
-#define TACK_BG_STABLE_SECS 300
-/* The longest a successor waits before its first round (the back-off). */
-#define TACK_BG_BACKOFF_MAX_SECS 3600
 
 /* ---- the background --------------------------------------------------------
  * What the pass left to the background is signed by a process of its own,
@@ -463,15 +459,20 @@ static int mt_agent_waiting(void)
  * done (|status|: httpd's exit status or signal number, 0 for a normal
  * end).  The pass's signers it had taken over are killed: their only
  * peer is gone, and one may be stuck in a token call.  The successor
- * starts at once after a background that lived TACK_BG_STABLE_SECS;
- * after quicker ends in a row it waits TackSigningRetry, then twice
- * that, and so on up to TACK_BG_BACKOFF_MAX_SECS: a crash loop costs a
- * fork every so often, not a busy parent. */
+ * starts at once after a background that ran twice TackSigningRetry's
+ * ceiling past the end of its own wait; after quicker ends in a row it
+ * waits TackSigningRetry, then twice that, and so on up to the ceiling: a
+ * crash loop costs a fork every so often, not a busy parent.  Its life is
+ * counted from the end of its wait, not from its fork: a successor that
+ * waited longer than the window and died at once is still a crash loop
+ * (the back-off went back to zero every 17 minutes with an hour's
+ * ceiling). */
 static void mt_agent_died(pid_t pid, int status)
 {
     struct mt_bg *bg = mt_bg_get();
     char how[96];
     int i, mpm_state, waiting, delay = 0;
+    long max = mt_sign_retry_max_secs(), stable = 2 * max;
 
     for (i = 0; bg->life.handed && i < bg->life.handed->nelts; i++) {
         apr_proc_t *sp = APR_ARRAY_IDX(bg->life.handed, i, apr_proc_t *);
@@ -499,8 +500,7 @@ static void mt_agent_died(pid_t pid, int status)
     } else {
         apr_snprintf(how, sizeof(how), "exited with status %d", status);
     }
-    if (apr_time_now() - bg->life.started <
-        apr_time_from_sec(TACK_BG_STABLE_SECS)) {
+    if (apr_time_now() - bg->life.running < apr_time_from_sec(stable)) {
         bg->life.deaths++;
     } else {
         bg->life.deaths = 1;
@@ -508,32 +508,30 @@ static void mt_agent_died(pid_t pid, int status)
     if (bg->life.deaths > 1) {
         long d = mt_sign_retry_secs();
 
-        for (i = 2; i < bg->life.deaths && d < TACK_BG_BACKOFF_MAX_SECS; i++) {
+        for (i = 2; i < bg->life.deaths && d < max; i++) {
             d *= 2;
         }
-        delay = (int)(d < TACK_BG_BACKOFF_MAX_SECS ? d
-                                                   : TACK_BG_BACKOFF_MAX_SECS);
+        delay = (int)(d < max ? d : max);
     }
     waiting = mt_agent_waiting();
-    ap_log_error(APLOG_MARK, APLOG_ERR, 0, bg->life.s,
-                 "TACK00090: the background signing process (tack-signing, "
-                 "pid %" APR_PID_T_FMT ") %s before its work was done; %d "
-                 "certificate%s still wait%s for a TACK%s: a new one "
-                 "starts %s%s",
-                 pid, how, waiting, waiting == 1 ? "" : "s",
-                 waiting == 1 ? "s" : "", mt_md_staging()
-                     ? ", and mod_md's staged renewals for theirs"
-                     : "",
-                 delay ? apr_psprintf(bg->life.s->process->pconf,
-                                      "in %d seconds", delay)
-                       : "now",
-                 bg->life.deaths > 1
-                     ? apr_psprintf(bg->life.s->process->pconf,
-                                    " (%d ends in a row, each within %d "
-                                    "seconds of its start: waiting longer "
-                                    "each time)",
-                                    bg->life.deaths, TACK_BG_STABLE_SECS)
-                     : "");
+    ap_log_error(
+        APLOG_MARK, APLOG_ERR, 0, bg->life.s,
+        "TACK00090: the background signing process (tack-signing, "
+        "pid %" APR_PID_T_FMT ") %s before its work was done; %d "
+        "certificate%s still wait%s for a TACK%s: a new one "
+        "starts %s%s",
+        pid, how, waiting, waiting == 1 ? "" : "s", waiting == 1 ? "s" : "",
+        mt_md_staging() ? ", and mod_md's staged renewals for theirs" : "",
+        delay ? apr_psprintf(bg->life.s->process->pconf, "in %d seconds", delay)
+              : "now",
+        bg->life.deaths > 1
+            ? apr_psprintf(bg->life.s->process->pconf,
+                           " (%d ends in a row, each within %ld "
+                           "seconds of the end of its wait: "
+                           "waiting longer each time, up to %ld "
+                           "seconds, TackSigningRetry's ceiling)",
+                           bg->life.deaths, stable, max)
+            : "");
     mt_agent_fork(bg->life.s, waiting, delay);
 }
 
@@ -594,7 +592,7 @@ static void mt_agent_fork(server_rec *s_main, int n, int delay)
     }
     bg->agent = pid;
     bg->life.s = s_main;
-    bg->life.started = apr_time_now();
+    bg->life.running = apr_time_now() + apr_time_from_sec(delay);
     proc = apr_pcalloc(pconf, sizeof(*proc));
     proc->pid = pid;
     apr_proc_other_child_register(proc, mt_agent_maintain, proc, NULL, pconf);

@@ -36,6 +36,7 @@
 #include "mod_tack_load.h"
 #include "mod_tack_store.h"
 #include "mod_tack_secret.h"
+#include "mod_tack_signer.h"
 
 APLOG_USE_MODULE(tack);
 
@@ -309,32 +310,84 @@ static const char *mt_cmd_TackStateFile(cmd_parms *cmd, void *dcfg,
     return NULL;
 }
 
-/* TackSigningWait SECONDS / TackSigningRetry SECONDS (main server): how
- * long a start or restart waits for signatures in all, how often the
- * background tries a signing key that failed again. */
-static const char *mt_cmd_sign_secs(cmd_parms *cmd, void *dcfg, const char *arg)
+/* mt_secs_parse reads |arg|, a number of seconds from |lo| to |hi|, into
+ * |*v|; returns 1, or 0 when it is not one. */
+static int mt_secs_parse(const char *arg, int lo, int hi, int *v)
+{
+    char *end;
+    long n;
+
+    errno = 0;
+    n = strtol(arg, &end, 10);
+    if (errno || end == arg || *end || n < lo || n > hi) {
+        return 0;
+    }
+    *v = (int)n;
+    return 1;
+}
+
+/* TackSigningWait SECONDS (main server): how long a start or restart
+ * waits for signatures in all. */
+static const char *mt_cmd_TackSigningWait(cmd_parms *cmd, void *dcfg,
+                                          const char *arg)
 {
     const char *err = ap_check_cmd_context(cmd, GLOBAL_ONLY);
-    int wait = cmd->info != NULL;
-    int lo = wait ? 0 : 1, hi = wait ? 300 : 3600;
-    char *end;
-    long v;
+    int v;
 
     if (err) {
         return err;
     }
-    errno = 0;
-    v = strtol(arg, &end, 10);
-    if (errno || end == arg || *end || v < lo || v > hi) {
+    if (!mt_secs_parse(arg, 0, 300, &v)) {
         return apr_psprintf(cmd->pool,
-                            "%s %s: not a number of seconds from %d to %d",
-                            cmd->cmd->name, arg, lo, hi);
+                            "TackSigningWait %s: not a number of seconds "
+                            "from 0 to 300",
+                            arg);
     }
-    if (wait) {
-        mt_conf_get(cmd->server)->sign_wait = (int)v;
-    } else {
-        mt_conf_get(cmd->server)->sign_retry = (int)v;
+    mt_conf_get(cmd->server)->sign_wait = v;
+    return NULL;
+}
+
+/* TackSigningRetry SECONDS [CEILING] (main server): how often the
+ * background tries a signing key that failed again; the longest a
+ * background that keeps dying waits before its successor. */
+static const char *mt_cmd_TackSigningRetry(cmd_parms *cmd, void *dcfg,
+                                           const char *arg, const char *max)
+{
+    const char *err = ap_check_cmd_context(cmd, GLOBAL_ONLY);
+    mt_conf_t *conf = mt_conf_get(cmd->server);
+    int v, m;
+
+    if (err) {
+        return err;
     }
+    if (!mt_secs_parse(arg, 1, 3600, &v)) {
+        return apr_psprintf(cmd->pool,
+                            "TackSigningRetry %s: not a number of seconds "
+                            "from 1 to 3600",
+                            arg);
+    }
+    conf->sign_retry = v;
+    conf->sign_retry_max = TACK_UNSET;
+    if (!max) {
+        return NULL;
+    }
+    if (!mt_secs_parse(max, 1, TACK_SIGN_RETRY_MAX_LIMIT, &m)) {
+        return apr_psprintf(cmd->pool,
+                            "TackSigningRetry %s %s: the ceiling, %s, is not "
+                            "a number of seconds from %s to %d",
+                            arg, max, max, arg, TACK_SIGN_RETRY_MAX_LIMIT);
+    }
+    if (m < v) {
+        return apr_psprintf(cmd->pool,
+                            "TackSigningRetry %s %s: the ceiling (%d "
+                            "seconds), the longest the background's "
+                            "successor waits, is below the first wait (%d "
+                            "seconds): give a ceiling from %d to %d, or none "
+                            "(%d)",
+                            arg, max, m, v, v, TACK_SIGN_RETRY_MAX_LIMIT,
+                            TACK_SIGN_RETRY_MAX_SECS);
+    }
+    conf->sign_retry_max = m;
     return NULL;
 }
 
@@ -430,14 +483,16 @@ const command_rec mt_config_cmds[] = {
                    RSRC_CONF,
                    "min_generation and generation of the TACKs signed "
                    "(default 0 0)"),
-    AP_INIT_TAKE1("TackSigningWait", mt_cmd_sign_secs, (void *)1, RSRC_CONF,
+    AP_INIT_TAKE1("TackSigningWait", mt_cmd_TackSigningWait, NULL, RSRC_CONF,
                   "how long a start or restart waits for TackSigningKey's "
                   "signatures in all, 0 to 300 seconds (default 10); the "
                   "rest are signed in the background (server config only)"),
-    AP_INIT_TAKE1("TackSigningRetry", mt_cmd_sign_secs, NULL, RSRC_CONF,
-                  "how often the background tries a TackSigningKey that "
-                  "failed again, 1 to 3600 seconds (default 60; server "
-                  "config only)"),
+    AP_INIT_TAKE12("TackSigningRetry", mt_cmd_TackSigningRetry, NULL, RSRC_CONF,
+                   "how often the background tries a TackSigningKey that "
+                   "failed again, 1 to 3600 seconds (default 60), and the "
+                   "longest a background that keeps dying waits before its "
+                   "successor, up to 86400 (default 3600; server config "
+                   "only)"),
     {NULL}};
 
 /* ---- create / merge ------------------------------------------------------ */
@@ -454,6 +509,7 @@ void *mt_config_create(apr_pool_t *p, server_rec *s)
     conf->sign_gen = TACK_UNSET;
     conf->sign_wait = TACK_UNSET;
     conf->sign_retry = TACK_UNSET;
+    conf->sign_retry_max = TACK_UNSET;
     return conf;
 }
 

@@ -150,10 +150,11 @@ struct mt_conf {
     const char *sign_pw;
     const ap_directive_t *sign_pw_where;
     int sign_min_gen, sign_gen; /* TACK_UNSET: 0 */
-    /* TackSigningWait, TackSigningRetry (main server; seconds, TACK_UNSET:
-     * the defaults): how long a start waits for signatures in all, how
-     * often the background tries a signing key that failed again. */
-    int sign_wait, sign_retry;
+    /* TackSigningWait, TackSigningRetry's two (main server; seconds,
+     * TACK_UNSET: the defaults): how long a start waits for signatures in
+     * all, how often the background tries a signing key that failed again,
+     * the ceiling of a dying background's back-off. */
+    int sign_wait, sign_retry, sign_retry_max;
     const char *state_file;     /* TackStateFile (main server), or NULL */
     const char *store_owner;    /* TackStoreOwner (main server), or NULL */
     apr_array_header_t *lapse;  /* TackLetPinsLapse TACK IDs, or NULL */

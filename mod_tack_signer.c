@@ -38,6 +38,7 @@
 #include "http_main.h"
 #include "apr_file_info.h"
 #include "apr_file_io.h"
+#include "apr_portable.h"
 #include "apr_shm.h"
 #include "apr_strings.h"
 #include "apr_thread_proc.h"
@@ -103,8 +104,8 @@ static apr_status_t mt_signers_forget(void *unused)
     return APR_SUCCESS;
 }
 
-/* mt_sign_wait_secs is TackSigningWait; mt_sign_retry_secs
- * TackSigningRetry (main server). */
+/* mt_sign_wait_secs is TackSigningWait; mt_sign_retry_secs and
+ * mt_sign_retry_max_secs TackSigningRetry's two (main server). */
 int mt_sign_wait_secs(void)
 {
     int v = ap_server_conf ? mt_conf_get(ap_server_conf)->sign_wait : TACK_UNSET;
@@ -118,6 +119,14 @@ int mt_sign_retry_secs(void)
         ap_server_conf ? mt_conf_get(ap_server_conf)->sign_retry : TACK_UNSET;
 
     return v == TACK_UNSET ? TACK_SIGN_RETRY_SECS : v;
+}
+
+int mt_sign_retry_max_secs(void)
+{
+    int v = ap_server_conf ? mt_conf_get(ap_server_conf)->sign_retry_max
+                           : TACK_UNSET;
+
+    return v == TACK_UNSET ? TACK_SIGN_RETRY_MAX_SECS : v;
 }
 
 /* ---- loading the key ----------------------------------------------------- */
@@ -377,6 +386,46 @@ void mt_signer_stop(pid_t pid)
     }
 }
 
+/* mt_signer_close_fds closes the descriptors |lo| to |hi|: close_range(2)
+ * (Linux 5.9), or each in turn up to the process's limit. */
+static void mt_signer_close_fds(unsigned lo, unsigned hi)
+{
+    long max;
+    unsigned fd;
+
+    if (lo > hi || close_range(lo, hi, 0) == 0) {
+        return;
+    }
+    max = sysconf(_SC_OPEN_MAX);
+    for (fd = lo; fd <= hi && (max < 0 || (long)fd < max); fd++) {
+        close((int)fd);
+    }
+}
+
+/* mt_signer_close_inherited closes, in a new signer, every descriptor but
+ * standard input, output and error, |own| (its socket) and the main
+ * server's error log (a token's warning is logged from here: TACK00140).
+ * What it inherited is not its own: httpd's listening sockets, the MPM's
+ * pipe, a TackStore's directory, the background's; a PKCS#11 module's
+ * code runs in this process, and a password program is forked from it. */
+static void mt_signer_close_inherited(int own)
+{
+    apr_os_file_t log = -1;
+    int a = own, b;
+
+    if (ap_server_conf && ap_server_conf->error_log) {
+        apr_os_file_get(&log, ap_server_conf->error_log);
+    }
+    b = log > 2 ? log : own;
+    if (b < a) {
+        a = b;
+        b = own;
+    }
+    mt_signer_close_fds(3, (unsigned)a - 1);
+    mt_signer_close_fds((unsigned)a + 1, (unsigned)b - 1);
+    mt_signer_close_fds((unsigned)b + 1, ~0U);
+}
+
 /* mt_signer_spawn forks the signer of |sg|; returns NULL, or why not. */
 const char *mt_signer_spawn(apr_pool_t *p, mt_signer_t *sg)
 {
@@ -412,6 +461,7 @@ const char *mt_signer_spawn(apr_pool_t *p, mt_signer_t *sg)
     }
     if (pid == 0) {
         close(sv[0]);
+        mt_signer_close_inherited(sv[1]);
         signal(SIGHUP, SIG_IGN); /* httpd's restart signals are the parent's */
         signal(SIGUSR1, SIG_IGN);
         signal(SIGTERM, mt_signer_on_term);

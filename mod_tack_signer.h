@@ -21,6 +21,10 @@
 /* How often the background tries a signing key that failed again
  * (TackSigningRetry): a signing host back up is used within this. */
 #define TACK_SIGN_RETRY_SECS 60
+/* The longest a background that keeps dying waits before its successor
+ * (TackSigningRetry's second argument), and the most it may be set to. */
+#define TACK_SIGN_RETRY_MAX_SECS 3600
+#define TACK_SIGN_RETRY_MAX_LIMIT 86400
 /* How long the background waits for a signer's first answer: the password
  * program's own deadline, and the token's login. */
 #define TACK_SIGN_AGENT_SECS (TACK_PW_EXEC_SECS + 5)
@@ -125,8 +129,11 @@ void mt_signers_allow(int secs);
 int mt_signers_answer_secs(void);
 void mt_sign_sync(void);
 
-/* mt_sign_retry_secs returns TackSigningRetry (or its default). */
+/* mt_sign_retry_secs returns TackSigningRetry (or its default);
+ * mt_sign_retry_max_secs its ceiling, the second argument (or its
+ * default). */
 int mt_sign_retry_secs(void);
+int mt_sign_retry_max_secs(void);
 
 /* mt_sign_replaced says that |old| gives way to a TACK just signed. */
 void mt_sign_replaced(server_rec *s, const mt_item_t *old);

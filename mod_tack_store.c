@@ -339,6 +339,16 @@ const char *mt_store_path(apr_pool_t *p, const mt_store_t *st, X509 *x509)
                : NULL;
 }
 
+void mt_store_child_init(void)
+{
+    const struct mt_stores *stores = mt_gen()->stores;
+    int i;
+
+    for (i = 0; stores && i < stores->list->nelts; i++) {
+        mt_store_close(APR_ARRAY_IDX(stores->list, i, mt_store_t *));
+    }
+}
+
 void mt_store_sync(const mt_store_t *st)
 {
     if (st->fd >= 0) {

@@ -32,6 +32,13 @@ void mt_store_ready(mt_store_t *st);
 int mt_store_has(const mt_store_t *st, X509 *x509);
 const char *mt_store_path(apr_pool_t *p, const mt_store_t *st, X509 *x509);
 
+/* mt_store_child_init closes, in a new httpd child, the descriptor of
+ * every store's directory: a child serves from memory, and code running in
+ * it (mod_lua, mod_perl, mod_php) would otherwise read every file of the
+ * store through /proc/self/fd, whatever the modes of its parent directory.
+ * The parent and the background keep theirs (they write the store). */
+void mt_store_child_init(void);
+
 /* mt_store_sync makes what was written into |st| durable: its directory
  * fsynced, its file system synced (syncfs), both on its descriptor. */
 void mt_store_sync(const mt_store_t *st);

@@ -21,7 +21,7 @@ use Time::HiRes qw(time sleep);
 use TackTest;
 use TackFixture qw(make_cert write_file store_name);
 
-plan tests => 72;
+plan tests => 89;
 
 my $TACK = top_dir() . '/tack';
 my $h = TackTest::Httpd->new('background');
@@ -295,7 +295,7 @@ $mark = -s $h->error_log;
 kill 'KILL', grep { $_ > 0 } @was;
 $t1 = time;
 sleep 0.1 until log_since($mark, $h->error_log) =~ /TACK00090/ || time - $t1 > 20;
-like(log_since($mark, $h->error_log), qr/TACK00090: .*pid $was[0]\) was killed by signal 9 \(Killed\) before its work was done; 0 certificates still wait for a TACK, and mod_md's staged renewals for theirs: a new one starts in 2 seconds \(2 ends in a row, each within 300 seconds of its start: waiting longer each time\)/,
+like(log_since($mark, $h->error_log), qr/TACK00090: .*pid $was[0]\) was killed by signal 9 \(Killed\) before its work was done; 0 certificates still wait for a TACK, and mod_md's staged renewals for theirs: a new one starts in 2 seconds \(2 ends in a row, each within 7200 seconds of the end of its wait: waiting longer each time, up to 3600 seconds, TackSigningRetry's ceiling\)/,
      'killed again soon after: its successor waits TackSigningRetry first (a back-off)');
 log_clean(0, [qr/TACK0003[08]|TACK00076|TACK00080|TACK00090/], $h->error_log);
 
@@ -347,4 +347,90 @@ like($log, qr/TACK00054: vhost a\.test:$port: TLSv1\.[23]: TACK requested; ECDSA
      'the debug trace of a handshake names the TACK sent from the shared table, not "no TACK"');
 # (a.test's pins: its renewal waits, which TACK00080 rightly calls an error)
 log_clean($mark, [qr/TACK00080: .*TackSigningWait 0/], $h->error_log);
+$h->stop;
+
+# ---- a crash loop backs off to TackSigningRetry's ceiling and stays there
+# (issue 45, item 5): each successor's life is counted from the end of its
+# wait, not from its fork; with a ceiling of 4 s a background that dies
+# within 8 s of its first round is still a crash loop, and its successor
+# waits 1, 2, 4, 4 ... seconds -- not "now" again once a wait was long.
+(my $bad = $conf_text) =~ s/^TackSigningRetry 2$/TackSigningRetry 60 30/m;
+write_file($h->conf_file, $bad);
+($rc, $o) = $h->configtest;
+isnt($rc, 0, 'apache2 -t refuses TackSigningRetry 60 30');
+like($o, qr/TackSigningRetry 60 30: the ceiling \(30 seconds\), the longest the background's successor waits, is below the first wait \(60 seconds\): give a ceiling from 60 to 86400, or none \(3600\)/,
+     '... saying the ceiling is below the first wait') or diag($o);
+# the signing host is down; the program notes when each round runs it
+# (when, and for which background: its signer's parent)
+write_file("$d/ask-note", "#!/bin/sh\necho \$(date +%s.%N) \$(cut -d' ' -f4 /proc/\$PPID/stat) >> $d/rounds\n"
+    . "echo 'signing host down' >&2\nexit 2\n");
+chmod 0700, "$d/ask-note";
+(my $loop = $conf_text) =~ s/^TackSigningRetry 2$/TackSigningRetry 1 4/m;
+$loop =~ s/^TackSigningWait 2$/TackSigningWait 0/m;
+$loop =~ s{exec:\S+/ask$}{exec:$d/ask-note}m;
+write_file($h->conf_file, $loop);
+unlink "$d/up", "$d/rounds";
+make_cert($d, 'a', 'ec', 'a.test');
+($rc, $o) = $h->configtest;
+unlike($o, qr/TackSigningRetry/, 'apache2 -t takes TackSigningRetry 1 4 without a word (it refuses the pinned a.test left unsigned, TACK00040)') or diag($o);
+$mark = -s $h->error_log;
+($rc, $o) = $h->start;
+is($rc, 0, 'started with TackSigningRetry 1 4, a renewed a.test and the host down') or diag($o);
+# rounds(): when the password program ran, and for which background
+# ([time, pid] each)
+sub rounds {
+    open(my $fh, '<', "$d/rounds") or return ();
+    return map { /^([\d.]+) (\d+)$/ ? [$1, $2] : () } <$fh>;
+}
+# kill_bg($live): once the background has run its first round, waits $live
+# more seconds, kills it and returns (the wait its successor is given, in
+# the TACK00090 line, in seconds, or undef; the seconds from the kill to
+# the successor's first round, or undef)
+sub kill_bg {
+    my ($live) = @_;
+    my $t = time;
+    my @bg;
+    sleep 0.05 until (@bg = bg_pids()) && rounds() || time - $t > 20;
+    return (undef, undef) unless @bg;
+    sleep $live if $live;
+    my $m = -s $h->error_log;
+    my $n = () = rounds();
+    my $k = time;
+    kill 'KILL', @bg;
+    sleep 0.05 until log_since($m, $h->error_log) =~ /TACK00090.*pid $bg[0]\b/ || time - $k > 10;
+    my ($said) = log_since($m, $h->error_log) =~ /TACK00090: .*pid $bg[0]\) .*: a new one starts (now|in \d+ seconds)/;
+    return (undef, undef) unless defined $said;
+    $said = $said eq 'now' ? 0 : ($said =~ /(\d+)/)[0];
+    my @r;
+    my $next = sub { grep { $_->[1] != $bg[0] } splice(@{ [rounds()] }, $n) };
+    sleep 0.05 until (@r = $next->()) || time - $k > $said + 10;
+    return ($said, @r ? $r[0][0] - $k : undef);
+}
+my (@said, @took);
+for my $i (1 .. 6) {
+    my ($said, $took) = kill_bg(0);
+    push @said, $said // 'none';
+    push @took, $took;
+}
+is("@said", '0 1 2 4 4 4', 'each background killed after its first round: its successor starts now, then waits 1, 2, 4, 4, 4 seconds (TackSigningRetry 1 4)')
+    or diag(log_since($mark, $h->error_log));
+for my $i (0 .. 5) {
+    my $w = $said[$i] =~ /^\d+$/ ? $said[$i] : -99;
+    ok(defined $took[$i] && $took[$i] >= $w - 0.1 && $took[$i] < $w + 2.5,
+       sprintf('... and waits that long: killed %d, it ran its first round %.1f s later (said %s)',
+               $i + 1, $took[$i] // -1, $said[$i]));
+}
+like(log_since($mark, $h->error_log), qr/TACK00090: .*a new one starts in 4 seconds \(6 ends in a row, each within 8 seconds of the end of its wait: waiting longer each time, up to 4 seconds, TackSigningRetry's ceiling\)/,
+     'the line says how many ends, within what window, and the ceiling');
+# 9 s from its fork, 5 s from the end of its wait: still the crash loop
+my $said;
+($said, $took) = kill_bg(5);
+is($said, 4, 'a successor that dies 5 s after its 4-second wait is still in the loop: the next waits 4 seconds, not 0')
+    or diag(log_since($mark, $h->error_log));
+ok(defined $took && $took >= 3.9, sprintf('... and does (%.1f s)', $took // -1));
+# past twice the ceiling after its wait: not a loop any more
+($said, $took) = kill_bg(9);
+is($said, 0, 'one that ran 9 s (over twice the ceiling) after its wait is replaced at once');
+ok(defined $took && $took < 2.5, sprintf('... and its successor runs at once (%.1f s)', $took // -1));
+log_clean($mark, [qr/TACK00076|TACK00080|TACK00090/], $h->error_log);
 $h->stop;
