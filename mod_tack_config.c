@@ -63,14 +63,48 @@ static const char *mt_server_path(cmd_parms *cmd, const char *arg)
     return ap_server_root_relative(cmd->pool, arg);
 }
 
+/* mt_store_twice judges a second TackStore line in one context (two
+ * routes' blocks pasted at server level: the one read later would win,
+ * silently, by include order): another directory than the first's is
+ * refused under -t, naming both lines, and said at a real start
+ * (TACK00148), where the later one is used as before.  Returns the
+ * directive's error, or NULL. */
+static const char *mt_store_twice(cmd_parms *cmd, mt_conf_t *conf,
+                                  const char *path)
+{
+    const char *msg;
+
+    if (!conf->store_arg || !strcmp(conf->store_arg, path)) {
+        return NULL;
+    }
+    msg = apr_psprintf(
+        cmd->pool,
+        "TackStore %s (" TACK_WHERE_FMT ") and TackStore %s (" TACK_WHERE_FMT
+        ") in one context: the one read later would replace the other "
+        "silently, by the order of the included files; keep one (a "
+        "TackStore of its own in each virtual host that needs another)",
+        conf->store_arg, TACK_WHERE(conf->store_where), path,
+        TACK_WHERE(cmd->directive));
+    if (mt_strict()) {
+        return msg;
+    }
+    conf->store_twice = msg;
+    return NULL;
+}
+
 static const char *mt_cmd_TackStore(cmd_parms *cmd, void *dcfg, const char *arg)
 {
     mt_conf_t *conf = mt_conf_get(cmd->server);
-    const char *path;
+    const char *path, *err;
     mt_store_t *st;
 
     conf->store_set = 1;
     if (!strcasecmp(arg, "none")) {
+        if ((err = mt_store_twice(cmd, conf, "none"))) {
+            return err;
+        }
+        conf->store_arg = "none";
+        conf->store_where = cmd->directive;
         conf->store = NULL;
         return NULL;
     }
@@ -81,6 +115,11 @@ static const char *mt_cmd_TackStore(cmd_parms *cmd, void *dcfg, const char *arg)
     while (strlen(path) > 1 && path[strlen(path) - 1] == '/') {
         path = apr_pstrndup(cmd->pool, path, strlen(path) - 1);
     }
+    if ((err = mt_store_twice(cmd, conf, path))) {
+        return err;
+    }
+    conf->store_arg = path;
+    conf->store_where = cmd->directive;
     st = mt_store_get(cmd, path);
     if (st->error && mt_strict()) {
         return st->error;

@@ -107,6 +107,83 @@ void mt_md_watch(server_rec *s_main)
     }
 }
 
+/* mt_md_fallback_in says whether the directory |dir| (mod_md's
+ * MDStoreDir/domains/NAME) holds a fallback-pubcert*.pem whose key is
+ * |hash|: mod_md's self-signed stand-in for NAME, served (answering 503)
+ * until its first certificate comes. */
+static int mt_md_fallback_in(apr_pool_t *p, const char *dir,
+                             const uint8_t *hash)
+{
+    DIR *d = opendir(dir);
+    struct dirent *e;
+    int found = 0;
+
+    if (!d) {
+        return 0;
+    }
+    while (!found && (e = readdir(d))) {
+        char *text = NULL;
+        size_t len = 0;
+        uint8_t h[TACK_HASH_LEN];
+        BIO *bio;
+        X509 *x;
+
+        if (strncmp(e->d_name, "fallback-pubcert", 16) ||
+            strlen(e->d_name) < 20 ||
+            strcmp(e->d_name + strlen(e->d_name) - 4, ".pem") ||
+            tack_file_read(apr_pstrcat(p, dir, "/", e->d_name, NULL),
+                           64 * 1024, &text, &len) != TACK_OK) {
+            continue;
+        }
+        bio = BIO_new_mem_buf(text, (int)len);
+        x = bio ? PEM_read_bio_X509(bio, NULL, NULL, NULL) : NULL;
+        found = x && tack_spki_hash(x, h) == TACK_OK &&
+                !memcmp(h, hash, TACK_HASH_LEN);
+        X509_free(x);
+        BIO_free(bio);
+        free(text);
+        ERR_clear_error();
+    }
+    closedir(d);
+    return found;
+}
+
+void mt_md_mark_fallback(apr_pool_t *p, server_rec *s, mt_sel_t *sel)
+{
+    const char *dir;
+    char vname[TACK_NAME_SIZE];
+    int c, i;
+
+    if (!ap_find_linked_module("mod_md.c")) {
+        return;
+    }
+    dir = mt_md_store_dir(ap_conftree);
+    dir = ap_server_root_relative(p, dir ? dir : "md");
+    for (c = 0; dir && c < sel->ncerts; c++) {
+        mt_certsel_t *cert = &sel->certs[c];
+        const char *name = s->server_hostname;
+
+        for (i = -1; cert->x509 && !cert->ntacks && !cert->md_fallback &&
+                     name && (!s->names || i < s->names->nelts);
+             i++, name = s->names && i < s->names->nelts
+                             ? APR_ARRAY_IDX(s->names, i, const char *)
+                             : NULL) {
+            if (strchr(name, '/') || name[0] == '.') {
+                continue;
+            }
+            cert->md_fallback = mt_md_fallback_in(
+                p, apr_pstrcat(p, dir, "/domains/", name, NULL), cert->hash);
+        }
+        if (cert->md_fallback) {
+            ap_log_error(APLOG_MARK, APLOG_INFO, 0, s,
+                         "TACK00149: vhost %s: %s is mod_md's fallback "
+                         "certificate (it answers 503 until mod_md has one): "
+                         "TackSigningKey does not sign it",
+                         mt_vhost_name_buf(s, vname), cert->label);
+        }
+    }
+}
+
 /* mt_md_vhost returns the vhost that serves |cert| (a name of its
  * certificate is the vhost's name or an alias), or NULL. */
 static server_rec *mt_md_vhost(X509 *cert)

@@ -17,6 +17,13 @@ void mt_md_watch(server_rec *s_main);
  * ahead what it stages, or NULL. */
 const char *mt_md_staging(void);
 
+/* mt_md_mark_fallback marks each certificate of |sel| (vhost |s|) without
+ * a TACK that is mod_md's self-signed fallback for one of the vhost's names
+ * (its key is that of MDStoreDir/domains/NAME/fallback-pubcert*.pem: the
+ * store's layout, not the subject's text), so that TackSigningKey does not
+ * sign it (TACK00149, at info).  Nothing when mod_md is not loaded. */
+void mt_md_mark_fallback(apr_pool_t *p, server_rec *s, mt_sel_t *sel);
+
 /* mt_md_round signs, in the background, a TACK into the vhost's TackStore
  * for each staged certificate that has none; |seen| (in a pool that lives
  * across rounds) remembers what was signed or said. */

@@ -137,6 +137,11 @@ struct mt_conf {
     size_t num_sigs;                  /* break signatures in own sigfiles */
     mt_store_t *store;                /* TackStore, own or inherited */
     int store_set;                    /* TackStore given here (maybe none) */
+    const char *store_arg;            /* ... its path (or "none") as read */
+    const ap_directive_t *store_where; /* ... and its line */
+    /* A second TackStore of another directory in this very context, at a
+     * real start (under -t it is a syntax error): said at the pass. */
+    const char *store_twice;
     int pin_activation;
     int format;
     int tls13;
@@ -193,6 +198,9 @@ typedef struct {
     /* Queued for TackSigningKey's signature in the background (served
      * without a TACK from it until then), or NULL. */
     mt_pending_t *pending;
+    /* mod_md's self-signed fallback (it answers 503 until mod_md has a
+     * certificate): TackSigningKey never signs it (mt_md_mark_fallback). */
+    int md_fallback;
 } mt_certsel_t;
 
 /* What a vhost serves, once every rule of mt_resolve has been applied. */

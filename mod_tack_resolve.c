@@ -601,6 +601,12 @@ int mt_resolve_log_warnings(server_rec *s_main)
         mt_file_t **tf = mt_elts(conf->files);
         mt_sigfile_t **sf = mt_elts(conf->sigfiles);
 
+        if (conf->store_twice) {
+            n++;
+            ap_log_error(APLOG_MARK, APLOG_WARNING, 0, s,
+                         "TACK00148: vhost %s: %s; the later is used",
+                         mt_vhost_name(s), conf->store_twice);
+        }
         for (i = 0; i < mt_nelts(conf->files); i++) {
             apr_array_header_t *w = tf[i]->warnings;
 

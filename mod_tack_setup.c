@@ -36,6 +36,7 @@
 #include "mod_tack_resolve.h"
 #include "mod_tack_guard.h"
 #include "mod_tack_sign.h"
+#include "mod_tack_md.h"
 #include "mod_tack_background.h"
 #include "mod_tack_runtime.h"
 #include "mod_tack_status.h"
@@ -477,6 +478,9 @@ static int mt_setup_vhost(apr_pool_t *p, apr_pool_t *tmp, server_rec *s,
 
     problems = mt_resolve(tmp, s, conf, certs, n, known, &sel);
     if (ctx) {
+        if (conf->sign_key && *conf->sign_key) {
+            mt_md_mark_fallback(tmp, s, &sel);
+        }
         mt_sign_vhost(p, s, conf, &sel);
         mt_guard_recover(p, s, conf, &sel);
         mt_resolve_mark_cert_bound(&sel);

@@ -98,6 +98,27 @@ apr_array_header_t *mt_sign_queued(void)
 
 /* ---- signing --------------------------------------------------------------- */
 
+/* mt_sign_store_ours says why TackSigningKey must not write into the
+ * store directory |path|, or NULL: it writes only into a store of root's.
+ * A store owned by TackStoreOwner's user is another route's (a hook that
+ * signs as that user): written into as root, it would hold files its
+ * owner did not sign, under another key than its own, and the two
+ * routes would take each other's files.  To let TackSigningKey fill it,
+ * give it to root. */
+static const char *mt_sign_store_ours(apr_pool_t *p, const char *path)
+{
+    struct stat sb;
+
+    if (stat(path, &sb) != 0 || sb.st_uid == 0) {
+        return NULL; /* mt_store_write says what it cannot do */
+    }
+    return apr_psprintf(p,
+                        "owned by uid %ld, not root: another route's store "
+                        "(TackStoreOwner), which TackSigningKey does not "
+                        "write into (chown root %s to let it)",
+                        (long)sb.st_uid, path);
+}
+
 /* mt_sign_one signs a TACK for |cert| that expires with it (|expires|,
  * in minutes), writes it into the vhost's store, and returns its item; a
  * certificate already signed for in this pass gets the same TACK. */
@@ -163,10 +184,13 @@ mt_item_t *mt_sign_one(apr_pool_t *p, server_rec *s,
     }
     if (write && conf->store && conf->store->loaded && !conf->store->error &&
         cert->x509) {
-        const char *file;
+        const char *file = NULL;
         const uint8_t *other;
 
-        err = mt_store_write(p, conf->store, cert->x509, &tack, &file);
+        err = mt_sign_store_ours(p, conf->store->path);
+        if (!err) {
+            err = mt_store_write(p, conf->store, cert->x509, &tack, &file);
+        }
         other =
             err ? NULL : apr_hash_get(tb->files, file, APR_HASH_KEY_STRING);
         if (other && !mt_key_equal(other, sg->pub)) {
@@ -416,7 +440,7 @@ static void mt_sign_unknown(server_rec *s, const mt_conf_t *conf,
     for (c = 0; c < sel->ncerts; c++) {
         mt_certsel_t *cert = &sel->certs[c];
 
-        if (cert->x509 && !cert->ntacks &&
+        if (cert->x509 && !cert->ntacks && !cert->md_fallback &&
             tack_cert_end_time(cert->x509, &end) == TACK_OK &&
             end / 60 > now / 60) {
             mt_sign_queue(s, conf, sel, cert, sg, (uint32_t)(end / 60), 1, 0,
@@ -456,7 +480,7 @@ void mt_sign_vhost(apr_pool_t *p, server_rec *s, const mt_conf_t *conf,
         }
     }
     for (c = 0; c < sel->ncerts; c++) {
-        if (sel->certs[c].x509) {
+        if (sel->certs[c].x509 && !sel->certs[c].md_fallback) {
             mt_sign_cert(p, s, conf, sg, sel, &sel->certs[c], now);
         }
     }

@@ -22,7 +22,7 @@ BEGIN { need('pebble', 'mod_md', 'softhsm2', 'pkcs11-tool', 'provider') }
 use Test::More;
 use TackTest qw(log_mark log_since log_clean);
 
-plan tests => 2 * 48 + 2;
+plan tests => 2 * 50 + 2;
 
 my $top_d = acme_tmp('signing');
 my $pebble = Pebble->start("$top_d/pebble");
@@ -133,6 +133,12 @@ ok($signed_ahead->($tackfile), '... its TACK is signed ahead into the store, bef
     or diag(log_since(0, $h->error_log));
 like(log_since(0, $h->error_log), qr/TACK00031: vhost \Q$name\E:$port: signed a TACK for mod_md's staged certificate \S+staging\S+ with TackSigningKey $key_re \(key \Q$id\E, generation 0, expires \S+, with the certificate\); written to \Q$tackfile\E/,
      '... by the background, from mod_md\'s staging directory');
+# Until then the vhost served mod_md's self-signed fallback (answering
+# 503): never signed, never written into the store (issue 44, item 2).
+like(log_since(0, $h->error_log), qr/\[tack:info\].*TACK00149: vhost \Q$name\E:$port: ECDSA certificate \/CN=Apache Managed Domain Fallback is mod_md's fallback certificate \(it answers 503 until mod_md has one\): TackSigningKey does not sign it/,
+     'the first start did not sign mod_md\'s fallback certificate, and said so');
+unlike(log_since(0, $h->error_log), qr/TACK00031: vhost \Q$name\E:$port: signed a TACK for ECDSA certificate \/CN=Apache Managed Domain Fallback/,
+       '... no TACK signed for it');
 
 my $mark = log_mark($h->error_log);
 ok($h->graceful, 'graceful restart: mod_md activates it');

@@ -112,7 +112,7 @@ my %apache_plan = (
     'admin-guide.md: TackLetPinsLapse b6s7y.ft55s.klpsp.eizyu.bsast' => 'vhost',
     'admin-guide.md: TackFormat draft-02 (+3)' => 'vhost',
     'admin-guide.md: TackFile          /etc/apache2/tack/www.example.org.tack.pem (+1)' => 'vhost',
-    "admin-guide.md: # a TACKpy key file, or a token's key: pkcs11:token=tack;object=tackkey (+5)" => 'server',
+    "admin-guide.md: # a TACKpy key file, or a token's key: pkcs11:token=tack;object=tackkey (+4)" => 'server',
     'admin-guide.md: TackStore /etc/apache2/tack/store (+6)' => 'as is',
     "admin-guide.md: # the CA's terms: without it, no certificate (+12)" => 'as is',
     'directives.md: TackBreakSigsFile /etc/apache2/tack/breaksigs.pem' => 'server',
