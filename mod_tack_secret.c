@@ -16,7 +16,10 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <dirent.h>
+#include <stdio.h>
 #include <sys/prctl.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -99,37 +102,186 @@ static const char *mt_pw_file(apr_pool_t *p, const char *path, char *buf,
     return NULL;
 }
 
-/* The password program of the signer process, while it runs: its process
- * group, ended with it whatever happens (mt_pw_exec, and the signer's
- * SIGTERM handler when the parent gives up on the signer). */
+/* The password program of the signer process, while it runs: the
+ * reaper's process (mt_pw_reaper), which is also its process group,
+ * ended with everything it started whatever happens (mt_pw_exec, and the
+ * signer's SIGTERM handler when the parent gives up on the signer). */
 static volatile pid_t mt_pw_pgid;
-
-static void mt_pw_reap_group(pid_t pgid)
-{
-    if (pgid > 0) {
-        kill(-pgid, SIGKILL);
-    }
-}
 
 void mt_pw_end_group(void)
 {
-    mt_pw_reap_group(mt_pw_pgid);
+    /* the reaper kills and reaps every descendant, then exits */
+    if (mt_pw_pgid > 0) {
+        kill(mt_pw_pgid, SIGTERM);
+    }
+}
+
+/* mt_pw_kill_children kills, with SIGKILL, every child of |self| that
+ * /proc shows (PPid == self; a kernel without /proc/PID/task/TID/children
+ * is common).  Async-signal-safe, nothing allocated: it runs in a process
+ * forked from one that may have threads. */
+static void mt_pw_kill_children(pid_t self)
+{
+    long ents[4096 / sizeof(long)];
+    char path[64], st[512];
+    int dir = open("/proc", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+    ssize_t n;
+
+    if (dir < 0) {
+        return;
+    }
+    while ((n = getdents64(dir, ents, sizeof(ents))) > 0) {
+        ssize_t off = 0;
+
+        while (off < n) {
+            struct dirent64 *e =
+                (struct dirent64 *)(void *)((char *)ents + off);
+            const char *c, *close_paren = NULL;
+            long pid = 0, ppid = 0;
+            ssize_t len;
+            int fd;
+
+            off += e->d_reclen;
+            for (c = e->d_name; *c >= '0' && *c <= '9'; c++) {
+                pid = pid * 10 + (*c - '0');
+            }
+            if (*c || !pid || pid == self ||
+                snprintf(path, sizeof(path), "/proc/%ld/stat", pid) < 0 ||
+                (fd = open(path, O_RDONLY | O_CLOEXEC)) < 0) {
+                continue;
+            }
+            len = read(fd, st, sizeof(st) - 1);
+            close(fd);
+            if (len <= 0) {
+                continue;
+            }
+            st[len] = '\0';
+            /* "PID (COMM) S PPID ...": COMM may hold anything, ')' too */
+            for (c = st; *c; c++) {
+                close_paren = *c == ')' ? c : close_paren;
+            }
+            if (!close_paren || strlen(close_paren) < 5) {
+                continue;
+            }
+            for (c = close_paren + 4; *c >= '0' && *c <= '9'; c++) {
+                ppid = ppid * 10 + (*c - '0');
+            }
+            if (ppid == self) {
+                kill((pid_t)pid, SIGKILL);
+            }
+        }
+    }
+    close(dir);
+}
+
+/* mt_pw_reaper is the process forked for a password program: it runs
+ * |prog| as its child, its standard output |out_w|, and when the program
+ * exits, or at SIGTERM (the signer's deadline, or the signer gone: its
+ * parent-death signal), kills and reaps every descendant left, then
+ * exits as the program did.  A child subreaper: whatever the program
+ * started becomes its child when orphaned, even out of the process group
+ * (setsid), and is found there.  Never httpd's parent: it would inherit
+ * every orphan of every child (a daemonised CGI's, PHP's workers). */
+static void mt_pw_reaper(const char *prog, const char *key, int out_r,
+                         int out_w, pid_t signer)
+{
+    sigset_t set, old;
+    struct rlimit none = {0, 0};
+    struct timespec tick = {0, 50000000};
+    pid_t self = getpid(), pid, r;
+    int status = 0, have = 0, st, term = 0;
+
+    sigemptyset(&set);
+    sigaddset(&set, SIGCHLD);
+    sigaddset(&set, SIGTERM);
+    sigprocmask(SIG_BLOCK, &set, &old);
+    signal(SIGCHLD, SIG_DFL);
+    prctl(PR_SET_PDEATHSIG, SIGTERM);
+    if (getppid() != signer) {
+        _exit(126);
+    }
+    setpgid(0, 0);
+    close(out_r);
+    if (prctl(PR_SET_CHILD_SUBREAPER, 1) != 0) {
+        _exit(126);
+    }
+    pid = fork();
+    if (pid < 0) {
+        _exit(126);
+    }
+    if (pid == 0) {
+        int null = open("/dev/null", O_RDONLY);
+
+        /* it dies with the reaper, whatever ends the reaper */
+        prctl(PR_SET_PDEATHSIG, SIGKILL);
+        if (getppid() != self) {
+            _exit(126);
+        }
+        if (null < 0 || dup2(null, 0) < 0 || dup2(out_w, 1) < 0) {
+            _exit(126);
+        }
+        signal(SIGTERM, SIG_DFL);
+        sigprocmask(SIG_SETMASK, &old, NULL);
+        execl(prog, prog, key, (char *)NULL);
+        fprintf(stderr, "exec:%s: %s\n", prog, strerror(errno));
+        _exit(127);
+    }
+    close(out_w);
+    while (!have && !term) {
+        siginfo_t si;
+
+        term = sigtimedwait(&set, &si, &tick) == SIGTERM;
+        while ((r = waitpid(-1, &st, WNOHANG)) > 0) {
+            if (r == pid) {
+                status = st;
+                have = 1;
+            }
+        }
+    }
+    /* everything left: killed, and reaped, until there is no child; a
+     * child's orphans are this process's before its exit can be reaped */
+    for (;;) {
+        mt_pw_kill_children(self);
+        r = waitpid(-1, &st, 0);
+        if (r == pid && !have) {
+            status = st;
+            have = 1;
+        }
+        if (r < 0 && errno != EINTR) {
+            break;
+        }
+    }
+    if (term || !have) {
+        _exit(125);
+    }
+    if (WIFSIGNALED(status)) {
+        /* ended as the program was, without a core of the reaper */
+        setrlimit(RLIMIT_CORE, &none);
+        signal(WTERMSIG(status), SIG_DFL);
+        sigemptyset(&set);
+        sigprocmask(SIG_SETMASK, &set, NULL);
+        raise(WTERMSIG(status));
+        _exit(128 + WTERMSIG(status));
+    }
+    _exit(WEXITSTATUS(status));
 }
 
 /* mt_pw_exec runs |prog| with the key's path or URI as its argument and
  * takes the first line of its standard output, as mod_ssl's
  * SSLPassPhraseDialog exec: does.  Its standard error goes to the error
- * log.  It has TACK_PW_EXEC_SECS in all, from its start to its exit: it
- * runs in a process group of its own, which is killed at the deadline, and
- * at its exit too, so that nothing it started is left behind (a program
- * that prints the password and then waits would otherwise hold the
- * restart, and outlive it as an orphan running as root). */
+ * log.  It has TACK_PW_EXEC_SECS in all, from its start to its exit.  It
+ * runs under a reaper of its own (mt_pw_reaper), which at its exit or at
+ * the deadline ends everything it started, setsid or not: a program that
+ * prints the password and then waits, or leaves a daemon behind, would
+ * otherwise hold the restart, and outlive it as an orphan running as
+ * root. */
 static const char *mt_pw_exec(apr_pool_t *p, const char *prog, const char *key,
                               char *buf, size_t *len)
 {
-    long deadline = mt_ms_now() + TACK_PW_EXEC_SECS * 1000L;
+    long deadline = mt_ms_now() + TACK_PW_EXEC_SECS * 1000L, grace;
     int out[2], status = 0, late = 0, eof = 0, done = 0;
     pid_t pid, signer = getpid();
+    siginfo_t si;
 
     *len = 0;
     if (pipe2(out, O_CLOEXEC) != 0) {
@@ -144,24 +296,9 @@ static const char *mt_pw_exec(apr_pool_t *p, const char *prog, const char *key,
                             strerror(errno));
     }
     if (pid == 0) {
-        int null = open("/dev/null", O_RDONLY);
-
-        /* it dies with the signer, whatever ends the signer (SIGKILL
-         * included, which leaves no handler to end the group) */
-        prctl(PR_SET_PDEATHSIG, SIGKILL);
-        if (getppid() != signer) {
-            _exit(126);
-        }
-        setpgid(0, 0);
-        if (null < 0 || dup2(null, 0) < 0 || dup2(out[1], 1) < 0) {
-            _exit(126);
-        }
-        signal(SIGTERM, SIG_DFL);
-        execl(prog, prog, key, (char *)NULL);
-        fprintf(stderr, "exec:%s: %s\n", prog, strerror(errno));
-        _exit(127);
+        mt_pw_reaper(prog, key, out[0], out[1], signer);
     }
-    setpgid(pid, pid); /* as the child does: whichever runs first */
+    setpgid(pid, pid); /* as the reaper does: whichever runs first */
     mt_pw_pgid = pid;
     close(out[1]);
     while (!done) {
@@ -181,9 +318,7 @@ static const char *mt_pw_exec(apr_pool_t *p, const char *prog, const char *key,
                 eof = 1;
             }
         }
-        siginfo_t si;
-
-        /* WNOWAIT: the exited program stays a zombie, so its process
+        /* WNOWAIT: the exited reaper stays a zombie, so its process
          * group's number cannot be reused before the group is killed. */
         memset(&si, 0, sizeof(si));
         if (waitid(P_PID, (id_t)pid, &si, WEXITED | WNOHANG | WNOWAIT) == 0 &&
@@ -197,9 +332,22 @@ static const char *mt_pw_exec(apr_pool_t *p, const char *prog, const char *key,
         }
     }
     close(out[0]);
-    /* The group goes at the deadline, and at the program's exit: what it
-     * left running in the background is ended with it. */
-    mt_pw_reap_group(pid);
+    if (late) {
+        /* the reaper ends the program and what it started; 2 s for it */
+        kill(pid, SIGTERM);
+        grace = mt_ms_now() + 2000;
+        do {
+            memset(&si, 0, sizeof(si));
+            if (waitid(P_PID, (id_t)pid, &si, WEXITED | WNOHANG | WNOWAIT) ==
+                    0 &&
+                si.si_pid == pid) {
+                break;
+            }
+            usleep(10000);
+        } while (mt_ms_left(grace));
+    }
+    /* what is left of the reaper's group, if anything */
+    kill(-pid, SIGKILL);
     mt_pw_pgid = 0;
     while (waitpid(pid, &status, 0) < 0 && errno == EINTR) {
     }

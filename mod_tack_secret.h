@@ -28,8 +28,8 @@ void mt_secret_register_hooks(apr_pool_t *p);
 const char *mt_sign_password(apr_pool_t *p, const char *src, const char *key,
                              char *buf, size_t *len);
 
-/* mt_pw_end_group kills the process group of an exec: program still
- * running (async-signal-safe: the signer's SIGTERM handler). */
+/* mt_pw_end_group ends an exec: program still running and everything it
+ * started (async-signal-safe: the signer's SIGTERM handler). */
 void mt_pw_end_group(void);
 
 /* The PINs a token refused: mt_pin_digest is what is remembered of |pin|
