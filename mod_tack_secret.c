@@ -724,7 +724,8 @@ int mt_pin_refused(apr_pool_t *p, const char *uri, const char *id,
         had_src = mt_pin_part(p, had, TACK_PIN_SRC_PART);
         if (strlen(had) == strlen(id) && !CRYPTO_memcmp(had, id, strlen(id))) {
             refused = 1;
-        } else if (!*had_key && !strncmp(id, had, strlen(had)) &&
+        } else if (!*had_key && strlen(had) < strlen(id) &&
+                   !CRYPTO_memcmp(id, had, strlen(had)) &&
                    id[strlen(had)] == ' ') {
             refused = 1; /* an earlier mod_tack's entry, under this key */
         } else if (*had_key &&

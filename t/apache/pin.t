@@ -18,8 +18,9 @@ use Time::HiRes qw(time sleep);
 use TackTest;
 use TackFixture qw(make_cert write_file);
 use POSIX ();
+use Digest::SHA qw(hmac_sha256_hex);
 
-plan tests => 59;
+plan tests => 61;
 
 my $softhsm = '/usr/lib/softhsm/libsofthsm2.so';
 BAIL_OUT('softhsm2 / opensc missing: run make deps')
@@ -225,4 +226,12 @@ like($out, qr/wrong PIN/, 'another source: the PIN is sent') or diag($out);
 ($rc, $out) = $h->configtest;
 like($out, qr/the token refused this PIN .*not tried again/, '... once');
 is(wrong(), $before + 2, '... one wrong PIN');
+# an entry of an earlier mod_tack (the HMAC alone), under the current key
+my $legacy = 'hmac-sha256:' . hmac_sha256_hex("$uri\0exec:$d/pin-prog2\0\0x9w7q-wrong",
+    TackHelpers::read_file($pkey));
+write_file($pref, qq({\n "$uri": "$legacy"\n}));
+chmod 0600, $pref;
+($rc, $out) = $h->configtest;
+like($out, qr/the token refused this PIN .*not tried again/, 'an earlier mod_tack\'s entry is still recognised') or diag($out);
+is(wrong(), $before + 2, '... no login');
 log_clean($mark, [qr/TACK0003[03]|TACK00076|TACK0015[01]/], $h->error_log);
