@@ -28,18 +28,21 @@ void mt_secret_register_hooks(apr_pool_t *p);
 const char *mt_sign_password(apr_pool_t *p, const char *src, const char *key,
                              char *buf, size_t *len);
 
-/* mt_pw_end_group kills the process group of an exec: program still
- * running (async-signal-safe: the signer's SIGTERM handler). */
+/* mt_pw_end_group ends an exec: program still running and everything it
+ * started (async-signal-safe: the signer's SIGTERM handler). */
 void mt_pw_end_group(void);
 
 /* The PINs a token refused: mt_pin_digest is what is remembered of |pin|
  * sent for the key |keyname| from the source |pw| (a keyed hash with that
- * source and its file's identity; NULL when it cannot be made);
- * mt_pin_refused says whether |id| was refused for |uri| at the last
- * attempt; mt_pin_note records (|refused|) or forgets it. */
+ * source and its file's identity), or NULL with |*why| when it cannot be
+ * made: then no PIN is to be sent.  mt_pin_refused says whether |id| was
+ * refused for |uri| at the last attempt (1, or 1 with |*gone| saying how to
+ * clear it: an entry made from the same source under a key that is gone),
+ * or not (0); mt_pin_note records (|refused|) or forgets it. */
 const char *mt_pin_digest(apr_pool_t *p, const char *keyname, const char *pw,
-                          const char *pin, size_t pin_len);
-int mt_pin_refused(apr_pool_t *p, const char *uri, const char *id);
+                          const char *pin, size_t pin_len, const char **why);
+int mt_pin_refused(apr_pool_t *p, const char *uri, const char *id,
+                   const char **gone);
 void mt_pin_note(apr_pool_t *p, const char *uri, const char *id, int refused);
 
 /* mt_pub_remember keeps |pub|, the public key of |key| (a path or URI);

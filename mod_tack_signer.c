@@ -84,8 +84,7 @@ static apr_status_t mt_signers_forget(void *unused)
     mt_signers_t *sgs = mt_signers_get();
     apr_hash_index_t *hi;
 
-    for (hi = apr_hash_first(NULL, sgs->signers); hi;
-         hi = apr_hash_next(hi)) {
+    for (hi = apr_hash_first(NULL, sgs->signers); hi; hi = apr_hash_next(hi)) {
         mt_signer_t *sg = apr_hash_this_val(hi);
 
         if (sg->fd >= 0) {
@@ -108,7 +107,8 @@ static apr_status_t mt_signers_forget(void *unused)
  * mt_sign_retry_max_secs TackSigningRetry's two (main server). */
 int mt_sign_wait_secs(void)
 {
-    int v = ap_server_conf ? mt_conf_get(ap_server_conf)->sign_wait : TACK_UNSET;
+    int v =
+        ap_server_conf ? mt_conf_get(ap_server_conf)->sign_wait : TACK_UNSET;
 
     return v == TACK_UNSET ? TACK_SIGN_WAIT_SECS : v;
 }
@@ -184,31 +184,45 @@ static const char *mt_signer_token(apr_pool_t *p, mt_signer_t *sg,
                                    const char *pin, size_t pin_len)
 {
     char why[TACK_PKCS11_ERR_SIZE], own[TACK_PKCS11_PIN_SIZE];
-    const char *digest = NULL, *from = NULL;
+    const char *digest = NULL, *from = NULL, *unusable = NULL, *gone = NULL;
     size_t own_len = 0;
     tack_status_t st;
+    int refused;
 
     if (tack_pkcs11_uri_has_pin(sg->key)) {
         /* the PIN the load will send: the URI's comes first */
         if (tack_pkcs11_uri_pin(sg->key, own, sizeof(own), &own_len, why,
                                 sizeof(why)) == TACK_OK &&
             own_len) {
-            digest = mt_pin_digest(p, sg->key, sg->pw, own, own_len);
+            digest = mt_pin_digest(p, sg->key, sg->pw, own, own_len, &unusable);
         }
         OPENSSL_cleanse(own, sizeof(own));
         from = "the URI's pin-source";
     } else if (pin && pin_len) {
-        digest = mt_pin_digest(p, sg->key, sg->pw, pin, pin_len);
+        digest = mt_pin_digest(p, sg->key, sg->pw, pin, pin_len, &unusable);
         from = apr_pstrcat(p, "TackSigningPassword ", sg->pw, NULL);
     }
-    if (digest && mt_pin_refused(p, sg->key, digest)) {
+    if (unusable) {
+        /* fail closed: a PIN the token refused would not be recognised */
         return apr_psprintf(p,
-                            "TackSigningKey %s: the token refused this PIN "
-                            "(from %s) at the last attempt, and neither the "
-                            "PIN nor the configuration has changed since: not "
+                            "TackSigningKey %s: no PIN is sent to the token "
+                            "(from %s): the record of the PINs it refused "
+                            "cannot be used: %s",
+                            sg->key, from, unusable);
+    }
+    refused = digest ? mt_pin_refused(p, sg->key, digest, &gone) : 0;
+    if (refused) {
+        return apr_psprintf(p,
+                            "TackSigningKey %s: the token refused %s PIN "
+                            "(from %s) at the last attempt, and %s since: not "
                             "tried again (a token locks itself after a few "
-                            "wrong PINs); correct the PIN to try again",
-                            sg->key, from);
+                            "wrong PINs); %s",
+                            sg->key, gone ? "a" : "this", from,
+                            gone ? "neither its source nor the configuration "
+                                   "has changed"
+                                 : "neither the PIN nor the configuration has "
+                                   "changed",
+                            gone ? gone : "correct the PIN to try again");
     }
     /* httpd's environment must not choose the module (the signer
      * inherits it): unset in this process, said at each load */
@@ -231,8 +245,9 @@ static const char *mt_signer_token(apr_pool_t *p, mt_signer_t *sg,
         ERR_clear_error();
         return apr_psprintf(p, "TackSigningKey %s: %s%s", sg->key,
                             why[0] ? why : "cannot load the key",
-                            sg->pw ? apr_psprintf(p, " (PIN from "
-                                                     "TackSigningPassword %s)",
+                            sg->pw ? apr_psprintf(p,
+                                                  " (PIN from "
+                                                  "TackSigningPassword %s)",
                                                   sg->pw)
                                    : "");
     }
@@ -251,10 +266,10 @@ static const char *mt_signer_load(apr_pool_t *p, mt_signer_t *sg)
     if (sg->pw) {
         err = mt_sign_password(p, sg->pw, sg->key, pw, &pw_len);
         if (err) {
-            err = apr_psprintf(p, "TackSigningPassword %s (" TACK_WHERE_FMT
-                                  ") for TackSigningKey %s: %s",
-                               sg->pw, TACK_WHERE(sg->pw_where), sg->key,
-                               err);
+            err = apr_psprintf(p,
+                               "TackSigningPassword %s (" TACK_WHERE_FMT
+                               ") for TackSigningKey %s: %s",
+                               sg->pw, TACK_WHERE(sg->pw_where), sg->key, err);
         }
     } else if (!uri) {
         err = apr_psprintf(p,
@@ -280,7 +295,8 @@ static const char *mt_signer_load(apr_pool_t *p, mt_signer_t *sg)
     return NULL;
 }
 
-/* ---- the signer process ---------------------------------------------------- */
+/* ---- the signer process ----------------------------------------------------
+ */
 
 /* mt_io waits for |fd| and reads or writes all of |len| bytes, until
  * |deadline| (mt_ms_now's clock; 0: TACK_SIGNER_SECS for each wait, the
@@ -484,7 +500,8 @@ const char *mt_signer_spawn(apr_pool_t *p, mt_signer_t *sg)
 }
 
 /* mt_signer_hello waits for the first answer of |sg|'s signer, until
- * mt_signers_t.deadline; returns NULL (the key is ready: sg->pub), or why not. */
+ * mt_signers_t.deadline; returns NULL (the key is ready: sg->pub), or why not.
+ */
 const char *mt_signer_hello(apr_pool_t *p, mt_signer_t *sg)
 {
     mt_signers_t *sgs = mt_signers_get();
@@ -502,9 +519,10 @@ const char *mt_signer_hello(apr_pool_t *p, mt_signer_t *sg)
                             "the signer and its password program were "
                             "killed)",
                             sg->key, sgs->budget,
-                            sgs->in_agent ? "" : ", the time a restart "
-                                                 "waits for signing "
-                                                 "(TackSigningWait)");
+                            sgs->in_agent ? ""
+                                          : ", the time a restart "
+                                            "waits for signing "
+                                            "(TackSigningWait)");
     }
     if (!hello.ok) {
         hello.error[sizeof(hello.error) - 1] = '\0';
@@ -546,21 +564,21 @@ tack_status_t mt_signer_sign(mt_signer_t *sg, tack_t *tack)
     if (!mt_io(sg->fd, raw, TACK_LEN, 1, sgs->deadline) ||
         !mt_io(sg->fd, tack->signature, TACK_SIG_LEN, 0, sgs->deadline)) {
         /* gone, or the time is up: no more waiting on it */
-        sg->error = mt_ms_left(sgs->deadline)
-                        ? apr_psprintf(sgs->pool,
-                                       "TackSigningKey %s: the signer ended "
-                                       "while signing (the token or its "
-                                       "connection failed)",
-                                       sg->key)
-                        : apr_psprintf(sgs->pool,
-                                       "TackSigningKey %s: no answer within "
-                                       "%d seconds%s (a signing host or "
-                                       "token that does not answer)",
-                                       sg->key, sgs->budget,
-                                       sgs->in_agent
-                                           ? ""
-                                           : " (TackSigningWait: the rest "
-                                             "is signed in the background)");
+        sg->error =
+            mt_ms_left(sgs->deadline)
+                ? apr_psprintf(sgs->pool,
+                               "TackSigningKey %s: the signer ended "
+                               "while signing (the token or its "
+                               "connection failed)",
+                               sg->key)
+                : apr_psprintf(sgs->pool,
+                               "TackSigningKey %s: no answer within "
+                               "%d seconds%s (a signing host or "
+                               "token that does not answer)",
+                               sg->key, sgs->budget,
+                               sgs->in_agent ? ""
+                                             : " (TackSigningWait: the rest "
+                                               "is signed in the background)");
         close(sg->fd);
         sg->fd = -1;
         if (sg->pid > 0) {
@@ -581,8 +599,7 @@ static const char *mt_signer_id(apr_pool_t *p, const mt_conf_t *conf)
 
 /* mt_signer_add returns the signer of |conf| in this pass, made
  * (|created|, not started) the first time. */
-mt_signer_t *mt_signer_add(server_rec *s, const mt_conf_t *conf,
-                                  int *created)
+mt_signer_t *mt_signer_add(server_rec *s, const mt_conf_t *conf, int *created)
 {
     mt_signers_t *sgs = mt_signers_get();
     const char *id;
@@ -598,7 +615,7 @@ mt_signer_t *mt_signer_add(server_rec *s, const mt_conf_t *conf,
             /* apache2 -t holds no restart: with TackSigningWait 0 it
              * still checks the key, in the time one signature may take */
             mt_signers_allow(mt_strict() ? mt_signers_answer_secs()
-                                      : mt_sign_wait_secs());
+                                         : mt_sign_wait_secs());
         }
         apr_pool_cleanup_register(sgs->pool, NULL, mt_signers_forget,
                                   apr_pool_cleanup_null);

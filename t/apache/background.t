@@ -21,7 +21,7 @@ use Time::HiRes qw(time sleep);
 use TackTest;
 use TackFixture qw(make_cert write_file store_name);
 
-plan tests => 89;
+plan tests => 101;
 
 my $TACK = top_dir() . '/tack';
 my $h = TackTest::Httpd->new('background');
@@ -434,3 +434,55 @@ is($said, 0, 'one that ran 9 s (over twice the ceiling) after its wait is replac
 ok(defined $took && $took < 2.5, sprintf('... and its successor runs at once (%.1f s)', $took // -1));
 log_clean($mark, [qr/TACK00076|TACK00080|TACK00090/], $h->error_log);
 $h->stop;
+
+# ---- a password program's daemon ends with it (issue 45, item 4) --------------
+# A program that starts a grandchild in a session of its own (setsid: out
+# of its process group, which was all that was killed) and then prints the
+# password: before, each run left a root "sleep 300" behind, past a stop.
+write_file("$d/ask-daemon", "#!/bin/sh\nsetsid sleep 300 &\necho \$! >>$d/daemon-pids\necho sekrit\n");
+chmod 0700, "$d/ask-daemon";
+write_file("$d/ask-daemon-fail", "#!/bin/sh\nsetsid sleep 300 &\necho \$! >>$d/daemon-pids\nexit 3\n");
+chmod 0700, "$d/ask-daemon-fail";
+unlink "$d/daemon-pids";
+# daemons(): [the grandchildren started so far, those still running]
+sub daemons {
+    my @pids = split /\s+/, TackHelpers::read_file("$d/daemon-pids") // '';
+    my @alive = grep {
+        (TackHelpers::read_file("/proc/$_/cmdline") // '') =~ /^sleep\x00300\x00/
+    } @pids;
+    return (scalar(@pids), scalar(@alive));
+}
+(my $daemon = $conf_text) =~ s{exec:\S+/ask$}{exec:$d/ask-daemon}m;
+write_file($h->conf_file, $daemon);
+make_cert($d, 'a', 'ec', 'a.test');
+make_cert($d, 'b', 'ec', 'b.test');
+($rc, $o) = $h->start;
+is($rc, 0, 'started with a password program that leaves a setsid daemon') or diag($o);
+$took = wait_served('a.test', 10);
+ok(defined $took, sprintf('... the password arrives as printed: a.test is signed (%.1f s)', $took // -1));
+sleep 0.3;
+my ($started, $alive) = daemons();
+ok($started >= 1, "... the program ran and started its daemon ($started)");
+is($alive, 0, '... which is ended with it');
+for my $i (1 .. 3) {
+    my ($n0) = daemons();
+    make_cert($d, 'a', 'ec', 'a.test');
+    ok($h->graceful, "graceful $i with a renewed a.test (signed again)");
+    my $t2 = time;
+    sleep 0.3 until (daemons())[0] > $n0 || time - $t2 > 10;
+}
+$took = wait_served('a.test', 10);
+ok(defined $took, '... still signed after three gracefuls');
+sleep 0.3;
+my $before_stop;
+($before_stop, $alive) = daemons();
+ok($before_stop > $started, "... the program ran at each ($before_stop daemons started in all)");
+$h->stop;
+sleep 0.5;
+is((daemons())[1], 0, '... and not one of its daemons runs after the gracefuls and the stop');
+# the program's exit status is still the one reported
+write_file($h->conf_file, $daemon =~ s{/ask-daemon$}{/ask-daemon-fail}mr);
+($rc, $o) = $h->configtest;
+like($o, qr/TACK00033: TackSigningPassword exec:\S+ask-daemon-fail .*exited with status 3/,
+     'a program that fails: apache2 -t reports its exit status') or diag($o);
+is((daemons())[1], 0, '... and its daemon is ended too');

@@ -17,8 +17,10 @@ use Apache::Test qw(-withtestmore);
 use Time::HiRes qw(time sleep);
 use TackTest;
 use TackFixture qw(make_cert write_file);
+use POSIX ();
+use Digest::SHA qw(hmac_sha256_hex);
 
-plan tests => 26;
+plan tests => 61;
 
 my $softhsm = '/usr/lib/softhsm/libsofthsm2.so';
 BAIL_OUT('softhsm2 / opensc missing: run make deps')
@@ -81,7 +83,8 @@ like($log, qr/TACK00076: TackSigningKey \Q$uri\E: the token refused this PIN .*n
 unlike($log, qr/x9w7q-wrong/, "the error log never has the PIN");
 my $mem = TackHelpers::read_file("$d/logs/tack-state.json.pin-refused") // "";
 unlike($mem, qr/x9w7q-wrong/, 'the memory of refused PINs holds no PIN') or diag($mem);
-like($mem, qr/"\Q$uri\E": "hmac-sha256:[0-9a-f]{64}"/, '... a keyed hash of it');
+like($mem, qr/"\Q$uri\E": "hmac-sha256:[0-9a-f]{64} key:[0-9a-f]{16} source:[0-9a-f]{64}"/,
+     '... a keyed hash of it, the name of its key and a hash of its source') or diag($mem);
 is(((stat "$d/logs/tack-state.json.pin-refused")[2] // 0) & 07777, 0600, '... readable by root only');
 is(((stat "$d/logs/tack-state.json.pin-key")[2] // 0) & 07777, 0600, '... and so is its key');
 # the source changes: the right PIN is tried, and used
@@ -143,4 +146,92 @@ my $tout = `$TACK sign -k '$empty_uri' -c $d/a.crt -o $d/x.tack 2>&1`;
 isnt($? >> 8, 0, 'tack sign refuses an empty pin-source');
 like($tout, qr/pin-source \Q$d\E\/empty: the PIN is empty/, '... naming it') or diag($tout);
 is(scalar(logins()), $n, 'no login was made with an empty PIN');
-log_clean($mark, [qr/TACK0003[03]|TACK00076/], $h->error_log);
+
+# ---- an unusable .pin-key (issue 45, item 3) --------------------------------------
+# The key of the record of refused PINs, broken in each way it can be:
+# before, each made the record unusable, and the PIN was sent at every
+# TackSigningRetry (13 wrong logins in 12 s), or (another's, 0644) it was
+# taken as it was.  Now it is replaced, logged, and the PIN sent once.
+write_file("$d/pin-value", "x9w7q-wrong\n");
+conf($uri, "exec:\@ROOT\@/pin-prog");
+my $pkey = "$d/logs/tack-state.json.pin-key";
+my $pref = "$d/logs/tack-state.json.pin-refused";
+my $nobody = (getpwnam('nobody'))[2];
+my $key32 = sub { write_file($pkey, 'k' x 32); chmod 0600, $pkey };
+my @broken = (
+    ['an empty .pin-key', qr/0 bytes, not 32/, sub { write_file($pkey, ''); chmod 0600, $pkey }],
+    ['a .pin-key of 31 bytes', qr/31 bytes, not 32/, sub { write_file($pkey, 'k' x 31); chmod 0600, $pkey }],
+    ['a FIFO as .pin-key', qr/a FIFO/, sub { POSIX::mkfifo($pkey, 0600) or die "mkfifo: $!" }],
+    ['a symbolic link as .pin-key', qr/a symbolic link/, sub {
+        write_file("$d/other-key", 'o' x 32); chmod 0600, "$d/other-key";
+        symlink("$d/other-key", $pkey) or die "symlink: $!" }],
+    ["nobody's .pin-key", qr/owned by uid $nobody, not 0/, sub { $key32->(); chown $nobody, -1, $pkey }],
+    ['a .pin-key of mode 0644', qr/mode 0644, not 0600/, sub { $key32->(); chmod 0644, $pkey }],
+);
+sub break_key { system('rm', '-rf', $pkey, $pref) == 0 or die; $_[0]->() }
+for my $b (@broken) {
+    my ($form, $what, $make) = @$b;
+    break_key($make);
+    my $before = wrong();
+    my $m = $h->log_mark;
+    ($rc, $out) = $h->start;
+    sleep 4;
+    my (undef, $tout) = $h->configtest;
+    $h->stop;
+    is(wrong() - $before, 1, "$form: one wrong PIN in 4 s of retries and an apache2 -t (TackSigningRetry 1)")
+        or diag(logins());
+    like($h->log_since($m), qr/\[tack:error\].*TACK00150: \Q$pkey\E: cannot be used as the key of the PINs a token refused \($what\): replaced by a new key/,
+         '... said in the error log, naming what is wrong') or diag($h->log_since($m));
+    my @st = lstat $pkey;
+    ok(-f _ && $st[7] == 32 && ($st[2] & 07777) == 0600 && $st[4] == 0,
+       '... a new key in its place: a regular file, root\'s, 0600, 32 bytes');
+}
+is(TackHelpers::read_file("$d/other-key"), 'o' x 32, 'the file the link named is left as it was');
+
+# a directory: never removed, and no PIN sent at all
+break_key(sub { mkdir $pkey or die });
+my $before = wrong();
+($rc, $out) = $h->configtest;
+isnt($rc, 0, 'a directory as .pin-key: apache2 -t refuses the key');
+like($out, qr/TACK00151: \Q$pkey\E: a directory, and no new key could be put in its place \(Is a directory\): no PIN is sent to the token until it is removed/,
+     '... saying why no PIN is sent') or diag($out);
+like($out, qr/TACK00033: TackSigningKey \Q$uri\E: no PIN is sent to the token \(from TackSigningPassword exec:\S+pin-prog\)/,
+     '... for the key');
+my $m = $h->log_mark;
+($rc, $out) = $h->start;
+sleep 4;
+$h->stop;
+is(wrong(), $before, '... not one login in a start and 4 s of retries');
+like($h->log_since($m), qr/\[tack:error\].*TACK00151: \Q$pkey\E: a directory/, '... logged at the start too');
+ok(-d $pkey, '... the directory is left there');
+rmdir $pkey;
+
+# a PIN refused under a key that is gone: refused until the source changes
+($rc, $out) = $h->configtest;
+is(wrong(), $before + 1, 'the directory gone: the PIN is sent once, refused');
+write_file($pkey, '');
+chmod 0600, $pkey;
+($rc, $out) = $h->configtest;
+like($out, qr/TACK00150: \Q$pkey\E: cannot be used .*\(0 bytes, not 32\)/, 'the key emptied: replaced') or diag($out);
+like($out, qr/TACK00033: TackSigningKey \Q$uri\E: the token refused a PIN \(from TackSigningPassword exec:\S+pin-prog\) at the last attempt, and neither its source nor the configuration has changed since: not tried again .*remembered under a key that is gone \(\Q$pkey\E was replaced\).*remove the URI's line from \Q$pref\E/,
+     '... the PIN refused under the old key is not sent again, and the message says which file to edit') or diag($out);
+($rc, $out) = $h->configtest;
+like($out, qr/remembered under a key that is gone/, '... nor at the next apache2 -t');
+is(wrong(), $before + 1, '... no login');
+write_file("$d/pin-prog2", "#!/bin/sh\ncat $d/pin-value\n");
+chmod 0700, "$d/pin-prog2";
+conf($uri, "exec:\@ROOT\@/pin-prog2");
+($rc, $out) = $h->configtest;
+like($out, qr/wrong PIN/, 'another source: the PIN is sent') or diag($out);
+($rc, $out) = $h->configtest;
+like($out, qr/the token refused this PIN .*not tried again/, '... once');
+is(wrong(), $before + 2, '... one wrong PIN');
+# an entry of an earlier mod_tack (the HMAC alone), under the current key
+my $legacy = 'hmac-sha256:' . hmac_sha256_hex("$uri\0exec:$d/pin-prog2\0\0x9w7q-wrong",
+    TackHelpers::read_file($pkey));
+write_file($pref, qq({\n "$uri": "$legacy"\n}));
+chmod 0600, $pref;
+($rc, $out) = $h->configtest;
+like($out, qr/the token refused this PIN .*not tried again/, 'an earlier mod_tack\'s entry is still recognised') or diag($out);
+is(wrong(), $before + 2, '... no login');
+log_clean($mark, [qr/TACK0003[03]|TACK00076|TACK0015[01]/], $h->error_log);
