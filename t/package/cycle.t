@@ -373,9 +373,21 @@ ok(enabled(), '... and enabled');
 present('refused remove: module files', @mod_files);
 configtest('refused remove');
 
-# ---- 5. remove ---------------------------------------------------------------------
+# The admin guide's LogLevel line (section 13), alone: without the module
+# httpd refuses it ("Cannot find module tack"), so remove refuses too.
 ($rc, $out) = run_sh('a2dissite -q tack-cycle');
 is($rc, 0, 'a2dissite tack-cycle') or diag($out);
+write_file('/etc/apache2/conf-available/tack-cycle-log.conf', "LogLevel warn tack:info\n");
+($rc, $out) = run_sh('a2enconf -q tack-cycle-log');
+is($rc, 0, "a2enconf the guide's LogLevel ... tack:info line") or diag($out);
+($rc, $out) = run_sh("$apt remove libapache2-mod-tack");
+isnt($rc, 0, 'apt-get remove is refused while a LogLevel line names the module');
+like($out, qr{\Q/etc/apache2/conf-enabled/tack-cycle-log.conf\E:1:LogLevel warn tack:info}, '... naming it (file:line)') or diag($out);
+like(status('libapache2-mod-tack'), qr/^ii /, '... and the package stays installed');
+run_sh('a2disconf -q tack-cycle-log');
+unlink '/etc/apache2/conf-available/tack-cycle-log.conf';
+
+# ---- 5. remove ---------------------------------------------------------------------
 ($rc, $out) = run_sh("$apt remove libapache2-mod-tack tacktool");
 is($rc, 0, 'apt-get remove libapache2-mod-tack tacktool') or diag($out);
 like(status('libapache2-mod-tack'), qr/^rc /, '... libapache2-mod-tack: removed, configuration kept (rc)');

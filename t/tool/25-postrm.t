@@ -88,6 +88,12 @@ is($rc, 0, 'purge with only the module\'s files there: exit 0');
 is($kind, 'none', '... removes the directory');
 is($out, '', '... saying nothing');
 
+# The usual case: the state file and its lock, no temporary file (an
+# unmatched pattern must not become a name too long for rm -f).
+($rc, $out, $kind) = purge(make_files($vstate, 'state.json', 'state.json.lock'));
+is($rc, 0, 'purge with the state file and its lock alone, no temporary file: exit 0') or diag($out);
+is($kind, 'none', '... removes the directory');
+
 # ---- a symbolic link -------------------------------------------------------
 my $moved = "$ns/persist/tack";
 ($rc, $out, $kind, $left) = purge("rm -rf $ns/persist\n"
