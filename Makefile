@@ -428,7 +428,7 @@ TACK_MAN_SED    = sed -E -e 's\#/usr/local/share/doc/mod_tack\#$(DOCDIR)\#g' \
 # Not /etc/apache2/tack/, --tack, mod_tack, TACK, tack-md-hook, .tack.pem,
 # a2enmod tack, LogLevel tack:info, nor the user tack (-u tack, (tack),
 # TackStoreOwner tack).
-TACK_CMDS       = genkey|sign|break|view|serverinfo|check|pins|preload|help|version
+TACK_CMDS       = genkey|sign|break|view|serverinfo|check|pins|preload|state|help|version
 TACK_DOC_SED    = sed -E \
     -e '/^<!-- make install -->$$/,/^<!-- \/make install -->$$/b' \
     -e 's\#/usr/local/share/doc/mod_tack\#$(DOCDIR)\#g' \

@@ -136,6 +136,24 @@ unlike($rest, $old_name, 'and names no tack command anywhere else');
     is($err, '', 'groff -ww finds nothing to warn about');
 }
 
+# ---- the guides name the installed command -------------------------------
+# Every command of `tacktool help` (state included: the package's copies
+# said "tack state" in five places) is written tacktool in the installed
+# guides, outside what they say of make install's own paths.
+{
+    my @docs = glob("$dest/usr/share/doc/mod_tack/*.md");
+    ok(@docs >= 5, scalar(@docs) . ' guides installed');
+    my $cmd_re = join('|', @cmds);
+    my @old;
+    for my $doc (@docs) {
+        (my $text = slurp($doc)) =~ s/^<!-- make install -->\n.*?^<!-- \/make install -->\n//msg;
+        push @old, map { "$doc: $_" }
+            grep { /(?:^|[ `("])tack (?:(?:--quiet|-q) )?(?:$cmd_re)\b/ } split /\n/, $text;
+    }
+    is(scalar(@old), 0, '... none says tack COMMAND for the installed tool')
+        or diag(join "\n", @old[0 .. ($#old < 9 ? $#old : 9)]);
+}
+
 # ---- the hooks run the installed tacktool ---------------------------------
 for my $h (qw(tack-certbot-hook tack-md-hook)) {
     like(slurp("$dest/usr/lib/tack/$h"), qr/^TACK=\$\{TACK:-\/usr\/bin\/tacktool\}$/m,
