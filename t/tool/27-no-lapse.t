@@ -34,7 +34,10 @@ my $T0 = timegm(0, 0, 0, 7, 0, 2030);    # a Monday, day 0
 my $DAY = 86400;
 my $DAYS = 200;
 my $HOST = 'www.example.org';
-my @nostate = ('--state', "$d/no-state.json");
+# No state file of the machine's (a tool older than generations, df53e05,
+# has no --state and reads none: the test also runs against 5893a4e).
+my @nostate = join('', (tack('sign', '--help'))[1, 2]) =~ /--state/
+    ? ('--state', "$d/no-state.json") : ();
 
 ok0(tack('genkey', '-p', 'pw', '-o', "$d/tack.key"));
 write_file("$d/pw", "pw\n");
