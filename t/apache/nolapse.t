@@ -25,7 +25,7 @@ use TackFixture qw(pem write_file);
 plan tests => 17;
 
 my $FAKETIME = '/usr/lib/x86_64-linux-gnu/faketime/libfaketime.so.1';
-ok(-e $FAKETIME, "libfaketime is installed ($FAKETIME; apt-get install faketime)")
+ok(-e $FAKETIME, "libfaketime is installed ($FAKETIME; apt-get install libfaketime)")
     or BAIL_OUT('no libfaketime: the server needs a faked clock');
 
 my $TACK = top_dir() . '/tack';

@@ -26,7 +26,7 @@ use Time::Local qw(timegm);
 
 BAIL_OUT("$TACK not built: run make tool") unless -x $TACK;
 my $FAKETIME = '/usr/lib/x86_64-linux-gnu/faketime/libfaketime.so.1';
-ok(-e $FAKETIME, "libfaketime is installed ($FAKETIME; apt-get install faketime)")
+ok(-e $FAKETIME, "libfaketime is installed ($FAKETIME; apt-get install libfaketime)")
     or BAIL_OUT('no libfaketime: the certificates and the hook need a faked clock');
 
 my $d = tmp();
