@@ -1,0 +1,152 @@
+# SPDX-License-Identifier: Apache-2.0
+# Copyright 2026 the mod_tack authors (NOTICE)
+# No TACK lapses between renewals with TackSigningKey and a TackStore
+# (issue 43, item 1): a private httpd runs under libfaketime, its clock moved
+# day by day over 200 days; 90-day certificates, issued at the faked time,
+# are swapped in every 60 days (days 60, 120, 180) and the server told to
+# restart gracefully, as certbot's deploy hook does.  At 12:00 of every day
+# the TACK a TLS handshake gets is judged with `tack view -c CERT --now`
+# against the certificate then served.  The second case starts with a
+# 45-day TACK under the same key in the store (signed by hand, or the
+# hosting guide's store swapped in): with no restart until the renewal,
+# nothing re-signs it, and the days it lapses are the ones listed (the gap
+# issue 43 item 3 is about; a start re-signs such a TACK, TACK00037).
+use strict;
+use warnings FATAL => 'all';
+use FindBin;
+use lib "$FindBin::Bin/lib", "$FindBin::Bin/../lib";
+
+use Apache::Test qw(-withtestmore);
+use File::Copy qw(copy);
+use POSIX ();
+use TackTest;
+use TackFixture qw(pem write_file);
+
+plan tests => 17;
+
+my $FAKETIME = '/usr/lib/x86_64-linux-gnu/faketime/libfaketime.so.1';
+ok(-e $FAKETIME, "libfaketime is installed ($FAKETIME; apt-get install libfaketime)")
+    or BAIL_OUT('no libfaketime: the server needs a faked clock');
+
+my $TACK = top_dir() . '/tack';
+my $DAY = 86400;
+my $DAYS = 200;
+
+sub tool {
+    my $r = TackHelpers::run_cmd({ merge => 1 }, $TACK, @_);
+    return ($r->{rc}, $r->{out});
+}
+
+# run_case($name, $hand_signed): a fresh server; the days (ranges) at whose
+# 12:00 the name served no valid TACK for its certificate, or "none".
+sub run_case {
+    my ($name, $hand, $allowed) = @_;
+    my $h = TackTest::Httpd->new("nolapse-$name");
+    my $d = $h->root;
+    my $clock = "$d/faketime";
+    my $offset = 0;
+    # the faked clock: an offset from the real one, which every process of
+    # the server reads again at each call (FAKETIME_NO_CACHE)
+    my $set = sub { $offset = $_[0]; write_file($clock, "+$offset\n") };
+    $set->(0);
+    my %faked = (LD_PRELOAD => $FAKETIME, FAKETIME_TIMESTAMP_FILE => $clock,
+                 FAKETIME_NO_CACHE => 1, FAKETIME_DONT_FAKE_MONOTONIC => 1);
+    my ($rc, $out) = tool('genkey', '-p', 'sekrit', '-o', "$d/sign.key");
+    die "genkey: $out" if $rc;
+    write_file("$d/pw", "sekrit\n");
+    chmod 0600, "$d/pw";
+    mkdir "$d/store";
+
+    # cert($n): the n-th certificate, a new key, issued now (faked).
+    my $cert = sub {
+        my ($n) = @_;
+        my $r = TackHelpers::run_cmd({ merge => 1, env => {
+                FAKETIME => "+$offset", LD_PRELOAD => $FAKETIME } },
+            'openssl', 'req', '-x509', '-newkey', 'ec', '-pkeyopt',
+            'ec_paramgen_curve:P-256', '-nodes', '-sha256', '-days', 90,
+            '-subj', '/CN=nl.test', '-addext', 'subjectAltName=DNS:nl.test',
+            '-addext', 'basicConstraints=critical,CA:FALSE',
+            '-keyout', "$d/c$n.key", '-out', "$d/c$n.crt");
+        die "openssl: $r->{out}" if $r->{rc};
+        copy("$d/c$n.$_", "$d/nl.$_") or die "copy: $!" for qw(crt key);
+        return "$d/c$n.crt";
+    };
+    $set->(3 * 3600);
+    my $cur = $cert->(0);
+    if ($hand) {
+        ($rc, $out) = tool('sign', '-k', "$d/sign.key", '-p', 'sekrit',
+            '--state', "$d/no-state.json", '--now', '+' . (3 * 3600) . 's',
+            '-c', $cur, '-e', '45d', '-o', "$d/store/");
+        die "sign: $out" if $rc;
+    }
+    $h->write_conf(<<"C");
+TackSigningKey \@ROOT\@/sign.key
+TackSigningPassword file:\@ROOT\@/pw
+TackStore \@ROOT\@/store
+<VirtualHost 127.0.0.1:\@PORT\@>
+    ServerName nl.test
+    SSLEngine on
+    SSLCertificateFile \@ROOT\@/nl.crt
+    SSLCertificateKeyFile \@ROOT\@/nl.key
+</VirtualHost>
+C
+    {
+        local @ENV{ keys %faked } = values %faked;
+        ($rc, $out) = $h->start;
+    }
+    is($rc, 0, "$name: started under libfaketime") or diag($out);
+    my ($renewals, @bad) = (0);
+    for my $day (0 .. $DAYS - 1) {
+        if ($day && $day % 60 == 0) {
+            # certbot's renewal, day 60 of the certificate, 03:00; its
+            # deploy hook restarts httpd gracefully
+            $set->($day * $DAY + 3 * 3600);
+            $cur = $cert->($day / 60);
+            my $mark = $h->log_mark;
+            $renewals++ if $h->graceful
+                && TackHelpers::wait_until(20, sub {
+                       $h->log_since($mark) =~ /TACK0003[01]|TACK0007[67]/ });
+        }
+        $set->($day * $DAY + 12 * 3600);
+        my $t = served_tack($h->port, 'nl.test');
+        my $ok = 0;
+        if ($t) {
+            write_file("$d/served.pem", pem('TACK', $t->{bytes}));
+            ($rc, $out) = tool('view', '-c', $cur, '--state', "$d/no-state.json",
+                               '--now', '+' . $offset . 's', "$d/served.pem");
+            $ok = $rc == 0;
+        }
+        push @bad, $day unless $ok;
+    }
+    is($renewals, 3, "$name: three renewals, each a graceful restart that signed");
+    my $log = $h->log_since(0);
+    # the server's own clock moved: its log is dated at the last renewal
+    my $last = POSIX::strftime('%b %d \\S+ %Y', gmtime(time + 180 * $DAY));
+    like($log, qr/^\[\w{3} $last\] .*resuming normal operations/m,
+         "$name: httpd's clock was faked (the last graceful is logged on day 180)");
+    $h->stop;
+    log_clean(0, $allowed, $h->error_log);
+    my @r;
+    for my $day (@bad) {
+        if (@r && $r[-1][1] == $day - 1) { $r[-1][1] = $day }
+        else { push @r, [ $day, $day ] }
+    }
+    return (@r ? join(',', map { $_->[0] == $_->[1] ? $_->[0] : "$_->[0]-$_->[1]" } @r)
+               : 'none', $log);
+}
+
+my ($seen, $log) = run_case('signing', 0, []);
+is($seen, 'none', 'TackSigningKey with a TackStore, certbot renewing every 60 days: a valid TACK every day');
+like($log, qr/TACK00031: vhost nl\.test:\d+: signed a TACK .* expires \S+, with the certificate/,
+     '... each TACK signed to expire with its certificate');
+is(() = $log =~ /TACK00031/g, 4, '... one for each of the four certificates');
+
+($seen, $log) = run_case('hand', 1, [qr/TACK00053/]);
+is($seen, '45-59',
+   'a 45-day TACK in the store at the start: nothing re-signs it before the renewal restart (issue 43 item 3)');
+like($log, qr/\[tack:warn\].*TACK00053: vhost nl\.test:\d+: TackStore \S+: TACK \(key \S+\) expired at \S+; no longer served/,
+     '... the server says it stopped serving it (its only warning)');
+unlike($log, qr/TACK00037/, '... the start left it (45 days left: more than 30)');
+like($log, qr/TACK00031: vhost nl\.test:\d+: signed a TACK .* expires \S+, with the certificate/,
+     '... the renewal restart signed the new certificate');
+is(() = $log =~ /TACK00031/g, 3, '... one TACK for each of the three renewals');
