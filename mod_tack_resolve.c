@@ -345,7 +345,10 @@ static int mt_resolve_broken_keys(server_rec *s, mt_sel_t *out)
                 "by a break signature in "
                 "TackBreakSigsFile %s (" TACK_WHERE_FMT "); a TACK and "
                 "the break signature of its key cannot "
-                "be served together",
+                "be served together: sign the certificate with a new TACK "
+                "key (" TACK_PROG " genkey, then " TACK_PROG " sign) and "
+                "serve that TACK beside the break signature, or remove "
+                "this TACK",
                 item->file->kind, item->file->path,
                 TACK_WHERE(item->file->where), item->fingerprint,
                 out->sigfiles[j]->path, TACK_WHERE(out->sigfiles[j]->where));

@@ -183,12 +183,16 @@ static void mt_store_load(apr_pool_t *p, server_rec *s, mt_store_t *st)
 
     st->fd = tack_dir_open(st->path, link, sizeof(link));
     if (st->fd < 0) {
-        st->error = errno == ELOOP
-                        ? mt_store_link_error(p, st->path, link)
-                        : apr_psprintf(p,
-                                       "TackStore %s: cannot read directory: "
-                                       "%s",
-                                       st->path, strerror(errno));
+        st->error =
+            errno == ELOOP ? mt_store_link_error(p, st->path, link)
+            : errno == ENOENT
+                ? apr_psprintf(p,
+                               "TackStore %s: no such directory: make it, "
+                               "root's and writable by root only (install -d "
+                               "-m 755 %s), or correct the path",
+                               st->path, st->path)
+                : apr_psprintf(p, "TackStore %s: cannot read directory: %s",
+                               st->path, strerror(errno));
         return;
     }
     apr_pool_cleanup_register(p, st, mt_store_close, apr_pool_cleanup_null);

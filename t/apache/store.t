@@ -271,6 +271,7 @@ unlink("$d/store/bad.test.tack.pem", "$d/store/kmsg.tack.pem");
 $h->write_conf("TackStore \@ROOT\@/missing\n" . vh('dup.test', '@ROOT@/extra'));
 ($rc, $out) = $h->configtest;
 isnt($rc, 0, 'apache2 -t fails for a missing store directory');
-like($out, qr{TackStore \S+/missing: cannot read directory}, 'and says so');
+like($out, qr{TackStore (\S+/missing): no such directory: make it, root's and writable by root only \(install -d -m 755 \1\), or correct the path},
+     'and says so, and what to do');
 
 $h->stop;

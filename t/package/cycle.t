@@ -170,7 +170,7 @@ ok(!@local, "$doc/admin-guide.md names the package's paths") or diag(join "\n", 
 like($guide, qr{`MDMessageCmd` `/usr/libexec/tacktool/tack-md-hook`}m, '... in the retired MDMessageCmd');
 like(qx{zcat /usr/share/doc/tacktool/NEWS.Debian.gz 2>&1}, qr{\Amod-tack \(\Q$v1\E\) .*/etc/sudoers\.d/tack-md}s,
      "/usr/share/doc/tacktool/NEWS.Debian.gz: the retired sudo route, in this version's entry");
-like($guide, qr{--deploy-hook /usr/libexec/tacktool/tack-certbot-hook$}m, '... and in --deploy-hook');
+like($guide, qr{^ln -s /usr/libexec/tacktool/tack-certbot-hook /etc/letsencrypt/renewal-hooks/deploy/$}m, '... and in the renewal-hooks link');
 like($guide, qr{/usr/local/bin/tack`.*?/usr/local/lib/tack/}s, '... and make install\'s in section 1');
 # The status page's screenshot (570 KB) stays in the source tree.
 ok(!-e "$doc/status-1000.png", "$doc/status-1000.png: not in the package");
