@@ -3,7 +3,8 @@
 # The shell blocks of docs/admin-guide.md and docs/hosting-guide.md, as
 # written, on private paths (issue 17, item 2).  Every block is either run
 # here, in document order, in one sandbox (/etc/apache2, /etc/ssl, /root,
-# /srv, /secure, /usr/local under a temporary root; apache2ctl a stub that
+# /srv, /secure, /usr/local under a temporary root, holding only what a
+# Debian server has: a guide makes the rest itself; apache2ctl a stub that
 # records its arguments, ssh one that runs the command here, as if this
 # sandbox were each web server) or listed below with the reason it cannot
 # run here; a block that is neither fails the test, so a new block needs a
@@ -69,9 +70,10 @@ my %plan = (
         "moves a site off the retired mod_md hook: it needs that route's files (t/acme/md.t keeps such a site)",
     'admin-guide.md: a2dismod ssl socache_shmcb    # socache_shmcb: unless another module uses it (+1)' =>
         "$sys: /etc/apache2 after a purge (t/package/cycle.t purges)",
-    'hosting-guide.md: tack genkey -o /secure/fleet.key                    # once (+2)' => '',
+    'admin-guide.md: install -m 600 /root/tack/www.key /etc/apache2/tack/tack.key (+2)' => '',
+    'hosting-guide.md: install -d -m 700 /secure                           # once: root\'s alone (+4)' => '',
     'hosting-guide.md: for host in web1 web2; do (+7)' => '',
-    'hosting-guide.md: tack break -k /secure/fleet.key -o /srv/breaksigs.pem (+2)' => '',
+    'hosting-guide.md: tack break -k /secure/fleet.key --password-file /secure/fleet.pw -o /srv/breaksigs.pem (+4)' => '',
     'hosting-guide.md: apt-get install -y p11-kit softhsm2 opensc (+9)' =>
         "$sys: packages, a user, a token under /var/lib (t/apache/fleet.t makes a token and its key so, in a directory of its own)",
     'hosting-guide.md: systemctl daemon-reload && systemctl enable --now tack-p11-kit' =>
@@ -110,8 +112,10 @@ ok(@blocks >= 20, scalar(@blocks) . ' shell blocks in the guides');
 
 # The sandbox: what the guides assume exists on the server.
 mkdir $root;
-for my $d (qw(etc etc/apache2 etc/ssl etc/ssl/certs etc/ssl/private root srv srv/certs secure bin
-              usr usr/local)) {
+# Only what a Debian server has: nothing a guide should make itself
+# (/secure, password files, stores).
+for my $d (qw(etc etc/apache2 etc/ssl etc/ssl/certs etc/ssl/private root srv srv/certs bin
+              usr usr/local var var/lib var/lib/apache2)) {
     mkdir "$root/$d";
 }
 my ($crt) = mkcert('www', 'www.example.org', 90);
@@ -151,7 +155,9 @@ system('cp', "$t/ca.crt", "$root/etc/ssl/certs/internal-ca.pem") == 0 or die;
 my ($c_crt, $c_key) = mkcert('fleet-c', 'c.example.org', 90);
 write_file("$root/bin/ssh", "#!/bin/sh\necho \"\$1\" >> $root/ssh.log\nshift\nexec sh -c \"\$*\"\n");
 chmod 0755, "$root/bin/ssh";
-write_file("$root/secure/fleet.pw", "fleet-password\n");
+# editor FILE: the administrator types the password the test gives.
+write_file("$root/bin/editor", "#!/bin/sh\nprintf '%s\\n' \"\$TACK_PASSWORD\" > \"\$1\"\n");
+chmod 0755, "$root/bin/editor";
 write_file("$root/bin/apache2ctl", "#!/bin/sh\necho \"\$*\" >> $root/apache2ctl.log\n");
 chmod 0755, "$root/bin/apache2ctl";
 (my $tackdir = $TACK) =~ s{/[^/]+$}{};
@@ -159,7 +165,7 @@ symlink($TACK, "$root/bin/tack") or die unless $TACK =~ m{/tack$};
 
 sub rewrite {
     my ($body) = @_;
-    $body =~ s{(^|[\s'"=])/(etc|root|srv|secure|usr/local)\b}{$1$root/$2}g;
+    $body =~ s{(^|[\s'"=])/(etc|root|srv|secure|usr/local|var/lib/apache2)\b}{$1$root/$2}g;
     return $body;
 }
 
@@ -210,6 +216,9 @@ ok($ran >= 6, "$ran blocks run");
     ok(-f "$root/etc/ssl/private/www.example.org.key", '... and its key');
 }
 ok(-f "$root/root/tack/www.key", 'admin guide: the TACK key');
+ok(-f "$root/etc/apache2/tack/tack.key" && -f "$root/etc/apache2/tack/tack.pw"
+   && -d "$root/var/lib/apache2/tack/store",
+   'admin guide section 15: TackSigningKey\'s key, password file and store, made by its recipe');
 ok(-f "$root/etc/apache2/tack/www.example.org.tack.pem", 'admin guide: the TACK');
 ok(-f "$root/etc/apache2/tack/breaksigs.pem", 'admin guide: the break signature');
 ok(-f "$root/srv/tack-store/$store_file{$_}",
