@@ -52,12 +52,14 @@ my %plan = (
     "admin-guide.md: cat > /root/tack/preload-hosts <<'EOF' (+7)" =>
         'connects to 192.0.2.10 and .20 (10-preload.t builds from private servers)',
     'admin-guide.md: #!/bin/sh (+13)' => 'the renewal script: install.t runs it as cron does, against a real httpd',
-    'admin-guide.md: chmod 700 /usr/local/sbin/tack-renew (+3)' =>
+    "admin-guide.md: install -m 600 /dev/null /root/tack/password && editor /root/tack/password   # the key's password, one line" => '',
+    'admin-guide.md: chmod 700 /usr/local/sbin/tack-renew (+2)' =>
         "$sys: /etc/cron.d, an editor, and connects to www.example.org",
     'admin-guide.md: tack sign -k /root/tack/www.key -c /etc/ssl/certs/www.example.org.new.crt \\ (+4)' => '',
     'admin-guide.md: tack view /etc/apache2/tack/www.example.org.tack.pem   # say generation 0 (+3)' => '',
     'admin-guide.md: tack break -k /root/tack/www.key -o /etc/apache2/tack/breaksigs.pem' => '',
-    'admin-guide.md: tack genkey -o /root/tack/www2.key (+2)' => '',
+    'admin-guide.md: tack genkey -o /root/tack/www2.key --password-file /root/tack/password (+3)' => '',
+    "admin-guide.md: cat > /etc/apache2/sites-available/www.example.org.conf <<'SITE' (+9)" => '',
     'admin-guide.md: make uninstall        # a2dismod tack if enabled, then removes every installed file (+1)' =>
         "$sys (install.t)",
     'admin-guide.md: cp -p /var/lib/apache2/tack/state.json /root/tack/state.json        # before apt purge (+1)' =>
@@ -114,7 +116,8 @@ ok(@blocks >= 20, scalar(@blocks) . ' shell blocks in the guides');
 mkdir $root;
 # Only what a Debian server has: nothing a guide should make itself
 # (/secure, password files, stores).
-for my $d (qw(etc etc/apache2 etc/ssl etc/ssl/certs etc/ssl/private root srv srv/certs bin
+for my $d (qw(etc etc/apache2 etc/apache2/sites-available etc/apache2/sites-enabled
+              etc/ssl etc/ssl/certs etc/ssl/private root srv srv/certs bin
               usr usr/local var var/lib var/lib/apache2)) {
     mkdir "$root/$d";
 }
@@ -155,6 +158,9 @@ system('cp', "$t/ca.crt", "$root/etc/ssl/certs/internal-ca.pem") == 0 or die;
 my ($c_crt, $c_key) = mkcert('fleet-c', 'c.example.org', 90);
 write_file("$root/bin/ssh", "#!/bin/sh\necho \"\$1\" >> $root/ssh.log\nshift\nexec sh -c \"\$*\"\n");
 chmod 0755, "$root/bin/ssh";
+# a2ensite SITE: Debian's, on the sandbox's /etc/apache2.
+write_file("$root/bin/a2ensite", "#!/bin/sh\nln -s ../sites-available/\$1.conf $root/etc/apache2/sites-enabled/\$1.conf\n");
+chmod 0755, "$root/bin/a2ensite";
 # editor FILE: the administrator types the password the test gives.
 write_file("$root/bin/editor", "#!/bin/sh\nprintf '%s\\n' \"\$TACK_PASSWORD\" > \"\$1\"\n");
 chmod 0755, "$root/bin/editor";
@@ -216,6 +222,10 @@ ok($ran >= 6, "$ran blocks run");
     ok(-f "$root/etc/ssl/private/www.example.org.key", '... and its key');
 }
 ok(-f "$root/root/tack/www.key", 'admin guide: the TACK key');
+ok(-l "$root/etc/apache2/sites-enabled/www.example.org.conf"
+   && slurp("$root/etc/apache2/sites-available/www.example.org.conf") =~ /^\s*TackFile \S*\/etc\/apache2\/tack\/www\.example\.org\.tack\.pem$/m,
+   'admin guide section 5: the test machine\'s site, made and enabled');
+ok(-f "$root/root/tack/www2.key", 'admin guide section 12: the new key, under section 9\'s password file');
 ok(-f "$root/etc/apache2/tack/tack.key" && -f "$root/etc/apache2/tack/tack.pw"
    && -d "$root/var/lib/apache2/tack/store",
    'admin guide section 15: TackSigningKey\'s key, password file and store, made by its recipe');

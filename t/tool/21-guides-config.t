@@ -110,7 +110,7 @@ my %apache_plan = (
     'admin-guide.md: # in <VirtualHost *:443> of www.example.org: (+9)' => 'vhost',
     'admin-guide.md: TackPinActivation On' => 'vhost',
     'admin-guide.md: TackLetPinsLapse b6s7y.ft55s.klpsp.eizyu.bsast' => 'vhost',
-    'admin-guide.md: TackFormat draft-02 (+3)' => 'vhost',
+    'admin-guide.md: # days 0-30: clients learn the new key (+7)' => 'vhost',
     'admin-guide.md: TackFile          /etc/apache2/tack/www.example.org.tack.pem (+1)' => 'vhost',
     "admin-guide.md: # a TACKpy key file, or a token's key: pkcs11:token=tack;object=tackkey (+4)" => 'server',
     'admin-guide.md: TackStore /etc/apache2/tack/store (+6)' => 'as is',
