@@ -92,19 +92,25 @@ my %plan = (
 );
 
 my $root = tmp() . '/root';
-my @blocks;
-for my $guide (qw(admin-guide.md hosting-guide.md)) {
-    my $text = slurp(top() . "/docs/$guide");
-    # Blocks inside list items are indented: found too, de-indented.
-    while ($text =~ /^( *)```sh\n(.*?)^\1```$/msg) {
-        my ($indent, $body) = ($1, $2);
-        $body =~ s/^\Q$indent\E//mg;
-        my ($first) = $body =~ /^(.*)$/m;
-        my $more = ($body =~ tr/\n//) - 1;
-        push @blocks, { guide => $guide, body => $body,
-                        id => "$guide: $first" . ($more ? " (+$more)" : '') };
+# blocks_in(DIR): the shell blocks of DIR's two guides, in order.
+sub blocks_in {
+    my ($dir) = @_;
+    my @found;
+    for my $guide (qw(admin-guide.md hosting-guide.md)) {
+        my $text = slurp("$dir/$guide");
+        # Blocks inside list items are indented: found too, de-indented.
+        while ($text =~ /^( *)```sh\n(.*?)^\1```$/msg) {
+            my ($indent, $body) = ($1, $2);
+            $body =~ s/^\Q$indent\E//mg;
+            my ($first) = $body =~ /^(.*)$/m;
+            my $more = ($body =~ tr/\n//) - 1;
+            push @found, { guide => $guide, body => $body,
+                           id => "$guide: $first" . ($more ? " (+$more)" : '') };
+        }
     }
+    return @found;
 }
+my @blocks = blocks_in(top() . '/docs');
 # Two blocks may share a key (sections 8 and 12 both reload, then check
 # out over the network): they share the decision.
 my %ids = map { $_->{id} => 1 } @blocks;
@@ -112,23 +118,14 @@ ok(!grep({ !$ids{$_} } keys %plan), 'every block of the plan is in the guides')
     or diag(join "\n", grep { !$ids{$_} } keys %plan);
 ok(@blocks >= 20, scalar(@blocks) . ' shell blocks in the guides');
 
-# The sandbox: what the guides assume exists on the server.
-mkdir $root;
-# Only what a Debian server has: nothing a guide should make itself
-# (/secure, password files, stores).
-for my $d (qw(etc etc/apache2 etc/apache2/sites-available etc/apache2/sites-enabled
-              etc/ssl etc/ssl/certs etc/ssl/private root srv srv/certs bin
-              usr usr/local var var/lib var/lib/apache2)) {
-    mkdir "$root/$d";
-}
+# The sandbox: what the guides assume exists on the server, made by
+# sandbox(ROOT) (the certificates come from here, made once).
 my ($crt) = mkcert('www', 'www.example.org', 90);
-system('cp', $crt, "$root/etc/ssl/certs/www.example.org.crt") == 0 or die;
 my ($new) = mkcert('www-new', 'www.example.org', 90);
-system('cp', $new, "$root/etc/ssl/certs/www.example.org.new.crt") == 0 or die;
-my (%store_file, %fleet_key);
+my (%store_file, %fleet_key, %fleet_crt);
 for my $n (qw(a.example.org b.example.org)) {
     my ($c, $k) = mkcert("fleet-$n", $n, 90);
-    system('cp', $c, "$root/srv/certs/$n.crt") == 0 or die;
+    $fleet_crt{$n} = $c;
     $store_file{$n} = store_name($c, $n);
     $fleet_key{$n} = $k;
 }
@@ -152,63 +149,96 @@ write_file("$t/web1.ext", "basicConstraints=critical,CA:FALSE\n"
 openssl('x509', '-req', '-in', "$t/web1.csr", '-CA', "$t/ca.crt",
         '-CAkey', "$t/ca.key", '-CAcreateserial', '-days', 30,
         '-extfile', "$t/web1.ext", '-out', "$t/web1.crt");
-system('cp', "$t/web1.crt", "$root/srv/certs/web1.example.net.crt") == 0 or die;
-system('cp', "$t/ca.crt", "$root/etc/ssl/certs/internal-ca.pem") == 0 or die;
 # c.example.org: a host whose certificate the fleet run never saw.
 my ($c_crt, $c_key) = mkcert('fleet-c', 'c.example.org', 90);
-write_file("$root/bin/ssh", "#!/bin/sh\necho \"\$1\" >> $root/ssh.log\nshift\nexec sh -c \"\$*\"\n");
-chmod 0755, "$root/bin/ssh";
-# a2ensite SITE: Debian's, on the sandbox's /etc/apache2.
-write_file("$root/bin/a2ensite", "#!/bin/sh\nln -s ../sites-available/\$1.conf $root/etc/apache2/sites-enabled/\$1.conf\n");
-chmod 0755, "$root/bin/a2ensite";
-# editor FILE: the administrator types the password the test gives.
-write_file("$root/bin/editor", "#!/bin/sh\nprintf '%s\\n' \"\$TACK_PASSWORD\" > \"\$1\"\n");
-chmod 0755, "$root/bin/editor";
-write_file("$root/bin/apache2ctl", "#!/bin/sh\necho \"\$*\" >> $root/apache2ctl.log\n");
-chmod 0755, "$root/bin/apache2ctl";
 (my $tackdir = $TACK) =~ s{/[^/]+$}{};
-symlink($TACK, "$root/bin/tack") or die unless $TACK =~ m{/tack$};
+
+# sandbox(ROOT, PROG): a Debian server's file system under ROOT, holding
+# only what such a server has: nothing a guide should make itself
+# (/secure, password files, stores, sites); the tool as PROG (tack, or
+# the package's tacktool); stand-ins for ssh, a2ensite, an editor and
+# apache2ctl.
+sub sandbox {
+    my ($r, $prog) = @_;
+    mkdir $r;
+    for my $d (qw(etc etc/apache2 etc/apache2/sites-available etc/apache2/sites-enabled
+                  etc/ssl etc/ssl/certs etc/ssl/private root srv srv/certs bin
+                  usr usr/local var var/lib var/lib/apache2)) {
+        mkdir "$r/$d";
+    }
+    system('cp', $crt, "$r/etc/ssl/certs/www.example.org.crt") == 0 or die;
+    system('cp', $new, "$r/etc/ssl/certs/www.example.org.new.crt") == 0 or die;
+    for my $n (sort keys %fleet_crt) {
+        system('cp', $fleet_crt{$n}, "$r/srv/certs/$n.crt") == 0 or die;
+    }
+    system('cp', "$t/web1.crt", "$r/srv/certs/web1.example.net.crt") == 0 or die;
+    system('cp', "$t/ca.crt", "$r/etc/ssl/certs/internal-ca.pem") == 0 or die;
+    write_file("$r/bin/ssh", "#!/bin/sh\necho \"\$1\" >> $r/ssh.log\nshift\nexec sh -c \"\$*\"\n");
+    chmod 0755, "$r/bin/ssh";
+    # a2ensite SITE: Debian's, on the sandbox's /etc/apache2.
+    write_file("$r/bin/a2ensite", "#!/bin/sh\nln -s ../sites-available/\$1.conf $r/etc/apache2/sites-enabled/\$1.conf\n");
+    chmod 0755, "$r/bin/a2ensite";
+    # editor FILE: the administrator types the password the test gives.
+    write_file("$r/bin/editor", "#!/bin/sh\nprintf '%s\\n' \"\$TACK_PASSWORD\" > \"\$1\"\n");
+    chmod 0755, "$r/bin/editor";
+    write_file("$r/bin/apache2ctl", "#!/bin/sh\necho \"\$*\" >> $r/apache2ctl.log\n");
+    chmod 0755, "$r/bin/apache2ctl";
+    symlink($TACK, "$r/bin/$prog") or die "symlink: $!"
+        unless $prog eq 'tack' && $TACK =~ m{/tack$};
+}
 
 sub rewrite {
-    my ($body) = @_;
-    $body =~ s{(^|[\s'"=])/(etc|root|srv|secure|usr/local|var/lib/apache2)\b}{$1$root/$2}g;
+    my ($body, $r) = @_;
+    $r //= $root;
+    $body =~ s{(^|[\s'"=])/(etc|root|srv|secure|usr/local|var/lib/apache2)\b}{$1$r/$2}g;
     return $body;
 }
 
-# run_block(BLOCK): the block as written, on the sandbox's paths, with
-# sh -e; returns (exit status, stdout, stderr).
+# run_block(BLOCK, ROOT): the block as written, on the sandbox's paths,
+# with sh -e; returns (exit status, stdout, stderr).
 sub run_block {
-    my ($b) = @_;
+    my ($b, $r) = @_;
+    $r //= $root;
     return run_cmd(
-        { env => { PATH => "$root/bin:" . ($TACK =~ m{/tack$} ? $tackdir : '')
+        { env => { PATH => "$r/bin:" . ($TACK =~ m{/tack$} ? $tackdir : '')
                        . ":/usr/bin:/bin",
-                   CURL_HOME => "$root/root",
+                   CURL_HOME => "$r/root",
                    TACK_PASSWORD => $b->{body} =~ /fleet/ ? 'fleet-password'
                                                           : 'guide-password' } },
-        'sh', '-e', '-c', "cd $root && " . rewrite($b->{body}));
+        'sh', '-e', '-c', "cd $r && " . rewrite($b->{body}, $r));
 }
 
-my $ran = 0;
+# walk(COPY, ROOT, BLOCKS): every block the plan runs, in document order,
+# in one sandbox; BLOCKS' ids are the source copy's (the package's copy
+# differs in words, not in blocks).  Returns the number run.
+sub walk {
+    my ($copy, $r, @list) = @_;
+    my $n = 0;
+    for my $b (@list) {
+        if (!exists $plan{$b->{id}}) {
+            # Never run a block nobody looked at: it may change the system.
+            fail("$copy copy: a new block, neither run nor listed: $b->{id}");
+            next;
+        }
+        next if $plan{$b->{id}} =~ /^later: / || $plan{$b->{id}} ne '';
+        my ($rc, $out, $err) = run_block($b, $r);
+        is($rc, 0, "$copy copy: ran as written: $b->{id}")
+            or diag(rewrite($b->{body}, $r) . "\n$out$err");
+        $n++;
+    }
+    return $n;
+}
+
+sandbox($root, 'tack');
 my %later;
 for my $b (@blocks) {
-    if (!exists $plan{$b->{id}}) {
-        # Never run a block nobody looked at: it may change the system.
-        fail("a new block, neither run nor listed: $b->{id}");
-        next;
-    }
-    if ($plan{$b->{id}} =~ /^later: /) {
+    if (exists $plan{$b->{id}} && $plan{$b->{id}} =~ /^later: /) {
         $later{$b->{id}} = $b;
-        next;
-    }
-    if ($plan{$b->{id}} ne '') {
+    } elsif (exists $plan{$b->{id}} && $plan{$b->{id}} ne '') {
         pass("not run: $b->{id}: $plan{$b->{id}}");
-        next;
     }
-    my ($rc, $out, $err) = run_block($b);
-    is($rc, 0, "ran as written: $b->{id}")
-        or diag(rewrite($b->{body}) . "\n$out$err");
-    $ran++;
 }
+my $ran = walk('source', $root, @blocks);
 ok($ran >= 6, "$ran blocks run");
 
 # What the runs left, as the guides say.
@@ -350,6 +380,30 @@ like($out, qr/^TACK UNKNOWN: https:\S+: curl: \(7\)/, '... curl\'s reason') or d
 isnt($rc, 0, 'the queries with no server fail, not an empty all-clear');
 is($out, '', '... printing nothing on stdout');
 like($err, qr/curl: \(7\)/, '... and curl says why on stderr');
+}
+
+# ---- the package's copy, as the package installs it ---------------------------
+# The same walk on the guides make install writes for the Debian package
+# (the tool tacktool, /usr paths; debian/rules' MAKE_VARS), in a sandbox of
+# their own: a recipe the rewrite breaks fails here.
+{
+    my $so = top() . '/build/mod_tack.so';
+    my $dest = tmp() . '/package-copy';
+    my ($rc, $out, $err) = run_cmd({ env => { MAKEFLAGS => '' } }, 'make', '-s',
+        '-C', top(), '-o', $so, '-o', $TACK, 'install', "TOOL_OUT=$TACK",
+        "MODULE_SO=$so", "DESTDIR=$dest", 'TACK_PROG=tacktool', 'PREFIX=/usr',
+        'DOCDIR=/usr/share/doc/libapache2-mod-tack', 'HOOKDIR=/usr/libexec/tacktool');
+    is($rc, 0, "make install of the package's copy") or diag($out, $err);
+    my @pkg = blocks_in("$dest/usr/share/doc/libapache2-mod-tack");
+    is(scalar(@pkg), scalar(@blocks), "the package's guides have the source's " . scalar(@blocks) . ' shell blocks');
+    # each the source's block, its words rewritten: the source's decision
+    $pkg[$_]{id} = $blocks[$_]{id} for 0 .. $#pkg;
+    my $proot = tmp() . '/package-root';
+    sandbox($proot, 'tacktool');
+    my $n = walk('package', $proot, @pkg);
+    is($n, $ran, "the package's copy: the same $ran blocks run");
+    ok(-f "$proot/etc/apache2/tack/www.example.org.tack.pem" && -f "$proot/srv/tack-store/$store_file{'a.example.org'}",
+       "... leaving the admin guide's TACK and the hosting guide's store");
 }
 
 done_testing();
