@@ -155,6 +155,12 @@ say "a pristine copy of the $dist base ($(du -sm "$base" | cut -f1) MB;" \
 
 trap 'unmount' EXIT
 trap 'exit 130' INT TERM HUP
+# The tree a mount point of its own, private: in the chroot, / is then a
+# mount whose propagation a test's mount namespace may make private
+# (unshare -m; 22-deps.t and 25-postrm.t overlay /etc and /var/lib there),
+# and nothing mounted in the tree reaches the host's namespace.
+mount --bind "$root" "$root"
+mount --make-private "$root"
 mount -t proc proc "$root/proc"
 mount --bind "$debs" "$root/var/cache/apt/archives"
 mount --rbind /sys "$root/sys"
