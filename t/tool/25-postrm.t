@@ -113,6 +113,24 @@ is($left, '', '... removes them');
 is($kind, "link $moved", '... and keeps the link');
 ok(-d $moved, '... and the directory it leads to, empty');
 
+# ---- pins outlive the package ------------------------------------------------
+# A state file whose pins may still be active (its "pins_until") is kept,
+# with the date, unless TACK_PURGE_STATE=1 (issue 46, item 2).
+my $soon = time + 86400;
+my $state = sub { "mkdir -p $vstate\nprintf '{\\n \"slots\": {\\n  \"a.test:443 ECDSA\": [\\n   {\\n    \"pins_until\": %d\\n   }\\n  ]\\n },\\n \"version\": 1\\n}\\n' $_[0] >$vstate/state.json\n" };
+($rc, $out, $kind, $left) = purge($state->($soon) . make_files($vstate, 'state.json.lock', 'state.json.pin-key'));
+is($rc, 0, 'purge with pins that may still be active: exit 0');
+is($left, "state.json\n", '... keeps the state file alone');
+like($out, qr/^libapache2-mod-tack: purge kept \Q$vstate\E\/state\.json: clients may hold pins on the TACK keys it names until \d{4}-\d\d-\d\dT\d\d:\d\dZ \(pins outlive the package; a reinstall before then needs it to guard them\)\. Remove it after that date, or purge with TACK_PURGE_STATE=1 in apt's environment to remove it now$/m,
+     '... saying until when, and how to remove it now') or diag($out);
+unlike($out, qr/files that are not the package's/, '... and nothing else');
+($rc, $out, $kind, $left) = purge("export TACK_PURGE_STATE=1\n" . $state->($soon));
+is($rc, 0, 'purge with TACK_PURGE_STATE=1: exit 0');
+is($kind, 'none', '... removes the state file and its directory');
+($rc, $out, $kind) = purge($state->(time - 60));
+is($kind, 'none', 'pins lapsed (pins_until past): removed');
+is($out, '', '... saying nothing');
+
 ($rc, $out, $kind) = purge("rm -rf $ns/persist\nln -s $moved $vstate\n");
 is($rc, 0, 'purge with a link that leads nowhere: exit 0');
 is($kind, "link $moved", '... keeps the link');
