@@ -521,9 +521,6 @@ rm -f $(addprefix $(DESTDIR)$(DOCDIR)/,$(notdir $(DOCS) $(OLD_DOCS)))
 endef
 
 ifneq ($(KEEP_SITES),)
-TACK_REFS_IN := /etc/letsencrypt/renewal /etc/letsencrypt/renewal-hooks \
-                /etc/apache2 /etc/tack /etc/sudoers /etc/sudoers.d /etc/cron.d \
-                /etc/crontab
 uninstall:
 	@if [ -n "$(DESTDIR)" ] || \
 	    scripts/package-owned.sh uninstall 2>/dev/null; then \
@@ -533,10 +530,7 @@ uninstall:
 	fi
 	$(uninstall-tool-files)
 	@if [ -z "$(DESTDIR)" ]; then \
-	    refs=$$( { grep -rIlF -e '$(HOOKDIR)/' -e '$(BINDIR)/$(TACK_PROG)' \
-	        $(TACK_REFS_IN) 2>/dev/null; \
-	        find $(TACK_REFS_IN) -lname '$(HOOKDIR)/*' 2>/dev/null; } | \
-	        sort -u); \
+	    refs=$$(scripts/tool-refs.sh '$(HOOKDIR)' '$(BINDIR)/$(TACK_PROG)'); \
 	    if [ -n "$$refs" ]; then \
 	        echo "these still run the tool or a hook from $(PREFIX) (the" \
 	            "package's: /usr/bin/tacktool, /usr/libexec/tacktool/):"; \
