@@ -14,7 +14,11 @@
  * again every TackSigningRetry seconds, and what it says of its keys is on
  * a board at the head of the segment, for the status page.  A background
  * that dies before its work is done is replaced by the parent, with what
- * still waits (mt_agent_maintain, mt_agent_died).
+ * still waits (mt_agent_maintain, mt_agent_died).  A certificate queued
+ * with a due time (a TACK under the key that expires before it, re-signed
+ * when 30 days are left) keeps the process alive, asleep until then or
+ * for TackSigningRetry, whichever is sooner; its answer replaces the
+ * start's TACK in the handshake as soon as it is published.
  */
 #include <dirent.h>
 #include <errno.h>
@@ -158,7 +162,17 @@ static void mt_agent_on_term(int sig)
 
 apr_time_t mt_background_waiting(const mt_pending_t *pd)
 {
-    return pd && pd->late && !mt_background_answer(pd) ? pd->late->since : 0;
+    apr_time_t due;
+
+    if (!pd || !pd->late || mt_background_answer(pd)) {
+        return 0;
+    }
+    /* a successor due later: its TACK is served until then */
+    due = apr_time_from_sec(pd->due);
+    if (pd->due && apr_time_now() < due) {
+        return 0;
+    }
+    return due > pd->late->since ? due : pd->late->since;
 }
 
 /* mt_agent_publish puts the answer carrying |item| for |pd| into the
@@ -262,16 +276,70 @@ static void mt_agent_failed(mt_signer_t *sg, apr_hash_t *said)
                  sg->error, TACK_WHERE(sg->where), mt_sign_retry_secs());
 }
 
-/* mt_agent_round tries every pending certificate once; returns how many
- * still wait.  |done| marks the ones signed (or given up: a broken key). */
+/* mt_agent_due says whether |pd| may be signed at |now|; when not, it
+ * brings |*next| forward to its due time (0: none yet). */
+static int mt_agent_due(const mt_pending_t *pd, time_t now, time_t *next)
+{
+    if (pd->due <= now) {
+        return 1;
+    }
+    if (!*next || pd->due < *next) {
+        *next = pd->due;
+    }
+    return 0;
+}
+
+/* mt_agent_theirs says whether the store file of |pd|, which replaces a
+ * TACK under |sg|'s key, now holds a TACK under another key (put there
+ * since the start): it is left alone, logged, and nothing is published
+ * for |pd|.  The background replaces only its own key's files. */
+static int mt_agent_theirs(apr_pool_t *p, const mt_pending_t *pd,
+                           const mt_signer_t *sg)
+{
+    const mt_store_t *st = pd->conf->store;
+    const char *file;
+    char vname[TACK_NAME_SIZE];
+
+    if (!pd->replaces || !pd->write || !st || !st->loaded || st->error ||
+        !mt_store_other_key(p, st, pd->cert.x509, sg->pub, &file)) {
+        return 0;
+    }
+    ap_log_error(APLOG_MARK, APLOG_INFO, 0, pd->s,
+                 "TACK00152: vhost %s: TackStore file %s no longer holds a "
+                 "TACK under TackSigningKey %s's key (%s) alone: left as it "
+                 "is, and the TACK of %s is not signed anew; the one served "
+                 "since the start expires at %s, the next start serves the "
+                 "file's",
+                 mt_vhost_name_buf(pd->s, vname), file, sg->key,
+                 sg->fingerprint, pd->cert.label, pd->replaces->expiry);
+    return 1;
+}
+
+/* mt_agent_round tries every pending certificate that is due once;
+ * returns how many of those still wait, and sets |*next| to the earliest
+ * due time still ahead (0: none).  |done| marks the ones signed (or given
+ * up: a broken key, a store file that is no longer its own). */
 static int mt_agent_round(apr_pool_t *p, apr_hash_t *said, char *done,
-                          int *nsigned, int totals[2])
+                          int *nsigned, int totals[2], time_t *next)
 {
     mt_signers_t *sgs = mt_signers_get();
     apr_array_header_t *queue = mt_sign_queued();
     apr_hash_index_t *hi;
-    int i, left = 0;
+    time_t now = time(NULL);
+    char *due = apr_pcalloc(p, (size_t)queue->nelts + 1);
+    int i, left = 0, ndue = 0;
 
+    *next = 0;
+    for (i = 0; i < queue->nelts; i++) {
+        due[i] = (char)(!done[i] &&
+                        mt_agent_due(APR_ARRAY_IDX(queue, i, mt_pending_t *),
+                                     now, next));
+        ndue += due[i];
+    }
+    if (!ndue) {
+        return 0; /* no signer started for nothing: a password program
+                   * runs only when something is signed */
+    }
     /* Every key's signer at once: their password programs and logins
      * take their time side by side, not one after the other. */
     mt_signers_allow(TACK_SIGN_AGENT_SECS);
@@ -280,7 +348,7 @@ static int mt_agent_round(apr_pool_t *p, apr_hash_t *said, char *done,
         int created;
         mt_signer_t *sg;
 
-        if (!done[i]) {
+        if (due[i]) {
             sg = mt_signer_add(pd->s, pd->conf, &created);
             if (created) {
                 sg->error = mt_signer_spawn(sgs->pool, sg);
@@ -300,7 +368,7 @@ static int mt_agent_round(apr_pool_t *p, apr_hash_t *said, char *done,
         mt_signer_t *sg;
         mt_item_t *item;
 
-        if (done[i]) {
+        if (!due[i]) {
             continue;
         }
         sg = mt_signer_add(pd->s, pd->conf, &created);
@@ -309,7 +377,7 @@ static int mt_agent_round(apr_pool_t *p, apr_hash_t *said, char *done,
             left++;
             continue;
         }
-        if (mt_agent_broken(pd, sg)) {
+        if (mt_agent_broken(pd, sg) || mt_agent_theirs(p, pd, sg)) {
             done[i] = 1;
             continue;
         }
@@ -395,24 +463,27 @@ static void mt_agent_main(server_rec *s_main, pid_t parent, int delay)
     }
     n = queue ? queue->nelts : 0;
     done = apr_pcalloc(p, (size_t)n + 1);
+    told = 1;
     for (i = 0; i < n; i++) {
         /* a predecessor's work, published before it ended */
         const mt_pending_t *pd =
             APR_ARRAY_IDX(queue, i, mt_pending_t *);
 
         done[i] = (char)(mt_background_answer(pd) != NULL);
-    }
-    if (n && !memchr(done, 0, (size_t)n)) {
-        told = 1; /* all of it: said by the predecessor */
+        if (!done[i] && pd->due <= time(NULL)) {
+            told = 0; /* TACK00077 is for what the start left to do now */
+        }
     }
     said = apr_hash_make(p);
     staged = apr_hash_make(p);
     for (;;) {
         apr_pool_t *round;
+        time_t next = 0;
+        long nap = mt_sign_retry_secs();
 
         apr_pool_create(&round, p);
-        left = n && !told ? mt_agent_round(round, said, done, &nsigned, totals)
-                          : 0;
+        left =
+            n ? mt_agent_round(round, said, done, &nsigned, totals, &next) : 0;
         if (n && !left && !told) {
             told = 1;
             ap_log_error(APLOG_MARK, APLOG_INFO, 0, s_main,
@@ -429,10 +500,18 @@ static void mt_agent_main(server_rec *s_main, pid_t parent, int delay)
             apr_pool_destroy(sgs->pool); /* the signers end */
         }
         apr_pool_destroy(round);
-        if (!left && !mt_md_staging()) {
+        if (!left && !next && !mt_md_staging()) {
             break;
         }
-        sleep((unsigned)mt_sign_retry_secs());
+        if (!left && next) {
+            /* Only re-signs due later: woken at the earliest, or every
+             * TackSigningRetry seconds, whichever is sooner, so that a
+             * clock set forward (or a suspended host) is seen. */
+            long until = (long)(next - time(NULL));
+
+            nap = until < 1 ? 1 : until < nap ? until : nap;
+        }
+        sleep((unsigned)nap);
     }
     _exit(0);
 }
@@ -450,7 +529,7 @@ static int mt_agent_waiting(void)
         const mt_pending_t *pd =
             APR_ARRAY_IDX(queue, i, mt_pending_t *);
 
-        n += mt_background_answer(pd) == NULL;
+        n += mt_background_waiting(pd) != 0;
     }
     return n;
 }

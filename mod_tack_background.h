@@ -54,8 +54,9 @@ static inline const mt_late_t *mt_background_answer(const mt_pending_t *pd)
 }
 
 /* mt_background_waiting returns since when |pd| waits for its TACK (the
- * first start that queued it), or 0 when it does not: not queued (NULL),
- * no segment, or published. */
+ * first start that queued it, or its due time if later), or 0 when it does
+ * not: not queued (NULL), no segment, published, or due later (its TACK
+ * is served meanwhile). */
 apr_time_t mt_background_waiting(const mt_pending_t *pd);
 
 #endif /* MOD_TACK_BACKGROUND_H */

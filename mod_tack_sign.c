@@ -7,10 +7,11 @@
  * TACK vouches for one key.  With TackSigningKey the parent signs, at every
  * start and graceful restart, a TACK for each certificate of an SSL vhost
  * that has no TACK from TackFile or TackStore, and anew one under its key
- * that would expire within 30 days; it writes each into the vhost's
- * TackStore when it can, so that the next pass verifies instead of
- * signing, backups and `tack check` see the same bytes, and a fleet can
- * share one store.  What the pass does not wait for (TackSigningWait) is
+ * that would expire within 30 days (or, in the background, when one that
+ * expires before its certificate has 30 days left); it writes each into
+ * the vhost's TackStore when it can, so that the next pass verifies
+ * instead of signing, backups and `tack check` see the same bytes, and a
+ * fleet can share one store.  What the pass does not wait for (TackSigningWait) is
  * queued for the background (mod_tack_background.c).  The key itself is
  * used only through its signer process (mod_tack_signer.c).  A handshake
  * never signs: what is signed here is served like any TACK, from bytes
@@ -258,12 +259,13 @@ void mt_sign_replaced(server_rec *s, const mt_item_t *old)
 }
 
 /* mt_sign_queue leaves |cert| to the background: its TACK is signed after
- * the start (mt_agent_main) and served from then on: the handshake's
- * table keeps |cert|'s mt_pending_t and asks mt_background_answer. */
+ * the start (mt_agent_main), not before |due| (0: at once), and served
+ * from then on: the handshake's table keeps |cert|'s mt_pending_t and
+ * asks mt_background_answer. */
 static void mt_sign_queue(server_rec *s, const mt_conf_t *conf,
                           const mt_sel_t *sel, mt_certsel_t *cert,
                           mt_signer_t *sg, uint32_t expires, int write,
-                          long pinned, mt_item_t *replaces)
+                          long pinned, mt_item_t *replaces, time_t due)
 {
     apr_pool_t *pconf = s->process->pconf;
     uint8_t buf[MT_ANSWER_MAX];
@@ -289,6 +291,7 @@ static void mt_sign_queue(server_rec *s, const mt_conf_t *conf,
     pd->write = write;
     pd->pinned = pinned;
     pd->replaces = replaces;
+    pd->due = due;
     if (replaces) {
         /* its successor is on its way: no expiry warning */
         replaces->resigning = 1;
@@ -328,8 +331,10 @@ static void mt_sign_queue(server_rec *s, const mt_conf_t *conf,
 
 /* mt_sign_cert decides for one certificate: sign when it has no TACK,
  * sign anew when its TACK under the signing key expires within 30 days
- * and the certificate lives longer; leave alone a certificate that has a
- * TACK under another key.  What is signed waits for the signer only where
+ * and the certificate lives longer, and leave to the background, due 30
+ * days before it expires, one that expires later but before the
+ * certificate; leave alone a certificate that has a TACK under another
+ * key.  What is signed waits for the signer only where
  * clients may have pinned the signing key for this name (a renewed
  * certificate of a name that served it) and while the pass has time
  * (TackSigningWait); the rest is left to the background. */
@@ -339,7 +344,7 @@ static void mt_sign_cert(apr_pool_t *p, server_rec *s, const mt_conf_t *conf,
 {
     mt_signers_t *sgs = mt_signers_get();
     char vname[TACK_NAME_SIZE], when[TACK_TIME_SIZE];
-    time_t end;
+    time_t end, due = 0;
     mt_item_t *item;
     long pinned = 0, waited = 0;
     int k, mine = -1;
@@ -360,7 +365,11 @@ static void mt_sign_cert(apr_pool_t *p, server_rec *s, const mt_conf_t *conf,
         }
     } else if (cert->ntacks && cert->tacks[mine]->expires - now >=
                                    TACK_EXPIRY_WARN_SECS) {
-        return; /* a TACK of its own under this key */
+        /* a TACK of its own under this key, good for 30 days or more: the
+         * background signs its successor when 30 are left, if the
+         * certificate outlives it (issue 43: nothing else re-signs it
+         * before the next restart, which may come after it expired) */
+        due = cert->tacks[mine]->expires - TACK_EXPIRY_WARN_SECS;
     }
     if (tack_cert_end_time(cert->x509, &end) != TACK_OK) {
         end = 0; /* told as expired: nothing is signed for it */
@@ -377,6 +386,14 @@ static void mt_sign_cert(apr_pool_t *p, server_rec *s, const mt_conf_t *conf,
     if (mine >= 0 && (uint32_t)(end / 60) <= cert->tacks[mine]->tack.expiration) {
         return; /* the certificate ends first: a new TACK would gain nothing */
     }
+    if (due) {
+        /* one TACK in the background's answer: a second would be dropped */
+        if (cert->ntacks == 1) {
+            mt_sign_queue(s, conf, sel, cert, sg, (uint32_t)(end / 60), 1, 0,
+                          cert->tacks[mine], due);
+        }
+        return;
+    }
     if (!pinned) {
         /* A TACK of its own that expires soon is still served meanwhile; a
          * certificate without one is worth the wait only where clients
@@ -386,7 +403,7 @@ static void mt_sign_cert(apr_pool_t *p, server_rec *s, const mt_conf_t *conf,
         if ((!waited || sg->fd < 0 || !mt_ms_left(sgs->deadline)) &&
             cert->ntacks <= 1) {
             mt_sign_queue(s, conf, sel, cert, sg, (uint32_t)(end / 60), 1,
-                          waited, mine >= 0 ? cert->tacks[mine] : NULL);
+                          waited, mine >= 0 ? cert->tacks[mine] : NULL, 0);
             return;
         }
     }
@@ -394,7 +411,7 @@ static void mt_sign_cert(apr_pool_t *p, server_rec *s, const mt_conf_t *conf,
     if (!item) {
         if (!pinned && sg->fd < 0 && cert->ntacks <= 1) {
             mt_sign_queue(s, conf, sel, cert, sg, (uint32_t)(end / 60), 1,
-                          waited, mine >= 0 ? cert->tacks[mine] : NULL);
+                          waited, mine >= 0 ? cert->tacks[mine] : NULL, 0);
         }
         return;
     }
@@ -444,7 +461,7 @@ static void mt_sign_unknown(server_rec *s, const mt_conf_t *conf,
             tack_cert_end_time(cert->x509, &end) == TACK_OK &&
             end / 60 > now / 60) {
             mt_sign_queue(s, conf, sel, cert, sg, (uint32_t)(end / 60), 1, 0,
-                          NULL);
+                          NULL, 0);
         }
     }
 }

@@ -67,6 +67,9 @@ struct mt_pending {
     mt_late_t *late;         /* its place in the segment */
     long pinned;             /* clients may pin the signing key here */
     mt_item_t *replaces;     /* its TACK under the key, expiring soon */
+    time_t due;              /* not signed before (0: at once): a TACK
+                              * that |replaces| one 30 days before it
+                              * expires (mt_sign_cert) */
 };
 
 /* The signers of the generation (mt_gen_t.signers, mod_tack_signer.c):

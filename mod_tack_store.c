@@ -343,6 +343,39 @@ const char *mt_store_path(apr_pool_t *p, const mt_store_t *st, X509 *x509)
                : NULL;
 }
 
+int mt_store_other_key(apr_pool_t *p, const mt_store_t *st, X509 *x509,
+                       const uint8_t *key, const char **path)
+{
+    char name[TACK_STORE_NAME_SIZE];
+    tack_t tacks[TACK_EXT02_MAX_TACKS];
+    struct stat sb;
+    char *text = NULL;
+    size_t len = 0, count = 0, i;
+    int theirs = 0;
+
+    if (st->fd < 0 ||
+        tack_cert_store_name(x509, name, sizeof(name)) != TACK_OK) {
+        return 0; /* mt_store_write says why it cannot write */
+    }
+    *path = apr_pstrcat(p, st->path, "/", name, NULL);
+    if (fstatat(st->fd, name, &sb, AT_SYMLINK_NOFOLLOW) != 0) {
+        return 0; /* no file: nothing of anyone's is replaced */
+    }
+    /* read now, not at the start: it may have been replaced since */
+    if (tack_file_read_at(st->fd, name, TACK_FILE_MAX_DEFAULT, &text, &len,
+                          &sb) != TACK_OK ||
+        tack_tacks_from_pem(tacks, TACK_EXT02_MAX_TACKS, &count, text, len,
+                            NULL) != TACK_OK ||
+        !count) {
+        theirs = 1; /* what it holds cannot be told: not replaced */
+    }
+    for (i = 0; !theirs && i < count; i++) {
+        theirs = !mt_key_equal(tacks[i].public_key, key);
+    }
+    free(text);
+    return theirs;
+}
+
 void mt_store_child_init(void)
 {
     const struct mt_stores *stores = mt_gen()->stores;

@@ -32,6 +32,13 @@ void mt_store_ready(mt_store_t *st);
 int mt_store_has(const mt_store_t *st, X509 *x509);
 const char *mt_store_path(apr_pool_t *p, const mt_store_t *st, X509 *x509);
 
+/* mt_store_other_key says whether |x509|'s file in |st|, read now, holds
+ * anything but TACKs under |key| (1: a TACK under another key, or bytes
+ * that are no TACK), setting |*path| to it; 0 when it holds only TACKs
+ * under |key|, or there is none. */
+int mt_store_other_key(apr_pool_t *p, const mt_store_t *st, X509 *x509,
+                       const uint8_t *key, const char **path);
+
 /* mt_store_child_init closes, in a new httpd child, the descriptor of
  * every store's directory: a child serves from memory, and code running in
  * it (mod_lua, mod_perl, mod_php) would otherwise read every file of the

@@ -8,9 +8,10 @@
 # the TACK a TLS handshake gets is judged with `tack view -c CERT --now`
 # against the certificate then served.  The second case starts with a
 # 45-day TACK under the same key in the store (signed by hand, or the
-# hosting guide's store swapped in): with no restart until the renewal,
-# nothing re-signs it, and the days it lapses are the ones listed (the gap
-# issue 43 item 3 is about; a start re-signs such a TACK, TACK00037).
+# hosting guide's store swapped in): the start leaves it (45 days left),
+# and the background, with no restart, signs its successor when it has 30
+# days left (day 15), expiring with the certificate (issue 43 item 3):
+# no day lapses either.
 use strict;
 use warnings FATAL => 'all';
 use FindBin;
@@ -22,7 +23,7 @@ use POSIX ();
 use TackTest;
 use TackFixture qw(pem write_file);
 
-plan tests => 17;
+plan tests => 19;
 
 my $FAKETIME = '/usr/lib/x86_64-linux-gnu/faketime/libfaketime.so.1';
 ok(-e $FAKETIME, "libfaketime is installed ($FAKETIME; apt-get install libfaketime)")
@@ -38,7 +39,9 @@ sub tool {
 }
 
 # run_case($name, $hand_signed): a fresh server; the days (ranges) at whose
-# 12:00 the name served no valid TACK for its certificate, or "none".
+# 12:00 the name served no valid TACK for its certificate, or "none"; its
+# error log; and, for the hand-signed case, the day by whose 12:00 the
+# background had re-signed the first certificate (undef: never).
 sub run_case {
     my ($name, $hand, $allowed) = @_;
     my $h = TackTest::Httpd->new("nolapse-$name");
@@ -82,6 +85,7 @@ sub run_case {
     $h->write_conf(<<"C");
 TackSigningKey \@ROOT\@/sign.key
 TackSigningPassword file:\@ROOT\@/pw
+TackSigningRetry 1
 TackStore \@ROOT\@/store
 <VirtualHost 127.0.0.1:\@PORT\@>
     ServerName nl.test
@@ -95,7 +99,7 @@ C
         ($rc, $out) = $h->start;
     }
     is($rc, 0, "$name: started under libfaketime") or diag($out);
-    my ($renewals, @bad) = (0);
+    my ($renewals, $resigned, @bad) = (0);
     for my $day (0 .. $DAYS - 1) {
         if ($day && $day % 60 == 0) {
             # certbot's renewal, day 60 of the certificate, 03:00; its
@@ -108,6 +112,12 @@ C
                        $h->log_since($mark) =~ /TACK0003[01]|TACK0007[67]/ });
         }
         $set->($day * $DAY + 12 * 3600);
+        if ($hand && !defined $resigned && $day >= 15 && $day < 60) {
+            # due at day 15, 03:00 (30 days before day 45's expiry): the
+            # background's next round (TackSigningRetry 1) signs it
+            $resigned = $day if TackHelpers::wait_until($day == 15 ? 20 : 0,
+                sub { $h->log_since(0) =~ /TACK00037/ });
+        }
         my $t = served_tack($h->port, 'nl.test');
         my $ok = 0;
         if ($t) {
@@ -132,7 +142,7 @@ C
         else { push @r, [ $day, $day ] }
     }
     return (@r ? join(',', map { $_->[0] == $_->[1] ? $_->[0] : "$_->[0]-$_->[1]" } @r)
-               : 'none', $log);
+               : 'none', $log, $resigned);
 }
 
 my ($seen, $log) = run_case('signing', 0, []);
@@ -141,12 +151,19 @@ like($log, qr/TACK00031: vhost nl\.test:\d+: signed a TACK .* expires \S+, with 
      '... each TACK signed to expire with its certificate');
 is(() = $log =~ /TACK00031/g, 4, '... one for each of the four certificates');
 
-($seen, $log) = run_case('hand', 1, [qr/TACK00053/]);
-is($seen, '45-59',
-   'a 45-day TACK in the store at the start: nothing re-signs it before the renewal restart (issue 43 item 3)');
-like($log, qr/\[tack:warn\].*TACK00053: vhost nl\.test:\d+: TackStore \S+: TACK \(key \S+\) expired at \S+; no longer served/,
-     '... the server says it stopped serving it (its only warning)');
-unlike($log, qr/TACK00037/, '... the start left it (45 days left: more than 30)');
+my $resigned;
+($seen, $log, $resigned) = run_case('hand', 1, []);
+is($seen, 'none',
+   'a 45-day TACK in the store at the start: a valid TACK every day, none lapses (issue 43 item 3)');
+is($resigned, 15,
+   '... the background signed its successor on day 15 (30 days left), without a restart');
+my ($start) = $log =~ /^(.*?TACK00036[^\n]*)/s;
+unlike($start // '', qr/TACK00037|TACK00031/,
+       '... the start left it (45 days left: more than 30)');
+like($log, qr/TACK00037: vhost nl\.test:\d+: the TACK of TackStore \S+ expires at \S+; serving the one just signed instead/,
+     '... the server says it replaced the TACK that expired on day 45');
+unlike($log, qr/TACK00053/, '... and never that a TACK expired');
 like($log, qr/TACK00031: vhost nl\.test:\d+: signed a TACK .* expires \S+, with the certificate/,
-     '... the renewal restart signed the new certificate');
-is(() = $log =~ /TACK00031/g, 3, '... one TACK for each of the three renewals');
+     '... each TACK signed to expire with its certificate');
+is(() = $log =~ /TACK00031/g, 4,
+   '... one for the first certificate, in the background, and one for each of the three renewals');
