@@ -11,7 +11,10 @@
 # hosting guide's store swapped in): the start leaves it (45 days left),
 # and the background, with no restart, signs its successor when it has 30
 # days left (day 15), expiring with the certificate (issue 43 item 3):
-# no day lapses either.
+# no day lapses either.  The third starts the same way, but on day 10 the
+# certificate's store file is replaced by a TACK under another key: the
+# background replaces only its own key's files, so it leaves that one
+# (TACK00152), and the start's TACK runs out on day 45.
 use strict;
 use warnings FATAL => 'all';
 use FindBin;
@@ -23,7 +26,7 @@ use POSIX ();
 use TackTest;
 use TackFixture qw(pem write_file);
 
-plan tests => 19;
+plan tests => 28;
 
 my $FAKETIME = '/usr/lib/x86_64-linux-gnu/faketime/libfaketime.so.1';
 ok(-e $FAKETIME, "libfaketime is installed ($FAKETIME; apt-get install libfaketime)")
@@ -40,10 +43,12 @@ sub tool {
 
 # run_case($name, $hand_signed): a fresh server; the days (ranges) at whose
 # 12:00 the name served no valid TACK for its certificate, or "none"; its
-# error log; and, for the hand-signed case, the day by whose 12:00 the
-# background had re-signed the first certificate (undef: never).
+# error log; for the hand-signed cases, the day by whose 12:00 the
+# background had re-signed the first certificate or left it (undef:
+# neither); and what &$swap (called on day 10, with the server's root, the
+# certificate and the clock's offset) returned.
 sub run_case {
-    my ($name, $hand, $allowed) = @_;
+    my ($name, $hand, $allowed, $swap) = @_;
     my $h = TackTest::Httpd->new("nolapse-$name");
     my $d = $h->root;
     my $clock = "$d/faketime";
@@ -99,7 +104,7 @@ C
         ($rc, $out) = $h->start;
     }
     is($rc, 0, "$name: started under libfaketime") or diag($out);
-    my ($renewals, $resigned, @bad) = (0);
+    my ($renewals, $resigned, $swapped, @bad) = (0);
     for my $day (0 .. $DAYS - 1) {
         if ($day && $day % 60 == 0) {
             # certbot's renewal, day 60 of the certificate, 03:00; its
@@ -112,11 +117,12 @@ C
                        $h->log_since($mark) =~ /TACK0003[01]|TACK0007[67]/ });
         }
         $set->($day * $DAY + 12 * 3600);
+        $swapped = $swap->($d, $cur, $offset) if $swap && $day == 10;
         if ($hand && !defined $resigned && $day >= 15 && $day < 60) {
             # due at day 15, 03:00 (30 days before day 45's expiry): the
             # background's next round (TackSigningRetry 1) signs it
             $resigned = $day if TackHelpers::wait_until($day == 15 ? 20 : 0,
-                sub { $h->log_since(0) =~ /TACK00037/ });
+                sub { $h->log_since(0) =~ /TACK00037|TACK00152/ });
         }
         my $t = served_tack($h->port, 'nl.test');
         my $ok = 0;
@@ -142,7 +148,7 @@ C
         else { push @r, [ $day, $day ] }
     }
     return (@r ? join(',', map { $_->[0] == $_->[1] ? $_->[0] : "$_->[0]-$_->[1]" } @r)
-               : 'none', $log, $resigned);
+               : 'none', $log, $resigned, $swapped);
 }
 
 my ($seen, $log) = run_case('signing', 0, []);
@@ -167,3 +173,28 @@ like($log, qr/TACK00031: vhost nl\.test:\d+: signed a TACK .* expires \S+, with 
      '... each TACK signed to expire with its certificate');
 is(() = $log =~ /TACK00031/g, 4,
    '... one for the first certificate, in the background, and one for each of the three renewals');
+
+# day 10: the first certificate's store file replaced by a TACK under
+# another key (signed by hand, renamed over it); returns the file and its
+# bytes.
+my $other = sub {
+    my ($d, $cert, $offset) = @_;
+    my ($rc, $out) = tool('genkey', '-p', 'other', '-o', "$d/other.key");
+    die "genkey: $out" if $rc;
+    my ($file) = glob("$d/store/*.tack.pem");
+    ($rc, $out) = tool('sign', '-k', "$d/other.key", '-p', 'other',
+        '--state', "$d/no-state.json", '--now', "+${offset}s", '-c', $cert,
+        '-o', "$file.new");
+    die "sign: $out" if $rc;
+    rename("$file.new", $file) or die "rename: $!";
+    return [ $file, TackHelpers::slurp($file) ];
+};
+my $swapped;
+($seen, $log, $resigned, $swapped) = run_case('other', 1, [qr/TACK00053/], $other);
+like($log, qr/TACK00152: vhost nl\.test:\d+: TackStore file \Q$swapped->[0]\E no longer holds a TACK under TackSigningKey \S+'s key \(\S+\) alone: left as it is/,
+     'a store file that holds a TACK under another key when the re-sign is due: the background says it leaves it');
+is($resigned, 15, '... on day 15, when the re-sign was due');
+is(TackHelpers::slurp($swapped->[0]), $swapped->[1], '... and the file still holds the other key\'s TACK');
+unlike($log, qr/TACK00037/, '... nothing under the signing key replaced it');
+is($seen, '45-59',
+   '... the TACK served since the start runs out on day 45; the renewal restart signs the new certificate');
