@@ -310,7 +310,10 @@ static void mt_sign_queue(server_rec *s, const mt_conf_t *conf,
     }
     cert->pending = pd;
     APR_ARRAY_PUSH(gen->sign->queue, mt_pending_t *) = pd;
-    if (sg) {
+    if (sg && due) {
+        sg->nlater++;
+        sg->later = sg->later && sg->later < due ? sg->later : due;
+    } else if (sg) {
         sg->nqueued++;
     }
     if (pinned && sg) {
@@ -564,16 +567,28 @@ void mt_sign_end(server_rec *s_main)
 
         if (!mt_strict() && (sg->pub_known || sg->nqueued)) {
             int known = sg->pub_known || sg->pub_recalled;
+            char when[TACK_TIME_SIZE];
+            const char *later = "";
 
+            if (sg->nlater) {
+                tack_time_format((uint32_t)(sg->later / 60), when);
+                later = apr_psprintf(
+                    s_main->process->pconf,
+                    ", %d TACK%s ending before %s certificate%s, re-signed "
+                    "there when 30 days are left (the first at %s)",
+                    sg->nlater, sg->nlater == 1 ? "" : "s",
+                    sg->nlater == 1 ? "its" : "their",
+                    sg->nlater == 1 ? "" : "s", when);
+            }
             ap_log_error(APLOG_MARK, APLOG_INFO, 0, s_main,
                          "TACK00036: TackSigningKey %s (key %s): %d TACK%s "
                          "signed, %d written to a TackStore, %d kept in "
                          "memory only, %d certificate%s left without one, "
-                         "%d left to the background",
+                         "%d left to the background%s",
                          sg->key, known ? sg->fingerprint : "unknown",
-                         sg->nsigned, sg->nsigned == 1 ? "" : "s",
-                         sg->nwritten, sg->nkept, sg->nskipped,
-                         sg->nskipped == 1 ? "" : "s", sg->nqueued);
+                         sg->nsigned, sg->nsigned == 1 ? "" : "s", sg->nwritten,
+                         sg->nkept, sg->nskipped, sg->nskipped == 1 ? "" : "s",
+                         sg->nqueued, later);
         }
     }
     mt_sign_sync(); /* what was written reaches the disk first */

@@ -43,6 +43,8 @@ typedef struct {
     uint8_t pub[TACK_KEY_LEN];
     char fingerprint[TACK_FINGERPRINT_SIZE];
     int nsigned, nwritten, nkept, nskipped, nqueued;
+    int nlater;       /* queued with a due time (mt_pending_t.due) */
+    time_t later;     /* the earliest of those due times */
     int reported;     /* its error was counted under -t (once per key) */
     int pub_known;    /* its signer started: |pub| is the key's */
     int pub_recalled; /* it did not, |pub| is its last load's */

@@ -26,7 +26,7 @@ use POSIX ();
 use TackTest;
 use TackFixture qw(pem write_file);
 
-plan tests => 28;
+plan tests => 29;
 
 my $FAKETIME = '/usr/lib/x86_64-linux-gnu/faketime/libfaketime.so.1';
 ok(-e $FAKETIME, "libfaketime is installed ($FAKETIME; apt-get install libfaketime)")
@@ -166,6 +166,8 @@ is($resigned, 15,
 my ($start) = $log =~ /^(.*?TACK00036[^\n]*)/s;
 unlike($start // '', qr/TACK00037|TACK00031/,
        '... the start left it (45 days left: more than 30)');
+like($start // '', qr/TACK00036: .* 0 left to the background, 1 TACK ending before its certificate, re-signed there when 30 days are left \(the first at \S+\)$/,
+     '... and says the background re-signs it when 30 days are left');
 like($log, qr/TACK00037: vhost nl\.test:\d+: the TACK of TackStore \S+ expires at \S+; serving the one just signed instead/,
      '... the server says it replaced the TACK that expired on day 45');
 unlike($log, qr/TACK00053/, '... and never that a TACK expired');
