@@ -395,9 +395,10 @@ DOCS           := README NOTICE docs/status-1000.png \
                       $(wildcard docs/*.md))
 # What an earlier make install put there and uninstall removes too.
 OLD_DOCS       := contributing.md fuzzing.md
-# The hooks certbot and mod_md run (hooks/, docs/admin-guide.md section 15).
+# The hooks certbot and mod_md run (hooks/, docs/admin-guide.md section 15),
+# and the weekly re-sign of TackFile TACKs the package runs (section 9).
 HOOKDIR        ?= $(PREFIX)/lib/tack
-HOOKS          := $(wildcard hooks/tack-*-hook)
+HOOKS          := $(wildcard hooks/tack-*-hook) hooks/tack-renew
 APXS_MODDIR     = $(shell $(APXS) -q LIBEXECDIR 2>/dev/null)
 APXS_CONFDIR    = $(shell $(APXS) -q SYSCONFDIR 2>/dev/null)
 MODS_AVAILABLE ?= $(APXS_CONFDIR)/mods-available
