@@ -382,8 +382,9 @@ static int mt_agent_round(apr_pool_t *p, apr_hash_t *said, char *done,
             continue;
         }
         mt_signers_allow(mt_signers_answer_secs());
-        item = mt_sign_one(p, pd->s, pd->conf, sg, &pd->cert, pd->expires,
-                           pd->write);
+        item =
+            mt_sign_one(p, pd->s, pd->conf, sg, &pd->cert, pd->expires,
+                        pd->write, pd->replaces ? &pd->replaces->tack : NULL);
         if (!item && sg->fd >= 0) {
             done[i] = 1; /* a signature that does not verify (TACK00038) */
             continue;

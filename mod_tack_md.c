@@ -316,7 +316,7 @@ static void mt_md_sign_one(apr_pool_t *p, apr_hash_t *seen, int dirfd,
         return;
     }
     mt_signers_allow(mt_signers_answer_secs());
-    if (!mt_sign_one(p, s, conf, sg, &cert, (uint32_t)(end / 60), 1)) {
+    if (!mt_sign_one(p, s, conf, sg, &cert, (uint32_t)(end / 60), 1, NULL)) {
         apr_hash_set(seen, cert.hash, TACK_HASH_LEN, NULL);
         return;
     }

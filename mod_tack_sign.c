@@ -123,10 +123,9 @@ static const char *mt_sign_store_ours(apr_pool_t *p, const char *path)
 /* mt_sign_one signs a TACK for |cert| that expires with it (|expires|,
  * in minutes), writes it into the vhost's store, and returns its item; a
  * certificate already signed for in this pass gets the same TACK. */
-mt_item_t *mt_sign_one(apr_pool_t *p, server_rec *s,
-                              const mt_conf_t *conf, mt_signer_t *sg,
-                              const mt_certsel_t *cert, uint32_t expires,
-                              int write)
+mt_item_t *mt_sign_one(apr_pool_t *p, server_rec *s, const mt_conf_t *conf,
+                       mt_signer_t *sg, const mt_certsel_t *cert,
+                       uint32_t expires, int write, const tack_t *prev)
 {
     mt_signers_t *sgs = mt_signers_get();
     struct mt_sign_tables *tb = mt_sign_tables();
@@ -153,6 +152,13 @@ mt_item_t *mt_sign_one(apr_pool_t *p, server_rec *s,
     /* Never below what clients of the name saw under this key: they
      * would refuse it (certificate_revoked). */
     floor = mt_guard_floor(s, cert->key_type, sg->pub);
+    if (prev && prev->min_generation > floor) {
+        /* the TACK it replaces is served now: its clients hold its
+         * min_generation even where TackStateFile has no memory of it
+         * yet (a first start, the background forked before the memory is
+         * written) */
+        floor = prev->min_generation;
+    }
     if (floor > tack.min_generation) {
         tack.min_generation = (uint8_t)floor;
     }
@@ -410,7 +416,8 @@ static void mt_sign_cert(apr_pool_t *p, server_rec *s, const mt_conf_t *conf,
             return;
         }
     }
-    item = mt_sign_one(p, s, conf, sg, cert, (uint32_t)(end / 60), !pinned);
+    item = mt_sign_one(p, s, conf, sg, cert, (uint32_t)(end / 60), !pinned,
+                       mine >= 0 ? &cert->tacks[mine]->tack : NULL);
     if (!item) {
         if (!pinned && sg->fd < 0 && cert->ntacks <= 1) {
             mt_sign_queue(s, conf, sel, cert, sg, (uint32_t)(end / 60), 1,

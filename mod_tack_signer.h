@@ -119,11 +119,13 @@ const char *mt_signer_start(apr_pool_t *p, mt_signer_t *sg);
 void mt_signer_stop(pid_t pid);
 
 /* mt_sign_one signs a TACK for |cert| that expires with it (|expires|,
- * in minutes), writes it into the vhost's store (|write|), and returns its
- * item, or NULL (logged; the signer gone: sg->fd < 0). */
+ * in minutes), never below the min_generation of |prev| (the TACK under
+ * the key it replaces, or NULL), writes it into the vhost's store
+ * (|write|), and returns its item, or NULL (logged; the signer gone:
+ * sg->fd < 0). */
 mt_item_t *mt_sign_one(apr_pool_t *p, server_rec *s, const mt_conf_t *conf,
                        mt_signer_t *sg, const mt_certsel_t *cert,
-                       uint32_t expires, int write);
+                       uint32_t expires, int write, const tack_t *prev);
 
 /* mt_signers_allow gives waiting for signers |secs| from now
  * (mt_signers_t.deadline, .budget); mt_signers_answer_secs is how long one

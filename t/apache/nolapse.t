@@ -14,7 +14,10 @@
 # no day lapses either.  The third starts the same way, but on day 10 the
 # certificate's store file is replaced by a TACK under another key: the
 # background replaces only its own key's files, so it leaves that one
-# (TACK00152), and the start's TACK runs out on day 45.
+# (TACK00152), and the start's TACK runs out on day 45.  The fourth is
+# the second with a hand-signed TACK at min_generation and generation 1:
+# its successor keeps them (clients that saw it refuse a lower
+# generation), as a first start's state file cannot say.
 use strict;
 use warnings FATAL => 'all';
 use FindBin;
@@ -26,7 +29,7 @@ use POSIX ();
 use TackTest;
 use TackFixture qw(pem write_file);
 
-plan tests => 29;
+plan tests => 38;
 
 my $FAKETIME = '/usr/lib/x86_64-linux-gnu/faketime/libfaketime.so.1';
 ok(-e $FAKETIME, "libfaketime is installed ($FAKETIME; apt-get install libfaketime)")
@@ -41,7 +44,8 @@ sub tool {
     return ($r->{rc}, $r->{out});
 }
 
-# run_case($name, $hand_signed): a fresh server; the days (ranges) at whose
+# run_case($name, $hand_signed): a fresh server (a reference for
+# $hand_signed: more options for its tack sign); the days (ranges) at whose
 # 12:00 the name served no valid TACK for its certificate, or "none"; its
 # error log; for the hand-signed cases, the day by whose 12:00 the
 # background had re-signed the first certificate or left it (undef:
@@ -84,7 +88,7 @@ sub run_case {
     if ($hand) {
         ($rc, $out) = tool('sign', '-k', "$d/sign.key", '-p', 'sekrit',
             '--state', "$d/no-state.json", '--now', '+' . (3 * 3600) . 's',
-            '-c', $cur, '-e', '45d', '-o', "$d/store/");
+            '-c', $cur, '-e', '45d', ref $hand ? @$hand : (), '-o', "$d/store/");
         die "sign: $out" if $rc;
     }
     $h->write_conf(<<"C");
@@ -200,3 +204,18 @@ is(TackHelpers::slurp($swapped->[0]), $swapped->[1], '... and the file still hol
 unlike($log, qr/TACK00037/, '... nothing under the signing key replaced it');
 is($seen, '45-59',
    '... the TACK served since the start runs out on day 45; the renewal restart signs the new certificate');
+
+my $root;
+($seen, $log, $resigned, $root) = run_case('generation', [ '-m', 1, '-g', 1 ], [],
+                                           sub { $_[0] });
+is($seen, 'none', 'a 45-day TACK at generation 1 in the store at the start: a valid TACK every day');
+is($resigned, 15, '... re-signed on day 15');
+my ($gen) = $log =~ /TACK00031: vhost nl\.test:\d+: signed a TACK for \S+ certificate \S+ with TackSigningKey \S+ \(key \S+, generation (\d+),/;
+is($gen, 1, '... at generation 1, the TACK it replaced\'s (the start\'s state file had none)');
+like($log, qr/TACK00145: vhost nl\.test:\d+: TackSigningKey \S+ signs for \S+ certificate \S+ at generation 1, not 0: a TACK under that key served here raised min_generation to 1/,
+     '... saying why');
+my ($vrc, $view) = tool('view', "$root/c0.crt");
+my ($name) = $view =~ /^store_file\s*=\s*(\S+)$/m;
+($vrc, $view) = tool('view', "$root/store/$name");
+like($view, qr/^min_generation\s*=\s*1\n(?:.*\n)*?generation\s*=\s*1$/m,
+     '... and min_generation 1, in its store file');
