@@ -11,11 +11,11 @@
  * expires before its certificate has 30 days left); it writes each into
  * the vhost's TackStore when it can, so that the next pass verifies
  * instead of signing, backups and `tack check` see the same bytes, and a
- * fleet can share one store.  What the pass does not wait for (TackSigningWait) is
- * queued for the background (mod_tack_background.c).  The key itself is
- * used only through its signer process (mod_tack_signer.c).  A handshake
- * never signs: what is signed here is served like any TACK, from bytes
- * built now.
+ * fleet can share one store.  What the pass does not wait for
+ * (TackSigningWait) is queued for the background (mod_tack_background.c).
+ * The key itself is used only through its signer process
+ * (mod_tack_signer.c).  A handshake never signs: what is signed here is
+ * served like any TACK, from bytes built now.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -343,10 +343,10 @@ static void mt_sign_queue(server_rec *s, const mt_conf_t *conf,
  * and the certificate lives longer, and leave to the background, due 30
  * days before it expires, one that expires later but before the
  * certificate; leave alone a certificate that has a TACK under another
- * key.  What is signed waits for the signer only where
- * clients may have pinned the signing key for this name (a renewed
- * certificate of a name that served it) and while the pass has time
- * (TackSigningWait); the rest is left to the background. */
+ * key.  What is signed waits for the signer only where clients may have
+ * pinned the signing key for this name (a renewed certificate of a name
+ * that served it) and while the pass has time (TackSigningWait); the rest
+ * is left to the background. */
 static void mt_sign_cert(apr_pool_t *p, server_rec *s, const mt_conf_t *conf,
                          mt_signer_t *sg, const mt_sel_t *sel,
                          mt_certsel_t *cert, time_t now)
