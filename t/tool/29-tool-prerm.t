@@ -68,4 +68,11 @@ is($rc, 0, 'TACK_FORCE_REMOVE=1: removed all the same') or diag($out);
 ($rc, $out) = prerm('upgrade', $certbot);
 is($rc, 0, 'an upgrade is never refused') or diag($out);
 
+# The package's own cron line, which runs its hook tack-renew (inert until
+# /etc/tack/renew.conf names something), goes with it: no reason to refuse.
+my $own = top() . '/debian/tacktool.tacktool-renew.cron.d';
+($rc, $out) = prerm('remove', "cp $own /etc/cron.d/tacktool-renew\n"
+                              . "grep -q /usr/libexec/tacktool/tack-renew /etc/cron.d/tacktool-renew\n");
+is($rc, 0, "the package's own cron line (tacktool-renew) alone: remove goes ahead") or diag($out);
+
 done_testing();

@@ -2,8 +2,8 @@
 # Copyright 2026 the mod_tack authors (NOTICE)
 # The weekly re-sign of TackFile TACKs the package ships, inert (issue 43,
 # item 2): hooks/tack-renew (installed as /usr/libexec/tacktool/tack-renew),
-# run by tack-renew.timer where systemd runs and by /etc/cron.d/tack-renew
-# where it does not.  It does nothing and says nothing until
+# run by tacktool-renew.timer where systemd runs and by
+# /etc/cron.d/tacktool-renew where it does not.  It does nothing and says nothing until
 # /etc/tack/renew.conf names what to re-sign; then it re-signs as section
 # 9's job does (-e 45d, the file's generations kept), is silent when all
 # goes well and says what failed, exiting 1, when not.  The units pass
@@ -79,14 +79,14 @@ write_file("$d/pw", "wrong\n");
 $before = slurp($file);
 ($rc, $out, $err) = renew();
 is($rc, 1, 'a wrong password: exits 1');
-like($err, qr/^tack-renew: tack sign failed for \Q$crt\E \(\Q$file\E is unchanged\)$/m,
+like($err, qr/^tack-renew: \Q$top\E\/tack sign failed for \Q$crt\E \(\Q$file\E is unchanged\)$/m,
      '... naming the certificate and the file');
 is(slurp($file), $before, '... which is unchanged');
 is(slurp("$d/reloads"), "reloaded\n", '... and httpd is not reloaded');
 write_file("$d/pw", "sekrit\n");
 
 # ---- the cron line ------------------------------------------------------------
-my ($line) = grep { /^\d/ } split /\n/, slurp("$top/debian/tacktool.tack-renew.cron.d");
+my ($line) = grep { /^\d/ } split /\n/, slurp("$top/debian/tacktool.tacktool-renew.cron.d");
 my ($when, $user, $cmd) = $line =~ /^((?:\S+\s+){4}\S+)\s+(\S+)\s+(.*)$/;
 is("$when|$user", '17 4 * * 1|root', 'cron: Mondays at 04:17, as root (section 9)');
 like($cmd, qr{^\[ -d /run/systemd/system \] && exit 0; }, '... standing down first where systemd runs');
@@ -117,22 +117,22 @@ system('mkdir', '-p', $units, "$root/usr/libexec/tacktool") == 0 or die;
 system('cp', '-a', '/lib/systemd/system/.', "$units/") == 0 or die;
 system('cp', $script, "$root/usr/libexec/tacktool/tack-renew") == 0 or die;
 for my $u (qw(service timer)) {
-    system('cp', "$top/debian/tacktool.tack-renew.$u", "$units/tack-renew.$u") == 0 or die;
+    system('cp', "$top/debian/tacktool.tacktool-renew.$u", "$units/tacktool-renew.$u") == 0 or die;
 }
 ($rc, $out, $err) = run_cmd('systemd-analyze', 'verify', '--man=no', "--root=$root",
-                            'tack-renew.timer', 'tack-renew.service');
+                            'tacktool-renew.timer', 'tacktool-renew.service');
 is("$rc|$out|$err", '0||', 'systemd-analyze verify: the timer and the service are clean');
-my $service = slurp("$units/tack-renew.service");
+my $service = slurp("$units/tacktool-renew.service");
 like($service, qr{^ConditionPathExists=/etc/tack/renew\.conf$}m,
      '... the service is skipped, silently, without /etc/tack/renew.conf');
 like($service, qr{^ExecStart=/usr/libexec/tacktool/tack-renew$}m, '... and runs the job');
-like(slurp("$units/tack-renew.timer"), qr{^OnCalendar=Mon \*-\*-\* 04:17$}m,
+like(slurp("$units/tacktool-renew.timer"), qr{^OnCalendar=Mon \*-\*-\* 04:17$}m,
      '... the timer: Mondays at 04:17');
 # the same check catches a broken unit
-my $t = slurp("$units/tack-renew.timer");
-write_file("$units/tack-renew.timer", $t =~ s/OnCalendar=Mon/OnCalendar=Mox/r);
+my $t = slurp("$units/tacktool-renew.timer");
+write_file("$units/tacktool-renew.timer", $t =~ s/OnCalendar=Mon/OnCalendar=Mox/r);
 ($rc, $out, $err) = run_cmd('systemd-analyze', 'verify', '--man=no', "--root=$root",
-                            'tack-renew.timer');
+                            'tacktool-renew.timer');
 isnt($rc, 0, 'control: verify refuses a timer with a bad OnCalendar');
 
 done_testing();
