@@ -82,13 +82,23 @@ mkdir -p "$src"
 git ls-files -z --cached --others --exclude-standard |
     tar --null --files-from=- --ignore-failed-read -cf - 2>/dev/null |
     tar -C "$src" -xf -
-# This release's version and name in the copy's changelog (its first
-# line), and in the NEWS entry of the same version, so that the two agree;
-# the committed one is the base.
-for f in "$src/debian/changelog" "$src"/debian/*.NEWS; do
-    [ -f "$f" ] || continue
-    sed -i "1s/^\([^ ]*\) ($base) [^;]*;/\1 ($version) $suite;/" "$f"
-done
+# This release's version and name: an entry of its own on top of the
+# copy's changelog (the committed version keeps its entry, which its NEWS
+# entry names; lintian wants each version an entry: a rewritten first line
+# left 0.1.1 missing between 0.1.0 and 0.1.1~deb12u1), signed and dated as
+# the committed entry, so that two builds are the same.  Elsewhere the
+# committed entry is the build's, its distribution set.
+if [ "$version" != "$base" ]; then
+    trailer=$(sed -n '/^ -- /{p;q;}' "$src/debian/changelog")
+    { printf 'mod-tack (%s) %s; urgency=medium\n\n' "$version" "$suite"
+      printf '  * Built for %s from %s.\n\n%s\n\n' "$suite" "$base" "$trailer"
+      cat "$src/debian/changelog"
+    } >"$src/debian/changelog.new"
+    mv "$src/debian/changelog.new" "$src/debian/changelog"
+else
+    sed -i "1s/^\([^ ]*\) ($base) [^;]*;/\1 ($version) $suite;/" \
+        "$src/debian/changelog"
+fi
 case $(sed -n 1p "$src/debian/changelog") in
 "mod-tack ($version) $suite; urgency="*) ;;
 *)

@@ -168,7 +168,7 @@ my $guide = qx{zcat $doc/admin-guide.md.gz};
 my @local = grep { m{/usr/local/(?:bin/tack|lib/tack|share/(?:man|doc))} } split /\n/, $outside;
 ok(!@local, "$doc/admin-guide.md names the package's paths") or diag(join "\n", @local);
 like($guide, qr{`MDMessageCmd` `/usr/libexec/tacktool/tack-md-hook`}m, '... in the retired MDMessageCmd');
-like(qx{zcat /usr/share/doc/tacktool/NEWS.Debian.gz 2>&1}, qr{\Amod-tack \(\Q$v1\E\) .*/etc/sudoers\.d/tack-md}s,
+like(qx{zcat /usr/share/doc/tacktool/NEWS.Debian.gz 2>&1}, qr{\Amod-tack \(\Q$tv1\E\) .*/etc/sudoers\.d/tack-md}s,
      "/usr/share/doc/tacktool/NEWS.Debian.gz: the retired sudo route, in this version's entry");
 like($guide, qr{^ln -s /usr/libexec/tacktool/tack-certbot-hook /etc/letsencrypt/renewal-hooks/deploy/$}m, '... and in the renewal-hooks link');
 like($guide, qr{/usr/local/bin/tack`.*?/usr/local/lib/tack/}s, '... and make install\'s in section 1');
