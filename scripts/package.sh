@@ -85,11 +85,18 @@ git ls-files -z --cached --others --exclude-standard |
 # This release's version and name: an entry of its own on top of the
 # copy's changelog (the committed version keeps its entry, which its NEWS
 # entry names; lintian wants each version an entry: a rewritten first line
-# left 0.1.1 missing between 0.1.0 and 0.1.1~deb12u1), signed and dated as
-# the committed entry, so that two builds are the same.  Elsewhere the
-# committed entry is the build's, its distribution set.
+# left 0.1.1 missing between 0.1.0 and 0.1.1~deb12u1), signed as the
+# committed entry and dated one second after it (never a build's clock:
+# two builds are the same).  Elsewhere the committed entry is the build's,
+# its distribution set.
 if [ "$version" != "$base" ]; then
     trailer=$(sed -n '/^ -- /{p;q;}' "$src/debian/changelog")
+    when=${trailer##*>  }
+    when=$(LC_ALL=C date -u -R -d "@$(($(date -u -d "$when" +%s) + 1))") || {
+        say "debian/changelog: no date in its first entry's trailer"
+        exit 1
+    }
+    trailer="${trailer%>  *}>  $when"
     { printf 'mod-tack (%s) %s; urgency=medium\n\n' "$version" "$suite"
       printf '  * Built for %s from %s.\n\n%s\n\n' "$suite" "$base" "$trailer"
       cat "$src/debian/changelog"
