@@ -246,6 +246,9 @@ like(slurp("$d/hook.log"), qr/^\S+Z tack-md-hook: warning: this hook is retired 
             '-u', $signer, $tool, 'sign', '-k', "$keydir/tack.key", '--password-file',
             "$keydir/password", '-e', '45d', '-c -', '-o', "$store/", '--force',
             '--name', 'probe.tack.pem');
+        # (sudo's own warnings, such as a host name it cannot resolve in
+        # a bare tree, are the same in both and not the tool's answer)
+        $err =~ s/^sudo: unable to resolve host [^\n]*\n//mg;
         push @probe, "$rc $err";
     }
     like($probe[0], qr/^2 tack sign: -c " -": a value that begins or ends with white space is refused/,
