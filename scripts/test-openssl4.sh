@@ -45,6 +45,10 @@ $apt install --no-install-recommends build-essential pkg-config check \
 $apt install --no-install-recommends libapr1-dev libaprutil1-dev \
     libpcre2-dev zlib1g-dev libexpat1-dev libnghttp2-dev media-types \
     curl prometheus libio-socket-ssl-perl >/dev/null
+# libfaketime for the renewal tests (27-no-lapse.t, nolapse.t) and systemd
+# for systemd-analyze (30-renew-timer.t), as make test's trees get them
+# from deps.sh.
+$apt install --no-install-recommends libfaketime systemd >/dev/null
 ver=$(openssl version)
 case $ver in
 "OpenSSL 4."*) echo "test-openssl4: $ver" ;;
