@@ -43,8 +43,13 @@ sub start {
     die "pebble is not installed ($PEBBLE): apt-get install pebble\n"
         unless -x $PEBBLE;
     system('mkdir', '-p', $dir) == 0 or die "mkdir $dir";
-    my $self = bless { dir => $dir, port => free_port(),
-                       mgmt => free_port() }, $class;
+    # Two ports, never the same one: each is free when asked, and the
+    # kernel may hand the same free port out twice (pebble then fails to
+    # bind its management listener: "address already in use").
+    my $port = free_port();
+    my $mgmt = free_port();
+    $mgmt = free_port() while $mgmt == $port;
+    my $self = bless { dir => $dir, port => $port, mgmt => $mgmt }, $class;
 
     # The listener's CA and certificate (pebble needs SAN 127.0.0.1 and
     # localhost; clients check them against ca.pem).
