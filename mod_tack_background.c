@@ -9,15 +9,15 @@
  * forked) the parent makes one anonymous shared-memory segment with a
  * place for the answer of each queued certificate (mt_late_t, which the
  * handshake reads through mt_background_answer) and forks the background
- * process, which inherits the pass's signers that are up.  The background signs, writes each TACK into
- * its store and publishes its answer; a key that cannot be used is tried
- * again every TackSigningRetry seconds, and what it says of its keys is on
- * a board at the head of the segment, for the status page.  A background
- * that dies before its work is done is replaced by the parent, with what
- * still waits (mt_agent_maintain, mt_agent_died).  A certificate queued
- * with a due time (a TACK under the key that expires before it, re-signed
- * when 30 days are left) keeps the process alive, asleep until then or
- * for TackSigningRetry, whichever is sooner; its answer replaces the
+ * process, which inherits the pass's signers that are up.  The background
+ * signs, writes each TACK into its store and publishes its answer; a key that
+ * cannot be used is tried again every TackSigningRetry seconds, and what it
+ * says of its keys is on a board at the head of the segment, for the status
+ * page.  A background that dies before its work is done is replaced by the
+ * parent, with what still waits (mt_agent_maintain, mt_agent_died).  A
+ * certificate queued with a due time (a TACK under the key that expires before
+ * it, re-signed when 30 days are left) keeps the process alive, asleep until
+ * then or for TackSigningRetry, whichever is sooner; its answer replaces the
  * start's TACK in the handshake as soon as it is published.
  */
 #include <dirent.h>

@@ -507,8 +507,8 @@ static int mt_guard_floor_report(const mt_guard_note_t *n, long now)
             "%s: its TACK under key %s has generation %u, below "
             "min_generation %d, which a TACK under that key served here "
             "raised: clients that saw it refuse this one "
-            "(certificate_revoked); sign it again at that generation (" TACK_PROG
-            " sign -g %d, or TackSigningGeneration %d %d)",
+            "(certificate_revoked); sign it again at that generation "
+            "(" TACK_PROG " sign -g %d, or TackSigningGeneration %d %d)",
             n->label, fpr, t.generation, floor, floor, floor, floor);
         ap_log_error(APLOG_MARK, APLOG_ERR, 0, n->s, "TACK00142: vhost %s: %s",
                      name, msg);
@@ -524,15 +524,14 @@ static int mt_guard_floor_report(const mt_guard_note_t *n, long now)
         (n->sv.conf->sign_gen == TACK_UNSET ? 0 : n->sv.conf->sign_gen) <
             floor) {
         tack_fingerprint(n->signing, fpr);
-        ap_log_error(APLOG_MARK, APLOG_WARNING, 0, n->s,
-                     "TACK00146: vhost %s: TackSigningGeneration %d is below "
-                     "min_generation %d, which a TACK under key %s served "
-                     "here raised; TackSigningKey signs at %d instead (say "
-                     "TackSigningGeneration %d %d to make it so)",
-                     name,
-                     n->sv.conf->sign_gen == TACK_UNSET ? 0
-                                                        : n->sv.conf->sign_gen,
-                     floor, fpr, floor, floor, floor);
+        ap_log_error(
+            APLOG_MARK, APLOG_WARNING, 0, n->s,
+            "TACK00146: vhost %s: TackSigningGeneration %d is below "
+            "min_generation %d, which a TACK under key %s served "
+            "here raised; TackSigningKey signs at %d instead (say "
+            "TackSigningGeneration %d %d to make it so)",
+            name, n->sv.conf->sign_gen == TACK_UNSET ? 0 : n->sv.conf->sign_gen,
+            floor, fpr, floor, floor, floor);
     }
     return problems;
 }

@@ -131,8 +131,8 @@ static int mt_md_fallback_in(apr_pool_t *p, const char *dir,
         if (strncmp(e->d_name, "fallback-pubcert", 16) ||
             strlen(e->d_name) < 20 ||
             strcmp(e->d_name + strlen(e->d_name) - 4, ".pem") ||
-            tack_file_read(apr_pstrcat(p, dir, "/", e->d_name, NULL),
-                           64 * 1024, &text, &len) != TACK_OK) {
+            tack_file_read(apr_pstrcat(p, dir, "/", e->d_name, NULL), 64 * 1024,
+                           &text, &len) != TACK_OK) {
             continue;
         }
         bio = BIO_new_mem_buf(text, (int)len);

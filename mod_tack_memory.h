@@ -38,10 +38,10 @@ long mt_memory_now(server_rec *s);
 /* mt_memory_vhost_names returns the "NAME:PORT"s that reach |s|, as the
  * memory keys them (case-folded, no trailing dot, each port it listens
  * on); mt_memory_knows says whether the memory has keys served with pin
- * activation for such a name (pins clients may hold); mt_memory_keys returns the keys remembered for |id| ("NAME:PORT
- * TYPE"; tack_state_key_t), or NULL; mt_memory_entries is the whole
- * memory (id -> apr_array of tack_state_key_t).  Each loads nothing:
- * call mt_memory_load first. */
+ * activation for such a name (pins clients may hold); mt_memory_keys returns
+ * the keys remembered for |id| ("NAME:PORT TYPE"; tack_state_key_t), or NULL;
+ * mt_memory_entries is the whole memory (id -> apr_array of tack_state_key_t).
+ * Each loads nothing: call mt_memory_load first. */
 apr_array_header_t *mt_memory_vhost_names(apr_pool_t *p, server_rec *s);
 int mt_memory_knows(const char *name);
 const apr_array_header_t *mt_memory_keys(const char *id);

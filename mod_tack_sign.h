@@ -12,9 +12,9 @@
  * certificate of |sel| that has none, and anew a TACK under that key that
  * expires within 30 days (one that expires later, but before its
  * certificate, is left to the background, due when 30 days are left), and
- * writes each into the vhost's TackStore when the parent can write there.  Real start only (not in the quiet pass);
- * what it signs is allocated in |p| (the configuration pool) and put in
- * |sel|.  Problems are logged. */
+ * writes each into the vhost's TackStore when the parent can write there.  Real
+ * start only (not in the quiet pass); what it signs is allocated in |p| (the
+ * configuration pool) and put in |sel|.  Problems are logged. */
 void mt_sign_vhost(apr_pool_t *p, server_rec *s, const mt_conf_t *conf,
                    mt_sel_t *sel);
 

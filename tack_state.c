@@ -436,8 +436,8 @@ static int tack_state_lock_open(const char *lock)
         }
         return -1;
     }
-    if (fstat(fd, &sb) != 0 || !S_ISREG(sb.st_mode) ||
-        sb.st_uid != geteuid() || (sb.st_mode & 07777) != 0600) {
+    if (fstat(fd, &sb) != 0 || !S_ISREG(sb.st_mode) || sb.st_uid != geteuid() ||
+        (sb.st_mode & 07777) != 0600) {
         close(fd);
         errno = EPERM;
         return -1;
@@ -462,8 +462,7 @@ int tack_state_lock(const char *path, int wait_ms, int *replaced)
     if (fd < 0 && errno == EPERM) {
         /* Not ours: made by someone who could then hold it.  Removed (a
          * directory is not: rmdir it by hand) and made anew. */
-        if (unlink(lock) != 0 ||
-            (fd = tack_state_lock_open(lock)) < 0) {
+        if (unlink(lock) != 0 || (fd = tack_state_lock_open(lock)) < 0) {
             errno = EPERM;
             return -1;
         }

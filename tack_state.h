@@ -44,8 +44,8 @@ typedef struct {
                          * a lower generation (certificate_revoked) */
     long min_generation_until; /* kept until then: 30 days after it was
                                 * last served */
-    int bad_time;     /* read: a time outside 1970-9999 (the key's times
-                       * are then 0: the reader decides) */
+    int bad_time; /* read: a time outside 1970-9999 (the key's times
+                   * are then 0: the reader decides) */
     int has_tack;
     uint8_t tack[TACK_LEN]; /* the last TACK served under it */
     long pins_until;        /* written only: until when pins may be held */
@@ -108,11 +108,12 @@ void tack_state_free(tack_state_t *st);
  * client's pin on |m| can be active, judged at the clock |now|: 0 when it
  * was never served with activation on, else the last confirmation (|now|
  * while |m| is served) plus MIN(30 days, how long the key had been seen
- * then).  No time makes it overflow: the sums saturate.  A time the memory holds later than |now| was
- * written under a clock that ran ahead (or the clock is behind now); every
- * write happened by now, so a last confirmation later than |now| counts as
- * |now|, and a first sight later than the last confirmation is unknown and
- * counts as the longest span: never a shorter pin than clients can hold. */
+ * then).  No time makes it overflow: the sums saturate.  A time the memory
+ * holds later than |now| was written under a clock that ran ahead (or the clock
+ * is behind now); every write happened by now, so a last confirmation later
+ * than |now| counts as |now|, and a first sight later than the last
+ * confirmation is unknown and counts as the longest span: never a shorter pin
+ * than clients can hold. */
 long tack_state_pins_until(const tack_state_key_t *m, long now);
 
 /* tack_state_keep_until returns until when the memory keeps |m|: while its

@@ -119,7 +119,8 @@ static const cli_command_t cli_commands[] = {
      "  -o, --output FILE   default standard output\n"
      "  -f, --force         replace FILE if it exists\n"},
     {"view", cmd_view, "show TACKs, break signatures, keys, certificates",
-     "usage: " TACK_PROG " view [--json] [-c CERT] [--state FILE] [--now WHEN]\n"
+     "usage: " TACK_PROG
+     " view [--json] [-c CERT] [--state FILE] [--now WHEN]\n"
      "                 FILE...\n"
      "\n"
      "Shows every TACK, TACK BREAK SIG, TACK PRIVATE KEY (its public part:\n"

@@ -214,7 +214,8 @@ int cli_password_get(const cli_pw_opts_t *pw, const char *what, int confirm,
                      char **out, size_t *out_len);
 void cli_password_free(char *pw, size_t len);
 
-/* ---- generations only go up (tack_cli_floor.c) ---------------------------- */
+/* ---- generations only go up (tack_cli_floor.c) ----------------------------
+ */
 
 /* Where mod_tack keeps its TackStateFile when the configuration names none
  * (mod_tack_memory.c). */

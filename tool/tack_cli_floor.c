@@ -119,8 +119,8 @@ static void floor_store(cli_floor_t *f, const uint8_t *key, const char *dir,
  * one malloc'd array ending in NULL (each malloc'd), or NULL. */
 static char **floor_names(X509 *cert)
 {
-    GENERAL_NAMES *sans = X509_get_ext_d2i(cert, NID_subject_alt_name, NULL,
-                                           NULL);
+    GENERAL_NAMES *sans =
+        X509_get_ext_d2i(cert, NID_subject_alt_name, NULL, NULL);
     int n = sans ? sk_GENERAL_NAME_num(sans) : 0, i, k = 0;
     char **out = calloc((size_t)n + 2, sizeof(*out));
     char cn[256];

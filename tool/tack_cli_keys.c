@@ -203,7 +203,6 @@ typedef struct {
     time_t now;
 } sign_params_t;
 
-
 static int sign_jobs_add(sign_jobs_t *jobs, const char *path)
 {
     if (jobs->count == jobs->cap) {
@@ -891,8 +890,8 @@ static int sign_floor(sign_job_t *job, const sign_params_t *sp,
         cli_done("%s: signed at generation %d (min_generation %d), not %d "
                  "(%d): %s holds a TACK under this key that high "
                  "(generations only go up)",
-                 job->cert_path, gen, min, job->generation,
-                 job->min_generation, f.from);
+                 job->cert_path, gen, min, job->generation, job->min_generation,
+                 f.from);
     }
     job->min_generation = min;
     job->generation = gen;

@@ -102,8 +102,8 @@ static void state_show(const tack_state_t *st, time_t now)
                        "no pins",
                        fpr, first);
             } else {
-                printf("  %s  first seen %s, last served %s%s, pins %s %s",
-                       fpr, first, last, keys[j].serving ? " (serving)" : "",
+                printf("  %s  first seen %s, last served %s%s, pins %s %s", fpr,
+                       first, last, keys[j].serving ? " (serving)" : "",
                        end > (long)now ? "until" : "lapsed at", until);
             }
             if (keys[j].min_generation > 0) {

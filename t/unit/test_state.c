@@ -382,8 +382,9 @@ END_TEST
  * pin arithmetic fails the run. */
 START_TEST(state_times_at_the_extremes)
 {
-    static const long ext[] = {LONG_MIN, LONG_MIN + 1, -1, 0, 1,
-                               TACK_STATE_TIME_MAX, LONG_MAX - 1, LONG_MAX};
+    static const long ext[] = {
+        LONG_MIN, LONG_MIN + 1,        -1,           0,
+        1,        TACK_STATE_TIME_MAX, LONG_MAX - 1, LONG_MAX};
     size_t a, b, c;
     char *key, *text;
     tack_state_t *st;
