@@ -435,8 +435,10 @@ static void mt_guard_gone(server_rec *s_main, long now)
 
 /* mt_guard_check_dir judges the state file's directory: whoever can
  * write it can replace the memory (and so silence the guard, or make it
- * refuse every change).  Owned by root and writable by root only, or it is
- * refused under -t (TACK00069) and warned about at a start (TACK00070).
+ * refuse every change).  Owned by root (or by the user an httpd started
+ * without root runs as, who can write the file anyway) and writable by its
+ * owner only, or it is refused under -t (TACK00069) and warned about at a
+ * start (TACK00070).
  * A directory not made yet is made by the start, mode 0755.  Returns the
  * number of problems. */
 static int mt_guard_check_dir(server_rec *s_main)
@@ -454,7 +456,7 @@ static int mt_guard_check_dir(server_rec *s_main)
     if (stat(dir, &sb) != 0) {
         return 0;
     }
-    if (sb.st_uid != 0) {
+    if (sb.st_uid != 0 && sb.st_uid != geteuid()) {
         why = apr_psprintf(gd->pool, "owned by uid %ld, not by root: chown "
                                        "root %s",
                            (long)sb.st_uid, dir);

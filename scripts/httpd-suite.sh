@@ -43,10 +43,10 @@
 # failures on both sides: they are listed, not hidden, and do not fail
 # the comparison.
 #
-# As root (the caches are the machine's; mod_tack wants its state file's
-# directory owned by root); the framework itself runs as nobody
-# (Apache::Test refuses to run as root: httpd could not drop its
-# children's privileges).  It needs build/mod_tack.so and ./tack (make
+# As root (the caches are the machine's); the framework itself runs as
+# nobody (Apache::Test refuses to run as root: httpd could not drop its
+# children's privileges), and so does its httpd, which writes the state
+# file in a directory of nobody's.  It needs build/mod_tack.so and ./tack (make
 # test-httpd-suite builds them) and the framework's Perl modules (make
 # deps).
 set -eu
@@ -208,8 +208,11 @@ prepare() {
     log=$out/$axis-$side.configure.log
     cp -a "$fw" "$d"
     if [ "$side" = tack ]; then
+        # The framework's httpd runs as nobody from its start (no root to
+        # drop): the state file (and its lock) must be nobody's to write.
+        install -d -o nobody -g nogroup -m 0700 "$run/$axis-state"
         perl scripts/httpd-suite.pl inject "$d" "$d/t/conf/tack/server.tack.pem" \
-            "$run/$axis-tack.state.json" >"$out/$axis-tack.injected"
+            "$run/$axis-state/tack.state.json" >"$out/$axis-tack.injected"
     fi
     chown -R nobody:nogroup "$d"
     as_user "$d" perl Makefile.PL -apxs "$APXS" -httpd "$APACHE2" \
