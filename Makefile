@@ -57,8 +57,11 @@
 #                         Chromium, 1,280 px wide: docs/status-1000.png
 #   make package          the Debian packages libapache2-mod-tack and
 #                         tacktool, into dist/ (dpkg-buildpackage; as root
-#                         it installs the build dependencies first)
+#                         it installs the build dependencies first, as
+#                         make deps does: no Recommends, named)
 #   make package-test     all three below, before a release (as root)
+#   make package-test-deps  the checkers package-test runs, installed as
+#                         make deps installs (no Recommends, named)
 #   make package-lintian  lintian on the packages: no error, no warning
 #   make package-autopkgtest  debian/tests on this machine (null runner)
 #   make package-cycle    install, reinstall, upgrade, remove, purge on the
@@ -715,20 +718,26 @@ PKG_DIR     := build-pkg
 # Where the packages go (not DIST: that is test-release's release).
 PKG_OUT     := dist
 
-.PHONY: package package-test package-lintian package-autopkgtest package-cycle
+.PHONY: package package-test package-lintian package-autopkgtest package-cycle \
+	package-test-deps
 
 package:
 	sh scripts/package.sh $(PKG_DIR) $(PKG_OUT)
 
-package-lintian: package
+# The checkers (lintian, autopkgtest, piuparts, blhc, reprotest), installed
+# as deps.sh installs the rest: named, nothing left switched on.
+package-test-deps:
+	TACK_DEPS_FOR=package-test sh scripts/deps.sh package-test
+
+package-lintian: package-test-deps package
 	lintian --fail-on error,warning --info --display-info \
 	    $(if $(filter 0,$(shell id -u)),--allow-root) \
 	    $(PKG_OUT)/mod-tack_$(PKG_VERSION)_*.changes $(PKG_OUT)/mod-tack_$(PKG_VERSION).dsc
 
-package-autopkgtest: package
+package-autopkgtest: package-test-deps package
 	sh scripts/package-autopkgtest.sh $(PKG_OUT) $(PKG_VERSION)
 
-package-cycle: package
+package-cycle: package-test-deps package
 	PKG_DIST=$(CURDIR)/$(PKG_OUT) PKG_VERSION=$(PKG_VERSION) $(PROVE) -v t/package/
 
 package-test: package-lintian package-autopkgtest package-cycle

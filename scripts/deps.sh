@@ -9,6 +9,11 @@
 #                    apache2 and its headers, OpenSSL's and jansson's
 #   deps.sh [test]   that and the test tools (make test, make deps)
 #   deps.sh openssl  only the OpenSSL packages (make package-autopkgtest)
+#   deps.sh package  what make package builds with: dpkg-dev and
+#                    debian/control's Build-Depends (apt-get build-dep
+#                    would install their Recommends too, and say nothing)
+#   deps.sh package-test  that and Debian's checkers make package-test
+#                    runs (lintian, autopkgtest, piuparts, blhc, reprotest)
 #   deps.sh names    the release-dependent names, one per line
 #   deps.sh switched-on  what is switched on (apache2's *-enabled, systemd's
 #                    and sysvinit's start links), "LINK PACKAGE" a line:
@@ -53,9 +58,16 @@ set -e
 
 what=${1:-test}
 case $what in
-demo | test | openssl | names | switched-on) ;;
-*) echo "usage: deps.sh [demo | test | openssl | names | switched-on]" >&2
+demo | test | openssl | package | package-test | names | switched-on) ;;
+*) echo "usage: deps.sh [demo | test | openssl | package | package-test |" \
+        "names | switched-on]" >&2
    exit 2 ;;
+esac
+# What the packages' scripts switch on is switched off again: what asked
+# for them does not need it.
+case $what in
+package*) NEED="make package does not need it" ;;
+*) NEED="the demo and the tests do not need it" ;;
 esac
 
 # apt_run CMD...: apt-get as told, its output shown; when it fails, one line
@@ -174,11 +186,11 @@ put_back_since() {
             echo "deps: could not switch off $link (above)" >&2
         fi
     done <"$new_on"
-    sort "$put" | awk '
+    sort "$put" | awk -v need="$NEED" '
         { sub("^/etc/", "", $2) }
         $1 != p { if (p != "") print line; p = $1
                   line = "deps: switched off again what " p "\x27s install switched on" \
-                         " (the demo and the tests do not need it):" }
+                         " (" need "):" }
         { line = line " " $2 }
         END { if (p != "") print line }'
     # A running apache2 that a package's script restarted with a module now
@@ -267,7 +279,7 @@ fi
 clang_major=$(candidate_version clang |
               sed -n 's/^[0-9]*:*\([0-9][0-9]*\)\..*/\1/p')
 CLANG_RT=libclang-rt-${clang_major:-N}-dev
-if [ "$what" != demo ] && [ "$what" != openssl ] &&
+if { [ "$what" = test ] || [ "$what" = names ]; } &&
    { [ -z "$clang_major" ] || ! has_candidate "$CLANG_RT"; }; then
     echo "deps: $release: the archive has no clang runtime for clang" \
          "'$(candidate_version clang)' (looked for $CLANG_RT): run" \
@@ -304,6 +316,23 @@ prometheus sudo curl jq libfaketime systemd \
 libwww-perl libnet-ssleay-perl libanyevent-perl libdatetime-perl \
 libhtml-parser-perl libcrypt-ssleay-perl libhttp-dav-perl \
 libprotocol-http2-perl libfcgi-perl libpcre2-dev perl-doc"
+# make package: dpkg-dev and debian/control's Build-Depends, each its
+# first alternative without versions, profiles or architectures
+# (debhelper-compat is debhelper's).  make package-test: Debian's checks
+# of the packages (piuparts runs debootstrap; the cycle rotates tacktool's
+# log with logrotate).
+build_deps() {
+    awk '/^Build-Depends:/ { f = 1; sub(/^Build-Depends:/, ""); print; next }
+         f && /^[ \t]/ { print; next }
+         { f = 0 }' "$(dirname "$0")/../debian/control" |
+        tr ',' '\n' |
+        sed -e 's/|.*//' -e 's/([^)]*)//g' -e 's/<[^>]*>//g' \
+            -e 's/\[[^]]*\]//g' -e 's/^ *//' -e 's/ .*//' \
+            -e 's/^debhelper-compat$/debhelper/' | grep .
+}
+PACKAGE_PKGS="dpkg-dev $(build_deps | tr '\n' ' ')"
+PACKAGE_TEST_PKGS="lintian autopkgtest logrotate piuparts debootstrap blhc \
+reprotest"
 # Installed in an apt-get call of its own when it comes from backports.
 PROVIDER_PKGS="pkcs11-provider"
 # Kept at the archive's version, together.
@@ -312,6 +341,8 @@ case $what in
 demo) PKGS=$DEMO_PKGS PROVIDER_PKGS= ;;
 test) PKGS="$DEMO_PKGS $TEST_PKGS" ;;
 openssl) PKGS= PROVIDER_PKGS= ;;
+package) PKGS=$PACKAGE_PKGS PROVIDER_PKGS= ;;
+package-test) PKGS="$PACKAGE_PKGS $PACKAGE_TEST_PKGS" PROVIDER_PKGS= ;;
 names) echo "$CLANG_RT"; echo "$LIBSSL"; exit 0 ;;
 esac
 
@@ -324,6 +355,7 @@ installed_version() {
 # or older than their candidate.
 wanted() {
     for p in $PKGS $PROVIDER_PKGS; do
+        case " $OPENSSL_PKGS " in *" $p "*) continue ;; esac
         [ -n "$(installed_version "$p")" ] || printf ' %s' "$p"
     done
     for p in $OPENSSL_PKGS; do

@@ -5,7 +5,7 @@
 # tacktool with dpkg-buildpackage -us -uc -b from a copy of the tree's
 # sources (tracked and new files, as git lists them: no build products) in
 # PKGDIR, and put the .debs, .changes and .buildinfo into DIST.  As root,
-# missing build dependencies are installed first (apt-get build-dep).
+# missing build dependencies are installed first (deps.sh package).
 #
 # Each Debian release gets a build of its own: the copy's debian/changelog
 # names this release and a version of its own, the committed one (the
@@ -55,25 +55,16 @@ if ! git rev-parse --show-toplevel >/dev/null 2>&1; then
     exit 1
 fi
 
-# Build dependencies (debian/control), and the checkers make package-test
-# runs (lintian, autopkgtest; logrotate: the cycle rotates tacktool's log):
-# installed here as root, named otherwise.
+# Build dependencies (debian/control's Build-Depends), when one is
+# missing: installed by deps.sh (without Recommends, naming what it
+# installed, switching off again what their install scripts switched on,
+# as make demo and make test do); named, with the command, when not root.
+# make package-test installs its checkers the same way (deps.sh
+# package-test).
 if ! command -v dpkg-checkbuilddeps >/dev/null 2>&1 ||
-    ! dpkg-checkbuilddeps >/dev/null 2>&1 ||
-    ! command -v lintian >/dev/null 2>&1 ||
-    ! command -v autopkgtest >/dev/null 2>&1 ||
-    ! command -v logrotate >/dev/null 2>&1; then
-    if [ "$(id -u)" -ne 0 ]; then
-        say "missing build dependencies; as root: apt-get update &&" \
-            "apt-get install -y dpkg-dev lintian autopkgtest logrotate &&" \
-            "apt-get build-dep -y ./"
-        exit 1
-    fi
-    say "installing the build dependencies (apt-get build-dep ./)," \
-        "lintian, autopkgtest and logrotate"
-    export DEBIAN_FRONTEND=noninteractive
-    apt-get install -y -q dpkg-dev lintian autopkgtest logrotate >/dev/null
-    apt-get build-dep -y -q ./ >/dev/null
+    ! dpkg-checkbuilddeps >/dev/null 2>&1; then
+    say "installing the build dependencies (debian/control's Build-Depends)"
+    TACK_DEPS_FOR=package sh "$(dirname "$0")/deps.sh" package || exit 1
 fi
 
 src=$pkgdir/mod-tack-$version

@@ -177,6 +177,7 @@ S
 # rc (128 + N for signal N), out, err, on (the links switched on after
 # it, "DIR/NAME" under /etc, one a line, sorted) and record (the files
 # /var/lib/mod-tack holds then).
+our $ns_cmd = 'sh ' . top() . '/scripts/deps.sh demo';
 sub ns_deps {
     my @bodies = @_;
     my $script = "set -e\nNS=$ns\nexport NS\nmount -t tmpfs tmpfs \$NS/mnt\n"
@@ -190,7 +191,7 @@ sub ns_deps {
         $script .= "cp $ns/apt-get.$i $bin/apt-get\n"
             . ($installed ? "touch \$NS/installed\n" : "rm -f \$NS/installed\n")
             . "rc=0; env PATH=$bin:/usr/bin:/bin TACK_DEPS_FOR=demo"
-            . " sh " . top() . "/scripts/deps.sh demo"
+            . " $ns_cmd"
             . " >$ns/out.$i 2>$ns/err.$i || rc=\$?\n"
             . "echo \$rc >$ns/rc.$i\n"
             . "find /etc/apache2/*-enabled /etc/systemd/system /etc/rc[2-5].d"
@@ -307,5 +308,38 @@ like($r->{out}, qr/^deps: switched off again what an-unknown-package's install s
      '... switched off and named') or diag($r->{out});
 like($r->{out}, $switched_off, '... with the rest');
 only_apache2_own($r, '...');
+
+# make package: the build dependencies through the same routine, without
+# Recommends (before: apt-get build-dep, which installed 225 packages with
+# their Recommends, named none, and left exim4, cron and timers on).
+# dpkg-checkbuilddeps finds them missing; the stand-in dpkg-source ends
+# the build after the install.
+stub('dpkg-checkbuilddeps', 'exit 1');
+stub('dpkg-source', 'echo "dpkg-source: stand-in" >&2; exit 1');
+{
+    local $ns_cmd = 'sh -c "cd ' . top() . ' && sh scripts/package.sh '
+        . "$ns/pkg $ns/dist\"";
+    unlink $calls;
+    ($r) = ns_deps($install . 'exit 0');
+}
+like($r->{err}, qr/^make package: installing the build dependencies \(debian\/control's Build-Depends\)$/m,
+     'make package with build dependencies missing: says it installs them')
+    or diag($r->{err});
+my @apt = grep { /^apt-get install/ } split /\n/, slurp($calls) // '';
+ok(@apt >= 2, '... downloads, then installs') or diag(join "\n", @apt);
+is_deeply([grep { !/ --no-install-recommends / } @apt], [],
+          '... every apt-get install without Recommends');
+unlike(slurp($calls) // '', qr/^apt-get build-dep/m, '... and no apt-get build-dep');
+my ($inst) = grep { !/--download-only/ } @apt;
+is(join(' ', sort split / /, ($inst // '') =~ s/^apt-get install -y -q --no-install-recommends //r),
+   join(' ', sort qw(dpkg-dev debhelper dh-apache2 apache2-dev check libjansson-dev
+                     libssl-dev p11-kit-modules pkgconf openssl libssl3t64)),
+   "... dpkg-dev and debian/control's Build-Depends (and OpenSSL's packages, kept together)")
+    or diag($inst);
+like($r->{out}, qr/^deps: switched off again what certbot's install switched on \(make package does not need it\)/m,
+     '... what their install scripts switched on, switched off again and named')
+    or diag($r->{out});
+only_apache2_own($r, '... make package');
+like($r->{err}, qr/^dpkg-source: stand-in/m, '... then the build goes on (to the stand-in dpkg-source)');
 
 done_testing();
