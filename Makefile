@@ -59,10 +59,12 @@
 #                         tacktool, into dist/ (dpkg-buildpackage; as root
 #                         it installs the build dependencies first, as
 #                         make deps does: no Recommends, named)
-#   make package-test     all three below, before a release (as root)
+#   make package-test     all five below, before a release (as root)
 #   make package-test-deps  the checkers package-test runs, installed as
 #                         make deps installs (no Recommends, named)
-#   make package-lintian  lintian on the packages: no error, no warning
+#   make package-lintian  lintian --pedantic on the packages: no tag at all
+#   make package-blhc     blhc on the build log: every hardening flag
+#   make package-piuparts piuparts: install, purge, upgrade to the next build
 #   make package-autopkgtest  debian/tests on this machine (null runner)
 #   make package-cycle    install, reinstall, upgrade, remove, purge on the
 #                         real apache2, checking files and configtest
@@ -602,7 +604,7 @@ endef
 
 $(BUILD)/check_tack: $(UNIT_SRC) t/unit/*.h $(BUILD)/libtack.a
 	$(check-present)
-	$(CC) $(CPPFLAGS) $(CFLAGS) $(WARN) $(CHECK_CFLAGS) -I. -It/unit \
+	$(CC) $(CPPFLAGS) $(CFLAGS) $(WARN) $(CHECK_CFLAGS) -I. -It/unit $(LDFLAGS) \
 	    -o $@ $(UNIT_SRC) $(BUILD)/libtack.a $(CHECK_LIBS) $(CORE_LIBS)
 
 $(BUILD_ASAN)/check_tack: $(UNIT_SRC) t/unit/*.h $(CORE_OBJ_ASAN)
@@ -707,10 +709,11 @@ clean:
 # dpkg-buildpackage -us -uc -b from a copy of the tree's sources (tracked
 # and new files; no build products) in build-pkg/, into dist/, with the
 # source package (dpkg-source -b) that lintian checks too.
-# make package-test: lintian on them, autopkgtest (debian/tests, null
-# runner: on this machine, with the packages installed), and the
-# install / reinstall / upgrade / remove / purge cycle on the real apache2
-# (t/package/cycle.t); as root, leaving the packages uninstalled.
+# make package-test: lintian --pedantic on them, blhc on the build log,
+# piuparts, autopkgtest (debian/tests, null runner: on this machine, with
+# the packages installed), and the install / reinstall / upgrade / remove
+# / purge cycle on the real apache2 (t/package/cycle.t); as root, leaving
+# the packages uninstalled.
 # The version built here: debian/changelog's for this Debian release
 # (0.1.1~deb12u1 on Debian 12; scripts/package.sh says why).
 PKG_VERSION = $(shell sh scripts/package.sh --version)
@@ -719,7 +722,7 @@ PKG_DIR     := build-pkg
 PKG_OUT     := dist
 
 .PHONY: package package-test package-lintian package-autopkgtest package-cycle \
-	package-test-deps
+	package-test-deps package-piuparts package-blhc
 
 package:
 	sh scripts/package.sh $(PKG_DIR) $(PKG_OUT)
@@ -730,7 +733,8 @@ package-test-deps:
 	TACK_DEPS_FOR=package-test sh scripts/deps.sh package-test
 
 package-lintian: package-test-deps package
-	lintian --fail-on error,warning --info --display-info \
+	lintian --fail-on error,warning,info,pedantic --info --display-info \
+	    --pedantic \
 	    $(if $(filter 0,$(shell id -u)),--allow-root) \
 	    $(PKG_OUT)/mod-tack_$(PKG_VERSION)_*.changes $(PKG_OUT)/mod-tack_$(PKG_VERSION).dsc
 
@@ -740,4 +744,18 @@ package-autopkgtest: package-test-deps package
 package-cycle: package-test-deps package
 	PKG_DIST=$(CURDIR)/$(PKG_OUT) PKG_VERSION=$(PKG_VERSION) $(PROVE) -v t/package/
 
-package-test: package-lintian package-autopkgtest package-cycle
+# piuparts: install and purge, and the upgrade from this build to the next
+# (scripts/package-piuparts.sh).
+package-piuparts: package-test-deps package
+	sh scripts/package-piuparts.sh $(PKG_OUT) $(PKG_VERSION)
+
+# blhc: every compile and link of the build (the unit tests' too) with
+# Debian's hardening flags.
+package-blhc: package-test-deps package
+	@out=$$(blhc --arch=$$(dpkg --print-architecture) $(PKG_DIR)/build.log); \
+	if [ -n "$$out" ]; then echo "$$out"; \
+	    echo "make package-blhc: blhc flags the build above ($(PKG_DIR)/build.log)"; exit 1; fi; \
+	echo "make package-blhc: blhc: every compile and link has the hardening flags"
+
+package-test: package-lintian package-blhc package-piuparts package-autopkgtest \
+	package-cycle

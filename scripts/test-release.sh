@@ -27,8 +27,9 @@
 # dev and the package cache are mounted for the run and unmounted at its
 # end, whatever happens, before anything is removed; so is each
 # HOSTDIR:TREEDIR of TACK_RELEASE_BIND (space-separated), a host directory
-# bind-mounted at TREEDIR in the tree: a harness's cache kept between runs
-# (make test-openssl4's httpd built against OpenSSL 4.0).
+# bind-mounted at TREEDIR in the tree (read-only as HOSTDIR:TREEDIR:ro): a
+# harness's cache kept between runs (make test-openssl4's httpd built
+# against OpenSSL 4.0), or the release's base for piuparts to copy (.ci/run).
 #
 #   test-release.sh DIST               make demo, then make test
 #   test-release.sh DIST make check    any command, in the clone
@@ -168,8 +169,11 @@ mount --make-rslave "$root/sys"
 mount --rbind /dev "$root/dev"
 mount --make-rslave "$root/dev"
 for b in ${TACK_RELEASE_BIND:-}; do
+    ro=
+    case $b in *:ro) ro=1 b=${b%:ro} ;; esac
     mkdir -p "${b%%:*}" "$root${b#*:}"
     mount --bind "${b%%:*}" "$root${b#*:}"
+    [ -z "$ro" ] || mount -o remount,bind,ro "$root${b#*:}"
 done
 cp /etc/resolv.conf "$root/etc/resolv.conf"
 # A minbase chroot may have no /etc/hosts (netbase writes it, and only

@@ -26,10 +26,10 @@ my $dist = $ENV{PKG_DIST} // "$top/dist";
 my $v1 = $ENV{PKG_VERSION} or BAIL_OUT('PKG_VERSION is not set (make package-cycle sets it)');
 # A release's build is the tool's version followed by ~debNu1
 # (scripts/package.sh); the upgrade is a higher tool version, built for the
-# same release: 0.1.1+cycle1~deb12u1.
+# same release by scripts/package-next.sh: 0.1.1+next1~deb12u1.
 my ($tv1, $release) = $v1 =~ /\A([^~]+)(~.*)?\z/;
 $release //= '';
-my $tv2 = "$tv1+cycle1";
+my $tv2 = "$tv1+next1";
 my $v2 = "$tv2$release";
 my ($mod_deb) = glob("$dist/libapache2-mod-tack_${v1}_*.deb");
 my ($tool_deb) = glob("$dist/tacktool_${v1}_*.deb");
@@ -330,22 +330,9 @@ verified('reinstall', 'libapache2-mod-tack');
 # ---- 3. a higher version ---------------------------------------------------------
 ($rc, $out) = run_sh("dpkg --compare-versions $v2 gt $v1");
 is($rc, 0, "$v2 sorts above $v1 (dpkg --compare-versions)");
-my $src = "$tmp/build/mod-tack-$v2";
-($rc, $out) = run_sh("mkdir -p $tmp/build && cp -a $top/build-pkg/mod-tack-$v1 $src");
-is($rc, 0, "a copy of the packaged tree for $v2") or diag($out);
-my $h = read_file("$src/tool/tack_cli.h");
-$h =~ s/(#define TACK_CLI_VERSION ")\Q$tv1\E"/$1$tv2"/ or BAIL_OUT('no TACK_CLI_VERSION in tack_cli.h');
-write_file("$src/tool/tack_cli.h", $h);
-my $man = read_file("$src/docs/tack.1");
-$man =~ s/"mod_tack \Q$tv1\E"/"mod_tack $tv2"/;
-write_file("$src/docs/tack.1", $man);
-my $date = qx{date -R}; chomp $date;
-write_file("$src/debian/changelog", "mod-tack ($v2) $suite; urgency=medium\n\n"
-    . "  * The upgrade of make package-cycle.\n\n"
-    . " -- mod_tack authors <maintainers\@users.noreply.a-seed-c2cc409c.example>  $date\n\n"
-    . read_file("$src/debian/changelog"));
-($rc, $out) = run_sh("cd $src && dpkg-buildpackage -us -uc -b");
-is($rc, 0, "dpkg-buildpackage of $v2") or diag(substr($out, -3000));
+($rc, $out) = run_sh("cd $top && sh scripts/package-next.sh $v1 $tmp/build");
+is($rc, 0, "scripts/package-next.sh: $v2 built from the packaged tree")
+    or diag(substr($out, -3000));
 my ($mod2) = glob("$tmp/build/libapache2-mod-tack_${v2}_*.deb");
 my ($tool2) = glob("$tmp/build/tacktool_${v2}_*.deb");
 ok($mod2 && $tool2, "... made both .debs of $v2") or BAIL_OUT('no upgrade to test');
