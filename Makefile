@@ -59,13 +59,15 @@
 #                         tacktool, into dist/ (dpkg-buildpackage; as root
 #                         it installs the build dependencies first, as
 #                         make deps does: no Recommends, named)
-#   make package-test     all five below, before a release (as root)
+#   make package-test     all six below, before a release (as root)
 #   make package-test-deps  the checkers package-test runs, installed as
 #                         make deps installs (no Recommends, named)
 #   make package-lintian  lintian --pedantic on the packages: no tag at all
 #   make package-blhc     blhc on the build log: every hardening flag
 #   make package-piuparts piuparts: install, purge, upgrade to the next build
-#   make package-autopkgtest  debian/tests on this machine (null runner)
+#   make package-reprotest  two builds (time, path, locale, umask varied):
+#                         the same .debs bit for bit
+#   make package-autopkgtest  debian/tests in a test bed (a chroot copy)
 #   make package-cycle    install, reinstall, upgrade, remove, purge on the
 #                         real apache2, checking files and configtest
 #   make test-release     the README's two commands (make demo, make test)
@@ -710,10 +712,10 @@ clean:
 # and new files; no build products) in build-pkg/, into dist/, with the
 # source package (dpkg-source -b) that lintian checks too.
 # make package-test: lintian --pedantic on them, blhc on the build log,
-# piuparts, autopkgtest (debian/tests, null runner: on this machine, with
-# the packages installed), and the install / reinstall / upgrade / remove
-# / purge cycle on the real apache2 (t/package/cycle.t); as root, leaving
-# the packages uninstalled.
+# reprotest, piuparts, autopkgtest (debian/tests, in a test bed: a chroot
+# copy of the release's cached base), and the install / reinstall /
+# upgrade / remove / purge cycle on the real apache2 (t/package/cycle.t);
+# as root, leaving the packages uninstalled.
 # The version built here: debian/changelog's for this Debian release
 # (0.1.1~deb12u1 on Debian 12; scripts/package.sh says why).
 PKG_VERSION = $(shell sh scripts/package.sh --version)
@@ -722,7 +724,7 @@ PKG_DIR     := build-pkg
 PKG_OUT     := dist
 
 .PHONY: package package-test package-lintian package-autopkgtest package-cycle \
-	package-test-deps package-piuparts package-blhc
+	package-test-deps package-piuparts package-blhc package-reprotest
 
 package:
 	sh scripts/package.sh $(PKG_DIR) $(PKG_OUT)
@@ -757,5 +759,23 @@ package-blhc: package-test-deps package
 	    echo "make package-blhc: blhc flags the build above ($(PKG_DIR)/build.log)"; exit 1; fi; \
 	echo "make package-blhc: blhc: every compile and link has the hardening flags"
 
-package-test: package-lintian package-blhc package-piuparts package-autopkgtest \
-	package-cycle
+# reprotest: the source package built twice, the second time a year and
+# more later (faketime: the unit tests run under it too), in another
+# directory, another locale and another umask; the .debs must be the same
+# bit for bit.  Not varied: file order (disorderfs needs FUSE), user,
+# host name and kernel (they need a virtual machine).
+REPROTEST_VARY := -all,+time,+build_path,+locales,+umask
+package-reprotest: package-test-deps package
+	rm -rf $(PKG_DIR)/reprotest
+	mkdir -p $(PKG_DIR)/reprotest
+	cp $(PKG_OUT)/mod-tack_$(PKG_VERSION).dsc $(PKG_OUT)/mod-tack_$(PKG_VERSION).tar.xz \
+	    $(PKG_DIR)/reprotest/
+	cd $(PKG_DIR)/reprotest && reprotest --vary=$(REPROTEST_VARY) \
+	    --store-dir=out mod-tack_$(PKG_VERSION).dsc -- null >reprotest.log 2>&1 || \
+	    { tail -n 40 reprotest.log; echo "make package-reprotest: the builds differ" \
+	      "(or one failed): $(PKG_DIR)/reprotest/reprotest.log, out/"; exit 1; }
+	@echo "make package-reprotest: two builds, the same .debs bit for bit" \
+	    "($(REPROTEST_VARY))"
+
+package-test: package-lintian package-blhc package-reprotest package-piuparts \
+	package-autopkgtest package-cycle

@@ -320,7 +320,8 @@ libprotocol-http2-perl libfcgi-perl libpcre2-dev perl-doc"
 # first alternative without versions, profiles or architectures
 # (debhelper-compat is debhelper's).  make package-test: Debian's checks
 # of the packages (piuparts runs debootstrap; the cycle rotates tacktool's
-# log with logrotate).
+# log with logrotate; reprotest varies the time with faketime and the
+# locale among locales-all's).
 build_deps() {
     awk '/^Build-Depends:/ { f = 1; sub(/^Build-Depends:/, ""); print; next }
          f && /^[ \t]/ { print; next }
@@ -332,7 +333,7 @@ build_deps() {
 }
 PACKAGE_PKGS="dpkg-dev $(build_deps | tr '\n' ' ')"
 PACKAGE_TEST_PKGS="lintian autopkgtest logrotate piuparts debootstrap blhc \
-reprotest"
+reprotest faketime locales-all"
 # Installed in an apt-get call of its own when it comes from backports.
 PROVIDER_PKGS="pkcs11-provider"
 # Kept at the archive's version, together.

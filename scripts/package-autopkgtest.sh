@@ -2,40 +2,74 @@
 # SPDX-License-Identifier: Apache-2.0
 # Copyright 2026 the mod_tack authors (NOTICE)
 # package-autopkgtest.sh DIST VERSION -- make package-autopkgtest: Debian's
-# autopkgtest runs debian/tests against the built packages, with the null
-# virtualisation server (this machine: the packages are installed here for
-# the test), then purges them again.  Any test that fails or is skipped
-# fails the run.  As root, with neither package installed before.
+# autopkgtest runs debian/tests against the built packages in a test bed
+# of its own: a copy of this release's cached debootstrap base
+# (scripts/chroot-base.sh, the one make test-release copies), with proc,
+# sys and dev mounted, brought up to date (-U), through autopkgtest's
+# chroot server; the copy is removed at the end, whatever happens.  This
+# machine's packages and configuration are not touched.  Any test that
+# fails or is skipped fails the run.  As root.
 set -eu
 dist=${1:?usage: package-autopkgtest.sh DIST VERSION}
 version=${2:?usage: package-autopkgtest.sh DIST VERSION}
 say() { echo "make package-autopkgtest: $*" >&2; }
 
-[ "$(id -u)" -eq 0 ] || { say "must run as root (it installs the packages)"; exit 1; }
-for p in libapache2-mod-tack tacktool; do
-    st=$(dpkg-query -W -f='${db:Status-Abbrev} ${Version}' "$p" 2>/dev/null || true)
-    case $st in
-    ii*|i*|rc*)
-        say "$p is on this machine already ($st): the test installs the" \
-            "built packages; apt purge $p first"
-        exit 1 ;;
-    esac
-done
-# The test installs apache2 from the archive, built against the archive's
-# newest libssl3, and checks its error log: an older libssl3 left on the
-# machine makes mod_ssl warn (AH01882) at every start.
-sh scripts/deps.sh openssl || { say "could not bring OpenSSL up to the archive's"; exit 1; }
+[ "$(id -u)" -eq 0 ] || { say "must run as root (chroot, mount)"; exit 1; }
 src=build-pkg/mod-tack-$version
 [ -d "$src/debian/tests" ] || { say "no $src/debian/tests: run make package"; exit 1; }
+codename=$(. /etc/os-release && echo "${VERSION_CODENAME:-}")
+[ -n "$codename" ] || { say "/etc/os-release names no VERSION_CODENAME"; exit 1; }
+base=$(sh scripts/chroot-base.sh "$codename") || exit 1
+
+# Beside the base, outside the source tree (make package removes
+# build-pkg/; nothing mounted may ever be under it).
+bed=${base%.base}.testbed
 out=build-pkg/autopkgtest-out
+# mounted: the mount points at or under the test bed, deepest first.
+mounted() {
+    findmnt -rn -o TARGET | awk -v r="$bed" \
+        'index($0, r "/") == 1 || $0 == r' | sort -r
+}
+# cleanup: what runs in the test bed ended (a server a failed test left),
+# its mounts gone, then the copy (never while anything is mounted: a
+# bound /dev is the host's).
+cleanup() {
+    for p in /proc/[0-9]*; do
+        [ "$(readlink "$p/root" 2>/dev/null)" = "$bed" ] &&
+            kill -9 "${p#/proc/}" 2>/dev/null
+    done
+    for m in $(mounted); do
+        umount -R "$m" 2>/dev/null || umount -R -l "$m" 2>/dev/null || true
+    done
+    if [ -n "$(mounted)" ]; then
+        say "still mounted under $bed: $(mounted); not removing it"
+        return 1
+    fi
+    rm -rf --one-file-system "$bed"
+}
+cleanup
+trap 'cleanup' EXIT
+trap 'exit 130' INT TERM HUP
+cp -a "$base" "$bed"
+mount -t proc proc "$bed/proc"
+mount --rbind /sys "$bed/sys"
+mount --make-rslave "$bed/sys"
+mount --rbind /dev "$bed/dev"
+mount --make-rslave "$bed/dev"
+cp /etc/resolv.conf "$bed/etc/resolv.conf"
+[ -e "$bed/etc/hosts" ] ||
+    printf '127.0.0.1\tlocalhost\n::1\t\tlocalhost ip6-localhost ip6-loopback\n' \
+        >"$bed/etc/hosts"
+say "a test bed: a copy of $base"
+
 rm -rf "$out"
 rc=0
-autopkgtest --output-dir "$out" \
+t0=$(date +%s)
+autopkgtest -U --output-dir "$out" \
     "$dist"/libapache2-mod-tack_"$version"_*.deb \
-    "$dist"/tacktool_"$version"_*.deb "$src" -- null || rc=$?
-# The null server leaves what it installed: take the two packages away.
-dpkg --purge tacktool libapache2-mod-tack >/dev/null 2>&1 ||
-    say "warning: dpkg --purge tacktool libapache2-mod-tack failed"
+    "$dist"/tacktool_"$version"_*.deb "$src" -- chroot "$bed" \
+    >"build-pkg/autopkgtest.log" 2>&1 || rc=$?
+secs=$(($(date +%s) - t0))
 if [ "$rc" -ne 0 ]; then
     # Each test's own reason (what it wrote on stderr), then the verdict.
     for f in "$out"/*-stderr; do
@@ -43,9 +77,10 @@ if [ "$rc" -ne 0 ]; then
         say "$(basename "$f" -stderr) said:"
         cat "$f" >&2
     done
-    say "autopkgtest exited $rc (2: a test was skipped, 4: one failed," \
-        "8: none ran); its log is in $out"
+    tail -n 20 build-pkg/autopkgtest.log >&2
+    say "autopkgtest exited $rc after $secs s (2: a test was skipped, 4: one" \
+        "failed, 8: none ran, 16: the test bed failed); its log is in $out"
     exit 1
 fi
-say "passed; summary:"
+say "passed in $secs s; summary:"
 cat "$out/summary" >&2

@@ -7,10 +7,9 @@
 # package's changed), then the upgrade from this build to the next
 # (scripts/package-next.sh): this build installed with apt from a local
 # repository, then the next one's files over it, then purge.  The chroot
-# is a copy of make test-release's cached debootstrap base of this
-# release when there is one (TACK_PIUPARTS_BASE, default
-# /var/cache/mod-tack/chroot/CODENAME.base), else piuparts's own
-# debootstrap.  As root; any failure fails the run, with piuparts's log.
+# is a copy of this release's cached debootstrap base, the one make
+# test-release copies (scripts/chroot-base.sh).  As root; any failure
+# fails the run, with piuparts's log.
 set -eu
 dist=${1:?usage: package-piuparts.sh DIST VERSION}
 v1=${2:?usage: package-piuparts.sh DIST VERSION}
@@ -34,25 +33,19 @@ cp "$dist"/libapache2-mod-tack_"$v1"_*.deb "$dist"/tacktool_"$v1"_*.deb "$work/r
 (cd "$work/repo" && dpkg-scanpackages . /dev/null >Packages 2>/dev/null)
 repo=$(cd "$work/repo" && pwd)
 
-base=${TACK_PIUPARTS_BASE:-/var/cache/mod-tack/chroot/$codename.base}
-set --
-if [ -f "$base/.mod-tack-chroot" ]; then
-    # The base's sources (the release, its updates and security): its
-    # first line's archive is piuparts's mirror, the others extra
-    # repositories beside the local one.
-    set -- --existing-chroot="$base" \
-        -m "$(awk '$1 == "deb" { print $2; exit }' "$base/etc/apt/sources.list")"
-    while read -r line; do
-        set -- "$@" --extra-repo="$line"
-    done <<LINES
+# A copy of the release's base (scripts/chroot-base.sh, made once) with
+# its sources (the release, its updates and security): the first line's
+# archive is piuparts's mirror, the others extra repositories beside the
+# local one.
+base=$(sh scripts/chroot-base.sh "$codename") || exit 1
+set -- --existing-chroot="$base" \
+    -m "$(awk '$1 == "deb" { print $2; exit }' "$base/etc/apt/sources.list")"
+while read -r line; do
+    [ -z "$line" ] || set -- "$@" --extra-repo="$line"
+done <<LINES
 $(awk '$1 == "deb"' "$base/etc/apt/sources.list" | sed 1d)
 LINES
-    say "$codename: a copy of $base"
-else
-    mirror=${TACK_MIRROR:-http://deb.debian.org/debian}
-    set -- -m "$mirror"
-    say "$codename: piuparts's own debootstrap ($mirror; no $base)"
-fi
+say "$codename: a copy of $base"
 log=$work/piuparts.log
 t0=$(date +%s)
 rc=0

@@ -68,7 +68,7 @@ if ! command -v dpkg-checkbuilddeps >/dev/null 2>&1 ||
 fi
 
 src=$pkgdir/mod-tack-$version
-rm -rf "$pkgdir"
+rm -rf --one-file-system "$pkgdir"
 mkdir -p "$src"
 git ls-files -z --cached --others --exclude-standard |
     tar --null --files-from=- --ignore-failed-read -cf - 2>/dev/null |

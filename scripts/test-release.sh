@@ -10,8 +10,8 @@
 # Every run starts from a pristine tree, as a new user's machine would: a
 # minimal debootstrap (minbase, as a container image is) is made once and
 # kept as a base under TACK_CHROOT_DIR (default /var/cache/mod-tack/chroot:
-# DIST.base), outside the source tree so that no clean, clone or commit
-# ever reaches it, and never entered; each run copies it anew to DIST,
+# DIST.base; scripts/chroot-base.sh, which says more), outside the source
+# tree, and never entered; each run copies it anew to DIST,
 # where the clone runs.  Downloaded packages are kept in DIST.debs, mounted
 # as the run tree's apt archive, so that a warm run downloads nothing; a
 # cold one (a new machine) fetches them once.  The tree shares the host's
@@ -62,8 +62,6 @@ cache=${TACK_CHROOT_DIR:-/var/cache/mod-tack/chroot}
 base=$cache/$dist.base
 root=$cache/$dist
 debs=$cache/$dist.debs
-mirror=${TACK_MIRROR:-http://deb.debian.org/debian}
-security=${TACK_SECURITY_MIRROR:-http://deb.debian.org/debian-security}
 clone=/srv/mod_tack
 start=$(date +%s)
 
@@ -111,39 +109,8 @@ if [ -n "$remove" ]; then
     exit 0
 fi
 
-# ---- the base, built once --------------------------------------------------
-if [ ! -f "$base/.mod-tack-chroot" ]; then
-    command -v debootstrap >/dev/null || {
-        say "installing debootstrap"
-        apt-get install -y debootstrap >/dev/null
-    }
-    rm -rf --one-file-system "$base"   # an earlier build that did not finish
-    mkdir -p "$cache"
-    say "debootstrap --variant=minbase $dist $base $mirror"
-    debootstrap --variant=minbase "$dist" "$base" "$mirror" >"$base.log" 2>&1 || {
-        tail -n 20 "$base.log" >&2
-        echo "test-release: debootstrap $dist failed (whole log: $base.log)" >&2
-        exit 1
-    }
-    {
-        echo "deb $mirror $dist main"
-        case $dist in
-        sid | unstable | experimental) ;;
-        *)
-            echo "deb $mirror $dist-updates main"
-            echo "deb $security $dist-security main"
-            ;;
-        esac
-    } >"$base/etc/apt/sources.list"
-    # Packages install services (apache2) but must not start them: they
-    # would bind the host's ports, the tree sharing its network.  What
-    # would have started is logged.
-    printf '#!/bin/sh\necho "$*" >>/var/log/policy-rc.d.log\nexit 101\n' \
-        >"$base/usr/sbin/policy-rc.d"
-    chmod 755 "$base/usr/sbin/policy-rc.d"
-    touch "$base/.mod-tack-chroot"
-    say "built the base"
-fi
+# ---- the base, built once (scripts/chroot-base.sh) -------------------------
+sh "$top/scripts/chroot-base.sh" "$dist" >/dev/null
 
 # ---- a pristine copy of it ----------------------------------------------------
 unmount
