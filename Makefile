@@ -429,7 +429,9 @@ TACK_MAN_SED    = sed -E -e 's\#/usr/local/share/doc/mod_tack\#$(DOCDIR)\#g' \
 # command name (the package's /usr/bin/tacktool, /usr/libexec/tacktool/ and
 # `tacktool sign` in the package's copy), except between <!-- make install
 # --> and <!-- /make install -->: what is said there is about make
-# install's own paths, in every copy.  The command is the word tack before
+# install's own paths, in every copy, word for word; the two marker lines
+# are left out of every copy (a reader of the installed file sees no build
+# markers).  The command is the word tack before
 # one of the tool's commands (or --quiet, -q, --version, --help), after a
 # space, a backquote, a quote, a parenthesis or the start of a line, and
 # not before two spaces (aligned text, as tack check's report line
@@ -442,7 +444,7 @@ TACK_MAN_SED    = sed -E -e 's\#/usr/local/share/doc/mod_tack\#$(DOCDIR)\#g' \
 # TackStoreOwner tack).
 TACK_CMDS       = genkey|sign|break|view|serverinfo|check|pins|preload|state|help|version
 TACK_DOC_SED    = sed -E \
-    -e '/^<!-- make install -->$$/,/^<!-- \/make install -->$$/b' \
+    -e '/^<!-- make install -->$$/,/^<!-- \/make install -->$$/{/^<!-- \/?make install -->$$/d;b;}' \
     -e 's\#/usr/local/share/doc/mod_tack\#$(DOCDIR)\#g' \
     -e 's\#/usr/local/share/man/man1/tack\.1\#$(MANDIR)/man1/$(TACK_PROG).1\#g' \
     -e 's\#/usr/local/lib/tack/\#$(HOOKDIR)/\#g' \

@@ -37,7 +37,7 @@ use Time::HiRes ();
 
 use Exporter 'import';
 our @EXPORT_OK = qw(
-    read_file slurp write_file
+    read_file slurp write_file outside_make_install
     run_cmd run3 must_run run_sh
     wait_until wait_port
     make_cert make_key key_public spki_hash store_name fingerprint
@@ -80,6 +80,20 @@ sub write_file {
     print $fh $data;
     close $fh or die "$path: $!\n";
     return $path;
+}
+
+# outside_make_install($text, $source): an installed copy of a guide
+# without what its source ($source, docs/NAME.md) says between <!-- make
+# install --> and <!-- /make install -->: make install copies those
+# passages word for word and leaves the two marker lines out (the
+# Makefile's TACK_DOC_SED), so each is found in the copy as the text
+# between its markers.
+sub outside_make_install {
+    my ($text, $source) = @_;
+    for my $kept (slurp($source) =~ /^<!-- make install -->\n(.*?)^<!-- \/make install -->\n/msg) {
+        $text =~ s/\Q$kept\E//g;
+    }
+    return $text;
 }
 
 # ---- commands ----------------------------------------------------------------

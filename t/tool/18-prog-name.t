@@ -146,7 +146,7 @@ unlike($rest, $old_name, 'and names no tack command anywhere else');
     my $cmd_re = join('|', @cmds);
     my @old;
     for my $doc (@docs) {
-        (my $text = slurp($doc)) =~ s/^<!-- make install -->\n.*?^<!-- \/make install -->\n//msg;
+        my $text = outside_make_install(slurp($doc), "$top/docs/" . ($doc =~ s{.*/}{}r));
         push @old, map { "$doc: $_" }
             grep { /(?:^|[ `("])tack (?:(?:--quiet|-q) )?(?:$cmd_re)\b/ } split /\n/, $text;
     }

@@ -23,9 +23,11 @@
 #     install put them: `tack` is no command of the package's copy.
 #  3. No directive line of an apache block has a trailing comment (httpd
 #     has none: the words become arguments).
-#  4. Outside the <!-- make install --> passages, the package's copy names
-#     no `tack` command (prose and inline code too) and none of make
-#     install's /usr/local paths of the tool, its hooks, manual or docs.
+#  4. Outside the <!-- make install --> passages (found by the source's
+#     markers: the installed copies leave the marker lines out), the
+#     package's copy names no `tack` command (prose and inline code too)
+#     and none of make install's /usr/local paths of the tool, its hooks,
+#     manual or docs.
 # The installs use the tool and the module already built (make -o), as
 # t/tool/18-prog-name.t does: nothing in the tree is rebuilt.  apache2 -t
 # binds no port.  TACK_GUIDES_COMMANDS=1 lists every command word found.
@@ -614,7 +616,7 @@ for my $c (@copies) {
 # ---- 4. the package's copy names the package's command and paths ------------
 for my $guide (@guides) {
     my $text = slurp("$copy{package}{docs}/$guide");
-    $text =~ s/^<!-- make install -->\n.*?^<!-- \/make install -->\n//msg;
+    $text = outside_make_install($text, "$top/docs/$guide");
     my @lines = grep { defined }
         map { /(?<![-\w.\/=@])tack (?:(?:--quiet|-q) )?(?:genkey|sign|break|view|serverinfo|check|pins|preload|help|version)(?=[ ,`)"':\]]|$)(?! {2})/ ? $_ : undef }
         split /\n/, $text;

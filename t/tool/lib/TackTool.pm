@@ -20,13 +20,13 @@ use Cwd qw(abs_path);
 use POSIX ();
 # t/lib: the helpers and the private httpd the Perl suites share.
 use TackHelpers qw(slurp write_file wait_port store_name pem_decode
-                   serverinfo_pem fingerprint);
+                   serverinfo_pem fingerprint outside_make_install);
 use PrivateHttpd;
 
 our @EXPORT = qw(tack run_cmd ok0 tmp top vec00 vec02 slurp write_file mkcert
                  free_port start_s_server stop_server wait_port pem_body
                  store_name pem_decode serverinfo_pem fingerprint
-                 man_render $TACK);
+                 outside_make_install man_render $TACK);
 
 my $top = abs_path(File::Spec->catdir((File::Spec->splitpath(
     abs_path(__FILE__)))[1], '..', '..', '..'));
