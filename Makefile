@@ -406,6 +406,11 @@ DOCS           := README NOTICE docs/status-1000.png \
                       $(wildcard docs/*.md))
 # What an earlier make install put there and uninstall removes too.
 OLD_DOCS       := contributing.md fuzzing.md
+# Whose copy of the docs this install writes: the source tree's (empty)
+# or, from debian/rules, the Debian packages' (DOC_COPY=package): where
+# what the packages do is not what make install does, their guides say
+# what the packages do (TACK_DOC_PKG_SED).
+DOC_COPY       ?=
 # The hooks certbot and mod_md run (hooks/, docs/admin-guide.md section 15),
 # and the weekly re-sign of TackFile TACKs the package runs (section 9).
 HOOKDIR        ?= $(PREFIX)/lib/tack
@@ -454,7 +459,17 @@ TACK_DOC_SED    = sed -E \
     -e 's/: upgrade tack"/: upgrade $(TACK_PROG)"/g' \
     -e 's/`man tack`/`man $(TACK_PROG)`/g' \
     -e 's/the `tack` tool/the `$(TACK_PROG)` tool/g' \
-    -e 's/(\(\#[-a-z0-9]*-)tack-($(TACK_CMDS))([-)])/\1$(TACK_PROG)-\2\3/g'
+    -e 's/(\(\#[-a-z0-9]*-)tack-($(TACK_CMDS))([-)])/\1$(TACK_PROG)-\2\3/g' \
+    $(if $(filter package,$(DOC_COPY)),$(TACK_DOC_PKG_SED))
+# The packages' copy (DOC_COPY=package), after the rest: the admin guide's
+# table of section 1 is what the packages put, dpkg keeps the packaged
+# sample beside an edited tack.conf as tack.conf.dpkg-dist (make install:
+# tack.conf.dist), and dh_compress compresses the manual and the guides.
+TACK_DOC_PKG_SED = \
+    -e 's/^`make install` puts the files below\. /The Debian packages put the files below. /' \
+    -e 's/`tack\.conf\.dist`/`tack.conf.dpkg-dist`/g' \
+    -e 's|(/man1/$(TACK_PROG)\.1)`|\1.gz`|g' \
+    -e 's/\(`README` and `\*\.md`\)/(`README` and `*.md.gz`)/'
 TACK_CONF_SED   = sed -E -e 's\#/usr/local/share/doc/mod_tack/\#$(DOCDIR)/\#g' \
                       -e 's/([ (])tack (sign|break|genkey|view|check) /\1$(TACK_PROG) \2 /g'
 

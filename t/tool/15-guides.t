@@ -392,7 +392,8 @@ like($err, qr/curl: \(7\)/, '... and curl says why on stderr');
     my ($rc, $out, $err) = run_cmd({ env => { MAKEFLAGS => '' } }, 'make', '-s',
         '-C', top(), '-o', $so, '-o', $TACK, 'install', "TOOL_OUT=$TACK",
         "MODULE_SO=$so", "DESTDIR=$dest", 'TACK_PROG=tacktool', 'PREFIX=/usr',
-        'DOCDIR=/usr/share/doc/libapache2-mod-tack', 'HOOKDIR=/usr/libexec/tacktool');
+        'DOCDIR=/usr/share/doc/libapache2-mod-tack', 'HOOKDIR=/usr/libexec/tacktool',
+        'DOC_COPY=package');
     is($rc, 0, "make install of the package's copy") or diag($out, $err);
     my @pkg = blocks_in("$dest/usr/share/doc/libapache2-mod-tack");
     is(scalar(@pkg), scalar(@blocks), "the package's guides have the source's " . scalar(@blocks) . ' shell blocks');

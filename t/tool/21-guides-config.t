@@ -55,7 +55,7 @@ my %copy = (
                  docdir => '/usr/local/share/doc/mod_tack' },
     package => { vars => ['TACK_PROG=tacktool', 'PREFIX=/usr',
                           'DOCDIR=/usr/share/doc/libapache2-mod-tack',
-                          'HOOKDIR=/usr/libexec/tacktool'],
+                          'HOOKDIR=/usr/libexec/tacktool', 'DOC_COPY=package'],
                  bindir => '/usr/bin', prog => 'tacktool',
                  hookdir => '/usr/libexec/tacktool',
                  docdir => '/usr/share/doc/libapache2-mod-tack' },

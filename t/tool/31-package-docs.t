@@ -9,6 +9,10 @@
 #  - No installed doc shows a build marker (<!-- make install -->): the
 #    passages between them are copied word for word, the marker lines left
 #    out.
+#  - The admin guide's section 1 table names each copy's own install, and
+#    says whose: make install's in the source tree's copy, the packages'
+#    in theirs (DOC_COPY=package), with the names dpkg and dh_compress
+#    give (tack.conf.dpkg-dist, tacktool.1.gz, *.md.gz).
 use strict;
 use warnings;
 use FindBin;
@@ -66,5 +70,48 @@ for my $c (@copies) {
            "$c copy: $g has its " . scalar(@kept) . " make install passages word for word");
     }
 }
+
+# ---- the admin guide's section 1: each copy's own install -------------------
+for my $t ('t/tool/15-guides.t', 't/tool/21-guides-config.t') {
+    my $src = slurp("$top/$t");
+    my @missing = grep { index($src, "'$_'") < 0 } @pkg_vars;
+    ok(!@missing, "$t installs the package's copy with debian/rules' MAKE_VARS")
+        or diag("not in $t: @missing");
+}
+my %sec1;
+for my $c (@copies) {
+    ($sec1{$c}) = slurp("$copy{$c}{docs}/admin-guide.md") =~ /^## 1\. .*?\n(.*?)^### Or: the Debian packages$/ms;
+    ok($sec1{$c}, "$c copy: admin-guide.md has section 1") or $sec1{$c} = '';
+}
+like($sec1{source}, qr/^`make install` puts the files below\. /m,
+     "source copy: section 1's table is what make install puts");
+like($sec1{package}, qr/^The Debian packages put the files below\. /m,
+     "package copy: section 1's table is what the packages put");
+unlike($sec1{package}, qr/`make install` puts the files below/,
+       '... not what make install puts');
+for my $c (@copies) {
+    # every place the table names is where this copy's install put it
+    my ($table) = $sec1{$c} =~ /^(\| file \| where \|\n.*?)\n\n/ms;
+    my @places = ($table // '') =~ m{`(/usr/[^`]*)`}g;
+    ok(@places >= 4, "$c copy: section 1's table names " . scalar(@places) . ' places under /usr');
+    for my $p (@places) {
+        (my $f = $p) =~ s/\.gz$//;    # dh_compress's, after make install
+        ok(-e "$copy{$c}{dest}$f", "$c copy: the table's $p is its install's");
+    }
+}
+like($sec1{source}, qr{`/usr/local/share/man/man1/tack\.1` \(`man tack`\)},
+     "source copy: the manual as make install puts it");
+like($sec1{package}, qr{`/usr/share/man/man1/tacktool\.1\.gz` \(`man tacktool`\)},
+     'package copy: the manual as the package ships it, compressed');
+like($sec1{package}, qr{`/usr/share/doc/libapache2-mod-tack/` \(`README` and `\*\.md\.gz`\)},
+     '... and the guides');
+# make install's recipe keeps an edited tack.conf and writes tack.conf.dist;
+# the package's postinst and dpkg write tack.conf.dpkg-dist.
+like(slurp("$top/Makefile"), qr{\$\(MODS_AVAILABLE\)/tack\.conf\.dist;}, 'make install writes tack.conf.dist');
+like($sec1{source}, qr/`tack\.conf\.dist`/, '... and the source copy says so');
+my $pkg_guide = slurp("$copy{package}{docs}/admin-guide.md");
+like($sec1{package}, qr/`tack\.conf\.dpkg-dist`/, 'the package copy names tack.conf.dpkg-dist in section 1');
+unlike($pkg_guide, qr/tack\.conf\.dist\b/, '... and tack.conf.dist nowhere');
+unlike($pkg_guide, qr/tacktool\.1(?!\.gz)/, '... nor a tacktool.1 the package does not ship');
 
 done_testing();
