@@ -407,10 +407,12 @@ DOCS           := README NOTICE docs/status-1000.png \
 # What an earlier make install put there and uninstall removes too.
 OLD_DOCS       := contributing.md fuzzing.md
 # Whose copy of the docs this install writes: the source tree's (empty)
-# or, from debian/rules, the Debian packages' (DOC_COPY=package): where
-# what the packages do is not what make install does, their guides say
-# what the packages do (TACK_DOC_PKG_SED).
+# or, from debian/rules, the Debian packages' (DOC_COPY=package): their
+# own README (debian/README.package: the tree's is about building and
+# testing), and where what the packages do is not what make install does,
+# guides that say what the packages do (TACK_DOC_PKG_SED).
 DOC_COPY       ?=
+DOC_README      = $(if $(filter package,$(DOC_COPY)),debian/README.package,README)
 # The hooks certbot and mod_md run (hooks/, docs/admin-guide.md section 15),
 # and the weekly re-sign of TackFile TACKs the package runs (section 9).
 HOOKDIR        ?= $(PREFIX)/lib/tack
@@ -464,12 +466,13 @@ TACK_DOC_SED    = sed -E \
 # The packages' copy (DOC_COPY=package), after the rest: the admin guide's
 # table of section 1 is what the packages put, dpkg keeps the packaged
 # sample beside an edited tack.conf as tack.conf.dpkg-dist (make install:
-# tack.conf.dist), and dh_compress compresses the manual and the guides.
+# tack.conf.dist), and dh_compress compresses the manual, the guides and
+# the packages' README (debian/README.package: over 4 KB, README.gz).
 TACK_DOC_PKG_SED = \
     -e 's/^`make install` puts the files below\. /The Debian packages put the files below. /' \
     -e 's/`tack\.conf\.dist`/`tack.conf.dpkg-dist`/g' \
     -e 's|(/man1/$(TACK_PROG)\.1)`|\1.gz`|g' \
-    -e 's/\(`README` and `\*\.md`\)/(`README` and `*.md.gz`)/'
+    -e 's/\(`README` and `\*\.md`\)/(`README.gz` and `*.md.gz`)/'
 TACK_CONF_SED   = sed -E -e 's\#/usr/local/share/doc/mod_tack/\#$(DOCDIR)/\#g' \
                       -e 's/([ (])tack (sign|break|genkey|view|check) /\1$(TACK_PROG) \2 /g'
 
@@ -501,7 +504,8 @@ install: module tool
 	$(TACK_MAN_SED) docs/tack.1 > $(DESTDIR)$(MANDIR)/man1/$(TACK_PROG).1
 	chmod 644 $(DESTDIR)$(MANDIR)/man1/$(TACK_PROG).1
 	install -d $(DESTDIR)$(DOCDIR)
-	install -m 644 $(filter-out %.md,$(DOCS)) $(DESTDIR)$(DOCDIR)/
+	install -m 644 $(filter-out README %.md,$(DOCS)) $(DESTDIR)$(DOCDIR)/
+	install -m 644 $(DOC_README) $(DESTDIR)$(DOCDIR)/README
 	@# The guides name where this install put the tool, hooks and docs.
 	for d in $(filter %.md,$(DOCS)); do \
 	    $(TACK_DOC_SED) $$d > $(DESTDIR)$(DOCDIR)/$${d#docs/} && \

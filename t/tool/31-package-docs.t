@@ -13,6 +13,9 @@
 #    says whose: make install's in the source tree's copy, the packages'
 #    in theirs (DOC_COPY=package), with the names dpkg and dh_compress
 #    give (tack.conf.dpkg-dist, tacktool.1.gz, *.md.gz).
+#  - The packages' README is their own (debian/README.package), in both
+#    packages: no make install, ./tack, tack COMMAND or docs/ path, and
+#    every guide and /usr path it names is one the package installs.
 use strict;
 use warnings;
 use FindBin;
@@ -103,8 +106,10 @@ like($sec1{source}, qr{`/usr/local/share/man/man1/tack\.1` \(`man tack`\)},
      "source copy: the manual as make install puts it");
 like($sec1{package}, qr{`/usr/share/man/man1/tacktool\.1\.gz` \(`man tacktool`\)},
      'package copy: the manual as the package ships it, compressed');
-like($sec1{package}, qr{`/usr/share/doc/libapache2-mod-tack/` \(`README` and `\*\.md\.gz`\)},
-     '... and the guides');
+like($sec1{package}, qr{`/usr/share/doc/libapache2-mod-tack/` \(`README\.gz` and `\*\.md\.gz`\)},
+     '... and the guides and README');
+# dh_compress compresses a doc over 4 KB (README.gz, as the table says)
+ok(-s "$copy{package}{docs}/README" > 4096, "... the package's README is over 4 KB: README.gz");
 # make install's recipe keeps an edited tack.conf and writes tack.conf.dist;
 # the package's postinst and dpkg write tack.conf.dpkg-dist.
 like(slurp("$top/Makefile"), qr{\$\(MODS_AVAILABLE\)/tack\.conf\.dist;}, 'make install writes tack.conf.dist');
@@ -113,5 +118,41 @@ my $pkg_guide = slurp("$copy{package}{docs}/admin-guide.md");
 like($sec1{package}, qr/`tack\.conf\.dpkg-dist`/, 'the package copy names tack.conf.dpkg-dist in section 1');
 unlike($pkg_guide, qr/tack\.conf\.dist\b/, '... and tack.conf.dist nowhere');
 unlike($pkg_guide, qr/tacktool\.1(?!\.gz)/, '... nor a tacktool.1 the package does not ship');
+
+# ---- the packages' README ---------------------------------------------------
+is(slurp("$copy{source}{docs}/README"), slurp("$top/README"), "source copy: the tree's README");
+my $readme = slurp("$copy{package}{docs}/README");
+is($readme, slurp("$top/debian/README.package"), "package copy: the packages' README, debian/README.package");
+{
+    my $cmds = 'genkey|sign|break|view|serverinfo|check|pins|preload|state|help|version';
+    # a make target (the Makefile's .PHONY ones) only where the paragraph
+    # says it is the source tree's
+    (my $mk = slurp("$top/Makefile")) =~ s/\\\n/ /g;
+    my $targets = join '|', map { split ' ' } $mk =~ /^\.PHONY:(.*)$/mg;
+    my @bad = grep { /\bmake (?:&&|install|uninstall)\b|\.\/tack\b|(?<![-\w.\/=])tack (?:(?:--quiet|-q) )?(?:$cmds)\b|(?<![\w.\/])docs\//
+                     || /\bmake\s+(?:$targets)\b/ && !/source tree/ } split /\n\n/, $readme;
+    ok(!@bad, "... names no make install, ./tack, tack COMMAND or docs/ path, nor a make target but the source tree's")
+        or diag(join "\n--\n", @bad);
+    like($readme, qr{^    tacktool genkey }m, '... and says tacktool');
+    my @md = $readme =~ /\b([a-z-]+\.md)(?:\.gz)?\b/g;
+    ok(@md >= 6, "... names the guides: @md");
+    my @gone = grep { !-e "$copy{package}{docs}/$_" && !/^(?:contributing|fuzzing)\.md$/ } @md;
+    ok(!@gone, '... each one the package installs') or diag("not installed: @gone");
+    ok(!grep({ /^(?:contributing|fuzzing)\.md$/ } @md) || $readme =~ /contributing\.md, fuzzing\.md\) and the screenshot/,
+       '... and the developers\' only as the source tree\'s');
+    # but tacktool's doc directory (dh_installdocs makes it) and the
+    # /usr/bin/tack of Debian's other tack package
+    my @paths = grep { !m{^/usr/share/doc/tacktool/?$|^/usr/bin/tack$} }
+        map { s/[.,]$//r } $readme =~ m{(?<![\w.])(/usr/[\w./-]+)}g;
+    ok(@paths >= 4, "... names " . scalar(@paths) . ' places under /usr');
+    my @missing = grep { !-e $copy{package}{dest} . s/\.gz$//r } @paths;
+    ok(!@missing, '... each one the packages install') or diag("not installed: @missing");
+}
+# tacktool's README is that one too, not the tree's (debian/rules)
+my ($tool_docs) = $rules =~ /^\s*dh_installdocs -ptacktool (.*)$/m;
+my @tool_docs = split ' ', $tool_docs // '';
+ok(grep({ $_ eq "debian/tmp$copy{package}{docdir}/README" } @tool_docs)
+   && !grep({ $_ eq 'README' } @tool_docs),
+   "debian/rules gives tacktool the packages' README: @tool_docs");
 
 done_testing();
