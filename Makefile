@@ -473,6 +473,17 @@ TACK_DOC_PKG_SED = \
     -e 's/`tack\.conf\.dist`/`tack.conf.dpkg-dist`/g' \
     -e 's|(/man1/$(TACK_PROG)\.1)`|\1.gz`|g' \
     -e 's/\(`README` and `\*\.md`\)/(`README.gz` and `*.md.gz`)/'
+# The hooks as installed: TACK's default is the installed tool, which their
+# comments name as the guides do (`tacktool sign` in the package's copy),
+# and they point to the installed admin guide, not the tree's docs/ (the
+# package's is compressed: DOC_COPY=package).
+TACK_HOOK_SED   = sed -E \
+    -e 's|^TACK=\$$\{TACK:-tack\}$$|TACK=$${TACK:-$(BINDIR)/$(TACK_PROG)}|' \
+    -e 's|/usr/local/lib/tack/|$(HOOKDIR)/|g' \
+    -e 's|/usr/local/bin/tack |$(BINDIR)/$(TACK_PROG) |g' \
+    -e 's|the tack tool \(tack, from PATH\)|the tool ($(BINDIR)/$(TACK_PROG))|' \
+    -e 's|docs/admin-guide\.md|$(DOCDIR)/admin-guide.md$(if $(filter package,$(DOC_COPY)),.gz)|g' \
+    -e 's/(^|[ `("])tack (((--quiet|-q) )?($(TACK_CMDS))( [^ ]|[]`)",.:;]|$$))/\1$(TACK_PROG) \2/g'
 TACK_CONF_SED   = sed -E -e 's\#/usr/local/share/doc/mod_tack/\#$(DOCDIR)/\#g' \
                       -e 's/([ (])tack (sign|break|genkey|view|check) /\1$(TACK_PROG) \2 /g'
 
@@ -513,12 +524,10 @@ install: module tool
 	done
 	install -d $(DESTDIR)$(HOOKDIR)
 	@# The hooks run the tool installed here unless their TACK says otherwise,
-	@# and their usage comments name the places they are installed in.
+	@# and their comments name it, the places they are installed in and the
+	@# installed admin guide (TACK_HOOK_SED).
 	for h in $(HOOKS); do \
-	    sed -e 's#^TACK=$${TACK:-tack}$$#TACK=$${TACK:-$(BINDIR)/$(TACK_PROG)}#' \
-	        -e 's#/usr/local/lib/tack/#$(HOOKDIR)/#g' \
-	        -e 's#/usr/local/bin/tack #$(BINDIR)/$(TACK_PROG) #g' \
-	        $$h > $(DESTDIR)$(HOOKDIR)/$${h#hooks/} && \
+	    $(TACK_HOOK_SED) $$h > $(DESTDIR)$(HOOKDIR)/$${h#hooks/} && \
 	    chmod 755 $(DESTDIR)$(HOOKDIR)/$${h#hooks/} || exit 1; \
 	done
 	@echo "installed; next: a2enmod tack && apache2ctl configtest &&" \

@@ -16,6 +16,9 @@
 #  - The packages' README is their own (debian/README.package), in both
 #    packages: no make install, ./tack, tack COMMAND or docs/ path, and
 #    every guide and /usr path it names is one the package installs.
+#  - The packaged hooks (/usr/libexec/tacktool/) say tacktool: in their
+#    comments (no `tack sign`, no "tack, from PATH") and messages (the
+#    command they ran, $TACK), and point to the installed admin guide.
 use strict;
 use warnings;
 use FindBin;
@@ -154,5 +157,31 @@ my @tool_docs = split ' ', $tool_docs // '';
 ok(grep({ $_ eq "debian/tmp$copy{package}{docdir}/README" } @tool_docs)
    && !grep({ $_ eq 'README' } @tool_docs),
    "debian/rules gives tacktool the packages' README: @tool_docs");
+
+# ---- the packaged hooks -----------------------------------------------------
+{
+    my $cmds = 'genkey|sign|break|view|serverinfo|check|pins|preload|state|help|version';
+    my @hooks = sort map { s{.*/}{}r } glob("$top/hooks/*");
+    is(join(' ', sort map { s{.*/}{}r } glob("$copy{package}{hooks}/*")), "@hooks",
+       "package copy: the hooks in $copy{package}{hookdir}: @hooks");
+    for my $h (@hooks) {
+        my $text = slurp("$copy{package}{hooks}/$h");
+        like($text, qr/^TACK=\$\{TACK:-\/usr\/bin\/tacktool\}$/m, "$h runs /usr/bin/tacktool");
+        my @old = grep { /(?<![-\w.\/=\$])tack (?:(?:--quiet|-q) )?(?:$cmds)\b|\(tack, from PATH\)/ }
+            split /\n/, $text;
+        ok(!@old, "... and its comments say tacktool") or diag(join "\n", @old);
+        # what it says: the command it ran is $TACK, never a literal tack
+        my @msgs = grep { /^\s*(?:.*(?:\|\||&&|;|\{|then)\s*)?(?:say|die|note)\s/ } split /\n/, $text;
+        ok(@msgs >= 3, '... ' . scalar(@msgs) . ' messages');
+        my @bad = grep { /\btack\b(?!-)/ } @msgs;
+        ok(!@bad, '... none names tack for the tool') or diag(join "\n", @bad);
+        my @docs = $text =~ m{([\w/.-]*admin-guide\.md[\w.]*)}g;
+        ok(@docs && !grep({ !m{^\Q$copy{package}{docdir}\E/admin-guide\.md\.gz$} } @docs),
+           "... and the admin guide as the package installs it: @docs");
+    }
+    my $renew = slurp("$copy{package}{hooks}/tack-renew");
+    like($renew, qr{tacktool-renew\.timer, or by its\n# /etc/cron\.d/tacktool-renew }, 'tack-renew names the timer and cron file the package installs');
+    like($rules, qr/--name=tacktool-renew tacktool-renew\.timer/, '... as debian/rules names them');
+}
 
 done_testing();
