@@ -19,6 +19,9 @@
 #  - The packaged hooks (/usr/libexec/tacktool/) say tacktool: in their
 #    comments (no `tack sign`, no "tack, from PATH") and messages (the
 #    command they ran, $TACK), and point to the installed admin guide.
+#  - The packaged hosting guide sends its reader to no file of the source
+#    repository (a test, a make target) without saying it is in mod_tack's
+#    source tree: each paragraph or list item that names one says so.
 use strict;
 use warnings;
 use FindBin;
@@ -182,6 +185,21 @@ ok(grep({ $_ eq "debian/tmp$copy{package}{docdir}/README" } @tool_docs)
     my $renew = slurp("$copy{package}{hooks}/tack-renew");
     like($renew, qr{tacktool-renew\.timer, or by its\n# /etc/cron\.d/tacktool-renew }, 'tack-renew names the timer and cron file the package installs');
     like($rules, qr/--name=tacktool-renew tacktool-renew\.timer/, '... as debian/rules names them');
+}
+
+# ---- the hosting guide: the source tree's files said to be there -----------
+{
+    (my $mk = slurp("$top/Makefile")) =~ s/\\\n/ /g;
+    my $targets = join '|', grep { $_ ne 'install' } map { split ' ' } $mk =~ /^\.PHONY:(.*)$/mg;
+    (my $text = slurp("$copy{package}{docs}/hosting-guide.md")) =~ s/^( *)```.*?^\1```$//msg;
+    # paragraphs, and the items of a list each on its own
+    my @paras = split /\n[ \t]*\n|\n(?=[ \t]*(?:[-*]|\d+\.) )/, $text;
+    my @naming = grep { /`t\/[\w\/.-]+`|`make (?:$targets)`/ } @paras;
+    ok(@naming >= 5, 'package copy: hosting-guide.md names the source tree\'s tests or make targets in '
+       . scalar(@naming) . ' paragraphs');
+    my @unsaid = grep { !/mod_tack's\s+source\s+tree/ } @naming;
+    ok(!@unsaid, '... each saying they are in mod_tack\'s source tree')
+        or diag(join "\n--\n", @unsaid);
 }
 
 done_testing();
