@@ -115,17 +115,18 @@ CHECK_LIBS   = $(shell pkg-config --libs check 2>/dev/null)
 SSL_LIBS     := -lssl -lcrypto
 JANSSON_LIBS := -ljansson
 
-# ---- core library --------------------------------------------------------
+# ---- core library (core/) ---------------------------------------------------
 # The core's files in their layers, bottom first (docs/contributing.md,
 # "Architecture"): each calls, and includes the header of, only files
 # listed before it (t/tool/23-core-layers.t).
 # tack_pkcs11.c: keys in a PKCS#11 token, through OpenSSL's pkcs11-provider
-# (loaded at run time: nothing to link).
-CORE_SRC := tack_base.c tack_util.c tack_utf8.c tack_file.c tack_key.c \
-            tack_ext.c tack_pem.c tack_keyfile.c tack_pkcs11.c \
-            tack_store.c tack_state.c
+# (loaded at run time: nothing to link).  Whatever uses the core is
+# compiled with -Icore.
+CORE_SRC := $(addprefix core/,tack_base.c tack_util.c tack_utf8.c \
+            tack_file.c tack_key.c tack_ext.c tack_pem.c tack_keyfile.c \
+            tack_pkcs11.c tack_store.c tack_state.c)
 # A header per file (tack_cbs.h: the wire cursor, header-only, beneath all).
-CORE_HDR := $(CORE_SRC:.c=.h) tack_cbs.h
+CORE_HDR := $(CORE_SRC:.c=.h) core/tack_cbs.h
 # What a program linking the core links too (tack_state.c: jansson).
 CORE_LIBS = $(SSL_LIBS) $(JANSSON_LIBS)
 
@@ -148,8 +149,8 @@ UNIT_SRC := $(wildcard t/unit/*.c)
 
 BUILD      := build
 BUILD_ASAN := build-asan
-CORE_OBJ      := $(CORE_SRC:%.c=$(BUILD)/%.o)
-CORE_OBJ_ASAN := $(CORE_SRC:%.c=$(BUILD_ASAN)/%.o)
+CORE_OBJ      := $(CORE_SRC:core/%.c=$(BUILD)/%.o)
+CORE_OBJ_ASAN := $(CORE_SRC:core/%.c=$(BUILD_ASAN)/%.o)
 
 ASAN_CC     := clang
 ASAN_CFLAGS := -O1 -g -fno-omit-frame-pointer \
@@ -166,20 +167,20 @@ core: $(BUILD)/libtack.a
 $(BUILD) $(BUILD_ASAN):
 	mkdir -p $@
 
-$(BUILD)/%.o: %.c $(CORE_HDR) | $(BUILD)
+$(BUILD)/%.o: core/%.c $(CORE_HDR) | $(BUILD)
 	$(CC) $(CPPFLAGS) $(CFLAGS) $(WARN) -fPIC -c -o $@ $<
 
 $(BUILD)/libtack.a: $(CORE_OBJ)
 	rm -f $@ && ar rcs $@ $^
 
-$(BUILD_ASAN)/%.o: %.c $(CORE_HDR) | $(BUILD_ASAN)
+$(BUILD_ASAN)/%.o: core/%.c $(CORE_HDR) | $(BUILD_ASAN)
 	$(ASAN_CC) $(CPPFLAGS) $(ASAN_CFLAGS) $(WARN) -c -o $@ $<
 
 # ---- tool -------------------------------------------------------------
 tool: $(if $(TOOL_SRC),$(TOOL_OUT))
 
 $(TOOL_OUT): $(TOOL_SRC) $(TOOL_HDR) $(BUILD)/libtack.a
-	$(CC) $(CPPFLAGS) -DTACK_PROG='"$(TACK_PROG)"' $(CFLAGS) $(WARN) -I. \
+	$(CC) $(CPPFLAGS) -DTACK_PROG='"$(TACK_PROG)"' $(CFLAGS) $(WARN) -Icore \
 	    -pthread $(LDFLAGS) -o $@ \
 	    $(TOOL_SRC) $(BUILD)/libtack.a $(SSL_LIBS) $(JANSSON_LIBS)
 
@@ -188,7 +189,7 @@ $(TOOL_OUT): $(TOOL_SRC) $(TOOL_HDR) $(BUILD)/libtack.a
 .PHONY: test-tool-asan
 $(BUILD_ASAN)/tack: $(TOOL_SRC) $(TOOL_HDR) $(CORE_OBJ_ASAN)
 	$(ASAN_CC) $(CPPFLAGS) -DTACK_PROG='"$(TACK_PROG)"' $(ASAN_CFLAGS) \
-	    $(WARN) -I. -pthread -o $@ \
+	    $(WARN) -Icore -pthread -o $@ \
 	    $(TOOL_SRC) $(CORE_OBJ_ASAN) $(SSL_LIBS) $(JANSSON_LIBS)
 
 # Not 12-pkcs11.t: pkcs11-provider dlopens the PKCS#11 module with
@@ -207,7 +208,7 @@ test-tool-asan: preflight $(BUILD_ASAN)/tack module $(BUILD)/gencerts
 	    "(libfaketime, preloaded, hangs AddressSanitizer's start);" \
 	    "make test-tool runs both"
 
-# ---- module -----------------------------------------------------------------
+# ---- module (mod_tack.c, module/) --------------------------------------------
 # Built like the core and the tool: with the house's warnings, each file to
 # an object of its own under build/module/, linked into build/mod_tack.so
 # with the core library (build/libtack.a, built once for all).  apxs is
@@ -218,25 +219,28 @@ module: $(if $(wildcard mod_tack.c),$(MODULE_SO))
 
 # The module's files in their layers, bottom first (docs/contributing.md,
 # "Architecture"): each calls only files listed before it, except within
-# the status group (t/apache/layers.t).
-MODULE_SRC := mod_tack_base.c mod_tack_load.c mod_tack_store.c \
-              mod_tack_resolve.c mod_tack_memory.c mod_tack_guard.c \
+# the status group (t/apache/layers.t).  mod_tack.c, the module's record
+# and hooks, is the top; the rest is in module/.
+MODULE_SRC := $(addprefix module/,mod_tack_base.c mod_tack_load.c \
+              mod_tack_store.c mod_tack_resolve.c mod_tack_memory.c \
+              mod_tack_guard.c \
               mod_tack_secret.c \
               mod_tack_signer.c \
               mod_tack_sign.c mod_tack_md.c \
               mod_tack_background.c mod_tack_config.c mod_tack_handshake.c \
               mod_tack_status.c mod_tack_status_json.c \
               mod_tack_status_html.c mod_tack_metrics.c \
-              mod_tack_setup.c mod_tack.c
-MODULE_HDR := mod_tack_base.h mod_tack_model.h mod_tack_load.h \
-              mod_tack_store.h mod_tack_resolve.h mod_tack_memory.h \
+              mod_tack_setup.c) mod_tack.c
+MODULE_HDR := $(addprefix module/,mod_tack_base.h mod_tack_model.h \
+              mod_tack_load.h mod_tack_store.h mod_tack_resolve.h \
+              mod_tack_memory.h \
               mod_tack_guard.h \
               mod_tack_secret.h mod_tack_signer.h mod_tack_sign.h \
               mod_tack_md.h \
               mod_tack_background.h \
               mod_tack_config.h mod_tack_runtime.h mod_tack_status.h \
-              mod_tack_setup.h
-MODULE_OBJ := $(MODULE_SRC:%.c=$(BUILD)/module/%.o)
+              mod_tack_setup.h)
+MODULE_OBJ := $(patsubst %.c,$(BUILD)/module/%.o,$(notdir $(MODULE_SRC)))
 
 # httpd's flags, as apxs -c would pass them (hardening included), then the
 # project's CPPFLAGS and CFLAGS (the package build passes dpkg-buildflags'
@@ -262,11 +266,17 @@ define apxs-present
     "apache2-dev is missing (make deps installs it, as root)" >&2; exit 1; }
 endef
 
-$(BUILD)/module/%.o: %.c $(MODULE_HDR) $(CORE_HDR) | $(BUILD)/module
+define module-cc
 	$(apxs-present)
 	$(CC) $(MODULE_CPPFLAGS) $(CPPFLAGS) -DTACK_PROG='"$(TACK_PROG)"' \
+	    -Imodule -Icore \
 	    $(MODULE_CFLAGS) $(CFLAGS) $(WARN) -fPIC -fvisibility=hidden \
 	    -c -o $@ $<
+endef
+$(BUILD)/module/%.o: module/%.c $(MODULE_HDR) $(CORE_HDR) | $(BUILD)/module
+	$(module-cc)
+$(BUILD)/module/mod_tack.o: mod_tack.c $(MODULE_HDR) $(CORE_HDR) | $(BUILD)/module
+	$(module-cc)
 
 $(MODULE_SO): $(MODULE_OBJ) $(BUILD)/libtack.a
 	$(CC) -shared -pthread -Wl,-z,relro -Wl,-z,now -Wl,--as-needed \
@@ -283,7 +293,7 @@ FUZZ_BINS    := $(FUZZ_TARGETS:%=$(FUZZ_BUILD)/fuzz_%)
 
 $(FUZZ_BUILD)/fuzz_%: fuzz/fuzz_%.c fuzz/fuzz_common.h $(CORE_SRC) $(CORE_HDR)
 	@mkdir -p $(FUZZ_BUILD)
-	$(ASAN_CC) $(CPPFLAGS) $(FUZZ_FLAGS) $(WARN) -I. -Ifuzz -o $@ $< \
+	$(ASAN_CC) $(CPPFLAGS) $(FUZZ_FLAGS) $(WARN) -Icore -Ifuzz -o $@ $< \
 	    $(CORE_SRC) $(CORE_LIBS)
 
 # The pin store lives in the tool: its target links the tool's store,
@@ -295,7 +305,7 @@ $(FUZZ_BUILD)/fuzz_pins: fuzz/fuzz_pins.c fuzz/fuzz_common.h fuzz/fuzz_cli.h \
                          tool/tack_cli.h tool/tack_cli_pins.h \
                          $(CORE_SRC) $(CORE_HDR)
 	@mkdir -p $(FUZZ_BUILD)
-	$(ASAN_CC) $(CPPFLAGS) $(FUZZ_FLAGS) $(WARN) -I. -Itool -Ifuzz -o $@ $< \
+	$(ASAN_CC) $(CPPFLAGS) $(FUZZ_FLAGS) $(WARN) -Icore -Itool -Ifuzz -o $@ $< \
 	    $(FUZZ_PINS_SRC) $(CORE_SRC) $(SSL_LIBS) $(JANSSON_LIBS)
 
 # Preload lists: the list code, and what it links in the tool (the pin
@@ -310,7 +320,7 @@ $(FUZZ_BUILD)/fuzz_preload: fuzz/fuzz_preload.c fuzz/fuzz_common.h fuzz/fuzz_cli
                             tool/tack_cli_preload.h tool/tack_cli_pins.h \
                             $(CORE_SRC) $(CORE_HDR)
 	@mkdir -p $(FUZZ_BUILD)
-	$(ASAN_CC) $(CPPFLAGS) $(FUZZ_FLAGS) $(WARN) -I. -Itool -Ifuzz -pthread \
+	$(ASAN_CC) $(CPPFLAGS) $(FUZZ_FLAGS) $(WARN) -Icore -Itool -Ifuzz -pthread \
 	    -o $@ $< $(FUZZ_PRELOAD_SRC) $(CORE_SRC) $(SSL_LIBS) $(JANSSON_LIBS)
 
 fuzz-build: $(FUZZ_BINS)
@@ -636,12 +646,12 @@ endef
 
 $(BUILD)/check_tack: $(UNIT_SRC) t/unit/*.h $(BUILD)/libtack.a
 	$(check-present)
-	$(CC) $(CPPFLAGS) $(CFLAGS) $(WARN) $(CHECK_CFLAGS) -I. -It/unit $(LDFLAGS) \
+	$(CC) $(CPPFLAGS) $(CFLAGS) $(WARN) $(CHECK_CFLAGS) -Icore -It/unit $(LDFLAGS) \
 	    -o $@ $(UNIT_SRC) $(BUILD)/libtack.a $(CHECK_LIBS) $(CORE_LIBS)
 
 $(BUILD_ASAN)/check_tack: $(UNIT_SRC) t/unit/*.h $(CORE_OBJ_ASAN)
 	$(check-present)
-	$(ASAN_CC) $(CPPFLAGS) $(ASAN_CFLAGS) $(WARN) $(CHECK_CFLAGS) -I. \
+	$(ASAN_CC) $(CPPFLAGS) $(ASAN_CFLAGS) $(WARN) $(CHECK_CFLAGS) -Icore \
 	    -It/unit -o $@ $(UNIT_SRC) $(CORE_OBJ_ASAN) $(CHECK_LIBS) $(CORE_LIBS)
 
 # Tests find their data relative to the top directory.

@@ -42,7 +42,7 @@ if [ "${BENCH_REPORT_ONLY:-0}" != 1 ]; then
     [ -x "$TACK" ] && cp "$TACK" "$OUT/snap/tack"
     {
         echo "commit $(cd "$TOP" && git rev-parse --short HEAD 2> /dev/null)"
-        (cd "$TOP" && git status --porcelain -- mod_tack*.c mod_tack*.h 'tack*.c' 'tack*.h' 2> /dev/null) |
+        (cd "$TOP" && git status --porcelain -- mod_tack.c module core 2> /dev/null) |
             sed 's/^/changed /'
         [ -f "$OUT/snap/mod_tack.so" ] && echo "mod_tack.so built $(date -u -r "$MODULE" '+%Y-%m-%d %H:%M:%S UTC') sha256 $(sha256sum < "$OUT/snap/mod_tack.so" | cut -c1-16)"
         [ -f "$OUT/snap/tack" ] && echo "tack built $(date -u -r "$TACK" '+%Y-%m-%d %H:%M:%S UTC') sha256 $(sha256sum < "$OUT/snap/tack" | cut -c1-16)"

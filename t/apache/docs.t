@@ -23,7 +23,7 @@ my %level_name = (ERR => 'error', WARNING => 'warn', INFO => 'info',
     DEBUG => 'debug', NOTICE => 'notice', CRIT => 'crit', ALERT => 'alert',
     EMERG => 'emerg');
 my (%src, @dups);
-for my $file (glob "$top/mod_tack*.c") {
+for my $file (glob "$top/mod_tack*.c $top/module/mod_tack*.c") {
     my $text = slurp($file);
     while ($text =~ /"(TACK\d{5})/g) {
         my ($tag, $pos) = ($1, pos($text));
@@ -53,7 +53,7 @@ for my $line (split /\n/, slurp("$top/docs/log-tags.md")) {
 
 my @src_tags = sort keys %src;
 my @directives = do {
-    my $c = slurp("$top/mod_tack_config.c");
+    my $c = slurp("$top/module/mod_tack_config.c");
     $c =~ /mt_config_cmds\[\] = \{(.*?)\{NULL\}/s or die 'no command table';
     my $t = $1;
     my @d = ($t =~ /AP_INIT_\w+\("(\w+)"/g);

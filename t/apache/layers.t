@@ -29,12 +29,15 @@ my $top = top_dir();
 my $makefile = TackHelpers::slurp("$top/Makefile");
 my ($list) = $makefile =~ /^MODULE_SRC := (.*?)\n(?!\s)/ms
     or die 'no MODULE_SRC in the Makefile';
-my @order = map { s/\.c$//r } grep { /\.c$/ } split /[\s\\]+/, $list;
+# the words naming .c files: "$(addprefix module/,mod_tack_base.c", ...
+my @order = map { m{([A-Za-z0-9_]+)\.c\)?$} ? $1 : () } split /[\s\\]+/, $list;
 my %rank = map { $order[$_] => $_ } 0 .. $#order;
 
 plan tests => 12;
 
-my @sources = sort map { m{([^/]+)\.c$} } glob "$top/mod_tack*.c";
+# mod_tack.c at the top, the rest of the module in module/.
+sub src { my ($f, $ext) = @_; -f "$top/$f.$ext" ? "$top/$f.$ext" : "$top/module/$f.$ext" }
+my @sources = sort map { m{([^/]+)\.c$} } glob "$top/mod_tack*.c $top/module/mod_tack*.c";
 is(join(' ', sort @order), join(' ', @sources),
    'MODULE_SRC lists every mod_tack*.c file');
 
@@ -68,7 +71,7 @@ my %hdr_owner = (
     mod_tack_runtime => 'mod_tack_handshake',
     mod_tack_status  => 'mod_tack_status',
 );
-my @headers = sort map { m{([^/]+)\.h$} } glob "$top/mod_tack*.h";
+my @headers = sort map { m{([^/]+)\.h$} } glob "$top/module/mod_tack*.h";
 for my $h (@headers) {
     $hdr_owner{$h} //= $h if exists $rank{$h};
 }
@@ -83,7 +86,7 @@ sub includes_of {
 my (@up, $nincl);
 for my $f (@order, @headers) {
     my $is_h = !exists $rank{$f} || grep { $_ eq $f } @headers;
-    my $path = -f "$top/$f.c" && !grep({ $_ eq $f } @headers) ? "$top/$f.c" : "$top/$f.h";
+    my $path = -f src($f, 'c') && !grep({ $_ eq $f } @headers) ? src($f, 'c') : src($f, 'h');
     my $me = $path =~ /\.h$/ ? $hdr_owner{$f} : $f;
     next unless defined $me;
     for my $inc (includes_of($path)) {
@@ -96,7 +99,7 @@ for my $f (@order, @headers) {
 }
 # the .c files again, each under its own name
 for my $f (@order) {
-    for my $inc (includes_of("$top/$f.c")) {
+    for my $inc (includes_of(src($f, 'c'))) {
         my $to = $hdr_owner{$inc} or next;
         next if $f =~ $group && $to =~ $group;
         push @up, "$f.c includes $inc.h (of $to)" if $rank{$to} > $rank{$f};
@@ -105,14 +108,14 @@ for my $f (@order) {
 ok($nincl > 30, "module includes are found ($nincl)");
 is(join("\n", sort { $a cmp $b } keys %{{ map { $_ => 1 } @up }}), '',
    'every #include goes down the layers (or stays in the status group)');
-is(join(' ', includes_of("$top/mod_tack_base.c"), includes_of("$top/mod_tack_base.h")),
+is(join(' ', includes_of(src('mod_tack_base', 'c')), includes_of(src('mod_tack_base', 'h'))),
    'mod_tack_base',
    'mod_tack_base.c includes only its own header, which includes no module header');
 
 # ---- the handshake's table: written by its owner only ----------------------
 my @writes;
 for my $f (grep { $_ ne 'mod_tack_handshake' } @order) {
-    open my $fh, '<', "$top/$f.c" or die "$f.c: $!";
+    open my $fh, '<', src($f, 'c') or die "$f.c: $!";
     while (my $line = <$fh>) {
         push @writes, "$f.c:$.: $line"
             if $line =~ /\b(?:slot|rt|slots\[[^\]]*\])(?:->|\.)\w+(?:\[[^\]]*\])?\s*(?:=[^=]|\+\+|--|[-+|&]=)/;

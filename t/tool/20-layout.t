@@ -1,8 +1,8 @@
 # SPDX-License-Identifier: Apache-2.0
 # Copyright 2026 the mod_tack authors (NOTICE)
 # README's Layout section matches the tree (issue 27, item 4): every file and directory git
-# tracks at the top (and each source of the module and the core) is named
-# there, and everything it names exists.
+# tracks at the top is named there, and everything it names exists; the
+# top keeps the three parts in their folders (issue 47).
 use strict;
 use warnings;
 use FindBin;
@@ -42,7 +42,13 @@ my @top = map { -d "$top/$_" ? "$_/" : $_ }
     grep { !/^\.(?!ci$)/ && !/^(?:build.*|dist|tack)$/ }
     readdir $dh;
 closedir $dh;
-ok(@top > 20, 'the top of the tree is read (' . scalar(@top) . ' entries)');
+ok(@top > 10, 'the top of the tree is read (' . scalar(@top) . ' entries)');
+# The top shows the parts (issue 47): the module's files in module/, the
+# core's in core/, about twenty entries, not seventy.
+ok(@top <= 22, 'the top of the tree has at most 22 entries (' . scalar(@top) . ')')
+    or diag("@top");
+is(join(' ', sort grep { /^(?:mod_)?tack[_.]/ } @top), 'mod_tack.c',
+   'of the C files only mod_tack.c, the module\'s top, is at the top');
 my @missing = grep {
     !$named{$_} && !($_ eq 't/' && grep { m{^t/} } keys %named)
         && !($_ eq '.ci/' && $named{'.ci/run'})

@@ -22,14 +22,15 @@ my $top = top();
 my $makefile = slurp("$top/Makefile");
 my ($list) = $makefile =~ /^CORE_SRC := (.*?)\n(?!\s)/ms
     or BAIL_OUT('no CORE_SRC in the Makefile');
-my @order = map { s/\.c$//r } grep { /\.c$/ } split /[\s\\]+/, $list;
+# the words naming .c files: "$(addprefix core/,tack_base.c", ...
+my @order = map { m{([A-Za-z0-9_]+)\.c\)?$} ? $1 : () } split /[\s\\]+/, $list;
 my %rank = map { $order[$_] => $_ } 0 .. $#order;
 
-my @sources = sort map { m{([^/]+)\.c$} } glob "$top/tack_*.c";
+my @sources = sort map { m{([^/]+)\.c$} } glob "$top/core/tack_*.c";
 ok(@sources >= 10, 'the core\'s sources are found (' . @sources . ')');
 is(join(' ', sort @order), join(' ', @sources),
    'CORE_SRC lists every tack_*.c file');
-is(join(' ', grep { !-f "$top/$_.h" } @order), '',
+is(join(' ', grep { !-f "$top/core/$_.h" } @order), '',
    'each file of the core has a header of its own');
 
 # ---- calls ----------------------------------------------------------------
@@ -38,7 +39,7 @@ for my $f (@order) {
     my $obj = "$top/build/$f.o";
     BAIL_OUT("$obj not built: run make core") unless -f $obj;
     BAIL_OUT("$obj is older than $f.c: run make core")
-        if -M $obj > -M "$top/$f.c";
+        if -M $obj > -M "$top/core/$f.c";
 }
 my ($defines, $edges, $upward) = TackHelpers::layer_calls(
     order => \@order, object => sub { "$top/build/$_[0].o" },
@@ -65,7 +66,7 @@ diag(join("\n", 'core calls:', sort keys %edges)) if $ENV{TEST_VERBOSE};
 # A header's rank is its file's; a header with no file beneath all.
 my %hrank = map { ("$_.h" => $rank{$_}) } @order;
 my (@wrong, $checked);
-for my $file (sort glob("$top/tack_*.c"), sort glob("$top/tack_*.h")) {
+for my $file (sort glob("$top/core/tack_*.c"), sort glob("$top/core/tack_*.h")) {
     my ($name, $base) = $file =~ m{(([^/]+)\.[ch])$};
     my $r = $rank{$base} // -1;
     open my $fh, '<', $file or die "$file: $!";
@@ -74,7 +75,7 @@ for my $file (sort glob("$top/tack_*.c"), sort glob("$top/tack_*.h")) {
         my $h = $1;
         $checked++;
         my $hr = $hrank{$h} // -1;
-        push @wrong, "$name includes $h" if $hr > $r || (!-f "$top/$h")
+        push @wrong, "$name includes $h" if $hr > $r || (!-f "$top/core/$h")
             || ($r < 0 && $h ne $name);
     }
 }
