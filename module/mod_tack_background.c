@@ -52,6 +52,7 @@
 #include "mod_tack_background.h"
 #include "mod_tack_load.h"
 #include "mod_tack_store.h"
+#include "mod_tack_sign.h"
 #include "mod_tack_signer.h"
 #include "mod_tack_md.h"
 #include "tack_util.h"

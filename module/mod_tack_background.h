@@ -7,7 +7,6 @@
 #define MOD_TACK_BACKGROUND_H
 
 #include "mod_tack_model.h"
-#include "mod_tack_signer.h"
 
 /* What a handshake sends for a certificate that TackSigningKey signed in
  * the background, after the start: published by the parent's signing

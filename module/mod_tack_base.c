@@ -31,6 +31,14 @@
 APLOG_USE_MODULE(tack);
 
 /* ---- the generation and the process ------------------------------------ */
+/* Two owners of state, by lifetime (docs/contributing.md): the generation,
+ * made in pre_config in pconf and gone with it (each file's part a member
+ * of its own type, made by that file, dropped by it when its part ends
+ * sooner; the background and the children see the generation they were
+ * forked in), and the process, for what deliberately outlives a
+ * generation (the module and its statics are unloaded at every restart).
+ * Nothing else lives at file scope but constants and a signal handler's
+ * process group (t/apache/layers.t). */
 
 #define TACK_PROC_KEY "mod_tack_process"
 

@@ -1,24 +1,9 @@
 /* SPDX-License-Identifier: Apache-2.0
  * Copyright 2026 the mod_tack authors (NOTICE) */
-/*
- * mod_tack_base.h -- what every file of the module needs: the module
- * record, the configuration of a server (mt_conf_get), the two regimes
- * (mt_strict, mt_quiet), names for messages and small helpers, all in
- * mod_tack_base.c, which calls no other file of the module.
- *
- * The module's headers follow its layers (docs/contributing.md,
- * "Architecture"): this one; mod_tack_model.h, the configuration-time
- * model's types, and a header per model file for its functions
- * (mod_tack_load.h ... mod_tack_config.h); mod_tack_runtime.h, the table
- * a handshake reads; mod_tack_status.h, the status page's internals;
- * mod_tack_setup.h, the pass.  A file includes the headers of the files
- * it uses, never one above it (t/apache/layers.t).  Module
- * functions and types are mt_*; the core library's are tack_* (tack_*.h).
- *
- * Log tags: every ap_log_* call site carries its own "TACKnnnnn: " tag,
- * never reused; each is listed with its level and meaning in
- * docs/log-tags.md (t/apache/docs.t checks both ways).
- */
+/* mod_tack_base.h -- the module record, a server's configuration, the
+ * two regimes, the generation and process state, and small helpers
+ * (mod_tack_base.c).  Every log call carries its own TACKnnnnn tag,
+ * listed in docs/log-tags.md. */
 #ifndef MOD_TACK_BASE_H
 #define MOD_TACK_BASE_H
 
@@ -32,18 +17,15 @@
 #include <openssl/ssl.h>
 #include <openssl/x509.h>
 
-/* The core's types, sizes and codec; each file includes the other core
- * headers it uses itself. */
 #include "tack_ext.h"
 
-/* TACK_PROG is the tool's command name in the log's hints ("run tack sign"):
- * the Makefile's TACK_PROG, tacktool in Debian's package. */
+/* The tool's command name in the log's hints: tacktool in Debian's
+ * package. */
 #ifndef TACK_PROG
 #define TACK_PROG "tack"
 #endif
 
-/* Only tack_module leaves the shared object: the module is built with
- * -fvisibility=hidden, this marks the one exception. */
+/* The one symbol the shared object exports (-fvisibility=hidden). */
 #define TACK_EXPORT __attribute__((visibility("default")))
 
 extern module TACK_EXPORT AP_MODULE_DECLARE_DATA tack_module;
@@ -52,63 +34,43 @@ extern module TACK_EXPORT AP_MODULE_DECLARE_DATA tack_module;
 #define TACK_FORMAT_00 0
 #define TACK_FORMAT_02 2
 
-/* A TACK about to be served is logged as a warning when it expires within
- * this many seconds (30 days). */
+/* A TACK about to be served that expires within this is warned about. */
 #define TACK_EXPIRY_WARN_SECS (30L * 24 * 60 * 60)
 
-/* Where a directive was written, for messages: "(" TACK_WHERE_FMT ")" with
- * TACK_WHERE(d) gives "(conf/file.conf:12)".  The configuration tree lives
- * in pconf as long as what was built from it, so a pointer to the directive
- * costs 8 bytes where a formatted string cost ~50 per TACK'd vhost. */
+/* "(" TACK_WHERE_FMT ")" with TACK_WHERE(d) gives "(conf/file.conf:12)". */
 #define TACK_WHERE_FMT "%s:%d"
 #define TACK_WHERE(d) ((d) ? (d)->filename : "?"), ((d) ? (d)->line_num : 0)
 
-/* The types the bottom layer passes around without looking inside. */
+/* Types passed through the bottom layer unopened. */
 typedef struct mt_conf mt_conf_t;   /* mod_tack_model.h */
 typedef struct mt_file mt_file_t;   /* mod_tack_model.h */
 typedef struct mt_item mt_item_t;   /* mod_tack_model.h */
 typedef struct mt_store mt_store_t; /* mod_tack_model.h */
-typedef struct mt_pending mt_pending_t; /* mod_tack_signer.h: a certificate
-                                        * queued for the background */
+typedef struct mt_pending mt_pending_t; /* mod_tack_model.h */
 
-/* The module's state has two owners, by lifetime (docs/contributing.md):
- *
- *  - mt_gen_t, one configuration generation: made in pre_config, in pconf,
- *    and gone with it.  Each file's part is a member of the file's own
- *    type (opaque here), made by that file when it first needs it, and
- *    dropped by it (NULL) when its part ends sooner (the guard's, at the
- *    end of the pass).  The background process and httpd's children see
- *    the generation they were forked in.
- *  - mt_proc_t, the httpd process: what deliberately outlives a
- *    generation, kept in the process pool (the module itself is unloaded
- *    and loaded again at every restart, its statics with it).
- *
- * Nothing else of the module lives at file scope but constants and a
- * signal handler's process group. */
+/* mt_gen_t: one configuration generation, in pconf; each member is one
+ * file's part.  mt_proc_t: what outlives a generation, in the process
+ * pool. */
 typedef struct {
     apr_pool_t *pconf;
-    struct mt_stores *stores;   /* mod_tack_store.c: every TackStore named */
-    struct mt_memory *memory;   /* mod_tack_memory.c: TackStateFile's */
-    struct mt_guard *guard;     /* mod_tack_guard.c: this pass's notes */
-    struct mt_signers *signers; /* mod_tack_signer.c: the signers */
-    struct mt_sign_gen *sign;   /* mod_tack_sign.c: the pass's queue */
-    struct mt_md *md;           /* mod_tack_md.c: mod_md's staging */
-    struct mt_bg *background;   /* mod_tack_background.c: its process
-                                 * and segment */
-    struct mt_status *status;   /* mod_tack_status.c: the tables, counters */
+    struct mt_stores *stores;   /* mod_tack_store.c */
+    struct mt_memory *memory;   /* mod_tack_memory.c */
+    struct mt_guard *guard;     /* mod_tack_guard.c */
+    struct mt_signers *signers; /* mod_tack_signer.c */
+    struct mt_sign_gen *sign;   /* mod_tack_sign.c */
+    struct mt_md *md;           /* mod_tack_md.c */
+    struct mt_bg *background;   /* mod_tack_background.c */
+    struct mt_status *status;   /* mod_tack_status.c */
 } mt_gen_t;
 
 typedef struct {
-    struct mt_vcache *vcache;     /* mod_tack_load.c: signatures verified */
-    struct mt_bg_proc *background; /* mod_tack_background.c: since when
-                                   * each certificate waits, restarts */
-    struct mt_ctrgen *counters;   /* mod_tack_status.c: the last
-                                   * generation's counters, carried over */
+    struct mt_vcache *vcache;      /* mod_tack_load.c */
+    struct mt_bg_proc *background; /* mod_tack_background.c */
+    struct mt_ctrgen *counters;    /* mod_tack_status.c */
 } mt_proc_t;
 
 /* mt_gen_start makes the generation of |pconf| (pre_config); mt_gen
- * returns the current one (made from the main server's pconf if pre_config
- * has not run); mt_proc returns the process's, made the first time. */
+ * returns the current one; mt_proc the process's. */
 void mt_gen_start(apr_pool_t *pconf);
 mt_gen_t *mt_gen(void);
 mt_proc_t *mt_proc(void);
@@ -116,24 +78,20 @@ mt_proc_t *mt_proc(void);
 /* mt_conf_get returns the (merged) configuration of |s|. */
 mt_conf_t *mt_conf_get(server_rec *s);
 
-/* mt_strict returns 1 under "apache2 -t", where every problem is an
- * error, 0 at a real start or restart, where problems are logged and the
- * offending TACK or file is left out. */
+/* mt_strict returns 1 under "apache2 -t" (every problem an error), 0 at
+ * a real start (problems logged, what they concern left out). */
 int mt_strict(void);
 
-/* mt_quiet returns 1 during the first of the two configuration
- * passes of an initial start, whose messages would only be repeated by the
- * second. */
+/* mt_quiet returns 1 in the first, discarded pass of an initial start. */
 int mt_quiet(void);
 
-/* mt_vhost_name returns "name:port" for messages, allocated in pconf:
- * for configuration time.  mt_vhost_name_buf writes it into |buf| and
- * returns |buf|, for run time (nothing allocated, nothing kept per vhost). */
+/* mt_vhost_name returns "name:port" for messages, in pconf;
+ * mt_vhost_name_buf writes it into |buf|, for run time. */
 #define TACK_NAME_SIZE 300 /* a 255-byte host name, ':', a port */
 const char *mt_vhost_name(server_rec *s);
 const char *mt_vhost_name_buf(server_rec *s, char buf[TACK_NAME_SIZE]);
 
-/* The arrays of a mt_conf_t are NULL until a directive needs them. */
+/* A mt_conf_t's arrays are NULL until a directive needs them. */
 static inline int mt_nelts(const apr_array_header_t *a)
 {
     return a ? a->nelts : 0;
@@ -167,9 +125,8 @@ void mt_warning_add(apr_pool_t *p, apr_array_header_t **list,
 const char *mt_read_text(apr_pool_t *p, const char *directive, const char *path,
                          char **text, size_t *len);
 
-/* mt_read_text_at reads the file |name| of the directory |dirfd| (|path|,
- * for messages) like mt_read_text, never through a symbolic link and never
- * blocking (tack_file_read_at), and fills |*sb| with what it read. */
+/* mt_read_text_at reads |name| in |dirfd| (|path| for messages) like
+ * mt_read_text, never through a symbolic link, and fills |*sb|. */
 const char *mt_read_text_at(apr_pool_t *p, const char *directive, int dirfd,
                             const char *name, const char *path, char **text,
                             size_t *len, struct stat *sb);
@@ -180,8 +137,7 @@ const char *mt_pem_error(apr_pool_t *p, const char *directive, const char *path,
                          tack_status_t st, unsigned line, const char *label,
                          size_t size);
 
-/* mt_duration returns "12 days", "5 hours", "3 minutes": how long until
- * |secs| have passed, allocated in |p|. */
+/* mt_duration returns |secs| for people ("12 days", "5 hours"), in |p|. */
 const char *mt_duration(apr_pool_t *p, long secs);
 
 /* mt_ms_now: CLOCK_MONOTONIC in milliseconds; mt_ms_left: the
@@ -194,24 +150,18 @@ const char *mt_hex(apr_pool_t *p, const uint8_t *in, size_t len);
 
 #define TACK_SUBJECT_SIZE 256 /* a certificate's subject, for people */
 
-/* One prebuilt extension body; len 0 means "send nothing".  |served| lists
- * the key fingerprints of the TACKs it carries, space-separated, or is NULL
- * when it carries none: the value of the TACK_SERVED variable.  A
- * connection's conn_config slot points at the body it was answered with. */
+/* A prebuilt extension body (len 0: send nothing) and the fingerprints of
+ * the TACKs it carries (TACK_SERVED; NULL for none). */
 typedef struct {
     const uint8_t *data;
     size_t len;
     const char *served;
 } mt_body_t;
 
-/* mt_answer_encode encodes into |buf| the extension body that carries
- * the |n| TACKs |tacks| and, in draft-00, the |nsigs| break signatures
- * |sigs|: in draft-00 the first TACK only (or none), its activation flag
- * |pin_activation| unless inactive[0]; in -02 every TACK, each activated
- * unless inactive[i].  *len is 0 when there is nothing to send (-02
- * without a TACK, draft-00 without a TACK or a break signature).  The one
- * encoder of the prebuilt bodies (mod_tack_handshake.c) and of those
- * published after a signature in the background (mod_tack_background.c). */
+/* mt_answer_encode encodes the body of |format|: draft-00 carries the
+ * first TACK (activated per |pin_activation| unless inactive[0]) and
+ * |sigs|, -02 every TACK (activated unless inactive[i]); *len is 0 when
+ * there is nothing to send. */
 #define MT_ANSWER_MAX                                                          \
     (TACK_EXT00_MAX_LEN > TACK_EXT02_MAX_LEN ? TACK_EXT00_MAX_LEN              \
                                              : TACK_EXT02_MAX_LEN)

@@ -39,6 +39,7 @@
 #include "mod_tack_md.h"
 #include "mod_tack_load.h"
 #include "mod_tack_store.h"
+#include "mod_tack_sign.h"
 #include "mod_tack_signer.h"
 #include "tack_file.h"
 #include "tack_util.h"

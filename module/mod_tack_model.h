@@ -218,4 +218,29 @@ typedef struct {
     mt_certsel_t *certs;
 } mt_sel_t;
 
+/* A signing key of a pass (mod_tack_signer.h). */
+typedef struct mt_signer mt_signer_t;
+
+/* A certificate the pass did not wait for: signed by the background
+ * process (mt_agent_main) after the start, its answer published in the
+ * background's segment (mt_late_t), which the handshake reads through
+ * mt_background_answer.  In pconf. */
+struct mt_pending {
+    server_rec *s;
+    const mt_conf_t *conf;
+    mt_certsel_t cert; /* its certificate (no TACKs) */
+    uint32_t expires;  /* the TACK's expiration: the certificate's end */
+    int write;         /* into the vhost's TackStore */
+    int format, pin_activation;
+    size_t nsigs; /* the vhost's break signatures, sent with it */
+    const tack_breaksig_t *sigs;
+    size_t len;          /* the size of its answer */
+    mt_late_t *late;     /* its place in the segment */
+    long pinned;         /* clients may pin the signing key here */
+    mt_item_t *replaces; /* its TACK under the key, expiring soon */
+    time_t due;          /* not signed before (0: at once): a TACK
+                          * that |replaces| one 30 days before it
+                          * expires (mt_sign_cert) */
+};
+
 #endif /* MOD_TACK_MODEL_H */

@@ -120,9 +120,7 @@ static const char *mt_sign_store_ours(apr_pool_t *p, const char *path)
                         (long)sb.st_uid, path);
 }
 
-/* mt_sign_one signs a TACK for |cert| that expires with it (|expires|,
- * in minutes), writes it into the vhost's store, and returns its item; a
- * certificate already signed for in this pass gets the same TACK. */
+/* A certificate already signed for in this pass gets the same TACK. */
 mt_item_t *mt_sign_one(apr_pool_t *p, server_rec *s, const mt_conf_t *conf,
                        mt_signer_t *sg, const mt_certsel_t *cert,
                        uint32_t expires, int write, const tack_t *prev)
@@ -251,8 +249,6 @@ mt_item_t *mt_sign_one(apr_pool_t *p, server_rec *s, const mt_conf_t *conf,
     return item;
 }
 
-/* mt_sign_replaced says that |old|, a TACK under the signing key that
- * expires within 30 days, gives way to one just signed. */
 void mt_sign_replaced(server_rec *s, const mt_item_t *old)
 {
     char vname[TACK_NAME_SIZE];

@@ -35,4 +35,20 @@ const uint8_t *mt_sign_public(server_rec *s, const mt_conf_t *conf);
  * exit, unless the background (mt_background_start) has taken them over. */
 void mt_sign_close(void);
 
+/* For the background and mod_md's staging (mod_tack_background.c,
+ * mod_tack_md.c): mt_sign_queued returns the pass's queue (mt_pending_t *,
+ * in pconf), or NULL; mt_sign_one signs a TACK for |cert| with |sg| that
+ * expires with it (|expires|, minutes), never below the min_generation of
+ * |prev| (the TACK it replaces, or NULL), writes it into the vhost's store
+ * when |write|, and returns its item, or NULL (logged; sg->fd < 0 when the
+ * signer is gone); mt_sign_replaced says that |old|, a TACK under the key
+ * that expires within 30 days, gives way to one just signed; mt_sign_sync makes
+ * the stores written to reach the disk. */
+apr_array_header_t *mt_sign_queued(void);
+mt_item_t *mt_sign_one(apr_pool_t *p, server_rec *s, const mt_conf_t *conf,
+                       mt_signer_t *sg, const mt_certsel_t *cert,
+                       uint32_t expires, int write, const tack_t *prev);
+void mt_sign_replaced(server_rec *s, const mt_item_t *old);
+void mt_sign_sync(void);
+
 #endif /* MOD_TACK_SIGN_H */

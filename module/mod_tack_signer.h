@@ -1,12 +1,8 @@
 /* SPDX-License-Identifier: Apache-2.0
  * Copyright 2026 the mod_tack authors (NOTICE) */
-/*
- * mod_tack_signer.h -- TackSigningKey's signers (mod_tack_signer.c: the
- * key's process, its password and PIN) and what a pass signs
- * (mod_tack_sign.c: the decisions, the queue), for mod_tack_sign.c and
- * mod_tack_background.c (what the pass left to the background).  Private
- * to those three files.
- */
+/* mod_tack_signer.h -- TackSigningKey's signers: the key in a process of
+ * its own, its password and PIN (mod_tack_signer.c).  Included only by the
+ * files that use signers (t/apache/layers.t). */
 #ifndef MOD_TACK_SIGNER_H
 #define MOD_TACK_SIGNER_H
 
@@ -31,7 +27,7 @@
 
 /* One signing key of this pass: a TackSigningKey with its password
  * source, loaded once however many vhosts use it. */
-typedef struct {
+struct mt_signer {
     const char *key; /* resolved path, or the pkcs11: URI */
     const char *pw;  /* TackSigningPassword, or NULL */
     const ap_directive_t *where;
@@ -50,28 +46,6 @@ typedef struct {
     int pub_recalled; /* it did not, |pub| is its last load's */
     int transient;    /* its error is the signing host's, not the
                        * configuration's: no answer, no connection */
-} mt_signer_t;
-
-/* A certificate the pass did not wait for: signed by the background
- * process (mt_agent_main) after the start, its answer published in the
- * background's segment (mt_late_t), which the handshake reads through
- * mt_background_answer.  In pconf. */
-struct mt_pending {
-    server_rec *s;
-    const mt_conf_t *conf;
-    mt_certsel_t cert; /* its certificate (no TACKs) */
-    uint32_t expires;  /* the TACK's expiration: the certificate's end */
-    int write;         /* into the vhost's TackStore */
-    int format, pin_activation;
-    size_t nsigs; /* the vhost's break signatures, sent with it */
-    const tack_breaksig_t *sigs;
-    size_t len;              /* the size of its answer */
-    mt_late_t *late;         /* its place in the segment */
-    long pinned;             /* clients may pin the signing key here */
-    mt_item_t *replaces;     /* its TACK under the key, expiring soon */
-    time_t due;              /* not signed before (0: at once): a TACK
-                              * that |replaces| one 30 days before it
-                              * expires (mt_sign_cert) */
 };
 
 /* The signers of the generation (mt_gen_t.signers, mod_tack_signer.c):
@@ -94,10 +68,6 @@ typedef struct mt_signers {
 /* mt_signers_get returns the generation's signers (made the first time). */
 mt_signers_t *mt_signers_get(void);
 
-/* mt_sign_queued returns the pass's queue (mt_pending_t *, in pconf): the
- * certificates left to the background, or NULL. */
-apr_array_header_t *mt_sign_queued(void);
-
 /* mt_sign_wait_secs: TackSigningWait. */
 int mt_sign_wait_secs(void);
 
@@ -118,31 +88,17 @@ const char *mt_signer_hello(apr_pool_t *p, mt_signer_t *sg);
 const char *mt_signer_start(apr_pool_t *p, mt_signer_t *sg);
 void mt_signer_stop(pid_t pid);
 
-/* mt_sign_one signs a TACK for |cert| that expires with it (|expires|,
- * in minutes), never below the min_generation of |prev| (the TACK under
- * the key it replaces, or NULL), writes it into the vhost's store
- * (|write|), and returns its item, or NULL (logged; the signer gone:
- * sg->fd < 0). */
-mt_item_t *mt_sign_one(apr_pool_t *p, server_rec *s, const mt_conf_t *conf,
-                       mt_signer_t *sg, const mt_certsel_t *cert,
-                       uint32_t expires, int write, const tack_t *prev);
-
 /* mt_signers_allow gives waiting for signers |secs| from now
  * (mt_signers_t.deadline, .budget); mt_signers_answer_secs is how long one
  * signature may take in the background (TackSigningWait, or its default
- * when it is 0); mt_sign_sync makes the stores written to reach the
- * disk. */
+ * when it is 0). */
 void mt_signers_allow(int secs);
 int mt_signers_answer_secs(void);
-void mt_sign_sync(void);
 
 /* mt_sign_retry_secs returns TackSigningRetry (or its default);
  * mt_sign_retry_max_secs its ceiling, the second argument (or its
  * default). */
 int mt_sign_retry_secs(void);
 int mt_sign_retry_max_secs(void);
-
-/* mt_sign_replaced says that |old| gives way to a TACK just signed. */
-void mt_sign_replaced(server_rec *s, const mt_item_t *old);
 
 #endif /* MOD_TACK_SIGNER_H */

@@ -33,7 +33,7 @@ my ($list) = $makefile =~ /^MODULE_SRC := (.*?)\n(?!\s)/ms
 my @order = map { m{([A-Za-z0-9_]+)\.c\)?$} ? $1 : () } split /[\s\\]+/, $list;
 my %rank = map { $order[$_] => $_ } 0 .. $#order;
 
-plan tests => 12;
+plan tests => 14;
 
 # mod_tack.c at the top, the rest of the module in module/.
 sub src { my ($f, $ext) = @_; -f "$top/$f.$ext" ? "$top/$f.$ext" : "$top/module/$f.$ext" }
@@ -111,6 +111,30 @@ is(join("\n", sort { $a cmp $b } keys %{{ map { $_ => 1 } @up }}), '',
 is(join(' ', includes_of(src('mod_tack_base', 'c')), includes_of(src('mod_tack_base', 'h'))),
    'mod_tack_base',
    'mod_tack_base.c includes only its own header, which includes no module header');
+
+# The signers are the business of the files that sign or configure or
+# report them, included by those alone, never through another header
+# (before: runtime.h -> background.h -> signer.h made the handshake, the
+# status files, setup and mod_tack.c see them).
+my @signer_users = sort map { m{([^/]+)$} }
+    grep { includes_of($_) && grep { $_ eq 'mod_tack_signer' } includes_of($_) }
+    glob "$top/mod_tack.c $top/module/*.c $top/module/*.h";
+is("@signer_users", join(' ', map { "$_.c" } qw(mod_tack_background mod_tack_config
+   mod_tack_md mod_tack_sign mod_tack_signer mod_tack_status)),
+   'mod_tack_signer.h is included only by the files that use the signers');
+# The longest chain of module headers, each including the next: a short
+# one, not a near-total order (before: 7, status.h ... signer.h, secret.h,
+# model.h, base.h).
+my %hincl = map { $_ => [includes_of(src($_, 'h'))] } @headers;
+my %depth;
+my $depth_of;
+$depth_of = sub {
+    my ($h) = @_;
+    return $depth{$h} //= 1 + (sort { $b <=> $a } 0, map { $depth_of->($_) } @{ $hincl{$_[0]} || [] })[0];
+};
+my ($deepest) = sort { $depth_of->($b) <=> $depth_of->($a) } @headers;
+ok($depth_of->($deepest) <= 5,
+   'the longest chain of module headers is at most 5 (' . $depth_of->($deepest) . ", from $deepest.h)");
 
 # ---- the handshake's table: written by its owner only ----------------------
 my @writes;
