@@ -34,6 +34,8 @@
 
 APLOG_USE_MODULE(tack);
 
+/* Until post_config hands out the shared segment's counters, every slot
+ * counts here; no handshake runs before. */
 mt_ctr_t mt_ctr_unset;
 
 /* mt_body_build encodes the body for the TACKs of |slot| selected by
@@ -286,10 +288,8 @@ void mt_handshake_counters(mt_rt_t *rt, mt_ctr_t *ctrs)
     }
 }
 
-/* mt_handshake_register registers extension 0xF300 on |ctx| with |rt| as the
- * callbacks' argument, in TLS 1.3 EncryptedExtensions too when TackTLS13
- * is on, and notes in rt->registered whether OpenSSL took it.  Returns 1,
- * or 0 (logged) when OpenSSL refuses. */
+/* rt->registered says whether OpenSSL took it (the status page shows a
+ * vhost where it did not). */
 int mt_handshake_register(server_rec *s, SSL_CTX *ctx, mt_rt_t *rt)
 {
     char name[TACK_NAME_SIZE];
@@ -317,6 +317,7 @@ int mt_handshake_register(server_rec *s, SSL_CTX *ctx, mt_rt_t *rt)
     return 1;
 }
 
+/* Computed when shown, not kept: 30-odd bytes per vhost. */
 const char *mt_slot_subject(const mt_slot_t *slot, char buf[TACK_SUBJECT_SIZE])
 {
     buf[0] = '\0';

@@ -228,6 +228,8 @@ static void mt_status_order(apr_pool_t *ptemp, server_rec *s_main)
     }
 }
 
+/* |ptemp| holds what only the hand-over needs; a failure costs shared
+ * counters only (each process counts its own). */
 int mt_status_post_config(apr_pool_t *pconf, apr_pool_t *ptemp, server_rec *s)
 {
     struct mt_status *ms = mt_status_get();
@@ -491,6 +493,9 @@ static void mt_problems_slot(mt_pass_t *ps, int k, int required, time_t now)
     }
 }
 
+/* The problems: expired TACKs, certificates serving no TACK, the
+ * extension not registered, those the pass recorded with the vhost
+ * (mt_conf_t.problems), TACKs expiring within 30 days. */
 int mt_status_problems(apr_pool_t *p, const mt_rt_t *rt, time_t now,
                        int severity, mt_status_problem_fn *fn, void *data)
 {
@@ -527,6 +532,8 @@ static void mt_emit_store(mt_pass_t *ps, const mt_store_t *st, int severity,
     }
 }
 
+/* Unreadable or malformed files, expired files, warnings (a file others
+ * may write...). */
 int mt_status_store_problems(apr_pool_t *p, const mt_store_t *st, int severity,
                              mt_status_problem_fn *fn, void *data)
 {

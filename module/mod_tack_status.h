@@ -1,12 +1,7 @@
 /* SPDX-License-Identifier: Apache-2.0
  * Copyright 2026 the mod_tack authors (NOTICE) */
-/*
- * mod_tack_status.h -- the tack-status handler and its outputs: counters
- * and the page's model in mod_tack_status.c, the JSON, HTML and Prometheus
- * outputs in mod_tack_status_json.c, mod_tack_status_html.c and
- * mod_tack_metrics.c (one group: they call each other).  Set up by
- * mod_tack_setup.c (mt_status_add) and mod_tack.c (the hooks).
- */
+/* mod_tack_status.h -- the tack-status handler: its model and counters
+ * (mod_tack_status.c), its JSON, HTML and Prometheus outputs. */
 #ifndef MOD_TACK_STATUS_H
 #define MOD_TACK_STATUS_H
 
@@ -17,17 +12,12 @@
 void mt_status_add(apr_pool_t *pconf, mt_rt_t *rt);
 
 /* mt_status_post_config gives every recorded slot its counters in a new
- * shared-memory segment, carrying over the previous generation's values
- * (graceful restart); |ptemp| holds what only the hand-over needs.  Returns
- * OK (a failure only costs shared counters). */
+ * shared-memory segment, carrying over the previous generation's; OK. */
 int mt_status_post_config(apr_pool_t *pconf, apr_pool_t *ptemp, server_rec *s);
 
 /* mt_status_register_hooks registers the tack-status handler and the
  * section of mod_status's page. */
 void mt_status_register_hooks(apr_pool_t *p);
-
-/* What mod_tack_status.c shares with mod_tack_status_html.c and
- * mod_tack_metrics.c, the other parts of the tack-status handler. */
 
 /* mt_status_vhosts returns the SSL vhosts of this generation in
  * configuration order (mt_rt_t *), or NULL when there are none. */
@@ -38,8 +28,7 @@ const apr_array_header_t *mt_status_vhosts(void);
 apr_time_t mt_status_counters_since(void);
 int mt_status_counters_shared(void);
 
-/* mt_status_utf8 returns |s| as valid UTF-8 (tack_utf8_escape's rule):
- * |s| itself or a copy in |p|; NULL stays NULL. */
+/* mt_status_utf8 returns |s| as valid UTF-8 (itself, or a copy in |p|). */
 const char *mt_status_utf8(apr_pool_t *p, const char *s);
 
 /* mt_status_activates_pins returns 1 when |item| is served with pin
@@ -47,29 +36,22 @@ const char *mt_status_utf8(apr_pool_t *p, const char *s);
 int mt_status_activates_pins(const mt_rt_t *rt, const mt_item_t *item);
 
 /* mt_status_slot_tacks puts into |out| (TACK_EXT02_MAX_TACKS) the TACKs
- * |slot| serves now and returns how many: its own, or the one
- * TackSigningKey signed for it in the background since the start (made in
- * |p| from the shared segment). */
+ * |slot| serves now, the background's included, and returns how many. */
 int mt_status_slot_tacks(apr_pool_t *p, const mt_rt_t *rt,
                          const mt_slot_t *slot, const mt_item_t **out);
 
-/* mt_status_problem_fn receives each problem of a vhost (|rt|, or NULL
- * for a store's problem, then with |store|).  |pr| and its strings live in
- * the pool given to mt_status_problems. */
+/* mt_status_problem_fn receives each problem of a vhost |rt| or of a
+ * |store| (|rt| NULL); |pr| lives in the pool given. */
 typedef void mt_status_problem_fn(void *data, const mt_rt_t *rt,
                                   const mt_store_t *store,
                                   const mt_problem_t *pr);
 
-/* mt_status_problems calls |fn| for each problem of |rt| at |now|, the
- * ones of severity |severity| only (0: all): expired TACKs, certificates
- * serving no TACK, the extension not registered, those the pass recorded
- * with the vhost (mt_conf_t.problems), TACKs expiring within 30 days.  Returns how
- * many. */
+/* mt_status_problems calls |fn| for each problem of |rt| at |now| of
+ * |severity| (0: all) and returns how many. */
 int mt_status_problems(apr_pool_t *p, const mt_rt_t *rt, time_t now,
                        int severity, mt_status_problem_fn *fn, void *data);
 
-/* mt_status_store_problems does the same for a TackStore: unreadable,
- * malformed files, expired files, warnings (writable by others...). */
+/* mt_status_store_problems does the same for a TackStore. */
 int mt_status_store_problems(apr_pool_t *p, const mt_store_t *st, int severity,
                              mt_status_problem_fn *fn, void *data);
 
@@ -103,10 +85,7 @@ const char *mt_status_format_name(int format);
 long mt_status_days_left(time_t expires, time_t now);
 const char *mt_status_iso_time(apr_pool_t *p, apr_time_t t);
 
-/* mt_status_json writes the JSON document (mod_tack_status_json.c);
- * mt_status_html writes the HTML page (mod_tack_status_html.c);
- * mt_status_metrics the Prometheus text format (mod_tack_metrics.c).
- * Both return OK. */
+/* The page as JSON, HTML and Prometheus text; each returns OK. */
 int mt_status_json(request_rec *r, time_t now);
 int mt_status_html(request_rec *r, time_t now);
 int mt_status_metrics(request_rec *r, time_t now);
