@@ -276,6 +276,8 @@ static const char *mt_store_foreign(apr_pool_t *p, const mt_file_t *f)
         owner ? apr_pstrcat(p, " or ", owner, NULL) : "", f->store->path, name);
 }
 
+/* A file owned by another user than root and TackStoreOwner is never
+ * served.  The first lookup calls it. */
 void mt_store_ready(mt_store_t *st)
 {
     apr_pool_t *p = st->pool;
@@ -376,6 +378,10 @@ int mt_store_other_key(apr_pool_t *p, const mt_store_t *st, X509 *x509,
     return theirs;
 }
 
+/* A child serves from memory; code running in it (mod_lua, mod_perl,
+ * mod_php) could otherwise read every file of the store through
+ * /proc/self/fd, whatever the modes of its parent directory.  The parent
+ * and the background keep theirs: they write the store. */
 void mt_store_child_init(void)
 {
     const struct mt_stores *stores = mt_gen()->stores;
@@ -695,6 +701,9 @@ static int mt_store_report_unused(server_rec *s_main, const mt_store_t *st)
     return unmatched;
 }
 
+/* At a real start (after the hooks ran) and under -t: malformed files are
+ * errors and count as problems, expired ones warnings (skipped either
+ * way). */
 int mt_store_log(server_rec *s_main, int report_unmatched)
 {
     const struct mt_stores *stores = mt_gen()->stores;
@@ -738,7 +747,13 @@ int mt_store_log(server_rec *s_main, int report_unmatched)
 }
 
 /* ---- writing (TackSigningKey) ----------------------------------------------
- */
+ * One name per certificate (tack_cert_store_name, as `tack sign -o
+ * STORE/` names it), with the "Created by" lines, written relative to the
+ * directory's descriptor (tack_file_replace_at: a new file made with
+ * O_EXCL, its mode set on its descriptor, renamed over the old one:
+ * nothing a writer of the directory or its parent swaps in is followed).
+ * The directory is synced once at the end of the pass (mt_store_sync:
+ * 10,000 fsyncs would cost seconds of every pass that signs them all). */
 
 const char *mt_store_write(apr_pool_t *p, const mt_store_t *store, X509 *x509,
                            const tack_t *tack, const char **path)
