@@ -123,7 +123,8 @@ static char **floor_names(X509 *cert)
         X509_get_ext_d2i(cert, NID_subject_alt_name, NULL, NULL);
     int n = sans ? sk_GENERAL_NAME_num(sans) : 0, i, k = 0;
     char **out = calloc((size_t)n + 2, sizeof(*out));
-    char cn[256];
+    const X509_NAME *subject;
+    int cn;
 
     for (i = 0; out != NULL && i < n; i++) {
         const GENERAL_NAME *g = sk_GENERAL_NAME_value(sans, i);
@@ -139,10 +140,19 @@ static char **floor_names(X509 *cert)
         }
     }
     GENERAL_NAMES_free(sans);
-    if (out != NULL &&
-        X509_NAME_get_text_by_NID(X509_get_subject_name(cert), NID_commonName,
-                                  cn, sizeof(cn)) > 0) {
-        out[k++] = strdup(cn);
+    /* the first CN, as UTF-8 (X509_NAME_get_text_by_NID is deprecated in
+     * OpenSSL 4.0) */
+    if (out != NULL && (subject = X509_get_subject_name(cert)) != NULL &&
+        (cn = X509_NAME_get_index_by_NID(subject, NID_commonName, -1)) >= 0) {
+        unsigned char *utf8 = NULL;
+        int ulen = ASN1_STRING_to_UTF8(
+            &utf8, X509_NAME_ENTRY_get_data(X509_NAME_get_entry(subject, cn)));
+
+        if (ulen > 0 && (out[k] = malloc((size_t)ulen + 1)) != NULL) {
+            memcpy(out[k], utf8, (size_t)ulen);
+            out[k++][ulen] = '\0';
+        }
+        OPENSSL_free(utf8);
     }
     for (i = 0; out != NULL && i < k; i++) {
         char *c;
