@@ -25,41 +25,21 @@ base=$(sh scripts/chroot-base.sh "$codename") || exit 1
 # build-pkg/; nothing mounted may ever be under it).
 bed=${base%.base}.testbed
 out=build-pkg/autopkgtest-out
-# mounted: the mount points at or under the test bed, deepest first.
-mounted() {
-    findmnt -rn -o TARGET | awk -v r="$bed" \
-        'index($0, r "/") == 1 || $0 == r' | sort -r
-}
-# cleanup: what runs in the test bed ended (a server a failed test left),
-# its mounts gone, then the copy (never while anything is mounted: a
-# bound /dev is the host's).
+. scripts/chroot-lib.sh
+# cleanup: what runs in the test bed ended, its mounts gone, then the copy
+# (never while anything is mounted).
 cleanup() {
-    for p in /proc/[0-9]*; do
-        [ "$(readlink "$p/root" 2>/dev/null)" = "$bed" ] &&
-            kill -9 "${p#/proc/}" 2>/dev/null
-    done
-    for m in $(mounted); do
-        umount -R "$m" 2>/dev/null || umount -R -l "$m" 2>/dev/null || true
-    done
-    if [ -n "$(mounted)" ]; then
-        say "still mounted under $bed: $(mounted); not removing it"
+    chroot_release "$bed" || {
+        say "still mounted under $bed: $(chroot_mounted "$bed"); not removing it"
         return 1
-    fi
+    }
     rm -rf --one-file-system "$bed"
 }
 cleanup
 trap 'cleanup' EXIT
 trap 'exit 130' INT TERM HUP
 cp -a "$base" "$bed"
-mount -t proc proc "$bed/proc"
-mount --rbind /sys "$bed/sys"
-mount --make-rslave "$bed/sys"
-mount --rbind /dev "$bed/dev"
-mount --make-rslave "$bed/dev"
-cp /etc/resolv.conf "$bed/etc/resolv.conf"
-[ -e "$bed/etc/hosts" ] ||
-    printf '127.0.0.1\tlocalhost\n::1\t\tlocalhost ip6-localhost ip6-loopback\n' \
-        >"$bed/etc/hosts"
+chroot_mounts "$bed"
 say "a test bed: a copy of $base"
 
 rm -rf "$out"

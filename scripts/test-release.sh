@@ -69,28 +69,16 @@ say() {
     echo "test-release[$dist, $(($(date +%s) - start)) s]: $*"
 }
 
-# mounted: the mount points at or under the chroot, deepest first.
-mounted() {
-    findmnt -rn -o TARGET | awk -v r="$root" \
-        'index($0, r "/") == 1 || $0 == r' | sort -r
-}
+. "$top/scripts/chroot-lib.sh"
 
-# unmount: the run's processes in the chroot ended (a pebble or httpd a
-# failed test left behind holds its mounts), then every mount under it.
-# A bind-mounted /dev that is still mounted when the tree is removed is
-# the host's /dev: nothing is removed until mounted() is empty.
+# unmount: the run's processes in the tree ended, then its mounts
+# (chroot_release); nothing is removed while anything is mounted.
 unmount() {
-    for p in /proc/[0-9]*; do
-        [ "$(readlink "$p/root" 2>/dev/null)" = "$root" ] &&
-            kill -9 "${p#/proc/}" 2>/dev/null
-    done
-    for m in $(mounted); do
-        umount -R "$m" 2>/dev/null || umount -R -l "$m" 2>/dev/null || true
-    done
-    if [ -n "$(mounted)" ]; then
-        echo "test-release: still mounted under $root:" $(mounted) >&2
+    chroot_release "$root" || {
+        echo "test-release: still mounted under $root:" \
+            $(chroot_mounted "$root") >&2
         return 1
-    fi
+    }
 }
 
 remove_tree() {
@@ -129,12 +117,8 @@ trap 'exit 130' INT TERM HUP
 # and nothing mounted in the tree reaches the host's namespace.
 mount --bind "$root" "$root"
 mount --make-private "$root"
-mount -t proc proc "$root/proc"
+chroot_mounts "$root"
 mount --bind "$debs" "$root/var/cache/apt/archives"
-mount --rbind /sys "$root/sys"
-mount --make-rslave "$root/sys"
-mount --rbind /dev "$root/dev"
-mount --make-rslave "$root/dev"
 for b in ${TACK_RELEASE_BIND:-}; do
     ro=
     case $b in *:ro) ro=1 b=${b%:ro} ;; esac
@@ -142,14 +126,6 @@ for b in ${TACK_RELEASE_BIND:-}; do
     mount --bind "${b%%:*}" "$root${b#*:}"
     [ -z "$ro" ] || mount -o remount,bind,ro "$root${b#*:}"
 done
-cp /etc/resolv.conf "$root/etc/resolv.conf"
-# A minbase chroot may have no /etc/hosts (netbase writes it, and only
-# some releases' packages pull it in): every installed Debian has one, with
-# localhost, which the suites resolve.
-if [ ! -e "$root/etc/hosts" ]; then
-    printf '127.0.0.1\tlocalhost\n::1\t\tlocalhost ip6-localhost ip6-loopback\n' \
-        >"$root/etc/hosts"
-fi
 # sid's and experimental's Release files are past their Valid-Until on
 # machines whose mirror is not refreshed daily: apt would refuse every
 # update.  Only there: a stable release's stale Release file is a real
