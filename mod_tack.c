@@ -56,8 +56,8 @@ APLOG_USE_MODULE(tack);
 static int mt_hook_pre_config(apr_pool_t *pconf, apr_pool_t *plog,
                               apr_pool_t *ptemp)
 {
-    mt_gen_start(pconf);
-    mt_load_vcache_start(pconf);
+    /* pconf is the process's (process->pconf), a child of its pool */
+    mt_setup_start(pconf, apr_pool_parent_get(pconf));
     return OK;
 }
 

@@ -96,25 +96,22 @@ struct mt_bg_proc {
     apr_hash_t *since;
 };
 
+void mt_background_gen_init(mt_gen_t *gen, mt_proc_t *proc, apr_pool_t *pproc)
+{
+    gen->background = apr_pcalloc(gen->pconf, sizeof(*gen->background));
+    if (!proc->background) {
+        proc->background = apr_pcalloc(pproc, sizeof(*proc->background));
+    }
+}
+
 static struct mt_bg *mt_bg_get(void)
 {
-    mt_gen_t *gen = mt_gen();
-
-    if (!gen->background) {
-        gen->background = apr_pcalloc(gen->pconf, sizeof(*gen->background));
-    }
-    return gen->background;
+    return mt_gen()->background;
 }
 
 static struct mt_bg_proc *mt_bg_proc_get(void)
 {
-    mt_proc_t *proc = mt_proc();
-
-    if (!proc->background) {
-        proc->background = apr_pcalloc(ap_server_conf->process->pool,
-                                       sizeof(*proc->background));
-    }
-    return proc->background;
+    return mt_proc()->background;
 }
 
 /* How the background ends on its own: 0 when its work is done (or at the

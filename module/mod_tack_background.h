@@ -26,6 +26,10 @@ struct mt_late {
     uint8_t data[]; /* body.len bytes, sized when queued */
 };
 
+/* mt_background_gen_init makes the generation's part and, the first time,
+ * the process's (pre_config). */
+void mt_background_gen_init(mt_gen_t *gen, mt_proc_t *proc, apr_pool_t *pproc);
+
 /* mt_background_start makes, at the end of a real start's pass, the
  * shared-memory segment of the queued certificates' answers and forks the
  * background process, which takes over the pass's signers that are up;

@@ -53,38 +53,56 @@ static apr_status_t mt_gen_end(void *gen)
     return APR_SUCCESS;
 }
 
-void mt_gen_start(apr_pool_t *pconf)
+/* The process's part is found in the process pool (the module's statics
+ * do not outlive a restart), or made there the first time. */
+static void mt_proc_start(apr_pool_t *pproc)
+{
+    void *data = NULL;
+
+    apr_pool_userdata_get(&data, TACK_PROC_KEY, pproc);
+    if (!data) {
+        data = apr_pcalloc(pproc, sizeof(mt_proc_t));
+        apr_pool_userdata_set(data, TACK_PROC_KEY, apr_pool_cleanup_null,
+                              pproc);
+    }
+    mt_proc_current = data;
+}
+
+void mt_gen_start(apr_pool_t *pconf, apr_pool_t *pproc)
 {
     mt_gen_t *gen = apr_pcalloc(pconf, sizeof(*gen));
 
     gen->pconf = pconf;
     mt_gen_current = gen;
     apr_pool_cleanup_register(pconf, gen, mt_gen_end, apr_pool_cleanup_null);
+    if (!mt_proc_current) {
+        mt_proc_start(pproc);
+    }
+}
+
+/* Used before pre_config made the state: a bug, said loudly (crit), and
+ * survived with an empty generation rather than a crashed server. */
+static void mt_gen_missing(void)
+{
+    ap_log_error(APLOG_MARK, APLOG_CRIT, 0, ap_server_conf,
+                 "TACK00153: internal error: mod_tack's state was used "
+                 "before pre_config made it; please report this");
+    mt_gen_start(ap_server_conf->process->pconf, ap_server_conf->process->pool);
 }
 
 mt_gen_t *mt_gen(void)
 {
     if (!mt_gen_current) {
-        mt_gen_start(ap_server_conf->process->pconf);
+        mt_gen_missing();
     }
     return mt_gen_current;
 }
 
 mt_proc_t *mt_proc(void)
 {
-    apr_pool_t *proc;
-    void *data = NULL;
-
-    if (mt_proc_current) {
-        return mt_proc_current;
+    if (!mt_proc_current) {
+        mt_gen_missing();
     }
-    proc = ap_server_conf->process->pool;
-    apr_pool_userdata_get(&data, TACK_PROC_KEY, proc);
-    if (!data) {
-        data = apr_pcalloc(proc, sizeof(mt_proc_t));
-        apr_pool_userdata_set(data, TACK_PROC_KEY, apr_pool_cleanup_null, proc);
-    }
-    mt_proc_current = data;
     return mt_proc_current;
 }
 

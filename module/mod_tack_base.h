@@ -69,9 +69,10 @@ typedef struct {
     struct mt_ctrgen *counters;    /* mod_tack_status.c */
 } mt_proc_t;
 
-/* mt_gen_start makes the generation of |pconf| (pre_config); mt_gen
- * returns the current one; mt_proc the process's. */
-void mt_gen_start(apr_pool_t *pconf);
+/* mt_gen_start makes the generation of |pconf| (pre_config), and the
+ * process's part in |pproc| the first time; mt_gen and mt_proc return
+ * them (never made there: used before pre_config, a bug, logged). */
+void mt_gen_start(apr_pool_t *pconf, apr_pool_t *pproc);
 mt_gen_t *mt_gen(void);
 mt_proc_t *mt_proc(void);
 

@@ -183,7 +183,7 @@ static const char *mt_tackfile_extras(apr_pool_t *p, mt_file_t *f,
  *
  * The cache is the process's (mt_proc_t.vcache), not a static: httpd
  * unloads and reloads the module between configuration passes.  One table,
- * each entry stamped with the last pass that used it: mt_load_vcache_start
+ * each entry stamped with the last pass that used it: mt_load_proc_init
  * starts a pass, mt_load_vcache_prune drops what the finished pass did
  * not use (its entries are reused).  So a restart finds the previous pass's
  * signatures, and memory stays bounded by one configuration's TACKs: about
@@ -206,23 +206,23 @@ typedef struct mt_vcache {
 
 static mt_vcache_t *mt_vcache_get(void)
 {
-    mt_proc_t *proc = mt_proc();
-
-    if (!proc->vcache) {
-        apr_pool_t *pproc = ap_server_conf->process->pool;
-        mt_vcache_t *vc = apr_pcalloc(pproc, sizeof(*vc));
-
-        apr_pool_create(&vc->pool, pproc);
-        apr_pool_tag(vc->pool, "mod_tack_verified");
-        vc->seen = apr_hash_make(vc->pool);
-        proc->vcache = vc;
-    }
-    return proc->vcache;
+    return mt_proc()->vcache;
 }
 
-void mt_load_vcache_start(apr_pool_t *pconf)
+void mt_load_proc_init(mt_proc_t *proc, apr_pool_t *pproc)
 {
-    mt_vcache_get()->pass++;
+    mt_vcache_t *vc;
+
+    if (proc->vcache) {
+        proc->vcache->pass++; /* a new pass of the same process */
+        return;
+    }
+    vc = apr_pcalloc(pproc, sizeof(*vc));
+    apr_pool_create(&vc->pool, pproc);
+    apr_pool_tag(vc->pool, "mod_tack_verified");
+    vc->seen = apr_hash_make(vc->pool);
+    vc->pass = 1;
+    proc->vcache = vc;
 }
 
 void mt_load_vcache_prune(server_rec *s)

@@ -23,10 +23,9 @@ const char *mt_key_type_name(int nid);
 int mt_cert_describe(apr_pool_t *p, X509 *x509, const char *label,
                      mt_certsel_t *out);
 
-/* mt_load_vcache_start starts a configuration pass (pre_config, before
- * any directive is read): it rotates the cache of verified signatures
- * (see mod_tack_load.c). */
-void mt_load_vcache_start(apr_pool_t *pconf);
+/* mt_load_proc_init starts a configuration pass (pre_config): the cache
+ * of verified signatures, made in |pproc| the first time, is rotated. */
+void mt_load_proc_init(mt_proc_t *proc, apr_pool_t *pproc);
 
 /* mt_load_vcache_prune ends a configuration pass: it forgets the
  * verified signatures this pass did not use. */

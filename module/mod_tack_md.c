@@ -70,17 +70,20 @@ static const char *mt_md_store_dir(const ap_directive_t *d)
     return NULL;
 }
 
+void mt_md_gen_init(mt_gen_t *gen)
+{
+    gen->md = apr_pcalloc(gen->pconf, sizeof(*gen->md));
+}
+
 /* mt_md_watch notes, at the end of the pass, where mod_md stages and which
  * vhosts sign ahead: nothing when mod_md is not loaded. */
 void mt_md_watch(server_rec *s_main)
 {
-    mt_gen_t *gen = mt_gen();
-    struct mt_md *md;
+    struct mt_md *md = mt_gen()->md;
     apr_pool_t *pconf = s_main->process->pconf;
     const char *dir;
     server_rec *s;
 
-    md = gen->md = apr_pcalloc(pconf, sizeof(*gen->md));
     if (!ap_find_linked_module("mod_md.c")) {
         return;
     }
@@ -366,8 +369,7 @@ void mt_md_round(apr_pool_t *p, apr_hash_t *seen)
     struct dirent *de;
     DIR *dir;
 
-    if (!md || !md->staging ||
-        !(dir = mt_md_dir(seen, -1, NULL, md->staging))) {
+    if (!md->staging || !(dir = mt_md_dir(seen, -1, NULL, md->staging))) {
         return;
     }
     while ((de = readdir(dir))) {
@@ -399,7 +401,5 @@ void mt_md_round(apr_pool_t *p, apr_hash_t *seen)
 
 const char *mt_md_staging(void)
 {
-    const struct mt_md *md = mt_gen()->md;
-
-    return md ? md->staging : NULL;
+    return mt_gen()->md->staging;
 }

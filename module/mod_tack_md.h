@@ -9,6 +9,9 @@
 
 #include "mod_tack_model.h"
 
+/* mt_md_gen_init makes the generation's part (pre_config). */
+void mt_md_gen_init(mt_gen_t *gen);
+
 /* mt_md_watch notes, at the end of the pass, where mod_md stages and which
  * vhosts sign ahead: nothing when mod_md is not loaded. */
 void mt_md_watch(server_rec *s_main);

@@ -547,6 +547,22 @@ static int mt_setup_end(apr_pool_t *ptemp, server_rec *s_main, int all_known)
 
 /* ---- a real start or restart --------------------------------------------- */
 
+void mt_setup_start(apr_pool_t *pconf, apr_pool_t *pproc)
+{
+    mt_gen_t *gen;
+    mt_proc_t *proc;
+
+    mt_gen_start(pconf, pproc);
+    gen = mt_gen();
+    proc = mt_proc();
+    mt_store_gen_init(gen);
+    mt_sign_gen_init(gen);
+    mt_background_gen_init(gen, proc, pproc);
+    mt_status_gen_init(gen);
+    mt_md_gen_init(gen);
+    mt_load_proc_init(proc, pproc);
+}
+
 void mt_setup_server(apr_pool_t *p, server_rec *s, SSL_CTX *ctx)
 {
     mt_conf_t *conf = mt_conf_get(s);

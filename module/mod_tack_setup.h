@@ -10,6 +10,11 @@
 
 #include "mod_tack_base.h"
 
+/* mt_setup_start makes the state of the generation of |pconf|, every
+ * file's part, and the process's the first time (pre_config, before any
+ * directive is read): no part is made later, on first use. */
+void mt_setup_start(apr_pool_t *pconf, apr_pool_t *pproc);
+
 /* mt_setup_server runs the pass for the SSL vhost |s| at a real start or
  * restart (mod_ssl's ssl_init_server hook, |ctx| its context with the
  * certificates loaded): what it serves, signed where TackSigningKey must,

@@ -90,11 +90,15 @@ static struct mt_sign_tables *mt_sign_tables(void)
     return sgs->tables;
 }
 
+void mt_sign_gen_init(mt_gen_t *gen)
+{
+    gen->sign = apr_pcalloc(gen->pconf, sizeof(*gen->sign));
+    mt_signers_gen_init(gen);
+}
+
 apr_array_header_t *mt_sign_queued(void)
 {
-    const struct mt_sign_gen *sg = mt_gen()->sign;
-
-    return sg ? sg->queue : NULL;
+    return mt_gen()->sign->queue;
 }
 
 /* ---- signing --------------------------------------------------------------- */
@@ -275,11 +279,10 @@ static void mt_sign_queue(server_rec *s, const mt_conf_t *conf,
     mt_pending_t *pd;
     tack_t blank;
     const tack_t *t = &blank;
-    mt_gen_t *gen = mt_gen();
+    struct mt_sign_gen *sgen = mt_gen()->sign;
 
-    if (!gen->sign) {
-        gen->sign = apr_pcalloc(pconf, sizeof(*gen->sign));
-        gen->sign->queue = apr_array_make(pconf, 16, sizeof(mt_pending_t *));
+    if (!sgen->queue) {
+        sgen->queue = apr_array_make(pconf, 16, sizeof(mt_pending_t *));
     }
     pd = apr_pcalloc(pconf, sizeof(*pd));
     pd->s = s;
@@ -311,7 +314,7 @@ static void mt_sign_queue(server_rec *s, const mt_conf_t *conf,
         return; /* cannot happen: TACK00051 says so for its other bodies */
     }
     cert->pending = pd;
-    APR_ARRAY_PUSH(gen->sign->queue, mt_pending_t *) = pd;
+    APR_ARRAY_PUSH(sgen->queue, mt_pending_t *) = pd;
     if (sg && due) {
         sg->nlater++;
         sg->later = sg->later && sg->later < due ? sg->later : due;

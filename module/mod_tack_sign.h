@@ -8,6 +8,9 @@
 
 #include "mod_tack_model.h"
 
+/* mt_sign_gen_init makes the generation's queue and signers (pre_config). */
+void mt_sign_gen_init(mt_gen_t *gen);
+
 /* mt_sign_vhost signs, with the vhost's TackSigningKey, a TACK for each
  * certificate of |sel| that has none, and anew a TACK under that key that
  * expires within 30 days (one that expires later, but before its

@@ -67,14 +67,14 @@ APLOG_USE_MODULE(tack);
 /* How long the signer waits for the parent's next TACK. */
 #define TACK_SIGNER_SECS 60
 
+void mt_signers_gen_init(mt_gen_t *gen)
+{
+    gen->signers = apr_pcalloc(gen->pconf, sizeof(*gen->signers));
+}
+
 mt_signers_t *mt_signers_get(void)
 {
-    mt_gen_t *gen = mt_gen();
-
-    if (!gen->signers) {
-        gen->signers = apr_pcalloc(gen->pconf, sizeof(*gen->signers));
-    }
-    return gen->signers;
+    return mt_gen()->signers;
 }
 
 /* mt_signers_forget ends this time's signers (their pool's cleanup): the

@@ -65,7 +65,9 @@ typedef struct mt_signers {
     int in_agent; /* 1 in the background process */
 } mt_signers_t;
 
-/* mt_signers_get returns the generation's signers (made the first time). */
+/* mt_signers_gen_init makes the generation's signers (pre_config, through
+ * mt_sign_gen_init); mt_signers_get returns them. */
+void mt_signers_gen_init(mt_gen_t *gen);
 mt_signers_t *mt_signers_get(void);
 
 /* mt_sign_wait_secs: TackSigningWait. */

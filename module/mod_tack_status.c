@@ -89,25 +89,14 @@ struct mt_status {
     int shared;
 };
 
-static struct mt_status *mt_status_get(void)
+void mt_status_gen_init(mt_gen_t *gen)
 {
-    mt_gen_t *gen = mt_gen();
-
-    if (!gen->status) {
-        gen->status = apr_pcalloc(gen->pconf, sizeof(*gen->status));
-    }
-    return gen->status;
+    gen->status = apr_pcalloc(gen->pconf, sizeof(*gen->status));
 }
 
-/* mt_status_seen is the generation's status for what runs at request time
- * in a child: never made there (pconf is the parent's to allocate from),
- * an empty one when the pass made none. */
-static const struct mt_status *mt_status_seen(void)
+static struct mt_status *mt_status_get(void)
 {
-    static const struct mt_status none = {NULL, 0, 0};
-    const struct mt_status *ms = mt_gen()->status;
-
-    return ms ? ms : &none;
+    return mt_gen()->status;
 }
 
 void mt_status_add(apr_pool_t *pconf, mt_rt_t *rt)
@@ -306,19 +295,19 @@ int mt_status_post_config(apr_pool_t *pconf, apr_pool_t *ptemp, server_rec *s)
 
 const apr_array_header_t *mt_status_vhosts(void)
 {
-    const struct mt_status *ms = mt_status_seen();
+    const struct mt_status *ms = mt_status_get();
     return ms->rts;
 }
 
 apr_time_t mt_status_counters_since(void)
 {
-    const struct mt_status *ms = mt_status_seen();
+    const struct mt_status *ms = mt_status_get();
     return ms->since;
 }
 
 int mt_status_counters_shared(void)
 {
-    const struct mt_status *ms = mt_status_seen();
+    const struct mt_status *ms = mt_status_get();
     return ms->shared;
 }
 
@@ -566,7 +555,7 @@ int mt_status_store_problems(apr_pool_t *p, const mt_store_t *st, int severity,
 
 apr_array_header_t *mt_status_stores(apr_pool_t *p)
 {
-    const struct mt_status *ms = mt_status_seen();
+    const struct mt_status *ms = mt_status_get();
     apr_array_header_t *out = apr_array_make(p, 2, sizeof(mt_store_t *));
     apr_hash_t *seen = apr_hash_make(p);
     int i;
@@ -642,7 +631,7 @@ static void mt_totals_vhost(apr_pool_t *p, mt_totals_t *t, const mt_rt_t *rt,
 
 void mt_status_totals(apr_pool_t *p, mt_totals_t *t, time_t now)
 {
-    const struct mt_status *ms = mt_status_seen();
+    const struct mt_status *ms = mt_status_get();
     apr_array_header_t *stores;
     apr_pool_t *tmp;
     int i;
@@ -732,7 +721,7 @@ static int mt_status_handler(request_rec *r)
  * value lines to its ?auto form). */
 static int mt_status_hook(request_rec *r, int flags)
 {
-    const struct mt_status *ms = mt_status_seen();
+    const struct mt_status *ms = mt_status_get();
     mt_totals_t t;
 
     mt_status_totals(r->pool, &t, time(NULL));

@@ -7,6 +7,9 @@
 
 #include "mod_tack_runtime.h"
 
+/* mt_status_gen_init makes the generation's part (pre_config). */
+void mt_status_gen_init(mt_gen_t *gen);
+
 /* mt_status_add records |rt| (a vhost of this configuration generation)
  * for the counters and the status page. */
 void mt_status_add(apr_pool_t *pconf, mt_rt_t *rt);

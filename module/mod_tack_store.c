@@ -400,6 +400,13 @@ void mt_store_sync(const mt_store_t *st)
     }
 }
 
+void mt_store_gen_init(mt_gen_t *gen)
+{
+    gen->stores = apr_pcalloc(gen->pconf, sizeof(*gen->stores));
+    gen->stores->by_path = apr_hash_make(gen->pconf);
+    gen->stores->list = apr_array_make(gen->pconf, 2, sizeof(mt_store_t *));
+}
+
 /* mt_store_get returns the store for directory |path|, reading it the
  * first time it is named in this generation. */
 mt_store_t *mt_store_get(cmd_parms *cmd, const char *path)
@@ -407,12 +414,6 @@ mt_store_t *mt_store_get(cmd_parms *cmd, const char *path)
     apr_pool_t *p = cmd->pool;
     mt_gen_t *gen = mt_gen();
     mt_store_t *st;
-
-    if (!gen->stores) {
-        gen->stores = apr_pcalloc(gen->pconf, sizeof(*gen->stores));
-        gen->stores->by_path = apr_hash_make(gen->pconf);
-        gen->stores->list = apr_array_make(gen->pconf, 2, sizeof(mt_store_t *));
-    }
     st = apr_hash_get(gen->stores->by_path, path, APR_HASH_KEY_STRING);
     if (st) {
         return st;

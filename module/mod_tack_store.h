@@ -7,6 +7,9 @@
 
 #include "mod_tack_model.h"
 
+/* mt_store_gen_init makes the generation's part (pre_config). */
+void mt_store_gen_init(mt_gen_t *gen);
+
 /* mt_store_get returns the store for directory |path|, reading it the
  * first time it is named in this generation. */
 mt_store_t *mt_store_get(cmd_parms *cmd, const char *path);

@@ -33,7 +33,7 @@ my ($list) = $makefile =~ /^MODULE_SRC := (.*?)\n(?!\s)/ms
 my @order = map { m{([A-Za-z0-9_]+)\.c\)?$} ? $1 : () } split /[\s\\]+/, $list;
 my %rank = map { $order[$_] => $_ } 0 .. $#order;
 
-plan tests => 14;
+plan tests => 16;
 
 # mod_tack.c at the top, the rest of the module in module/.
 sub src { my ($f, $ext) = @_; -f "$top/$f.$ext" ? "$top/$f.$ext" : "$top/module/$f.$ext" }
@@ -146,6 +146,56 @@ for my $f (grep { $_ ne 'mod_tack_handshake' } @order) {
     }
 }
 is(join('', @writes), '', 'no file but mod_tack_handshake.c writes the handshake\'s table');
+
+# ---- every part made in pre_config, no getter that allocates -------------
+# A member of mt_gen_t or mt_proc_t is assigned only where the part is
+# made (mt_*_gen_init, mt_*_proc_init, from mt_setup_start in pre_config;
+# mt_gen_start), never by a getter on first use (a child at request time
+# would allocate from the parent's pconf, unlocked).  Named exceptions: the
+# guard's and the memory's parts, dropped at the end of the pass and made
+# again when the background signs after it (the floor it signs at), and
+# the counters post_config hands over.
+my $base_h = TackHelpers::slurp(src('mod_tack_base', 'h'));
+my %part = map { $_ => 1 } map { /struct \w+ \*(\w+);/g }
+    ($base_h =~ /typedef struct \{(.*?)\} mt_(?:gen|proc)_t;/gs);
+my %allowed_at = (mt_guard_get => 'guard', mt_guard_end => 'guard',
+                  mt_memory_get => 'memory', mt_memory_end => 'memory',
+                  mt_status_post_config => 'counters');
+sub part_writes {
+    my ($name, $text) = @_;
+    my ($fn, @bad) = ('');
+    my $n = 0;
+    for my $line (split /\n/, $text) {
+        $n++;
+        $fn = $1 if $line =~ /^[a-z][^;]*?\b(mt_\w+)\(/ && $line !~ /;\s*$/;
+        while ($line =~ /\b(?:gen|proc|mt_gen\(\)|mt_proc\(\))->(\w+)\s*=(?!=)/g) {
+            my $m = $1;
+            next unless $part{$m};
+            next if $fn =~ /^mt_\w+_(?:gen|proc)_init$|^mt_(?:gen|proc)_start$/;
+            next if ($allowed_at{$fn} // '') eq $m;
+            push @bad, "$name:$n: $fn assigns $m";
+        }
+    }
+    return @bad;
+}
+my @planted = part_writes('planted.c', <<'C');
+static struct mt_status *mt_status_get(void)
+{
+    mt_gen_t *gen = mt_gen();
+
+    if (!gen->status) {
+        gen->status = apr_pcalloc(gen->pconf, sizeof(*gen->status));
+    }
+    return gen->status;
+}
+C
+is("@planted", 'planted.c:6: mt_status_get assigns status',
+   'a getter that makes its part on first use is found (planted)');
+my @writes_bad = map { part_writes(m{([^/]+)$}, TackHelpers::slurp($_)) }
+    glob "$top/mod_tack.c $top/module/*.c";
+is(join("\n", @writes_bad), '',
+   'every part of the generation and the process is made in pre_config ('
+   . join(' ', sort keys %part) . ')');
 
 # ---- state: the generation's and the process's, nothing else -------------
 # Writable data: objects in .data, .data.rel or .bss (objdump's section,
