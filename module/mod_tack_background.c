@@ -720,8 +720,8 @@ static apr_time_t mt_bg_since_get(const uint8_t *hash, apr_time_t now)
     return t ? *t : now;
 }
 
-/* mt_sign_background makes the segment of the queued certificates' answers,
- * gives each slot its place, and forks the background process. */
+/* mt_background_segment makes the segment of the queued certificates'
+ * answers, gives each slot its place, and forks the background process. */
 static void mt_background_segment(server_rec *s_main)
 {
     apr_array_header_t *queue = mt_sign_queued();

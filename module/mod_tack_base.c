@@ -5,8 +5,9 @@
  * needs and nothing else.  The configuration of a server (mt_conf_get),
  * the two regimes (mt_strict under "apache2 -t", mt_quiet in the discarded
  * first pass of a start), a vhost's name in messages, file-reading and
- * message helpers, a problem recorded for the status page.  It calls only
- * httpd, APR, OpenSSL and the core: never another file of the module.
+ * message helpers, the monotonic clock, the answer's encoder
+ * (mt_answer_encode).  It calls only httpd, APR, OpenSSL and the core:
+ * never another file of the module.
  */
 #include <errno.h>
 #include <stdlib.h>

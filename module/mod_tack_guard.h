@@ -1,7 +1,9 @@
 /* SPDX-License-Identifier: Apache-2.0
  * Copyright 2026 the mod_tack authors (NOTICE) */
 /*
- * mod_tack_guard.h -- pin continuity: TackStateFile, the guard, the last good bytes (mod_tack_guard.c).
+ * mod_tack_guard.h -- pin continuity: the guard, the last good bytes
+ * (mod_tack_guard.c); the memory it judges by, TackStateFile, is
+ * mod_tack_memory.c's.
  */
 #ifndef MOD_TACK_GUARD_H
 #define MOD_TACK_GUARD_H

@@ -7,8 +7,9 @@
  * serves per certificate once every rule is applied (mt_sel_t).  The files
  * that build and judge it each declare their functions in a header of
  * their own, from the bottom up: mod_tack_load.h, mod_tack_store.h,
- * mod_tack_resolve.h, mod_tack_guard.h, mod_tack_signer.h,
- * mod_tack_sign.h, mod_tack_background.h and mod_tack_config.h.
+ * mod_tack_resolve.h, mod_tack_memory.h, mod_tack_guard.h,
+ * mod_tack_secret.h, mod_tack_signer.h, mod_tack_sign.h, mod_tack_md.h,
+ * mod_tack_background.h and mod_tack_config.h.
  */
 #ifndef MOD_TACK_MODEL_H
 #define MOD_TACK_MODEL_H

@@ -105,7 +105,7 @@ static int mt_select(apr_pool_t *p, server_rec *s, int format,
     return 0;
 }
 
-/* tack_files_usable returns 1 when |f| is served at all under |format|. */
+/* mt_file_usable returns 1 when |f| is served at all under |format|. */
 static int mt_file_usable(server_rec *s, mt_file_t *f, int format,
                           int *problems)
 {

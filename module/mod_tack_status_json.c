@@ -36,7 +36,7 @@ static const char *mt_severity_name(int severity)
 
 /* ---- JSON (jansson) ------------------------------------------------------ */
 
-/* Each tack_json_* builder returns a new value or NULL when jansson could
+/* Each mt_json_* builder returns a new value or NULL when jansson could
  * not build it (it takes the references of what it packs either way). */
 
 static json_t *mt_json_counters(apr_uint64_t requested, apr_uint64_t served)
