@@ -10,19 +10,11 @@
  * What a handshake runs is in mod_tack_handshake.c; everything about TACK
  * itself goes through the core library (tack_*.h).
  */
-#include <string.h>
-#include <time.h>
 
 #include "httpd.h"
 #include "http_config.h"
-#include "http_core.h"
-#include "http_log.h"
 #include "http_protocol.h"
-#include "http_request.h"
-#include "apr_atomic.h"
-#include "apr_strings.h"
 
-#include <openssl/err.h>
 #include <openssl/ssl.h>
 
 #include "mod_ssl.h"

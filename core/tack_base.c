@@ -7,6 +7,8 @@
  */
 #include "tack_base.h"
 
+#include <stddef.h>
+
 /* ---- Status strings ------------------------------------------------------ */
 
 static const char *const tack_status_strings[TACK_STATUS_COUNT] = {

@@ -32,9 +32,6 @@
 #ifndef TACK_BASE_H
 #define TACK_BASE_H
 
-#include <stddef.h>
-#include <stdint.h>
-
 #ifdef __cplusplus
 extern "C" {
 #endif

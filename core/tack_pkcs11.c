@@ -27,7 +27,6 @@
 #include <dlfcn.h>
 #include <errno.h>
 #include <link.h>
-#include <pthread.h>
 #include <signal.h>
 #include <stdarg.h>
 #include <stdio.h>

@@ -16,7 +16,6 @@
 #include <sys/stat.h>
 
 #include <jansson.h>
-#include <openssl/crypto.h>
 
 #include "tack_state.h"
 #include "tack_ext.h"

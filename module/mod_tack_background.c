@@ -20,17 +20,11 @@
  * then or for TackSigningRetry, whichever is sooner; its answer replaces the
  * start's TACK in the handshake as soon as it is published.
  */
-#include <dirent.h>
 #include <errno.h>
-#include <fcntl.h>
-#include <limits.h>
 #include <signal.h>
-#include <stdio.h>
-#include <stdlib.h>
 #include <string.h>
 #include <time.h>
 #include <sys/prctl.h>
-#include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -38,25 +32,16 @@
 #include "http_config.h"
 #include "http_log.h"
 #include "http_main.h"
-#include "apr_file_info.h"
 #include "apr_shm.h"
 #include "apr_strings.h"
 #include "apr_thread_proc.h"
 #include "ap_mpm.h"
 
-#include <openssl/err.h>
-#include <openssl/pem.h>
-#include <openssl/x509.h>
-#include <openssl/x509v3.h>
-
 #include "mod_tack_background.h"
-#include "mod_tack_load.h"
 #include "mod_tack_store.h"
 #include "mod_tack_sign.h"
 #include "mod_tack_signer.h"
 #include "mod_tack_md.h"
-#include "tack_util.h"
-#include "tack_file.h"
 
 APLOG_USE_MODULE(tack);
 

@@ -10,7 +10,6 @@
  * never another file of the module.
  */
 #include <errno.h>
-#include <stdlib.h>
 #include <string.h>
 #include <time.h>
 
@@ -21,9 +20,7 @@
 #include "http_main.h"
 #include "apr_strings.h"
 
-#include <openssl/asn1.h>
 #include <openssl/err.h>
-#include <openssl/x509.h>
 
 #include "mod_tack_base.h"
 #include "tack_util.h"

@@ -28,8 +28,6 @@
 
 #include "httpd.h"
 #include "http_config.h"
-#include "http_core.h"
-#include "http_log.h"
 #include "apr_strings.h"
 
 #include "mod_tack_config.h"

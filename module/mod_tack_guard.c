@@ -34,29 +34,18 @@
  * writing, is mod_tack_memory.c's; the guard notes what each certificate
  * serves and judges it against the memory.
  */
-#include <errno.h>
-#include <fcntl.h>
-#include <stdlib.h>
 #include <string.h>
-#include <time.h>
 #include <unistd.h>
-#include <sys/file.h>
 #include <sys/stat.h>
 
 #include "httpd.h"
 #include "http_config.h"
 #include "http_log.h"
-#include "http_main.h"
-#include "apr_file_io.h"
-#include "apr_lib.h"
 #include "apr_strings.h"
-
-#include <openssl/crypto.h>
 
 #include "mod_tack_guard.h"
 #include "mod_tack_memory.h"
 #include "mod_tack_load.h"
-#include "tack_file.h"
 #include "tack_state.h"
 
 APLOG_USE_MODULE(tack);

@@ -14,19 +14,14 @@
  * sets TACK_REQUESTED / TACK_SERVED: no allocation, no lock, no file I/O,
  * no signature work.
  */
-#include <string.h>
 #include <time.h>
 
 #include "httpd.h"
 #include "http_config.h"
-#include "http_core.h"
 #include "http_log.h"
-#include "http_protocol.h"
-#include "http_request.h"
 #include "apr_atomic.h"
 #include "apr_strings.h"
 
-#include <openssl/err.h>
 #include <openssl/ssl.h>
 
 #include "mod_tack_runtime.h"

@@ -9,14 +9,12 @@
  * returns the reason a file is not served, for the directive (under -t) or
  * the start-up report (mod_tack_resolve.c, mod_tack_store.c) to show.
  */
-#include <errno.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
 
 #include "httpd.h"
 #include "http_config.h"
-#include "http_log.h"
 #include "http_main.h"
 #include "apr_strings.h"
 

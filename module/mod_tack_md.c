@@ -32,7 +32,6 @@
 #include "apr_strings.h"
 
 #include <openssl/err.h>
-#include <openssl/pem.h>
 #include <openssl/x509.h>
 #include <openssl/x509v3.h>
 

@@ -12,12 +12,10 @@
  * it (mt_memory_path).
  */
 #include <errno.h>
-#include <fcntl.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
 #include <unistd.h>
-#include <sys/file.h>
 #include <sys/stat.h>
 
 #include "httpd.h"
@@ -27,8 +25,6 @@
 #include "apr_file_io.h"
 #include "apr_lib.h"
 #include "apr_strings.h"
-
-#include <openssl/crypto.h>
 
 #include "mod_tack_memory.h"
 #include "tack_file.h"

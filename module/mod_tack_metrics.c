@@ -17,7 +17,6 @@
 #include <time.h>
 
 #include "httpd.h"
-#include "http_config.h"
 #include "http_protocol.h"
 #include "apr_strings.h"
 

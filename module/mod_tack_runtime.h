@@ -7,7 +7,6 @@
 #define MOD_TACK_RUNTIME_H
 
 #include "mod_tack_model.h"
-#include "mod_tack_background.h"
 
 typedef struct mt_slot mt_slot_t;
 typedef struct mt_rt mt_rt_t;

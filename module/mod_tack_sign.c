@@ -17,39 +17,16 @@
  * (mod_tack_signer.c).  A handshake never signs: what is signed here is
  * served like any TACK, from bytes built now.
  */
-#include <errno.h>
-#include <fcntl.h>
-#include <poll.h>
-#include <signal.h>
-#include <stdlib.h>
 #include <string.h>
 #include <time.h>
-#include <sys/prctl.h>
-#include <sys/socket.h>
 #include <sys/stat.h>
-#include <sys/wait.h>
-#include <unistd.h>
 
 #include "httpd.h"
 #include "http_config.h"
 #include "http_log.h"
-#include "http_main.h"
-#include "apr_file_info.h"
-#include "apr_file_io.h"
-#include "apr_shm.h"
 #include "apr_strings.h"
-#include "apr_thread_proc.h"
 
-#include <jansson.h>
-#include <openssl/core_names.h>
-#include <openssl/crypto.h>
 #include <openssl/err.h>
-#include <openssl/evp.h>
-#include <openssl/params.h>
-#include <openssl/rand.h>
-#include <openssl/pem.h>
-#include <openssl/x509.h>
-#include <openssl/x509v3.h>
 
 #include "mod_tack_sign.h"
 #include "mod_tack_load.h"

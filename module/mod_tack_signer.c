@@ -20,15 +20,12 @@
  * TackStateFile for the signers are mod_tack_secret.c's.
  */
 #include <errno.h>
-#include <fcntl.h>
 #include <poll.h>
 #include <signal.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 #include <sys/prctl.h>
 #include <sys/socket.h>
-#include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -36,27 +33,15 @@
 #include "http_config.h"
 #include "http_log.h"
 #include "http_main.h"
-#include "apr_file_info.h"
-#include "apr_file_io.h"
 #include "apr_portable.h"
-#include "apr_shm.h"
 #include "apr_strings.h"
-#include "apr_thread_proc.h"
 
-#include <openssl/core_names.h>
 #include <openssl/crypto.h>
 #include <openssl/err.h>
 #include <openssl/evp.h>
-#include <openssl/params.h>
-#include <openssl/rand.h>
-#include <openssl/pem.h>
-#include <openssl/x509.h>
-#include <openssl/x509v3.h>
 
 #include "mod_tack_signer.h"
 #include "mod_tack_secret.h"
-#include "tack_util.h"
-#include "tack_file.h"
 #include "tack_key.h"
 #include "tack_pem.h"
 #include "tack_keyfile.h"

@@ -42,10 +42,8 @@
 
 #include "httpd.h"
 #include "http_config.h"
-#include "http_core.h"
 #include "http_log.h"
 #include "http_protocol.h"
-#include "http_request.h"
 #include "apr_shm.h"
 #include "apr_strings.h"
 #include "mod_status.h"

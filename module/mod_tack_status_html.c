@@ -13,8 +13,6 @@
 #include <time.h>
 
 #include "httpd.h"
-#include "http_config.h"
-#include "http_core.h"
 #include "http_protocol.h"
 #include "apr_strings.h"
 

@@ -11,7 +11,6 @@
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
-#include <limits.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
@@ -23,7 +22,6 @@
 #include "http_config.h"
 #include "http_log.h"
 #include "http_main.h"
-#include "apr_file_info.h"
 #include "apr_strings.h"
 #include "unixd.h"
 
