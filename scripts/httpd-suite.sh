@@ -7,8 +7,9 @@
 # (make test-httpd-suite; FULL=1: the whole suite, not only t/ssl).
 #
 # The source package is that of the running release (/etc/os-release:
-# bookworm's on Debian 12, trixie's on 13), fetched from the archive with
-# apt-get source through a private apt configuration (a deb-src list, a
+# bookworm's on Debian 12, trixie's on 13), fetched from the mirror the
+# machine's apt uses (scripts/apt-source.sh: TACK_MIRROR names another)
+# with apt-get source through a private apt configuration (a deb-src list, a
 # lists and a cache directory of its own under TACK_SRC_DIR, default
 # /var/cache/mod-tack/src/CODENAME): the machine's apt is not changed.
 # Its version is named; it may be older than the running apache2 (the
@@ -56,7 +57,7 @@ cd "$top"
 APACHE2=${APACHE2:-/usr/sbin/apache2}
 APXS=${APXS:-/usr/bin/apxs}
 MODDIR=${MODDIR:-/usr/lib/apache2/modules}
-mirror=${TACK_MIRROR:-http://deb.debian.org/debian}
+mirror=$(sh scripts/apt-source.sh)
 cache=/var/cache/mod-tack
 work=${TACK_HTTPD_SUITE_DIR:-$cache/httpd-suite}
 AXES=${TACK_HTTPD_SUITE_AXES:-TLSv1.2 TLSv1.3}

@@ -29,7 +29,7 @@ cache=${1:?usage: openssl4-httpd.sh CACHE}
 release=${TACK_HTTPD_SOURCE_RELEASE:-bookworm}
 say() { echo "openssl4-httpd: $*" >&2; }
 
-mirror=$(sed -n 's/^deb \([^ ]*\) .*/\1/p' /etc/apt/sources.list | head -n 1)
+mirror=$(sh "$(dirname "$0")/apt-source.sh")
 apt_dir=$cache/apt
 mkdir -p "$apt_dir/lists/partial" "$apt_dir/cache/archives/partial" \
          "$cache/src"

@@ -15,7 +15,7 @@ set -eu
 cache=${1:?usage: openssl4-pkcs11-provider.sh CACHE}
 say() { echo "openssl4-pkcs11-provider: $*" >&2; }
 
-mirror=$(sed -n 's/^deb \([^ ]*\) .*/\1/p' /etc/apt/sources.list | head -n 1)
+mirror=$(sh "$(dirname "$0")/apt-source.sh")
 apt_dir=$cache/apt-sid
 mkdir -p "$apt_dir/lists/partial" "$apt_dir/cache/archives/partial" \
          "$cache/src"

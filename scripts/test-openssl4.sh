@@ -25,7 +25,7 @@ if [ ! -f /.mod-tack-chroot ]; then
     exit 2
 fi
 export DEBIAN_FRONTEND=noninteractive
-mirror=$(sed -n 's/^deb \([^ ]*\) .*/\1/p' /etc/apt/sources.list | head -n 1)
+mirror=$(sh scripts/apt-source.sh)
 echo "deb $mirror experimental main" >/etc/apt/sources.list.d/experimental.list
 apt="apt-get -q -y -o Acquire::Check-Valid-Until=false"
 $apt update >/dev/null
