@@ -120,11 +120,13 @@ JANSSON_LIBS := -ljansson
 # "Architecture"): each calls, and includes the header of, only files
 # listed before it (t/tool/23-core-layers.t).
 # tack_pkcs11.c: keys in a PKCS#11 token, through OpenSSL's pkcs11-provider
-# (loaded at run time: nothing to link).  Whatever uses the core is
-# compiled with -Icore.
+# (loaded at run time: nothing to link), over tack_pkcs11_uri.c (what a URI
+# names) and tack_pkcs11_token.c (the PKCS#11 module asked directly).
+# Whatever uses the core is compiled with -Icore.
 CORE_SRC := $(addprefix core/,tack_base.c tack_util.c tack_utf8.c \
             tack_file.c tack_key.c tack_ext.c tack_pem.c tack_keyfile.c \
-            tack_pkcs11.c tack_store.c tack_state.c)
+            tack_pkcs11_uri.c tack_pkcs11_token.c tack_pkcs11.c \
+            tack_store.c tack_state.c)
 # A header per file (tack_cbs.h: the wire cursor, header-only, beneath all).
 CORE_HDR := $(CORE_SRC:.c=.h) core/tack_cbs.h
 # What a program linking the core links too (tack_state.c: jansson).

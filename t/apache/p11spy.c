@@ -14,7 +14,7 @@
  *      -DSPY_LOG='"/tmp/spy.log"' -o p11spy.so p11spy.c -ldl
  *
  * No PKCS#11 header: CK_FUNCTION_LIST laid out as every Unix module does
- * (natural alignment), as p11value.c and tack_pkcs11.c do.
+ * (natural alignment), as p11value.c and tack_pkcs11_token.c do.
  */
 #include <dlfcn.h>
 #include <fcntl.h>

@@ -15,7 +15,7 @@
  * Exit status 0 when the value was refused, 1 when it was read, 2 when the
  * question could not be asked (no module, token, object, login).  No
  * PKCS#11 header: the few declarations below, laid out as every Unix
- * module does (natural alignment), as tack_pkcs11.c does.
+ * module does (natural alignment), as tack_pkcs11_token.c does.
  */
 #include <dlfcn.h>
 #include <stdio.h>
