@@ -105,6 +105,23 @@ case $(sed -n 1p "$src/debian/changelog") in
         "$(sed -n 1p "$src/debian/changelog")"
     exit 1 ;;
 esac
+# Standards-Version: the Policy the release's build was checked against,
+# its lintian's current one: debian/control's 4.6.2 for Debian 12; 4.7.2
+# for Debian 13, whose checklist the packages follow there (systemd units
+# under /usr/lib, nothing under /bin, /lib or /sbin, no program name
+# another package puts on PATH; lintian --pedantic is clean with it).
+case $os_id:$os_version in
+debian:13) policy=4.7.2 ;;
+*) policy= ;;
+esac
+if [ -n "$policy" ]; then
+    sed -i "s/^Standards-Version: .*/Standards-Version: $policy/" \
+        "$src/debian/control"
+    grep -q "^Standards-Version: $policy\$" "$src/debian/control" || {
+        say "$src/debian/control: no Standards-Version line to set"
+        exit 1
+    }
+fi
 say "version $version for $suite (debian/changelog's $base)"
 dirty=$(git status --porcelain --untracked-files=no | wc -l)
 [ "$dirty" -eq 0 ] ||
