@@ -71,6 +71,19 @@ sub listening {
     return \%i;
 }
 
+# children_of(PID): [pid, comm] of each process whose parent is PID, read
+# from /proc (a bare tree may have no ps: sid's minbase has no procps).
+sub children_of {
+    my ($ppid) = @_;
+    my @kids;
+    for my $stat (glob '/proc/[0-9]*/stat') {
+        my $line = TackHelpers::slurp($stat) // next;
+        my ($pid, $comm, $pp) = $line =~ /^(\d+) \((.*)\) \S+ (\d+)/s or next;
+        push @kids, [$pid, $comm] if $pp == $ppid;
+    }
+    return @kids;
+}
+
 unlink "$d/signer.pid";
 my ($rc, $o) = $h->start;
 is($rc, 0, 'httpd starts with a TackStore and a TackSigningKey') or diag($o);
@@ -80,8 +93,8 @@ sleep 0.1 until -s "$d/signer.pid" || time - $t0 > 15;
 my ($signer) = -s "$d/signer.pid" ? TackHelpers::slurp("$d/signer.pid") =~ /(\d+)/ : ();
 
 # ---- the httpd children ------------------------------------------------------
-my @children = map { /^\s*(\d+)\s+(\S+)/ && $2 ne 'tack-signing' ? $1 : () }
-    `ps -o pid=,comm= --ppid $parent`;
+my @children = map { $_->[1] ne 'tack-signing' ? $_->[0] : () }
+    children_of($parent);
 ok(@children, sprintf('httpd runs %d child process(es)', scalar @children));
 my %parent_fds = reverse %{ fds($parent) };
 ok($parent_fds{"$d/store"}, 'the parent keeps the store\'s directory open (the background writes it)')
@@ -96,11 +109,11 @@ ok(!@holding, '... and no child holds it after serving one');
 
 # ---- the signer --------------------------------------------------------------
 ok($signer && -d "/proc/$signer", 'a signer (tack-signer) is up, running its password program')
-    or diag(`ps -ef`);
+    or diag(join ' ', map { "$_->[0]:$_->[1]" } children_of($parent));
 my $comm = $signer && -e "/proc/$signer/comm" ? TackHelpers::slurp("/proc/$signer/comm") : '';
 like($comm, qr/^tack-signer$/, '... named tack-signer');
 my $sf = $signer ? fds($signer) : {};
-my ($prog) = map { /^\s*(\d+)/ ? $1 : () } $signer ? `ps -o pid= --ppid $signer` : ();
+my ($prog) = map { $_->[0] } $signer ? children_of($signer) : ();
 my %prog_pipes = map { $_ => 1 } grep { /^pipe:/ } values %{ $prog ? fds($prog) : {} };
 my $listen = listening();
 my @sockets = grep { /^socket:/ } values %$sf;
