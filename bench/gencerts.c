@@ -115,8 +115,7 @@ static void write_pem(const char *path, int is_key, void *obj)
     }
 }
 
-static void make_one(const char *dir, const char *name, int rsa_bits,
-                     long days)
+static void make_one(const char *dir, const char *name, int rsa_bits, long days)
 {
     char crt[4096], key[4096], san[600];
     EVP_PKEY *pkey;

@@ -70,8 +70,8 @@ enum {
     F_COUNT
 };
 static const char *const failure_names[F_COUNT] = {
-    "connect",       "handshake",       "timeout",       "version",
-    "tack_missing",  "tack_unexpected", "tack_mismatch", "http",
+    "connect",      "handshake",       "timeout",       "version",
+    "tack_missing", "tack_unexpected", "tack_mismatch", "http",
 };
 
 typedef struct {
@@ -140,8 +140,8 @@ typedef struct {
     int reply_seen;
     int reply_ok;
     size_t reply_len;
-    size_t io_off;      /* HTTP: bytes of the request sent */
-    char status[16];    /* HTTP: first bytes of the response */
+    size_t io_off;   /* HTTP: bytes of the request sent */
+    char status[16]; /* HTTP: first bytes of the response */
     size_t status_len;
     char request[512];
     size_t request_len;
@@ -229,9 +229,8 @@ static int tack_ext_parse(SSL *s, unsigned int ext_type, unsigned int context,
     (void)parse_arg;
     c->reply_seen = 1;
     c->reply_len = inlen;
-    c->reply_ok = opt.expect == NULL ||
-                  (inlen == opt.expect_len &&
-                   memcmp(in, opt.expect, inlen) == 0);
+    c->reply_ok = opt.expect == NULL || (inlen == opt.expect_len &&
+                                         memcmp(in, opt.expect, inlen) == 0);
     return 1;
 }
 
@@ -687,7 +686,8 @@ static void usage(FILE *fp)
         "\n"
         "  RESULT handshakes=N failures=F elapsed=S rate=HS_PER_S ...\n"
         "\n"
-        "on stdout (a human summary goes to stderr).  Exit status 0 when every\n"
+        "on stdout (a human summary goes to stderr).  Exit status 0 when "
+        "every\n"
         "attempted handshake succeeded and at least one did, 1 on any\n"
         "failure, 2 on a usage or set-up error.\n"
         "\n"
@@ -715,7 +715,8 @@ static void usage(FILE *fp)
         "                         replies are counted in tack_replies= and\n"
         "                         tack_bytes=\n"
         "  -e, --expect FILE      every handshake must carry this reply: a\n"
-        "                         SERVERINFO[V2] PEM file (as `tack serverinfo`\n"
+        "                         SERVERINFO[V2] PEM file (as `tack "
+        "serverinfo`\n"
         "                         writes) or the raw body; implies --tack\n"
         "      --expect-none      no handshake may carry a reply; implies\n"
         "                         --tack\n"
@@ -845,13 +846,11 @@ static void setup_ctx(void)
     if (opt.ciphers != NULL && !SSL_CTX_set_cipher_list(ctx, opt.ciphers)) {
         die("bad --ciphers: %s", opt.ciphers);
     }
-    if (opt.tack &&
-        !SSL_CTX_add_custom_ext(ctx, TACK_EXT_TYPE,
-                                SSL_EXT_CLIENT_HELLO |
-                                    SSL_EXT_TLS1_2_SERVER_HELLO |
-                                    SSL_EXT_TLS1_3_ENCRYPTED_EXTENSIONS,
-                                tack_ext_add, NULL, NULL, tack_ext_parse,
-                                NULL)) {
+    if (opt.tack && !SSL_CTX_add_custom_ext(
+                        ctx, TACK_EXT_TYPE,
+                        SSL_EXT_CLIENT_HELLO | SSL_EXT_TLS1_2_SERVER_HELLO |
+                            SSL_EXT_TLS1_3_ENCRYPTED_EXTENSIONS,
+                        tack_ext_add, NULL, NULL, tack_ext_parse, NULL)) {
         die("SSL_CTX_add_custom_ext");
     }
 }
@@ -892,8 +891,8 @@ int main(int argc, char **argv)
     opt.timeout = 10;
     opt.tls_version = TLS1_3_VERSION;
 
-    while ((ch = getopt_long(argc, argv, "c:t:d:n:s:xe:qh", longopts,
-                             NULL)) != -1) {
+    while ((ch = getopt_long(argc, argv, "c:t:d:n:s:xe:qh", longopts, NULL)) !=
+           -1) {
         switch (ch) {
         case 'c':
             opt.concurrency = (int)parse_long(optarg, "--concurrency");

@@ -27,7 +27,8 @@
 static const char tack_sig_label[] = "tack_sig";            /* 8 bytes */
 static const char tack_breaksig_label[] = "tack_break_sig"; /* 14 bytes */
 
-/* ---- TACK codec ----------------------------------------------------------- */
+/* ---- TACK codec -----------------------------------------------------------
+ */
 
 /* tack_parse_cbs reads one TACK from |cbs|; 0 if it is too short. */
 static int tack_parse_cbs(tack_t *out, tack_cbs_t *cbs)
@@ -203,7 +204,8 @@ tack_status_t tack_validate(const tack_t *tack, X509 *cert, time_t now)
     return tack_check_expiration(tack, now);
 }
 
-/* ---- Break signatures ----------------------------------------------------- */
+/* ---- Break signatures -----------------------------------------------------
+ */
 
 static int tack_breaksig_parse_cbs(tack_breaksig_t *out, tack_cbs_t *cbs)
 {
@@ -262,7 +264,8 @@ tack_status_t tack_breaksig_create(tack_breaksig_t *out, EVP_PKEY *key)
                          out->signature);
 }
 
-/* ---- Extension bodies ----------------------------------------------------- */
+/* ---- Extension bodies -----------------------------------------------------
+ */
 
 /* ext_fault records which field of an extension body failed its check and
  * where it starts, for messages that point at the right byte. */
@@ -275,7 +278,7 @@ static tack_status_t ext_fault(const char **field, size_t *offset,
     return st;
 }
 
-#define EXT_FAIL(name, at, st) \
+#define EXT_FAIL(name, at, st)                                                 \
     ext_fault(&out->fault_field, &out->fault_offset, (name), (at), in, (st))
 
 tack_status_t tack_ext00_parse(tack_ext00_t *out, const uint8_t *in,
@@ -467,7 +470,8 @@ tack_status_t tack_ext02_encode(const tack_ext02_t *ext, uint8_t *out,
     return TACK_OK;
 }
 
-/* ---- Fingerprints, hashes, times ------------------------------------------ */
+/* ---- Fingerprints, hashes, times ------------------------------------------
+ */
 
 void tack_fingerprint(const uint8_t public_key[TACK_KEY_LEN],
                       char out[TACK_FINGERPRINT_SIZE])
@@ -551,8 +555,8 @@ static void tack_namebuf_str(tack_namebuf_t *b, const char *s)
  * when it has none. */
 static int tack_namebuf_first_dns(tack_namebuf_t *b, X509 *cert)
 {
-    GENERAL_NAMES *sans = X509_get_ext_d2i(cert, NID_subject_alt_name, NULL,
-                                           NULL);
+    GENERAL_NAMES *sans =
+        X509_get_ext_d2i(cert, NID_subject_alt_name, NULL, NULL);
     int i, found = 0;
 
     for (i = 0; !found && i < sk_GENERAL_NAME_num(sans); i++) {
@@ -696,8 +700,8 @@ tack_status_t tack_cert_der_spki_hash(const uint8_t *der, size_t der_len,
         (bits.data[bits.len - 1] & ((1u << bits.data[0]) - 1)) != 0) {
         return TACK_ERR_BAD_LENGTH;
     }
-    if (!EVP_Digest(spki_whole.data, spki_whole.len, out, &md_len,
-                    EVP_sha256(), NULL)) {
+    if (!EVP_Digest(spki_whole.data, spki_whole.len, out, &md_len, EVP_sha256(),
+                    NULL)) {
         return TACK_ERR_CRYPTO;
     }
     if (alg_oid != NULL && alg_oid_len != NULL) {

@@ -93,7 +93,8 @@ typedef struct {
     size_t fault_offset;
 } tack_ext02_t;
 
-/* ---- TACK ----------------------------------------------------------------- */
+/* ---- TACK -----------------------------------------------------------------
+ */
 
 /* tack_parse decodes exactly TACK_LEN bytes from |in| into |out|.  It checks
  * syntax only (length); use tack_verify / tack_validate for the rest.
@@ -153,7 +154,8 @@ tack_status_t tack_validate(const tack_t *tack, X509 *cert, time_t now);
  * OpenSSL's error queue). */
 tack_status_t tack_sign(tack_t *tack, EVP_PKEY *key);
 
-/* ---- Break signatures ----------------------------------------------------- */
+/* ---- Break signatures -----------------------------------------------------
+ */
 
 /* tack_breaksig_parse decodes exactly TACK_BREAKSIG_LEN bytes (syntax only).
  * Returns TACK_OK, TACK_ERR_TRUNCATED or TACK_ERR_TRAILING. */
@@ -173,7 +175,8 @@ tack_status_t tack_breaksig_verify(const tack_breaksig_t *sig);
  * TACK_ERR_KEY_MISMATCH, TACK_ERR_CRYPTO); |key| may be a token's. */
 tack_status_t tack_breaksig_create(tack_breaksig_t *out, EVP_PKEY *key);
 
-/* ---- Extension bodies ----------------------------------------------------- */
+/* ---- Extension bodies -----------------------------------------------------
+ */
 
 /* tack_ext00_parse decodes a draft-00 extension body strictly: tack_len 0 or
  * 166 (TACK_ERR_BAD_LENGTH), break_sigs_len a multiple of 128

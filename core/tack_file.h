@@ -82,8 +82,8 @@ tack_status_t tack_file_write_temp(const char *path, const void *data,
  * the directory |dirfd| (tack_dir_open's; AT_FDCWD: the working
  * directory): the file is created there, and |*tmp| is relative to it. */
 tack_status_t tack_file_write_temp_at(int dirfd, const char *path,
-                                      const void *data, size_t len,
-                                      mode_t mode, int sync, char **tmp);
+                                      const void *data, size_t len, mode_t mode,
+                                      int sync, char **tmp);
 
 /* tack_file_commit puts the temporary file |tmp| (tack_file_write_temp's)
  * in place as |path|, whole: with |replace|, rename(2) over whatever is
@@ -95,8 +95,7 @@ tack_status_t tack_file_write_temp_at(int dirfd, const char *path,
  * On success and on failure the name |tmp| is gone (|tmp| itself is the
  * caller's to free).  Returns TACK_OK, or TACK_ERR_IO with errno set
  * (EEXIST: |path| exists and |replace| is 0), or TACK_ERR_INVALID_ARG. */
-tack_status_t tack_file_commit(const char *tmp, const char *path,
-                               int replace);
+tack_status_t tack_file_commit(const char *tmp, const char *path, int replace);
 
 /* tack_file_commit_at is tack_file_commit with |tmp| and |path| relative to
  * the directory |dirfd| (renameat, linkat, unlinkat). */
@@ -111,8 +110,8 @@ tack_status_t tack_file_commit_at(int dirfd, const char *tmp, const char *path,
  * outputs (with tack_file_write_temp and tack_file_commit for many files).
  * Returns TACK_OK, or TACK_ERR_IO with errno set (the temporary file
  * removed), or TACK_ERR_NOMEM. */
-tack_status_t tack_file_replace(const char *path, const void *data,
-                                size_t len, mode_t mode, int sync);
+tack_status_t tack_file_replace(const char *path, const void *data, size_t len,
+                                mode_t mode, int sync);
 
 /* tack_file_replace_at is tack_file_replace for |path| relative to the
  * directory |dirfd| (tack_dir_open's; AT_FDCWD: the working directory):

@@ -23,7 +23,8 @@
 #include <openssl/provider.h>
 #include <openssl/x509.h>
 
-/* ---- Keys ----------------------------------------------------------------- */
+/* ---- Keys -----------------------------------------------------------------
+ */
 
 /* tack_key_is_p256 is 1 when |key| is an EC key on P-256. */
 static int tack_key_is_p256(EVP_PKEY *key)
@@ -34,8 +35,8 @@ static int tack_key_is_p256(EVP_PKEY *key)
     if (key == NULL || !EVP_PKEY_is_a(key, "EC")) {
         return 0;
     }
-    if (!EVP_PKEY_get_utf8_string_param(key, OSSL_PKEY_PARAM_GROUP_NAME,
-                                        group, sizeof(group), &len)) {
+    if (!EVP_PKEY_get_utf8_string_param(key, OSSL_PKEY_PARAM_GROUP_NAME, group,
+                                        sizeof(group), &len)) {
         ERR_clear_error();
         return 0;
     }
@@ -289,8 +290,7 @@ tack_status_t tack_key_libctx_add(OSSL_LIB_CTX *libctx,
         return TACK_ERR_INVALID_ARG;
     }
     if (!CRYPTO_THREAD_run_once(&tack_key_lock_once, tack_key_lock_init) ||
-        tack_key_lock == NULL ||
-        (c = OPENSSL_zalloc(sizeof(*c))) == NULL) {
+        tack_key_lock == NULL || (c = OPENSSL_zalloc(sizeof(*c))) == NULL) {
         return TACK_ERR_NOMEM;
     }
     c->libctx = libctx;
@@ -310,8 +310,8 @@ tack_status_t tack_key_libctx_add(OSSL_LIB_CTX *libctx,
 
 OSSL_LIB_CTX *tack_key_libctx(const EVP_PKEY *key)
 {
-    const OSSL_PROVIDER *prov = key != NULL ? EVP_PKEY_get0_provider(key)
-                                            : NULL;
+    const OSSL_PROVIDER *prov =
+        key != NULL ? EVP_PKEY_get0_provider(key) : NULL;
     OSSL_LIB_CTX *found = NULL;
     tack_key_ctx_t *c;
     size_t i;
@@ -332,7 +332,8 @@ OSSL_LIB_CTX *tack_key_libctx(const EVP_PKEY *key)
     return found;
 }
 
-/* ---- ECDSA with raw r || s ------------------------------------------------ */
+/* ---- ECDSA with raw r || s ------------------------------------------------
+ */
 
 tack_status_t tack_key_verify(const uint8_t pub[TACK_KEY_LEN],
                               const uint8_t *msg, size_t msg_len,
@@ -398,14 +399,13 @@ static tack_status_t tack_ecdsa_sign(EVP_PKEY *key, const uint8_t *msg,
 
     md = EVP_MD_CTX_new();
     if (md == NULL ||
-        EVP_DigestSignInit_ex(md, NULL, "SHA256", tack_key_libctx(key),
-                              NULL, key, NULL) != 1 ||
+        EVP_DigestSignInit_ex(md, NULL, "SHA256", tack_key_libctx(key), NULL,
+                              key, NULL) != 1 ||
         EVP_DigestSign(md, der, &der_len, msg, msg_len) != 1) {
         goto done;
     }
     esig = d2i_ECDSA_SIG(NULL, &p, (long)der_len);
-    if (esig == NULL ||
-        BN_bn2binpad(ECDSA_SIG_get0_r(esig), sig, 32) != 32 ||
+    if (esig == NULL || BN_bn2binpad(ECDSA_SIG_get0_r(esig), sig, 32) != 32 ||
         BN_bn2binpad(ECDSA_SIG_get0_s(esig), sig + 32, 32) != 32) {
         goto done;
     }

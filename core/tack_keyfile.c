@@ -46,8 +46,7 @@ tack_status_t tack_keyfile_parse(tack_keyfile_t *out, const uint8_t *in,
         return TACK_ERR_TRUNCATED;
     }
     /* A hostile file must not make the caller spin in PBKDF2 for hours. */
-    if (out->iterations == 0 ||
-        out->iterations > TACK_KEYFILE_MAX_ITERATIONS) {
+    if (out->iterations == 0 || out->iterations > TACK_KEYFILE_MAX_ITERATIONS) {
         return TACK_ERR_KEYFILE_ITERATIONS;
     }
     if (!tack_cbs_copy(&cbs, out->salt, TACK_KEYFILE_SALT_LEN) ||
@@ -76,8 +75,8 @@ void tack_keyfile_encode(const tack_keyfile_t *kf,
     tack_cbb_add_bytes(&cbb, kf->mac, sizeof(kf->mac));
 }
 
-static int keyfile_hmac(const uint8_t *key, size_t key_len,
-                        const uint8_t *data, size_t data_len, uint8_t out[32])
+static int keyfile_hmac(const uint8_t *key, size_t key_len, const uint8_t *data,
+                        size_t data_len, uint8_t out[32])
 {
     size_t out_len = 0;
 
@@ -95,8 +94,7 @@ static tack_status_t keyfile_derive(const tack_keyfile_t *kf,
     static const uint8_t one = 0x01, two = 0x02;
     tack_status_t st = TACK_ERR_CRYPTO;
 
-    if (kf->iterations == 0 ||
-        kf->iterations > TACK_KEYFILE_MAX_ITERATIONS ||
+    if (kf->iterations == 0 || kf->iterations > TACK_KEYFILE_MAX_ITERATIONS ||
         password_len > INT32_MAX) {
         return TACK_ERR_KEYFILE_ITERATIONS;
     }
@@ -205,8 +203,7 @@ tack_status_t tack_keyfile_create(tack_keyfile_t *out, EVP_PKEY *key,
     uint8_t enc_key[32], mac_key[32], priv[TACK_PRIV_LEN];
     tack_status_t st;
 
-    if (out == NULL || key == NULL ||
-        (password == NULL && password_len != 0)) {
+    if (out == NULL || key == NULL || (password == NULL && password_len != 0)) {
         return TACK_ERR_INVALID_ARG;
     }
     memset(out, 0, sizeof(*out));

@@ -25,9 +25,9 @@ extern "C" {
 
 /* One decoded PEM block. */
 typedef struct {
-    uint8_t *data;     /* decoded bytes, owned by the tack_pem_t */
+    uint8_t *data; /* decoded bytes, owned by the tack_pem_t */
     size_t len;
-    unsigned line;     /* 1-based line of its BEGIN line */
+    unsigned line; /* 1-based line of its BEGIN line */
 } tack_pem_block_t;
 
 typedef struct {

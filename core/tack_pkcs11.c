@@ -54,8 +54,7 @@ int tack_key_is_uri(const char *spec)
     return tack_pk11_is_uri(spec);
 }
 
-tack_status_t tack_pkcs11_uri_check(const char *uri, char *err,
-                                    size_t err_len)
+tack_status_t tack_pkcs11_uri_check(const char *uri, char *err, size_t err_len)
 {
     tack_pk11_uri_t *u = OPENSSL_zalloc(sizeof(*u));
     tack_status_t st;
@@ -249,7 +248,8 @@ static tack_pk11_ctx_t *tack_pk11_ctx(const char *module, char *err,
             break;
         }
     }
-    if (c == NULL && (c = tack_pk11_ctx_new(module, err, err_len, st)) != NULL) {
+    if (c == NULL &&
+        (c = tack_pk11_ctx_new(module, err, err_len, st)) != NULL) {
         c->next = tack_pk11_ctxs;
         tack_pk11_ctxs = c;
     }
@@ -260,7 +260,8 @@ static tack_pk11_ctx_t *tack_pk11_ctx(const char *module, char *err,
     return c;
 }
 
-/* ---- The PIN --------------------------------------------------------------- */
+/* ---- The PIN ---------------------------------------------------------------
+ */
 
 /* tack_pk11_pin_cb gives the provider the PIN (a pem_password_cb, wrapped
  * as a UI_METHOD for OSSL_STORE_open_ex): never a prompt, neither on
@@ -371,7 +372,8 @@ static tack_status_t tack_pk11_check_key(EVP_PKEY *key, int sign, char *err,
     return TACK_OK;
 }
 
-/* ---- Loading --------------------------------------------------------------- */
+/* ---- Loading ---------------------------------------------------------------
+ */
 
 /* tack_pk11_ckr is the PKCS#11 return value behind the newest error the
  * provider left on the queue (it puts a failed call's CKR_ code in the
@@ -440,10 +442,9 @@ static tack_status_t tack_pk11_load_error(const tack_pk11_uri_t *u,
 /* tack_pk11_store_load opens |store_uri| in |c|'s context and returns the
  * one key of the kind wanted (|private|), or NULL: |*several| is set when
  * more than one matches. */
-static EVP_PKEY *tack_pk11_store_load(tack_pk11_ctx_t *c,
-                                      const char *store_uri, int private,
-                                      UI_METHOD *ui, tack_pk11_pin_t *pin,
-                                      int *several)
+static EVP_PKEY *tack_pk11_store_load(tack_pk11_ctx_t *c, const char *store_uri,
+                                      int private, UI_METHOD *ui,
+                                      tack_pk11_pin_t *pin, int *several)
 {
     OSSL_STORE_CTX *store;
     EVP_PKEY *key = NULL;
@@ -547,9 +548,8 @@ static tack_status_t tack_pk11_load(const char *uri, const char *pin,
         given.pin = u->pin_value;
         given.pin_len = strlen(u->pin_value);
     } else if (u->pin_source[0] != '\0') {
-        st = tack_pk11_pin_source(u->pin_source, source_pin,
-                                  sizeof(source_pin), &given.pin_len, err,
-                                  err_len);
+        st = tack_pk11_pin_source(u->pin_source, source_pin, sizeof(source_pin),
+                                  &given.pin_len, err, err_len);
         if (st != TACK_OK) {
             goto done;
         }
@@ -602,8 +602,8 @@ static tack_status_t tack_pk11_load(const char *uri, const char *pin,
                             "object= or id=",
                             kind);
     } else if (key == NULL) {
-        st = tack_pk11_load_error(u, module[0] ? module
-                                               : TACK_PK11_DEFAULT_MODULE,
+        st = tack_pk11_load_error(u,
+                                  module[0] ? module : TACK_PK11_DEFAULT_MODULE,
                                   &given, kind, err, err_len);
     } else if ((st = tack_pk11_check_key(key, private, err, err_len)) !=
                TACK_OK) {

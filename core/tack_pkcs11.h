@@ -61,8 +61,7 @@ tack_status_t tack_pkcs11_uri_pin(const char *uri, char *out, size_t out_size,
  * belongs in the query: pkcs11:token=t;object=k?module-path=/m.so", with
  * a pin-value as "***"; an unknown attribute's names it.
  * tack_pkcs11_load runs this check first. */
-tack_status_t tack_pkcs11_uri_check(const char *uri, char *err,
-                                    size_t err_len);
+tack_status_t tack_pkcs11_uri_check(const char *uri, char *err, size_t err_len);
 
 /* tack_pkcs11_load loads the private key object |uri| names.  |pin| (|pin_len|
  * bytes, no NUL among them) logs in to the token; it may be NULL when the

@@ -118,8 +118,8 @@ static int tack_pk11_login_state(tack_ck_functions *f, tack_ck_ulong slot,
     if (info->flags & TACK_CKF_USER_PIN_LOCKED) {
         return TACK_PK11_LOCKED;
     }
-    if (f->open_session(slot, TACK_CKF_SERIAL_SESSION, NULL, NULL,
-                        &session) != TACK_CKR_OK) {
+    if (f->open_session(slot, TACK_CKF_SERIAL_SESSION, NULL, NULL, &session) !=
+        TACK_CKR_OK) {
         return TACK_PK11_UNKNOWN;
     }
     if (f->get_session_info(session, &si) == TACK_CKR_OK) {
@@ -201,8 +201,8 @@ tack_status_t tack_pk11_not_found(const tack_pk11_uri_t *u, const char *module,
         tack_pk11_list_tokens(module, u->token, names, sizeof(names), NULL);
     if (in_list == 0) {
         return tack_pk11_fail(err, err_len, TACK_ERR_TOKEN,
-                              "no token \"%s\" (tokens present: %s)",
-                              u->token, names[0] ? names : "none");
+                              "no token \"%s\" (tokens present: %s)", u->token,
+                              names[0] ? names : "none");
     }
     if (in_list < 0) {
         return tack_pk11_fail(err, err_len, TACK_ERR_TOKEN,

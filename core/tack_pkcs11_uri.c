@@ -53,17 +53,25 @@ int tack_pk11_is_uri(const char *spec)
 /* Where an attribute belongs (RFC 7512 section 2.3): the path part holds
  * what names the token and the object, the query what says how to reach
  * it.  Vendor attributes ("x-...") may be in either. */
-static const char *const tack_pk11_path_attrs[] = {
-    "token",          "manufacturer",        "serial",
-    "model",          "library-manufacturer", "library-description",
-    "library-version", "slot-description",   "slot-manufacturer",
-    "slot-id",        "object",              "type",
-    "id",             NULL};
+static const char *const tack_pk11_path_attrs[] = {"token",
+                                                   "manufacturer",
+                                                   "serial",
+                                                   "model",
+                                                   "library-manufacturer",
+                                                   "library-description",
+                                                   "library-version",
+                                                   "slot-description",
+                                                   "slot-manufacturer",
+                                                   "slot-id",
+                                                   "object",
+                                                   "type",
+                                                   "id",
+                                                   NULL};
 static const char *const tack_pk11_query_attrs[] = {
     "pin-value", "pin-source", "module-name", "module-path", NULL};
 /* RFC 7512's object classes (the type attribute). */
-static const char *const tack_pk11_types[] = {
-    "public", "private", "cert", "secret-key", "data", NULL};
+static const char *const tack_pk11_types[] = {"public",     "private", "cert",
+                                              "secret-key", "data",    NULL};
 
 void tack_pk11_uri_wipe(tack_pk11_uri_t *u)
 {
@@ -136,8 +144,7 @@ static void tack_pk11_uri_print(const tack_pk11_uri_t *u, char *out,
             used = strlen(out);
             snprintf(out + used, out_size - used, "%s%.*s=%.*s",
                      first ? (pass ? "?" : "") : (pass ? "&" : ";"),
-                     (int)a->name_len, a->name,
-                     secret ? 3 : (int)a->value_len,
+                     (int)a->name_len, a->name, secret ? 3 : (int)a->value_len,
                      secret ? "***" : a->value);
             first = 0;
         }
@@ -337,8 +344,8 @@ static int tack_pk11_p11kit_dir(char *out, size_t out_size)
     const char *slash;
     int ok = 0;
 
-    if (lib != NULL && dlinfo(lib, RTLD_DI_LINKMAP, &map) == 0 &&
-        map != NULL && (slash = strrchr(map->l_name, '/')) != NULL) {
+    if (lib != NULL && dlinfo(lib, RTLD_DI_LINKMAP, &map) == 0 && map != NULL &&
+        (slash = strrchr(map->l_name, '/')) != NULL) {
         int n = snprintf(out, out_size, "%.*s/pkcs11/",
                          (int)(slash - map->l_name), map->l_name);
 
@@ -435,12 +442,10 @@ tack_status_t tack_pk11_module(const tack_pk11_uri_t *u, char *module,
                                   u->module_path);
         }
         for (i = 0; i < sizeof(forms) / sizeof(forms[0]); i++) {
-            int n = snprintf(module, module_size, "%s/%s%s%s",
-                             u->module_path, forms[i][0], u->module_name,
-                             forms[i][1]);
+            int n = snprintf(module, module_size, "%s/%s%s%s", u->module_path,
+                             forms[i][0], u->module_name, forms[i][1]);
 
-            if (n > 0 && (size_t)n < module_size &&
-                access(module, F_OK) == 0) {
+            if (n > 0 && (size_t)n < module_size && access(module, F_OK) == 0) {
                 break;
             }
         }
@@ -477,7 +482,8 @@ tack_status_t tack_pk11_module(const tack_pk11_uri_t *u, char *module,
     return TACK_OK;
 }
 
-/* ---- The PIN --------------------------------------------------------------- */
+/* ---- The PIN ---------------------------------------------------------------
+ */
 
 const char *tack_pk11_source_path(const char *source)
 {
@@ -523,10 +529,9 @@ tack_status_t tack_pk11_pin_source(const char *source, char *out,
                               out_size - 2);
     }
     if (st != TACK_OK) {
-        return tack_pk11_fail(err, err_len, TACK_ERR_TOKEN,
-                              "pin-source %s: %s", path,
-                              st == TACK_ERR_IO ? strerror(errno)
-                                                : tack_status_str(st));
+        return tack_pk11_fail(
+            err, err_len, TACK_ERR_TOKEN, "pin-source %s: %s", path,
+            st == TACK_ERR_IO ? strerror(errno) : tack_status_str(st));
     }
     memcpy(out, text, n + 1);
     OPENSSL_cleanse(text, n);

@@ -53,9 +53,9 @@ typedef struct {
 typedef struct {
     tack_pk11_attr_t attrs[TACK_PK11_MAX_ATTRS];
     size_t n;
-    char token[TACK_PK11_ATTR_SIZE];    /* "" when absent */
-    char object[TACK_PK11_ATTR_SIZE];   /* "" when absent */
-    char type[16];                      /* "" when absent */
+    char token[TACK_PK11_ATTR_SIZE];  /* "" when absent */
+    char object[TACK_PK11_ATTR_SIZE]; /* "" when absent */
+    char type[16];                    /* "" when absent */
     char module_path[TACK_PK11_ATTR_SIZE];
     char module_name[TACK_PK11_ATTR_SIZE];
     char pin_source[TACK_PK11_ATTR_SIZE];

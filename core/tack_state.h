@@ -35,10 +35,10 @@
 /* One TACK key remembered for a certificate of a vhost. */
 typedef struct {
     uint8_t key[TACK_KEY_LEN];
-    long first_seen;  /* first served (clients' pins start then) */
-    long last_served; /* the last pass that served it with activation on */
-    int serving;      /* served with activation by the running generation */
-    int activation;   /* ever served with activation on: pins may be held */
+    long first_seen;    /* first served (clients' pins start then) */
+    long last_served;   /* the last pass that served it with activation on */
+    int serving;        /* served with activation by the running generation */
+    int activation;     /* ever served with activation on: pins may be held */
     int min_generation; /* the highest min_generation served under it, with
                          * activation on or off: clients that saw it refuse
                          * a lower generation (certificate_revoked) */

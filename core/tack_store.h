@@ -78,8 +78,8 @@ tack_status_t tack_cert_store_name(X509 *cert, char *out, size_t out_len);
  * the module.  Returns TACK_OK; TACK_ERR_INVALID_ARG for a NULL or empty
  * producer or one with a control character (a line break would forge a
  * line of its own); TACK_ERR_BUFFER_TOO_SMALL. */
-tack_status_t tack_store_header(char *out, size_t out_len,
-                                const char *producer, time_t now);
+tack_status_t tack_store_header(char *out, size_t out_len, const char *producer,
+                                time_t now);
 
 #ifdef __cplusplus
 }

@@ -17,11 +17,11 @@
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
 /* fuzz_require aborts (a finding) when an invariant of the library breaks. */
-#define fuzz_require(cond)                                                    \
-    do {                                                                      \
-        if (!(cond)) {                                                        \
-            __builtin_trap();                                                 \
-        }                                                                     \
+#define fuzz_require(cond)                                                     \
+    do {                                                                       \
+        if (!(cond)) {                                                         \
+            __builtin_trap();                                                  \
+        }                                                                      \
     } while (0)
 
 /* fuzz_status_ok: every status has a string. */

@@ -30,8 +30,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
                                          pem.blocks[i].data,
                                          pem.blocks[i].len) == TACK_OK);
             fuzz_require(tack_pem_decode(&again, enc, enc_len,
-                                         TACK_PEM_LABEL_TACK,
-                                         NULL) == TACK_OK);
+                                         TACK_PEM_LABEL_TACK, NULL) == TACK_OK);
             fuzz_require(again.count == 1 &&
                          again.blocks[0].len == pem.blocks[i].len);
             fuzz_require(pem.blocks[i].len == 0 ||

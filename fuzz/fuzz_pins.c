@@ -79,8 +79,7 @@ static int list_store(int json)
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
-    static const char *const names[4] = {"a.test", "A.Test.", "b.test",
-                                         "."};
+    static const char *const names[4] = {"a.test", "A.Test.", "b.test", "."};
     tack_t tacks[2];
     tack_breaksig_t sigs[TACK_MAX_BREAKSIGS];
     cli_pin_input_t in;
@@ -112,10 +111,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     }
     in.breaksigs = sigs;
     in.name = names[data[1] & 3];
-    in.now = (time_t)1700000000 + (time_t)((uint32_t)data[9] << 24 |
-                                           (uint32_t)data[10] << 16 |
-                                           (uint32_t)data[11] << 8 |
-                                           (uint32_t)data[12]);
+    in.now = (time_t)1700000000 +
+             (time_t)((uint32_t)data[9] << 24 | (uint32_t)data[10] << 16 |
+                      (uint32_t)data[11] << 8 | (uint32_t)data[12]);
     cli_now_value = in.now;
 
     write_store(data + PINS_HEADER, size - PINS_HEADER);

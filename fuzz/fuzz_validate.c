@@ -24,8 +24,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     }
     fuzz_require(tack_parse(&tack, data, TACK_LEN) == TACK_OK);
     p = data + TACK_LEN;
-    walk = tack_cert_der_spki_hash(p, size - TACK_LEN, walk_hash, &oid,
-                                   &oid_len);
+    walk =
+        tack_cert_der_spki_hash(p, size - TACK_LEN, walk_hash, &oid, &oid_len);
     fuzz_check_status(walk);
     cert = d2i_X509(NULL, &p, (long)(size - TACK_LEN));
     st = tack_validate(&tack, cert, 1700000000);

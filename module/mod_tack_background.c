@@ -434,8 +434,7 @@ static void mt_agent_main(server_rec *s_main, pid_t parent, int delay)
          * others are tried again at once, with the background's time */
         apr_hash_index_t *hi;
 
-        for (hi = apr_hash_first(p, sgs->signers); hi;
-             hi = apr_hash_next(hi)) {
+        for (hi = apr_hash_first(p, sgs->signers); hi; hi = apr_hash_next(hi)) {
             mt_signer_t *sg = apr_hash_this_val(hi);
 
             if (!sg->pub_known || sg->fd < 0) {
@@ -450,8 +449,7 @@ static void mt_agent_main(server_rec *s_main, pid_t parent, int delay)
     told = 1;
     for (i = 0; i < n; i++) {
         /* a predecessor's work, published before it ended */
-        const mt_pending_t *pd =
-            APR_ARRAY_IDX(queue, i, mt_pending_t *);
+        const mt_pending_t *pd = APR_ARRAY_IDX(queue, i, mt_pending_t *);
 
         done[i] = (char)(mt_background_answer(pd) != NULL);
         if (!done[i] && pd->due <= time(NULL)) {
@@ -510,8 +508,7 @@ static int mt_agent_waiting(void)
     int i, n = 0;
 
     for (i = 0; queue && i < queue->nelts; i++) {
-        const mt_pending_t *pd =
-            APR_ARRAY_IDX(queue, i, mt_pending_t *);
+        const mt_pending_t *pd = APR_ARRAY_IDX(queue, i, mt_pending_t *);
 
         n += mt_background_waiting(pd) != 0;
     }
@@ -544,8 +541,8 @@ static void mt_agent_died(pid_t pid, int status)
         memset(&si, 0, sizeof(si));
         /* WNOWAIT: httpd's loop reaps it (mt_signer_maintain) */
         if (sp->pid > 0 &&
-            waitid(P_PID, (id_t)sp->pid, &si,
-                   WEXITED | WNOHANG | WNOWAIT) == 0 &&
+            waitid(P_PID, (id_t)sp->pid, &si, WEXITED | WNOHANG | WNOWAIT) ==
+                0 &&
             si.si_pid == 0) {
             kill(sp->pid, SIGKILL);
         }
@@ -678,8 +675,7 @@ static void mt_bg_since(apr_time_t now)
     }
     nh = apr_hash_make(np);
     for (i = 0; queue && i < queue->nelts; i++) {
-        const mt_pending_t *pd =
-            APR_ARRAY_IDX(queue, i, mt_pending_t *);
+        const mt_pending_t *pd = APR_ARRAY_IDX(queue, i, mt_pending_t *);
         const apr_time_t *had =
             bp->since ? apr_hash_get(bp->since, pd->cert.hash, TACK_HASH_LEN)
                       : NULL;
@@ -728,8 +724,7 @@ static void mt_background_segment(server_rec *s_main)
     }
     size = APR_ALIGN_DEFAULT(sizeof(mt_board_t));
     for (i = 0; i < queue->nelts; i++) {
-        const mt_pending_t *pd =
-            APR_ARRAY_IDX(queue, i, mt_pending_t *);
+        const mt_pending_t *pd = APR_ARRAY_IDX(queue, i, mt_pending_t *);
 
         size += APR_ALIGN_DEFAULT(sizeof(mt_late_t) + pd->len);
     }
@@ -739,8 +734,7 @@ static void mt_background_segment(server_rec *s_main)
                      "TACK00078: cannot create the shared-memory segment "
                      "(%" APR_SIZE_T_FMT " bytes) for the TACKs left to the "
                      "background: %d certificate%s wait for the next start",
-                     size, queue->nelts,
-                     queue->nelts == 1 ? "" : "s");
+                     size, queue->nelts, queue->nelts == 1 ? "" : "s");
         return;
     }
     base = apr_shm_baseaddr_get(shm);
@@ -798,8 +792,7 @@ static void mt_bg_hand_over(server_rec *s_main)
     if (!bg->agent) {
         return;
     }
-    for (hi = apr_hash_first(NULL, sgs->signers); hi;
-         hi = apr_hash_next(hi)) {
+    for (hi = apr_hash_first(NULL, sgs->signers); hi; hi = apr_hash_next(hi)) {
         mt_signer_t *sg = apr_hash_this_val(hi);
         apr_proc_t *proc;
 

@@ -1,7 +1,9 @@
 /* SPDX-License-Identifier: Apache-2.0
  * Copyright 2026 the mod_tack authors (NOTICE) */
 /*
- * mod_tack_background.h -- TackSigningKey's background: its shared-memory segment of late answers, read by the handshake and the status page (mod_tack_background.c).
+ * mod_tack_background.h -- TackSigningKey's background: its shared-memory
+ * segment of late answers, read by the handshake and the status page
+ * (mod_tack_background.c).
  */
 #ifndef MOD_TACK_BACKGROUND_H
 #define MOD_TACK_BACKGROUND_H
@@ -53,7 +55,7 @@ static inline const mt_late_t *mt_background_answer(const mt_pending_t *pd)
     const mt_late_t *late = pd ? pd->late : NULL;
 
     return late && __atomic_load_n(&late->ready, __ATOMIC_ACQUIRE) ? late
-                                                                    : NULL;
+                                                                   : NULL;
 }
 
 /* mt_background_waiting returns since when |pd| waits for its TACK (the

@@ -42,10 +42,10 @@ extern module TACK_EXPORT AP_MODULE_DECLARE_DATA tack_module;
 #define TACK_WHERE(d) ((d) ? (d)->filename : "?"), ((d) ? (d)->line_num : 0)
 
 /* Types passed through the bottom layer unopened. */
-typedef struct mt_conf mt_conf_t;   /* mod_tack_model.h */
-typedef struct mt_file mt_file_t;   /* mod_tack_model.h */
-typedef struct mt_item mt_item_t;   /* mod_tack_model.h */
-typedef struct mt_store mt_store_t; /* mod_tack_model.h */
+typedef struct mt_conf mt_conf_t;       /* mod_tack_model.h */
+typedef struct mt_file mt_file_t;       /* mod_tack_model.h */
+typedef struct mt_item mt_item_t;       /* mod_tack_model.h */
+typedef struct mt_store mt_store_t;     /* mod_tack_model.h */
 typedef struct mt_pending mt_pending_t; /* mod_tack_model.h */
 
 /* mt_gen_t: one configuration generation, in pconf; each member is one

@@ -287,8 +287,8 @@ static const char *mt_cmd_TackSigningPassword(cmd_parms *cmd, void *dcfg,
             return apr_psprintf(cmd->pool,
                                 "TackSigningPassword %s: invalid path", arg);
         }
-        arg = apr_pstrcat(cmd->pool, apr_pstrndup(cmd->pool, arg, 5), path,
-                          NULL);
+        arg =
+            apr_pstrcat(cmd->pool, apr_pstrndup(cmd->pool, arg, 5), path, NULL);
     }
     conf->sign_pw = arg;
     conf->sign_pw_where = mt_where(cmd);

@@ -56,12 +56,12 @@ APLOG_USE_MODULE(tack);
 #define TACK_GUARD_MIN_SECS (10L * 60)
 /* What one certificate of one vhost serves in this pass. */
 typedef struct {
-    mt_served_t sv;          /* what it serves, as the memory records it
-                              * (sv.conf: also its TackSigningKey) */
+    mt_served_t sv; /* what it serves, as the memory records it
+                     * (sv.conf: also its TackSigningKey) */
     server_rec *s;
-    int served;              /* a real start serves it (not -t) */
-    int slot;                /* the certificate's index in the vhost's */
-    const char *label;       /* the certificate, for messages */
+    int served;        /* a real start serves it (not -t) */
+    int slot;          /* the certificate's index in the vhost's */
+    const char *label; /* the certificate, for messages */
     uint8_t hash[TACK_HASH_LEN];
     int nbroken;
     uint8_t broken[TACK_MAX_BREAKSIGS][TACK_KEY_LEN];
@@ -101,7 +101,8 @@ static apr_pool_t *mt_guard_pool(server_rec *s)
     return mt_guard_get()->pool;
 }
 
-/* ---- what this pass serves ------------------------------------------------- */
+/* ---- what this pass serves -------------------------------------------------
+ */
 
 int mt_guard_remembers(server_rec *s)
 {
@@ -191,7 +192,8 @@ void mt_guard_note(server_rec *s, const mt_conf_t *conf, const mt_sel_t *sel,
             uint8_t *raw = apr_palloc(p, TACK_LEN);
 
             tack_encode(&cert->tacks[k]->tack, raw);
-            memcpy(n->sv.keys[k], cert->tacks[k]->tack.public_key, TACK_KEY_LEN);
+            memcpy(n->sv.keys[k], cert->tacks[k]->tack.public_key,
+                   TACK_KEY_LEN);
             n->sv.tacks[k] = raw;
         }
         n->sv.nkeys = cert->ntacks;
@@ -211,8 +213,8 @@ void mt_guard_note(server_rec *s, const mt_conf_t *conf, const mt_sel_t *sel,
     }
 }
 
-/* ---- the guard ------------------------------------------------------------- */
-
+/* ---- the guard -------------------------------------------------------------
+ */
 
 /* mt_guard_pinned says whether clients can hold an active pin on |key|
  * for a name |s| answers, for its |key_type| certificate: remembered as
@@ -233,9 +235,9 @@ long mt_guard_pinned(server_rec *s, const mt_conf_t *conf, const char *key_type,
     now = mt_memory_now(s);
     names = mt_memory_vhost_names(gd->pool, s);
     for (i = 0; i < names->nelts; i++) {
-        const apr_array_header_t *mem = mt_memory_keys(
-            apr_psprintf(gd->pool, "%s %s", APR_ARRAY_IDX(names, i, const char *),
-                         key_type ? key_type : "?"));
+        const apr_array_header_t *mem = mt_memory_keys(apr_psprintf(
+            gd->pool, "%s %s", APR_ARRAY_IDX(names, i, const char *),
+            key_type ? key_type : "?"));
 
         for (j = 0; mem && j < mem->nelts; j++) {
             const tack_state_key_t *m =
@@ -321,7 +323,8 @@ static void mt_guard_note_vhost(const mt_guard_note_t *n,
 static int mt_guard_report(const mt_guard_note_t *n, const tack_state_key_t *m,
                            long now)
 {
-    char fpr[TACK_FINGERPRINT_SIZE], from[TACK_TIME_SIZE], until[TACK_TIME_SIZE];
+    char fpr[TACK_FINGERPRINT_SIZE], from[TACK_TIME_SIZE],
+        until[TACK_TIME_SIZE];
     char expired[TACK_TIME_SIZE] = "";
     char name[TACK_NAME_SIZE];
     long end = tack_state_pins_until(m, now);
@@ -338,14 +341,14 @@ static int mt_guard_report(const mt_guard_note_t *n, const tack_state_key_t *m,
         expiry = 1; /* the same certificate: only the TACK's time ran out */
         tack_time_format(t.expiration, expired);
     }
-    ways = apr_psprintf(n->s->process->pconf,
-                        "ways out: serve a TACK under %s for this certificate "
-                        "(" TACK_PROG
-                        " sign -k KEY -c CERT into its TackFile or "
-                        "TackStore, or TackSigningKey with that key), a "
-                        "break signature for %s (TackBreakSigsFile), or "
-                        "\"TackLetPinsLapse %s\" to let those pins lapse",
-                        fpr, fpr, fpr);
+    ways =
+        apr_psprintf(n->s->process->pconf,
+                     "ways out: serve a TACK under %s for this certificate "
+                     "(" TACK_PROG " sign -k KEY -c CERT into its TackFile or "
+                     "TackStore, or TackSigningKey with that key), a "
+                     "break signature for %s (TackBreakSigsFile), or "
+                     "\"TackLetPinsLapse %s\" to let those pins lapse",
+                     fpr, fpr, fpr);
     mt_guard_note_vhost(n, name);
     if (strict && expiry) {
         ap_log_error(APLOG_MARK, APLOG_WARNING, 0, n->s,
@@ -410,14 +413,16 @@ static void mt_guard_gone(server_rec *s_main, long now)
                 continue;
             }
             tack_fingerprint(m->key, fpr);
-            tack_time_format((uint32_t)(tack_state_pins_until(m, now) / 60), until);
-            ap_log_error(APLOG_MARK, APLOG_WARNING, 0, s_main,
-                         "TACK00043: vhost %.*s (%s certificate) is no longer "
-                         "configured; it served TACK key %s with pin "
-                         "activation, and clients that pinned it refuse the "
-                         "name until %s wherever it now leads (\"TackLetPinsLapse "
-                         "%s\" in the server config records the decision)",
-                         (int)(sp - id), id, sp + 1, fpr, until, fpr);
+            tack_time_format((uint32_t)(tack_state_pins_until(m, now) / 60),
+                             until);
+            ap_log_error(
+                APLOG_MARK, APLOG_WARNING, 0, s_main,
+                "TACK00043: vhost %.*s (%s certificate) is no longer "
+                "configured; it served TACK key %s with pin "
+                "activation, and clients that pinned it refuse the "
+                "name until %s wherever it now leads (\"TackLetPinsLapse "
+                "%s\" in the server config records the decision)",
+                (int)(sp - id), id, sp + 1, fpr, until, fpr);
         }
     }
 }
@@ -446,12 +451,14 @@ static int mt_guard_check_dir(server_rec *s_main)
         return 0;
     }
     if (sb.st_uid != 0 && sb.st_uid != geteuid()) {
-        why = apr_psprintf(gd->pool, "owned by uid %ld, not by root: chown "
-                                       "root %s",
+        why = apr_psprintf(gd->pool,
+                           "owned by uid %ld, not by root: chown "
+                           "root %s",
                            (long)sb.st_uid, dir);
     } else if (sb.st_mode & (S_IWGRP | S_IWOTH)) {
-        why = apr_psprintf(gd->pool, "writable by %s: chmod go-w %s",
-                           sb.st_mode & S_IWOTH ? "everyone" : "its group", dir);
+        why =
+            apr_psprintf(gd->pool, "writable by %s: chmod go-w %s",
+                         sb.st_mode & S_IWOTH ? "everyone" : "its group", dir);
     }
     if (!why) {
         return 0;
@@ -543,8 +550,7 @@ int mt_guard_check(server_rec *s_main)
     for (i = 0; i < gd->notes->nelts; i++) {
         const mt_guard_note_t *n =
             &APR_ARRAY_IDX(gd->notes, i, mt_guard_note_t);
-        const apr_array_header_t *mem =
-            mt_memory_keys(n->sv.id);
+        const apr_array_header_t *mem = mt_memory_keys(n->sv.id);
 
         problems += mt_guard_floor_report(n, now);
         for (j = 0; mem && j < mem->nelts; j++) {
@@ -592,7 +598,8 @@ void mt_guard_end(server_rec *s_main)
     mt_gen()->guard = NULL;
 }
 
-/* ---- keeping the last good bytes --------------------------------------------- */
+/* ---- keeping the last good bytes
+ * --------------------------------------------- */
 
 /* mt_failed_file returns a TackFile or TackStore file of |conf| that
  * could not be loaded in this pass for another reason than its expiry. */
@@ -634,9 +641,8 @@ static void mt_recover_one(apr_pool_t *p, server_rec *s,
             return; /* broken since: never vouch with it */
         }
     }
-    item =
-        mt_load_item(p, s, "TackStateFile", mt_memory_file(), failed->where,
-                     NULL, &t);
+    item = mt_load_item(p, s, "TackStateFile", mt_memory_file(), failed->where,
+                        NULL, &t);
     cert->tacks[cert->ntacks++] = item;
     ap_log_error(APLOG_MARK, APLOG_ERR, 0, s,
                  "TACK00049: vhost %s: %s %s cannot be loaded (%s); for %s, "
@@ -745,10 +751,9 @@ void mt_guard_recover(apr_pool_t *p, server_rec *s, const mt_conf_t *conf,
 
         /* the memory of any name the vhost answers */
         for (k = 0; !mem && k < names->nelts; k++) {
-            mem = mt_memory_keys(
-                apr_psprintf(gd->pool, "%s %s",
-                             APR_ARRAY_IDX(names, k, const char *),
-                             cert->key_type ? cert->key_type : "?"));
+            mem = mt_memory_keys(apr_psprintf(
+                gd->pool, "%s %s", APR_ARRAY_IDX(names, k, const char *),
+                cert->key_type ? cert->key_type : "?"));
         }
 
         for (j = 0; mem && j < mem->nelts; j++) {

@@ -200,10 +200,12 @@ mt_log_answer(SSL *ssl, conn_rec *c, const mt_rt_t *rt, const mt_slot_t *slot,
                    slot->cert ? slot->key_type : "unknown",
                    mt_slot_subject(slot, subject),
                    late || slot->ntacks ? "TACK key " : "no TACK",
-                   late ? answer->served
-                        : slot->ntacks ? slot->tacks[0]->fingerprint : "",
-                   late ? " (signed in the background)"
-                        : slot->ntacks > 1 ? " and another" : "",
+                   late           ? answer->served
+                   : slot->ntacks ? slot->tacks[0]->fingerprint
+                                  : "",
+                   late               ? " (signed in the background)"
+                   : slot->ntacks > 1 ? " and another"
+                                      : "",
                    late ? 1u : (unsigned)__builtin_popcount(mask),
                    rt->format == TACK_FORMAT_02 ? 0 : rt->nsigs, body->len,
                    body->len ? "" : " (extension omitted)");

@@ -61,9 +61,9 @@ int mt_cert_describe(apr_pool_t *p, X509 *x509, const char *label,
     out->key_type =
         mt_key_type_name(EVP_PKEY_get_base_id(X509_get0_pubkey(x509)));
     out->subject = apr_pstrdup(p, subject);
-    out->label = label ? label
-                       : apr_psprintf(p, "%s certificate %s", out->key_type,
-                                      subject);
+    out->label =
+        label ? label
+              : apr_psprintf(p, "%s certificate %s", out->key_type, subject);
     return 1;
 }
 

@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: Apache-2.0
  * Copyright 2026 the mod_tack authors (NOTICE) */
 /*
- * mod_tack_load.h -- loading and verifying the files a directive names, and describing a certificate (mod_tack_load.c).
+ * mod_tack_load.h -- loading and verifying the files a directive names, and
+ * describing a certificate (mod_tack_load.c).
  */
 #ifndef MOD_TACK_LOAD_H
 #define MOD_TACK_LOAD_H

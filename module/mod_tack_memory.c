@@ -105,7 +105,8 @@ apr_hash_t *mt_memory_entries(void)
 
 /* mt_memory_name returns "NAME:PORT" as a client reaches it: |name| as
  * SNI matches it (case-folded, without a trailing dot) and |port|. */
-static const char *mt_memory_name(apr_pool_t *p, const char *name, unsigned port)
+static const char *mt_memory_name(apr_pool_t *p, const char *name,
+                                  unsigned port)
 {
     char *n = apr_pstrdup(p, name), *c;
     size_t len = strlen(n);
@@ -136,7 +137,8 @@ apr_array_header_t *mt_memory_vhost_names(apr_pool_t *p, server_rec *s)
     APR_ARRAY_PUSH(names, const char *) =
         s->server_hostname ? s->server_hostname : "(unnamed)";
     for (i = 0; s->names && i < s->names->nelts; i++) {
-        APR_ARRAY_PUSH(names, const char *) = APR_ARRAY_IDX(s->names, i, char *);
+        APR_ARRAY_PUSH(names, const char *) =
+            APR_ARRAY_IDX(s->names, i, char *);
     }
     for (a = s->addrs; a; a = a->next) {
         unsigned port = a->host_port ? a->host_port : s->port;
@@ -157,7 +159,7 @@ apr_array_header_t *mt_memory_vhost_names(apr_pool_t *p, server_rec *s)
         for (k = 0; k < ports->nelts; k++) {
             const char *id =
                 mt_memory_name(p, APR_ARRAY_IDX(names, i, const char *),
-                              APR_ARRAY_IDX(ports, k, unsigned));
+                               APR_ARRAY_IDX(ports, k, unsigned));
 
             for (j = 0; j < out->nelts; j++) {
                 if (!strcmp(APR_ARRAY_IDX(out, j, const char *), id)) {
@@ -232,8 +234,8 @@ static void mt_mem_merge(apr_pool_t *p, const char *id,
                          const tack_state_key_t *keys, size_t nkeys, long now)
 {
     struct mt_memory *mm = mt_memory_get();
-    apr_array_header_t *fresh = apr_array_make(p, (int)nkeys + 1,
-                                               sizeof(tack_state_key_t));
+    apr_array_header_t *fresh =
+        apr_array_make(p, (int)nkeys + 1, sizeof(tack_state_key_t));
     apr_array_header_t *have = apr_hash_get(mm->mem, id, APR_HASH_KEY_STRING);
     size_t i;
     int j;
@@ -264,7 +266,8 @@ static void mt_mem_merge(apr_pool_t *p, const char *id,
         if ((!have || j == have->nelts) &&
             tack_state_keep_until(k, now) > now) {
             APR_ARRAY_PUSH(fresh, tack_state_key_t) = *k;
-            APR_ARRAY_IDX(fresh, fresh->nelts - 1, tack_state_key_t).serving = 0;
+            APR_ARRAY_IDX(fresh, fresh->nelts - 1, tack_state_key_t).serving =
+                0;
         }
     }
     if (fresh->nelts) {
@@ -462,7 +465,6 @@ long mt_memory_now(server_rec *s)
     return now;
 }
 
-
 /* mt_memory_lapsed: mod_tack_memory.h. */
 /* It returns 1 when a TackLetPinsLapse of |conf| names |key|. */
 int mt_memory_lapsed(const mt_conf_t *conf, const uint8_t *key)
@@ -482,8 +484,8 @@ int mt_memory_lapsed(const mt_conf_t *conf, const uint8_t *key)
     return 0;
 }
 
-
-/* ---- remembering ----------------------------------------------------------- */
+/* ---- remembering -----------------------------------------------------------
+ */
 
 /* mt_mem_find returns the entry of |mem| for |key|, or NULL. */
 static tack_state_key_t *mt_mem_find(apr_array_header_t *mem,
@@ -522,8 +524,7 @@ static int mt_mem_serves(const mt_served_t *n, const uint8_t *key)
 static void mt_mem_update(const mt_served_t *n, long now)
 {
     struct mt_memory *mm = mt_memory_get();
-    apr_array_header_t *mem =
-        apr_hash_get(mm->mem, n->id, APR_HASH_KEY_STRING);
+    apr_array_header_t *mem = apr_hash_get(mm->mem, n->id, APR_HASH_KEY_STRING);
     int j, k;
 
     if (!mem) {
@@ -589,8 +590,7 @@ static char *mt_mem_dump(long now)
     if (!state) {
         return NULL;
     }
-    for (hi = apr_hash_first(mm->pool, mm->mem); hi;
-         hi = apr_hash_next(hi)) {
+    for (hi = apr_hash_first(mm->pool, mm->mem); hi; hi = apr_hash_next(hi)) {
         apr_array_header_t *mem = apr_hash_this_val(hi);
         tack_state_key_t *keys = (tack_state_key_t *)mem->elts;
         int j;
@@ -734,8 +734,7 @@ void mt_memory_end(server_rec *s_main, const apr_array_header_t *served)
     }
     now = mm->loaded ? mt_memory_now(s_main) : (long)time(NULL);
     if (!mt_strict() && !mt_quiet() && mm->loaded && !mm->keep &&
-        !mm->clock_back &&
-        (served->nelts || apr_hash_count(mm->mem))) {
+        !mm->clock_back && (served->nelts || apr_hash_count(mm->mem))) {
         apr_hash_index_t *hi;
 
         for (i = 0; i < served->nelts; i++) {

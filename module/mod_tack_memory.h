@@ -20,7 +20,7 @@ typedef struct {
     const uint8_t *tacks[TACK_EXT02_MAX_TACKS]; /* their 166 bytes, or NULL
                                                  * (signed in the
                                                  * background) */
-    const mt_conf_t *conf; /* its TackLetPinsLapse */
+    const mt_conf_t *conf;                      /* its TackLetPinsLapse */
 } mt_served_t;
 
 /* mt_memory_file is where the memory lives: TackStateFile of the main
@@ -52,8 +52,8 @@ apr_hash_t *mt_memory_entries(void);
 int mt_memory_lapsed(const mt_conf_t *conf, const uint8_t *key);
 
 /* mt_memory_end writes, at the end of a real start's pass, what |served|
- * (const mt_served_t *, or NULL: nothing) serves into the memory, merged with what another
- * httpd sharing the file wrote meanwhile, and forgets the pass. */
+ * (const mt_served_t *, or NULL: nothing) serves into the memory, merged with
+ * what another httpd sharing the file wrote meanwhile, and forgets the pass. */
 void mt_memory_end(server_rec *s_main, const apr_array_header_t *served);
 
 #endif /* MOD_TACK_MEMORY_H */

@@ -224,7 +224,8 @@ static void mt_prom_vhost(request_rec *r, apr_pool_t *p,
     char name[TACK_NAME_SIZE];
     const char *vhost = mt_prom_label(p, mt_rt_name(rt, name));
     const mt_item_t *tacks[TACK_EXT02_MAX_TACKS];
-    int k, j, n, last = f->level == TACK_PROM_SLOT ? rt->nslots : rt->nslots - 1;
+    int k, j, n,
+        last = f->level == TACK_PROM_SLOT ? rt->nslots : rt->nslots - 1;
 
     if (f->level == TACK_PROM_VHOST) {
         ap_rprintf(r, "%s{vhost=\"%s\"} %" APR_INT64_T_FMT "\n", f->name, vhost,
@@ -256,9 +257,8 @@ static void mt_prom_vhost(request_rec *r, apr_pool_t *p,
 /* The kinds always written (0 when there is none), so that an alert on
  * "> 0" has a series to watch; others (the guard's) are
  * written when present. */
-static const char *const mt_prom_kinds[] = {"expired", "expiring", "no_tack",
-                                            "not_registered",
-                                            "waiting_signature"};
+static const char *const mt_prom_kinds[] = {
+    "expired", "expiring", "no_tack", "not_registered", "waiting_signature"};
 static const char *const mt_prom_store_kinds[] = {"unreadable", "malformed",
                                                   "expired_file", "warning"};
 #define TACK_PROM_MAX_KINDS 16
@@ -386,18 +386,16 @@ static void mt_prom_signing(request_rec *r, apr_pool_t *p, time_t now)
     mt_prom_head(r, "tack_signing_waiting_since_timestamp_seconds", "gauge",
                  "Since when the longest-waiting certificate waits (0: none "
                  "waits).");
-    ap_rprintf(r,
-               "tack_signing_waiting_since_timestamp_seconds %" APR_TIME_T_FMT
-               "\n",
-               t.waiting_since ? apr_time_sec(t.waiting_since) : 0);
+    ap_rprintf(
+        r, "tack_signing_waiting_since_timestamp_seconds %" APR_TIME_T_FMT "\n",
+        t.waiting_since ? apr_time_sec(t.waiting_since) : 0);
     mt_prom_head(r, "tack_signing_last_error_timestamp_seconds", "gauge",
                  "When the background last could not use TackSigningKey (0: "
                  "it can now); the reason is in the status JSON and the "
                  "error log (TACK00076).");
-    ap_rprintf(r,
-               "tack_signing_last_error_timestamp_seconds %" APR_TIME_T_FMT
-               "\n",
-               at ? apr_time_sec(at) : 0);
+    ap_rprintf(
+        r, "tack_signing_last_error_timestamp_seconds %" APR_TIME_T_FMT "\n",
+        at ? apr_time_sec(at) : 0);
 }
 
 int mt_status_metrics(request_rec *r, time_t now)

@@ -46,10 +46,10 @@ struct mt_item {
 
 /* One TackFile directive, or one file of a TackStore. */
 struct mt_file {
-    server_rec *s;               /* the context it was written in */
-    const char *kind;            /* "TackFile" or "TackStore", for messages */
+    server_rec *s;                /* the context it was written in */
+    const char *kind;             /* "TackFile" or "TackStore", for messages */
     const struct mt_store *store; /* the store it belongs to, or NULL */
-    const char *path;            /* resolved against ServerRoot */
+    const char *path;             /* resolved against ServerRoot */
     const char *name; /* a store file's name in its directory, or NULL */
     const ap_directive_t *where; /* its line, for messages */
     int inactive;                /* "TackFile FILE inactive" */
@@ -57,9 +57,9 @@ struct mt_file {
     int stat_known;
     uid_t uid;
     mode_t mode;
-    int removed; /* a store file replaced by one TackSigningKey wrote in
-                  * this pass (mt_store_replace_older): gone, not reported */
-    int server_level;            /* outside any <VirtualHost> */
+    int removed;       /* a store file replaced by one TackSigningKey wrote in
+                        * this pass (mt_store_replace_older): gone, not reported */
+    int server_level;  /* outside any <VirtualHost> */
     const char *error; /* why none of it is served (real start), or NULL */
     int expired;       /* ... and that reason is only the expiration: then the
                         * number of its TACKs, still in |items| for the record */
@@ -132,13 +132,13 @@ struct mt_store {
 struct mt_conf {
     /* The arrays are created by the first directive that needs them: most
      * vhosts of a large server have none, and each would cost ~80 bytes. */
-    apr_array_header_t *files;        /* mt_file_t *, written here; NULL */
-    apr_array_header_t *server_files; /* main server's: candidates; NULL */
-    apr_array_header_t *sigfiles;     /* mt_sigfile_t *, own/inherited */
-    size_t num_sigs;                  /* break signatures in own sigfiles */
-    mt_store_t *store;                /* TackStore, own or inherited */
-    int store_set;                    /* TackStore given here (maybe none) */
-    const char *store_arg;            /* ... its path (or "none") as read */
+    apr_array_header_t *files;         /* mt_file_t *, written here; NULL */
+    apr_array_header_t *server_files;  /* main server's: candidates; NULL */
+    apr_array_header_t *sigfiles;      /* mt_sigfile_t *, own/inherited */
+    size_t num_sigs;                   /* break signatures in own sigfiles */
+    mt_store_t *store;                 /* TackStore, own or inherited */
+    int store_set;                     /* TackStore given here (maybe none) */
+    const char *store_arg;             /* ... its path (or "none") as read */
     const ap_directive_t *store_where; /* ... and its line */
     /* A second TackStore of another directory in this very context, at a
      * real start (under -t it is a syntax error): said at the pass. */
@@ -161,9 +161,9 @@ struct mt_conf {
      * all, how often the background tries a signing key that failed again,
      * the ceiling of a dying background's back-off. */
     int sign_wait, sign_retry, sign_retry_max;
-    const char *state_file;     /* TackStateFile (main server), or NULL */
-    const char *store_owner;    /* TackStoreOwner (main server), or NULL */
-    apr_array_header_t *lapse;  /* TackLetPinsLapse TACK IDs, or NULL */
+    const char *state_file;    /* TackStateFile (main server), or NULL */
+    const char *store_owner;   /* TackStoreOwner (main server), or NULL */
+    apr_array_header_t *lapse; /* TackLetPinsLapse TACK IDs, or NULL */
     int ssl_seen; /* ssl_init_server ran for it in this generation */
     /* What a real start found wrong with it that the status page shows
      * (mt_problem_t, in pconf: the guard's), or NULL. */

@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: Apache-2.0
  * Copyright 2026 the mod_tack authors (NOTICE) */
 /*
- * mod_tack_resolve.h -- what each certificate of a vhost is served (mod_tack_resolve.c).
+ * mod_tack_resolve.h -- what each certificate of a vhost is served
+ * (mod_tack_resolve.c).
  */
 #ifndef MOD_TACK_RESOLVE_H
 #define MOD_TACK_RESOLVE_H

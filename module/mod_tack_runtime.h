@@ -29,7 +29,7 @@ struct mt_slot {
     const mt_item_t *tacks[TACK_EXT02_MAX_TACKS];
     const mt_body_t *bodies;
     mt_ctr_t *ctr;
-    const mt_item_t *lapsed; /* mt_certsel_t.lapsed */
+    const mt_item_t *lapsed;     /* mt_certsel_t.lapsed */
     const mt_pending_t *pending; /* mt_background_answer, once signed */
 };
 

@@ -78,7 +78,8 @@ apr_array_header_t *mt_sign_queued(void)
     return mt_gen()->sign->queue;
 }
 
-/* ---- signing --------------------------------------------------------------- */
+/* ---- signing ---------------------------------------------------------------
+ */
 
 /* mt_sign_store_ours says why TackSigningKey must not write into the
  * store directory |path|, or NULL: it writes only into a store of root's.
@@ -127,7 +128,8 @@ mt_item_t *mt_sign_one(apr_pool_t *p, server_rec *s, const mt_conf_t *conf,
     memset(&tack, 0, sizeof(tack));
     tack.min_generation =
         (uint8_t)(conf->sign_gen == TACK_UNSET ? 0 : conf->sign_min_gen);
-    tack.generation = (uint8_t)(conf->sign_gen == TACK_UNSET ? 0 : conf->sign_gen);
+    tack.generation =
+        (uint8_t)(conf->sign_gen == TACK_UNSET ? 0 : conf->sign_gen);
     /* Never below what clients of the name saw under this key: they
      * would refuse it (certificate_revoked). */
     floor = mt_guard_floor(s, cert->key_type, sg->pub);
@@ -177,8 +179,7 @@ mt_item_t *mt_sign_one(apr_pool_t *p, server_rec *s, const mt_conf_t *conf,
         if (!err) {
             err = mt_store_write(p, conf->store, cert->x509, &tack, &file);
         }
-        other =
-            err ? NULL : apr_hash_get(tb->files, file, APR_HASH_KEY_STRING);
+        other = err ? NULL : apr_hash_get(tb->files, file, APR_HASH_KEY_STRING);
         if (other && !mt_key_equal(other, sg->pub)) {
             /* The file is the certificate's: two TackSigningKeys signing
              * for one certificate would take it from each other at every
@@ -214,9 +215,8 @@ mt_item_t *mt_sign_one(apr_pool_t *p, server_rec *s, const mt_conf_t *conf,
     } else {
         sg->nkept++;
     }
-    item =
-        mt_load_item(p, s, "TackSigningKey", path, conf->sign_key_where,
-                     written, &tack);
+    item = mt_load_item(p, s, "TackSigningKey", path, conf->sign_key_where,
+                        written, &tack);
     apr_hash_set(tb->done, apr_pmemdup(sgs->pool, id, sizeof(id)), sizeof(id),
                  item);
     sg->nsigned++;
@@ -267,8 +267,8 @@ static void mt_sign_queue(server_rec *s, const mt_conf_t *conf,
     pd->cert.x509 = cert->x509;
     memcpy(pd->cert.hash, cert->hash, TACK_HASH_LEN);
     pd->cert.label = apr_pstrdup(pconf, cert->label);
-    pd->cert.key_type = cert->key_type ? apr_pstrdup(pconf, cert->key_type)
-                                       : NULL;
+    pd->cert.key_type =
+        cert->key_type ? apr_pstrdup(pconf, cert->key_type) : NULL;
     pd->expires = expires;
     pd->write = write;
     pd->pinned = pinned;
@@ -348,8 +348,8 @@ static void mt_sign_cert(apr_pool_t *p, server_rec *s, const mt_conf_t *conf,
         if (!pinned) {
             return;
         }
-    } else if (cert->ntacks && cert->tacks[mine]->expires - now >=
-                                   TACK_EXPIRY_WARN_SECS) {
+    } else if (cert->ntacks &&
+               cert->tacks[mine]->expires - now >= TACK_EXPIRY_WARN_SECS) {
         /* a TACK of its own under this key, good for 30 days or more: the
          * background signs its successor when 30 are left, if the
          * certificate outlives it (issue 43: nothing else re-signs it
@@ -368,7 +368,8 @@ static void mt_sign_cert(apr_pool_t *p, server_rec *s, const mt_conf_t *conf,
         sg->nskipped++;
         return;
     }
-    if (mine >= 0 && (uint32_t)(end / 60) <= cert->tacks[mine]->tack.expiration) {
+    if (mine >= 0 &&
+        (uint32_t)(end / 60) <= cert->tacks[mine]->tack.expiration) {
         return; /* the certificate ends first: a new TACK would gain nothing */
     }
     if (due) {
@@ -383,8 +384,8 @@ static void mt_sign_cert(apr_pool_t *p, server_rec *s, const mt_conf_t *conf,
         /* A TACK of its own that expires soon is still served meanwhile; a
          * certificate without one is worth the wait only where clients
          * may hold a pin on the signing key for the name. */
-        waited = mine < 0 ? mt_guard_pinned(s, conf, cert->key_type, sg->pub)
-                          : 0;
+        waited =
+            mine < 0 ? mt_guard_pinned(s, conf, cert->key_type, sg->pub) : 0;
         if ((!waited || sg->fd < 0 || !mt_ms_left(sgs->deadline)) &&
             cert->ntacks <= 1) {
             mt_sign_queue(s, conf, sel, cert, sg, (uint32_t)(end / 60), 1,
@@ -524,8 +525,7 @@ int mt_sign_check(apr_pool_t *ptemp, server_rec *s_main)
                          "(TackSigningWait): certificates without a TACK are "
                          "then served without one until the background signs "
                          "them",
-                         sg->error, TACK_WHERE(sg->where),
-                         mt_sign_wait_secs());
+                         sg->error, TACK_WHERE(sg->where), mt_sign_wait_secs());
         } else if (sg->error && !sg->reported) {
             sg->reported = 1;
             ap_log_error(APLOG_MARK, APLOG_ERR, 0, s,

@@ -252,8 +252,8 @@ int mt_status_post_config(apr_pool_t *pconf, apr_pool_t *ptemp, server_rec *s)
             mt_rt_t *rt = APR_ARRAY_IDX(ms->rts, i, mt_rt_t *);
 
             mt_handshake_counters(
-                rt, apr_pcalloc(pconf, sizeof(mt_ctr_t) *
-                                           ((size_t)rt->nslots + 1)));
+                rt, apr_pcalloc(pconf,
+                                sizeof(mt_ctr_t) * ((size_t)rt->nslots + 1)));
         }
         ms->since = apr_time_now();
         return OK;
@@ -379,10 +379,9 @@ static const mt_item_t *mt_status_late_item(apr_pool_t *p, const mt_rt_t *rt,
     const char *path = late->written && rt->store && slot->cert
                            ? mt_store_path(p, rt->store, slot->cert)
                            : NULL;
-    mt_item_t *it = mt_load_item(p, rt->s, "TackSigningKey",
-                                 path ? path : conf->sign_key,
-                                 conf->sign_key_where,
-                                 path ? rt->store : NULL, &late->tack);
+    mt_item_t *it = mt_load_item(
+        p, rt->s, "TackSigningKey", path ? path : conf->sign_key,
+        conf->sign_key_where, path ? rt->store : NULL, &late->tack);
 
     it->ends_with_cert = 1;
     return it;
@@ -412,13 +411,13 @@ static void mt_problems_waiting(mt_pass_t *ps, int k)
 {
     apr_time_t since = mt_background_waiting(ps->rt->slots[k].pending);
     char error[512];
-    apr_time_t now = apr_time_now(), failed = mt_background_last_error(error,
-                                                                sizeof(error));
+    apr_time_t now = apr_time_now(),
+               failed = mt_background_last_error(error, sizeof(error));
     long waited = (long)apr_time_sec(now - since);
 
     mt_emit(ps,
             failed || waited > 2 * mt_sign_retry_secs() ? TACK_PROBLEM_ERROR
-                                         : TACK_PROBLEM_WARNING,
+                                                        : TACK_PROBLEM_WARNING,
             "waiting_signature", k,
             apr_psprintf(ps->p,
                          "waits for its TACK from TackSigningKey %s since %s "

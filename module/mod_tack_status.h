@@ -74,7 +74,7 @@ typedef struct {
     const mt_item_t *soonest;
     const mt_rt_t *soonest_rt; /* the vhost serving it */
     apr_uint64_t requested, served;
-    int waiting;             /* certificates waiting for TackSigningKey */
+    int waiting;              /* certificates waiting for TackSigningKey */
     apr_time_t waiting_since; /* the longest wait's start, or 0 */
 } mt_totals_t;
 

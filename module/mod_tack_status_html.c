@@ -178,8 +178,8 @@ static void mt_html_tacks(request_rec *r, apr_pool_t *p, const mt_rt_t *rt,
     if (!n) {
         ap_rputs(mt_background_waiting(slot->pending)
                      ? "<td colspan=\"6\" class=\"bad\">no TACK: "
-                              "waits for TackSigningKey</td>"
-                            : "<td colspan=\"6\" class=\"bad\">no TACK</td>",
+                       "waits for TackSigningKey</td>"
+                     : "<td colspan=\"6\" class=\"bad\">no TACK</td>",
                  r);
         return;
     }

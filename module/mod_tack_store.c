@@ -577,8 +577,8 @@ static int mt_store_report_trust(server_rec *s_main, mt_store_t *st)
         if (strict) {
             problems++;
             ap_log_error(APLOG_MARK, APLOG_ERR, 0, s_main,
-                         "TACK00065: %s (TackStore at " TACK_WHERE_FMT ")",
-                         w, TACK_WHERE(st->where));
+                         "TACK00065: %s (TackStore at " TACK_WHERE_FMT ")", w,
+                         TACK_WHERE(st->where));
         } else {
             ap_log_error(APLOG_MARK, APLOG_WARNING, 0, s_main,
                          "TACK00066: %s (TackStore at " TACK_WHERE_FMT

@@ -475,8 +475,9 @@ int main(int argc, char **argv)
         return CLI_EXIT_USAGE;
     }
     /* getopt_long reports errors itself, prefixed with argv[0]: make that
-     * "tack CMD" (TACK_PROG's), the prefix of every other message of the command, and
-     * the commands add only the pointer to their help (cli_usage_hint). */
+     * "tack CMD" (TACK_PROG's), the prefix of every other message of the
+     * command, and the commands add only the pointer to their help
+     * (cli_usage_hint). */
     snprintf(prog, sizeof(prog), TACK_PROG " %s", c->name);
     argv[1] = prog;
     rc = c->run(argc - 1, argv + 1);

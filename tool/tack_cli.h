@@ -376,8 +376,8 @@ typedef struct {
 /* cli_note prints "LABEL          = message" to |fp| (when not NULL) and
  * appends the message to |report|'s "actions" array: the pin store's and
  * the preload list's account of what they did. */
-void cli_note(FILE *fp, json_t *report, const char *label, const char *fmt,
-              ...) __attribute__((format(printf, 4, 5)));
+void cli_note(FILE *fp, json_t *report, const char *label, const char *fmt, ...)
+    __attribute__((format(printf, 4, 5)));
 
 /* cli_split_hostport splits |arg| in place: "host", "host:port",
  * "[v6]:port" or a bare IPv6 address; the port defaults to "443".  Returns

@@ -22,7 +22,7 @@
 typedef struct {
     char **resolve; /* --resolve HOST:ADDR, malloc'd */
     size_t num_resolve;
-    int all; /* --all-addresses */
+    int all;                         /* --all-addresses */
     char addr[INET6_ADDRSTRLEN + 2]; /* a single check's --resolve address */
 } check_args_t;
 
@@ -100,8 +100,9 @@ static int check_parse_option(int c, cli_check_opts_t *o, check_args_t *a)
         } else if (strcmp(optarg, "rsa") == 0) {
             o->key_type = EVP_PKEY_RSA;
         } else {
-            return cli_usage_error("check", "--key-type: ecdsa or rsa, not "
-                                            "\"%s\"",
+            return cli_usage_error("check",
+                                   "--key-type: ecdsa or rsa, not "
+                                   "\"%s\"",
                                    optarg);
         }
         break;

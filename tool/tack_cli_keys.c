@@ -183,7 +183,7 @@ typedef struct {
     char *out_path; /* NULL: standard output */
     char *pem;
     size_t pem_len;
-    char *tmp; /* written, synced, not yet in place */
+    char *tmp;   /* written, synced, not yet in place */
     tack_t tack; /* what was signed, for the report */
     X509 *cert;  /* loaded to name its file in -o DIR (sign_plan) */
     int min_generation, generation; /* what it is signed at (sign_floor) */
@@ -523,7 +523,7 @@ typedef struct {
     cli_pw_opts_t pw;
     sign_params_t sp;
     const char *key_path, *out_path;
-    const char *name; /* --name: the file's name in the -o directory */
+    const char *name;   /* --name: the file's name in the -o directory */
     const char **certs; /* -c and the arguments after the options */
     size_t ncerts;
     int force, progress;
@@ -806,8 +806,9 @@ static int sign_plan(sign_opts_t *so, sign_jobs_t *jobs, size_t *skipped,
             return CLI_EXIT_USAGE;
         }
         if (so->name != NULL && jobs->count != 1) {
-            return cli_usage_error("sign", "--name names the file of one "
-                                           "certificate, not of %zu",
+            return cli_usage_error("sign",
+                                   "--name names the file of one "
+                                   "certificate, not of %zu",
                                    jobs->count);
         }
         for (i = 0; i < jobs->count; i++) {

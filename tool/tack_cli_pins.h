@@ -31,8 +31,9 @@ typedef struct {
  * with |lock|); a missing file is an empty store.  A |path| that is a
  * symbolic link is resolved first: its target is the file locked, read
  * and replaced, so that the link and the target take the same lock and the
- * link stays a link (a link to a missing file is refused).  Returns CLI_EXIT_OK, or
- * CLI_EXIT_USAGE after saying why (|p| then needs no cli_pins_close). */
+ * link stays a link (a link to a missing file is refused).  Returns
+ * CLI_EXIT_OK, or CLI_EXIT_USAGE after saying why (|p| then needs no
+ * cli_pins_close). */
 int cli_pins_open(cli_pins_t *p, const char *path, int lock);
 
 /* cli_pins_save replaces the store's file atomically; a store that would

@@ -449,7 +449,8 @@ const cli_preload_entry_t *cli_preload_find(const cli_preload_t *l,
 /* ---- the client rules ---------------------------------------------------- */
 
 /* preload_note prints one "preload = ..." line and keeps it in the report. */
-#define preload_note(fp, report, ...) cli_note((fp), (report), "preload", __VA_ARGS__)
+#define preload_note(fp, report, ...)                                          \
+    cli_note((fp), (report), "preload", __VA_ARGS__)
 
 /* preload_lift (step 2 of docs/preload.md's rules; draft-00 5.2): a break
  * signature lifts every entry on its key, as it discards every pin on it.

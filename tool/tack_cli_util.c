@@ -85,8 +85,7 @@ int cli_read_file(const char *path, char **out, size_t *out_len)
     return cli_read_file_max(path, TACK_FILE_MAX_DEFAULT, out, out_len);
 }
 
-int cli_read_file_max(const char *path, size_t max, char **out,
-                      size_t *out_len)
+int cli_read_file_max(const char *path, size_t max, char **out, size_t *out_len)
 {
     tack_status_t st;
 
@@ -510,8 +509,7 @@ char *cli_cert_subject(X509 *cert)
     return res;
 }
 
-void cli_note(FILE *fp, json_t *report, const char *label, const char *fmt,
-              ...)
+void cli_note(FILE *fp, json_t *report, const char *label, const char *fmt, ...)
 {
     char buf[512];
     va_list ap;

@@ -33,8 +33,8 @@
 
 typedef struct {
     int json;
-    json_t *items; /* --json: every item of every file */
-    X509 *cert;    /* -c: check TACKs against this certificate */
+    json_t *items;          /* --json: every item of every file */
+    X509 *cert;             /* -c: check TACKs against this certificate */
     const char *state_path; /* --state, else CLI_STATE_DEFAULT */
     const char *cert_path;
     time_t now;

@@ -63,8 +63,8 @@ C_GetFunctionList(ck_functions **out)
 
     if (real == NULL) {
         h = dlopen(SPY_MODULE, RTLD_NOW | RTLD_LOCAL);
-        get = h ? (ck_ulong(*)(const ck_functions **))dlsym(
-                      h, "C_GetFunctionList")
+        get = h ? (ck_ulong(*)(const ck_functions **))dlsym(h,
+                                                            "C_GetFunctionList")
                 : NULL;
         if (get == NULL || get(&real) != 0 || real == NULL) {
             real = NULL;

@@ -155,7 +155,8 @@ FILE *fopen(const char *file, const char *mode)
     static FILE *(*real)(const char *, const char *);
 
     if (!real) {
-        real = (FILE * (*)(const char *, const char *)) dlsym(RTLD_NEXT, "fopen");
+        real =
+            (FILE * (*)(const char *, const char *)) dlsym(RTLD_NEXT, "fopen");
     }
     check_path(file);
     return real(file, mode);
@@ -167,8 +168,8 @@ FILE *fopen64(const char *file, const char *mode)
     static FILE *(*real)(const char *, const char *);
 
     if (!real) {
-        real = (FILE * (*)(const char *, const char *)) dlsym(RTLD_NEXT,
-                                                             "fopen64");
+        real = (FILE * (*)(const char *, const char *))
+            dlsym(RTLD_NEXT, "fopen64");
     }
     check_path(file);
     return real(file, mode);

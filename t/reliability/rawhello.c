@@ -104,13 +104,11 @@ static void patch16(buf_t *b, size_t at, size_t v)
 
 /* build_hello writes a ClientHello handshake message (type, length, body)
  * with the 0xF300 extension shaped by |mode|. */
-static void build_hello(buf_t *hs, const char *sni, const char *mode,
-                        int tls13)
+static void build_hello(buf_t *hs, const char *sni, const char *mode, int tls13)
 {
-    static const unsigned suites12[] = {0xc02b, 0xc02f, 0xc02c, 0xc030,
-                                        0x009e, 0x00ff};
-    static const unsigned suites13[] = {0x1301, 0x1302, 0x1303, 0xc02b,
-                                        0xc02f};
+    static const unsigned suites12[] = {0xc02b, 0xc02f, 0xc02c,
+                                        0xc030, 0x009e, 0x00ff};
+    static const unsigned suites13[] = {0x1301, 0x1302, 0x1303, 0xc02b, 0xc02f};
     uint8_t random[32];
     size_t body_at, ext_at, x, i;
     const unsigned *suites = tls13 ? suites13 : suites12;
@@ -352,8 +350,8 @@ static void answer(int fd, char *line, size_t line_size)
         memcpy(hsbuf + hslen, rec, rlen);
         hslen += rlen;
         if (hslen >= 4) {
-            size_t mlen = (size_t)hsbuf[1] << 16 | (size_t)hsbuf[2] << 8 |
-                          hsbuf[3];
+            size_t mlen =
+                (size_t)hsbuf[1] << 16 | (size_t)hsbuf[2] << 8 | hsbuf[3];
             const uint8_t *p = hsbuf + 4, *end;
             unsigned version;
 
@@ -396,8 +394,7 @@ static void answer(int fd, char *line, size_t line_size)
 
                     if (type == 0xf300) {
                         at = (size_t)snprintf(line, line_size,
-                                              "serverhello %04x ext ",
-                                              version);
+                                              "serverhello %04x ext ", version);
                         for (k = 0; k < len && at + 3 < line_size; k++) {
                             at += (size_t)snprintf(line + at, line_size - at,
                                                    "%02x", e[4 + k]);
@@ -415,9 +412,8 @@ static void answer(int fd, char *line, size_t line_size)
 
 /* one_connection runs |mode| once; returns 0, or 2 when it could not
  * connect. */
-static int one_connection(const char *target, const char *sni,
-                          const char *mode, int tls13, char *line,
-                          size_t line_size)
+static int one_connection(const char *target, const char *sni, const char *mode,
+                          int tls13, char *line, size_t line_size)
 {
     static uint8_t hsmem[MAX_HELLO], recmem[MAX_HELLO + 4096];
     buf_t hs = {hsmem, 0, sizeof(hsmem)};
@@ -575,8 +571,8 @@ int main(int argc, char **argv)
                 (double)now.tv_sec + now.tv_nsec / 1e9 - t0 >= duration) {
                 break;
             }
-            if (one_connection(target, sni, mode, tls13, line,
-                               sizeof(line)) != 0) {
+            if (one_connection(target, sni, mode, tls13, line, sizeof(line)) !=
+                0) {
                 nerr++;
             } else if (!strncmp(line, "alert 2 50", 10)) {
                 n50++;
@@ -600,8 +596,7 @@ int main(int argc, char **argv)
                 if (nexpect > 0 && k == nexpect) {
                     nomatch++;
                     if (nomatch <= 3) {
-                        fprintf(stderr, "rawhello: unexpected: %.200s\n",
-                                line);
+                        fprintf(stderr, "rawhello: unexpected: %.200s\n", line);
                     }
                 }
             } else if (!strcmp(line, "closed")) {

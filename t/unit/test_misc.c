@@ -273,9 +273,9 @@ static void check_der_walk(X509 *cert, const char *want_oid_hex)
 
     ck_assert_int_gt(der_len, 0);
     ck_assert_status(tack_spki_hash(cert, want), TACK_OK);
-    ck_assert_status(tack_cert_der_spki_hash(der, (size_t)der_len, got, &alg,
-                                             &alg_len),
-                     TACK_OK);
+    ck_assert_status(
+        tack_cert_der_spki_hash(der, (size_t)der_len, got, &alg, &alg_len),
+        TACK_OK);
     ck_assert_mem_eq(got, want, TACK_HASH_LEN);
     tt_hex_to(oid, oid_len, want_oid_hex);
     ck_assert_uint_eq(alg_len, oid_len);
@@ -329,9 +329,9 @@ START_TEST(cert_der_spki_hash_refuses_what_is_not_der)
     size_t i;
 
     for (i = 0; i < sizeof(len) / sizeof(len[0]); i++) {
-        ck_assert_msg(tack_cert_der_spki_hash(bad[i], len[i], out, NULL,
-                                              NULL) != TACK_OK,
-                      "case %zu accepted", i);
+        ck_assert_msg(
+            tack_cert_der_spki_hash(bad[i], len[i], out, NULL, NULL) != TACK_OK,
+            "case %zu accepted", i);
     }
 }
 END_TEST
@@ -436,9 +436,9 @@ static X509 *name_cert(const char *cn, const char *san)
         X509_NAME *name = X509_NAME_new();
 
         ck_assert_ptr_nonnull(name);
-        ck_assert_int_eq(X509_NAME_add_entry_by_txt(
-                             name, "CN", MBSTRING_UTF8,
-                             (const unsigned char *)cn, -1, -1, 0),
+        ck_assert_int_eq(X509_NAME_add_entry_by_txt(name, "CN", MBSTRING_UTF8,
+                                                    (const unsigned char *)cn,
+                                                    -1, -1, 0),
                          1);
         ck_assert_int_eq(X509_set_subject_name(cert, name), 1);
         X509_NAME_free(name);
@@ -492,7 +492,9 @@ END_TEST
 START_TEST(cert_name_cuts_to_the_buffer_and_hides_controls)
 {
     char out[8];
-    X509 *cert = name_cert("a\tb\x7f" "cdefgh", NULL);
+    X509 *cert = name_cert("a\tb\x7f"
+                           "cdefgh",
+                           NULL);
 
     ck_assert_str_eq(tack_cert_name(cert, out, sizeof(out)), "/CN=a?b");
     ck_assert_str_eq(tack_cert_name(cert, out, 1), "");
@@ -768,9 +770,11 @@ static int mounted(const char *dir, long magic)
         strcmp(getenv("TACK_TEST_PSEUDO_FS"), "required") == 0) {
         ck_abort_msg("%s is not mounted, and make test needs it", dir);
     }
-    fprintf(stderr, "note: %s is not mounted here: its pseudo-file case of "
-                    "file_read_refuses_pseudo_filesystems_before_reading is "
-                    "not run\n", dir);
+    fprintf(stderr,
+            "note: %s is not mounted here: its pseudo-file case of "
+            "file_read_refuses_pseudo_filesystems_before_reading is "
+            "not run\n",
+            dir);
     return 0;
 }
 
@@ -784,9 +788,9 @@ START_TEST(file_read_refuses_pseudo_filesystems_before_reading)
 
     alarm(5); /* a hang fails the test instead of the whole run */
     if (mounted("/proc", PROC_SUPER_MAGIC)) {
-        ck_assert_status(tack_file_read("/proc/kmsg", TACK_FILE_MAX_DEFAULT,
-                                        &out, &out_len),
-                         TACK_ERR_PSEUDO_FILE);
+        ck_assert_status(
+            tack_file_read("/proc/kmsg", TACK_FILE_MAX_DEFAULT, &out, &out_len),
+            TACK_ERR_PSEUDO_FILE);
         ck_assert_status(tack_file_read("/proc/self/status",
                                         TACK_FILE_MAX_DEFAULT, &out, &out_len),
                          TACK_ERR_PSEUDO_FILE);
@@ -859,8 +863,8 @@ START_TEST(utf8_escape_keeps_valid_utf8)
 {
     utf8_is("a.test", 6, "a.test");
     utf8_is("", 0, "");
-    utf8_is("caf\xc3\xa9", 5, "caf\xc3\xa9");               /* U+00E9 */
-    utf8_is("\xc2\x80\xdf\xbf", 4, "\xc2\x80\xdf\xbf");     /* U+0080, U+07FF */
+    utf8_is("caf\xc3\xa9", 5, "caf\xc3\xa9");           /* U+00E9 */
+    utf8_is("\xc2\x80\xdf\xbf", 4, "\xc2\x80\xdf\xbf"); /* U+0080, U+07FF */
     utf8_is("\xe0\xa0\x80\xef\xbf\xbf", 6, "\xe0\xa0\x80\xef\xbf\xbf");
     utf8_is("\xed\x9f\xbf\xee\x80\x80", 6, "\xed\x9f\xbf\xee\x80\x80");
     utf8_is("\xf0\x90\x80\x80\xf4\x8f\xbf\xbf", 8,
@@ -870,14 +874,14 @@ END_TEST
 
 START_TEST(utf8_escape_writes_invalid_bytes_as_hex)
 {
-    utf8_is("caf\xe9.test", 9, "caf\\xe9.test");    /* Latin-1 */
-    utf8_is("\x80", 1, "\\x80");                    /* stray continuation */
-    utf8_is("\xc0\xaf", 2, "\\xc0\\xaf");           /* overlong '/' */
-    utf8_is("\xc1\xbf", 2, "\\xc1\\xbf");           /* overlong */
-    utf8_is("\xe0\x9f\xbf", 3, "\\xe0\\x9f\\xbf");  /* overlong, 3 bytes */
+    utf8_is("caf\xe9.test", 9, "caf\\xe9.test");   /* Latin-1 */
+    utf8_is("\x80", 1, "\\x80");                   /* stray continuation */
+    utf8_is("\xc0\xaf", 2, "\\xc0\\xaf");          /* overlong '/' */
+    utf8_is("\xc1\xbf", 2, "\\xc1\\xbf");          /* overlong */
+    utf8_is("\xe0\x9f\xbf", 3, "\\xe0\\x9f\\xbf"); /* overlong, 3 bytes */
     utf8_is("\xf0\x8f\xbf\xbf", 4, "\\xf0\\x8f\\xbf\\xbf"); /* 4 bytes */
-    utf8_is("\xed\xa0\x80", 3, "\\xed\\xa0\\x80");  /* surrogate U+D800 */
-    utf8_is("\xed\xbf\xbf", 3, "\\xed\\xbf\\xbf");  /* surrogate U+DFFF */
+    utf8_is("\xed\xa0\x80", 3, "\\xed\\xa0\\x80"); /* surrogate U+D800 */
+    utf8_is("\xed\xbf\xbf", 3, "\\xed\\xbf\\xbf"); /* surrogate U+DFFF */
     utf8_is("\xf4\x90\x80\x80", 4, "\\xf4\\x90\\x80\\x80"); /* U+110000 */
     utf8_is("\xf5\x80\x80\x80", 4, "\\xf5\\x80\\x80\\x80");
     utf8_is("\xfe\xff", 2, "\\xfe\\xff");

@@ -166,8 +166,7 @@ START_TEST(pem_decode_reads_cr_only_line_endings)
     unsigned line = 0;
 
     ck_assert_status(
-        decode_text(&pem, cr, strlen(cr), TACK_PEM_LABEL_TACK, &line),
-        TACK_OK);
+        decode_text(&pem, cr, strlen(cr), TACK_PEM_LABEL_TACK, &line), TACK_OK);
     assert_tack1_block(&pem, 3);
     tack_pem_free(&pem);
     ck_assert_status(
@@ -185,12 +184,13 @@ END_TEST
  * not move.  It was reported as "line 6: malformed PEM armour". */
 START_TEST(pem_decode_skips_a_utf8_byte_order_mark)
 {
-    const char *body = "-----BEGIN TACK-----\n"
-                       "lJ7JcxIC9y6i/jTkTh+MXf0aO23J58PjUQCAI4vCMINlcMGSC8Vyq9On51hk5zAz\n"
-                       "DlIdXzC7zcUC7AN7/alXYwAAAkJ0Bb8+RaM9YEywaJEGViKJJmpYG/gJHgfGaefI\n"
-                       "9kKbXSDmXHI2tbZPnCxzR4ZXz21HxFm1SPYijTKm4zm5dAzXzvneOTRf/SFbY0dZ\n"
-                       "s7UpHKK4yOhREoGH8z8kxxD5/BXb5A==\n"
-                       "-----END TACK-----\n";
+    const char *body =
+        "-----BEGIN TACK-----\n"
+        "lJ7JcxIC9y6i/jTkTh+MXf0aO23J58PjUQCAI4vCMINlcMGSC8Vyq9On51hk5zAz\n"
+        "DlIdXzC7zcUC7AN7/alXYwAAAkJ0Bb8+RaM9YEywaJEGViKJJmpYG/gJHgfGaefI\n"
+        "9kKbXSDmXHI2tbZPnCxzR4ZXz21HxFm1SPYijTKm4zm5dAzXzvneOTRf/SFbY0dZ\n"
+        "s7UpHKK4yOhREoGH8z8kxxD5/BXb5A==\n"
+        "-----END TACK-----\n";
     char text[512];
     tack_pem_t pem;
     unsigned line = 0;

@@ -160,8 +160,7 @@ START_TEST(pkcs11_uri_has_pin_finds_pin_value_and_pin_source)
         tack_pkcs11_uri_has_pin("pkcs11:object=k?pin-source=file:/p"), 1);
     ck_assert_int_eq(tack_pkcs11_uri_has_pin("pkcs11:object=k"), 0);
     /* A URI its load refuses needs no PIN asked first. */
-    ck_assert_int_eq(tack_pkcs11_uri_has_pin("pkcs11:object=k;pin-value=1"),
-                     1);
+    ck_assert_int_eq(tack_pkcs11_uri_has_pin("pkcs11:object=k;pin-value=1"), 1);
     /* An object label is not a query attribute. */
     ck_assert_int_eq(tack_pkcs11_uri_has_pin("pkcs11:object=pin-value=1"), 0);
     ck_assert_int_eq(tack_pkcs11_uri_has_pin("key.pem?pin-value=1"), 0);

@@ -311,7 +311,8 @@ START_TEST(state_redate_keeps_every_pin_and_ends_the_future)
     ck_assert_int_eq(tack_state_ahead(st, NOW), 0);
     tack_state_free(st);
     st = tack_state_new(NOW + TACK_STATE_CLOCK_SLACK_SECS + 1);
-    ck_assert_int_eq(tack_state_ahead(st, NOW), NOW + TACK_STATE_CLOCK_SLACK_SECS + 1);
+    ck_assert_int_eq(tack_state_ahead(st, NOW),
+                     NOW + TACK_STATE_CLOCK_SLACK_SECS + 1);
     tack_state_free(st);
 }
 END_TEST
