@@ -63,14 +63,8 @@ my %copy = (
 my @copies = qw(source package);
 for my $c (@copies) {
     my $d = $copy{$c};
-    $d->{dest} = tmp() . "/$c";
-    my ($rc, $out, $err) = run_cmd({ env => { MAKEFLAGS => '' } }, 'make',
-        '-s', '-C', $top, '-o', $so, '-o', $TACK, 'install',
-        "TOOL_OUT=$TACK", "MODULE_SO=$so", "DESTDIR=$d->{dest}", @{ $d->{vars} });
-    is($rc, 0, "make install DESTDIR=... @{ $d->{vars} }: the $c copy")
-        or diag($out, $err);
+    make_install_copy($c, $d, $so);
     ok(-x "$d->{dest}$d->{bindir}/$d->{prog}", "... puts $d->{bindir}/$d->{prog}");
-    $d->{docs} = "$d->{dest}$d->{docdir}";
 }
 
 # The guides: what make install copies (DOCS: every docs/*.md but the

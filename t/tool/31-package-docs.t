@@ -50,13 +50,7 @@ my %copy = (
 my @copies = qw(source package);
 for my $c (@copies) {
     my $d = $copy{$c};
-    $d->{dest} = tmp() . "/$c";
-    my ($rc, $out, $err) = run_cmd({ env => { MAKEFLAGS => '' } }, 'make',
-        '-s', '-C', $top, '-o', $so, '-o', $TACK, 'install',
-        "TOOL_OUT=$TACK", "MODULE_SO=$so", "DESTDIR=$d->{dest}", @{ $d->{vars} });
-    is($rc, 0, "make install DESTDIR=... @{ $d->{vars} }: the $c copy")
-        or diag($out, $err);
-    $d->{docs} = "$d->{dest}$d->{docdir}";
+    make_install_copy($c, $d, $so);
     $d->{hooks} = "$d->{dest}$d->{hookdir}";
 }
 my @guides = sort map { s{.*/}{}r } glob("$copy{package}{docs}/*.md");

@@ -26,7 +26,7 @@ use PrivateHttpd;
 our @EXPORT = qw(tack run_cmd ok0 tmp top vec00 vec02 slurp write_file mkcert
                  free_port start_s_server stop_server wait_port pem_body
                  store_name pem_decode serverinfo_pem fingerprint
-                 outside_make_install man_render $TACK);
+                 outside_make_install man_render make_install_copy $TACK);
 
 my $top = abs_path(File::Spec->catdir((File::Spec->splitpath(
     abs_path(__FILE__)))[1], '..', '..', '..'));
@@ -49,6 +49,23 @@ sub run_cmd {
     my $opt = ref($_[0]) eq 'HASH' ? shift : {};
     return TackHelpers::run3({ %$opt, dir => $tmp,
         env => { TACK_PASSWORD => undef, %{ $opt->{env} || {} } } }, @_);
+}
+
+# make_install_copy(NAME, \%copy, SO): make install of this tree, with the
+# module |SO| and the tool $TACK as they are (nothing rebuilt), into
+# tmp()/NAME with $copy{vars} (the package's are debian/rules' MAKE_VARS),
+# checked as one test; sets $copy{dest} and $copy{docs}
+# ($copy{docdir} under it).
+sub make_install_copy {
+    my ($name, $d, $so) = @_;
+    $d->{dest} = "$tmp/$name";
+    my ($rc, $out, $err) = run_cmd({ env => { MAKEFLAGS => '' } }, 'make',
+        '-s', '-C', $top, '-o', $so, '-o', $TACK, 'install',
+        "TOOL_OUT=$TACK", "MODULE_SO=$so", "DESTDIR=$d->{dest}", @{ $d->{vars} });
+    Test::More::is($rc, 0, "make install DESTDIR=... @{ $d->{vars} }: the $name copy")
+        or Test::More::diag($out, $err);
+    $d->{docs} = "$d->{dest}$d->{docdir}";
+    return $rc == 0;
 }
 
 # ok0(run_cmd's answer): the answer, or die with its stderr unless the
