@@ -304,13 +304,14 @@ DEMO_PKGS="build-essential pkg-config libjansson-dev apache2 apache2-dev"
 # Apache::Test suite (libapache2-mod-perl2), valgrind, ACME (pebble,
 # certbot), tokens (softhsm2, opensc, p11-kit), promtool (prometheus),
 # the sudo rule of the mod_md hook, curl and jq for the guides' commands,
+# clang-format (make format-check, with Debian 12's),
 # libfaketime for the renewal tests (27-no-lapse.t, nolapse.t), systemd
 # for systemd-analyze verify of the package's timer (30-renew-timer.t: a
 # Debian install has it; a bare tree may not, and nothing runs it);
 # then what httpd's own test framework needs (make test-httpd-suite: the
 # Depends of run-test-suite in the apache2 source's debian/tests/control,
 # but Time::HiRes, which is perl's).
-TEST_PKGS="check libapache2-mod-perl2 clang $CLANG_RT man-db \
+TEST_PKGS="check libapache2-mod-perl2 clang $CLANG_RT clang-format man-db \
 valgrind gdb pebble certbot softhsm2 opensc p11-kit p11-kit-modules \
 prometheus sudo curl jq libfaketime systemd \
 libwww-perl libnet-ssleay-perl libanyevent-perl libdatetime-perl \
