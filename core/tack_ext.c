@@ -470,6 +470,49 @@ tack_status_t tack_ext02_encode(const tack_ext02_t *ext, uint8_t *out,
     return TACK_OK;
 }
 
+tack_status_t tack_answer_encode(int format, int pin_activation,
+                                 const tack_t *const *tacks,
+                                 const unsigned char *inactive, int n,
+                                 const tack_breaksig_t *sigs, size_t nsigs,
+                                 uint8_t out[TACK_ANSWER_MAX], size_t *out_len)
+{
+    int i;
+
+    *out_len = 0;
+    if (format == TACK_FORMAT_02) {
+        tack_ext02_t ext;
+
+        if (n == 0) {
+            return TACK_OK; /* -02 has no empty list: send nothing */
+        }
+        memset(&ext, 0, sizeof(ext));
+        for (i = 0; i < n && i < TACK_EXT02_MAX_TACKS; i++) {
+            /* -02 section 3: bit n activates the n-th TACK of the list */
+            if (pin_activation && !inactive[i]) {
+                ext.activation_flags |= (uint8_t)(1u << i);
+            }
+            ext.tacks[ext.num_tacks++] = *tacks[i];
+        }
+        return tack_ext02_encode(&ext, out, TACK_ANSWER_MAX, out_len);
+    }
+    {
+        tack_ext00_t ext;
+
+        if (n == 0 && nsigs == 0) {
+            return TACK_OK; /* nothing configured, or the TACK expired */
+        }
+        memset(&ext, 0, sizeof(ext));
+        if (n) {
+            ext.has_tack = 1;
+            ext.tack = *tacks[0];
+        }
+        ext.num_breaksigs = nsigs;
+        memcpy(ext.breaksigs, sigs, nsigs * sizeof(sigs[0]));
+        ext.pin_activation = pin_activation && !(n && inactive[0]);
+        return tack_ext00_encode(&ext, out, TACK_ANSWER_MAX, out_len);
+    }
+}
+
 /* ---- Fingerprints, hashes, times ------------------------------------------
  */
 

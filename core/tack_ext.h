@@ -211,6 +211,26 @@ tack_status_t tack_ext02_parse(tack_ext02_t *out, const uint8_t *in,
 tack_status_t tack_ext02_encode(const tack_ext02_t *ext, uint8_t *out,
                                 size_t out_cap, size_t *out_len);
 
+/* The two formats of the extension body, and the room either needs. */
+#define TACK_FORMAT_00 0
+#define TACK_FORMAT_02 2
+#define TACK_ANSWER_MAX                                                        \
+    (TACK_EXT00_MAX_LEN > TACK_EXT02_MAX_LEN ? TACK_EXT00_MAX_LEN              \
+                                             : TACK_EXT02_MAX_LEN)
+
+/* tack_answer_encode writes the body a server sends for |n| TACKs and
+ * |nsigs| break signatures in |format|: draft-00 carries the first TACK
+ * (pin activation |pin_activation| unless inactive[0]) and the break
+ * signatures, -02 every TACK (activated per |pin_activation| unless
+ * inactive[i]; at most TACK_EXT02_MAX_TACKS).  *out_len is 0 when there
+ * is nothing to send: -02 without a TACK, draft-00 without a TACK or a
+ * break signature.  Errors are tack_ext00_encode's and tack_ext02_encode's. */
+tack_status_t tack_answer_encode(int format, int pin_activation,
+                                 const tack_t *const *tacks,
+                                 const unsigned char *inactive, int n,
+                                 const tack_breaksig_t *sigs, size_t nsigs,
+                                 uint8_t out[TACK_ANSWER_MAX], size_t *out_len);
+
 /* ---- Fingerprints, hashes, names, times ---------------------------------- */
 
 /* tack_fingerprint writes the key's "TACK ID" -- SHA-256 of the public key,

@@ -162,14 +162,14 @@ apr_time_t mt_background_waiting(const mt_pending_t *pd)
  * segment: the bytes first, then the flag the handshake reads. */
 static void mt_agent_publish(const mt_pending_t *pd, const mt_item_t *item)
 {
-    uint8_t buf[MT_ANSWER_MAX];
+    uint8_t buf[TACK_ANSWER_MAX];
     unsigned char inactive = 0;
     const tack_t *t = &item->tack;
     size_t len = 0;
 
     if (!pd->late ||
-        mt_answer_encode(pd->format, pd->pin_activation, &t, &inactive, 1,
-                         pd->sigs, pd->nsigs, buf, &len) != TACK_OK ||
+        tack_answer_encode(pd->format, pd->pin_activation, &t, &inactive, 1,
+                           pd->sigs, pd->nsigs, buf, &len) != TACK_OK ||
         len != pd->len) {
         return; /* served at the next start, from the store */
     }

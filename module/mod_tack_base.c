@@ -5,9 +5,8 @@
  * needs and nothing else.  The configuration of a server (mt_conf_get),
  * the two regimes (mt_strict under "apache2 -t", mt_quiet in the discarded
  * first pass of a start), a vhost's name in messages, file-reading and
- * message helpers, the monotonic clock, the answer's encoder
- * (mt_answer_encode).  It calls only httpd, APR, OpenSSL and the core:
- * never another file of the module.
+ * message helpers, the monotonic clock.  It calls only httpd, APR,
+ * OpenSSL and the core: never another file of the module.
  */
 #include <errno.h>
 #include <string.h>
@@ -238,49 +237,6 @@ void mt_openssl_log(server_rec *s, const char *what)
         ap_log_error(APLOG_MARK, APLOG_ERR, 0, s,
                      "TACK00050: vhost %s: %s: OpenSSL: %s",
                      mt_vhost_name_buf(s, name), what, buf);
-    }
-}
-
-tack_status_t mt_answer_encode(int format, int pin_activation,
-                               const tack_t *const *tacks,
-                               const unsigned char *inactive, int n,
-                               const tack_breaksig_t *sigs, size_t nsigs,
-                               uint8_t buf[MT_ANSWER_MAX], size_t *len)
-{
-    int i;
-
-    *len = 0;
-    if (format == TACK_FORMAT_02) {
-        tack_ext02_t ext;
-
-        if (n == 0) {
-            return TACK_OK; /* -02 has no empty list: send nothing */
-        }
-        memset(&ext, 0, sizeof(ext));
-        for (i = 0; i < n && i < TACK_EXT02_MAX_TACKS; i++) {
-            /* -02 section 3: bit n activates the n-th TACK of the list */
-            if (pin_activation && !inactive[i]) {
-                ext.activation_flags |= (uint8_t)(1u << i);
-            }
-            ext.tacks[ext.num_tacks++] = *tacks[i];
-        }
-        return tack_ext02_encode(&ext, buf, MT_ANSWER_MAX, len);
-    }
-    {
-        tack_ext00_t ext;
-
-        if (n == 0 && nsigs == 0) {
-            return TACK_OK; /* nothing configured, or the TACK expired */
-        }
-        memset(&ext, 0, sizeof(ext));
-        if (n) {
-            ext.has_tack = 1;
-            ext.tack = *tacks[0];
-        }
-        ext.num_breaksigs = nsigs;
-        memcpy(ext.breaksigs, sigs, nsigs * sizeof(sigs[0]));
-        ext.pin_activation = pin_activation && !(n && inactive[0]);
-        return tack_ext00_encode(&ext, buf, MT_ANSWER_MAX, len);
     }
 }
 

@@ -31,8 +31,6 @@
 extern module TACK_EXPORT AP_MODULE_DECLARE_DATA tack_module;
 
 #define TACK_UNSET (-1)
-#define TACK_FORMAT_00 0
-#define TACK_FORMAT_02 2
 
 /* A TACK about to be served that expires within this is warned about. */
 #define TACK_EXPIRY_WARN_SECS (30L * 24 * 60 * 60)
@@ -158,18 +156,5 @@ typedef struct {
     size_t len;
     const char *served;
 } mt_body_t;
-
-/* mt_answer_encode encodes the body of |format|: draft-00 carries the
- * first TACK (activated per |pin_activation| unless inactive[0]) and
- * |sigs|, -02 every TACK (activated unless inactive[i]); *len is 0 when
- * there is nothing to send. */
-#define MT_ANSWER_MAX                                                          \
-    (TACK_EXT00_MAX_LEN > TACK_EXT02_MAX_LEN ? TACK_EXT00_MAX_LEN              \
-                                             : TACK_EXT02_MAX_LEN)
-tack_status_t mt_answer_encode(int format, int pin_activation,
-                               const tack_t *const *tacks,
-                               const unsigned char *inactive, int n,
-                               const tack_breaksig_t *sigs, size_t nsigs,
-                               uint8_t buf[MT_ANSWER_MAX], size_t *len);
 
 #endif /* MOD_TACK_BASE_H */

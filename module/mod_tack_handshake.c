@@ -43,7 +43,7 @@ static mt_body_t mt_body_build(apr_pool_t *p, server_rec *s,
     const tack_t *tacks[TACK_EXT02_MAX_TACKS];
     unsigned char inactive[TACK_EXT02_MAX_TACKS];
     tack_status_t st;
-    uint8_t buf[MT_ANSWER_MAX];
+    uint8_t buf[TACK_ANSWER_MAX];
     size_t len = 0;
     char name[TACK_NAME_SIZE];
     int i, n = 0;
@@ -55,8 +55,8 @@ static mt_body_t mt_body_build(apr_pool_t *p, server_rec *s,
             tacks[n++] = &slot->tacks[i]->tack;
         }
     }
-    st = mt_answer_encode(sel->format, sel->pin_activation, tacks, inactive, n,
-                          sel->sigs, sel->nsigs, buf, &len);
+    st = tack_answer_encode(sel->format, sel->pin_activation, tacks, inactive,
+                            n, sel->sigs, sel->nsigs, buf, &len);
     if (st != TACK_OK) {
         ap_log_error(APLOG_MARK, APLOG_ERR, 0, s,
                      "TACK00051: vhost %s: cannot encode the extension: %s",

@@ -251,7 +251,7 @@ static void mt_sign_queue(server_rec *s, const mt_conf_t *conf,
                           long pinned, mt_item_t *replaces, time_t due)
 {
     apr_pool_t *pconf = s->process->pconf;
-    uint8_t buf[MT_ANSWER_MAX];
+    uint8_t buf[TACK_ANSWER_MAX];
     unsigned char inactive = 0;
     mt_pending_t *pd;
     tack_t blank;
@@ -286,8 +286,8 @@ static void mt_sign_queue(server_rec *s, const mt_conf_t *conf,
                           : NULL;
     /* the answer's size does not depend on the TACK's contents */
     memset(&blank, 0, sizeof(blank));
-    if (mt_answer_encode(pd->format, pd->pin_activation, &t, &inactive, 1,
-                         pd->sigs, pd->nsigs, buf, &pd->len) != TACK_OK) {
+    if (tack_answer_encode(pd->format, pd->pin_activation, &t, &inactive, 1,
+                           pd->sigs, pd->nsigs, buf, &pd->len) != TACK_OK) {
         return; /* cannot happen: TACK00051 says so for its other bodies */
     }
     cert->pending = pd;

@@ -533,6 +533,109 @@ START_TEST(ext02_parse_survives_random_mutations)
 }
 END_TEST
 
+/* ---- the body a server sends (tack_answer_encode) ---------------------- */
+
+START_TEST(answer_02_is_the_ext02_body_with_a_flag_per_active_tack)
+{
+    tack_ext02_t pair, want;
+    const tack_t *tacks[2];
+    const unsigned char inactive[2] = {0, 1};
+    uint8_t got[TACK_ANSWER_MAX], exp[TACK_EXT02_MAX_LEN];
+    size_t got_len = 99, exp_len = 0;
+
+    pair_ext(&pair, 0);
+    tacks[0] = &pair.tacks[0];
+    tacks[1] = &pair.tacks[1];
+    for (int act = 0; act <= 1; act++) {
+        want = pair;
+        want.activation_flags = act ? 0x01 : 0x00; /* the second inactive */
+        ck_assert_status(tack_ext02_encode(&want, exp, sizeof(exp), &exp_len),
+                         TACK_OK);
+        ck_assert_status(tack_answer_encode(TACK_FORMAT_02, act, tacks,
+                                            inactive, 2, NULL, 0, got,
+                                            &got_len),
+                         TACK_OK);
+        ck_assert_uint_eq(got_len, exp_len);
+        ck_assert_mem_eq(got, exp, exp_len);
+    }
+}
+END_TEST
+
+START_TEST(answer_02_without_a_tack_sends_nothing)
+{
+    uint8_t got[TACK_ANSWER_MAX];
+    size_t got_len = 99;
+
+    ck_assert_status(tack_answer_encode(TACK_FORMAT_02, 1, NULL, NULL, 0, NULL,
+                                        0, got, &got_len),
+                     TACK_OK);
+    ck_assert_uint_eq(got_len, 0);
+}
+END_TEST
+
+START_TEST(answer_00_carries_the_first_tack_and_the_break_signatures)
+{
+    tack_ext02_t two;
+    tack_ext00_t want;
+    tack_breaksig_t sig;
+    const tack_t *tacks[2];
+    unsigned char inactive[2] = {0, 0};
+    uint8_t got[TACK_ANSWER_MAX], exp[TACK_EXT00_MAX_LEN];
+    size_t got_len = 0, exp_len = 0;
+
+    pair_ext(&two, 0);
+    tacks[0] = &two.tacks[0];
+    tacks[1] = &two.tacks[1];
+    memset(&sig, 0x07, sizeof(sig));
+    for (int i = 0; i < 3; i++) {
+        int act = i != 0;
+
+        inactive[0] = i == 2; /* 0: off; 1: on; 2: on, the TACK inactive */
+        memset(&want, 0, sizeof(want));
+        want.has_tack = 1;
+        want.tack = two.tacks[0];
+        want.num_breaksigs = 1;
+        want.breaksigs[0] = sig;
+        want.pin_activation = i == 1;
+        ck_assert_status(tack_ext00_encode(&want, exp, sizeof(exp), &exp_len),
+                         TACK_OK);
+        ck_assert_status(tack_answer_encode(TACK_FORMAT_00, act, tacks,
+                                            inactive, 2, &sig, 1, got,
+                                            &got_len),
+                         TACK_OK);
+        ck_assert_uint_eq(got_len, exp_len);
+        ck_assert_mem_eq(got, exp, exp_len);
+    }
+}
+END_TEST
+
+START_TEST(answer_00_sends_break_signatures_alone_and_nothing_for_nothing)
+{
+    tack_ext00_t want;
+    tack_breaksig_t sig;
+    uint8_t got[TACK_ANSWER_MAX], exp[TACK_EXT00_MAX_LEN];
+    size_t got_len = 99, exp_len = 0;
+
+    ck_assert_status(tack_answer_encode(TACK_FORMAT_00, 1, NULL, NULL, 0, NULL,
+                                        0, got, &got_len),
+                     TACK_OK);
+    ck_assert_uint_eq(got_len, 0);
+
+    memset(&sig, 0x07, sizeof(sig));
+    memset(&want, 0, sizeof(want));
+    want.num_breaksigs = 1;
+    want.breaksigs[0] = sig;
+    want.pin_activation = 1;
+    ck_assert_status(tack_ext00_encode(&want, exp, sizeof(exp), &exp_len),
+                     TACK_OK);
+    ck_assert_status(tack_answer_encode(TACK_FORMAT_00, 1, NULL, NULL, 0, &sig,
+                                        1, got, &got_len),
+                     TACK_OK);
+    ck_assert_uint_eq(got_len, exp_len);
+    ck_assert_mem_eq(got, exp, exp_len);
+}
+END_TEST
+
 Suite *ext02_suite(void)
 {
     Suite *s = suite_create("ext02");
@@ -557,6 +660,12 @@ Suite *ext02_suite(void)
     tcase_add_test(tc, ext02_parse_names_the_failing_field_and_offset);
     tcase_add_loop_test(tc, ext02_encode_refuses_every_short_buffer, 0, 2);
     tcase_add_test(tc, ext02_parse_survives_random_mutations);
+    tcase_add_test(tc, answer_02_is_the_ext02_body_with_a_flag_per_active_tack);
+    tcase_add_test(tc, answer_02_without_a_tack_sends_nothing);
+    tcase_add_test(tc,
+                   answer_00_carries_the_first_tack_and_the_break_signatures);
+    tcase_add_test(
+        tc, answer_00_sends_break_signatures_alone_and_nothing_for_nothing);
     suite_add_tcase(s, tc);
     return s;
 }
