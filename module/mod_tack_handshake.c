@@ -31,7 +31,7 @@ APLOG_USE_MODULE(tack);
 
 /* Until post_config hands out the shared segment's counters, every slot
  * counts here; no handshake runs before. */
-mt_ctr_t mt_ctr_unset;
+static mt_ctr_t mt_ctr_unset;
 
 /* mt_body_build encodes the body for the TACKs of |slot| selected by
  * |mask|.  Returns an empty body when there is nothing to send. */

@@ -65,9 +65,6 @@ static inline apr_uint64_t mt_ctr_load(const apr_uint64_t *v)
  * ("" for the last slot) and returns |buf|. */
 const char *mt_slot_subject(const mt_slot_t *slot, char buf[TACK_SUBJECT_SIZE]);
 
-/* mt_ctr_unset: where the counters point until post_config. */
-extern mt_ctr_t mt_ctr_unset;
-
 /* mt_handshake_build builds, in |p|, the table of |s| from |sel|. */
 mt_rt_t *mt_handshake_build(apr_pool_t *p, server_rec *s, const mt_sel_t *sel);
 
