@@ -152,6 +152,11 @@ static void mt_guard_problem(const mt_guard_note_t *n, const char *msg)
     pr->message = msg;
 }
 
+/* Nothing is noted when the vhost has no pin activation and nothing is
+ * remembered of it.  A certificate with no TACK gets one under |signing|
+ * at the start, so a pin on that key is not lost; at a real start what
+ * the guard finds wrong is also a problem on the status page
+ * (mt_conf_t.problems). */
 void mt_guard_note(server_rec *s, const mt_conf_t *conf, const mt_sel_t *sel,
                    int served, const uint8_t *signing)
 {
@@ -715,6 +720,9 @@ static void mt_recover_floor(apr_pool_t *p, server_rec *s, mt_sel_t *sel,
                  good.generation, item->file->path, item->expiry, floor, floor);
 }
 
+/* A file broken between the configuration test and a restart must not
+ * cut pinned clients off: the TACK served before comes back while it is
+ * valid for the certificate. */
 void mt_guard_recover(apr_pool_t *p, server_rec *s, const mt_conf_t *conf,
                       mt_sel_t *sel)
 {

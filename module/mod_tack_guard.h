@@ -10,25 +10,16 @@
 
 #include "mod_tack_model.h"
 
-/* mt_guard_note records what |sel| (the vhost |s|) is about to serve,
- * for the guard and the memory; nothing when the vhost has no pin
- * activation and nothing is remembered of it.  |signing| (under -t) is
- * the public key of the vhost's TackSigningKey: a certificate with no TACK
- * gets one under it at the start, so a pin on that key is not lost.
- * |served|: a real start serves it (what the guard finds wrong is then
- * also a problem on the status page: mt_conf_t.problems). */
+/* mt_guard_note records what |sel| (the vhost |s|) is about to serve, for
+ * the guard and the memory; |signing| (under -t) is the public key of the
+ * vhost's TackSigningKey, |served| set at a real start. */
 void mt_guard_note(server_rec *s, const mt_conf_t *conf, const mt_sel_t *sel,
                    int served, const uint8_t *signing);
 
-/* mt_guard_recover serves again, for a certificate of |sel| left
- * without it, the TACK the memory holds under a key whose pins can still
- * be active, when a TackFile or TackStore file of the vhost failed to load
- * in this pass and that TACK is still valid for the certificate (a file
- * broken between the configuration test and a restart must not cut
- * pinned clients off); and in place of a TACK whose generation is below
- * the floor remembered for its key (mt_guard_floor), the TACK served
- * before when it still vouches for the certificate.  Real start only;
- * logged as an error. */
+/* mt_guard_recover puts back into |sel| the TACK the memory holds for a
+ * certificate that lost its own (a file that failed to load) or got one
+ * below its key's floor, where pins may be active and that TACK still
+ * vouches for the certificate (real start; logged as an error). */
 void mt_guard_recover(apr_pool_t *p, server_rec *s, const mt_conf_t *conf,
                       mt_sel_t *sel);
 

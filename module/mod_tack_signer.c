@@ -49,6 +49,12 @@
 
 APLOG_USE_MODULE(tack);
 
+/* One budget for a pass's signers (TackSigningWait): three keys whose
+ * password programs hang cost a restart once, not three times (it answers
+ * no new connection meanwhile).  A signing host back up is used within
+ * TackSigningRetry.  A signer's first answer waits for the password
+ * program's own deadline and the token's login. */
+
 /* How long the signer waits for the parent's next TACK. */
 #define TACK_SIGNER_SECS 60
 

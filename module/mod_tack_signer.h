@@ -8,21 +8,15 @@
 
 #include "mod_tack_model.h"
 #include "mod_tack_secret.h"
-/* How long a configuration pass waits for its signers, all keys together
- * (TackSigningWait): their password programs and tokens, and every
- * signature it does not leave to the background.  One budget: three keys
- * whose programs hang cost it once, not three times (a restart answers no
- * new connection meanwhile). */
+
+/* The defaults of TackSigningWait (all of a pass's signers together, one
+ * budget) and TackSigningRetry (a failed key tried again; a dying
+ * background's longest back-off, and the most it may be set to), and how
+ * long the background waits for a signer's first answer. */
 #define TACK_SIGN_WAIT_SECS 10
-/* How often the background tries a signing key that failed again
- * (TackSigningRetry): a signing host back up is used within this. */
 #define TACK_SIGN_RETRY_SECS 60
-/* The longest a background that keeps dying waits before its successor
- * (TackSigningRetry's second argument), and the most it may be set to. */
 #define TACK_SIGN_RETRY_MAX_SECS 3600
 #define TACK_SIGN_RETRY_MAX_LIMIT 86400
-/* How long the background waits for a signer's first answer: the password
- * program's own deadline, and the token's login. */
 #define TACK_SIGN_AGENT_SECS (TACK_PW_EXEC_SECS + 5)
 
 /* One signing key of this pass: a TackSigningKey with its password
