@@ -16,6 +16,7 @@
 #   make test-unit        check and check-asan (test)
 #   make test-tool        the tool's tests, t/tool/ (test)
 #   make test-tool-asan   the same against the tool under ASan + UBSan (test)
+#   make test-repo        the repository's own checks, t/repo/ (test)
 #   make test-apache      the Apache::Test suite, t/apache/ (test)
 #   make test-reliability bad-input matrix, hostile clients, reload, secrets
 #                         (test)
@@ -120,7 +121,7 @@ JANSSON_LIBS := -ljansson
 # ---- core library (core/) ---------------------------------------------------
 # The core's files in their layers, bottom first (docs/contributing.md,
 # "Architecture"): each calls, and includes the header of, only files
-# listed before it (t/tool/23-core-layers.t).
+# listed before it (t/repo/23-core-layers.t).
 # tack_pkcs11.c: keys in a PKCS#11 token, through OpenSSL's pkcs11-provider
 # (loaded at run time: nothing to link), over tack_pkcs11_uri.c (what a URI
 # names) and tack_pkcs11_token.c (the PKCS#11 module asked directly).
@@ -223,7 +224,7 @@ module: $(if $(wildcard mod_tack.c),$(MODULE_SO))
 
 # The module's files in their layers, bottom first (docs/contributing.md,
 # "Architecture"): each calls only files listed before it, except within
-# the status group (t/apache/layers.t).  mod_tack.c, the module's record
+# the status group (t/repo/layers.t).  mod_tack.c, the module's record
 # and hooks, is the top; the rest is in module/.
 MODULE_SRC := $(addprefix module/,mod_tack_base.c mod_tack_load.c \
               mod_tack_store.c mod_tack_resolve.c mod_tack_memory.c \
@@ -678,6 +679,13 @@ test-unit: check check-asan
 test-tool: preflight tool module $(BUILD)/gencerts
 	$(PROVE) t/tool/
 
+# The repository's own checks (t/repo/): the docs against the code and
+# make help, the layers in the built objects, the guides run in a
+# sandbox, licences, layout, packaging metadata, deps.sh with stand-ins.
+.PHONY: test-repo
+test-repo: preflight tool module
+	$(PROVE) t/repo/
+
 test-apache: preflight module tool $(BUILD)/gencerts
 	t/run-apache-tests
 
@@ -715,7 +723,7 @@ format-check:
 # make test and make demo may be the first command on a bare machine: the
 # packages go in first (deps), then a second make, which reads this file
 # again, builds with what apxs and pkg-config say now that they are there.
-TEST_SUITES := preflight test-unit fuzz-smoke test-tool test-tool-asan \
+TEST_SUITES := preflight test-unit fuzz-smoke test-repo test-tool test-tool-asan \
                test-apache test-reliability test-acme \
                $(if $(NO_INSTALL_TEST),,test-install)
 .PHONY: test-suites

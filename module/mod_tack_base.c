@@ -35,7 +35,7 @@ APLOG_USE_MODULE(tack);
  * forked in), and the process, for what deliberately outlives a
  * generation (the module and its statics are unloaded at every restart).
  * Nothing else lives at file scope but constants and a signal handler's
- * process group (t/apache/layers.t). */
+ * process group (t/repo/layers.t). */
 
 #define TACK_PROC_KEY "mod_tack_process"
 

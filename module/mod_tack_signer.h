@@ -2,7 +2,7 @@
  * Copyright 2026 the mod_tack authors (NOTICE) */
 /* mod_tack_signer.h -- TackSigningKey's signers: the key in a process of
  * its own, its password and PIN (mod_tack_signer.c).  Included only by the
- * files that use signers (t/apache/layers.t). */
+ * files that use signers (t/repo/layers.t). */
 #ifndef MOD_TACK_SIGNER_H
 #define MOD_TACK_SIGNER_H
 

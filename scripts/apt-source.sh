@@ -10,7 +10,7 @@
 # entries, a .sources' deb822 stanzas (Types: deb, the first of URIs:; a
 # stanza with Enabled: no skipped: Debian 13 has only
 # sources.list.d/debian.sources); else http://deb.debian.org/debian.
-# TACK_APT_DIR: apt's directory (default /etc/apt; t/tool/32-apt-source.t).
+# TACK_APT_DIR: apt's directory (default /etc/apt; t/repo/32-apt-source.t).
 set -eu
 
 if [ -n "${TACK_MIRROR:-}" ]; then

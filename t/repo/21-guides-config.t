@@ -29,14 +29,14 @@
 #     and none of make install's /usr/local paths of the tool, its hooks,
 #     manual or docs.
 # The installs use the tool and the module already built (make -o), as
-# t/tool/18-prog-name.t does: nothing in the tree is rebuilt.  apache2 -t
+# t/repo/18-prog-name.t does: nothing in the tree is rebuilt.  apache2 -t
 # binds no port.  TACK_GUIDES_COMMANDS=1 lists every command word found.
 # On b7a5e38 it failed 50 of its tests: the trailing comments (4 blocks),
 # and 19 shell blocks and 6 guides of the package's copy naming `tack`.
 use strict;
 use warnings;
 use FindBin;
-use lib "$FindBin::Bin/lib", "$FindBin::Bin/../lib";
+use lib "$FindBin::Bin/../tool/lib", "$FindBin::Bin/../lib";
 use Test::More;
 use TackTool;
 

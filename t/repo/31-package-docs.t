@@ -25,7 +25,7 @@
 use strict;
 use warnings;
 use FindBin;
-use lib "$FindBin::Bin/lib", "$FindBin::Bin/../lib";
+use lib "$FindBin::Bin/../tool/lib", "$FindBin::Bin/../lib";
 use Test::More;
 use TackTool;
 
@@ -75,7 +75,7 @@ for my $c (@copies) {
 }
 
 # ---- the admin guide's section 1: each copy's own install -------------------
-for my $t ('t/tool/15-guides.t', 't/tool/21-guides-config.t') {
+for my $t ('t/repo/15-guides.t', 't/repo/21-guides-config.t') {
     my $src = slurp("$top/$t");
     my @missing = grep { index($src, "'$_'") < 0 } @pkg_vars;
     ok(!@missing, "$t installs the package's copy with debian/rules' MAKE_VARS")

@@ -20,12 +20,13 @@
 use strict;
 use warnings FATAL => 'all';
 use FindBin;
-use lib "$FindBin::Bin/lib", "$FindBin::Bin/../lib";
+use lib "$FindBin::Bin/../tool/lib", "$FindBin::Bin/../lib";
 
-use Apache::Test qw(-withtestmore);
-use TackTest;
+use Test::More;
+use TackTool;
+use TackHelpers ();
 
-my $top = top_dir();
+my $top = top();
 my $makefile = TackHelpers::slurp("$top/Makefile");
 my ($list) = $makefile =~ /^MODULE_SRC := (.*?)\n(?!\s)/ms
     or die 'no MODULE_SRC in the Makefile';

@@ -14,7 +14,7 @@
 use strict;
 use warnings;
 use FindBin;
-use lib "$FindBin::Bin/lib", "$FindBin::Bin/../lib";
+use lib "$FindBin::Bin/../tool/lib", "$FindBin::Bin/../lib";
 use Test::More;
 use TackTool;
 
