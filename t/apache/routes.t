@@ -8,7 +8,7 @@
 # into a store of root's: a store owned by TackStoreOwner's user is a
 # hook's, another route's, and is left to it (the TACK is served from
 # memory, TACK00035 says why).  (mod_md's fallback certificate, never
-# signed: t/acme/signing.t.)
+# signed: t/acme/md-signing.t.)
 use strict;
 use warnings FATAL => 'all';
 use FindBin;

@@ -69,7 +69,7 @@ my %plan = (
     'admin-guide.md: install -d -m 755 /etc/tack /etc/apache2/tack/store (+8)' =>
         "runs certbot against Let's Encrypt (t/acme/certbot.t: against pebble)",
     'admin-guide.md: install -m 600 /var/lib/tack/www.key /etc/apache2/tack/tack.key (+3)' =>
-        "moves a site off the retired mod_md hook: it needs that route's files (t/acme/md.t keeps such a site)",
+        "moves a site off the retired mod_md hook: it needs that route's files (t/acme/md-hook.t keeps such a site)",
     'admin-guide.md: a2dismod ssl socache_shmcb    # socache_shmcb: unless another module uses it (+1)' =>
         "$sys: /etc/apache2 after a purge (t/package/cycle.t purges)",
     'admin-guide.md: install -m 600 /root/tack/www.key /etc/apache2/tack/tack.key (+2)' => '',

@@ -191,7 +191,7 @@ unlike($err, qr/\r/, 'no progress line when stderr is not a terminal');
     # (the sudo rule's), a second -e, -m or -g would otherwise win (a TACK
     # at min_generation 255 revokes every other TACK of the key for pinned
     # clients).  The sudo rule itself refuses anything appended
-    # (t/acme/md.t); this is the tool's own half.
+    # (t/acme/md-hook.t); this is the tool's own half.
     my @fixed = ('sign', '-k', "$d/k.pem", '--password-file', "$d/pw",
                  '-e', '45d', '-c', $a_crt, '-o', "$st/", '--force',
                  '--name', 'w.tack.pem');
@@ -212,7 +212,7 @@ unlike($err, qr/\r/, 'no progress line when stderr is not a terminal');
     is($rc, 0, 'the fixed command line alone signs') or diag($err);
     # A value with white space at either end: how one word passes for
     # several through a rule that matches the words joined by spaces
-    # (sudo's; t/acme/md.t runs it through sudo).  Each refused, named.
+    # (sudo's; t/acme/md-hook.t runs it through sudo).  Each refused, named.
     for my $case (['-k', " $d/k.pem"], ['--password-file', "$d/pw "], ['-e', ' 45d'],
                   ['-c', ' -'], ['-c', "$a_crt\n"], ['-o', " $st/"],
                   ['--name', "w.tack.pem\t"], ['--now', ' 2030-01-01']) {

@@ -2,7 +2,7 @@
 # Copyright 2026 the mod_tack authors (NOTICE)
 # mod_md + pebble + hooks/tack-md-hook behind the sudo rule that the admin
 # guide printed until 0.1.1: the retired route, as the sites that set it
-# up still have it.  mod_md's route is now TackSigningKey (signing.t).
+# up still have it.  mod_md's route is now TackSigningKey (md-signing.t).
 #
 # Two things are checked.  The hook keeps such a site's pinned name through
 # renewals (a new TLS key, certificate and TACK activated by the same
@@ -55,7 +55,7 @@ my $id = ($err =~ /TACK ID (\S+)/)[0];
 # would be served): the hook, run as the child user (nobody), asks that user
 # through sudo to sign the staged certificate into the store, as the admin
 # guide's mod_md section sets up (TACK_SIGN_WRITES_STORE, TackStoreOwner).
-$> == 0 or BAIL_OUT('t/acme/md.t needs root (a signing user and sudo)');
+$> == 0 or BAIL_OUT('t/acme/md-hook.t needs root (a signing user and sudo)');
 -x '/usr/bin/sudo' or BAIL_OUT('sudo is not installed: run make deps');
 my $signer = 'mod-tack-md-test';
 unless (getpwnam($signer)) {
