@@ -407,31 +407,21 @@ bench-restart-rss: bench-build tool module
 # ---- install: Debian's layout, through apxs -------------------
 # make install: the module into apxs's module directory, conf/tack.load and
 # conf/tack.conf into mods-available (then: a2enmod tack), the tool and its
-# man page under PREFIX.  make uninstall reverses it (a2dismod first when
-# the module is enabled).  DESTDIR is honoured for packaging.
+# man page under PREFIX, the hooks and the documentation.  make uninstall
+# reverses it (a2dismod first when the module is enabled; KEEP_SITES=1,
+# FORCE=1).  DESTDIR is honoured for packaging.  The recipe, and what each
+# step writes into the files it installs, is scripts/install.sh's.
 PREFIX         ?= /usr/local
 BINDIR         ?= $(PREFIX)/bin
 MANDIR         ?= $(PREFIX)/share/man
-# The guides and references tack(1) and tack.conf point to: the
-# administrator's, with the picture hosting-guide.md shows; not the
-# developers' (contributing.md, fuzzing.md: read in the source tree).
 DOCDIR         ?= $(PREFIX)/share/doc/mod_tack
-DOCS           := README NOTICE docs/status-1000.png \
-                  $(filter-out docs/contributing.md docs/fuzzing.md,\
-                      $(wildcard docs/*.md))
-# What an earlier make install put there and uninstall removes too.
-OLD_DOCS       := contributing.md fuzzing.md
 # Whose copy of the docs this install writes: the source tree's (empty)
 # or, from debian/rules, the Debian packages' (DOC_COPY=package): their
 # own README (debian/README.package: the tree's is about building and
 # testing), and where what the packages do is not what make install does,
-# guides that say what the packages do (TACK_DOC_PKG_SED).
+# guides that say what the packages do.
 DOC_COPY       ?=
-DOC_README      = $(if $(filter package,$(DOC_COPY)),debian/README.package,README)
-# The hooks certbot and mod_md run (hooks/, docs/admin-guide.md section 15),
-# and the weekly re-sign of TackFile TACKs the package runs (section 9).
 HOOKDIR        ?= $(PREFIX)/lib/tack
-HOOKS          := $(wildcard hooks/tack-*-hook) hooks/tack-renew
 APXS_MODDIR     = $(shell $(APXS) -q LIBEXECDIR 2>/dev/null)
 APXS_CONFDIR    = $(shell $(APXS) -q SYSCONFDIR 2>/dev/null)
 MODS_AVAILABLE ?= $(APXS_CONFDIR)/mods-available
@@ -439,190 +429,22 @@ MODS_AVAILABLE ?= $(APXS_CONFDIR)/mods-available
 # APACHE_CONFDIR when set (an instance of its own), else apxs's.
 TACK_CONFDIR   ?= $(or $(APACHE_CONFDIR),$(APXS_CONFDIR))
 MODS_ENABLED   ?= $(TACK_CONFDIR)/mods-enabled
-# The man page under TACK_PROG's name: in docs/tack.1 the command is the
-# word tack alone (after a space, a quote or the start of a line; before a
-# space, a colon, a quote or the end), and tack\& the other tool of that
-# name; /etc/apache2/tack/, --tack, mod_tack and TACK keep their names.
-TACK_PROG_UC    = $(shell echo '$(TACK_PROG)' | tr a-z A-Z)
-TACK_MAN_SED    = sed -E -e 's\#/usr/local/share/doc/mod_tack\#$(DOCDIR)\#g' \
-                      -e 's/^\.TH TACK /.TH $(TACK_PROG_UC) /' \
-                      -e 's/(^|[ "])tack([ :"]|$$)/\1$(TACK_PROG)\2/g'
-# The guides name the places this install puts things and the tool's
-# command name (the package's /usr/bin/tacktool, /usr/libexec/tacktool/ and
-# `tacktool sign` in the package's copy), except between <!-- make install
-# --> and <!-- /make install -->: what is said there is about make
-# install's own paths, in every copy, word for word; the two marker lines
-# are left out of every copy (a reader of the installed file sees no build
-# markers).  The command is the word tack before
-# one of the tool's commands (or --quiet, -q, --version, --help), after a
-# space, a backquote, a quote, a parenthesis or the start of a line, and
-# not before two spaces (aligned text, as tack check's report line
-# "tack check     = ok" was before it became "TACK           = valid");
-# and the tool's and the module's messages that name it
-# ("tack: wrote ...", "upgrade tack"), `man tack`, the `tack` tool and an
-# anchor of a heading that names a command (#6-check-it-with-tack-check).
-# Not /etc/apache2/tack/, --tack, mod_tack, TACK, tack-md-hook, .tack.pem,
-# a2enmod tack, LogLevel tack:info, nor the user tack (-u tack, (tack),
-# TackStoreOwner tack).
-TACK_CMDS       = genkey|sign|break|view|serverinfo|check|pins|preload|state|help|version
-TACK_DOC_SED    = sed -E \
-    -e '/^<!-- make install -->$$/,/^<!-- \/make install -->$$/{/^<!-- \/?make install -->$$/d;b;}' \
-    -e 's\#/usr/local/share/doc/mod_tack\#$(DOCDIR)\#g' \
-    -e 's\#/usr/local/share/man/man1/tack\.1\#$(MANDIR)/man1/$(TACK_PROG).1\#g' \
-    -e 's\#/usr/local/lib/tack/\#$(HOOKDIR)/\#g' \
-    -e 's\#/usr/local/bin/tack([^-_.a-z0-9]|$$)\#$(BINDIR)/$(TACK_PROG)\1\#g' \
-    -e 's/(^|[ `("])tack (((--quiet|-q) )?($(TACK_CMDS))( [^ ]|[]`)",.:;]|$$)|--version|--help)/\1$(TACK_PROG) \2/g' \
-    -e 's/^tack: /$(TACK_PROG): /' \
-    -e 's/: upgrade tack"/: upgrade $(TACK_PROG)"/g' \
-    -e 's/`man tack`/`man $(TACK_PROG)`/g' \
-    -e 's/the `tack` tool/the `$(TACK_PROG)` tool/g' \
-    -e 's/(\(\#[-a-z0-9]*-)tack-($(TACK_CMDS))([-)])/\1$(TACK_PROG)-\2\3/g' \
-    $(if $(filter package,$(DOC_COPY)),$(TACK_DOC_PKG_SED))
-# The packages' copy (DOC_COPY=package), after the rest: the admin guide's
-# table of section 1 is what the packages put, dpkg keeps the packaged
-# sample beside an edited tack.conf as tack.conf.dpkg-dist (make install:
-# tack.conf.dist), and dh_compress compresses the manual, the guides and
-# the packages' README (debian/README.package: over 4 KB, README.gz).
-TACK_DOC_PKG_SED = \
-    -e 's/^`make install` puts the files below\. /The Debian packages put the files below. /' \
-    -e 's/`tack\.conf\.dist`/`tack.conf.dpkg-dist`/g' \
-    -e 's|(/man1/$(TACK_PROG)\.1)`|\1.gz`|g' \
-    -e 's/\(`README` and `\*\.md`\)/(`README.gz` and `*.md.gz`)/'
-# The hooks as installed: TACK's default is the installed tool, which their
-# comments name as the guides do (`tacktool sign` in the package's copy),
-# and they point to the installed admin guide, not the tree's docs/ (the
-# package's is compressed: DOC_COPY=package).
-TACK_HOOK_SED   = sed -E \
-    -e 's|^TACK=\$$\{TACK:-tack\}$$|TACK=$${TACK:-$(BINDIR)/$(TACK_PROG)}|' \
-    -e 's|/usr/local/lib/tack/|$(HOOKDIR)/|g' \
-    -e 's|/usr/local/bin/tack |$(BINDIR)/$(TACK_PROG) |g' \
-    -e 's|the tack tool \(tack, from PATH\)|the tool ($(BINDIR)/$(TACK_PROG))|' \
-    -e 's|docs/admin-guide\.md|$(DOCDIR)/admin-guide.md$(if $(filter package,$(DOC_COPY)),.gz)|g' \
-    -e 's/(^|[ `("])tack (((--quiet|-q) )?($(TACK_CMDS))( [^ ]|[]`)",.:;]|$$))/\1$(TACK_PROG) \2/g'
-TACK_CONF_SED   = sed -E -e 's\#/usr/local/share/doc/mod_tack/\#$(DOCDIR)/\#g' \
-                      -e 's/([ (])tack (sign|break|genkey|view|check) /\1$(TACK_PROG) \2 /g'
+# What scripts/install.sh reads, from its environment.
+INSTALL_VARS    = DESTDIR='$(DESTDIR)' PREFIX='$(PREFIX)' BINDIR='$(BINDIR)' \
+    MANDIR='$(MANDIR)' DOCDIR='$(DOCDIR)' HOOKDIR='$(HOOKDIR)' \
+    APXS_MODDIR='$(APXS_MODDIR)' MODS_AVAILABLE='$(MODS_AVAILABLE)' \
+    TACK_CONFDIR='$(TACK_CONFDIR)' MODS_ENABLED='$(MODS_ENABLED)' \
+    TACK_PROG='$(TACK_PROG)' DOC_COPY='$(DOC_COPY)' \
+    MODULE_SO='$(MODULE_SO)' TOOL_OUT='$(TOOL_OUT)' BUILD='$(BUILD)' \
+    FORCE='$(FORCE)' KEEP_SITES='$(KEEP_SITES)'
 
 .PHONY: install uninstall test-install test-store-scale
 
 install: module tool
-	@# Debian's package owns the module's files: never two owners.
-	@if [ -z "$(DESTDIR)" ]; then scripts/package-owned.sh install; fi
-	install -d $(DESTDIR)$(APXS_MODDIR) $(DESTDIR)$(MODS_AVAILABLE) \
-	    $(DESTDIR)$(BINDIR) $(DESTDIR)$(MANDIR)/man1
-	install -m 644 $(MODULE_SO) $(DESTDIR)$(APXS_MODDIR)/mod_tack.so
-	sed 's#/usr/lib/apache2/modules/#$(APXS_MODDIR)/#' conf/tack.load \
-	    > $(DESTDIR)$(MODS_AVAILABLE)/tack.load
-	chmod 644 $(DESTDIR)$(MODS_AVAILABLE)/tack.load
-	@# The sample names the installed docs and the tool's command name.
-	$(TACK_CONF_SED) conf/tack.conf > $(BUILD)/tack.conf
-	@if [ -f $(DESTDIR)$(MODS_AVAILABLE)/tack.conf ] && \
-	    ! cmp -s $(BUILD)/tack.conf $(DESTDIR)$(MODS_AVAILABLE)/tack.conf; then \
-	    echo "keeping the edited $(MODS_AVAILABLE)/tack.conf;" \
-	        "the new sample is tack.conf.dist"; \
-	    install -m 644 $(BUILD)/tack.conf \
-	        $(DESTDIR)$(MODS_AVAILABLE)/tack.conf.dist; \
-	else \
-	    install -m 644 $(BUILD)/tack.conf $(DESTDIR)$(MODS_AVAILABLE)/tack.conf; \
-	fi
-	install -m 755 $(TOOL_OUT) $(DESTDIR)$(BINDIR)/$(TACK_PROG)
-	@# The man page names the command and the place the documentation was
-	@# installed in.
-	$(TACK_MAN_SED) docs/tack.1 > $(DESTDIR)$(MANDIR)/man1/$(TACK_PROG).1
-	chmod 644 $(DESTDIR)$(MANDIR)/man1/$(TACK_PROG).1
-	install -d $(DESTDIR)$(DOCDIR)
-	install -m 644 $(filter-out README %.md,$(DOCS)) $(DESTDIR)$(DOCDIR)/
-	install -m 644 $(DOC_README) $(DESTDIR)$(DOCDIR)/README
-	@# The guides name where this install put the tool, hooks and docs.
-	for d in $(filter %.md,$(DOCS)); do \
-	    $(TACK_DOC_SED) $$d > $(DESTDIR)$(DOCDIR)/$${d#docs/} && \
-	    chmod 644 $(DESTDIR)$(DOCDIR)/$${d#docs/} || exit 1; \
-	done
-	install -d $(DESTDIR)$(HOOKDIR)
-	@# The hooks run the tool installed here unless their TACK says otherwise,
-	@# and their comments name it, the places they are installed in and the
-	@# installed admin guide (TACK_HOOK_SED).
-	for h in $(HOOKS); do \
-	    $(TACK_HOOK_SED) $$h > $(DESTDIR)$(HOOKDIR)/$${h#hooks/} && \
-	    chmod 755 $(DESTDIR)$(HOOKDIR)/$${h#hooks/} || exit 1; \
-	done
-	@echo "installed; next: a2enmod tack && apache2ctl configtest &&" \
-	    "apache2ctl graceful ($(DOCDIR)/admin-guide.md)"
+	@$(INSTALL_VARS) scripts/install.sh install
 
-# Nothing is removed while the configuration still has Tack directives:
-# httpd would not start without the module (scripts/uninstall-check.sh
-# lists them as FILE:LINE).  FORCE=1 removes it all the same.  Nor while
-# Debian's package is installed (scripts/package-owned.sh): not even with
-# FORCE=1, the files are dpkg's.
-#
-# KEEP_SITES=1: the way from make install to Debian's package (docs/
-# admin-guide.md, "Moving from make install to the package"; the package's
-# preinst refuses while these files are here).  It removes the module,
-# tack.conf.dist, the tool, its man page, the hooks and the docs, and leaves
-# the sites' Tack lines, mods-available/tack.load and tack.conf and
-# mods-enabled alone, for the package to take over; then names the files
-# under /etc that still run the tool or a hook from here.  It refuses
-# nothing: with the package installed already (a system where it went over
-# a source install), it leaves dpkg's files and removes the rest.
-# What both ways of uninstalling remove: tack.conf.dist, the tool, its man
-# page, the hooks and the docs (and their directories when empty).
-define uninstall-tool-files
-rm -f $(DESTDIR)$(MODS_AVAILABLE)/tack.conf.dist \
-    $(DESTDIR)$(BINDIR)/$(TACK_PROG) \
-    $(DESTDIR)$(MANDIR)/man1/$(TACK_PROG).1 \
-    $(HOOKS:hooks/%=$(DESTDIR)$(HOOKDIR)/%)
--@rmdir --ignore-fail-on-non-empty $(DESTDIR)$(MANDIR)/man1 2>/dev/null
--@rmdir --ignore-fail-on-non-empty $(DESTDIR)$(HOOKDIR) 2>/dev/null
-rm -f $(addprefix $(DESTDIR)$(DOCDIR)/,$(notdir $(DOCS) $(OLD_DOCS)))
--@rmdir --ignore-fail-on-non-empty $(DESTDIR)$(DOCDIR) \
-    $(dir $(DESTDIR)$(DOCDIR)) 2>/dev/null
-endef
-
-ifneq ($(KEEP_SITES),)
 uninstall:
-	@if [ -n "$(DESTDIR)" ] || \
-	    scripts/package-owned.sh uninstall 2>/dev/null; then \
-	    rm -f $(DESTDIR)$(APXS_MODDIR)/mod_tack.so; \
-	else \
-	    echo "keeping $(APXS_MODDIR)/mod_tack.so: libapache2-mod-tack's"; \
-	fi
-	$(uninstall-tool-files)
-	@if [ -z "$(DESTDIR)" ]; then \
-	    refs=$$(scripts/tool-refs.sh '$(HOOKDIR)' '$(BINDIR)/$(TACK_PROG)'); \
-	    if [ -n "$$refs" ]; then \
-	        echo "these still run the tool or a hook from $(PREFIX) (the" \
-	            "package's: /usr/bin/tacktool, /usr/libexec/tacktool/):"; \
-	        echo "$$refs" | sed 's/^/    /'; \
-	    fi; \
-	    echo "kept: $(MODS_AVAILABLE)/tack.load, tack.conf, the sites and" \
-	        "mods-enabled"; \
-	    [ -e $(APXS_MODDIR)/mod_tack.so ] || \
-	        echo "next, before apache2 restarts: apt install" \
-	            "./dist/libapache2-mod-tack_*.deb ./dist/tacktool_*.deb"; \
-	fi
-else
-uninstall:
-	@if [ -z "$(DESTDIR)" ]; then scripts/package-owned.sh uninstall; fi
-	@if [ -z "$(DESTDIR)" ] && \
-	    ! scripts/uninstall-check.sh $(TACK_CONFDIR); then \
-	    if [ -z "$(FORCE)" ]; then exit 1; fi; \
-	    echo "FORCE=1: removing mod_tack all the same; remove those" \
-	        "lines before apache2ctl graceful"; \
-	fi
-	@if [ -z "$(DESTDIR)" ] && [ -e $(MODS_ENABLED)/tack.load ]; then \
-	    echo a2dismod -q tack; a2dismod -q tack; \
-	    echo "the module was enabled: apache2ctl graceful to unload it"; \
-	fi
-	rm -f $(DESTDIR)$(APXS_MODDIR)/mod_tack.so \
-	    $(DESTDIR)$(MODS_AVAILABLE)/tack.load
-	$(uninstall-tool-files)
-	@if [ -f $(DESTDIR)$(MODS_AVAILABLE)/tack.conf ] && \
-	    ! $(TACK_CONF_SED) conf/tack.conf | \
-	        cmp -s - $(DESTDIR)$(MODS_AVAILABLE)/tack.conf; then \
-	    echo "keeping the edited $(MODS_AVAILABLE)/tack.conf"; \
-	else \
-	    rm -f $(DESTDIR)$(MODS_AVAILABLE)/tack.conf; \
-	fi
-endif
+	@$(INSTALL_VARS) scripts/install.sh uninstall
 
 # The install test: make install, a2enmod, configtest, start and graceful
 # of the real Debian apache2 (a private copy of /etc/apache2 on a port in

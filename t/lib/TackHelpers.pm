@@ -86,7 +86,7 @@ sub write_file {
 # without what its source ($source, docs/NAME.md) says between <!-- make
 # install --> and <!-- /make install -->: make install copies those
 # passages word for word and leaves the two marker lines out (the
-# Makefile's TACK_DOC_SED), so each is found in the copy as the text
+# doc_sed of scripts/install.sh), so each is found in the copy as the text
 # between its markers.
 sub outside_make_install {
     my ($text, $source) = @_;

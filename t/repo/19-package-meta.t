@@ -60,11 +60,13 @@ like(slurp("$top/debian/copyright"),
 my @tests = map { s{^\Q$top\E/}{}r } grep { !/control$/ } glob("$top/debian/tests/*");
 ok(scalar(@tests) >= 2, 'debian/tests has its tests: ' . join(' ', @tests));
 for my $f (qw(debian/rules scripts/package.sh scripts/package-autopkgtest.sh
-              scripts/uninstall-check.sh scripts/tool-refs.sh), @tests) {
+              scripts/install.sh scripts/uninstall-check.sh scripts/tool-refs.sh),
+           @tests) {
     ok(-x "$top/$f", "$f is executable");
 }
 for my $f (glob("$top/debian/*.postinst $top/debian/*.prerm $top/debian/*.postrm"),
-           (map { "$top/$_" } @tests), "$top/scripts/uninstall-check.sh",
+           (map { "$top/$_" } @tests), "$top/scripts/install.sh",
+           "$top/scripts/uninstall-check.sh",
            "$top/scripts/tool-refs.sh") {
     (my $rel = $f) =~ s{^\Q$top\E/}{};
     ($rc, $out) = run_cmd({}, 'sh', '-n', $f);

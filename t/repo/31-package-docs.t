@@ -110,9 +110,10 @@ like($sec1{package}, qr{`/usr/share/doc/libapache2-mod-tack/` \(`README\.gz` and
      '... and the guides and README');
 # dh_compress compresses a doc over 4 KB (README.gz, as the table says)
 ok(-s "$copy{package}{docs}/README" > 4096, "... the package's README is over 4 KB: README.gz");
-# make install's recipe keeps an edited tack.conf and writes tack.conf.dist;
-# the package's postinst and dpkg write tack.conf.dpkg-dist.
-like(slurp("$top/Makefile"), qr{\$\(MODS_AVAILABLE\)/tack\.conf\.dist;}, 'make install writes tack.conf.dist');
+# make install's recipe (scripts/install.sh) keeps an edited tack.conf and
+# writes tack.conf.dist; the package's postinst and dpkg write
+# tack.conf.dpkg-dist.
+like(slurp("$top/scripts/install.sh"), qr{/tack\.conf\.dist"$}m, 'make install writes tack.conf.dist');
 like($sec1{source}, qr/`tack\.conf\.dist`/, '... and the source copy says so');
 my $pkg_guide = slurp("$copy{package}{docs}/admin-guide.md");
 like($sec1{package}, qr/`tack\.conf\.dpkg-dist`/, 'the package copy names tack.conf.dpkg-dist in section 1');
