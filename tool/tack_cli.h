@@ -9,6 +9,10 @@
  *   tack_cli_util.c   messages, files, output, times, encodings, notes
  *   tack_cli_load.c   passwords; key, certificate, TACK and PEM files
  *   tack_cli_keys.c   genkey, sign (one certificate or a fleet), break
+ *   tack_cli_keys_fleet.c  sign's fleet: a directory's certificates, the
+ *                     TACK files' names in -o DIR, all written at once
+ *   tack_cli_keys.h   the certificates a sign run signs, shared by the
+ *                     last two
  *   tack_cli_view.c   view, serverinfo
  *   tack_cli_show.c   the human and JSON forms of a TACK, a break signature
  *   tack_cli_check.c  `tack check`: options, then the engine or the fleet
@@ -33,6 +37,7 @@
  *     engine -> pins (cli_pins_apply), engine -> show; check and
  *     preload_cmd read lists through preload too (the library, not a
  *     front end);
+ *   keys -> keys_fleet (sign's fleet) -> load (the certificates);
  *   keys, view, preload_cmd -> load (passwords, typed files); view -> show;
  *   pins_cmd -> pins (open, save, close the store);
  *   everything -> util, and the core (tack_*.h, each file the headers of

@@ -2,23 +2,20 @@
  * Copyright 2026 the mod_tack authors (NOTICE) */
 /*
  * tack_cli_keys.c -- the commands that use a TACK private key: genkey, sign
- * (one certificate, or a whole fleet into a directory) and break.
+ * (one certificate, or a whole fleet into a directory: the fleet's files in
+ * tack_cli_keys_fleet.c) and break.
  */
-#include <dirent.h>
 #include <ctype.h>
-#include <errno.h>
 #include <getopt.h>
 #include <stdlib.h>
 #include <string.h>
-#include <strings.h>
-#include <sys/stat.h>
 #include <unistd.h>
 
 #include <openssl/crypto.h>
 
 #include "tack_cli.h"
+#include "tack_cli_keys.h"
 #include "tack_util.h"
-#include "tack_file.h"
 #include "tack_key.h"
 #include "tack_ext.h"
 #include "tack_pem.h"
@@ -179,22 +176,6 @@ int cmd_genkey(int argc, char **argv)
 /* ---- sign ---------------------------------------------------------------- */
 
 typedef struct {
-    char *cert_path;
-    char *out_path; /* NULL: standard output */
-    char *pem;
-    size_t pem_len;
-    char *tmp;   /* written, synced, not yet in place */
-    tack_t tack; /* what was signed, for the report */
-    X509 *cert;  /* loaded to name its file in -o DIR (sign_plan) */
-    int min_generation, generation; /* what it is signed at (sign_floor) */
-} sign_job_t;
-
-typedef struct {
-    sign_job_t *jobs;
-    size_t count, cap;
-} sign_jobs_t;
-
-typedef struct {
     unsigned long min_generation, generation;
     int have_min_generation, have_generation;
     int allow_lower;        /* --allow-lower-generation */
@@ -203,233 +184,9 @@ typedef struct {
     time_t now;
 } sign_params_t;
 
-static int sign_jobs_add(sign_jobs_t *jobs, const char *path)
-{
-    if (jobs->count == jobs->cap) {
-        size_t ncap = jobs->cap ? jobs->cap * 2 : 16;
-        sign_job_t *n = realloc(jobs->jobs, ncap * sizeof(*n));
-
-        if (n == NULL) {
-            cli_err("out of memory");
-            return CLI_EXIT_USAGE;
-        }
-        jobs->jobs = n;
-        jobs->cap = ncap;
-    }
-    memset(&jobs->jobs[jobs->count], 0, sizeof(sign_job_t));
-    jobs->jobs[jobs->count].cert_path = strdup(path);
-    if (jobs->jobs[jobs->count].cert_path == NULL) {
-        cli_err("out of memory");
-        return CLI_EXIT_USAGE;
-    }
-    jobs->count++;
-    return CLI_EXIT_OK;
-}
-
-static void sign_jobs_free(sign_jobs_t *jobs)
-{
-    size_t i;
-
-    for (i = 0; i < jobs->count; i++) {
-        free(jobs->jobs[i].cert_path);
-        free(jobs->jobs[i].out_path);
-        free(jobs->jobs[i].pem);
-        X509_free(jobs->jobs[i].cert);
-        if (jobs->jobs[i].tmp != NULL) {
-            unlink(jobs->jobs[i].tmp);
-            free(jobs->jobs[i].tmp);
-        }
-    }
-    free(jobs->jobs);
-}
-
-static int sign_has_suffix(const char *name, const char *suffix)
-{
-    size_t n = strlen(name), s = strlen(suffix);
-
-    return n > s && strcasecmp(name + n - s, suffix) == 0;
-}
-
-static const char *const sign_cert_suffixes[] = {".crt", ".cert", ".pem",
-                                                 ".cer", ".der",  NULL};
-
-static int sign_dir_cmp(const struct dirent **a, const struct dirent **b)
-{
-    return strcmp((*a)->d_name, (*b)->d_name);
-}
-
-/* sign_dir_wants tells whether a directory entry looks like a certificate:
- * a certificate suffix, not one of our own outputs, and (for .pem, which
- * keys share) a CERTIFICATE block inside. */
-static int sign_dir_wants(const char *path, const char *name)
-{
-    size_t i;
-    int suffix = 0;
-    char *text = NULL;
-    size_t len = 0;
-    int wants;
-    struct stat sb;
-
-    if (name[0] == '.' || sign_has_suffix(name, TACK_STORE_SUFFIX)) {
-        return 0;
-    }
-    for (i = 0; sign_cert_suffixes[i] != NULL; i++) {
-        if (sign_has_suffix(name, sign_cert_suffixes[i])) {
-            suffix = 1;
-        }
-    }
-    if (!suffix || stat(path, &sb) != 0 || !S_ISREG(sb.st_mode)) {
-        return 0;
-    }
-    if (sign_has_suffix(name, ".der") || sign_has_suffix(name, ".cer")) {
-        return 1;
-    }
-    if (tack_file_read(path, TACK_FILE_MAX_DEFAULT, &text, &len) != TACK_OK) {
-        return 1; /* let the loader report it */
-    }
-    wants = strstr(text, "-----BEGIN CERTIFICATE-----") != NULL;
-    OPENSSL_cleanse(text, len); /* it may have been a key */
-    free(text);
-    if (!wants && sign_has_suffix(name, ".crt")) {
-        /* a .pem beside the certificates may be their key; a .crt that is
-         * no certificate is a mistake worth naming */
-        cli_warn("%s: no certificate in it (no BEGIN CERTIFICATE); skipped",
-                 path);
-    }
-    return wants;
-}
-
-static int sign_collect_dir(sign_jobs_t *jobs, const char *dir, size_t *skipped)
-{
-    struct dirent **names = NULL;
-    int n, i, rc = CLI_EXIT_OK;
-
-    n = scandir(dir, &names, NULL, sign_dir_cmp);
-    if (n < 0) {
-        cli_err("%s: %s", dir, strerror(errno));
-        return CLI_EXIT_USAGE;
-    }
-    for (i = 0; i < n; i++) {
-        size_t len = strlen(dir) + strlen(names[i]->d_name) + 2;
-        char *path = malloc(len);
-
-        if (path == NULL) {
-            rc = CLI_EXIT_USAGE;
-        } else if (rc == CLI_EXIT_OK) {
-            snprintf(path, len, "%s%s%s", dir,
-                     dir[strlen(dir) - 1] == '/' ? "" : "/", names[i]->d_name);
-            if (sign_dir_wants(path, names[i]->d_name)) {
-                rc = sign_jobs_add(jobs, path);
-            } else if (names[i]->d_name[0] != '.') {
-                (*skipped)++;
-            }
-        }
-        free(path);
-        free(names[i]);
-    }
-    free(names);
-    return rc;
-}
-
-/* sign_out_path: "OUT" + "NAME" -> "OUT/NAME" (malloc'd). */
-static char *sign_out_path(const char *out_dir, const char *name)
-{
-    size_t len = strlen(out_dir) + 1 + strlen(name) + 1;
-    char *res = malloc(len);
-
-    if (res != NULL) {
-        snprintf(res, len, "%s%s%s", out_dir,
-                 out_dir[strlen(out_dir) - 1] == '/' ? "" : "/", name);
-    }
-    return res;
-}
-
-/* sign_set_out sets |job|'s file to "OUT/NAME". */
-static int sign_set_out(sign_job_t *job, const char *out_dir, const char *name)
-{
-    job->out_path = sign_out_path(out_dir, name);
-    if (job->out_path == NULL) {
-        cli_err("out of memory");
-        return CLI_EXIT_USAGE;
-    }
-    return CLI_EXIT_OK;
-}
-
-/* sign_store_name sets |job|'s file in the directory |out_dir| to the
- * TackStore's name of its certificate (tack_cert_store_name: the module's
- * TackSigningKey writes the same name, so each replaces the other's file),
- * loading the certificate now, before any key or password is asked for,
- * and keeping it for sign_one ("-c -" can be read only once). */
-static int sign_store_name(sign_job_t *job, const char *out_dir)
-{
-    char name[TACK_STORE_NAME_SIZE];
-    tack_status_t st;
-    int rc = cli_load_cert(job->cert_path, &job->cert);
-
-    if (rc != CLI_EXIT_OK) {
-        cli_err("nothing written");
-        return rc;
-    }
-    st = tack_cert_store_name(job->cert, name, sizeof(name));
-    if (st != TACK_OK) {
-        cli_err("%s: no TackStore file name: %s; nothing written",
-                job->cert_path, tack_status_str(st));
-        cli_ssl_errors();
-        return CLI_EXIT_USAGE;
-    }
-    return sign_set_out(job, out_dir, name);
-}
-
-static int sign_out_cmp(const void *a, const void *b)
-{
-    const sign_job_t *const *x = a;
-    const sign_job_t *const *y = b;
-
-    return strcmp((*x)->out_path, (*y)->out_path);
-}
-
-/* sign_check_names refuses two certificates that would write one file, and
- * (without --force) files that exist -- all before anything is written. */
-static int sign_check_names(sign_jobs_t *jobs, int force)
-{
-    sign_job_t **order;
-    size_t i;
-    int rc = CLI_EXIT_OK;
-
-    order = malloc(jobs->count * sizeof(*order));
-    if (order == NULL) {
-        cli_err("out of memory");
-        return CLI_EXIT_USAGE;
-    }
-    for (i = 0; i < jobs->count; i++) {
-        order[i] = &jobs->jobs[i];
-    }
-    qsort(order, jobs->count, sizeof(*order), sign_out_cmp);
-    for (i = 1; i < jobs->count; i++) {
-        if (strcmp(order[i - 1]->out_path, order[i]->out_path) == 0) {
-            cli_err("%s and %s would both be signed into %s; nothing "
-                    "written",
-                    order[i - 1]->cert_path, order[i]->cert_path,
-                    order[i]->out_path);
-            rc = CLI_EXIT_USAGE;
-            break;
-        }
-    }
-    for (i = 0; rc == CLI_EXIT_OK && !force && i < jobs->count; i++) {
-        if (access(jobs->jobs[i].out_path, F_OK) == 0) {
-            cli_err("%s: exists; nothing written (use --force to replace "
-                    "existing TACK files)",
-                    jobs->jobs[i].out_path);
-            rc = CLI_EXIT_USAGE;
-        }
-    }
-    free(order);
-    return rc;
-}
-
 /* sign_one builds the PEM text of the TACK for one certificate (the one
  * sign_plan loaded, or read now). */
-static int sign_one(sign_job_t *job, EVP_PKEY *key, const sign_params_t *sp)
+static int sign_one(cli_sign_job_t *job, EVP_PKEY *key, const sign_params_t *sp)
 {
     X509 *cert = job->cert;
     tack_t tack;
@@ -509,13 +266,6 @@ static int sign_one(sign_job_t *job, EVP_PKEY *key, const sign_params_t *sp)
     job->tack = tack;
     return cli_pem_with_header(&job->pem, &job->pem_len, TACK_PEM_LABEL_TACK,
                                raw, sizeof(raw), 1);
-}
-
-static void sign_progress(size_t done, size_t total, const char *what)
-{
-    fprintf(stderr, "\rtack sign: %s %zu/%zu (%zu%%)", what, done, total,
-            total ? done * 100 / total : 100);
-    fflush(stderr);
 }
 
 /* What `tack sign`'s options say (docs/tack.1, SIGN). */
@@ -770,7 +520,7 @@ static int sign_is_dir_arg(const char *out_path)
  * TACK goes to; |*fleet| says whether this is a fleet run (several
  * certificates or directories: -o names a directory).  Frees so->certs.
  * Returns CLI_EXIT_OK, or CLI_EXIT_USAGE with the message printed. */
-static int sign_plan(sign_opts_t *so, sign_jobs_t *jobs, size_t *skipped,
+static int sign_plan(sign_opts_t *so, cli_sign_jobs_t *jobs, size_t *skipped,
                      int *fleet)
 {
     const char *out_path = so->out_path;
@@ -784,9 +534,9 @@ static int sign_plan(sign_opts_t *so, sign_jobs_t *jobs, size_t *skipped,
               (cli_is_dir(out_path) || sign_is_dir_arg(out_path)));
     for (i = 0; rc == CLI_EXIT_OK && i < so->ncerts; i++) {
         if (cli_is_dir(so->certs[i])) {
-            rc = sign_collect_dir(jobs, so->certs[i], skipped);
+            rc = cli_sign_collect_dir(jobs, so->certs[i], skipped);
         } else {
-            rc = sign_jobs_add(jobs, so->certs[i]);
+            rc = cli_sign_jobs_add(jobs, so->certs[i]);
         }
     }
     free(so->certs);
@@ -813,13 +563,13 @@ static int sign_plan(sign_opts_t *so, sign_jobs_t *jobs, size_t *skipped,
         }
         for (i = 0; i < jobs->count; i++) {
             rc = so->name != NULL
-                     ? sign_set_out(&jobs->jobs[i], out_path, so->name)
-                     : sign_store_name(&jobs->jobs[i], out_path);
+                     ? cli_sign_set_out(&jobs->jobs[i], out_path, so->name)
+                     : cli_sign_store_name(&jobs->jobs[i], out_path);
             if (rc != CLI_EXIT_OK) {
                 return rc;
             }
         }
-        return sign_check_names(jobs, so->force);
+        return cli_sign_check_names(jobs, so->force);
     }
     if (so->name != NULL) {
         return cli_usage_error("sign", "--name needs -o DIR/ (a directory)");
@@ -845,7 +595,7 @@ static int sign_plan(sign_opts_t *so, sign_jobs_t *jobs, size_t *skipped,
  * (clients that saw it would refuse the TACK: certificate_revoked) unless
  * --allow-lower-generation.  Loads the certificate (kept for sign_one).
  * Returns the exit status. */
-static int sign_floor(sign_job_t *job, const sign_params_t *sp,
+static int sign_floor(cli_sign_job_t *job, const sign_params_t *sp,
                       const uint8_t *pub, const char *store_dir)
 {
     int min = (int)sp->min_generation;
@@ -902,8 +652,8 @@ static int sign_floor(sign_job_t *job, const sign_params_t *sp,
 /* sign_all signs every job.  Sign everything first, write afterwards: a
  * certificate that cannot be signed stops the run before any file
  * changes. */
-static int sign_all(sign_jobs_t *jobs, EVP_PKEY *key, const sign_params_t *sp,
-                    int fleet, int progress)
+static int sign_all(cli_sign_jobs_t *jobs, EVP_PKEY *key,
+                    const sign_params_t *sp, int fleet, int progress)
 {
     size_t i;
     int rc;
@@ -920,66 +670,15 @@ static int sign_all(sign_jobs_t *jobs, EVP_PKEY *key, const sign_params_t *sp,
             return rc;
         }
         if (progress && (i % 64 == 0 || i + 1 == jobs->count)) {
-            sign_progress(i + 1, jobs->count, "signed");
+            cli_sign_progress(i + 1, jobs->count, "signed");
         }
-    }
-    return CLI_EXIT_OK;
-}
-
-/* sign_write_fleet puts the TACKs of a fleet run into the directory
- * |out_path|.  Every file is written under a temporary name first and made
- * durable with one syncfs(2), then all are moved into place and the
- * directory is synced once: a failure while writing leaves nothing behind,
- * a crash never leaves a placed name with missing contents, and thousands
- * of files cost two syncs, not thousands. */
-static int sign_write_fleet(sign_jobs_t *jobs, const char *out_path, int force,
-                            int progress)
-{
-    size_t i;
-    int rc;
-
-    for (i = 0; i < jobs->count; i++) {
-        rc = cli_write_temp(jobs->jobs[i].out_path, jobs->jobs[i].pem,
-                            jobs->jobs[i].pem_len, 0644, 0, &jobs->jobs[i].tmp);
-        if (rc != CLI_EXIT_OK) {
-            if (progress) {
-                fputc('\n', stderr);
-            }
-            cli_err("nothing written");
-            return rc;
-        }
-        if (progress && (i % 64 == 0 || i + 1 == jobs->count)) {
-            sign_progress(i + 1, jobs->count, "written");
-        }
-    }
-    if (tack_file_sync_fs(out_path) != 0) {
-        cli_err("%s: cannot sync the new files: %s", out_path, strerror(errno));
-        for (i = 0; i < jobs->count; i++) {
-            unlink(jobs->jobs[i].tmp);
-        }
-        return CLI_EXIT_USAGE;
-    }
-    for (i = 0; i < jobs->count; i++) {
-        rc = cli_commit_temp(jobs->jobs[i].tmp, jobs->jobs[i].out_path, force);
-        jobs->jobs[i].tmp = NULL;
-        if (rc != CLI_EXIT_OK) {
-            if (progress) {
-                fputc('\n', stderr);
-            }
-            cli_err("stopped after placing %zu of %zu files", i, jobs->count);
-            return rc;
-        }
-    }
-    if (tack_file_sync_dir(jobs->jobs[0].out_path) != 0) {
-        cli_err("%s: cannot sync the directory: %s", out_path, strerror(errno));
-        return CLI_EXIT_USAGE;
     }
     return CLI_EXIT_OK;
 }
 
 /* sign_report_one says on stderr what a single-file run wrote, as genkey
  * does (nothing when the TACK went to standard output). */
-static void sign_report_one(const sign_job_t *job)
+static void sign_report_one(const cli_sign_job_t *job)
 {
     char fp[TACK_FINGERPRINT_SIZE], when[32];
 
@@ -992,24 +691,10 @@ static void sign_report_one(const sign_job_t *job)
              fp, job->tack.generation, when);
 }
 
-/* sign_report says on stderr what a fleet run did. */
-static void sign_report(const sign_jobs_t *jobs, const char *out_path,
-                        size_t skipped)
-{
-    char more[64] = "";
-
-    if (skipped > 0) {
-        snprintf(more, sizeof(more), " (%zu other file%s skipped)", skipped,
-                 skipped == 1 ? "" : "s");
-    }
-    cli_done("signed %zu certificate%s into %s%s", jobs->count,
-             jobs->count == 1 ? "" : "s", out_path, more);
-}
-
 int cmd_sign(int argc, char **argv)
 {
     sign_opts_t so;
-    sign_jobs_t jobs = {NULL, 0, 0};
+    cli_sign_jobs_t jobs = {NULL, 0, 0};
     size_t skipped = 0, i;
     int fleet = 0, progress, rc;
     EVP_PKEY *key = NULL;
@@ -1057,7 +742,7 @@ int cmd_sign(int argc, char **argv)
     rc =
         cli_is_dir(so.out_path) ? CLI_EXIT_OK : cli_make_dir(so.out_path, 0755);
     if (rc == CLI_EXIT_OK) {
-        rc = sign_write_fleet(&jobs, so.out_path, so.force, progress);
+        rc = cli_sign_write_fleet(&jobs, so.out_path, so.force, progress);
     }
     if (rc != CLI_EXIT_OK) {
         goto done;
@@ -1065,11 +750,11 @@ int cmd_sign(int argc, char **argv)
     if (progress) {
         fputc('\n', stderr);
     }
-    sign_report(&jobs, so.out_path, skipped);
+    cli_sign_report(&jobs, so.out_path, skipped);
 
 done:
     EVP_PKEY_free(key);
-    sign_jobs_free(&jobs);
+    cli_sign_jobs_free(&jobs);
     return rc;
 }
 
