@@ -318,6 +318,7 @@ $(FUZZ_BUILD)/fuzz_pins: fuzz/fuzz_pins.c fuzz/fuzz_common.h fuzz/fuzz_cli.h \
 # that links: the forms of a TACK it prints).
 FUZZ_PRELOAD_SRC := tool/tack_cli_preload.c tool/tack_cli_preload_cmd.c \
                     tool/tack_cli_pins.c tool/tack_cli_engine.c \
+                    tool/tack_cli_net.c \
                     tool/tack_cli_show.c tool/tack_cli_load.c \
                     tool/tack_cli_util.c
 $(FUZZ_BUILD)/fuzz_preload: fuzz/fuzz_preload.c fuzz/fuzz_common.h fuzz/fuzz_cli.h \

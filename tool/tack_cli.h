@@ -18,6 +18,8 @@
  *   tack_cli_check.c  `tack check`: options, then the engine or the fleet
  *   tack_cli_engine.c the check engine: the TLS client and the draft's
  *                     client checks (cli_check_run)
+ *   tack_cli_net.c    the engine's network: HOST[:PORT], a TCP connection
+ *                     and a TLS handshake within one deadline
  *   tack_cli_pins.c   the pin store (draft-00 section 5)
  *   tack_cli_pins_cmd.c  `tack pins`: list the store, delete a pin
  *   tack_cli_pins.h   the loaded store, shared by the last two
@@ -37,6 +39,8 @@
  *     engine -> pins (cli_pins_apply), engine -> show; check and
  *     preload_cmd read lists through preload too (the library, not a
  *     front end);
+ *   engine -> net (the connection); check and preload_cmd -> net too
+ *     (cli_split_hostport, cli_is_ip);
  *   keys -> keys_fleet (sign's fleet) -> load (the certificates);
  *   keys, view, preload_cmd -> load (passwords, typed files); view -> show;
  *   pins_cmd -> pins (open, save, close the store);
@@ -392,6 +396,23 @@ int cli_split_hostport(char *arg, const char **host, const char **port);
 /* cli_port_valid returns 1 when |port| is a decimal port, 1 to 65535. */
 int cli_port_valid(const char *port);
 int cli_is_ip(const char *host);
+
+/* cli_net_deadline returns the CLOCK_MONOTONIC time, in milliseconds,
+ * |timeout| seconds from now. */
+long long cli_net_deadline(int timeout);
+
+/* cli_net_connect opens a TCP connection before |deadline|.  The socket
+ * stays non-blocking, so that the handshake keeps to the same deadline (a
+ * socket timeout would bound each read, not a server that answers a byte
+ * at a time).  Returns the fd or -1 with |err|. */
+int cli_net_connect(const char *host, const char *port, long long deadline,
+                    char *err, size_t err_size);
+
+/* cli_net_ssl_connect runs the handshake on the non-blocking socket until
+ * |deadline|.  Returns 1 on success, 0 on failure with the reason in
+ * |why|. */
+int cli_net_ssl_connect(SSL *ssl, int fd, long long deadline, int timeout,
+                        char *why, size_t why_size);
 
 /* cli_ssl_key_type limits a client's handshakes to --key-type's
  * certificates (EVP_PKEY_EC, EVP_PKEY_RSA; 0: any): the signature
