@@ -2,7 +2,9 @@
 # Copyright 2026 the mod_tack authors (NOTICE)
 # README's Layout section matches the tree (issue 27, item 4): every file and directory git
 # tracks at the top is named there, and everything it names exists; the
-# top keeps the three parts in their folders (issue 47).
+# top keeps the three parts in their folders (issue 47); and no C file of
+# the three parts is over 1,000 lines (issue 47: a file that grows past it
+# is split by concern, as the style guide says).
 use strict;
 use warnings;
 use FindBin;
@@ -61,5 +63,18 @@ closedir $sd;
 is("@unnamed", '', 'every file of scripts/ is in README\'s Layout');
 my @gone = grep { !-e "$top/$_" } sort keys %named;
 is("@gone", '', 'everything README\'s Layout names exists');
+
+# The product's C files (core/, module/, tool/, mod_tack.c): none over
+# 1,000 lines.  Read from the directories, so that a new file is counted.
+my @c_files = ('mod_tack.c',
+               map { my $d = $_; map { s{^\Q$top/\E}{}r } glob "$top/$d/*.c" }
+               qw(core module tool));
+ok(@c_files >= 40, 'the product\'s C files are found (' . scalar(@c_files) . ')');
+my @long;
+for my $f (@c_files) {
+    my $lines = () = slurp("$top/$f") =~ /\n/g;
+    push @long, "$f ($lines lines)" if $lines > 1000;
+}
+is("@long", '', 'no C file of core/, module/, tool/ or mod_tack.c is over 1,000 lines');
 
 done_testing();
