@@ -51,6 +51,7 @@ typedef struct mt_pending mt_pending_t; /* mod_tack_model.h */
  * pool. */
 typedef struct {
     apr_pool_t *pconf;
+    apr_hash_t *ssl_seen;       /* mt_ssl_seen's vhosts */
     struct mt_stores *stores;   /* mod_tack_store.c */
     struct mt_memory *memory;   /* mod_tack_memory.c */
     struct mt_guard *guard;     /* mod_tack_guard.c */
@@ -76,6 +77,11 @@ mt_proc_t *mt_proc(void);
 
 /* mt_conf_get returns the (merged) configuration of |s|. */
 mt_conf_t *mt_conf_get(server_rec *s);
+
+/* mt_ssl_seen returns 1 when the pass found |s| to be an SSL vhost
+ * (mt_ssl_seen_set, by mod_tack_setup.c), else 0. */
+int mt_ssl_seen(server_rec *s);
+void mt_ssl_seen_set(server_rec *s, int seen);
 
 /* mt_strict returns 1 under "apache2 -t" (every problem an error), 0 at
  * a real start (problems logged, what they concern left out). */

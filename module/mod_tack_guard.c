@@ -70,35 +70,36 @@ typedef struct {
     const uint8_t *signing;
 } mt_guard_note_t;
 
-/* This pass's notes (mt_gen_t.guard): what each certificate serves, made
- * at its first use in a pool of its own under pconf, dropped by
- * mt_guard_end (or with the generation). */
+/* The guard's part (mt_gen_t.guard), made in pre_config: this pass's
+ * notes, what each certificate serves, in a pool of its own that
+ * mt_guard_end clears (the background judges its floor afresh after the
+ * pass); and what a real start found wrong with each vhost for the
+ * status page (server_rec * -> apr_array of mt_problem_t, in pconf). */
 struct mt_guard {
     apr_pool_t *pool;
     apr_array_header_t *notes; /* mt_guard_note_t */
+    apr_hash_t *problems;
 };
+
+void mt_guard_gen_init(mt_gen_t *gen)
+{
+    struct mt_guard *gd = apr_pcalloc(gen->pconf, sizeof(*gd));
+
+    apr_pool_create(&gd->pool, gen->pconf);
+    apr_pool_tag(gd->pool, "tack_guard");
+    gd->notes = apr_array_make(gd->pool, 16, sizeof(mt_guard_note_t));
+    gd->problems = apr_hash_make(gen->pconf);
+    gen->guard = gd;
+}
 
 static struct mt_guard *mt_guard_get(void)
 {
-    mt_gen_t *gen = mt_gen();
-
-    if (!gen->guard) {
-        apr_pool_t *p;
-        struct mt_guard *gd;
-
-        apr_pool_create(&p, gen->pconf);
-        apr_pool_tag(p, "tack_guard");
-        gd = apr_pcalloc(p, sizeof(*gd));
-        gd->pool = p;
-        gd->notes = apr_array_make(p, 16, sizeof(mt_guard_note_t));
-        gen->guard = gd;
-    }
-    return gen->guard;
+    return mt_gen()->guard;
 }
 
-static apr_pool_t *mt_guard_pool(server_rec *s)
+const apr_array_header_t *mt_guard_problems(server_rec *s)
 {
-    return mt_guard_get()->pool;
+    return apr_hash_get(mt_guard_get()->problems, &s, sizeof(s));
 }
 
 /* ---- what this pass serves -------------------------------------------------
@@ -110,7 +111,6 @@ int mt_guard_remembers(server_rec *s)
     apr_array_header_t *names;
     int i;
 
-    mt_guard_pool(s);
     mt_memory_load(s);
     names = mt_memory_vhost_names(gd->pool, s);
     for (i = 0; i < names->nelts; i++) {
@@ -135,17 +135,21 @@ static int mt_keys_have(const uint8_t (*keys)[TACK_KEY_LEN], int n,
 }
 
 /* mt_guard_problem records |msg| as an error of |n|'s vhost and
- * certificate for the status page (mt_conf_t.problems). */
+ * certificate for the status page (mt_guard_problems). */
 static void mt_guard_problem(const mt_guard_note_t *n, const char *msg)
 {
-    mt_conf_t *conf = mt_conf_get(n->s);
+    struct mt_guard *gd = mt_guard_get();
+    apr_array_header_t *list = apr_hash_get(gd->problems, &n->s, sizeof(n->s));
     mt_problem_t *pr;
 
-    if (!conf->problems) {
-        conf->problems =
-            apr_array_make(n->s->process->pconf, 1, sizeof(mt_problem_t));
+    if (!list) {
+        apr_pool_t *pconf = mt_gen()->pconf;
+        server_rec **key = apr_pmemdup(pconf, &n->s, sizeof(n->s));
+
+        list = apr_array_make(pconf, 1, sizeof(mt_problem_t));
+        apr_hash_set(gd->problems, key, sizeof(*key), list);
     }
-    pr = apr_array_push(conf->problems);
+    pr = apr_array_push(list);
     pr->severity = TACK_PROBLEM_ERROR;
     pr->kind = "pin_continuity";
     pr->slot = n->slot;
@@ -156,7 +160,7 @@ static void mt_guard_problem(const mt_guard_note_t *n, const char *msg)
  * remembered of it.  A certificate with no TACK gets one under |signing|
  * at the start, so a pin on that key is not lost; at a real start what
  * the guard finds wrong is also a problem on the status page
- * (mt_conf_t.problems). */
+ * (mt_guard_problems). */
 void mt_guard_note(server_rec *s, const mt_conf_t *conf, const mt_sel_t *sel,
                    int served, const uint8_t *signing)
 {
@@ -169,7 +173,7 @@ void mt_guard_note(server_rec *s, const mt_conf_t *conf, const mt_sel_t *sel,
     if (mt_quiet() || !sel->ncerts) {
         return;
     }
-    p = mt_guard_pool(s);
+    p = gd->pool;
     mt_memory_load(s);
     names = mt_memory_vhost_names(p, s);
     for (c = 0; c < sel->ncerts * names->nelts; c++) {
@@ -236,7 +240,6 @@ long mt_guard_pinned(server_rec *s, const mt_conf_t *conf, const char *key_type,
     if (mt_quiet() || mt_memory_lapsed(conf, key)) {
         return 0;
     }
-    mt_guard_pool(s);
     now = mt_memory_now(s);
     names = mt_memory_vhost_names(gd->pool, s);
     for (i = 0; i < names->nelts; i++) {
@@ -548,7 +551,6 @@ int mt_guard_check(server_rec *s_main)
     if (mt_quiet()) {
         return 0;
     }
-    mt_guard_pool(s_main);
     problems += mt_guard_check_dir(s_main);
     now = mt_memory_now(s_main); /* loads, even with nothing noted */
     mt_guard_gone(s_main, now);
@@ -584,14 +586,10 @@ int mt_guard_check(server_rec *s_main)
 
 void mt_guard_end(server_rec *s_main)
 {
-    struct mt_guard *gd = mt_gen()->guard;
+    struct mt_guard *gd = mt_guard_get();
     apr_array_header_t *served;
     int i;
 
-    if (!gd) {
-        mt_memory_end(s_main, NULL);
-        return;
-    }
     served = apr_array_make(gd->pool, gd->notes->nelts + 1,
                             sizeof(const mt_served_t *));
     for (i = 0; i < gd->notes->nelts; i++) {
@@ -599,8 +597,8 @@ void mt_guard_end(server_rec *s_main)
             &APR_ARRAY_IDX(gd->notes, i, mt_guard_note_t).sv;
     }
     mt_memory_end(s_main, served);
-    apr_pool_destroy(gd->pool);
-    mt_gen()->guard = NULL;
+    apr_pool_clear(gd->pool);
+    gd->notes = apr_array_make(gd->pool, 16, sizeof(mt_guard_note_t));
 }
 
 /* ---- keeping the last good bytes
@@ -736,7 +734,6 @@ void mt_guard_recover(apr_pool_t *p, server_rec *s, const mt_conf_t *conf,
     if (mt_strict() || mt_quiet()) {
         return;
     }
-    mt_guard_pool(s);
     mt_memory_load(s);
     if (!apr_hash_count(mt_memory_entries())) {
         return; /* nothing remembered: nothing to serve again */

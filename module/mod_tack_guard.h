@@ -10,6 +10,9 @@
 
 #include "mod_tack_model.h"
 
+/* mt_guard_gen_init makes the guard's part of |gen| (pre_config). */
+void mt_guard_gen_init(mt_gen_t *gen);
+
 /* mt_guard_note records what |sel| (the vhost |s|) is about to serve, for
  * the guard and the memory; |signing| (under -t) is the public key of the
  * vhost's TackSigningKey, |served| set at a real start. */
@@ -44,6 +47,10 @@ int mt_guard_remembers(server_rec *s);
  * below the floor of its key; returns the number that refuse the
  * configuration (under -t; expiry is only a warning). */
 int mt_guard_check(server_rec *s_main);
+
+/* mt_guard_problems returns what a real start found wrong with |s| for
+ * the status page (mt_problem_t, in pconf), or NULL. */
+const apr_array_header_t *mt_guard_problems(server_rec *s);
 
 /* mt_guard_end writes what this pass serves into the memory (real start
  * only) and forgets the pass. */

@@ -89,7 +89,7 @@ void mt_md_watch(server_rec *s_main)
     for (s = s_main; s; s = s->next) {
         const mt_conf_t *conf = mt_conf_get(s);
 
-        if (conf->ssl_seen && conf->sign_key && *conf->sign_key &&
+        if (mt_ssl_seen(s) && conf->sign_key && *conf->sign_key &&
             conf->store && conf->store->loaded && !conf->store->error) {
             if (!md->vhosts) {
                 md->vhosts = apr_array_make(pconf, 4, sizeof(server_rec *));

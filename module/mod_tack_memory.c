@@ -39,9 +39,10 @@ APLOG_USE_MODULE(tack);
  * keys; reading more would cost seconds of every restart. */
 #define TACK_STATE_MAX (64 * 1024 * 1024)
 
-/* This pass's memory (mt_gen_t.memory): the file's entries (id ->
- * apr_array of tack_state_key_t), made at its first use in a pool of its
- * own under pconf, dropped by mt_memory_end (or with the generation). */
+/* The memory's part (mt_gen_t.memory), made in pre_config: the file's
+ * entries (id -> apr_array of tack_state_key_t), read once a pass into a
+ * pool of its own, which mt_memory_end clears (a later use reads the file
+ * again). */
 struct mt_memory {
     apr_pool_t *pool;
     apr_hash_t *mem;
@@ -54,23 +55,31 @@ struct mt_memory {
     int clock_back; /* the clock is earlier: said, not rewritten */
 };
 
+/* mt_memory_reset empties |mm| for the next pass's reading. */
+static void mt_memory_reset(struct mt_memory *mm)
+{
+    apr_pool_t *p = mm->pool;
+
+    apr_pool_clear(p);
+    memset(mm, 0, sizeof(*mm));
+    mm->pool = p;
+    mm->mem = apr_hash_make(p);
+    mm->names = apr_hash_make(p);
+}
+
+void mt_memory_gen_init(mt_gen_t *gen)
+{
+    struct mt_memory *mm = apr_pcalloc(gen->pconf, sizeof(*mm));
+
+    apr_pool_create(&mm->pool, gen->pconf);
+    apr_pool_tag(mm->pool, "tack_memory");
+    mt_memory_reset(mm);
+    gen->memory = mm;
+}
+
 static struct mt_memory *mt_memory_get(void)
 {
-    mt_gen_t *gen = mt_gen();
-
-    if (!gen->memory) {
-        apr_pool_t *p;
-        struct mt_memory *mm;
-
-        apr_pool_create(&p, gen->pconf);
-        apr_pool_tag(p, "tack_memory");
-        mm = apr_pcalloc(p, sizeof(*mm));
-        mm->pool = p;
-        mm->mem = apr_hash_make(p);
-        mm->names = apr_hash_make(p);
-        gen->memory = mm;
-    }
-    return gen->memory;
+    return mt_gen()->memory;
 }
 
 const char *mt_memory_file(void)
@@ -721,14 +730,11 @@ static const char *mt_mem_write(apr_pool_t *p, const char *path, long now)
 
 void mt_memory_end(server_rec *s_main, const apr_array_header_t *served)
 {
-    struct mt_memory *mm = mt_gen()->memory;
+    struct mt_memory *mm = mt_memory_get();
     long now;
     const char *err, *lockwhy = NULL;
     int i, lockfd;
 
-    if (!mm) {
-        return;
-    }
     if (!served) {
         served = apr_array_make(mm->pool, 1, sizeof(const mt_served_t *));
     }
@@ -786,6 +792,5 @@ void mt_memory_end(server_rec *s_main, const apr_array_header_t *served)
                          mt_memory_file(), err);
         }
     }
-    apr_pool_destroy(mm->pool);
-    mt_gen()->memory = NULL;
+    mt_memory_reset(mm);
 }

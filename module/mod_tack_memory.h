@@ -23,6 +23,9 @@ typedef struct {
     const mt_conf_t *conf;                      /* its TackLetPinsLapse */
 } mt_served_t;
 
+/* mt_memory_gen_init makes the memory's part of |gen| (pre_config). */
+void mt_memory_gen_init(mt_gen_t *gen);
+
 /* mt_memory_file is where the memory lives: TackStateFile of the main
  * server, or the default; mt_memory_path is that name with |suffix|, for
  * the files kept beside it. */

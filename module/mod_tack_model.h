@@ -164,10 +164,6 @@ struct mt_conf {
     const char *state_file;    /* TackStateFile (main server), or NULL */
     const char *store_owner;   /* TackStoreOwner (main server), or NULL */
     apr_array_header_t *lapse; /* TackLetPinsLapse TACK IDs, or NULL */
-    int ssl_seen; /* ssl_init_server ran for it in this generation */
-    /* What a real start found wrong with it that the status page shows
-     * (mt_problem_t, in pconf: the guard's), or NULL. */
-    apr_array_header_t *problems;
 };
 
 /* A problem of a vhost found at configuration time, shown first on the

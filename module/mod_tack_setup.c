@@ -34,6 +34,7 @@
 #include "mod_tack_load.h"
 #include "mod_tack_store.h"
 #include "mod_tack_resolve.h"
+#include "mod_tack_memory.h"
 #include "mod_tack_guard.h"
 #include "mod_tack_sign.h"
 #include "mod_tack_md.h"
@@ -447,7 +448,7 @@ static void mt_warn_plain_vhosts(server_rec *s_main)
     for (s = s_main->next; s; s = s->next) {
         mt_conf_t *conf = mt_conf_get(s);
 
-        if (!conf->ssl_seen && mt_resolve_own_directives(s, conf)) {
+        if (!mt_ssl_seen(s) && mt_resolve_own_directives(s, conf)) {
             ap_log_error(APLOG_MARK, APLOG_WARNING, 0, s,
                          "TACK00062: vhost %s: Tack directives in a virtual "
                          "host without SSLEngine on: nothing is served here "
@@ -556,6 +557,8 @@ void mt_setup_start(apr_pool_t *pconf, apr_pool_t *pproc)
     gen = mt_gen();
     proc = mt_proc();
     mt_store_gen_init(gen);
+    mt_memory_gen_init(gen);
+    mt_guard_gen_init(gen);
     mt_sign_gen_init(gen);
     mt_background_gen_init(gen, proc, pproc);
     mt_status_gen_init(gen);
@@ -576,7 +579,7 @@ void mt_setup_server(apr_pool_t *p, server_rec *s, SSL_CTX *ctx)
         tmp = p;
     }
     memset(certs, 0, sizeof(certs));
-    conf->ssl_seen = 1;
+    mt_ssl_seen_set(s, 1);
     n = mt_ctx_certs(s, tmp, ctx, certs);
     mt_setup_vhost(p, tmp, s, conf, certs, n, 1, ctx,
                    SSL_CTX_get_min_proto_version(ctx) >= TLS1_3_VERSION);
@@ -623,7 +626,7 @@ int mt_setup_check(apr_pool_t *pconf, apr_pool_t *plog, apr_pool_t *ptemp,
         if (!has_own && !ssl_on) {
             continue; /* only the store, and no TLS here */
         }
-        conf->ssl_seen = ssl_on; /* mt_warn_plain_vhosts */
+        mt_ssl_seen_set(s, ssl_on); /* mt_warn_plain_vhosts */
         if (!ssl_on && s->is_virtual && mt_resolve_own_directives(s, conf)) {
             continue; /* nothing is served here: said at the end */
         }

@@ -53,6 +53,7 @@
 #include "mod_tack_status.h"
 #include "mod_tack_load.h"
 #include "mod_tack_store.h"
+#include "mod_tack_guard.h"
 #include "mod_tack_signer.h"
 #include "mod_tack_background.h"
 #include "mod_tack_runtime.h"
@@ -480,13 +481,13 @@ static void mt_problems_slot(mt_pass_t *ps, int k, int required, time_t now)
 }
 
 /* The problems: expired TACKs, certificates serving no TACK, the
- * extension not registered, those the pass recorded with the vhost
- * (mt_conf_t.problems), TACKs expiring within 30 days. */
+ * extension not registered, those the guard recorded for the vhost
+ * (mt_guard_problems), TACKs expiring within 30 days. */
 int mt_status_problems(apr_pool_t *p, const mt_rt_t *rt, time_t now,
                        int severity, mt_status_problem_fn *fn, void *data)
 {
     mt_pass_t ps = {p, rt, severity, fn, data, 0};
-    const mt_conf_t *conf = mt_conf_get(rt->s);
+    const apr_array_header_t *found = mt_guard_problems(rt->s);
     int k;
 
     if (!rt->registered) {
@@ -497,9 +498,8 @@ int mt_status_problems(apr_pool_t *p, const mt_rt_t *rt, time_t now,
     for (k = 0; k < rt->nslots; k++) {
         mt_problems_slot(&ps, k, rt->required, now);
     }
-    for (k = 0; conf->problems && k < conf->problems->nelts; k++) {
-        const mt_problem_t *pr =
-            &APR_ARRAY_IDX(conf->problems, k, mt_problem_t);
+    for (k = 0; found && k < found->nelts; k++) {
+        const mt_problem_t *pr = &APR_ARRAY_IDX(found, k, mt_problem_t);
 
         mt_emit(&ps, pr->severity, pr->kind,
                 pr->slot < rt->nslots ? pr->slot : -1, pr->message);
