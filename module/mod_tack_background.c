@@ -83,7 +83,10 @@ struct mt_bg_proc {
 
 void mt_background_gen_init(mt_gen_t *gen, mt_proc_t *proc, apr_pool_t *pproc)
 {
-    gen->background = apr_pcalloc(gen->pconf, sizeof(*gen->background));
+    struct mt_bg *bg = apr_pcalloc(gen->pconf, sizeof(*bg));
+
+    bg->life.handed = apr_array_make(gen->pconf, 4, sizeof(apr_proc_t *));
+    gen->background = bg;
     if (!proc->background) {
         proc->background = apr_pcalloc(pproc, sizeof(*proc->background));
     }
@@ -444,7 +447,7 @@ static void mt_agent_main(server_rec *s_main, pid_t parent, int delay)
             sg->nsigned = sg->nwritten = sg->nkept = 0; /* the pass's */
         }
     }
-    n = queue ? queue->nelts : 0;
+    n = queue->nelts;
     done = apr_pcalloc(p, (size_t)n + 1);
     told = 1;
     for (i = 0; i < n; i++) {
@@ -478,9 +481,8 @@ static void mt_agent_main(server_rec *s_main, pid_t parent, int delay)
                          totals[1]);
         }
         mt_md_round(round, staged);
-        if (sgs->pool) {
-            apr_pool_destroy(sgs->pool); /* the signers end */
-        }
+        mt_sign_close(); /* the signers end, and what they signed is
+                          * forgotten */
         apr_pool_destroy(round);
         if (!left && !next && !mt_md_staging()) {
             break;
@@ -507,7 +509,7 @@ static int mt_agent_waiting(void)
     apr_array_header_t *queue = mt_sign_queued();
     int i, n = 0;
 
-    for (i = 0; queue && i < queue->nelts; i++) {
+    for (i = 0; i < queue->nelts; i++) {
         const mt_pending_t *pd = APR_ARRAY_IDX(queue, i, mt_pending_t *);
 
         n += mt_background_waiting(pd) != 0;
@@ -534,7 +536,7 @@ static void mt_agent_died(pid_t pid, int status)
     int i, mpm_state, waiting, delay = 0;
     long max = mt_sign_retry_max_secs(), stable = 2 * max;
 
-    for (i = 0; bg->life.handed && i < bg->life.handed->nelts; i++) {
+    for (i = 0; i < bg->life.handed->nelts; i++) {
         apr_proc_t *sp = APR_ARRAY_IDX(bg->life.handed, i, apr_proc_t *);
         siginfo_t si;
 
@@ -674,7 +676,7 @@ static void mt_bg_since(apr_time_t now)
         return;
     }
     nh = apr_hash_make(np);
-    for (i = 0; queue && i < queue->nelts; i++) {
+    for (i = 0; i < queue->nelts; i++) {
         const mt_pending_t *pd = APR_ARRAY_IDX(queue, i, mt_pending_t *);
         const apr_time_t *had =
             bp->since ? apr_hash_get(bp->since, pd->cert.hash, TACK_HASH_LEN)
@@ -715,7 +717,7 @@ static void mt_background_segment(server_rec *s_main)
     int i;
 
     mt_md_watch(s_main);
-    if (!queue || !queue->nelts) {
+    if (!queue->nelts) {
         mt_bg_since(now); /* nothing waits */
         if (mt_md_staging()) {
             mt_agent_fork(s_main, 0, 0);
@@ -801,9 +803,6 @@ static void mt_bg_hand_over(server_rec *s_main)
             proc->pid = sg->pid;
             apr_proc_other_child_register(proc, mt_signer_maintain, proc, NULL,
                                           pconf);
-            if (!bg->life.handed) {
-                bg->life.handed = apr_array_make(pconf, 4, sizeof(proc));
-            }
             APR_ARRAY_PUSH(bg->life.handed, apr_proc_t *) = proc;
             sg->pid = 0;
         }

@@ -51,15 +51,16 @@ typedef struct mt_pending mt_pending_t; /* mod_tack_model.h */
  * pool. */
 typedef struct {
     apr_pool_t *pconf;
-    apr_hash_t *ssl_seen;       /* mt_ssl_seen's vhosts */
-    struct mt_stores *stores;   /* mod_tack_store.c */
-    struct mt_memory *memory;   /* mod_tack_memory.c */
-    struct mt_guard *guard;     /* mod_tack_guard.c */
-    struct mt_signers *signers; /* mod_tack_signer.c */
-    struct mt_sign_gen *sign;   /* mod_tack_sign.c */
-    struct mt_md *md;           /* mod_tack_md.c */
-    struct mt_bg *background;   /* mod_tack_background.c */
-    struct mt_status *status;   /* mod_tack_status.c */
+    apr_hash_t *ssl_seen;         /* mt_ssl_seen's vhosts */
+    struct mt_sigloads *sigloads; /* mod_tack_load.c */
+    struct mt_stores *stores;     /* mod_tack_store.c */
+    struct mt_memory *memory;     /* mod_tack_memory.c */
+    struct mt_guard *guard;       /* mod_tack_guard.c */
+    struct mt_signers *signers;   /* mod_tack_signer.c */
+    struct mt_sign_gen *sign;     /* mod_tack_sign.c */
+    struct mt_md *md;             /* mod_tack_md.c */
+    struct mt_bg *background;     /* mod_tack_background.c */
+    struct mt_status *status;     /* mod_tack_status.c */
 } mt_gen_t;
 
 typedef struct {

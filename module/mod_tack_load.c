@@ -426,7 +426,20 @@ typedef struct {
     char fingerprints[TACK_MAX_BREAKSIGS][TACK_FINGERPRINT_SIZE];
 } mt_sigload_t;
 
-#define TACK_SIGLOAD_KEY "mod_tack:sigfiles"
+/* The load's part of the generation (mt_gen_t.sigloads), made in
+ * pre_config: each break-signature file read in this pass, by path
+ * (mt_sigload_t *, in pconf). */
+struct mt_sigloads {
+    apr_hash_t *loaded;
+};
+
+void mt_load_gen_init(mt_gen_t *gen)
+{
+    struct mt_sigloads *sl = apr_pcalloc(gen->pconf, sizeof(*sl));
+
+    sl->loaded = apr_hash_make(gen->pconf);
+    gen->sigloads = sl;
+}
 
 static const char *mt_sigload_read(apr_pool_t *p, mt_sigfile_t *f,
                                    mt_sigload_t *l)
@@ -485,15 +498,9 @@ static const char *mt_sigload_read(apr_pool_t *p, mt_sigfile_t *f,
  * pool, cleared before each pass). */
 const char *mt_load_sigfile(apr_pool_t *p, mt_sigfile_t *f)
 {
-    apr_hash_t *loaded = NULL;
+    apr_hash_t *loaded = mt_gen()->sigloads->loaded;
     mt_sigload_t *l;
 
-    apr_pool_userdata_get((void **)&loaded, TACK_SIGLOAD_KEY, p);
-    if (loaded == NULL) {
-        loaded = apr_hash_make(p);
-        apr_pool_userdata_set(loaded, TACK_SIGLOAD_KEY, apr_pool_cleanup_null,
-                              p);
-    }
     l = apr_hash_get(loaded, f->path, APR_HASH_KEY_STRING);
     if (l == NULL) {
         l = apr_pcalloc(p, sizeof(*l));

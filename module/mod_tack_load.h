@@ -24,6 +24,9 @@ const char *mt_key_type_name(int nid);
 int mt_cert_describe(apr_pool_t *p, X509 *x509, const char *label,
                      mt_certsel_t *out);
 
+/* mt_load_gen_init makes the load's part of |gen| (pre_config). */
+void mt_load_gen_init(mt_gen_t *gen);
+
 /* mt_load_proc_init starts a configuration pass (pre_config): the cache
  * of verified signatures, made in |pproc| the first time, is rotated. */
 void mt_load_proc_init(mt_proc_t *proc, apr_pool_t *pproc);

@@ -71,7 +71,10 @@ static const char *mt_md_store_dir(const ap_directive_t *d)
 
 void mt_md_gen_init(mt_gen_t *gen)
 {
-    gen->md = apr_pcalloc(gen->pconf, sizeof(*gen->md));
+    struct mt_md *md = apr_pcalloc(gen->pconf, sizeof(*md));
+
+    md->vhosts = apr_array_make(gen->pconf, 4, sizeof(server_rec *));
+    gen->md = md;
 }
 
 /* mt_md_watch notes, at the end of the pass, where mod_md stages and which
@@ -91,15 +94,12 @@ void mt_md_watch(server_rec *s_main)
 
         if (mt_ssl_seen(s) && conf->sign_key && *conf->sign_key &&
             conf->store && conf->store->loaded && !conf->store->error) {
-            if (!md->vhosts) {
-                md->vhosts = apr_array_make(pconf, 4, sizeof(server_rec *));
-            }
             APR_ARRAY_PUSH(md->vhosts, server_rec *) = s;
         }
     }
     dir = mt_md_store_dir(ap_conftree);
     dir = ap_server_root_relative(pconf, dir ? dir : "md");
-    if (md->vhosts && dir) {
+    if (md->vhosts->nelts && dir) {
         md->staging = apr_pstrcat(pconf, dir, "/staging", NULL);
         ap_log_error(APLOG_MARK, APLOG_DEBUG, 0, s_main,
                      "TACK00082: the background signs ahead what mod_md "

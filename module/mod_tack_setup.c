@@ -556,6 +556,7 @@ void mt_setup_start(apr_pool_t *pconf, apr_pool_t *pproc)
     mt_gen_start(pconf, pproc);
     gen = mt_gen();
     proc = mt_proc();
+    mt_load_gen_init(gen);
     mt_store_gen_init(gen);
     mt_memory_gen_init(gen);
     mt_guard_gen_init(gen);

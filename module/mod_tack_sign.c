@@ -37,45 +37,50 @@
 
 APLOG_USE_MODULE(tack);
 
-/* What a pass signed and wrote (mt_signers_t.tables), in the signers'
- * pool: the TACKs signed, by target hash and key, so that a certificate
+/* The signing's part (mt_gen_t.sign), made in pre_config: the pass's
+ * queue, the certificates it left to the background (mt_pending_t *, in
+ * pconf); and what this time (a pass, or a background round) signed and
+ * wrote, in a pool of its own that mt_sign_close clears with the signers'
+ * end: the TACKs signed, by target hash and key, so that a certificate
  * named by several vhosts gets one TACK; the stores and store files
  * written. */
-struct mt_sign_tables {
+struct mt_sign_gen {
+    apr_array_header_t *queue;
+    apr_pool_t *pool;
     apr_hash_t *done;
     apr_hash_t *stores; /* path -> mt_store_t *, written to in this time */
     apr_hash_t *files;  /* store file written -> its TACK key */
 };
 
-/* The pass's queue (mt_gen_t.sign): the certificates it left to the
- * background (mt_pending_t *, in pconf). */
-struct mt_sign_gen {
-    apr_array_header_t *queue;
-};
-
-/* mt_sign_tables returns this time's tables, made the first time. */
-static struct mt_sign_tables *mt_sign_tables(void)
+/* mt_sign_tables_reset empties what |sgen| signed and wrote this time. */
+static void mt_sign_tables_reset(struct mt_sign_gen *sgen)
 {
-    mt_signers_t *sgs = mt_signers_get();
-
-    if (!sgs->tables) {
-        sgs->tables = apr_pcalloc(sgs->pool, sizeof(*sgs->tables));
-        sgs->tables->done = apr_hash_make(sgs->pool);
-        sgs->tables->files = apr_hash_make(sgs->pool);
-        sgs->tables->stores = apr_hash_make(sgs->pool);
-    }
-    return sgs->tables;
+    apr_pool_clear(sgen->pool);
+    sgen->done = apr_hash_make(sgen->pool);
+    sgen->files = apr_hash_make(sgen->pool);
+    sgen->stores = apr_hash_make(sgen->pool);
 }
 
 void mt_sign_gen_init(mt_gen_t *gen)
 {
-    gen->sign = apr_pcalloc(gen->pconf, sizeof(*gen->sign));
+    struct mt_sign_gen *sgen = apr_pcalloc(gen->pconf, sizeof(*sgen));
+
+    sgen->queue = apr_array_make(gen->pconf, 16, sizeof(mt_pending_t *));
+    apr_pool_create(&sgen->pool, gen->pconf);
+    apr_pool_tag(sgen->pool, "tack_sign_tables");
+    mt_sign_tables_reset(sgen);
+    gen->sign = sgen;
     mt_signers_gen_init(gen);
+}
+
+static struct mt_sign_gen *mt_sign_get(void)
+{
+    return mt_gen()->sign;
 }
 
 apr_array_header_t *mt_sign_queued(void)
 {
-    return mt_gen()->sign->queue;
+    return mt_sign_get()->queue;
 }
 
 /* ---- signing ---------------------------------------------------------------
@@ -107,8 +112,7 @@ mt_item_t *mt_sign_one(apr_pool_t *p, server_rec *s, const mt_conf_t *conf,
                        mt_signer_t *sg, const mt_certsel_t *cert,
                        uint32_t expires, int write, const tack_t *prev)
 {
-    mt_signers_t *sgs = mt_signers_get();
-    struct mt_sign_tables *tb = mt_sign_tables();
+    struct mt_sign_gen *tb = mt_sign_get();
     uint8_t id[TACK_HASH_LEN + TACK_KEY_LEN];
     const char *path = sg->key, *err = NULL;
     const mt_store_t *written = NULL;
@@ -198,7 +202,7 @@ mt_item_t *mt_sign_one(apr_pool_t *p, server_rec *s, const mt_conf_t *conf,
             path = file;
             written = conf->store;
             apr_hash_set(tb->files, file, APR_HASH_KEY_STRING,
-                         apr_pmemdup(sgs->pool, sg->pub, TACK_KEY_LEN));
+                         apr_pmemdup(tb->pool, sg->pub, TACK_KEY_LEN));
             mt_store_replace_older(s, conf->store, &tack, file);
             sg->nwritten++;
             apr_hash_set(tb->stores, conf->store->path, APR_HASH_KEY_STRING,
@@ -217,7 +221,7 @@ mt_item_t *mt_sign_one(apr_pool_t *p, server_rec *s, const mt_conf_t *conf,
     }
     item = mt_load_item(p, s, "TackSigningKey", path, conf->sign_key_where,
                         written, &tack);
-    apr_hash_set(tb->done, apr_pmemdup(sgs->pool, id, sizeof(id)), sizeof(id),
+    apr_hash_set(tb->done, apr_pmemdup(tb->pool, id, sizeof(id)), sizeof(id),
                  item);
     sg->nsigned++;
     ap_log_error(APLOG_MARK, APLOG_INFO, 0, s,
@@ -256,11 +260,8 @@ static void mt_sign_queue(server_rec *s, const mt_conf_t *conf,
     mt_pending_t *pd;
     tack_t blank;
     const tack_t *t = &blank;
-    struct mt_sign_gen *sgen = mt_gen()->sign;
+    struct mt_sign_gen *sgen = mt_sign_get();
 
-    if (!sgen->queue) {
-        sgen->queue = apr_array_make(pconf, 16, sizeof(mt_pending_t *));
-    }
     pd = apr_pcalloc(pconf, sizeof(*pd));
     pd->s = s;
     pd->conf = conf;
@@ -579,12 +580,10 @@ void mt_sign_end(server_rec *s_main)
 
 void mt_sign_sync(void)
 {
+    const struct mt_sign_gen *tb = mt_sign_get();
     apr_hash_index_t *hi;
 
-    const struct mt_sign_tables *tb = mt_signers_get()->tables;
-
-    for (hi = tb ? apr_hash_first(NULL, tb->stores) : NULL; hi;
-         hi = apr_hash_next(hi)) {
+    for (hi = apr_hash_first(NULL, tb->stores); hi; hi = apr_hash_next(hi)) {
         mt_store_sync(apr_hash_this_val(hi));
     }
 }
@@ -592,4 +591,5 @@ void mt_sign_sync(void)
 void mt_sign_close(void)
 {
     mt_signers_close();
+    mt_sign_tables_reset(mt_sign_get());
 }

@@ -40,7 +40,7 @@ void mt_sign_close(void);
 
 /* For the background and mod_md's staging (mod_tack_background.c,
  * mod_tack_md.c): mt_sign_queued returns the pass's queue (mt_pending_t *,
- * in pconf), or NULL; mt_sign_one signs a TACK for |cert| with |sg| that
+ * in pconf); mt_sign_one signs a TACK for |cert| with |sg| that
  * expires with it (|expires|, minutes), never below the min_generation of
  * |prev| (the TACK it replaces, or NULL), writes it into the vhost's store
  * when |write|, and returns its item, or NULL (logged; sg->fd < 0 when the

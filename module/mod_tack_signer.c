@@ -90,7 +90,6 @@ static apr_status_t mt_signers_forget(void *unused)
     }
     sgs->pool = NULL;
     sgs->signers = NULL;
-    sgs->tables = NULL;
     return APR_SUCCESS;
 }
 

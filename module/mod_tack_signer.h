@@ -45,15 +45,14 @@ struct mt_signer {
 /* The signers of the generation (mt_gen_t.signers, mod_tack_signer.c):
  * the parent's during a pass, the background process's own after it
  * (in_agent).  |pool|, a child of pconf, holds the signers of this time --
- * a pass, or one background round -- found by "key\npassword source", and
- * what a pass signed in it (mod_tack_sign.c's tables); destroying it
- * (mt_signers_close) ends the signers and empties those members.  The
+ * a pass, or one background round -- found by "key\npassword source";
+ * destroying it (mt_signers_close) ends the signers and empties those
+ * members.  The
  * deadline is when waiting for signers stops (mt_ms_now), the budget the
  * seconds up to it, for messages. */
 typedef struct mt_signers {
     apr_pool_t *pool;
     apr_hash_t *signers;
-    struct mt_sign_tables *tables;
     long deadline;
     int budget;
     int in_agent; /* 1 in the background process */

@@ -83,14 +83,17 @@ typedef struct mt_ctrgen {
  * vhosts' tables, in pconf, and its counters' start and whether they are
  * shared. */
 struct mt_status {
-    apr_array_header_t *rts; /* mt_rt_t *, or NULL */
+    apr_array_header_t *rts; /* mt_rt_t * */
     apr_time_t since;
     int shared;
 };
 
 void mt_status_gen_init(mt_gen_t *gen)
 {
-    gen->status = apr_pcalloc(gen->pconf, sizeof(*gen->status));
+    struct mt_status *ms = apr_pcalloc(gen->pconf, sizeof(*ms));
+
+    ms->rts = apr_array_make(gen->pconf, 16, sizeof(mt_rt_t *));
+    gen->status = ms;
 }
 
 static struct mt_status *mt_status_get(void)
@@ -102,9 +105,6 @@ void mt_status_add(apr_pool_t *pconf, mt_rt_t *rt)
 {
     struct mt_status *ms = mt_status_get();
 
-    if (!ms->rts) {
-        ms->rts = apr_array_make(pconf, 16, sizeof(mt_rt_t *));
-    }
     APR_ARRAY_PUSH(ms->rts, mt_rt_t *) = rt;
 }
 
@@ -230,7 +230,7 @@ int mt_status_post_config(apr_pool_t *pconf, apr_pool_t *ptemp, server_rec *s)
     int i, k;
 
     /* The first pass of an initial start is thrown away: no segment. */
-    if (mt_quiet() || !ms->rts) {
+    if (mt_quiet() || !ms->rts->nelts) {
         return OK;
     }
     mt_status_order(ptemp, s);

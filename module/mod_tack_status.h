@@ -23,7 +23,7 @@ int mt_status_post_config(apr_pool_t *pconf, apr_pool_t *ptemp, server_rec *s);
 void mt_status_register_hooks(apr_pool_t *p);
 
 /* mt_status_vhosts returns the SSL vhosts of this generation in
- * configuration order (mt_rt_t *), or NULL when there are none. */
+ * configuration order (mt_rt_t *), empty when there are none. */
 const apr_array_header_t *mt_status_vhosts(void);
 
 /* mt_status_counters_since returns when counting started;

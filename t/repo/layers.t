@@ -34,7 +34,7 @@ my ($list) = $makefile =~ /^MODULE_SRC := (.*?)\n(?!\s)/ms
 my @order = map { m{([A-Za-z0-9_]+)\.c\)?$} ? $1 : () } split /[\s\\]+/, $list;
 my %rank = map { $order[$_] => $_ } 0 .. $#order;
 
-plan tests => 16;
+plan tests => 17;
 
 # mod_tack.c at the top, the rest of the module in module/.
 sub src { my ($f, $ext) = @_; -f "$top/$f.$ext" ? "$top/$f.$ext" : "$top/module/$f.$ext" }
@@ -195,6 +195,24 @@ sub part_writes {
     }
     return @bad;
 }
+# A getter that makes what it returns when it finds it missing: "if
+# (!X->m) { ... X->m = ... } ... return X->m;", whatever X is (the
+# generation, a part, a member of a part).
+sub lazy_getters {
+    my ($name, $text) = @_;
+    my @bad;
+    for my $f (functions_of($text)) {
+        my ($fn, $first, $body) = @$f;
+        while ($body =~ /\bif\s*\(\s*(?:!\s*([\w>.()-]+->\w+)|([\w>.()-]+->\w+)\s*==\s*NULL)\s*\)/g) {
+            my ($e, $at) = ($1 // $2, $-[0]);
+            my $q = quotemeta $e;
+            next unless $body =~ /(?<![\w>.])$q\s*=(?!=)/ && $body =~ /\breturn\s+$q\s*;/;
+            my $line = $first + (() = substr($body, 0, $at) =~ /\n/g);
+            push @bad, "$name:$line: $fn makes $e on first use";
+        }
+    }
+    return @bad;
+}
 my $planted_gen = <<'C';
 static struct mt_status *mt_status_get(void)
 {
@@ -206,14 +224,30 @@ static struct mt_status *mt_status_get(void)
     return gen->status;
 }
 C
-is(join(' ', part_writes('planted.c', $planted_gen)),
-   'planted.c:6: mt_status_get assigns status',
-   'a getter that makes its part on first use is found (planted)');
+my $planted_part = <<'C';
+static struct mt_sign_tables *mt_sign_tables(void)
+{
+    mt_signers_t *sgs = mt_signers_get();
+
+    if (!sgs->tables) {
+        sgs->tables = apr_pcalloc(sgs->pool, sizeof(*sgs->tables));
+        sgs->tables->done = apr_hash_make(sgs->pool);
+    }
+    return sgs->tables;
+}
+C
+is(join(' ', part_writes('planted.c', $planted_gen), lazy_getters('planted.c', $planted_gen),
+             lazy_getters('planted2.c', $planted_part)),
+   'planted.c:6: mt_status_get assigns status planted.c:5: mt_status_get makes gen->status on first use '
+   . 'planted2.c:5: mt_sign_tables makes sgs->tables on first use',
+   'a getter that makes its part, or a part\'s member, on first use is found (planted)');
 my @module_c = glob "$top/mod_tack.c $top/module/*.c";
 my @writes_bad = map { part_writes(m{([^/]+)$}, TackHelpers::slurp($_)) } @module_c;
 is(join("\n", @writes_bad), '',
    'every part of the generation and the process is made in pre_config ('
    . join(' ', sort keys %part) . ')');
+my @lazy = map { lazy_getters(m{([^/]+)$}, TackHelpers::slurp($_)) } @module_c;
+is(join("\n", @lazy), '', 'no getter makes what it returns');
 
 # ---- state: the generation's and the process's, nothing else -------------
 # Writable data: objects in .data, .data.rel or .bss (objdump's section,
