@@ -9,6 +9,7 @@
  * OpenSSL and the core: never another file of the module.
  */
 #include <errno.h>
+#include <stdlib.h>
 #include <string.h>
 #include <time.h>
 
@@ -78,14 +79,15 @@ void mt_gen_start(apr_pool_t *pconf, apr_pool_t *pproc)
     }
 }
 
-/* Used before pre_config made the state: a bug, said loudly (crit), and
- * survived with an empty generation rather than a crashed server. */
+/* Used before pre_config made the state: a bug, said (crit), and the
+ * process stops there (abort: a core file shows the caller), never a
+ * generation made on the spot without its parts. */
 static void mt_gen_missing(void)
 {
     ap_log_error(APLOG_MARK, APLOG_CRIT, 0, ap_server_conf,
                  "TACK00153: internal error: mod_tack's state was used "
                  "before pre_config made it; please report this");
-    mt_gen_start(ap_server_conf->process->pconf, ap_server_conf->process->pool);
+    abort();
 }
 
 mt_gen_t *mt_gen(void)

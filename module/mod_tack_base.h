@@ -71,7 +71,7 @@ typedef struct {
 
 /* mt_gen_start makes the generation of |pconf| (pre_config), and the
  * process's part in |pproc| the first time; mt_gen and mt_proc return
- * them (never made there: used before pre_config, a bug, logged). */
+ * them (used before pre_config: a bug, logged, and the process aborts). */
 void mt_gen_start(apr_pool_t *pconf, apr_pool_t *pproc);
 mt_gen_t *mt_gen(void);
 mt_proc_t *mt_proc(void);
