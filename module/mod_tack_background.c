@@ -308,7 +308,6 @@ static int mt_agent_theirs(apr_pool_t *p, const mt_pending_t *pd,
 static int mt_agent_round(apr_pool_t *p, apr_hash_t *said, char *done,
                           int *nsigned, int totals[2], time_t *next)
 {
-    mt_signers_t *sgs = mt_signers_get();
     apr_array_header_t *queue = mt_sign_queued();
     apr_hash_index_t *hi;
     time_t now = time(NULL);
@@ -337,15 +336,15 @@ static int mt_agent_round(apr_pool_t *p, apr_hash_t *said, char *done,
         if (due[i]) {
             sg = mt_signer_add(pd->s, pd->conf, &created);
             if (created) {
-                sg->error = mt_signer_spawn(sgs->pool, sg);
+                sg->error = mt_signer_spawn(sg);
             }
         }
     }
-    for (hi = apr_hash_first(p, sgs->signers); hi; hi = apr_hash_next(hi)) {
+    for (hi = apr_hash_first(p, mt_signers_all()); hi; hi = apr_hash_next(hi)) {
         mt_signer_t *sg = apr_hash_this_val(hi);
 
         if (!sg->error && !sg->pub_known) {
-            sg->error = mt_signer_hello(sgs->pool, sg);
+            sg->error = mt_signer_hello(sg);
         }
     }
     for (i = 0; i < queue->nelts; i++) {
@@ -392,7 +391,7 @@ static int mt_agent_round(apr_pool_t *p, apr_hash_t *said, char *done,
         (*nsigned)++;
     }
     mt_sign_sync();
-    for (hi = apr_hash_first(p, sgs->signers); hi; hi = apr_hash_next(hi)) {
+    for (hi = apr_hash_first(p, mt_signers_all()); hi; hi = apr_hash_next(hi)) {
         const mt_signer_t *sg = apr_hash_this_val(hi);
 
         totals[0] += sg->nwritten;
@@ -405,8 +404,8 @@ static int mt_agent_round(apr_pool_t *p, apr_hash_t *said, char *done,
  * first (a successor's back-off).  It never returns. */
 static void mt_agent_main(server_rec *s_main, pid_t parent, int delay)
 {
-    mt_signers_t *sgs = mt_signers_get();
     apr_array_header_t *queue = mt_sign_queued();
+    apr_hash_t *handed;
     apr_pool_t *p;
     apr_hash_t *said, *staged;
     char *done;
@@ -424,7 +423,7 @@ static void mt_agent_main(server_rec *s_main, pid_t parent, int delay)
         _exit(0); /* gone before the line above: no signal will come */
     }
     prctl(PR_SET_NAME, "tack-signing", 0, 0, 0);
-    sgs->in_agent = 1;
+    mt_signers_in_background();
     while (delay > 0) {
         delay = (int)sleep((unsigned)delay);
     }
@@ -432,17 +431,18 @@ static void mt_agent_main(server_rec *s_main, pid_t parent, int delay)
     if (apr_pool_create(&p, NULL) != APR_SUCCESS) {
         _exit(TACK_BG_EXIT_FAILED);
     }
-    if (sgs->pool) {
+    if ((handed = mt_signers_all())) {
         /* the pass's signers that are up are this process's now; the
          * others are tried again at once, with the background's time */
         apr_hash_index_t *hi;
 
-        for (hi = apr_hash_first(p, sgs->signers); hi; hi = apr_hash_next(hi)) {
+        for (hi = apr_hash_first(p, mt_signers_all()); hi;
+             hi = apr_hash_next(hi)) {
             mt_signer_t *sg = apr_hash_this_val(hi);
 
             if (!sg->pub_known || sg->fd < 0) {
-                apr_hash_set(sgs->signers, apr_hash_this_key(hi),
-                             APR_HASH_KEY_STRING, NULL);
+                apr_hash_set(handed, apr_hash_this_key(hi), APR_HASH_KEY_STRING,
+                             NULL);
             }
             sg->nsigned = sg->nwritten = sg->nkept = 0; /* the pass's */
         }
@@ -786,7 +786,6 @@ static void mt_signer_maintain(int reason, void *data, apr_wait_t status)
  * for them, and reaps them when they exit. */
 static void mt_bg_hand_over(server_rec *s_main)
 {
-    mt_signers_t *sgs = mt_signers_get();
     struct mt_bg *bg = mt_bg_get();
     apr_pool_t *pconf = s_main->process->pconf;
     apr_hash_index_t *hi;
@@ -794,7 +793,8 @@ static void mt_bg_hand_over(server_rec *s_main)
     if (!bg->agent) {
         return;
     }
-    for (hi = apr_hash_first(NULL, sgs->signers); hi; hi = apr_hash_next(hi)) {
+    for (hi = apr_hash_first(NULL, mt_signers_all()); hi;
+         hi = apr_hash_next(hi)) {
         mt_signer_t *sg = apr_hash_this_val(hi);
         apr_proc_t *proc;
 
@@ -811,9 +811,9 @@ static void mt_bg_hand_over(server_rec *s_main)
 
 void mt_background_start(server_rec *s_main)
 {
-    mt_signers_t *sgs = mt_signers_get();
     struct mt_bg *bg = mt_bg_get();
-    if (mt_strict() || mt_quiet() || !sgs->pool) {
+
+    if (mt_strict() || mt_quiet() || !mt_signers_all()) {
         return;
     }
     bg->life.deaths = 0; /* a new generation: no back-off carried over */

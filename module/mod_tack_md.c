@@ -258,7 +258,6 @@ static const char *mt_md_read_why(apr_pool_t *p, tack_status_t st,
 static void mt_md_sign_one(apr_pool_t *p, apr_hash_t *seen, int dirfd,
                            const char *name, const char *path)
 {
-    mt_signers_t *sgs = mt_signers_get();
     char vname[TACK_NAME_SIZE];
     mt_certsel_t cert;
     const mt_conf_t *conf;
@@ -310,7 +309,7 @@ static void mt_md_sign_one(apr_pool_t *p, apr_hash_t *seen, int dirfd,
     sg = mt_signer_add(s, conf, &created);
     if (created) {
         mt_signers_allow(TACK_SIGN_AGENT_SECS);
-        sg->error = mt_signer_start(sgs->pool, sg);
+        sg->error = mt_signer_start(sg);
     }
     if (!sg->pub_known || sg->fd < 0) {
         /* said by mt_agent_failed for the waiting ones; tried next time */

@@ -328,7 +328,6 @@ static void mt_sign_cert(apr_pool_t *p, server_rec *s, const mt_conf_t *conf,
                          mt_signer_t *sg, const mt_sel_t *sel,
                          mt_certsel_t *cert, time_t now)
 {
-    mt_signers_t *sgs = mt_signers_get();
     char vname[TACK_NAME_SIZE], when[TACK_TIME_SIZE];
     time_t end, due = 0;
     mt_item_t *item;
@@ -387,7 +386,7 @@ static void mt_sign_cert(apr_pool_t *p, server_rec *s, const mt_conf_t *conf,
          * may hold a pin on the signing key for the name. */
         waited =
             mine < 0 ? mt_guard_pinned(s, conf, cert->key_type, sg->pub) : 0;
-        if ((!waited || sg->fd < 0 || !mt_ms_left(sgs->deadline)) &&
+        if ((!waited || sg->fd < 0 || !mt_signers_ms_left()) &&
             cert->ntacks <= 1) {
             mt_sign_queue(s, conf, sel, cert, sg, (uint32_t)(end / 60), 1,
                           waited, mine >= 0 ? cert->tacks[mine] : NULL, 0);
@@ -540,13 +539,13 @@ int mt_sign_check(apr_pool_t *ptemp, server_rec *s_main)
 
 void mt_sign_end(server_rec *s_main)
 {
-    mt_signers_t *sgs = mt_signers_get();
+    apr_hash_t *all = mt_signers_all();
     apr_hash_index_t *hi;
 
-    if (!sgs->pool) {
+    if (!all) {
         return;
     }
-    for (hi = apr_hash_first(NULL, sgs->signers); hi; hi = apr_hash_next(hi)) {
+    for (hi = apr_hash_first(NULL, all); hi; hi = apr_hash_next(hi)) {
         const mt_signer_t *sg = apr_hash_this_val(hi);
 
         if (!mt_strict() && (sg->pub_known || sg->nqueued)) {

@@ -58,14 +58,45 @@ APLOG_USE_MODULE(tack);
 /* How long the signer waits for the parent's next TACK. */
 #define TACK_SIGNER_SECS 60
 
+/* The signers of the generation (mt_gen_t.signers, mod_tack_signer.c):
+ * the parent's during a pass, the background process's own after it
+ * (in_agent).  |pool|, a child of pconf, holds the signers of this time --
+ * a pass, or one background round -- found by "key\npassword source";
+ * destroying it (mt_signers_close) ends the signers and empties those
+ * members.  The deadline is when waiting for signers stops (mt_ms_now),
+ * the budget the seconds up to it, for messages. */
+struct mt_signers {
+    apr_pool_t *pool;
+    apr_hash_t *signers;
+    long deadline;
+    int budget;
+    int in_agent; /* 1 in the background process */
+};
+typedef struct mt_signers mt_signers_t;
+
 void mt_signers_gen_init(mt_gen_t *gen)
 {
     gen->signers = apr_pcalloc(gen->pconf, sizeof(*gen->signers));
 }
 
-mt_signers_t *mt_signers_get(void)
+static mt_signers_t *mt_signers_get(void)
 {
     return mt_gen()->signers;
+}
+
+apr_hash_t *mt_signers_all(void)
+{
+    return mt_signers_get()->signers;
+}
+
+int mt_signers_ms_left(void)
+{
+    return mt_ms_left(mt_signers_get()->deadline);
+}
+
+void mt_signers_in_background(void)
+{
+    mt_signers_get()->in_agent = 1;
 }
 
 /* mt_signers_forget ends this time's signers (their pool's cleanup): the
@@ -433,9 +464,10 @@ static void mt_signer_close_inherited(int own)
 }
 
 /* mt_signer_spawn forks the signer of |sg|; returns NULL, or why not. */
-const char *mt_signer_spawn(apr_pool_t *p, mt_signer_t *sg)
+const char *mt_signer_spawn(mt_signer_t *sg)
 {
     mt_signers_t *sgs = mt_signers_get();
+    apr_pool_t *p = sgs->pool;
     int sv[2];
     pid_t pid, starter = getpid();
 
@@ -492,9 +524,10 @@ const char *mt_signer_spawn(apr_pool_t *p, mt_signer_t *sg)
 /* mt_signer_hello waits for the first answer of |sg|'s signer, until
  * mt_signers_t.deadline; returns NULL (the key is ready: sg->pub), or why not.
  */
-const char *mt_signer_hello(apr_pool_t *p, mt_signer_t *sg)
+const char *mt_signer_hello(mt_signer_t *sg)
 {
     mt_signers_t *sgs = mt_signers_get();
+    apr_pool_t *p = sgs->pool;
     mt_signer_hello_t hello;
 
     if (!mt_io(sg->fd, &hello, sizeof(hello), 0, sgs->deadline)) {
@@ -532,11 +565,11 @@ const char *mt_signer_hello(apr_pool_t *p, mt_signer_t *sg)
 
 /* mt_signer_start forks the signer of |sg| and waits for its first
  * answer; returns NULL (the key is ready: sg->pub), or why not. */
-const char *mt_signer_start(apr_pool_t *p, mt_signer_t *sg)
+const char *mt_signer_start(mt_signer_t *sg)
 {
-    const char *err = mt_signer_spawn(p, sg);
+    const char *err = mt_signer_spawn(sg);
 
-    return err ? err : mt_signer_hello(p, sg);
+    return err ? err : mt_signer_hello(sg);
 }
 
 /* mt_signer_sign has |tack| signed by |sg|'s process and checks the
@@ -638,7 +671,7 @@ mt_signer_t *mt_signer_get(server_rec *s, const mt_conf_t *conf)
     if (!created) {
         return sg;
     }
-    sg->error = mt_signer_start(sgs->pool, sg);
+    sg->error = mt_signer_start(sg);
     if (!sgs->in_agent) {
         if (!sg->error && !mt_strict()) {
             mt_pub_remember(sgs->pool, sg->key, sg->pub);

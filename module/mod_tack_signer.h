@@ -42,26 +42,18 @@ struct mt_signer {
                        * configuration's: no answer, no connection */
 };
 
-/* The signers of the generation (mt_gen_t.signers, mod_tack_signer.c):
- * the parent's during a pass, the background process's own after it
- * (in_agent).  |pool|, a child of pconf, holds the signers of this time --
- * a pass, or one background round -- found by "key\npassword source";
- * destroying it (mt_signers_close) ends the signers and empties those
- * members.  The
- * deadline is when waiting for signers stops (mt_ms_now), the budget the
- * seconds up to it, for messages. */
-typedef struct mt_signers {
-    apr_pool_t *pool;
-    apr_hash_t *signers;
-    long deadline;
-    int budget;
-    int in_agent; /* 1 in the background process */
-} mt_signers_t;
-
 /* mt_signers_gen_init makes the generation's signers (pre_config, through
- * mt_sign_gen_init); mt_signers_get returns them. */
+ * mt_sign_gen_init). */
 void mt_signers_gen_init(mt_gen_t *gen);
-mt_signers_t *mt_signers_get(void);
+
+/* mt_signers_all returns this time's signers (key and password source ->
+ * mt_signer_t *), or NULL when none was made since the last
+ * mt_signers_close; mt_signers_ms_left the milliseconds left to wait for
+ * them (mt_signers_allow); mt_signers_in_background marks this process as
+ * the background's (its waits are its own, not a restart's). */
+apr_hash_t *mt_signers_all(void);
+int mt_signers_ms_left(void);
+void mt_signers_in_background(void);
 
 /* mt_sign_wait_secs: TackSigningWait. */
 int mt_sign_wait_secs(void);
@@ -69,7 +61,7 @@ int mt_sign_wait_secs(void);
 /* The signers: mt_signer_add finds or makes (|created|, not started) the
  * signer of |conf|; mt_signer_get does so and starts it the first time
  * (its error logged once); mt_signer_spawn forks it, mt_signer_hello waits
- * for its first answer until mt_signers_t.deadline, mt_signer_start does
+ * for its first answer until the signers' deadline, mt_signer_start does
  * both (NULL, or why the key cannot be used); mt_signer_sign has a TACK
  * signed and checks the signature; mt_signer_stop ends a signer process;
  * mt_signers_close ends this time's signers (the parent's ends, when the
@@ -78,15 +70,14 @@ mt_signer_t *mt_signer_add(server_rec *s, const mt_conf_t *conf, int *created);
 mt_signer_t *mt_signer_get(server_rec *s, const mt_conf_t *conf);
 tack_status_t mt_signer_sign(mt_signer_t *sg, tack_t *tack);
 void mt_signers_close(void);
-const char *mt_signer_spawn(apr_pool_t *p, mt_signer_t *sg);
-const char *mt_signer_hello(apr_pool_t *p, mt_signer_t *sg);
-const char *mt_signer_start(apr_pool_t *p, mt_signer_t *sg);
+const char *mt_signer_spawn(mt_signer_t *sg);
+const char *mt_signer_hello(mt_signer_t *sg);
+const char *mt_signer_start(mt_signer_t *sg);
 void mt_signer_stop(pid_t pid);
 
-/* mt_signers_allow gives waiting for signers |secs| from now
- * (mt_signers_t.deadline, .budget); mt_signers_answer_secs is how long one
- * signature may take in the background (TackSigningWait, or its default
- * when it is 0). */
+/* mt_signers_allow gives waiting for signers |secs| from now;
+ * mt_signers_answer_secs is how long one signature may take in the background
+ * (TackSigningWait, or its default when it is 0). */
 void mt_signers_allow(int secs);
 int mt_signers_answer_secs(void);
 

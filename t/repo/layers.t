@@ -15,6 +15,8 @@
 #  - the module's state has two owners (mt_gen_t, mt_proc_t): no other
 #    writable variable at file or function scope but the module record,
 #    the counters' placeholder and a signal handler's process group;
+#  - each part is made in pre_config, no getter makes what it returns,
+#    and a part's type is defined in its own file only;
 #  - build/mod_tack.so exports tack_module and nothing else (no core or
 #    module symbol can clash with another module's).
 use strict;
@@ -34,7 +36,7 @@ my ($list) = $makefile =~ /^MODULE_SRC := (.*?)\n(?!\s)/ms
 my @order = map { m{([A-Za-z0-9_]+)\.c\)?$} ? $1 : () } split /[\s\\]+/, $list;
 my %rank = map { $order[$_] => $_ } 0 .. $#order;
 
-plan tests => 17;
+plan tests => 18;
 
 # mod_tack.c at the top, the rest of the module in module/.
 sub src { my ($f, $ext) = @_; -f "$top/$f.$ext" ? "$top/$f.$ext" : "$top/module/$f.$ext" }
@@ -248,6 +250,19 @@ is(join("\n", @writes_bad), '',
    . join(' ', sort keys %part) . ')');
 my @lazy = map { lazy_getters(m{([^/]+)$}, TackHelpers::slurp($_)) } @module_c;
 is(join("\n", @lazy), '', 'no getter makes what it returns');
+# Each part's type is its file's own: defined in the .c file, never in a
+# header others include (before: struct mt_signers in mod_tack_signer.h,
+# its members read and written by three other files).
+my %part_type = map { $_ => 1 } map { /struct (\w+) \*\w+;/g }
+    ($base_h =~ /typedef struct \{(.*?)\} mt_(?:gen|proc)_t;/gs);
+my @open_parts = map {
+    my $h = $_;
+    map { "$h defines struct $_" } grep { $part_type{$_} }
+        (TackHelpers::slurp($h) =~ /^(?:typedef\s+)?struct\s+(\w+)\s*\{/mg);
+} glob "$top/module/*.h";
+ok(keys %part_type > 8 && !@open_parts,
+   'every part\'s type is opaque outside its file (' . scalar(keys %part_type) . ' types)')
+    or diag join("\n", @open_parts);
 
 # ---- state: the generation's and the process's, nothing else -------------
 # Writable data: objects in .data, .data.rel or .bss (objdump's section,
