@@ -162,7 +162,11 @@ apr_time_t mt_background_waiting(const mt_pending_t *pd)
 }
 
 /* mt_agent_publish puts the answer carrying |item| for |pd| into the
- * segment: the bytes first, then the flag the handshake reads. */
+ * segment (anonymous, made at the end of the pass: every child of the
+ * generation sees it): the bytes first, then |ready| with a release
+ * store, which mt_background_answer reads with an acquire load, inline in
+ * the header as the handshake calls it (bench/bench-callgrind.sh, part
+ * A2).  Nothing is changed after that. */
 static void mt_agent_publish(const mt_pending_t *pd, const mt_item_t *item)
 {
     uint8_t buf[TACK_ANSWER_MAX];

@@ -167,8 +167,6 @@ static const char *mt_read_error(apr_pool_t *p, const char *directive,
                                           : tack_status_str(st));
 }
 
-/* mt_read_text reads |path| for |directive|; returns an error message or
- * NULL with |*text| malloc'd (the caller frees it). */
 const char *mt_read_text(apr_pool_t *p, const char *directive, const char *path,
                          char **text, size_t *len)
 {
@@ -222,7 +220,6 @@ void mt_warning_add(apr_pool_t *p, apr_array_header_t **list,
     APR_ARRAY_PUSH(*list, const char *) = warning;
 }
 
-/* "12 days", "5 hours", "3 minutes": how long until |secs| have passed. */
 const char *mt_duration(apr_pool_t *p, long secs)
 {
     if (secs >= 2 * 86400) {
@@ -256,8 +253,6 @@ void mt_openssl_log(server_rec *s, const char *what)
     }
 }
 
-/* mt_ms_left returns the milliseconds left until |deadline| (a
- * CLOCK_MONOTONIC time in ms), at least 0. */
 long mt_ms_now(void)
 {
     struct timespec ts;

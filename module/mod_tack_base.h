@@ -1,9 +1,6 @@
 /* SPDX-License-Identifier: Apache-2.0
  * Copyright 2026 the mod_tack authors (NOTICE) */
-/* mod_tack_base.h -- the module record, a server's configuration, the
- * two regimes, the generation and process state, and small helpers
- * (mod_tack_base.c).  Every log call carries its own TACKnnnnn tag,
- * listed in docs/log-tags.md. */
+/* mod_tack_base.h -- the bottom of the module (mod_tack_base.c). */
 #ifndef MOD_TACK_BASE_H
 #define MOD_TACK_BASE_H
 
@@ -19,8 +16,7 @@
 
 #include "tack_ext.h"
 
-/* The tool's command name in the log's hints: tacktool in Debian's
- * package. */
+/* The tool's name in the log's hints (tacktool in Debian's package). */
 #ifndef TACK_PROG
 #define TACK_PROG "tack"
 #endif
@@ -39,16 +35,14 @@ extern module TACK_EXPORT AP_MODULE_DECLARE_DATA tack_module;
 #define TACK_WHERE_FMT "%s:%d"
 #define TACK_WHERE(d) ((d) ? (d)->filename : "?"), ((d) ? (d)->line_num : 0)
 
-/* Types passed through the bottom layer unopened. */
-typedef struct mt_conf mt_conf_t;       /* mod_tack_model.h */
-typedef struct mt_file mt_file_t;       /* mod_tack_model.h */
-typedef struct mt_item mt_item_t;       /* mod_tack_model.h */
-typedef struct mt_store mt_store_t;     /* mod_tack_model.h */
-typedef struct mt_pending mt_pending_t; /* mod_tack_model.h */
+/* Types passed through the bottom layer unopened (mod_tack_model.h). */
+typedef struct mt_conf mt_conf_t;
+typedef struct mt_file mt_file_t;
+typedef struct mt_item mt_item_t;
+typedef struct mt_store mt_store_t;
+typedef struct mt_pending mt_pending_t;
 
-/* mt_gen_t: one configuration generation, in pconf; each member is one
- * file's part.  mt_proc_t: what outlives a generation, in the process
- * pool. */
+/* One configuration generation, in pconf: each member one file's part. */
 typedef struct {
     apr_pool_t *pconf;
     apr_hash_t *ssl_seen;         /* mt_ssl_seen's vhosts */
@@ -63,6 +57,7 @@ typedef struct {
     struct mt_status *status;     /* mod_tack_status.c */
 } mt_gen_t;
 
+/* What outlives a generation, in the process pool. */
 typedef struct {
     struct mt_vcache *vcache;      /* mod_tack_load.c */
     struct mt_bg_proc *background; /* mod_tack_background.c */
@@ -85,14 +80,12 @@ int mt_ssl_seen(server_rec *s);
 void mt_ssl_seen_set(server_rec *s, int seen);
 
 /* mt_strict returns 1 under "apache2 -t" (every problem an error), 0 at
- * a real start (problems logged, what they concern left out). */
+ * a real start; mt_quiet 1 in the first, discarded pass of a start. */
 int mt_strict(void);
-
-/* mt_quiet returns 1 in the first, discarded pass of an initial start. */
 int mt_quiet(void);
 
 /* mt_vhost_name returns "name:port" for messages, in pconf;
- * mt_vhost_name_buf writes it into |buf|, for run time. */
+ * mt_vhost_name_buf writes it into |buf| and returns it, for run time. */
 #define TACK_NAME_SIZE 300 /* a 255-byte host name, ':', a port */
 const char *mt_vhost_name(server_rec *s);
 const char *mt_vhost_name_buf(server_rec *s, char buf[TACK_NAME_SIZE]);
@@ -118,16 +111,16 @@ static inline const ap_directive_t *mt_where(cmd_parms *cmd)
     return cmd->directive;
 }
 
-/* mt_openssl_log logs, at error level, each error on OpenSSL's queue for
- * the vhost |s|, after |what| was attempted, and empties the queue. */
+/* mt_openssl_log logs each error on OpenSSL's queue for the vhost |s|,
+ * after |what| was attempted, and empties the queue. */
 void mt_openssl_log(server_rec *s, const char *what);
 
 /* mt_warning_add appends |warning| to |*list|, made in |p| when NULL. */
 void mt_warning_add(apr_pool_t *p, apr_array_header_t **list,
                     const char *warning);
 
-/* mt_read_text reads |path| for |directive| into a malloc'd |*text|;
- * returns NULL, or why it cannot be read. */
+/* mt_read_text reads |path| for |directive| into |*text| (malloc'd: the
+ * caller frees it); returns NULL, or why it cannot be read. */
 const char *mt_read_text(apr_pool_t *p, const char *directive, const char *path,
                          char **text, size_t *len);
 
@@ -146,8 +139,8 @@ const char *mt_pem_error(apr_pool_t *p, const char *directive, const char *path,
 /* mt_duration returns |secs| for people ("12 days", "5 hours"), in |p|. */
 const char *mt_duration(apr_pool_t *p, long secs);
 
-/* mt_ms_now: CLOCK_MONOTONIC in milliseconds; mt_ms_left: the
- * milliseconds left until |deadline| (on that clock), at least 0. */
+/* mt_ms_now returns CLOCK_MONOTONIC in milliseconds; mt_ms_left the
+ * milliseconds left until |deadline| on that clock, at least 0. */
 long mt_ms_now(void);
 int mt_ms_left(long deadline);
 

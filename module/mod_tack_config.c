@@ -534,6 +534,12 @@ const command_rec mt_config_cmds[] = {
 
 /* ---- create / merge ------------------------------------------------------ */
 
+/* AP_MODULE_FLAG_ALWAYS_MERGE gives every vhost its own merged copy, so
+ * that every SSL_CTX gets its own callback argument (the SNI trap in
+ * mod_tack.c).  The arrays are made by the first directive that needs
+ * them: most vhosts of a large server have none, and each costs ~80
+ * bytes. */
+
 void *mt_config_create(apr_pool_t *p, server_rec *s)
 {
     mt_conf_t *conf = apr_pcalloc(p, sizeof(*conf));
@@ -550,7 +556,7 @@ void *mt_config_create(apr_pool_t *p, server_rec *s)
     return conf;
 }
 
-/* mt_config_merge merges into |addv| itself: a vhost's own configuration
+/* The merge is into |addv| itself: a vhost's own configuration
  * is created for that vhost only, and httpd replaces it by what the merge
  * returns, so nothing else sees it (a copy would cost every vhost another
  * struct). */

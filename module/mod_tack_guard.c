@@ -158,9 +158,7 @@ static void mt_guard_problem(const mt_guard_note_t *n, const char *msg)
 
 /* Nothing is noted when the vhost has no pin activation and nothing is
  * remembered of it.  A certificate with no TACK gets one under |signing|
- * at the start, so a pin on that key is not lost; at a real start what
- * the guard finds wrong is also a problem on the status page
- * (mt_guard_problems). */
+ * at the start, so a pin on that key is not lost. */
 void mt_guard_note(server_rec *s, const mt_conf_t *conf, const mt_sel_t *sel,
                    int served, const uint8_t *signing)
 {
@@ -225,10 +223,9 @@ void mt_guard_note(server_rec *s, const mt_conf_t *conf, const mt_sel_t *sel,
 /* ---- the guard -------------------------------------------------------------
  */
 
-/* mt_guard_pinned says whether clients can hold an active pin on |key|
- * for a name |s| answers, for its |key_type| certificate: remembered as
- * served with pin activation, for long enough, and not let lapse.  Returns
- * until when (seconds), or 0. */
+/* Remembered as served with pin activation, for long enough, and not let
+ * lapse: what TackSigningKey keeps served against a TACK under another
+ * key. */
 long mt_guard_pinned(server_rec *s, const mt_conf_t *conf, const char *key_type,
                      const uint8_t *key)
 {
@@ -280,6 +277,9 @@ static int mt_guard_floor_in(const apr_array_header_t *mem, const uint8_t *key,
     return -1;
 }
 
+/* With pin activation on or off, while the memory keeps it: clients that
+ * saw it refuse a lower generation, so TackSigningKey signs at least at
+ * it. */
 int mt_guard_floor(server_rec *s, const char *key_type, const uint8_t *key)
 {
     struct mt_guard *gd = mt_guard_get();
@@ -542,6 +542,7 @@ static int mt_guard_floor_report(const mt_guard_note_t *n, long now)
     return problems;
 }
 
+/* A TACK's expiry is only a warning, even under -t (mt_guard_report). */
 int mt_guard_check(server_rec *s_main)
 {
     struct mt_guard *gd = mt_guard_get();

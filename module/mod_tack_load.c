@@ -30,10 +30,9 @@ APLOG_USE_MODULE(tack);
 
 /* ---- describing a certificate ------------------------------------------- */
 
-/* mt_key_type_name names a key type (EVP_PKEY_get_base_id's value, or the
- * NID of a SubjectPublicKeyInfo's algorithm OID, which is the same number)
- * the one way every message, the status page and the guard's memory
- * ("name:port TYPE") name it. */
+/* EVP_PKEY_get_base_id's value and the NID of a SubjectPublicKeyInfo's
+ * algorithm OID are the same number: one name for every message, the
+ * status page and the guard's memory ("name:port TYPE"). */
 const char *mt_key_type_name(int nid)
 {
     switch (nid) {
@@ -67,7 +66,6 @@ int mt_cert_describe(apr_pool_t *p, X509 *x509, const char *label,
     return 1;
 }
 
-/* "TACK 2 of 2 " when a file holds several, "" otherwise. */
 const char *mt_item_name(apr_pool_t *p, const mt_item_t *item)
 {
     if (item->file->nitems < 2) {
@@ -105,9 +103,8 @@ static const char *mt_wrong_label(apr_pool_t *p, const char *directive,
                         directive, path, want, labels[0]);
 }
 
-/* mt_load_writable returns a warning when |path| can be written by its group
- * or by everyone, NULL otherwise: whoever can write a TACK, break-signature
- * or store file decides what pinned clients must accept. */
+/* Whoever can write a TACK, break-signature or store file decides what
+ * pinned clients must accept. */
 const char *mt_load_writable(apr_pool_t *p, const char *directive,
                              const char *path)
 {
@@ -322,10 +319,8 @@ static tack_status_t mt_breaksig_verify_cached(server_rec *s,
     return mt_vcache_verify(s, wire, sizeof(wire), mt_verify_breaksig, sig);
 }
 
-/* mt_load_tackfile reads, decodes and verifies every TACK of |f|: the
- * checks a client runs that need no certificate (signature, generation,
- * expiration).  Returns NULL or the reason nothing of the file may be
- * served; |*expired| is set when that reason is only the expiration. */
+/* The checks a client runs that need no certificate: signature,
+ * generation, expiration. */
 const char *mt_load_tackfile(apr_pool_t *p, mt_file_t *f, int *expired)
 {
     tack_t tacks[TACK_EXT02_MAX_TACKS];
@@ -418,7 +413,8 @@ const char *mt_load_tackfile(apr_pool_t *p, mt_file_t *f, int *expired)
 }
 
 /* What one break-signature file holds, read and verified once per
- * configuration pass however many directives name it. */
+ * configuration pass however many directives name it (hosting
+ * configurations name one file in thousands of vhosts). */
 typedef struct {
     const char *error;
     size_t num;
@@ -493,9 +489,8 @@ static const char *mt_sigload_read(apr_pool_t *p, mt_sigfile_t *f,
     return NULL;
 }
 
-/* mt_load_sigfile fills |f| from its file, sharing what another directive
- * of this pass already loaded from the same path (|p| is the configuration
- * pool, cleared before each pass). */
+/* What another directive of this pass loaded from the same path is
+ * shared (the load's part of the generation). */
 const char *mt_load_sigfile(apr_pool_t *p, mt_sigfile_t *f)
 {
     apr_hash_t *loaded = mt_gen()->sigloads->loaded;

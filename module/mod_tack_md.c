@@ -77,8 +77,7 @@ void mt_md_gen_init(mt_gen_t *gen)
     gen->md = md;
 }
 
-/* mt_md_watch notes, at the end of the pass, where mod_md stages and which
- * vhosts sign ahead: nothing when mod_md is not loaded. */
+/* Nothing when mod_md is not loaded. */
 void mt_md_watch(server_rec *s_main)
 {
     struct mt_md *md = mt_gen()->md;
@@ -151,6 +150,9 @@ static int mt_md_fallback_in(apr_pool_t *p, const char *dir,
     return found;
 }
 
+/* Its key is that of MDStoreDir/domains/NAME/fallback-pubcert*.pem (the
+ * store's layout, not the subject's text); said at info (TACK00149);
+ * nothing when mod_md is not loaded. */
 void mt_md_mark_fallback(apr_pool_t *p, server_rec *s, mt_sel_t *sel)
 {
     const char *dir;
@@ -358,9 +360,8 @@ static DIR *mt_md_dir(apr_hash_t *seen, int dirfd, const char *name,
     return dir;
 }
 
-/* mt_md_round signs ahead every certificate mod_md has staged
- * (MDStoreDir/staging/NAME/pubcert*.pem).  Each name is read relative to
- * the descriptor of the directory listed, never through a link. */
+/* MDStoreDir/staging/NAME/pubcert*.pem: each name read relative to the
+ * descriptor of the directory listed, never through a link. */
 void mt_md_round(apr_pool_t *p, apr_hash_t *seen)
 {
     const struct mt_md *md = mt_gen()->md;

@@ -129,12 +129,12 @@ static const char *mt_memory_name(apr_pool_t *p, const char *name,
     return apr_psprintf(p, "%s:%u", n, port);
 }
 
-/* mt_memory_vhost_names returns the "NAME:PORT"s that reach |s|: its
- * ServerName and each ServerAlias that is not a wildcard, on each port it
- * listens on (the ServerName's port when it listens on any).  The memory
- * is keyed by them, not by how the configuration spells the vhost: a
- * vhost renamed "A.TEST", "a.test.", or made a ServerAlias of another
- * vhost still answers the same clients, who still hold their pins. */
+/* Its ServerName and each ServerAlias that is not a wildcard, case-folded
+ * and without a trailing dot, on each port it listens on (the
+ * ServerName's port when it listens on any).  The memory is keyed by them, not
+ * by how the configuration spells the vhost: a vhost renamed "A.TEST",
+ * "a.test.", or made a ServerAlias of another vhost still answers the same
+ * clients, who still hold their pins. */
 apr_array_header_t *mt_memory_vhost_names(apr_pool_t *p, server_rec *s)
 {
     apr_array_header_t *out = apr_array_make(p, 2, sizeof(const char *));
@@ -338,12 +338,11 @@ static void mt_mem_bad_time(apr_pool_t *p, const char *id, tack_state_key_t *m,
     }
 }
 
-/* mt_memory_load reads the memory once per pass.  A missing file means no
- * memory yet.  A file that cannot be read or is not a state file means no
- * memory for this pass, said once, and the file is left as it is, never
- * overwritten (mt_memory.keep): it may be the only record of the pins clients
- * hold.  Nothing of its content is quoted, only its format's field names.
- * A malformed entry costs that entry alone. */
+/* A missing file means no memory yet.  A file that cannot be read or is not a
+ * state file means no memory for this pass, said once, and the file is left as
+ * it is, never overwritten (mt_memory.keep): it may be the only record of the
+ * pins clients hold.  Nothing of its content is quoted, only its format's field
+ * names. A malformed entry costs that entry alone. */
 void mt_memory_load(server_rec *s)
 {
     struct mt_memory *mm = mt_memory_get();
@@ -438,10 +437,9 @@ void mt_memory_load(server_rec *s)
     tack_state_free(state);
 }
 
-/* mt_memory_now returns the pass's time for the guard: the clock, always.
- * A state file holding a later time (its last write under a clock that
- * ran ahead, an NTP mistake, a VM's clock; or a clock behind now, a board
- * without a real-time clock before NTP) cannot say which clock was wrong,
+/* The clock, always.  A state file holding a later time (its last write under a
+ * clock that ran ahead, an NTP mistake, a VM's clock; or a clock behind now, a
+ * board without a real-time clock before NTP) cannot say which clock was wrong,
  * and judging at the file's time would let pins lapse that clients still
  * hold (ten years ahead, every remembered TACK looks expired).  So pins
  * are judged at the clock, every later time in the memory counting as now
@@ -474,8 +472,6 @@ long mt_memory_now(server_rec *s)
     return now;
 }
 
-/* mt_memory_lapsed: mod_tack_memory.h. */
-/* It returns 1 when a TackLetPinsLapse of |conf| names |key|. */
 int mt_memory_lapsed(const mt_conf_t *conf, const uint8_t *key)
 {
     char fpr[TACK_FINGERPRINT_SIZE];
@@ -728,6 +724,9 @@ static const char *mt_mem_write(apr_pool_t *p, const char *path, long now)
     return NULL;
 }
 
+/* Merged, under the file's lock, with what another httpd sharing it wrote
+ * meanwhile; never written under -t, in the quiet pass, or over a file
+ * that could not be read. */
 void mt_memory_end(server_rec *s_main, const apr_array_header_t *served)
 {
     struct mt_memory *mm = mt_memory_get();

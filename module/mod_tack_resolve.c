@@ -468,6 +468,8 @@ int mt_resolve_own_directives(server_rec *s, const mt_conf_t *conf)
     return mt_nelts(conf->files) > 0;
 }
 
+/* Most clients negotiate ECDSA: a TACK for the RSA certificate alone
+ * leaves them without one. */
 void mt_resolve_warn_partial(server_rec *s, const mt_conf_t *conf,
                              const mt_sel_t *sel)
 {
@@ -512,6 +514,8 @@ void mt_resolve_mark_cert_bound(const mt_sel_t *sel)
             mt_item_t *item = sel->certs[c].tacks[k];
 
             if ((uint32_t)(end / 60) <= item->tack.expiration) {
+                /* the certificate's expiry comes first, and a renewed
+                 * certificate needs a new TACK anyway: no warning */
                 item->ends_with_cert = 1;
             }
         }

@@ -1,8 +1,6 @@
 /* SPDX-License-Identifier: Apache-2.0
  * Copyright 2026 the mod_tack authors (NOTICE) */
-/* mod_tack_runtime.h -- what a handshake reads: a table per SSL vhost, a
- * slot per certificate with its prebuilt bodies and counters
- * (mod_tack_handshake.c). */
+/* mod_tack_runtime.h -- what a handshake reads (mod_tack_handshake.c). */
 #ifndef MOD_TACK_RUNTIME_H
 #define MOD_TACK_RUNTIME_H
 
@@ -11,16 +9,14 @@
 typedef struct mt_slot mt_slot_t;
 typedef struct mt_rt mt_rt_t;
 
-/* One certificate's handshake counters, in shared memory (relaxed atomic
- * adds). */
+/* One certificate's handshake counters, in shared memory. */
 typedef struct {
     apr_uint64_t requested; /* full handshakes whose ClientHello asked */
     apr_uint64_t served;    /* of those, the ones that received a TACK */
 } mt_ctr_t;
 
-/* One certificate of a vhost (NULL in the last slot: a certificate not in
- * the table).  bodies[] is indexed by the set of its TACKs still unexpired
- * (bit i: tacks[i]). */
+/* One certificate of a vhost (the last slot: one not in the table);
+ * bodies[] is indexed by the set of its unexpired TACKs (bit i: tacks[i]). */
 struct mt_slot {
     X509 *cert; /* mod_ssl's, alive as long as this table */
     const char *key_type;
@@ -65,14 +61,12 @@ static inline apr_uint64_t mt_ctr_load(const apr_uint64_t *v)
  * ("" for the last slot) and returns |buf|. */
 const char *mt_slot_subject(const mt_slot_t *slot, char buf[TACK_SUBJECT_SIZE]);
 
-/* mt_handshake_build builds, in |p|, the table of |s| from |sel|. */
+/* mt_handshake_build builds, in |p|, the table of |s| from |sel|;
+ * mt_handshake_counters points its slots at |ctrs| (nslots + 1);
+ * mt_handshake_register registers extension 0xF300 on |ctx| for |rt| (TLS
+ * 1.3 too when rt->tls13) and returns 1, or 0 (logged). */
 mt_rt_t *mt_handshake_build(apr_pool_t *p, server_rec *s, const mt_sel_t *sel);
-
-/* mt_handshake_counters points the slots of |rt| at |ctrs| (nslots + 1). */
 void mt_handshake_counters(mt_rt_t *rt, mt_ctr_t *ctrs);
-
-/* mt_handshake_register registers extension 0xF300 on |ctx| for |rt| (in
- * TLS 1.3 too when rt->tls13); returns 1, or 0 (logged). */
 int mt_handshake_register(server_rec *s, SSL_CTX *ctx, mt_rt_t *rt);
 
 #endif /* MOD_TACK_RUNTIME_H */

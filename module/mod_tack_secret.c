@@ -367,7 +367,6 @@ static const char *mt_pw_exec(apr_pool_t *p, const char *prog, const char *key,
     return NULL;
 }
 
-/* mt_sign_password: mod_tack_secret.h. */
 const char *mt_sign_password(apr_pool_t *p, const char *src, const char *key,
                              char *buf, size_t *len)
 {
@@ -657,7 +656,7 @@ static int mt_pin_hmac(const uint8_t *key, const char *const *parts, int n,
     return ok;
 }
 
-/* mt_pin_digest: mod_tack_secret.h.  The entry is the HMAC of |pin| sent
+/* The entry is the HMAC of |pin| sent
  * for |keyname| from |pw| with that source's identity, then the key's own
  * name (an HMAC of a constant, 16 hex digits) and a plain SHA-256 of the
  * source and its identity (no secret in it: the configuration's words and
@@ -706,7 +705,7 @@ static const char *mt_pin_part(apr_pool_t *p, const char *e, const char *part)
     return apr_pstrndup(p, at, strcspn(at, " "));
 }
 
-/* mt_pin_refused: mod_tack_secret.h.  An entry made under another key
+/* An entry made under another key
  * cannot say which PIN it was: it counts as refused while the source is
  * the same (an earlier mod_tack's entries name neither: their key is
  * "gone" once a new one is made, mt_pin_key_orphan). */

@@ -548,6 +548,8 @@ static int mt_setup_end(apr_pool_t *ptemp, server_rec *s_main, int all_known)
 
 /* ---- a real start or restart --------------------------------------------- */
 
+/* Before any directive is read; no part is made later, on first use (a
+ * child at request time would allocate from the parent's pconf). */
 void mt_setup_start(apr_pool_t *pconf, apr_pool_t *pproc)
 {
     mt_gen_t *gen;

@@ -107,7 +107,6 @@ static const char *mt_sign_store_ours(apr_pool_t *p, const char *path)
                         (long)sb.st_uid, path);
 }
 
-/* A certificate already signed for in this pass gets the same TACK. */
 mt_item_t *mt_sign_one(apr_pool_t *p, server_rec *s, const mt_conf_t *conf,
                        mt_signer_t *sg, const mt_certsel_t *cert,
                        uint32_t expires, int write, const tack_t *prev)

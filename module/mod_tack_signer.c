@@ -124,8 +124,7 @@ static apr_status_t mt_signers_forget(void *unused)
     return APR_SUCCESS;
 }
 
-/* mt_sign_wait_secs is TackSigningWait; mt_sign_retry_secs and
- * mt_sign_retry_max_secs TackSigningRetry's two (main server). */
+/* The main server's TackSigningWait and TackSigningRetry. */
 int mt_sign_wait_secs(void)
 {
     int v =
@@ -405,8 +404,8 @@ static void mt_signer_on_term(int sig)
     _exit(1);
 }
 
-/* mt_signer_stop ends a signer the parent gives up on: SIGTERM first, so
- * that it kills its password program's group, then SIGKILL. */
+/* SIGTERM first, so that it kills its password program's group, then
+ * SIGKILL. */
 void mt_signer_stop(pid_t pid)
 {
     int i;
@@ -463,7 +462,6 @@ static void mt_signer_close_inherited(int own)
     mt_signer_close_fds((unsigned)b + 1, ~0U);
 }
 
-/* mt_signer_spawn forks the signer of |sg|; returns NULL, or why not. */
 const char *mt_signer_spawn(mt_signer_t *sg)
 {
     mt_signers_t *sgs = mt_signers_get();
@@ -521,9 +519,6 @@ const char *mt_signer_spawn(mt_signer_t *sg)
     return NULL;
 }
 
-/* mt_signer_hello waits for the first answer of |sg|'s signer, until
- * mt_signers_t.deadline; returns NULL (the key is ready: sg->pub), or why not.
- */
 const char *mt_signer_hello(mt_signer_t *sg)
 {
     mt_signers_t *sgs = mt_signers_get();
@@ -563,8 +558,6 @@ const char *mt_signer_hello(mt_signer_t *sg)
     return NULL;
 }
 
-/* mt_signer_start forks the signer of |sg| and waits for its first
- * answer; returns NULL (the key is ready: sg->pub), or why not. */
 const char *mt_signer_start(mt_signer_t *sg)
 {
     const char *err = mt_signer_spawn(sg);
@@ -572,8 +565,6 @@ const char *mt_signer_start(mt_signer_t *sg)
     return err ? err : mt_signer_hello(sg);
 }
 
-/* mt_signer_sign has |tack| signed by |sg|'s process and checks the
- * signature; returns TACK_OK or why not. */
 tack_status_t mt_signer_sign(mt_signer_t *sg, tack_t *tack)
 {
     mt_signers_t *sgs = mt_signers_get();
@@ -620,8 +611,6 @@ static const char *mt_signer_id(apr_pool_t *p, const mt_conf_t *conf)
                        conf->sign_pw ? conf->sign_pw : "", NULL);
 }
 
-/* mt_signer_add returns the signer of |conf| in this pass, made
- * (|created|, not started) the first time. */
 mt_signer_t *mt_signer_add(server_rec *s, const mt_conf_t *conf, int *created)
 {
     mt_signers_t *sgs = mt_signers_get();
@@ -659,9 +648,7 @@ mt_signer_t *mt_signer_add(server_rec *s, const mt_conf_t *conf, int *created)
     return sg;
 }
 
-/* mt_signer_get returns the signer of |conf| in this pass, loading its
- * key the first time; the reason it cannot be used is logged once (under
- * -t by the caller, as a problem). */
+/* Under -t the caller logs the error, as a problem. */
 mt_signer_t *mt_signer_get(server_rec *s, const mt_conf_t *conf)
 {
     mt_signers_t *sgs = mt_signers_get();

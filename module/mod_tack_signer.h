@@ -1,17 +1,14 @@
 /* SPDX-License-Identifier: Apache-2.0
  * Copyright 2026 the mod_tack authors (NOTICE) */
-/* mod_tack_signer.h -- TackSigningKey's signers: the key in a process of
- * its own, its password and PIN (mod_tack_signer.c).  Included only by the
- * files that use signers (t/repo/layers.t). */
+/* mod_tack_signer.h -- TackSigningKey's key in a process of its own
+ * (mod_tack_signer.c), for the files that sign. */
 #ifndef MOD_TACK_SIGNER_H
 #define MOD_TACK_SIGNER_H
 
 #include "mod_tack_model.h"
 #include "mod_tack_secret.h"
 
-/* The defaults of TackSigningWait (all of a pass's signers together, one
- * budget) and TackSigningRetry (a failed key tried again; a dying
- * background's longest back-off, and the most it may be set to), and how
+/* TackSigningWait's and TackSigningRetry's defaults and limit, and how
  * long the background waits for a signer's first answer. */
 #define TACK_SIGN_WAIT_SECS 10
 #define TACK_SIGN_RETRY_SECS 60
@@ -19,7 +16,7 @@
 #define TACK_SIGN_RETRY_MAX_LIMIT 86400
 #define TACK_SIGN_AGENT_SECS (TACK_PW_EXEC_SECS + 5)
 
-/* One signing key of this pass: a TackSigningKey with its password
+/* One signing key of this time: a TackSigningKey with its password
  * source, loaded once however many vhosts use it. */
 struct mt_signer {
     const char *key; /* resolved path, or the pkcs11: URI */
@@ -42,30 +39,28 @@ struct mt_signer {
                        * configuration's: no answer, no connection */
 };
 
-/* mt_signers_gen_init makes the generation's signers (pre_config, through
- * mt_sign_gen_init). */
+/* mt_signers_gen_init makes the part of |gen| (pre_config). */
 void mt_signers_gen_init(mt_gen_t *gen);
 
-/* mt_signers_all returns this time's signers (key and password source ->
- * mt_signer_t *), or NULL when none was made since the last
- * mt_signers_close; mt_signers_ms_left the milliseconds left to wait for
- * them (mt_signers_allow); mt_signers_in_background marks this process as
- * the background's (its waits are its own, not a restart's). */
+/* mt_signers_all returns this time's signers (mt_signer_t *), or NULL
+ * when none was made since mt_signers_close; mt_signers_ms_left the
+ * milliseconds left to wait for them; mt_signers_in_background marks this
+ * process as the background's. */
 apr_hash_t *mt_signers_all(void);
 int mt_signers_ms_left(void);
 void mt_signers_in_background(void);
 
-/* mt_sign_wait_secs: TackSigningWait. */
+/* mt_sign_wait_secs returns TackSigningWait or its default. */
 int mt_sign_wait_secs(void);
 
-/* The signers: mt_signer_add finds or makes (|created|, not started) the
- * signer of |conf|; mt_signer_get does so and starts it the first time
- * (its error logged once); mt_signer_spawn forks it, mt_signer_hello waits
- * for its first answer until the signers' deadline, mt_signer_start does
- * both (NULL, or why the key cannot be used); mt_signer_sign has a TACK
- * signed and checks the signature; mt_signer_stop ends a signer process;
- * mt_signers_close ends this time's signers (the parent's ends, when the
- * background took them over). */
+/* mt_signer_add returns the signer of |conf| in this time, made
+ * (|created|, not started) the first time; mt_signer_get also starts it
+ * then, its error logged once.  mt_signer_spawn forks it, mt_signer_hello
+ * waits for its first answer until the deadline, mt_signer_start does
+ * both: each returns NULL (sg->pub is the key's), or why not.
+ * mt_signer_sign has |tack| signed and checks it: TACK_OK, or why not.
+ * mt_signer_stop ends a signer process; mt_signers_close ends this time's
+ * (the parent's ends only, when the background took them over). */
 mt_signer_t *mt_signer_add(server_rec *s, const mt_conf_t *conf, int *created);
 mt_signer_t *mt_signer_get(server_rec *s, const mt_conf_t *conf);
 tack_status_t mt_signer_sign(mt_signer_t *sg, tack_t *tack);
@@ -76,14 +71,13 @@ const char *mt_signer_start(mt_signer_t *sg);
 void mt_signer_stop(pid_t pid);
 
 /* mt_signers_allow gives waiting for signers |secs| from now;
- * mt_signers_answer_secs is how long one signature may take in the background
- * (TackSigningWait, or its default when it is 0). */
+ * mt_signers_answer_secs is how long one signature may take in the
+ * background (TackSigningWait, or its default when it is 0). */
 void mt_signers_allow(int secs);
 int mt_signers_answer_secs(void);
 
-/* mt_sign_retry_secs returns TackSigningRetry (or its default);
- * mt_sign_retry_max_secs its ceiling, the second argument (or its
- * default). */
+/* mt_sign_retry_secs and mt_sign_retry_max_secs return TackSigningRetry's
+ * two, or their defaults. */
 int mt_sign_retry_secs(void);
 int mt_sign_retry_max_secs(void);
 

@@ -315,12 +315,11 @@ int mt_status_activates_pins(const mt_rt_t *rt, const mt_item_t *item)
     return rt->pin_activation && !item->file->inactive;
 }
 
-/* mt_status_utf8 returns |s| as valid UTF-8 by the rule of
- * tack_utf8_escape (each byte that is not UTF-8 as \xNN, a backslash as
- * \\): |s| itself when nothing changes, else a copy in |p|; NULL stays
- * NULL.  Every string of the JSON, the HTML page and the metrics goes
- * through it: a ServerName or a path is bytes, jansson refuses a string
- * that is not UTF-8, and the page and the metrics say they are UTF-8. */
+/* By the rule of tack_utf8_escape (each byte that is not UTF-8 as \xNN, a
+ * backslash as \\; NULL stays NULL).  Every string of the JSON, the HTML page
+ * and the metrics goes through it: a ServerName or a path is bytes, jansson
+ * refuses a string that is not UTF-8, and the page and the metrics say they are
+ * UTF-8. */
 const char *mt_status_utf8(apr_pool_t *p, const char *s)
 {
     size_t len, n;
@@ -656,7 +655,6 @@ const char *mt_status_format_name(int format)
     return format == TACK_FORMAT_02 ? "draft-02" : "draft-00";
 }
 
-/* Days left, rounded down; negative once expired. */
 long mt_status_days_left(time_t expires, time_t now)
 {
     long secs = (long)(expires - now);

@@ -1,29 +1,23 @@
 /* SPDX-License-Identifier: Apache-2.0
  * Copyright 2026 the mod_tack authors (NOTICE) */
-/* mod_tack_status.h -- the tack-status handler: its model and counters
- * (mod_tack_status.c), its JSON, HTML and Prometheus outputs. */
+/* mod_tack_status.h -- the tack-status handler (mod_tack_status.c) and its
+ * outputs. */
 #ifndef MOD_TACK_STATUS_H
 #define MOD_TACK_STATUS_H
 
 #include "mod_tack_runtime.h"
 
-/* mt_status_gen_init makes the generation's part (pre_config). */
+/* mt_status_gen_init makes the part of |gen| (pre_config); mt_status_add
+ * records the table |rt| of a vhost; mt_status_post_config gives each
+ * slot its counters in a new segment, carrying the last one's over (OK);
+ * mt_status_register_hooks registers the handler and mod_status's part. */
 void mt_status_gen_init(mt_gen_t *gen);
-
-/* mt_status_add records |rt| (a vhost of this configuration generation)
- * for the counters and the status page. */
 void mt_status_add(apr_pool_t *pconf, mt_rt_t *rt);
-
-/* mt_status_post_config gives every recorded slot its counters in a new
- * shared-memory segment, carrying over the previous generation's; OK. */
 int mt_status_post_config(apr_pool_t *pconf, apr_pool_t *ptemp, server_rec *s);
-
-/* mt_status_register_hooks registers the tack-status handler and the
- * section of mod_status's page. */
 void mt_status_register_hooks(apr_pool_t *p);
 
-/* mt_status_vhosts returns the SSL vhosts of this generation in
- * configuration order (mt_rt_t *), empty when there are none. */
+/* mt_status_vhosts returns the SSL vhosts' tables (mt_rt_t *), in
+ * configuration order. */
 const apr_array_header_t *mt_status_vhosts(void);
 
 /* mt_status_counters_since returns when counting started;
@@ -35,7 +29,7 @@ int mt_status_counters_shared(void);
 const char *mt_status_utf8(apr_pool_t *p, const char *s);
 
 /* mt_status_activates_pins returns 1 when |item| is served with pin
- * activation (TackPinActivation On and not "inactive"). */
+ * activation, else 0. */
 int mt_status_activates_pins(const mt_rt_t *rt, const mt_item_t *item);
 
 /* mt_status_slot_tacks puts into |out| (TACK_EXT02_MAX_TACKS) the TACKs
@@ -50,11 +44,10 @@ typedef void mt_status_problem_fn(void *data, const mt_rt_t *rt,
                                   const mt_problem_t *pr);
 
 /* mt_status_problems calls |fn| for each problem of |rt| at |now| of
- * |severity| (0: all) and returns how many. */
+ * |severity| (0: all) and returns how many; mt_status_store_problems
+ * does the same for a TackStore. */
 int mt_status_problems(apr_pool_t *p, const mt_rt_t *rt, time_t now,
                        int severity, mt_status_problem_fn *fn, void *data);
-
-/* mt_status_store_problems does the same for a TackStore. */
 int mt_status_store_problems(apr_pool_t *p, const mt_store_t *st, int severity,
                              mt_status_problem_fn *fn, void *data);
 
@@ -62,7 +55,7 @@ int mt_status_store_problems(apr_pool_t *p, const mt_store_t *st, int severity,
  * order the vhosts first name them (const mt_store_t *), in |p|. */
 apr_array_header_t *mt_status_stores(apr_pool_t *p);
 
-/* Totals over the whole server, for summaries (mt_status_totals). */
+/* Totals over the whole server, for summaries. */
 typedef struct {
     int vhosts;   /* SSL vhosts */
     int serving;  /* of them, serving at least one TACK */

@@ -279,7 +279,7 @@ static json_t *mt_json_signing(apr_pool_t *p, const mt_totals_t *t)
                      "last_error_at", at ? mt_iso_time(p, at) : NULL);
 }
 
-/* mt_status_json streams the document: the summary members, then the
+/* The document is streamed: the summary members, then the
  * "vhosts" array one element at a time, one line each.  jansson encodes
  * every key and value; only the separators between them are written here.
  * Building the whole tree instead would cost about 5 KB of heap per vhost
