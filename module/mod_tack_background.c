@@ -263,7 +263,7 @@ static void mt_agent_failed(mt_signer_t *sg, apr_hash_t *said)
                  "TACK00076: %s (" TACK_WHERE_FMT "); the certificates that "
                  "wait for it are served without a TACK: tried again every "
                  "%d seconds",
-                 sg->error, TACK_WHERE(sg->where), mt_sign_retry_secs());
+                 sg->error, TACK_WHERE(sg->where), mt_signer_retry_secs());
 }
 
 /* mt_agent_due says whether |pd| may be signed at |now|; when not, it
@@ -331,7 +331,7 @@ static int mt_agent_round(apr_pool_t *p, apr_hash_t *said, char *done,
     }
     /* Every key's signer at once: their password programs and logins
      * take their time side by side, not one after the other. */
-    mt_signers_allow(TACK_SIGN_AGENT_SECS);
+    mt_signer_allow(TACK_SIGN_AGENT_SECS);
     for (i = 0; i < queue->nelts; i++) {
         mt_pending_t *pd = APR_ARRAY_IDX(queue, i, mt_pending_t *);
         int created;
@@ -344,7 +344,7 @@ static int mt_agent_round(apr_pool_t *p, apr_hash_t *said, char *done,
             }
         }
     }
-    for (hi = apr_hash_first(p, mt_signers_all()); hi; hi = apr_hash_next(hi)) {
+    for (hi = apr_hash_first(p, mt_signer_all()); hi; hi = apr_hash_next(hi)) {
         mt_signer_t *sg = apr_hash_this_val(hi);
 
         if (!sg->error && !sg->pub_known) {
@@ -370,7 +370,7 @@ static int mt_agent_round(apr_pool_t *p, apr_hash_t *said, char *done,
             done[i] = 1;
             continue;
         }
-        mt_signers_allow(mt_signers_answer_secs());
+        mt_signer_allow(mt_signer_answer_secs());
         item =
             mt_sign_one(p, pd->s, pd->conf, sg, &pd->cert, pd->expires,
                         pd->write, pd->replaces ? &pd->replaces->tack : NULL);
@@ -395,7 +395,7 @@ static int mt_agent_round(apr_pool_t *p, apr_hash_t *said, char *done,
         (*nsigned)++;
     }
     mt_sign_sync();
-    for (hi = apr_hash_first(p, mt_signers_all()); hi; hi = apr_hash_next(hi)) {
+    for (hi = apr_hash_first(p, mt_signer_all()); hi; hi = apr_hash_next(hi)) {
         const mt_signer_t *sg = apr_hash_this_val(hi);
 
         totals[0] += sg->nwritten;
@@ -427,7 +427,7 @@ static void mt_agent_main(server_rec *s_main, pid_t parent, int delay)
         _exit(0); /* gone before the line above: no signal will come */
     }
     prctl(PR_SET_NAME, "tack-signing", 0, 0, 0);
-    mt_signers_in_background();
+    mt_signer_in_background();
     while (delay > 0) {
         delay = (int)sleep((unsigned)delay);
     }
@@ -435,12 +435,12 @@ static void mt_agent_main(server_rec *s_main, pid_t parent, int delay)
     if (apr_pool_create(&p, NULL) != APR_SUCCESS) {
         _exit(TACK_BG_EXIT_FAILED);
     }
-    if ((handed = mt_signers_all())) {
+    if ((handed = mt_signer_all())) {
         /* the pass's signers that are up are this process's now; the
          * others are tried again at once, with the background's time */
         apr_hash_index_t *hi;
 
-        for (hi = apr_hash_first(p, mt_signers_all()); hi;
+        for (hi = apr_hash_first(p, mt_signer_all()); hi;
              hi = apr_hash_next(hi)) {
             mt_signer_t *sg = apr_hash_this_val(hi);
 
@@ -468,7 +468,7 @@ static void mt_agent_main(server_rec *s_main, pid_t parent, int delay)
     for (;;) {
         apr_pool_t *round;
         time_t next = 0;
-        long nap = mt_sign_retry_secs();
+        long nap = mt_signer_retry_secs();
 
         apr_pool_create(&round, p);
         left =
@@ -538,7 +538,7 @@ static void mt_agent_died(pid_t pid, int status)
     struct mt_bg *bg = mt_bg_get();
     char how[96];
     int i, mpm_state, waiting, delay = 0;
-    long max = mt_sign_retry_max_secs(), stable = 2 * max;
+    long max = mt_signer_retry_max_secs(), stable = 2 * max;
 
     for (i = 0; i < bg->life.handed->nelts; i++) {
         apr_proc_t *sp = APR_ARRAY_IDX(bg->life.handed, i, apr_proc_t *);
@@ -572,7 +572,7 @@ static void mt_agent_died(pid_t pid, int status)
         bg->life.deaths = 1;
     }
     if (bg->life.deaths > 1) {
-        long d = mt_sign_retry_secs();
+        long d = mt_signer_retry_secs();
 
         for (i = 2; i < bg->life.deaths && d < max; i++) {
             d *= 2;
@@ -797,7 +797,7 @@ static void mt_bg_hand_over(server_rec *s_main)
     if (!bg->agent) {
         return;
     }
-    for (hi = apr_hash_first(NULL, mt_signers_all()); hi;
+    for (hi = apr_hash_first(NULL, mt_signer_all()); hi;
          hi = apr_hash_next(hi)) {
         mt_signer_t *sg = apr_hash_this_val(hi);
         apr_proc_t *proc;
@@ -817,7 +817,7 @@ void mt_background_start(server_rec *s_main)
 {
     struct mt_bg *bg = mt_bg_get();
 
-    if (mt_strict() || mt_quiet() || !mt_signers_all()) {
+    if (mt_strict() || mt_quiet() || !mt_signer_all()) {
         return;
     }
     bg->life.deaths = 0; /* a new generation: no back-off carried over */

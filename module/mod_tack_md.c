@@ -310,7 +310,7 @@ static void mt_md_sign_one(apr_pool_t *p, apr_hash_t *seen, int dirfd,
     }
     sg = mt_signer_add(s, conf, &created);
     if (created) {
-        mt_signers_allow(TACK_SIGN_AGENT_SECS);
+        mt_signer_allow(TACK_SIGN_AGENT_SECS);
         sg->error = mt_signer_start(sg);
     }
     if (!sg->pub_known || sg->fd < 0) {
@@ -319,7 +319,7 @@ static void mt_md_sign_one(apr_pool_t *p, apr_hash_t *seen, int dirfd,
         X509_free(x509);
         return;
     }
-    mt_signers_allow(mt_signers_answer_secs());
+    mt_signer_allow(mt_signer_answer_secs());
     if (!mt_sign_one(p, s, conf, sg, &cert, (uint32_t)(end / 60), 1, NULL)) {
         apr_hash_set(seen, cert.hash, TACK_HASH_LEN, NULL);
         return;

@@ -65,9 +65,9 @@ const char *mt_secret_pw_syntax(apr_pool_t *p, const char *arg)
                         : arg);
 }
 
-/* mt_pw_file reads a password file that only its owner can read. */
-static const char *mt_pw_file(apr_pool_t *p, const char *path, char *buf,
-                              size_t *len)
+/* mt_secret_pw_file reads a password file that only its owner can read. */
+static const char *mt_secret_pw_file(apr_pool_t *p, const char *path, char *buf,
+                                     size_t *len)
 {
     apr_finfo_t fi;
     char *text;
@@ -103,12 +103,12 @@ static const char *mt_pw_file(apr_pool_t *p, const char *path, char *buf,
 }
 
 /* The password program of the signer process, while it runs: the
- * reaper's process (mt_pw_reaper), which is also its process group,
- * ended with everything it started whatever happens (mt_pw_exec, and the
+ * reaper's process (mt_secret_pw_reaper), which is also its process group,
+ * ended with everything it started whatever happens (mt_secret_pw_exec, and the
  * signer's SIGTERM handler when the parent gives up on the signer). */
 static volatile pid_t mt_pw_pgid;
 
-void mt_pw_end_group(void)
+void mt_secret_pw_end_group(void)
 {
     /* the reaper kills and reaps every descendant, then exits */
     if (mt_pw_pgid > 0) {
@@ -116,11 +116,11 @@ void mt_pw_end_group(void)
     }
 }
 
-/* mt_pw_kill_children kills, with SIGKILL, every child of |self| that
+/* mt_secret_pw_kill_children kills, with SIGKILL, every child of |self| that
  * /proc shows (PPid == self; a kernel without /proc/PID/task/TID/children
  * is common).  Async-signal-safe, nothing allocated: it runs in a process
  * forked from one that may have threads. */
-static void mt_pw_kill_children(pid_t self)
+static void mt_secret_pw_kill_children(pid_t self)
 {
     long ents[4096 / sizeof(long)];
     char path[64], st[512];
@@ -174,7 +174,7 @@ static void mt_pw_kill_children(pid_t self)
     close(dir);
 }
 
-/* mt_pw_reaper is the process forked for a password program: it runs
+/* mt_secret_pw_reaper is the process forked for a password program: it runs
  * |prog| as its child, its standard output |out_w|, and when the program
  * exits, or at SIGTERM (the signer's deadline, or the signer gone: its
  * parent-death signal), kills and reaps every descendant left, then
@@ -182,8 +182,8 @@ static void mt_pw_kill_children(pid_t self)
  * started becomes its child when orphaned, even out of the process group
  * (setsid), and is found there.  Never httpd's parent: it would inherit
  * every orphan of every child (a daemonised CGI's, PHP's workers). */
-static void mt_pw_reaper(const char *prog, const char *key, int out_r,
-                         int out_w, pid_t signer)
+static void mt_secret_pw_reaper(const char *prog, const char *key, int out_r,
+                                int out_w, pid_t signer)
 {
     sigset_t set, old;
     struct rlimit none = {0, 0};
@@ -241,7 +241,7 @@ static void mt_pw_reaper(const char *prog, const char *key, int out_r,
     /* everything left: killed, and reaped, until there is no child; a
      * child's orphans are this process's before its exit can be reaped */
     for (;;) {
-        mt_pw_kill_children(self);
+        mt_secret_pw_kill_children(self);
         r = waitpid(-1, &st, 0);
         if (r == pid && !have) {
             status = st;
@@ -266,17 +266,17 @@ static void mt_pw_reaper(const char *prog, const char *key, int out_r,
     _exit(WEXITSTATUS(status));
 }
 
-/* mt_pw_exec runs |prog| with the key's path or URI as its argument and
+/* mt_secret_pw_exec runs |prog| with the key's path or URI as its argument and
  * takes the first line of its standard output, as mod_ssl's
  * SSLPassPhraseDialog exec: does.  Its standard error goes to the error
  * log.  It has TACK_PW_EXEC_SECS in all, from its start to its exit.  It
- * runs under a reaper of its own (mt_pw_reaper), which at its exit or at
+ * runs under a reaper of its own (mt_secret_pw_reaper), which at its exit or at
  * the deadline ends everything it started, setsid or not: a program that
  * prints the password and then waits, or leaves a daemon behind, would
  * otherwise hold the restart, and outlive it as an orphan running as
  * root. */
-static const char *mt_pw_exec(apr_pool_t *p, const char *prog, const char *key,
-                              char *buf, size_t *len)
+static const char *mt_secret_pw_exec(apr_pool_t *p, const char *prog,
+                                     const char *key, char *buf, size_t *len)
 {
     long deadline = mt_ms_now() + TACK_PW_EXEC_SECS * 1000L, grace;
     int out[2], status = 0, late = 0, eof = 0, done = 0;
@@ -296,7 +296,7 @@ static const char *mt_pw_exec(apr_pool_t *p, const char *prog, const char *key,
                             strerror(errno));
     }
     if (pid == 0) {
-        mt_pw_reaper(prog, key, out[0], out[1], signer);
+        mt_secret_pw_reaper(prog, key, out[0], out[1], signer);
     }
     setpgid(pid, pid); /* as the reaper does: whichever runs first */
     mt_pw_pgid = pid;
@@ -367,15 +367,15 @@ static const char *mt_pw_exec(apr_pool_t *p, const char *prog, const char *key,
     return NULL;
 }
 
-const char *mt_sign_password(apr_pool_t *p, const char *src, const char *key,
-                             char *buf, size_t *len)
+const char *mt_secret_password(apr_pool_t *p, const char *src, const char *key,
+                               char *buf, size_t *len)
 {
 
     if (!strncmp(src, "file:", 5)) {
-        return mt_pw_file(p, src + 5, buf, len);
+        return mt_secret_pw_file(p, src + 5, buf, len);
     }
     if (!strncmp(src, "exec:", 5)) {
-        return mt_pw_exec(p, src + 5, key, buf, len);
+        return mt_secret_pw_exec(p, src + 5, key, buf, len);
     }
     if (!getenv(src + 4)) {
         return apr_psprintf(p,
@@ -393,12 +393,12 @@ const char *mt_sign_password(apr_pool_t *p, const char *src, const char *key,
     return NULL;
 }
 
-/* mt_sign_child_init wipes, in a new httpd child, the value of every
+/* mt_secret_child_init wipes, in a new httpd child, the value of every
  * variable a TackSigningPassword env: names: in place, so that neither a
  * request handler (mod_lua's os.getenv, a CGI's inherited environment) nor
  * /proc/PID/environ shows it.  Only the parent keeps it: every restart
  * reads it again. */
-static void mt_sign_child_init(apr_pool_t *p, server_rec *s_main)
+static void mt_secret_child_init(apr_pool_t *p, server_rec *s_main)
 {
     server_rec *s;
 
@@ -415,7 +415,7 @@ static void mt_sign_child_init(apr_pool_t *p, server_rec *s_main)
 
 void mt_secret_register_hooks(apr_pool_t *p)
 {
-    ap_hook_child_init(mt_sign_child_init, NULL, NULL, APR_HOOK_REALLY_FIRST);
+    ap_hook_child_init(mt_secret_child_init, NULL, NULL, APR_HOOK_REALLY_FIRST);
 }
 
 /* ---- PINs a token refused ---------------------------------------------------
@@ -440,10 +440,10 @@ void mt_secret_register_hooks(apr_pool_t *p)
 #define TACK_PIN_KEY_PART " key:"
 #define TACK_PIN_SRC_PART " source:"
 
-/* mt_pin_file_id returns what identifies the PIN file of |pw|'s current
+/* mt_secret_pin_file_id returns what identifies the PIN file of |pw|'s current
  * version (device, inode, size, modification time), or "" when |pw| is
  * not a file: source: rewriting the file is trying again. */
-static const char *mt_pin_file_id(apr_pool_t *p, const char *pw)
+static const char *mt_secret_pin_file_id(apr_pool_t *p, const char *pw)
 {
     struct stat sb;
 
@@ -458,12 +458,12 @@ static const char *mt_pin_file_id(apr_pool_t *p, const char *pw)
         (long)sb.st_mtim.tv_nsec);
 }
 
-/* mt_pin_key_read reads the HMAC key from |path|: a regular file of
+/* mt_secret_pin_key_read reads the HMAC key from |path|: a regular file of
  * exactly TACK_PIN_KEY_LEN bytes, not a link, this process's user's and
  * mode 0600.  Returns 1; or 0 with |*what| NULL (there is none yet), or
  * what is wrong with the file that is there. */
-static int mt_pin_key_read(apr_pool_t *p, const char *path, uint8_t *key,
-                           const char **what)
+static int mt_secret_pin_key_read(apr_pool_t *p, const char *path, uint8_t *key,
+                                  const char **what)
 {
     struct stat sb;
     ssize_t n;
@@ -507,9 +507,10 @@ static int mt_pin_key_read(apr_pool_t *p, const char *path, uint8_t *key,
     return 1;
 }
 
-/* mt_state_object reads a JSON object kept beside TackStateFile (an
- * empty one when there is none); mt_state_object_write writes it back. */
-static json_t *mt_state_object(apr_pool_t *p, const char *path)
+/* mt_secret_state_object reads a JSON object kept beside TackStateFile (an
+ * empty one when there is none); mt_secret_state_object_write writes it back.
+ */
+static json_t *mt_secret_state_object(apr_pool_t *p, const char *path)
 {
     char *text = NULL;
     size_t len;
@@ -526,7 +527,7 @@ static json_t *mt_state_object(apr_pool_t *p, const char *path)
     return root;
 }
 
-static void mt_state_object_write(const char *path, json_t *root)
+static void mt_secret_state_object_write(const char *path, json_t *root)
 {
     char *text = json_dumps(root, JSON_INDENT(1) | JSON_SORT_KEYS);
 
@@ -537,13 +538,13 @@ static void mt_state_object_write(const char *path, json_t *root)
     json_decref(root);
 }
 
-/* mt_pin_key_orphan marks each entry of .pin-refused made before the
+/* mt_secret_pin_key_orphan marks each entry of .pin-refused made before the
  * key had its name in entries (an earlier mod_tack's) as made under a key
  * that is gone: the new key cannot recognise its PIN. */
-static void mt_pin_key_orphan(apr_pool_t *p)
+static void mt_secret_pin_key_orphan(apr_pool_t *p)
 {
     const char *path = mt_memory_path(p, ".pin-refused");
-    json_t *root = mt_state_object(p, path), *v;
+    json_t *root = mt_secret_state_object(p, path), *v;
     const char *uri;
     int changed = 0;
 
@@ -559,24 +560,24 @@ static void mt_pin_key_orphan(apr_pool_t *p)
         }
     }
     if (changed) {
-        mt_state_object_write(path, root);
+        mt_secret_state_object_write(path, root);
     } else {
         json_decref(root);
     }
 }
 
-/* mt_pin_key gets the HMAC key kept beside TackStateFile, made (random,
+/* mt_secret_pin_key gets the HMAC key kept beside TackStateFile, made (random,
  * 0600) the first time, and made anew, logged, when the file there cannot
  * be used.  Returns 1, or 0 with |*why|: then no PIN can be checked
  * against the refusals remembered, and none is to be sent (a token locks
  * itself after a few wrong ones). */
-static int mt_pin_key(apr_pool_t *p, uint8_t *key, const char **why)
+static int mt_secret_pin_key(apr_pool_t *p, uint8_t *key, const char **why)
 {
     const char *path = mt_memory_path(p, ".pin-key"), *what, *now = NULL;
     char *tmp = NULL;
     int err = 0, made, rnd;
 
-    if (mt_pin_key_read(p, path, key, &what)) {
+    if (mt_secret_pin_key_read(p, path, key, &what)) {
         return 1;
     }
     /* A new key: written whole beside it, then put in place, a missing
@@ -594,7 +595,7 @@ static int mt_pin_key(apr_pool_t *p, uint8_t *key, const char **why)
         free(tmp);
         tack_file_sync_dir(path);
     }
-    if (made && mt_pin_key_read(p, path, key, &now)) {
+    if (made && mt_secret_pin_key_read(p, path, key, &now)) {
         if (what) {
             ap_log_error(APLOG_MARK, APLOG_ERR, 0, ap_server_conf,
                          "TACK00150: %s: cannot be used as the key of the "
@@ -605,7 +606,7 @@ static int mt_pin_key(apr_pool_t *p, uint8_t *key, const char **why)
                          "line from %s)",
                          path, what, mt_memory_path(p, ".pin-refused"));
         }
-        mt_pin_key_orphan(p);
+        mt_secret_pin_key_orphan(p);
         return 1;
     }
     *why =
@@ -623,12 +624,12 @@ static int mt_pin_key(apr_pool_t *p, uint8_t *key, const char **why)
     return 0;
 }
 
-/* mt_pin_hmac writes into |hex| (2 * EVP_MAX_MD_SIZE + 1) the HMAC-SHA-256
- * under |key| of the |n| NUL-terminated strings |parts|, each with its NUL
- * (no two inputs run together) but the last, |last_len| bytes.  Returns 1
- * or 0. */
-static int mt_pin_hmac(const uint8_t *key, const char *const *parts, int n,
-                       size_t last_len, char *hex)
+/* mt_secret_pin_hmac writes into |hex| (2 * EVP_MAX_MD_SIZE + 1) the
+ * HMAC-SHA-256 under |key| of the |n| NUL-terminated strings |parts|, each with
+ * its NUL (no two inputs run together) but the last, |last_len| bytes.  Returns
+ * 1 or 0. */
+static int mt_secret_pin_hmac(const uint8_t *key, const char *const *parts,
+                              int n, size_t last_len, char *hex)
 {
     uint8_t mac[EVP_MAX_MD_SIZE];
     OSSL_PARAM params[2];
@@ -661,24 +662,25 @@ static int mt_pin_hmac(const uint8_t *key, const char *const *parts, int n,
  * name (an HMAC of a constant, 16 hex digits) and a plain SHA-256 of the
  * source and its identity (no secret in it: the configuration's words and
  * a file's inode and time). */
-const char *mt_pin_digest(apr_pool_t *p, const char *keyname, const char *pw,
-                          const char *pin, size_t pin_len, const char **why)
+const char *mt_secret_pin_digest(apr_pool_t *p, const char *keyname,
+                                 const char *pw, const char *pin,
+                                 size_t pin_len, const char **why)
 {
     uint8_t key[TACK_PIN_KEY_LEN], md[EVP_MAX_MD_SIZE];
     char mac[2 * EVP_MAX_MD_SIZE + 1], kid[2 * EVP_MAX_MD_SIZE + 1];
     char src_hex[2 * EVP_MAX_MD_SIZE + 1];
-    const char *src = pw ? pw : "", *id = mt_pin_file_id(p, pw);
+    const char *src = pw ? pw : "", *id = mt_secret_pin_file_id(p, pw);
     const char *parts[4] = {keyname, src, id, pin};
     const char *name[1] = {"mod_tack .pin-key"};
     const char *source = apr_pstrcat(p, src, "\n", id, NULL);
     unsigned int md_len = 0;
     int ok;
 
-    if (!mt_pin_key(p, key, why)) {
+    if (!mt_secret_pin_key(p, key, why)) {
         return NULL;
     }
-    ok = mt_pin_hmac(key, parts, 4, pin_len, mac) &&
-         mt_pin_hmac(key, name, 1, strlen(name[0]), kid) &&
+    ok = mt_secret_pin_hmac(key, parts, 4, pin_len, mac) &&
+         mt_secret_pin_hmac(key, name, 1, strlen(name[0]), kid) &&
          EVP_Digest(source, strlen(source), md, &md_len, EVP_sha256(), NULL) &&
          tack_hex_encode(src_hex, sizeof(src_hex), md, md_len) == TACK_OK;
     OPENSSL_cleanse(key, sizeof(key));
@@ -692,9 +694,10 @@ const char *mt_pin_digest(apr_pool_t *p, const char *keyname, const char *pw,
                        TACK_PIN_SRC_PART, src_hex, NULL);
 }
 
-/* mt_pin_part returns what follows |part| in the entry |e| up to the next
- * space, or "" when it has none. */
-static const char *mt_pin_part(apr_pool_t *p, const char *e, const char *part)
+/* mt_secret_pin_part returns what follows |part| in the entry |e| up to the
+ * next space, or "" when it has none. */
+static const char *mt_secret_pin_part(apr_pool_t *p, const char *e,
+                                      const char *part)
 {
     const char *at = strstr(e, part);
 
@@ -708,19 +711,19 @@ static const char *mt_pin_part(apr_pool_t *p, const char *e, const char *part)
 /* An entry made under another key
  * cannot say which PIN it was: it counts as refused while the source is
  * the same (an earlier mod_tack's entries name neither: their key is
- * "gone" once a new one is made, mt_pin_key_orphan). */
-int mt_pin_refused(apr_pool_t *p, const char *uri, const char *id,
-                   const char **gone)
+ * "gone" once a new one is made, mt_secret_pin_key_orphan). */
+int mt_secret_pin_refused(apr_pool_t *p, const char *uri, const char *id,
+                          const char **gone)
 {
     const char *path = mt_memory_path(p, ".pin-refused");
-    json_t *root = mt_state_object(p, path);
+    json_t *root = mt_secret_state_object(p, path);
     const char *had = json_string_value(json_object_get(root, uri));
     const char *had_key, *had_src;
     int refused = 0;
 
     if (had && id) {
-        had_key = mt_pin_part(p, had, TACK_PIN_KEY_PART);
-        had_src = mt_pin_part(p, had, TACK_PIN_SRC_PART);
+        had_key = mt_secret_pin_part(p, had, TACK_PIN_KEY_PART);
+        had_src = mt_secret_pin_part(p, had, TACK_PIN_SRC_PART);
         if (strlen(had) == strlen(id) && !CRYPTO_memcmp(had, id, strlen(id))) {
             refused = 1;
         } else if (!*had_key && strlen(had) < strlen(id) &&
@@ -728,9 +731,11 @@ int mt_pin_refused(apr_pool_t *p, const char *uri, const char *id,
                    id[strlen(had)] == ' ') {
             refused = 1; /* an earlier mod_tack's entry, under this key */
         } else if (*had_key &&
-                   strcmp(had_key, mt_pin_part(p, id, TACK_PIN_KEY_PART)) &&
+                   strcmp(had_key,
+                          mt_secret_pin_part(p, id, TACK_PIN_KEY_PART)) &&
                    (!*had_src ||
-                    !strcmp(had_src, mt_pin_part(p, id, TACK_PIN_SRC_PART)))) {
+                    !strcmp(had_src,
+                            mt_secret_pin_part(p, id, TACK_PIN_SRC_PART)))) {
             refused = 1;
             *gone = apr_psprintf(
                 p,
@@ -744,10 +749,11 @@ int mt_pin_refused(apr_pool_t *p, const char *uri, const char *id,
     return refused;
 }
 
-void mt_pin_note(apr_pool_t *p, const char *uri, const char *id, int refused)
+void mt_secret_pin_note(apr_pool_t *p, const char *uri, const char *id,
+                        int refused)
 {
     const char *path = mt_memory_path(p, ".pin-refused");
-    json_t *root = mt_state_object(p, path);
+    json_t *root = mt_secret_state_object(p, path);
 
     if (refused) {
         json_object_set_new(root, uri, json_string(id));
@@ -757,7 +763,7 @@ void mt_pin_note(apr_pool_t *p, const char *uri, const char *id, int refused)
         json_decref(root);
         return;
     }
-    mt_state_object_write(path, root);
+    mt_secret_state_object_write(path, root);
 }
 
 /* ---- the signing key's public key, remembered
@@ -768,11 +774,11 @@ void mt_pin_note(apr_pool_t *p, const char *uri, const char *id, int refused)
  * key in hex). What the background signs is always signed with the key it
  * loads. */
 
-void mt_pub_remember(apr_pool_t *p, const char *key,
-                     const uint8_t pub[TACK_KEY_LEN])
+void mt_secret_pub_remember(apr_pool_t *p, const char *key,
+                            const uint8_t pub[TACK_KEY_LEN])
 {
     const char *path = mt_memory_path(p, ".signing-keys");
-    json_t *root = mt_state_object(p, path);
+    json_t *root = mt_secret_state_object(p, path);
     char hex[2 * TACK_KEY_LEN + 1];
 
     if (tack_hex_encode(hex, sizeof(hex), pub, TACK_KEY_LEN) != TACK_OK ||
@@ -782,12 +788,14 @@ void mt_pub_remember(apr_pool_t *p, const char *key,
         return;
     }
     json_object_set_new(root, key, json_string(hex));
-    mt_state_object_write(path, root);
+    mt_secret_state_object_write(path, root);
 }
 
-int mt_pub_recall(apr_pool_t *p, const char *key, uint8_t pub[TACK_KEY_LEN])
+int mt_secret_pub_recall(apr_pool_t *p, const char *key,
+                         uint8_t pub[TACK_KEY_LEN])
 {
-    json_t *root = mt_state_object(p, mt_memory_path(p, ".signing-keys"));
+    json_t *root =
+        mt_secret_state_object(p, mt_memory_path(p, ".signing-keys"));
     const char *hex = json_string_value(json_object_get(root, key));
     int ok = hex && tack_hex_decode(pub, TACK_KEY_LEN, hex) == TACK_OK;
 

@@ -70,7 +70,7 @@ void mt_sign_gen_init(mt_gen_t *gen)
     apr_pool_tag(sgen->pool, "tack_sign_tables");
     mt_sign_tables_reset(sgen);
     gen->sign = sgen;
-    mt_signers_gen_init(gen);
+    mt_signer_gen_init(gen);
 }
 
 static struct mt_sign_gen *mt_sign_get(void)
@@ -385,7 +385,7 @@ static void mt_sign_cert(apr_pool_t *p, server_rec *s, const mt_conf_t *conf,
          * may hold a pin on the signing key for the name. */
         waited =
             mine < 0 ? mt_guard_pinned(s, conf, cert->key_type, sg->pub) : 0;
-        if ((!waited || sg->fd < 0 || !mt_signers_ms_left()) &&
+        if ((!waited || sg->fd < 0 || !mt_signer_ms_left()) &&
             cert->ntacks <= 1) {
             mt_sign_queue(s, conf, sel, cert, sg, (uint32_t)(end / 60), 1,
                           waited, mine >= 0 ? cert->tacks[mine] : NULL, 0);
@@ -524,7 +524,8 @@ int mt_sign_check(apr_pool_t *ptemp, server_rec *s_main)
                          "(TackSigningWait): certificates without a TACK are "
                          "then served without one until the background signs "
                          "them",
-                         sg->error, TACK_WHERE(sg->where), mt_sign_wait_secs());
+                         sg->error, TACK_WHERE(sg->where),
+                         mt_signer_wait_secs());
         } else if (sg->error && !sg->reported) {
             sg->reported = 1;
             ap_log_error(APLOG_MARK, APLOG_ERR, 0, s,
@@ -538,7 +539,7 @@ int mt_sign_check(apr_pool_t *ptemp, server_rec *s_main)
 
 void mt_sign_end(server_rec *s_main)
 {
-    apr_hash_t *all = mt_signers_all();
+    apr_hash_t *all = mt_signer_all();
     apr_hash_index_t *hi;
 
     if (!all) {
@@ -588,6 +589,6 @@ void mt_sign_sync(void)
 
 void mt_sign_close(void)
 {
-    mt_signers_close();
+    mt_signer_close_all();
     mt_sign_tables_reset(mt_sign_get());
 }

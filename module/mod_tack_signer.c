@@ -12,7 +12,7 @@
  * session (a provider and p11-kit keep state that a later pass of a
  * long-lived parent cannot rely on).  A signer lives as long as the pool
  * of the signers of its time (mt_signers_t.pool): the parent's ends close at
- * the end of the pass (mt_signers_close, from post_config, before any
+ * the end of the pass (mt_signer_close_all, from post_config, before any
  * httpd child is forked); the background process (mod_tack_background.c)
  * inherits the signers that are up and keeps them until the end of its
  * round.  A signer dies with the process that started it, and no httpd
@@ -62,7 +62,7 @@ APLOG_USE_MODULE(tack);
  * the parent's during a pass, the background process's own after it
  * (in_agent).  |pool|, a child of pconf, holds the signers of this time --
  * a pass, or one background round -- found by "key\npassword source";
- * destroying it (mt_signers_close) ends the signers and empties those
+ * destroying it (mt_signer_close_all) ends the signers and empties those
  * members.  The deadline is when waiting for signers stops (mt_ms_now),
  * the budget the seconds up to it, for messages. */
 struct mt_signers {
@@ -74,36 +74,36 @@ struct mt_signers {
 };
 typedef struct mt_signers mt_signers_t;
 
-void mt_signers_gen_init(mt_gen_t *gen)
+void mt_signer_gen_init(mt_gen_t *gen)
 {
     gen->signers = apr_pcalloc(gen->pconf, sizeof(*gen->signers));
 }
 
-static mt_signers_t *mt_signers_get(void)
+static mt_signers_t *mt_signer_part(void)
 {
     return mt_gen()->signers;
 }
 
-apr_hash_t *mt_signers_all(void)
+apr_hash_t *mt_signer_all(void)
 {
-    return mt_signers_get()->signers;
+    return mt_signer_part()->signers;
 }
 
-int mt_signers_ms_left(void)
+int mt_signer_ms_left(void)
 {
-    return mt_ms_left(mt_signers_get()->deadline);
+    return mt_ms_left(mt_signer_part()->deadline);
 }
 
-void mt_signers_in_background(void)
+void mt_signer_in_background(void)
 {
-    mt_signers_get()->in_agent = 1;
+    mt_signer_part()->in_agent = 1;
 }
 
-/* mt_signers_forget ends this time's signers (their pool's cleanup): the
+/* mt_signer_forget_all ends this time's signers (their pool's cleanup): the
  * socket closed, each frees its key and exits. */
-static apr_status_t mt_signers_forget(void *unused)
+static apr_status_t mt_signer_forget_all(void *unused)
 {
-    mt_signers_t *sgs = mt_signers_get();
+    mt_signers_t *sgs = mt_signer_part();
     apr_hash_index_t *hi;
 
     for (hi = apr_hash_first(NULL, sgs->signers); hi; hi = apr_hash_next(hi)) {
@@ -125,7 +125,7 @@ static apr_status_t mt_signers_forget(void *unused)
 }
 
 /* The main server's TackSigningWait and TackSigningRetry. */
-int mt_sign_wait_secs(void)
+int mt_signer_wait_secs(void)
 {
     int v =
         ap_server_conf ? mt_conf_get(ap_server_conf)->sign_wait : TACK_UNSET;
@@ -133,7 +133,7 @@ int mt_sign_wait_secs(void)
     return v == TACK_UNSET ? TACK_SIGN_WAIT_SECS : v;
 }
 
-int mt_sign_retry_secs(void)
+int mt_signer_retry_secs(void)
 {
     int v =
         ap_server_conf ? mt_conf_get(ap_server_conf)->sign_retry : TACK_UNSET;
@@ -141,7 +141,7 @@ int mt_sign_retry_secs(void)
     return v == TACK_UNSET ? TACK_SIGN_RETRY_SECS : v;
 }
 
-int mt_sign_retry_max_secs(void)
+int mt_signer_retry_max_secs(void)
 {
     int v = ap_server_conf ? mt_conf_get(ap_server_conf)->sign_retry_max
                            : TACK_UNSET;
@@ -199,7 +199,7 @@ static const char *mt_signer_keyfile(apr_pool_t *p, mt_signer_t *sg,
 
 /* mt_signer_token loads a key that stays in a PKCS#11 token, with |pin|
  * or the URI's own pin-source; a PIN the token refused at the last
- * attempt is not sent again (mt_pin_refused). */
+ * attempt is not sent again (mt_secret_pin_refused). */
 static const char *mt_signer_token(apr_pool_t *p, mt_signer_t *sg,
                                    const char *pin, size_t pin_len)
 {
@@ -214,12 +214,14 @@ static const char *mt_signer_token(apr_pool_t *p, mt_signer_t *sg,
         if (tack_pkcs11_uri_pin(sg->key, own, sizeof(own), &own_len, why,
                                 sizeof(why)) == TACK_OK &&
             own_len) {
-            digest = mt_pin_digest(p, sg->key, sg->pw, own, own_len, &unusable);
+            digest = mt_secret_pin_digest(p, sg->key, sg->pw, own, own_len,
+                                          &unusable);
         }
         OPENSSL_cleanse(own, sizeof(own));
         from = "the URI's pin-source";
     } else if (pin && pin_len) {
-        digest = mt_pin_digest(p, sg->key, sg->pw, pin, pin_len, &unusable);
+        digest =
+            mt_secret_pin_digest(p, sg->key, sg->pw, pin, pin_len, &unusable);
         from = apr_pstrcat(p, "TackSigningPassword ", sg->pw, NULL);
     }
     if (unusable) {
@@ -230,7 +232,7 @@ static const char *mt_signer_token(apr_pool_t *p, mt_signer_t *sg,
                             "cannot be used: %s",
                             sg->key, from, unusable);
     }
-    refused = digest ? mt_pin_refused(p, sg->key, digest, &gone) : 0;
+    refused = digest ? mt_secret_pin_refused(p, sg->key, digest, &gone) : 0;
     if (refused) {
         return apr_psprintf(p,
                             "TackSigningKey %s: the token refused %s PIN "
@@ -259,7 +261,7 @@ static const char *mt_signer_token(apr_pool_t *p, mt_signer_t *sg,
     /* the signing host's condition, not the configuration's */
     sg->transient = st == TACK_ERR_TOKEN_UNREACHABLE;
     if (digest) {
-        mt_pin_note(p, sg->key, digest, st == TACK_ERR_WRONG_PASSWORD);
+        mt_secret_pin_note(p, sg->key, digest, st == TACK_ERR_WRONG_PASSWORD);
     }
     if (st != TACK_OK) {
         ERR_clear_error();
@@ -284,7 +286,7 @@ static const char *mt_signer_load(apr_pool_t *p, mt_signer_t *sg)
     int uri = tack_key_is_uri(sg->key);
 
     if (sg->pw) {
-        err = mt_sign_password(p, sg->pw, sg->key, pw, &pw_len);
+        err = mt_secret_password(p, sg->pw, sg->key, pw, &pw_len);
         if (err) {
             err = apr_psprintf(p,
                                "TackSigningPassword %s (" TACK_WHERE_FMT
@@ -318,10 +320,11 @@ static const char *mt_signer_load(apr_pool_t *p, mt_signer_t *sg)
 /* ---- the signer process ----------------------------------------------------
  */
 
-/* mt_io waits for |fd| and reads or writes all of |len| bytes, until
+/* mt_signer_io waits for |fd| and reads or writes all of |len| bytes, until
  * |deadline| (mt_ms_now's clock; 0: TACK_SIGNER_SECS for each wait, the
  * signer's side); returns 1, or 0 on EOF, an error or the time-out. */
-static int mt_io(int fd, void *buf, size_t len, int writing, long deadline)
+static int mt_signer_io(int fd, void *buf, size_t len, int writing,
+                        long deadline)
 {
     uint8_t *p = buf;
 
@@ -378,8 +381,8 @@ static void mt_signer_main(mt_signer_t *sg, int fd)
         hello.ok = 1;
         memcpy(hello.pub, sg->pub, TACK_KEY_LEN);
     }
-    if (mt_io(fd, &hello, sizeof(hello), 1, 0)) {
-        while (hello.ok && mt_io(fd, raw, TACK_LEN, 0, 0)) {
+    if (mt_signer_io(fd, &hello, sizeof(hello), 1, 0)) {
+        while (hello.ok && mt_signer_io(fd, raw, TACK_LEN, 0, 0)) {
             tack_t tack;
 
             if (tack_parse(&tack, raw, TACK_LEN) != TACK_OK ||
@@ -387,7 +390,7 @@ static void mt_signer_main(mt_signer_t *sg, int fd)
                 memset(tack.signature, 0, TACK_SIG_LEN);
                 ERR_clear_error();
             }
-            if (!mt_io(fd, tack.signature, TACK_SIG_LEN, 1, 0)) {
+            if (!mt_signer_io(fd, tack.signature, TACK_SIG_LEN, 1, 0)) {
                 break;
             }
         }
@@ -400,7 +403,7 @@ static void mt_signer_main(mt_signer_t *sg, int fd)
  * with its password program's process group. */
 static void mt_signer_on_term(int sig)
 {
-    mt_pw_end_group();
+    mt_secret_pw_end_group();
     _exit(1);
 }
 
@@ -464,7 +467,7 @@ static void mt_signer_close_inherited(int own)
 
 const char *mt_signer_spawn(mt_signer_t *sg)
 {
-    mt_signers_t *sgs = mt_signers_get();
+    mt_signers_t *sgs = mt_signer_part();
     apr_pool_t *p = sgs->pool;
     int sv[2];
     pid_t pid, starter = getpid();
@@ -521,11 +524,11 @@ const char *mt_signer_spawn(mt_signer_t *sg)
 
 const char *mt_signer_hello(mt_signer_t *sg)
 {
-    mt_signers_t *sgs = mt_signers_get();
+    mt_signers_t *sgs = mt_signer_part();
     apr_pool_t *p = sgs->pool;
     mt_signer_hello_t hello;
 
-    if (!mt_io(sg->fd, &hello, sizeof(hello), 0, sgs->deadline)) {
+    if (!mt_signer_io(sg->fd, &hello, sizeof(hello), 0, sgs->deadline)) {
         sg->transient = 1;
         mt_signer_stop(sg->pid);
         sg->pid = 0;
@@ -567,7 +570,7 @@ const char *mt_signer_start(mt_signer_t *sg)
 
 tack_status_t mt_signer_sign(mt_signer_t *sg, tack_t *tack)
 {
-    mt_signers_t *sgs = mt_signers_get();
+    mt_signers_t *sgs = mt_signer_part();
     uint8_t raw[TACK_LEN];
 
     memcpy(tack->public_key, sg->pub, TACK_KEY_LEN);
@@ -575,8 +578,9 @@ tack_status_t mt_signer_sign(mt_signer_t *sg, tack_t *tack)
     if (sg->fd < 0) {
         return TACK_ERR_IO;
     }
-    if (!mt_io(sg->fd, raw, TACK_LEN, 1, sgs->deadline) ||
-        !mt_io(sg->fd, tack->signature, TACK_SIG_LEN, 0, sgs->deadline)) {
+    if (!mt_signer_io(sg->fd, raw, TACK_LEN, 1, sgs->deadline) ||
+        !mt_signer_io(sg->fd, tack->signature, TACK_SIG_LEN, 0,
+                      sgs->deadline)) {
         /* gone, or the time is up: no more waiting on it */
         sg->error =
             mt_ms_left(sgs->deadline)
@@ -613,7 +617,7 @@ static const char *mt_signer_id(apr_pool_t *p, const mt_conf_t *conf)
 
 mt_signer_t *mt_signer_add(server_rec *s, const mt_conf_t *conf, int *created)
 {
-    mt_signers_t *sgs = mt_signers_get();
+    mt_signers_t *sgs = mt_signer_part();
     const char *id;
     mt_signer_t *sg;
 
@@ -626,10 +630,10 @@ mt_signer_t *mt_signer_add(server_rec *s, const mt_conf_t *conf, int *created)
         if (!sgs->in_agent) {
             /* apache2 -t holds no restart: with TackSigningWait 0 it
              * still checks the key, in the time one signature may take */
-            mt_signers_allow(mt_strict() ? mt_signers_answer_secs()
-                                         : mt_sign_wait_secs());
+            mt_signer_allow(mt_strict() ? mt_signer_answer_secs()
+                                        : mt_signer_wait_secs());
         }
-        apr_pool_cleanup_register(sgs->pool, NULL, mt_signers_forget,
+        apr_pool_cleanup_register(sgs->pool, NULL, mt_signer_forget_all,
                                   apr_pool_cleanup_null);
     }
     id = mt_signer_id(sgs->pool, conf);
@@ -651,7 +655,7 @@ mt_signer_t *mt_signer_add(server_rec *s, const mt_conf_t *conf, int *created)
 /* Under -t the caller logs the error, as a problem. */
 mt_signer_t *mt_signer_get(server_rec *s, const mt_conf_t *conf)
 {
-    mt_signers_t *sgs = mt_signers_get();
+    mt_signers_t *sgs = mt_signer_part();
     int created;
     mt_signer_t *sg = mt_signer_add(s, conf, &created);
 
@@ -661,9 +665,10 @@ mt_signer_t *mt_signer_get(server_rec *s, const mt_conf_t *conf)
     sg->error = mt_signer_start(sg);
     if (!sgs->in_agent) {
         if (!sg->error && !mt_strict()) {
-            mt_pub_remember(sgs->pool, sg->key, sg->pub);
+            mt_secret_pub_remember(sgs->pool, sg->key, sg->pub);
         } else if (sg->error && (!mt_strict() || sg->transient)) {
-            sg->pub_recalled = mt_pub_recall(sgs->pool, sg->key, sg->pub);
+            sg->pub_recalled =
+                mt_secret_pub_recall(sgs->pool, sg->key, sg->pub);
             if (sg->pub_recalled) {
                 tack_fingerprint(sg->pub, sg->fingerprint);
             }
@@ -675,31 +680,31 @@ mt_signer_t *mt_signer_get(server_rec *s, const mt_conf_t *conf)
                      "not wait for it: every certificate without a TACK is "
                      "served without one until the background signs it "
                      "(tried again every %d seconds)",
-                     sg->error, TACK_WHERE(sg->where), mt_sign_retry_secs());
+                     sg->error, TACK_WHERE(sg->where), mt_signer_retry_secs());
     }
     return sg;
 }
 
-void mt_signers_allow(int secs)
+void mt_signer_allow(int secs)
 {
-    mt_signers_t *sgs = mt_signers_get();
+    mt_signers_t *sgs = mt_signer_part();
     sgs->budget = secs;
     sgs->deadline = mt_ms_now() + secs * 1000L;
 }
 
-int mt_signers_answer_secs(void)
+int mt_signer_answer_secs(void)
 {
-    int wait = mt_sign_wait_secs();
+    int wait = mt_signer_wait_secs();
 
     return wait > 0 ? wait : TACK_SIGN_WAIT_SECS;
 }
 
-void mt_signers_close(void)
+void mt_signer_close_all(void)
 {
-    mt_signers_t *sgs = mt_signers_get();
+    mt_signers_t *sgs = mt_signer_part();
     if (sgs->pool) {
         /* frees the keys, or (mt_background_start took the signers over)
-         * closes the parent's ends: mt_signers_forget */
+         * closes the parent's ends: mt_signer_forget_all */
         apr_pool_destroy(sgs->pool);
     }
 }

@@ -39,19 +39,19 @@ struct mt_signer {
                        * configuration's: no answer, no connection */
 };
 
-/* mt_signers_gen_init makes the part of |gen| (pre_config). */
-void mt_signers_gen_init(mt_gen_t *gen);
+/* mt_signer_gen_init makes the part of |gen| (pre_config). */
+void mt_signer_gen_init(mt_gen_t *gen);
 
-/* mt_signers_all returns this time's signers (mt_signer_t *), or NULL
- * when none was made since mt_signers_close; mt_signers_ms_left the
- * milliseconds left to wait for them; mt_signers_in_background marks this
+/* mt_signer_all returns this time's signers (mt_signer_t *), or NULL
+ * when none was made since mt_signer_close_all; mt_signer_ms_left the
+ * milliseconds left to wait for them; mt_signer_in_background marks this
  * process as the background's. */
-apr_hash_t *mt_signers_all(void);
-int mt_signers_ms_left(void);
-void mt_signers_in_background(void);
+apr_hash_t *mt_signer_all(void);
+int mt_signer_ms_left(void);
+void mt_signer_in_background(void);
 
-/* mt_sign_wait_secs returns TackSigningWait or its default. */
-int mt_sign_wait_secs(void);
+/* mt_signer_wait_secs returns TackSigningWait or its default. */
+int mt_signer_wait_secs(void);
 
 /* mt_signer_add returns the signer of |conf| in this time, made
  * (|created|, not started) the first time; mt_signer_get also starts it
@@ -59,26 +59,26 @@ int mt_sign_wait_secs(void);
  * waits for its first answer until the deadline, mt_signer_start does
  * both: each returns NULL (sg->pub is the key's), or why not.
  * mt_signer_sign has |tack| signed and checks it: TACK_OK, or why not.
- * mt_signer_stop ends a signer process; mt_signers_close ends this time's
+ * mt_signer_stop ends a signer process; mt_signer_close_all ends this time's
  * (the parent's ends only, when the background took them over). */
 mt_signer_t *mt_signer_add(server_rec *s, const mt_conf_t *conf, int *created);
 mt_signer_t *mt_signer_get(server_rec *s, const mt_conf_t *conf);
 tack_status_t mt_signer_sign(mt_signer_t *sg, tack_t *tack);
-void mt_signers_close(void);
+void mt_signer_close_all(void);
 const char *mt_signer_spawn(mt_signer_t *sg);
 const char *mt_signer_hello(mt_signer_t *sg);
 const char *mt_signer_start(mt_signer_t *sg);
 void mt_signer_stop(pid_t pid);
 
-/* mt_signers_allow gives waiting for signers |secs| from now;
- * mt_signers_answer_secs is how long one signature may take in the
+/* mt_signer_allow gives waiting for signers |secs| from now;
+ * mt_signer_answer_secs is how long one signature may take in the
  * background (TackSigningWait, or its default when it is 0). */
-void mt_signers_allow(int secs);
-int mt_signers_answer_secs(void);
+void mt_signer_allow(int secs);
+int mt_signer_answer_secs(void);
 
-/* mt_sign_retry_secs and mt_sign_retry_max_secs return TackSigningRetry's
+/* mt_signer_retry_secs and mt_signer_retry_max_secs return TackSigningRetry's
  * two, or their defaults. */
-int mt_sign_retry_secs(void);
-int mt_sign_retry_max_secs(void);
+int mt_signer_retry_secs(void);
+int mt_signer_retry_max_secs(void);
 
 #endif /* MOD_TACK_SIGNER_H */

@@ -416,8 +416,9 @@ static void mt_problems_waiting(mt_pass_t *ps, int k)
     long waited = (long)apr_time_sec(now - since);
 
     mt_emit(ps,
-            failed || waited > 2 * mt_sign_retry_secs() ? TACK_PROBLEM_ERROR
-                                                        : TACK_PROBLEM_WARNING,
+            failed || waited > 2 * mt_signer_retry_secs()
+                ? TACK_PROBLEM_ERROR
+                : TACK_PROBLEM_WARNING,
             "waiting_signature", k,
             apr_psprintf(ps->p,
                          "waits for its TACK from TackSigningKey %s since %s "
