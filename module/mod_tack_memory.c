@@ -338,11 +338,11 @@ static void mt_mem_bad_time(apr_pool_t *p, const char *id, tack_state_key_t *m,
     }
 }
 
-/* A missing file means no memory yet.  A file that cannot be read or is not a
- * state file means no memory for this pass, said once, and the file is left as
- * it is, never overwritten (mt_memory.keep): it may be the only record of the
- * pins clients hold.  Nothing of its content is quoted, only its format's field
- * names. A malformed entry costs that entry alone. */
+/* A missing file means no memory yet.  A file that cannot be read or is not
+ * a state file means no memory for this pass, said once, and the file is
+ * left as it is, never overwritten (mt_memory.keep): it may be the only
+ * record of the pins clients hold.  Nothing of its content is quoted, only
+ * its format's field names.  A malformed entry costs that entry alone. */
 void mt_memory_load(server_rec *s)
 {
     struct mt_memory *mm = mt_memory_get();
@@ -437,15 +437,16 @@ void mt_memory_load(server_rec *s)
     tack_state_free(state);
 }
 
-/* The clock, always.  A state file holding a later time (its last write under a
- * clock that ran ahead, an NTP mistake, a VM's clock; or a clock behind now, a
- * board without a real-time clock before NTP) cannot say which clock was wrong,
- * and judging at the file's time would let pins lapse that clients still
- * hold (ten years ahead, every remembered TACK looks expired).  So pins
- * are judged at the clock, every later time in the memory counting as now
- * (tack_state_pins_until: never a shorter pin than clients can hold), the
- * file is not rewritten by this pass (mt_memory.clock_back: the memory never
- * moves backwards), and an error says how to recover, once a pass. */
+/* The clock, always.  A state file holding a later time (its last write
+ * under a clock that ran ahead, an NTP mistake, a VM's clock; or a clock
+ * behind now, a board without a real-time clock before NTP) cannot say
+ * which clock was wrong, and judging at the file's time would let pins
+ * lapse that clients still hold (ten years ahead, every remembered TACK
+ * looks expired).  So pins are judged at the clock, every later time in the
+ * memory counting as now (tack_state_pins_until: never a shorter pin than
+ * clients can hold), the file is not rewritten by this pass
+ * (mt_memory.clock_back: the memory never moves backwards), and an error
+ * says how to recover, once a pass. */
 long mt_memory_now(server_rec *s)
 {
     struct mt_memory *mm = mt_memory_get();

@@ -27,11 +27,12 @@ const char *mt_secret_password(apr_pool_t *p, const char *src, const char *key,
  * (async-signal-safe). */
 void mt_secret_pw_end_group(void);
 
-/* The PINs a token refused.  mt_secret_pin_digest returns what is remembered of
- * |pin| sent for |keyname| from the source |pw|, or NULL with |*why| (then
- * no PIN is sent); mt_secret_pin_refused returns 1 when |id| was refused for
- * |uri| at the last attempt (|*gone|: how to clear an entry of a key that
- * is gone), else 0; mt_secret_pin_note records (|refused|) or forgets it. */
+/* The PINs a token refused.  mt_secret_pin_digest returns what is remembered
+ * of |pin| sent for |keyname| from the source |pw|, or NULL with |*why|
+ * (then no PIN is sent); mt_secret_pin_refused returns 1 when |id| was
+ * refused for |uri| at the last attempt (|*gone|: how to clear an entry of
+ * a key that is gone), else 0; mt_secret_pin_note records (|refused|) or
+ * forgets it. */
 const char *mt_secret_pin_digest(apr_pool_t *p, const char *keyname,
                                  const char *pw, const char *pin,
                                  size_t pin_len, const char **why);
