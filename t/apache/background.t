@@ -19,7 +19,7 @@ use HTTP::Tiny;
 use JSON::PP;
 use Time::HiRes qw(time sleep);
 use TackTest;
-use TackFixture qw(make_cert write_file store_name);
+use TackHelpers qw(make_cert write_file store_name);
 
 plan tests => 101;
 
@@ -190,7 +190,7 @@ write_file("$d/up", '');
 $took = wait_served('a.test', 15);
 ok(defined $took, 'the renewed certificate is served its TACK once the host answers again');
 my $r = probe(port => $port, name => 'a.test', version => '1.2');
-is(unpack('H*', substr($r->{ext} // '', 1 + 70, 32)), unpack('H*', TackFixture::spki_hash("$d/a.crt")),
+is(unpack('H*', substr($r->{ext} // '', 1 + 70, 32)), unpack('H*', TackHelpers::spki_hash("$d/a.crt")),
    '... for its new key');
 log_clean($mark, [qr/TACK00030|TACK00076|TACK00080/], $h->error_log);
 

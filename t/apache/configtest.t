@@ -13,7 +13,7 @@ use lib "$FindBin::Bin/lib", "$FindBin::Bin/../lib";
 
 use Apache::Test qw(-withtestmore);
 use TackTest;
-use TackFixture qw(make_cert make_key tack_bytes breaksig_bytes pem write_file
+use TackHelpers qw(make_cert make_key tack_bytes breaksig_bytes tackpy_pem write_file
     minutes_from_now);
 
 my $h = TackTest::Httpd->new('configtest');
@@ -30,33 +30,33 @@ write_file("$d/combined.pem",
 
 my $tack = sub { tack_bytes(key => "$d/$_[0].key", cert => "$d/$_[1].crt", @_[2 .. $#_]) };
 my %files = (
-    'good.pem'     => pem('TACK', $tack->('k1', 'ec')),
-    'good2.pem'    => pem('TACK', $tack->('k2', 'ec')),
-    'good3.pem'    => pem('TACK', $tack->('k3', 'ec')),
-    'samekey.pem'  => pem('TACK', $tack->('k1', 'ec', generation => 1)),
-    'rsa.pem'      => pem('TACK', $tack->('k2', 'rsa')),
-    'other.pem'    => pem('TACK', $tack->('k1', 'other')),
-    'pair.pem'     => pem('TACK', $tack->('k1', 'ec'), $tack->('k2', 'ec')),
-    'triple.pem'   => pem('TACK', $tack->('k1', 'ec'), $tack->('k2', 'ec'),
+    'good.pem'     => tackpy_pem('TACK', $tack->('k1', 'ec')),
+    'good2.pem'    => tackpy_pem('TACK', $tack->('k2', 'ec')),
+    'good3.pem'    => tackpy_pem('TACK', $tack->('k3', 'ec')),
+    'samekey.pem'  => tackpy_pem('TACK', $tack->('k1', 'ec', generation => 1)),
+    'rsa.pem'      => tackpy_pem('TACK', $tack->('k2', 'rsa')),
+    'other.pem'    => tackpy_pem('TACK', $tack->('k1', 'other')),
+    'pair.pem'     => tackpy_pem('TACK', $tack->('k1', 'ec'), $tack->('k2', 'ec')),
+    'triple.pem'   => tackpy_pem('TACK', $tack->('k1', 'ec'), $tack->('k2', 'ec'),
                           $tack->('k3', 'ec')),
-    'badsig.pem'   => pem('TACK', $tack->('k1', 'ec', corrupt => 1)),
-    'gen.pem'      => pem('TACK', $tack->('k1', 'ec', min_generation => 3,
+    'badsig.pem'   => tackpy_pem('TACK', $tack->('k1', 'ec', corrupt => 1)),
+    'gen.pem'      => tackpy_pem('TACK', $tack->('k1', 'ec', min_generation => 3,
                                           generation => 2)),
-    'expired.pem'  => pem('TACK', $tack->('k1', 'ec',
+    'expired.pem'  => tackpy_pem('TACK', $tack->('k1', 'ec',
                                           expiration => minutes_from_now(-60))),
-    'short.pem'    => pem('TACK', substr($tack->('k1', 'ec'), 0, 165)),
+    'short.pem'    => tackpy_pem('TACK', substr($tack->('k1', 'ec'), 0, 165)),
     'noblock.pem'  => "Created by tack.py 0.9.7\nno armour here\n",
     'badpem.pem'   => "-----BEGIN TACK-----\nAAAA\n",
-    'breaks.pem'   => pem('TACK BREAK SIG', breaksig_bytes("$d/kb.key")),
-    'own-break.pem' => pem('TACK BREAK SIG', breaksig_bytes("$d/k1.key")),
+    'breaks.pem'   => tackpy_pem('TACK BREAK SIG', breaksig_bytes("$d/kb.key")),
+    'own-break.pem' => tackpy_pem('TACK BREAK SIG', breaksig_bytes("$d/k1.key")),
     'badbs.pem'    => do {
         my $b = breaksig_bytes("$d/kb.key");
         substr($b, 100, 1) = chr(ord(substr($b, 100, 1)) ^ 1);
-        pem('TACK BREAK SIG', $b);
+        tackpy_pem('TACK BREAK SIG', $b);
     },
-    'nine.pem'     => pem('TACK BREAK SIG', (breaksig_bytes("$d/kb.key")) x 9),
-    'five.pem'     => pem('TACK BREAK SIG', (breaksig_bytes("$d/kb.key")) x 5),
-    'four.pem'     => pem('TACK BREAK SIG', (breaksig_bytes("$d/kb.key")) x 4),
+    'nine.pem'     => tackpy_pem('TACK BREAK SIG', (breaksig_bytes("$d/kb.key")) x 9),
+    'five.pem'     => tackpy_pem('TACK BREAK SIG', (breaksig_bytes("$d/kb.key")) x 5),
+    'four.pem'     => tackpy_pem('TACK BREAK SIG', (breaksig_bytes("$d/kb.key")) x 4),
     'certs.conf'   => "SSLCertificateFile ec.crt\nSSLCertificateKeyFile ec.key\n",
     'certs-other.conf' => "SSLCertificateFile other.crt\n"
                         . "SSLCertificateKeyFile other.key\n",

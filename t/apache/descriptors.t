@@ -16,7 +16,7 @@ use lib "$FindBin::Bin/lib", "$FindBin::Bin/../lib";
 use Apache::Test qw(-withtestmore);
 use Time::HiRes qw(time sleep);
 use TackTest;
-use TackFixture qw(make_cert write_file);
+use TackHelpers qw(make_cert write_file);
 
 plan tests => 14;
 

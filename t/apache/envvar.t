@@ -11,7 +11,7 @@ use lib "$FindBin::Bin/lib", "$FindBin::Bin/../lib";
 
 use Apache::Test qw(-withtestmore);
 use TackTest;
-use TackFixture qw(make_cert make_key tack_bytes breaksig_bytes pem write_file
+use TackHelpers qw(make_cert make_key tack_bytes breaksig_bytes tackpy_pem write_file
     key_public fingerprint);
 
 plan tests => 16;
@@ -21,12 +21,12 @@ my $d = $h->root;
 make_cert($d, $_, 'ec', $_) for qw(a.test b.test c.test p.test);
 make_key("$d/$_.key") for qw(k1 k2 kb);
 my $fp = sub { fingerprint(key_public("$d/$_[0].key")) };
-write_file("$d/a.pem", pem('TACK', tack_bytes(key => "$d/k1.key", cert => "$d/a.test.crt")));
-write_file("$d/c.pem", pem('TACK', tack_bytes(key => "$d/k2.key", cert => "$d/c.test.crt")));
-write_file("$d/p.pem", pem('TACK',
+write_file("$d/a.pem", tackpy_pem('TACK', tack_bytes(key => "$d/k1.key", cert => "$d/a.test.crt")));
+write_file("$d/c.pem", tackpy_pem('TACK', tack_bytes(key => "$d/k2.key", cert => "$d/c.test.crt")));
+write_file("$d/p.pem", tackpy_pem('TACK',
     tack_bytes(key => "$d/k1.key", cert => "$d/p.test.crt"),
     tack_bytes(key => "$d/k2.key", cert => "$d/p.test.crt")));
-write_file("$d/b.breaks", pem('TACK BREAK SIG', breaksig_bytes("$d/kb.key")));
+write_file("$d/b.breaks", tackpy_pem('TACK BREAK SIG', breaksig_bytes("$d/kb.key")));
 mkdir "$d/htdocs";
 write_file("$d/htdocs/index.html", "hello\n");
 mkdir "$d/htdocs/pinned";

@@ -13,7 +13,7 @@ use lib "$FindBin::Bin/lib", "$FindBin::Bin/../lib";
 
 use Apache::Test qw(-withtestmore);
 use TackTest;
-use TackFixture qw(make_cert make_key tack_bytes breaksig_bytes pem write_file
+use TackHelpers qw(make_cert make_key tack_bytes breaksig_bytes tackpy_pem write_file
     minutes_from_now);
 
 plan tests => 16;
@@ -35,9 +35,9 @@ my $tx = tack_bytes(key => "$d/k1.key", cert => "$d/x.test.crt",
     expiration => minutes_from_now(10 * 24 * 60) - 1);
 my $ty = tack_bytes(key => "$d/k2.key", cert => "$d/y.test.crt", expiration => $exp);
 my $bs = breaksig_bytes("$d/kb.key");
-write_file("$d/x.pem", pem('TACK', $tx));
-write_file("$d/y.pem", pem('TACK', $ty));
-write_file("$d/yb.pem", pem('TACK BREAK SIG', $bs));
+write_file("$d/x.pem", tackpy_pem('TACK', $tx));
+write_file("$d/y.pem", tackpy_pem('TACK', $ty));
+write_file("$d/yb.pem", tackpy_pem('TACK BREAK SIG', $bs));
 $h->write_conf(<<'C');
 <VirtualHost 127.0.0.1:@PORT@>
     ServerName x.test

@@ -20,7 +20,7 @@ use File::Path qw(make_path remove_tree);
 use POSIX ();
 use Time::HiRes qw(time sleep);
 use TackTest;
-use TackFixture qw(make_cert store_name fingerprint write_file);
+use TackHelpers qw(make_cert store_name fingerprint write_file);
 
 plan tests => 52;
 

@@ -16,7 +16,7 @@ use lib "$FindBin::Bin/lib", "$FindBin::Bin/../lib";
 use Apache::Test qw(-withtestmore);
 use JSON::PP;
 use TackTest;
-use TackFixture qw(make_cert make_key tack_bytes pem write_file fingerprint
+use TackHelpers qw(make_cert make_key tack_bytes tackpy_pem write_file fingerprint
     key_public store_name);
 
 plan tests => 46;
@@ -34,7 +34,7 @@ mkdir "$d/store";
 sub store_only {
     my (%files) = @_;
     unlink glob("$d/store/*.tack.pem");
-    write_file("$d/store/$_.tack.pem", pem('TACK', $files{$_})) for keys %files;
+    write_file("$d/store/$_.tack.pem", tackpy_pem('TACK', $files{$_})) for keys %files;
 }
 sub conf {
     my ($extra) = @_;

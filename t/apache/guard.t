@@ -21,7 +21,7 @@ use Fcntl qw(:flock);
 use POSIX qw(strftime);
 use Time::HiRes ();
 use TackTest;
-use TackFixture qw(make_cert make_key tack_bytes breaksig_bytes pem
+use TackHelpers qw(make_cert make_key tack_bytes breaksig_bytes tackpy_pem
     write_file fingerprint key_public);
 
 plan tests => 135;
@@ -40,7 +40,7 @@ mkdir "$d/store";
 sub store_only {
     my (%files) = @_;
     unlink glob("$d/store/*.tack.pem");
-    write_file("$d/store/$_.tack.pem", pem('TACK', $files{$_})) for keys %files;
+    write_file("$d/store/$_.tack.pem", tackpy_pem('TACK', $files{$_})) for keys %files;
 }
 sub conf {
     my ($extra, $names) = @_;
@@ -199,7 +199,7 @@ store_only();
 ($rc, $out) = $h->configtest;
 isnt($rc, 0, 'serving nothing after K2 was pinned: refused');
 like($out, qr/TACK00040: .*without a TACK under key \Q$K2\E/, '... naming K2');
-write_file("$d/k2.break.pem", pem('TACK BREAK SIG', breaksig_bytes("$d/k2.key")));
+write_file("$d/k2.break.pem", tackpy_pem('TACK BREAK SIG', breaksig_bytes("$d/k2.key")));
 conf("    TackBreakSigsFile \@ROOT\@/k2.break.pem");
 ($rc, $out) = $h->configtest;
 is($rc, 0, 'with a break signature for K2: Syntax OK') or diag($out);
@@ -209,7 +209,7 @@ is($rc, 0, 'with a break signature for K2: Syntax OK') or diag($out);
 # has the one in the store: only time ran out.
 conf();
 my $expired = tack_bytes(key => "$d/k2.key", cert => "$d/a.crt",
-                         expiration => TackFixture::minutes_from_now(-60));
+                         expiration => TackHelpers::minutes_from_now(-60));
 store_only(a4 => $expired);
 my $j = memory();
 $_->{tack} = unpack('H*', $expired) for @{ $j->{slots}{"a.test:$port ECDSA"} };
@@ -416,7 +416,7 @@ write_file($state, $good);
 # served is served again from the memory, with an error ------------------------
 store_only();
 my $own = tack_bytes(key => "$d/k2.key", cert => "$d/a.crt");
-write_file("$d/own.pem", pem('TACK', $own));
+write_file("$d/own.pem", tackpy_pem('TACK', $own));
 conf("    TackFile \@ROOT\@/own.pem");
 $mark = -s $h->error_log;
 ok($h->graceful, 'graceful with a TackFile under K2');
@@ -460,7 +460,7 @@ backdate(10);
 my ($signed) = glob("$d/store/a.test.*.tack.pem");
 ok($signed, '... written into the store');
 log_clean($mark, [qr/TACK00044/], $h->error_log);
-write_file($signed, pem('TACK', tack_bytes(key => "$d/k1.key", cert => "$d/a.crt")));
+write_file($signed, tackpy_pem('TACK', tack_bytes(key => "$d/k1.key", cert => "$d/a.crt")));
 ($rc, $out) = $h->configtest;
 isnt($rc, 0, 'apache2 -t refuses a store TACK under another key for a certificate whose clients pinned the signing key');
 like($out, qr/TACK00040: vhost a\.test:$port: .* without a TACK under key \Q$SK\E/,

@@ -12,7 +12,7 @@ use lib "$FindBin::Bin/lib", "$FindBin::Bin/../lib";
 
 use Apache::Test qw(-withtestmore);
 use TackTest;
-use TackFixture qw(make_cert make_key tack_bytes pem write_file);
+use TackHelpers qw(make_cert make_key tack_bytes tackpy_pem write_file);
 use MIME::Base64 qw(decode_base64);
 
 my $mod_http2 = "$PrivateHttpd::MODDIR/mod_http2.so";
@@ -24,7 +24,7 @@ my $port = $h->port;
 make_cert($d, 'a', 'ec', 'h2.test');
 make_key("$d/k.key");
 my $tack = tack_bytes(key => "$d/k.key", cert => "$d/a.crt");
-write_file("$d/a.pem", pem('TACK', $tack));
+write_file("$d/a.pem", tackpy_pem('TACK', $tack));
 write_file("$d/index.html", "hello over h2\n");
 ok(-f $mod_http2, "mod_http2 is installed ($mod_http2)");
 $h->write_conf(<<"C");
@@ -52,7 +52,7 @@ sub answer {
     # a SERVERINFO record: type (2 bytes), length (2), the extension's body
     return ($alpn // '(none)', length($si) > 4 ? substr($si, 4) : '', $got);
 }
-my $want = unpack('H*', TackFixture::ext00($tack, [], 0));
+my $want = unpack('H*', TackHelpers::ext00($tack, [], 0));
 for my $tls (qw(tls1_2)) {
     my ($alpn, $body, $raw) = answer($tls);
     is($alpn, 'h2', "$tls: ALPN settles on h2") or diag($raw);

@@ -11,7 +11,7 @@ use lib "$FindBin::Bin/lib", "$FindBin::Bin/../lib";
 
 use Apache::Test qw(-withtestmore);
 use TackTest;
-use TackFixture qw(make_cert make_key tack_bytes breaksig_bytes pem write_file);
+use TackHelpers qw(make_cert make_key tack_bytes breaksig_bytes tackpy_pem write_file);
 
 plan tests => 10;
 
@@ -26,10 +26,10 @@ my %t = (
     i4   => tack_bytes(key => "$d/k4.key", cert => "$d/i4.test.crt"),
     i5   => tack_bytes(key => "$d/k1.key", cert => "$d/i5.test.crt"),
 );
-write_file("$d/$_.pem", pem('TACK', $t{$_})) for keys %t;
+write_file("$d/$_.pem", tackpy_pem('TACK', $t{$_})) for keys %t;
 my %b = (srv => breaksig_bytes("$d/kb1.key"), own => breaksig_bytes("$d/kb2.key"));
-write_file("$d/srv-breaks.pem", pem('TACK BREAK SIG', $b{srv}));
-write_file("$d/own-breaks.pem", pem('TACK BREAK SIG', $b{own}));
+write_file("$d/srv-breaks.pem", tackpy_pem('TACK BREAK SIG', $b{srv}));
+write_file("$d/own-breaks.pem", tackpy_pem('TACK BREAK SIG', $b{own}));
 
 sub vh {
     my ($name, $body) = @_;

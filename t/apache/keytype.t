@@ -15,7 +15,7 @@ use lib "$FindBin::Bin/lib", "$FindBin::Bin/../lib";
 use Apache::Test qw(-withtestmore);
 use JSON::PP;
 use TackTest;
-use TackFixture qw(make_key tack_bytes pem write_file fingerprint key_public);
+use TackHelpers qw(make_key tack_bytes tackpy_pem write_file fingerprint key_public);
 
 plan tests => 9;
 
@@ -38,7 +38,7 @@ make_key("$d/k1.key");
 my $K1 = fingerprint(key_public("$d/k1.key"));
 mkdir "$d/store";
 write_file("$d/store/a1.tack.pem",
-           pem('TACK', tack_bytes(key => "$d/k1.key", cert => "$d/a.crt")));
+           tackpy_pem('TACK', tack_bytes(key => "$d/k1.key", cert => "$d/a.crt")));
 $h->write_conf(<<"C");
 TackStateFile \@ROOT\@/var/tack/state.json
 TackStore \@ROOT\@/store

@@ -11,7 +11,7 @@ use lib "$FindBin::Bin/lib", "$FindBin::Bin/../lib";
 
 use Apache::Test qw(-withtestmore);
 use TackTest;
-use TackFixture qw(make_cert make_key tack_bytes breaksig_bytes pem write_file
+use TackHelpers qw(make_cert make_key tack_bytes breaksig_bytes tackpy_pem write_file
     minutes_from_now);
 
 plan tests => 37;
@@ -27,28 +27,28 @@ make_key("$d/$_.key") for qw(k1 k2 k3 kb1 kb2 kb3);
 
 my $tack = sub { tack_bytes(key => "$d/$_[0].key", cert => "$d/$_[1].crt", @_[2 .. $#_]) };
 my %files = (
-    'a.pem'         => pem('TACK', $tack->('k1', 'a.test')),
-    'breaks1.pem'   => pem('TACK BREAK SIG', breaksig_bytes("$d/kb1.key")),
-    'breaks2.pem'   => pem('TACK BREAK SIG', breaksig_bytes("$d/kb2.key")),
+    'a.pem'         => tackpy_pem('TACK', $tack->('k1', 'a.test')),
+    'breaks1.pem'   => tackpy_pem('TACK BREAK SIG', breaksig_bytes("$d/kb1.key")),
+    'breaks2.pem'   => tackpy_pem('TACK BREAK SIG', breaksig_bytes("$d/kb2.key")),
     'badbs.pem'     => do {
         my $b = breaksig_bytes("$d/kb3.key");
         substr($b, 70, 1) = chr(ord(substr($b, 70, 1)) ^ 1);
-        pem('TACK BREAK SIG', $b);
+        tackpy_pem('TACK BREAK SIG', $b);
     },
-    'b-expired.pem' => pem('TACK', $tack->('k1', 'b.test',
+    'b-expired.pem' => tackpy_pem('TACK', $tack->('k1', 'b.test',
                                           expiration => minutes_from_now(-5))),
-    'c-other.pem'   => pem('TACK', $tack->('k1', 'other.test')),
-    'c.pem'         => pem('TACK', $tack->('k2', 'c.test')),
-    'd-ec.pem'      => pem('TACK', $tack->('k1', 'd.test-ec')),
-    'd-ec2.pem'     => pem('TACK', $tack->('k2', 'd.test-ec')),
-    'd-rsa.pem'     => pem('TACK', $tack->('k3', 'd.test-rsa')),
-    'e.pem'         => pem('TACK', $tack->('k3', 'e.test')),
-    'e-break.pem'   => pem('TACK BREAK SIG', breaksig_bytes("$d/k3.key")),
-    'f-pair.pem'    => pem('TACK', $tack->('k1', 'f.test'), $tack->('k2', 'f.test')),
-    'g.pem'         => pem('TACK', $tack->('k1', 'g.test')),
-    'five.pem'      => pem('TACK BREAK SIG', (breaksig_bytes("$d/kb1.key")) x 5),
-    'four.pem'      => pem('TACK BREAK SIG', (breaksig_bytes("$d/kb2.key")) x 4),
-    'srv-other.pem' => pem('TACK', $tack->('k2', 'other.test')),
+    'c-other.pem'   => tackpy_pem('TACK', $tack->('k1', 'other.test')),
+    'c.pem'         => tackpy_pem('TACK', $tack->('k2', 'c.test')),
+    'd-ec.pem'      => tackpy_pem('TACK', $tack->('k1', 'd.test-ec')),
+    'd-ec2.pem'     => tackpy_pem('TACK', $tack->('k2', 'd.test-ec')),
+    'd-rsa.pem'     => tackpy_pem('TACK', $tack->('k3', 'd.test-rsa')),
+    'e.pem'         => tackpy_pem('TACK', $tack->('k3', 'e.test')),
+    'e-break.pem'   => tackpy_pem('TACK BREAK SIG', breaksig_bytes("$d/k3.key")),
+    'f-pair.pem'    => tackpy_pem('TACK', $tack->('k1', 'f.test'), $tack->('k2', 'f.test')),
+    'g.pem'         => tackpy_pem('TACK', $tack->('k1', 'g.test')),
+    'five.pem'      => tackpy_pem('TACK BREAK SIG', (breaksig_bytes("$d/kb1.key")) x 5),
+    'four.pem'      => tackpy_pem('TACK BREAK SIG', (breaksig_bytes("$d/kb2.key")) x 4),
+    'srv-other.pem' => tackpy_pem('TACK', $tack->('k2', 'other.test')),
 );
 write_file("$d/$_", $files{$_}) for keys %files;
 
@@ -154,7 +154,7 @@ unlike(join("\n", grep { !/TACK00074: vhost h\.test/ } split /\n/, $log), qr/\[t
 
 # ---- a restart signalled without a test ------------------------------------
 write_file("$d/a.pem", $files{'c-other.pem'});   # now a TACK for another cert
-write_file("$d/c.pem", pem('TACK', $tack->('k2', 'c.test', corrupt => 1)));
+write_file("$d/c.pem", tackpy_pem('TACK', $tack->('k2', 'c.test', corrupt => 1)));
 unlink "$d/breaks2.pem";
 my $mark = TackTest::log_mark($h->error_log);
 ok($h->graceful, 'graceful restart (SIGUSR1) completes');

@@ -12,7 +12,7 @@ use lib "$FindBin::Bin/lib", "$FindBin::Bin/../lib";
 
 use Apache::Test qw(-withtestmore);
 use TackTest;
-use TackFixture qw(make_cert make_key tack_bytes pem write_file);
+use TackHelpers qw(make_cert make_key tack_bytes tackpy_pem write_file);
 
 my $md = "$PrivateHttpd::MODDIR/mod_md.so";
 plan tests => 9;
@@ -22,8 +22,8 @@ my $d = $h->root;
 make_cert($d, $_, 'ec', $_) for qw(m.test n.test other.test);
 make_key("$d/k1.key");
 my $tm = tack_bytes(key => "$d/k1.key", cert => "$d/m.test.crt");
-write_file("$d/m.pem", pem('TACK', $tm));
-write_file("$d/n.pem", pem('TACK', tack_bytes(key => "$d/k1.key", cert => "$d/other.test.crt")));
+write_file("$d/m.pem", tackpy_pem('TACK', $tm));
+write_file("$d/n.pem", tackpy_pem('TACK', tack_bytes(key => "$d/k1.key", cert => "$d/other.test.crt")));
 
 $h->write_conf(<<"C", loglevel => 'info tack:debug ssl:warn md:warn');
 LoadModule md_module $md

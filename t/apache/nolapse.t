@@ -27,7 +27,7 @@ use Apache::Test qw(-withtestmore);
 use File::Copy qw(copy);
 use POSIX ();
 use TackTest;
-use TackFixture qw(pem write_file);
+use TackHelpers qw(tackpy_pem write_file);
 
 plan tests => 38;
 
@@ -131,7 +131,7 @@ C
         my $t = served_tack($h->port, 'nl.test');
         my $ok = 0;
         if ($t) {
-            write_file("$d/served.pem", pem('TACK', $t->{bytes}));
+            write_file("$d/served.pem", tackpy_pem('TACK', $t->{bytes}));
             ($rc, $out) = tool('view', '-c', $cur, '--state', "$d/no-state.json",
                                '--now', '+' . $offset . 's', "$d/served.pem");
             $ok = $rc == 0;

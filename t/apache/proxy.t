@@ -12,7 +12,7 @@ use lib "$FindBin::Bin/lib", "$FindBin::Bin/../lib";
 
 use Apache::Test qw(-withtestmore);
 use TackTest;
-use TackFixture qw(make_cert make_key tack_bytes breaksig_bytes pem write_file);
+use TackHelpers qw(make_cert make_key tack_bytes breaksig_bytes tackpy_pem write_file);
 
 plan tests => 7;
 
@@ -23,8 +23,8 @@ make_cert($d, $_, 'ec', $_) for qw(back.test front.test front2.test);
 make_key("$d/$_.key") for qw(k1 kb);
 my $tf = tack_bytes(key => "$d/k1.key", cert => "$d/front.test.crt");
 my $bs = breaksig_bytes("$d/kb.key");
-write_file("$d/front.pem", pem('TACK', $tf));
-write_file("$d/breaks.pem", pem('TACK BREAK SIG', $bs));
+write_file("$d/front.pem", tackpy_pem('TACK', $tf));
+write_file("$d/breaks.pem", tackpy_pem('TACK BREAK SIG', $bs));
 
 $h->write_conf(<<"C");
 LoadModule proxy_module $mods/mod_proxy.so

@@ -10,7 +10,7 @@ use lib "$FindBin::Bin/lib", "$FindBin::Bin/../lib";
 
 use Apache::Test qw(-withtestmore);
 use TackTest;
-use TackFixture qw(make_cert make_key tack_bytes breaksig_bytes pem write_file);
+use TackHelpers qw(make_cert make_key tack_bytes breaksig_bytes tackpy_pem write_file);
 
 plan tests => 20;
 
@@ -21,8 +21,8 @@ make_key("$d/$_.key") for qw(k1 k2 k3 kb1 kb2);
 my %t = map { $_ => tack_bytes(key => "$d/$_.key", cert => "$d/r.test.crt") } qw(k1 k2 k3);
 my %b = map { $_ => breaksig_bytes("$d/$_.key") } qw(kb1 kb2);
 
-write_file("$d/r.pem", pem('TACK', $t{k1}));
-write_file("$d/rb.pem", pem('TACK BREAK SIG', $b{kb1}));
+write_file("$d/r.pem", tackpy_pem('TACK', $t{k1}));
+write_file("$d/rb.pem", tackpy_pem('TACK BREAK SIG', $b{kb1}));
 $h->write_conf(<<'C');
 <VirtualHost 127.0.0.1:@PORT@>
     ServerName r.test
@@ -41,8 +41,8 @@ is($rc, 0, 'started') or diag($out);
 is(hex($get->()), hex(body00($t{k1}, [$b{kb1}], 0)), 'serves TACK k1 and one break signature');
 
 # 1. edit the files, apache2ctl graceful
-write_file("$d/r.pem", pem('TACK', $t{k2}));
-write_file("$d/rb.pem", pem('TACK BREAK SIG', $b{kb1}, $b{kb2}));
+write_file("$d/r.pem", tackpy_pem('TACK', $t{k2}));
+write_file("$d/rb.pem", tackpy_pem('TACK BREAK SIG', $b{kb1}, $b{kb2}));
 my $mark = log_mark($h->error_log);
 ($rc, $out) = $h->ctl('graceful');
 is($rc, 0, 'apache2ctl graceful') or diag($out);
@@ -51,7 +51,7 @@ is(hex($get->()), hex(body00($t{k2}, [$b{kb1}, $b{kb2}], 0)),
     'graceful: the edited TACK and break signatures are served');
 
 # 2. a bad edit: refused, the old bytes still go out
-write_file("$d/r.pem", pem('TACK', tack_bytes(key => "$d/k3.key",
+write_file("$d/r.pem", tackpy_pem('TACK', tack_bytes(key => "$d/k3.key",
     cert => "$d/r.test.crt", corrupt => 1)));
 ($rc, $out) = $h->ctl('graceful');
 isnt($rc, 0, 'apache2ctl graceful refuses a bad TACK file');
@@ -63,7 +63,7 @@ is(hex($get->()), hex(body00($t{k2}, [$b{kb1}, $b{kb2}], 0)),
 isnt($rc, 0, 'apache2ctl configtest fails too');
 
 # 3. fixed, a graceful restart by apache2 itself
-write_file("$d/r.pem", pem('TACK', $t{k3}));
+write_file("$d/r.pem", tackpy_pem('TACK', $t{k3}));
 $mark = log_mark($h->error_log);
 ($rc, $out) = $h->run_httpd('-k', 'graceful');
 is($rc, 0, 'apache2 -k graceful') or diag($out);

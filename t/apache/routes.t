@@ -16,7 +16,7 @@ use lib "$FindBin::Bin/lib", "$FindBin::Bin/../lib";
 
 use Apache::Test qw(-withtestmore);
 use TackTest;
-use TackFixture qw(make_cert write_file store_name);
+use TackHelpers qw(make_cert write_file store_name);
 
 plan tests => 14;
 

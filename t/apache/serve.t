@@ -10,7 +10,7 @@ use lib "$FindBin::Bin/lib", "$FindBin::Bin/../lib";
 
 use Apache::Test qw(-withtestmore);
 use TackTest;
-use TackFixture qw(spki_hash);
+use TackHelpers qw(spki_hash);
 
 plan tests => 14;
 

@@ -27,7 +27,7 @@ use JSON::PP;
 use POSIX ();
 use Time::HiRes qw(time sleep);
 use TackTest;
-use TackFixture qw(make_cert write_file);
+use TackHelpers qw(make_cert write_file);
 
 plan tests => 18;
 

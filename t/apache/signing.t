@@ -16,8 +16,8 @@ use Apache::Test qw(-withtestmore);
 use File::Copy qw(copy);
 use Time::Local qw(timegm);
 use TackTest;
-use TackFixture qw(make_cert make_key spki_hash store_name fingerprint tack_bytes
-    breaksig_bytes pem write_file);
+use TackHelpers qw(make_cert make_key spki_hash store_name fingerprint tack_bytes
+    breaksig_bytes tackpy_pem write_file);
 
 plan tests => 155;
 
@@ -40,7 +40,7 @@ make_cert($d, 'a', 'ec', 'a.test');
 make_cert($d, 'b', 'rsa', 'b.test');
 make_cert($d, 'own', 'ec', 'own.test');
 make_key("$d/other.key");
-write_file("$d/own.pem", pem('TACK', tack_bytes(key => "$d/other.key",
+write_file("$d/own.pem", tackpy_pem('TACK', tack_bytes(key => "$d/other.key",
                                                 cert => "$d/own.crt")));
 mkdir "$d/store";
 
@@ -222,8 +222,8 @@ log_clean($mark, [qr/TACK00032|TACK00074/], $h->error_log);
 # ---- expiry warnings: a store TACK in use that ends before its certificate
 # is warned about; one that ends with its certificate (every TACK this key
 # signs) is not
-write_file("$d/store/b-soon.tack.pem", pem('TACK', tack_bytes(key => "$d/other.key",
-    cert => "$d/b.crt", expiration => TackFixture::minutes_from_now(5 * 1440))));
+write_file("$d/store/b-soon.tack.pem", tackpy_pem('TACK', tack_bytes(key => "$d/other.key",
+    cert => "$d/b.crt", expiration => TackHelpers::minutes_from_now(5 * 1440))));
 unlink $fb;   # the one signed above
 $h->write_conf(vhosts());
 $mark = -s $h->error_log;

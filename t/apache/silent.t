@@ -12,7 +12,7 @@ use lib "$FindBin::Bin/lib", "$FindBin::Bin/../lib";
 
 use Apache::Test qw(-withtestmore);
 use TackTest;
-use TackFixture qw(make_cert make_key tack_bytes pem write_file minutes_from_now);
+use TackHelpers qw(make_cert make_key tack_bytes tackpy_pem write_file minutes_from_now);
 use HTTP::Tiny;
 use JSON::PP;
 
@@ -26,9 +26,9 @@ make_cert($d, 'rsa', 'rsa', 'dual.test');
 make_cert($d, 'p', 'ec', 'plain.test');
 make_cert($d, 't13', 'ec', 't13.test');
 make_key("$d/k.key");
-write_file("$d/rsa.pem", pem('TACK', tack_bytes(key => "$d/k.key", cert => "$d/rsa.crt")));
-write_file("$d/p.pem", pem('TACK', tack_bytes(key => "$d/k.key", cert => "$d/p.crt")));
-write_file("$d/t13.pem", pem('TACK', tack_bytes(key => "$d/k.key", cert => "$d/t13.crt")));
+write_file("$d/rsa.pem", tackpy_pem('TACK', tack_bytes(key => "$d/k.key", cert => "$d/rsa.crt")));
+write_file("$d/p.pem", tackpy_pem('TACK', tack_bytes(key => "$d/k.key", cert => "$d/p.crt")));
+write_file("$d/t13.pem", tackpy_pem('TACK', tack_bytes(key => "$d/k.key", cert => "$d/t13.crt")));
 my $plain_port = TackTest::Httpd::free_port();
 
 sub conf {
@@ -86,7 +86,7 @@ log_clean(0, [qr/TACK0002[67]|TACK0006[12]/], $h->error_log);
 $h->stop;
 
 # the ways out silence them
-write_file("$d/ec.pem", pem('TACK', tack_bytes(key => "$d/k.key", cert => "$d/ec.crt")));
+write_file("$d/ec.pem", tackpy_pem('TACK', tack_bytes(key => "$d/k.key", cert => "$d/ec.crt")));
 my $fixed = <<"C";
 <VirtualHost 127.0.0.1:\@PORT\@>
     ServerName dual.test
@@ -154,9 +154,9 @@ is($rc, 0, 'without Tack directives in that vhost the ServerInfoFile is its own 
 # mod_status lines and the problem list say "expired")
 make_cert($d, 's', 'ec', 'store.test');
 mkdir "$d/store";
-write_file("$d/store/s.tack.pem", pem('TACK', tack_bytes(key => "$d/k.key",
+write_file("$d/store/s.tack.pem", tackpy_pem('TACK', tack_bytes(key => "$d/k.key",
     cert => "$d/s.crt", expiration => minutes_from_now(-60))));
-write_file("$d/old.pem", pem('TACK', tack_bytes(key => "$d/k.key",
+write_file("$d/old.pem", tackpy_pem('TACK', tack_bytes(key => "$d/k.key",
     cert => "$d/t13.crt", expiration => minutes_from_now(-60))));
 $h->write_conf(<<"C");
 <Location /tack-status>
@@ -205,12 +205,12 @@ mkdir "$d/rstore";
 for my $n (qw(done later missing)) {
     make_cert($d, $n, 'ec', "$n.test");
 }
-write_file("$d/rstore/done.tack.pem", pem('TACK', tack_bytes(key => "$d/k.key",
+write_file("$d/rstore/done.tack.pem", tackpy_pem('TACK', tack_bytes(key => "$d/k.key",
     cert => "$d/done.crt")));
 # the TACK of a certificate done.test had before its renewal (another key),
 # expired with it: history, not a problem
 make_cert($d, 'gone', 'ec', 'done.test');
-write_file("$d/rstore/done-2025.tack.pem", pem('TACK', tack_bytes(key => "$d/k.key",
+write_file("$d/rstore/done-2025.tack.pem", tackpy_pem('TACK', tack_bytes(key => "$d/k.key",
     cert => "$d/gone.crt", expiration => minutes_from_now(-60))));
 my $rollout = <<"C";
 <Location /tack-status>

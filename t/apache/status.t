@@ -16,7 +16,7 @@ use Apache::TestRequest qw(GET POST);
 use HTTP::Tiny;
 use JSON::PP qw(decode_json);
 use TackTest;
-use TackFixture qw(make_cert make_key tack_bytes pem write_file spki_hash
+use TackHelpers qw(make_cert make_key tack_bytes tackpy_pem write_file spki_hash
     key_public fingerprint);
 
 plan tests => 130;
@@ -35,7 +35,7 @@ sub status_json {
 sub promtool {
     my ($what, $text) = @_;
     my $tmp = t_dir() . "/tmp/promtool.$$";
-    TackFixture::write_file($tmp, $text) if $what eq 'metrics';
+    TackHelpers::write_file($tmp, $text) if $what eq 'metrics';
     my $cmd = $what eq 'metrics' ? "promtool check metrics < $tmp"
         : "promtool check rules $text";
     my $out = qx{$cmd 2>&1};
@@ -241,12 +241,12 @@ log_clean($mark, [qr/AH01630: client denied by server configuration/]);
     make_cert($lr, 'l.test', 'ec', 'l.test');
     make_cert($lr, 'u.test', 'ec', 'u.test');
     make_key("$lr/$_.key") for qw(lk lb uk);
-    write_file("$lr/caf\xe9.tack.pem", pem('TACK', tack_bytes(key => "$lr/lk.key",
+    write_file("$lr/caf\xe9.tack.pem", tackpy_pem('TACK', tack_bytes(key => "$lr/lk.key",
         cert => "$lr/l.test.crt")));
-    write_file("$lr/br\xe9ak.pem", pem('TACK BREAK SIG',
-        TackFixture::breaksig_bytes("$lr/lb.key")));
+    write_file("$lr/br\xe9ak.pem", tackpy_pem('TACK BREAK SIG',
+        TackHelpers::breaksig_bytes("$lr/lb.key")));
     mkdir "$lr/st\xe9\\re";
-    write_file("$lr/st\xe9\\re/u.test.tack.pem", pem('TACK', tack_bytes(
+    write_file("$lr/st\xe9\\re/u.test.tack.pem", tackpy_pem('TACK', tack_bytes(
         key => "$lr/uk.key", cert => "$lr/u.test.crt")));
     $l->write_conf(<<"C");
 <Location /tack-status>
@@ -330,18 +330,18 @@ C
         . qq{ -addext basicConstraints=critical,CA:FALSE}
         . qq{ -keyout $qr/q.key -out $qr/q.crt});
     make_key("$qr/$_.key") for qw(k1 k2);
-    write_file("$qr/ok.pem", pem('TACK', tack_bytes(key => "$qr/k1.key",
+    write_file("$qr/ok.pem", tackpy_pem('TACK', tack_bytes(key => "$qr/k1.key",
         cert => "$qr/ok.test.crt")));
-    write_file("$qr/soon.pem", pem('TACK', tack_bytes(key => "$qr/k2.key",
+    write_file("$qr/soon.pem", tackpy_pem('TACK', tack_bytes(key => "$qr/k2.key",
         cert => "$qr/soon.test.crt",
-        expiration => TackFixture::minutes_from_now(10 * 24 * 60))));
-    write_file("$qr/q.pem", pem('TACK', tack_bytes(key => "$qr/k1.key",
+        expiration => TackHelpers::minutes_from_now(10 * 24 * 60))));
+    write_file("$qr/q.pem", tackpy_pem('TACK', tack_bytes(key => "$qr/k1.key",
         cert => "$qr/q.crt")));
     mkdir "$qr/store";
     write_file("$qr/store/broken.tack.pem", "-----BEGIN TACK-----\nAAAA\n-----END TACK-----\n");
-    write_file("$qr/store/old.tack.pem", pem('TACK', tack_bytes(key => "$qr/k1.key",
+    write_file("$qr/store/old.tack.pem", tackpy_pem('TACK', tack_bytes(key => "$qr/k1.key",
         cert => "$qr/none.test.crt",
-        expiration => TackFixture::minutes_from_now(-60))));
+        expiration => TackHelpers::minutes_from_now(-60))));
     $q->write_conf(<<"C");
 <Location /tack-status>
     SetHandler tack-status
@@ -452,7 +452,7 @@ my $h = TackTest::Httpd->new('status');
 my $root = $h->root;
 make_cert($root, 'm.test', 'ec', 'm.test');
 make_key("$root/k.key");
-write_file("$root/m.pem", pem('TACK', tack_bytes(key => "$root/k.key",
+write_file("$root/m.pem", tackpy_pem('TACK', tack_bytes(key => "$root/k.key",
     cert => "$root/m.test.crt")));
 $h->write_conf(<<'C', mpm => 'prefork');
 StartServers 12

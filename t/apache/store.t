@@ -19,7 +19,7 @@ use Apache::Test qw(-withtestmore);
 use File::Path qw(make_path);
 use Time::HiRes qw(time);
 use TackTest;
-use TackFixture qw(make_cert make_key tack_bytes breaksig_bytes pem write_file
+use TackHelpers qw(make_cert make_key tack_bytes breaksig_bytes tackpy_pem write_file
     minutes_from_now spki_hash fingerprint key_public);
 
 my $N = $ENV{TACK_STORE_VHOSTS} || 200;
@@ -79,24 +79,24 @@ my %t = (
     dup            => $x->('k1', 'dup.test'),
     unused         => $x->('k1', 'unused.test'),
 );
-write_file("$d/store/explicit.test.tack.pem", pem('TACK', $t{explicit_store}));
-write_file("$d/explicit.pem", pem('TACK', $t{explicit_file}));
-write_file("$d/store/none.test.tack.pem", pem('TACK', $t{none}));
-write_file("$d/store/own.test.tack.pem", pem('TACK', $t{own_main}));
-write_file("$d/other-store/own.test.tack.pem", pem('TACK', $t{own}));
-write_file("$d/store/pair-a.tack.pem", pem('TACK', $t{pair1}));
-write_file("$d/store/pair-b.tack.pem", pem('TACK', $t{pair2}));
+write_file("$d/store/explicit.test.tack.pem", tackpy_pem('TACK', $t{explicit_store}));
+write_file("$d/explicit.pem", tackpy_pem('TACK', $t{explicit_file}));
+write_file("$d/store/none.test.tack.pem", tackpy_pem('TACK', $t{none}));
+write_file("$d/store/own.test.tack.pem", tackpy_pem('TACK', $t{own_main}));
+write_file("$d/other-store/own.test.tack.pem", tackpy_pem('TACK', $t{own}));
+write_file("$d/store/pair-a.tack.pem", tackpy_pem('TACK', $t{pair1}));
+write_file("$d/store/pair-b.tack.pem", tackpy_pem('TACK', $t{pair2}));
 # the same TACK twice (one certificate in two files): served once, quietly
-write_file("$d/store/dup-1.tack.pem", pem('TACK', $t{dup}));
-write_file("$d/store/dup-2.tack.pem", pem('TACK', $t{dup}));
+write_file("$d/store/dup-1.tack.pem", tackpy_pem('TACK', $t{dup}));
+write_file("$d/store/dup-2.tack.pem", tackpy_pem('TACK', $t{dup}));
 # a TACK no vhost has the certificate of
-write_file("$d/store/unused.tack.pem", pem('TACK', $t{unused}));
+write_file("$d/store/unused.tack.pem", tackpy_pem('TACK', $t{unused}));
 # names the store does not read
 write_file("$d/store/README", "not a TACK\n");
 write_file("$d/store/.hidden.tack.pem", "not a TACK either\n");
 write_file("$d/store/notes.pem", "-----BEGIN TACK-----\nAAAA\n");
 my $breaks = breaksig_bytes("$d/extra/kb.key");
-write_file("$d/breaks.pem", pem('TACK BREAK SIG', $breaks));
+write_file("$d/breaks.pem", tackpy_pem('TACK BREAK SIG', $breaks));
 
 sub vh {
     my ($name, $certdir, $body) = @_;
@@ -185,7 +185,7 @@ log_clean(0, [qr/TACK00074: vhost (?:bad|expired|none)\.test/], $h->error_log);
 
 # ---- an expired TACK: a warning in both modes, never a refusal -------------
 write_file("$d/store/expired.test.tack.pem",
-    pem('TACK', $x->('k1', 'expired.test', expiration => minutes_from_now(-10))));
+    tackpy_pem('TACK', $x->('k1', 'expired.test', expiration => minutes_from_now(-10))));
 ($rc, $out) = $h->ctl('configtest');
 is($rc, 0, 'apache2ctl configtest passes with an expired store TACK') or diag($out);
 like($out, qr/\[tack:warn\].*TACK00018: TackStore \S+\/expired\.test\.tack\.pem: TACK \(key \S+\) expired at \S+; skipped/,
@@ -214,8 +214,8 @@ is($get->($names[0]), hex(body00($new, [$breaks], 0)), 'the new TACK is served')
 
 # ---- a malformed file: apache2 -t fails with its path; a signal survives --
 my $corrupt = $x->('k1', 'bad.test', corrupt => 1);
-write_file("$d/store/bad.test.tack.pem", pem('TACK', $corrupt));
-write_file("$d/store/short.tack.pem", pem('TACK', substr($corrupt, 0, 100)));
+write_file("$d/store/bad.test.tack.pem", tackpy_pem('TACK', $corrupt));
+write_file("$d/store/short.tack.pem", tackpy_pem('TACK', substr($corrupt, 0, 100)));
 ($rc, $out) = $h->ctl('configtest');
 isnt($rc, 0, 'apache2ctl configtest fails on a malformed store file');
 like($out, qr/TACK00017: TackStore \S+\/store\/bad\.test\.tack\.pem: TACK: signature does not verify/,
@@ -244,7 +244,7 @@ is($get->($names[-1]), hex(body00(tk("$d/store/$file{$names[-1]}"), [$breaks], 0
 # like a malformed file, its target never opened.
 unlink("$d/store/bad.test.tack.pem", "$d/store/short.tack.pem");
 make_path("$d/elsewhere");
-write_file("$d/elsewhere/bad.test.pem", pem('TACK', $x->('k1', 'bad.test')));
+write_file("$d/elsewhere/bad.test.pem", tackpy_pem('TACK', $x->('k1', 'bad.test')));
 symlink("$d/elsewhere/bad.test.pem", "$d/store/bad.test.tack.pem")
     or die "symlink: $!";
 symlink('/proc/kmsg', "$d/store/kmsg.tack.pem") or die "symlink: $!";

@@ -15,9 +15,10 @@ package TackHelpers;
 #   use lib "$FindBin::Bin/../lib";          # t/lib, from any t/SUITE/
 #   use TackHelpers qw(slurp write_file run_cmd make_cert store_name);
 #
-# A suite's own module (TackTool, RelTest, TackFixture, AcmeTest) imports
-# what it needs from here and exports it again, with the suite's defaults
-# where a suite has its own (where its files go, how long a command may run).
+# t/apache imports from here directly.  A suite's own module (TackTool,
+# RelTest, AcmeTest) imports what it needs from here and exports it again,
+# with the suite's defaults where a suite has its own (where its files go,
+# how long a command may run).
 #
 # Every command runs without a shell (unless given as one string with
 # shell characters, as Perl's exec does), its input from /dev/null or the
@@ -381,7 +382,8 @@ sub pem {
 }
 
 # tackpy_pem($label, @blobs): pem() in TACKpy's layout, two comment lines
-# before each block, as tack.py 0.9.7 writes its files.
+# before each block, as tack.py 0.9.7 writes its files (t/apache writes
+# every PEM file so: the module must accept them).
 sub tackpy_pem {
     my ($label, @blobs) = @_;
     return join '', map {

@@ -31,7 +31,7 @@ ok(-e $page, 'docs/tack.1 exists');
 }
 
 {
-    my ($rc, $out, $err) = run_cmd('groff', '-man', '-ww', '-z', $page);
+    my ($rc, $out, $err) = run3('groff', '-man', '-ww', '-z', $page);
     is($err, '', 'groff -ww finds nothing to warn about') or diag($err);
 }
 

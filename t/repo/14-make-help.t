@@ -20,7 +20,7 @@ for my $t (@rules) {
     next if $t eq 'tack'; # the binary
     ok($phony{$t}, "target $t is .PHONY");
 }
-my ($rc, $out, $err) = run_cmd({ cwd => top() }, 'make', '-s', 'help');
+my ($rc, $out, $err) = run3({ cwd => top() }, 'make', '-s', 'help');
 is($rc, 0, 'make help exits 0') or diag($err);
 my %listed = map { $_ => 1 } $out =~ /^\s+make ([a-z][a-z0-9-]*)/mg;
 like($out, qr/^\s+make\s{2,}build/m, 'make help names plain make');
@@ -35,9 +35,9 @@ for my $t (sort keys %listed) {
 # Variables of one target must not shadow another's: make test-release
 # without DIST= is Debian 13's (the packages' output directory once took
 # the name).
-($rc, $out, $err) = run_cmd({ cwd => top() }, 'make', '-n', 'test-release');
+($rc, $out, $err) = run3({ cwd => top() }, 'make', '-n', 'test-release');
 like($out, qr{scripts/test-release\.sh trixie$}m, 'make test-release alone tests trixie');
-($rc, $out, $err) = run_cmd({ cwd => top() }, 'make', '-n', 'test-release', 'DIST=bookworm');
+($rc, $out, $err) = run3({ cwd => top() }, 'make', '-n', 'test-release', 'DIST=bookworm');
 like($out, qr{scripts/test-release\.sh bookworm$}m, '... and DIST=bookworm bookworm');
 
 done_testing();

@@ -133,7 +133,7 @@ for my $n (qw(a.example.org b.example.org)) {
 # the fleet (so signed into the store), the CA where the guide says.
 my $t = tmp();
 sub openssl {
-    my ($rc, $o, $e) = run_cmd('openssl', @_);
+    my ($rc, $o, $e) = run3('openssl', @_);
     die "openssl @_: $e" if $rc;
 }
 openssl('req', '-x509', '-newkey', 'ec', '-pkeyopt', 'ec_paramgen_curve:P-256',
@@ -199,7 +199,7 @@ sub rewrite {
 sub run_block {
     my ($b, $r) = @_;
     $r //= $root;
-    return run_cmd(
+    return run3(
         { env => { PATH => "$r/bin:" . ($TACK =~ m{/tack$} ? $tackdir : '')
                        . ":/usr/bin:/bin",
                    CURL_HOME => "$r/root",
@@ -244,7 +244,7 @@ ok($ran >= 6, "$ran blocks run");
 # What the runs left, as the guides say.
 {
     # The test certificate: P-256, CA:FALSE (no AH01906), the site's name.
-    my ($rc, $out) = run_cmd('openssl', 'x509', '-noout', '-text', '-in',
+    my ($rc, $out) = run3('openssl', 'x509', '-noout', '-text', '-in',
                              "$root/etc/ssl/certs/www.example.org.crt");
     like($out, qr/CA:FALSE/, 'admin guide: the test certificate says CA:FALSE');
     like($out, qr/DNS:www\.example\.org/, '... names www.example.org');
@@ -328,7 +328,7 @@ like($out, qr/\A$name_c\n\{/, '... "hosts serving no TACK" lists c.example.org a
     or diag($out);
 like($out, qr/"requested": 0,\s+"served": 0/, '... adoption: the handshake counters');
 
-is((run_cmd($TACK, 'sign', '-k', "$root/secure/fleet.key", '-p', 'fleet-password',
+is((run3($TACK, 'sign', '-k', "$root/secure/fleet.key", '-p', 'fleet-password',
             '-c', $c_crt, '-e', '10d', '-o', "$store/"))[0], 0,
    'c.example.org signed into the store for 10 days');
 ok(serve(), '... and served');
@@ -341,7 +341,7 @@ like($out, qr/\A(9|10)\t$name_c\t\Q$store\E\/c\.example\.org\.[^\n]*\.tack\.pem\
      'the queries: no host without TACK; c.example.org expires within 14 days')
     or diag($out, $err);
 
-run_cmd($TACK, 'sign', '-k', "$root/secure/fleet.key", '-p', 'fleet-password',
+run3($TACK, 'sign', '-k', "$root/secure/fleet.key", '-p', 'fleet-password',
         '-c', $c_crt, '-e', '45d', '-o', "$store/", '--force');
 ok(serve(), 'c.example.org re-signed for 45 days and served');
 ($rc, $out, $err) = run_block($later{$check});
@@ -364,11 +364,11 @@ ok(serve(), 'the store as it was');
 # Not the page expected: the HTML page, a CA that did not issue the
 # certificate (curl's exit 60), no server at all.
 my $plugin = "$root/usr/local/lib/nagios/plugins/check_tack_status";
-($rc, $out) = run_cmd({ env => { CURL_HOME => "$root/root" } }, $plugin,
+($rc, $out) = run3({ env => { CURL_HOME => "$root/root" } }, $plugin,
                       'https://web1.example.net/tack-status', "$root/etc/ssl/certs/internal-ca.pem");
 is($rc, 3, 'the check on the HTML page: UNKNOWN (exit 3)');
 like($out, qr/^TACK UNKNOWN: not a mod_tack status page/, '... and says so');
-($rc, $out) = run_cmd({ env => { CURL_HOME => "$root/root" } }, $plugin,
+($rc, $out) = run3({ env => { CURL_HOME => "$root/root" } }, $plugin,
                       'https://web1.example.net/tack-status?json', '/etc/ssl/certs/ca-certificates.crt');
 is($rc, 3, 'the check without the internal CA: UNKNOWN (exit 3)');
 like($out, qr/^TACK UNKNOWN: .*SSL certificate problem/, '... saying why');
@@ -389,7 +389,7 @@ like($err, qr/curl: \(7\)/, '... and curl says why on stderr');
 {
     my $so = top() . '/build/mod_tack.so';
     my $dest = tmp() . '/package-copy';
-    my ($rc, $out, $err) = run_cmd({ env => { MAKEFLAGS => '' } }, 'make', '-s',
+    my ($rc, $out, $err) = run3({ env => { MAKEFLAGS => '' } }, 'make', '-s',
         '-C', top(), '-o', $so, '-o', $TACK, 'install', "TOOL_OUT=$TACK",
         "MODULE_SO=$so", "DESTDIR=$dest", 'TACK_PROG=tacktool', 'PREFIX=/usr',
         'DOCDIR=/usr/share/doc/libapache2-mod-tack', 'HOOKDIR=/usr/libexec/tacktool',

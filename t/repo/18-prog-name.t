@@ -42,7 +42,7 @@ my %before = map { $_ => join(' ', (stat "$top/$_")[1, 7, 9]) } @tree;
 my @vars = ('PREFIX=/usr', 'TACK_PROG=tacktool', "BUILD=$dir/build",
             "TOOL_OUT=$dir/tacktool", "DESTDIR=$dest",
             "MODULE_SO=$top/build/mod_tack.so");
-my ($rc, $out, $err) = run_cmd({ env => { MAKEFLAGS => '' } }, 'make', '-s',
+my ($rc, $out, $err) = run3({ env => { MAKEFLAGS => '' } }, 'make', '-s',
     '-C', $top, '-o', "$top/build/mod_tack.so", 'install', @vars);
 is($rc, 0, 'make install TACK_PROG=tacktool DESTDIR=... exits 0')
     or diag($out, $err);
@@ -55,11 +55,11 @@ for (@tree) {
 }
 
 # ---- what users of tacktool see -------------------------------------------
-($rc, $out) = run_cmd($bin, '--version');
+($rc, $out) = run3($bin, '--version');
 like($out, qr/^tacktool \d+\.\d+\.\d+ \(mod_tack; /,
      'tacktool --version starts "tacktool "');
 
-($rc, $out) = run_cmd($bin, 'help');
+($rc, $out) = run3($bin, 'help');
 like($out, qr/^usage: tacktool COMMAND \[OPTIONS\]$/m,
      'tacktool help: usage: tacktool COMMAND');
 like($out, qr/^`tacktool help COMMAND` \(or `tacktool COMMAND --help`\)/m,
@@ -68,36 +68,36 @@ unlike($out, $old_name, '... and names no tack command');
 my @cmds = $out =~ /^  (\w+)\s/mg;
 ok(@cmds >= 9, 'tacktool help lists the commands');
 for my $c (@cmds) {
-    ($rc, $out) = run_cmd($bin, 'help', $c);
+    ($rc, $out) = run3($bin, 'help', $c);
     like($out, qr/^usage: tacktool \Q$c\E\b/, "tacktool help $c: usage: tacktool $c");
     unlike($out, $old_name, "... and names no tack command");
 }
 # The synopsis continues under its options, whatever the name's length.
-($rc, $out) = run_cmd($bin, 'help', 'check');
+($rc, $out) = run3($bin, 'help', 'check');
 my $col = length('usage: tacktool check ');
 like($out, qr/^ {$col}\[--format draft-00\|draft-02\|auto\]/m,
      'tacktool help check: the synopsis continues under its first option');
-($rc, $out) = run_cmd($bin, 'sign', '--help');
+($rc, $out) = run3($bin, 'sign', '--help');
 like($out, qr/^usage: tacktool sign -k KEYFILE/, 'tacktool sign --help: usage: tacktool sign');
 like($out, qr/--password-file FILE   see `tacktool help genkey`/,
      '... and sends to tacktool help genkey');
 unlike($out, $old_name, '... and names no tack command');
 
-($rc, $out, $err) = run_cmd($bin, 'view', "$dir/missing.pem");
+($rc, $out, $err) = run3($bin, 'view', "$dir/missing.pem");
 is($rc, 2, 'tacktool view of a missing file exits 2');
 like($err, qr/^tacktool: /, '... with a message that starts "tacktool: "');
-($rc, $out, $err) = run_cmd($bin, 'sign', '--bogus');
+($rc, $out, $err) = run3($bin, 'sign', '--bogus');
 like($err, qr/^tacktool sign: unrecognized option '--bogus'$/m,
      "getopt's message starts \"tacktool sign: \"");
 like($err, qr/^\(`tacktool help sign` explains the options\)$/m,
      '... and the hint names tacktool help sign');
-($rc, $out, $err) = run_cmd($bin, 'preload', 'view', '--bogus');
+($rc, $out, $err) = run3($bin, 'preload', 'view', '--bogus');
 like($err, qr/^tacktool preload view: unrecognized option/m,
      'preload view: "tacktool preload view: "');
-($rc, $out, $err) = run_cmd($bin, 'frobnicate');
+($rc, $out, $err) = run3($bin, 'frobnicate');
 like($err, qr/^tacktool: no command "frobnicate"; `tacktool help` lists them$/,
      'an unknown command: tacktool help lists them');
-($rc, $out, $err) = run_cmd($bin, 'genkey', '-p', 'pw', '-o', "$dir/k.pem");
+($rc, $out, $err) = run3($bin, 'genkey', '-p', 'pw', '-o', "$dir/k.pem");
 is($rc, 0, 'tacktool genkey exits 0') or diag($err);
 like($err, qr/^tacktool: wrote \Q$dir\E\/k\.pem, TACK ID /,
      '... and says "tacktool: wrote"');
@@ -132,7 +132,7 @@ unlike($rest, $old_name, 'and names no tack command anywhere else');
     my $src = slurp($man);
     like($src, qr/^\.SS "tacktool \Q$_\E"$/m, "its section on $_ is tacktool $_")
         for grep { $_ ne 'help' && $_ ne 'version' } @cmds;
-    ($rc, $out, $err) = run_cmd('groff', '-man', '-ww', '-z', $man);
+    ($rc, $out, $err) = run3('groff', '-man', '-ww', '-z', $man);
     is($err, '', 'groff -ww finds nothing to warn about');
 }
 
@@ -161,7 +161,7 @@ for my $h (qw(tack-certbot-hook tack-md-hook)) {
 }
 
 # ---- make uninstall removes those names -----------------------------------
-($rc, $out, $err) = run_cmd({ env => { MAKEFLAGS => '' } }, 'make', '-s',
+($rc, $out, $err) = run3({ env => { MAKEFLAGS => '' } }, 'make', '-s',
     '-C', $top, 'uninstall', @vars);
 is($rc, 0, 'make uninstall TACK_PROG=tacktool DESTDIR=... exits 0')
     or diag($out, $err);

@@ -16,7 +16,7 @@ use TackTool;
 my $top = top();
 my ($pkg_version) = slurp("$top/debian/changelog") =~ /\A\S+ \(([^)]+)\) /;
 ok($pkg_version, "debian/changelog's version: " . ($pkg_version // 'none'));
-my ($rc, $out) = run_cmd({}, $TACK, '--version');
+my ($rc, $out) = run3({}, $TACK, '--version');
 is($rc, 0, 'tack --version');
 my ($tool_version) = $out =~ /^\S+ (\S+) /;
 is($tool_version, $pkg_version, 'the tool reports the package version');
@@ -36,7 +36,7 @@ for my $r (['Debian 12', "ID=debian\nVERSION_ID=\"12\"\nVERSION_CODENAME=bookwor
     my ($name, $text, $suffix) = @$r;
     my $f = tmp() . "/os-release.$name";
     write_file($f, $text);
-    ($rc, $out) = run_cmd({ env => { TACK_OS_RELEASE => $f }, cwd => $top },
+    ($rc, $out) = run3({ env => { TACK_OS_RELEASE => $f }, cwd => $top },
                           'sh', 'scripts/package.sh', '--version');
     chomp $out;
     is($out, "$pkg_version$suffix", "scripts/package.sh --version on $name: $pkg_version$suffix");
@@ -44,7 +44,7 @@ for my $r (['Debian 12', "ID=debian\nVERSION_ID=\"12\"\nVERSION_CODENAME=bookwor
 }
 for my $pair (['Debian 12', 'Debian 13'], ['Debian 13', 'sid']) {
     my ($lo, $hi) = map { $built{$_} } @$pair;
-    ($rc, $out) = run_cmd({}, 'dpkg', '--compare-versions', $lo, 'lt', $hi);
+    ($rc, $out) = run3({}, 'dpkg', '--compare-versions', $lo, 'lt', $hi);
     is($rc, 0, "$pair->[0]'s $lo sorts below $pair->[1]'s $hi (dpkg --compare-versions)");
 }
 # The rotation of the retired tack-md-hook's log, for the sites that have
@@ -69,7 +69,7 @@ for my $f (glob("$top/debian/*.postinst $top/debian/*.prerm $top/debian/*.postrm
            "$top/scripts/uninstall-check.sh",
            "$top/scripts/tool-refs.sh") {
     (my $rel = $f) =~ s{^\Q$top\E/}{};
-    ($rc, $out) = run_cmd({}, 'sh', '-n', $f);
+    ($rc, $out) = run3({}, 'sh', '-n', $f);
     is($rc, 0, "$rel parses (sh -n)") or diag($out);
     like(slurp($f), qr/^set -e/m, "$rel stops at the first error") if $rel =~ m{^debian/};
 }

@@ -212,7 +212,7 @@ sub make_fixture {
     if ($kind eq 'cert') {
         my ($keyfile, $cn, $type) = @a;
         system('mkdir', '-p', ("$root$keyfile" =~ s{/[^/]+$}{}r)) == 0 or die;
-        my ($rc, $o, $e) = run_cmd('openssl', 'req', '-x509', '-newkey',
+        my ($rc, $o, $e) = run3('openssl', 'req', '-x509', '-newkey',
             $type eq 'rsa' ? ('rsa:2048') : ('ec', '-pkeyopt', 'ec_paramgen_curve:P-256'),
             '-addext', 'basicConstraints=critical,CA:FALSE',
             '-addext', "subjectAltName=DNS:$cn", '-nodes',

@@ -41,7 +41,7 @@ sub deps {
     my ($apt_get) = @_;
     stub('apt-get', $apt_get);
     unlink $calls;
-    return run_cmd({ env => { PATH => "$bin:/usr/bin:/bin",
+    return run3({ env => { PATH => "$bin:/usr/bin:/bin",
                               TACK_DEPS_FOR => 'demo' } },
                    'sh', top() . '/scripts/deps.sh', 'demo');
 }
@@ -206,7 +206,7 @@ sub ns_deps {
     # in the background (CI, a job started with &) is given INT ignored:
     # deps.sh gets them as a terminal would give them.
     local @SIG{qw(INT HUP TERM)} = ('DEFAULT') x 3;
-    my ($rc, $out, $err) = run_cmd('unshare', ($> == 0 ? () : ('-r')), '-m',
+    my ($rc, $out, $err) = run3('unshare', ($> == 0 ? () : ('-r')), '-m',
                                    'sh', "$ns/run.sh");
     is($rc, 0, '(the namespace ran the case)') or diag($out, $err);
     return map {

@@ -28,7 +28,7 @@ sub mirror {
     remove_tree($apt);
     make_path("$apt/sources.list.d");
     write_file("$apt/$_", $files{$_}) for keys %files;
-    my ($rc, $out, $err) = run_cmd(
+    my ($rc, $out, $err) = run3(
         { env => { TACK_APT_DIR => $apt, TACK_MIRROR => $env } },
         'sh', $script);
     is($rc, 0, 'it succeeds') or diag($err);

@@ -21,7 +21,7 @@ my ($b_crt) = mkcert('b', 'b.example.org');
 my ($c_crt) = mkcert('c', 'c.example.org');
 copy($a_crt, "$d/certs/a.example.org.crt");
 copy($b_crt, "$d/certs/b.example.org.pem");
-run_cmd('openssl', 'x509', '-in', $c_crt, '-outform', 'DER',
+run3('openssl', 'x509', '-in', $c_crt, '-outform', 'DER',
         '-out', "$d/certs/c.example.org.der");
 copy($a_key, "$d/certs/a.example.org.key");   # not a certificate
 copy($a_key, "$d/certs/a-key.pem");           # .pem without a certificate
@@ -135,7 +135,7 @@ mkdir("$d/many-out") or die;
 my $gencerts = top() . '/build/gencerts';
 my $n = -x $gencerts ? 2000 : 200;
 if (-x $gencerts) {
-    ($rc, $out, $err) = run_cmd($gencerts, '-n', $n, '-o', "$d/many",
+    ($rc, $out, $err) = run3($gencerts, '-n', $n, '-o', "$d/many",
                                 '--prefix', 'vhost', '--domain', 'example.org');
     $rc == 0 or die "gencerts: $err";
 }
@@ -143,7 +143,7 @@ else {
     diag("$gencerts not built (make test-tool builds it): $n certificates");
     for my $i (1 .. $n) {
         my $name = sprintf('vhost%05d.example.org', $i);
-        ($rc, $out, $err) = run_cmd('openssl', 'req', '-x509', '-key', $a_key,
+        ($rc, $out, $err) = run3('openssl', 'req', '-x509', '-key', $a_key,
             '-subj', "/CN=$name", '-addext', "subjectAltName=DNS:$name",
             '-days', 30, '-out', "$d/many/$name.crt");
         $rc == 0 or die "openssl req: $err";
@@ -163,7 +163,7 @@ unlike($err, qr/\r/, 'no progress line when stderr is not a terminal');
     # script(1) is in bsdutils, an essential package: always there.
     mkdir("$d/tty-out") or die;
     my $cmd = "$TACK sign -k $d/k.pem -p pw -c $d/many -o $d/tty-out";
-    ($rc, $out, $err) = run_cmd('script', '-qec', $cmd, '/dev/null');
+    ($rc, $out, $err) = run3('script', '-qec', $cmd, '/dev/null');
     is($rc, 0, 'fleet signing on a terminal');
     like($out, qr/\rtack sign: signed \d+\/$n .*\rtack sign: written $n\/$n \(100%\)/s,
          '... shows progress');

@@ -25,7 +25,7 @@ sub on_tty {
     my $typing = join('; ', map { "sleep 1; printf '%s\\n' '$_'" }
                       split(/\n/, $input, -1));
     $typing =~ s/; sleep 1; printf '%s\\n' ''$//;
-    return run_cmd('sh', '-c',
+    return run3('sh', '-c',
                    "($typing; sleep 1) | script -qec '$cmd' /dev/null");
 }
 
@@ -71,7 +71,7 @@ for my $sig (qw(TERM INT HUP)) {
               "sh -c 'echo \$\$ > $d/pid; exec $TACK genkey -o $d/k4.pem'\n",
               "stty -a | tr ' ;' '\\n\\n' | grep -x -e echo -e -echo\n";
     close($fh);
-    ($rc, $out) = run_cmd('sh', '-c', "sleep 3 | script -qec 'sh $d/kill.sh' /dev/null");
+    ($rc, $out) = run3('sh', '-c', "sleep 3 | script -qec 'sh $d/kill.sh' /dev/null");
     like($out, qr/(?:^|: )echo\r?$/m, "killed by SIG$sig at the prompt: echo is back on")
         or diag($out);
     ok(!-e "$d/k4.pem", '... and no key was written');
@@ -83,7 +83,7 @@ for my $sig (qw(TERM INT HUP)) {
 # the JSON form (which stays valid JSON); an e acute stays as it is.
 {
     my $cn = "a\xc2\x9b[31mb\xe2\x80\xaec\xe2\x81\xa6d\x1be\xc3\xa9";
-    my ($hrc, $o, $e) = run_cmd('openssl', 'req', '-x509', '-newkey', 'ec',
+    my ($hrc, $o, $e) = run3('openssl', 'req', '-x509', '-newkey', 'ec',
         '-pkeyopt', 'ec_paramgen_curve:P-256', '-nodes',
         '-keyout', "$d/evil.key", '-out', "$d/evil.crt", '-utf8',
         '-subj', "/CN=$cn", '-days', '30');

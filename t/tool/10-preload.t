@@ -12,7 +12,7 @@ use TackTool;
 use JSON::PP;
 
 BAIL_OUT("$TACK not built: run make tool") unless -x $TACK;
-BAIL_OUT('openssl not found') unless (run_cmd('openssl', 'version'))[0] == 0;
+BAIL_OUT('openssl not found') unless (run3('openssl', 'version'))[0] == 0;
 
 my ($rc, $out, $err);
 my $d = tmp();

@@ -41,7 +41,7 @@ my %env = (SOFTHSM2_CONF => "$d/softhsm2.conf",
 
 sub setup {
     my @argv = @_;
-    my ($rc, $out, $err) = run_cmd({ env => \%env }, @argv);
+    my ($rc, $out, $err) = run3({ env => \%env }, @argv);
     die "@argv: $out$err" if $rc;
     return $out;
 }
@@ -331,7 +331,7 @@ for my $argv (['softhsm2-util', '--init-token', '--free', '--label', 'tack',
                '--label', 'tackkey', '--id', '01'],
               ['pkcs11-tool', '--module', $softhsm, '--read-object', '--type',
                'pubkey', '--id', '01', '-o', "$d/pub-b.der"]) {
-    my ($rc, $out, $err) = run_cmd({ env => \%env_b }, @$argv);
+    my ($rc, $out, $err) = run3({ env => \%env_b }, @$argv);
     die "@$argv: $out$err" if $rc;
 }
 my $id_b = fingerprint(substr(slurp("$d/pub-b.der"), -64));

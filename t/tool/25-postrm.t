@@ -57,7 +57,7 @@ else echo none; fi >$ns/kind
 (cd $vstate 2>/dev/null && ls -A | sort) >$ns/left || true
 S
     unlink map { "$ns/$_" } qw(out rc kind left);
-    my ($rc, $out, $err) = run_cmd('unshare', ($> == 0 ? () : ('-r')), '-m',
+    my ($rc, $out, $err) = run3('unshare', ($> == 0 ? () : ('-r')), '-m',
                                    'sh', "$ns/run.sh");
     is($rc, 0, '(the namespace ran the case)') or diag($out, $err);
     chomp(my $kind = slurp("$ns/kind") // '');

@@ -141,7 +141,7 @@ is($rc, 1, '... and below the floor the state file remembers');
         write_file($conf, "TACK=$TACK\nTACK_KEY=$d/k.pem\nTACK_PASSWORD_FILE=$d/pw\n"
             . "TACK_STORE=$d/hstore\nTACK_RELOAD_COMMAND=\nTACK_SIGN_OPTIONS=\"$opts\"\n");
         chmod 0600, $conf;
-        return run_cmd({ env => { RENEWED_LINEAGE => $live, TACK_HOOK_CONF => $conf } }, $hook);
+        return run3({ env => { RENEWED_LINEAGE => $live, TACK_HOOK_CONF => $conf } }, $hook);
     };
     my $file = "$d/hstore/" . store_name($crt, 'www.example.org');
     ($rc, $out, $err) = $run->('-e 45d');

@@ -56,7 +56,7 @@ sub cert_at {
     my @key = $key ? ('-key', $key)
         : ('-newkey', 'ec', '-pkeyopt', 'ec_paramgen_curve:P-256', '-nodes',
            '-keyout', "$d/$name.key");
-    ok0(run_cmd({ env => { faked($t) } }, 'openssl', 'req', '-x509', @key,
+    ok0(run3({ env => { faked($t) } }, 'openssl', 'req', '-x509', @key,
         '-sha256', '-days', 90, '-subj', "/CN=$HOST",
         '-addext', "subjectAltName=DNS:$HOST",
         '-addext', 'basicConstraints=critical,CA:FALSE',
@@ -80,7 +80,7 @@ my (@certs, @reuse);
         $n++;
     }
 }
-my ($rc, $out) = run_cmd('openssl', 'x509', '-in', $certs[1]{crt}, '-noout',
+my ($rc, $out) = run3('openssl', 'x509', '-in', $certs[1]{crt}, '-noout',
                          '-startdate', '-enddate');
 is($out, "notBefore=Mar  8 12:00:00 2030 GMT\nnotAfter=Jun  6 12:00:00 2030 GMT\n",
    'the faked clock: the first renewal issued at day 60 12:00, for 90 days');
@@ -208,7 +208,7 @@ my $hook_case = sub {
             copy($crt, "$live/cert.pem") or die "copy: $!";
             # certbot runs the hook after each certificate it obtained (the
             # first one by hand, as section 15 says), at the faked time
-            my ($hrc, $hout, $herr) = run_cmd({ env => { faked($t),
+            my ($hrc, $hout, $herr) = run3({ env => { faked($t),
                 TACK_HOOK_CONF => "$root/hook.conf",
                 RENEWED_LINEAGE => $live, TACK_QUIET => 'yes' } }, $hook);
             $fails++, diag("the hook at day " . day_of($t) . ": $herr") if $hrc;

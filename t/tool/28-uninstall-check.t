@@ -27,7 +27,7 @@ write_file("$etc/mods-enabled/tack.conf", "LogLevel tack:info\nTackStore /x\n");
 sub check {
     my ($site) = @_;
     write_file("$etc/sites-enabled/site.conf", $site);
-    return run_cmd({ env => { APACHE_CONFDIR => $etc } }, $check, $etc);
+    return run3({ env => { APACHE_CONFDIR => $etc } }, $check, $etc);
 }
 
 my $site = <<'C';

@@ -44,7 +44,7 @@ sh $prerm $arg >$ns/out 2>&1 || rc=\$?
 echo \$rc >$ns/rc
 S
     unlink "$ns/out", "$ns/rc";
-    my ($rc, $out, $err) = run_cmd('unshare', ($> == 0 ? () : ('-r')), '-m',
+    my ($rc, $out, $err) = run3('unshare', ($> == 0 ? () : ('-r')), '-m',
                                    'sh', "$ns/run.sh");
     is($rc, 0, '(the namespace ran the case)') or diag($out, $err);
     return ((slurp("$ns/rc") // -1) + 0, slurp("$ns/out") // '');

@@ -27,7 +27,7 @@ my $conf = "$d/renew.conf";
 my %env = (TACK => "$top/tack", TACK_RENEW_CONF => $conf,
            PATH => '/usr/bin:/bin');
 
-sub renew { return run_cmd({ env => \%env }, $script) }
+sub renew { return run3({ env => \%env }, $script) }
 
 sub conf {
     my ($text, $mode) = @_;
@@ -96,7 +96,7 @@ isnt($here, $cmd, '... and running /usr/libexec/tacktool/tack-renew');
 # own (a tmpfs in a mount namespace), with /run/systemd/system or without.
 sub cron_line {
     my ($systemd) = @_;
-    return run_cmd({ env => { %env, LINE => $here } }, 'unshare', '-m', 'sh',
+    return run3({ env => { %env, LINE => $here } }, 'unshare', '-m', 'sh',
         '-c', 'mount -t tmpfs tack-test /run && '
             . ($systemd ? 'mkdir -p /run/systemd/system && ' : '')
             . 'sh -c "$LINE"');
@@ -119,7 +119,7 @@ system('cp', $script, "$root/usr/libexec/tacktool/tack-renew") == 0 or die;
 for my $u (qw(service timer)) {
     system('cp', "$top/debian/tacktool.tacktool-renew.$u", "$units/tacktool-renew.$u") == 0 or die;
 }
-($rc, $out, $err) = run_cmd('systemd-analyze', 'verify', '--man=no', "--root=$root",
+($rc, $out, $err) = run3('systemd-analyze', 'verify', '--man=no', "--root=$root",
                             'tacktool-renew.timer', 'tacktool-renew.service');
 is("$rc|$out|$err", '0||', 'systemd-analyze verify: the timer and the service are clean');
 my $service = slurp("$units/tacktool-renew.service");
@@ -131,7 +131,7 @@ like(slurp("$units/tacktool-renew.timer"), qr{^OnCalendar=Mon \*-\*-\* 04:17$}m,
 # the same check catches a broken unit
 my $t = slurp("$units/tacktool-renew.timer");
 write_file("$units/tacktool-renew.timer", $t =~ s/OnCalendar=Mon/OnCalendar=Mox/r);
-($rc, $out, $err) = run_cmd('systemd-analyze', 'verify', '--man=no', "--root=$root",
+($rc, $out, $err) = run3('systemd-analyze', 'verify', '--man=no', "--root=$root",
                             'tacktool-renew.timer');
 isnt($rc, 0, 'control: verify refuses a timer with a bad OnCalendar');
 

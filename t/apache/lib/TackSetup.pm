@@ -14,7 +14,7 @@ use strict;
 use warnings;
 
 use File::Path qw(make_path remove_tree);
-use TackFixture qw(make_cert make_key tack_bytes breaksig_bytes pem
+use TackHelpers qw(make_cert make_key tack_bytes breaksig_bytes tackpy_pem
     write_file minutes_from_now);
 
 our $VERSION = 1;
@@ -54,18 +54,18 @@ sub generate {
     );
     for my $name (sort keys %t) {
         my ($key, $cert) = @{ $t{$name} };
-        write_file("$dir/$name.tack.pem", pem('TACK',
+        write_file("$dir/$name.tack.pem", tackpy_pem('TACK',
             tack_bytes(key => "$dir/$key.key", cert => "$dir/$cert.crt",
                        min_generation => 1, generation => 2)));
     }
     # a draft-02 pair file: two keys, one certificate
-    write_file("$dir/pair.tack.pem", pem('TACK',
+    write_file("$dir/pair.tack.pem", tackpy_pem('TACK',
         tack_bytes(key => "$dir/k3.key", cert => "$dir/p.test.crt"),
         tack_bytes(key => "$dir/k4.key", cert => "$dir/p.test.crt")));
 
-    write_file("$dir/a.breaks.pem", pem('TACK BREAK SIG',
+    write_file("$dir/a.breaks.pem", tackpy_pem('TACK BREAK SIG',
         breaksig_bytes("$dir/kb1.key"), breaksig_bytes("$dir/kb2.key")));
-    write_file("$dir/c.breaks.pem", pem('TACK BREAK SIG',
+    write_file("$dir/c.breaks.pem", tackpy_pem('TACK BREAK SIG',
         breaksig_bytes("$dir/kb3.key")));
 
     # The project's own tool, when it has been built.

@@ -23,7 +23,7 @@ use TackHelpers qw(slurp write_file wait_port store_name pem_decode
                    serverinfo_pem fingerprint outside_make_install);
 use PrivateHttpd;
 
-our @EXPORT = qw(tack run_cmd ok0 tmp top vec00 vec02 slurp write_file mkcert
+our @EXPORT = qw(tack run3 ok0 tmp top vec00 vec02 slurp write_file mkcert
                  free_port start_s_server stop_server wait_port pem_body
                  store_name pem_decode serverinfo_pem fingerprint
                  outside_make_install man_render make_install_copy $TACK);
@@ -41,11 +41,12 @@ sub tmp  { $tmp }
 sub vec00 { "$top/t/vectors/draft00/$_[0]" }
 sub vec02 { "$top/t/vectors/draft02/$_[0]" }
 
-# run_cmd(\%opt, @argv): runs a command with stdin from /dev/null (or
-# $opt{stdin}), in $opt{cwd} if given, and returns (exit status, 128 + N
-# for signal N; stdout; stderr): TackHelpers' run3.  $opt{env} adds
-# environment variables; TACK_PASSWORD is removed unless it names it.
-sub run_cmd {
+# run3(\%opt, @argv): TackHelpers' run3 with this suite's defaults: the
+# output kept under tmp() while it runs, TACK_PASSWORD removed unless
+# $opt{env} names it.  Stdin from /dev/null (or $opt{stdin}), in $opt{cwd}
+# if given; returns (exit status, 128 + N for signal N; stdout; stderr).
+# (run_cmd, everywhere else, answers a hash: TackHelpers' and PrivateHttpd's.)
+sub run3 {
     my $opt = ref($_[0]) eq 'HASH' ? shift : {};
     return TackHelpers::run3({ %$opt, dir => $tmp,
         env => { TACK_PASSWORD => undef, %{ $opt->{env} || {} } } }, @_);
@@ -59,7 +60,7 @@ sub run_cmd {
 sub make_install_copy {
     my ($name, $d, $so) = @_;
     $d->{dest} = "$tmp/$name";
-    my ($rc, $out, $err) = run_cmd({ env => { MAKEFLAGS => '' } }, 'make',
+    my ($rc, $out, $err) = run3({ env => { MAKEFLAGS => '' } }, 'make',
         '-s', '-C', $top, '-o', $so, '-o', $TACK, 'install',
         "TOOL_OUT=$TACK", "MODULE_SO=$so", "DESTDIR=$d->{dest}", @{ $d->{vars} });
     Test::More::is($rc, 0, "make install DESTDIR=... @{ $d->{vars} }: the $name copy")
@@ -68,18 +69,18 @@ sub make_install_copy {
     return $rc == 0;
 }
 
-# ok0(run_cmd's answer): the answer, or die with its stderr unless the
+# ok0(run3's answer): the answer, or die with its stderr unless the
 # command succeeded (for the steps that make a test's fixtures).
 sub ok0 { my @r = @_; die "failed: $r[2]" if $r[0]; return @r }
 
-# tack(@args) runs ./tack; tack(\%opt, @args) passes options to run_cmd.
+# tack(@args) runs ./tack; tack(\%opt, @args) passes options to run3.
 # man_render(@args): `man @args` rendered 80 columns wide as text: its exit
 # status, its text with every run of blanks made one space (groff's
 # justification differs between releases: Debian 13's spreads the NAME
 # line, "tack  -  make,  inspect"), and its stderr.  Tests check what a
 # page says, never its spacing.
 sub man_render {
-    my ($rc, $out, $err) = run_cmd(
+    my ($rc, $out, $err) = run3(
         { env => { MANWIDTH => 80, LC_ALL => 'C.UTF-8', MANPAGER => 'cat',
                    PAGER => 'cat' } },
         'man', @_);
@@ -89,7 +90,7 @@ sub man_render {
 
 sub tack {
     my $opt = ref($_[0]) eq 'HASH' ? shift : {};
-    return run_cmd($opt, $TACK, @_);
+    return run3($opt, $TACK, @_);
 }
 
 # mkcert(NAME, CN, DAYS): a fresh P-256 certificate NAME.crt / NAME.key in
