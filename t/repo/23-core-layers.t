@@ -10,7 +10,11 @@
 #  - tack_base.c calls no other file of the core;
 #  - a core file (.c or .h) includes the headers of itself and of the files
 #    before it only; a header without a file of its own (tack_cbs.h) lies
-#    beneath all and includes none.
+#    beneath all and includes none;
+#  - each file tack_X.c has its unit tests in t/unit/test_X.c, the suite
+#    "X" (X_suite), which check_main.c runs in CORE_SRC's order; a file
+#    too long for one test file adds test_X_SUBJECT.c files, each a TCase
+#    (X_SUBJECT_tcase) that test_X.c's suite takes.
 use strict;
 use warnings;
 use FindBin;
@@ -82,5 +86,41 @@ for my $file (sort glob("$top/core/tack_*.c"), sort glob("$top/core/tack_*.h")) 
 ok($checked >= 20, "the core's include lines are read ($checked)");
 is(join("\n", @wrong), '',
    'every core file includes only headers of itself and the files below it');
+
+# ---- unit tests -------------------------------------------------------------
+
+my $unit = "$top/t/unit";
+my (@no_suite, @stray);
+for my $x (@order) {
+    (my $name = $x) =~ s/^tack_//;
+    my $src = TackHelpers::read_file("$unit/test_$name.c") // '';
+    push @no_suite, "tack_$name.c: no t/unit/test_$name.c with "
+        . "Suite *${name}_suite(void) and suite_create(\"$name\")"
+        unless $src =~ /^Suite \*\Q$name\E_suite\(void\)\n\{/m
+            && $src =~ /suite_create\("\Q$name\E"\)/;
+}
+is(join("\n", @no_suite), '',
+   'each core file tack_X.c has t/unit/test_X.c with the suite X');
+
+my %core = map { (s/^tack_//r => 1) } @order;
+for my $t (sort map { m{/test_(\w+)\.c$} } glob "$unit/test_*.c") {
+    next if $core{$t};
+    # test_X_SUBJECT.c: a TCase of the suite of the longest X it starts with
+    my ($x) = sort { length $b <=> length $a }
+        grep { index($t, "${_}_") == 0 } keys %core;
+    my $own = $x ? TackHelpers::read_file("$unit/test_$t.c") // '' : '';
+    my $suite = $x ? TackHelpers::read_file("$unit/test_$x.c") // '' : '';
+    push @stray, "t/unit/test_$t.c: neither a core file's tests nor a TCase "
+        . "${t}_tcase() that a core file's suite takes"
+        unless $x && $own =~ /^TCase \*\Q$t\E_tcase\(void\)\n\{/m
+            && $suite =~ /\b\Q$t\E_tcase\(\)/;
+}
+is(join("\n", @stray), '',
+   'every other t/unit/test_*.c is a TCase of its core file\'s suite');
+
+my $main = TackHelpers::read_file("$unit/check_main.c") // '';
+my @run = $main =~ /\b(\w+)_suite\(\)/g;
+is(join(' ', @run), join(' ', map { s/^tack_//r } @order),
+   'check_main.c runs the suites in CORE_SRC\'s order, each once');
 
 done_testing();

@@ -38,15 +38,18 @@ int main(void)
         return 2;
     }
 
-    sr = srunner_create(tack_suite());
-    srunner_add_suite(sr, breaksig_suite());
-    srunner_add_suite(sr, ext00_suite());
-    srunner_add_suite(sr, ext02_suite());
+    sr = srunner_create(base_suite());
+    srunner_add_suite(sr, util_suite());
+    srunner_add_suite(sr, utf8_suite());
+    srunner_add_suite(sr, file_suite());
+    srunner_add_suite(sr, key_suite());
+    srunner_add_suite(sr, ext_suite());
     srunner_add_suite(sr, pem_suite());
     srunner_add_suite(sr, keyfile_suite());
-    srunner_add_suite(sr, misc_suite());
+    srunner_add_suite(sr, pkcs11_uri_suite());
+    srunner_add_suite(sr, pkcs11_token_suite());
     srunner_add_suite(sr, pkcs11_suite());
-    srunner_add_suite(sr, util_suite());
+    srunner_add_suite(sr, store_suite());
     srunner_add_suite(sr, state_suite());
 
     srunner_run_all(sr, CK_SILENT);

@@ -475,7 +475,7 @@ END_TEST
 Suite *state_suite(void)
 {
     Suite *s = suite_create("state");
-    TCase *tc = tcase_create("file");
+    TCase *tc = tcase_create("state");
 
     tcase_add_test(tc, state_round_trips_what_it_writes);
     tcase_add_test(tc, state_refuses_what_is_not_a_state_file_by_position_only);

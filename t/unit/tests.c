@@ -18,6 +18,7 @@
 #include <openssl/pem.h>
 #include <openssl/rsa.h>
 #include <openssl/sha.h>
+#include <openssl/x509v3.h>
 
 #include "tests.h"
 #include "tack_util.h"
@@ -410,6 +411,38 @@ X509 *tt_make_cert(EVP_PKEY **key_out)
     } else {
         EVP_PKEY_free(key);
     }
+    return cert;
+}
+
+X509 *tt_cert(EVP_PKEY *key, const char *cn, const char *san)
+{
+    EVP_PKEY *own = key ? NULL : EVP_EC_gen("P-256");
+    X509 *cert = X509_new();
+    X509_NAME *name = X509_NAME_new();
+
+    ck_assert_ptr_nonnull(cert);
+    ck_assert_ptr_nonnull(name);
+    ck_assert_int_eq(X509_set_version(cert, 2), 1);
+    ck_assert_ptr_nonnull(X509_gmtime_adj(X509_getm_notBefore(cert), 0));
+    ck_assert_ptr_nonnull(X509_gmtime_adj(X509_getm_notAfter(cert), 3600));
+    if (cn != NULL) {
+        ck_assert_int_eq(X509_NAME_add_entry_by_txt(name, "CN", MBSTRING_UTF8,
+                                                    (const unsigned char *)cn,
+                                                    -1, -1, 0),
+                         1);
+    }
+    ck_assert_int_eq(X509_set_subject_name(cert, name), 1);
+    X509_NAME_free(name);
+    if (san != NULL) {
+        X509_EXTENSION *ext =
+            X509V3_EXT_conf_nid(NULL, NULL, NID_subject_alt_name, san);
+
+        ck_assert_ptr_nonnull(ext);
+        ck_assert_int_eq(X509_add_ext(cert, ext, -1), 1);
+        X509_EXTENSION_free(ext);
+    }
+    ck_assert_int_eq(X509_set_pubkey(cert, key ? key : own), 1);
+    EVP_PKEY_free(own);
     return cert;
 }
 

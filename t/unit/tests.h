@@ -3,7 +3,7 @@
 /*
  * tests.h -- shared declarations of the Check unit tests of the TACK core.
  *
- * One runner (check_main.c) collects one suite per subject file.  The
+ * One runner (check_main.c) collects one suite per core file.  The
  * helpers below read the known-answer vectors from $TACK_TOP/t/vectors/ and
  * fail the calling test loudly (ck_abort_msg) when anything they need is
  * missing: a test never silently skips.  Every buffer they return is malloc'd
@@ -22,18 +22,31 @@
 #include "tack_ext.h"
 #include "tack_keyfile.h"
 
-/* ---- Suites, one per subject file ---------------------------------------- */
+/* ---- Suites, one per core file ------------------------------------------ */
 
-Suite *tack_suite(void);     /* test_tack.c */
-Suite *breaksig_suite(void); /* test_breaksig.c */
-Suite *ext00_suite(void);    /* test_ext00.c */
-Suite *ext02_suite(void);    /* test_ext02.c */
-Suite *pem_suite(void);      /* test_pem.c */
-Suite *keyfile_suite(void);  /* test_keyfile.c */
-Suite *misc_suite(void);     /* test_misc.c */
-Suite *pkcs11_suite(void);   /* test_pkcs11.c */
-Suite *util_suite(void);     /* test_util.c */
-Suite *state_suite(void);    /* test_state.c */
+/* Each core file tack_X.c has its suite X_suite in test_X.c, run in
+ * CORE_SRC's order (the Makefile's: a file's tests after those of the
+ * files it calls). */
+Suite *base_suite(void);         /* test_base.c */
+Suite *util_suite(void);         /* test_util.c */
+Suite *utf8_suite(void);         /* test_utf8.c */
+Suite *file_suite(void);         /* test_file.c */
+Suite *key_suite(void);          /* test_key.c */
+Suite *ext_suite(void);          /* test_ext.c */
+Suite *pem_suite(void);          /* test_pem.c */
+Suite *keyfile_suite(void);      /* test_keyfile.c */
+Suite *pkcs11_uri_suite(void);   /* test_pkcs11_uri.c */
+Suite *pkcs11_token_suite(void); /* test_pkcs11_token.c */
+Suite *pkcs11_suite(void);       /* test_pkcs11.c */
+Suite *store_suite(void);        /* test_store.c */
+Suite *state_suite(void);        /* test_state.c */
+
+/* tack_ext.c's tests are too many for one file: the suite "ext"
+ * (test_ext.c) takes a TCase from each of these. */
+TCase *ext_tack_tcase(void);     /* test_ext_tack.c */
+TCase *ext_breaksig_tcase(void); /* test_ext_breaksig.c */
+TCase *ext_00_tcase(void);       /* test_ext_00.c */
+TCase *ext_02_tcase(void);       /* test_ext_02.c */
 
 /* Seconds a TCase may take: the bit-flip tests verify a signature for every
  * bit of a structure, which is slow under the sanitizers. */
@@ -156,6 +169,12 @@ void tt_tack_sign_raw(tack_t *tack, EVP_PKEY *key);
  * the key goes to |*key_out| when it is not NULL (free with EVP_PKEY_free).
  */
 X509 *tt_make_cert(EVP_PKEY **key_out);
+
+/* tt_cert returns a certificate of |key| (a new P-256 key when NULL) with
+ * subject CN |cn| (an empty subject when NULL) and the subjectAltName |san|
+ * ("DNS:a,DNS:b"; none when NULL), valid for an hour from now; not signed:
+ * for the tests of names read from a certificate. */
+X509 *tt_cert(EVP_PKEY *key, const char *cn, const char *san);
 
 /* tt_make_rsa_key returns a fresh RSA-2048 key, for tests that need a key
  * that is not P-256. */

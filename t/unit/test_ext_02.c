@@ -1,8 +1,10 @@
 /* SPDX-License-Identifier: Apache-2.0
  * Copyright 2026 the mod_tack authors (NOTICE) */
 /*
- * test_ext02.c -- the draft-02 extension body: tlslite-ng's known answer,
- * the two-TACK pair from its tests, and the parser's limits.
+ * test_ext_02.c -- tack_ext.c's draft-02 extension body (TCase "ext02" of
+ * the suite "ext", test_ext.c): tlslite-ng's known answer, the two-TACK
+ * pair from its tests, and the parser's limits; and the body a server
+ * sends in either format (tack_answer_encode).
  */
 #include <stdlib.h>
 #include <string.h>
@@ -636,9 +638,8 @@ START_TEST(answer_00_sends_break_signatures_alone_and_nothing_for_nothing)
 }
 END_TEST
 
-Suite *ext02_suite(void)
+TCase *ext_02_tcase(void)
 {
-    Suite *s = suite_create("ext02");
     TCase *tc = tcase_create("ext02");
 
     tcase_set_timeout(tc, TT_TIMEOUT);
@@ -666,6 +667,5 @@ Suite *ext02_suite(void)
                    answer_00_carries_the_first_tack_and_the_break_signatures);
     tcase_add_test(
         tc, answer_00_sends_break_signatures_alone_and_nothing_for_nothing);
-    suite_add_tcase(s, tc);
-    return s;
+    return tc;
 }

@@ -1,9 +1,10 @@
 /* SPDX-License-Identifier: Apache-2.0
  * Copyright 2026 the mod_tack authors (NOTICE) */
 /*
- * test_ext00.c -- the draft-00 extension body: the six known bodies of the
- * reference serializer, the s_client capture of the reference server, and
- * the parser's limits.
+ * test_ext_00.c -- tack_ext.c's draft-00 extension body (TCase "ext00" of
+ * the suite "ext", test_ext.c): the six known bodies of the reference
+ * serializer, the s_client capture of the reference server, and the
+ * parser's limits.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -656,9 +657,8 @@ START_TEST(ext00_parse_survives_random_mutations)
 }
 END_TEST
 
-Suite *ext00_suite(void)
+TCase *ext_00_tcase(void)
 {
-    Suite *s = suite_create("ext00");
     TCase *tc = tcase_create("ext00");
     int n = (int)N_EXT00_VECTORS;
 
@@ -688,6 +688,5 @@ Suite *ext00_suite(void)
     tcase_add_test(tc, ext00_encode_refuses_pin_activation_above_1);
     tcase_add_loop_test(tc, ext00_encode_refuses_every_short_buffer, 0, n);
     tcase_add_test(tc, ext00_parse_survives_random_mutations);
-    suite_add_tcase(s, tc);
-    return s;
+    return tc;
 }

@@ -1,9 +1,10 @@
 /* SPDX-License-Identifier: Apache-2.0
  * Copyright 2026 the mod_tack authors (NOTICE) */
 /*
- * test_tack.c -- the TACK structure: known answers from t/vectors, codec,
- * signature verification, the client's checks (generation, target, expiry)
- * and signing.
+ * test_ext_tack.c -- tack_ext.c's TACK structure (TCase "tack" of the suite
+ * "ext", test_ext.c): known answers from t/vectors, codec, signature
+ * verification, the client's checks (generation, target, expiry) and
+ * signing.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -707,9 +708,8 @@ START_TEST(tack_sign_handles_keys_with_short_coordinates)
 }
 END_TEST
 
-Suite *tack_suite(void)
+TCase *ext_tack_tcase(void)
 {
-    Suite *s = suite_create("tack");
     TCase *tc = tcase_create("tack");
     int n = (int)N_TACK_VECTORS;
 
@@ -745,6 +745,5 @@ Suite *tack_suite(void)
     tcase_add_test(tc, tack_sign_pads_r_and_s_with_leading_zeros);
     tcase_add_test(tc, tack_verify_accepts_independent_signatures_with_short_r);
     tcase_add_test(tc, tack_sign_handles_keys_with_short_coordinates);
-    suite_add_tcase(s, tc);
-    return s;
+    return tc;
 }

@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: Apache-2.0
  * Copyright 2026 the mod_tack authors (NOTICE) */
 /*
- * test_breaksig.c -- draft-00 break signatures: known answers, codec,
+ * test_ext_breaksig.c -- tack_ext.c's draft-00 break signatures (TCase
+ * "breaksig" of the suite "ext", test_ext.c): known answers, codec,
  * verification and creation.
  */
 #include <stdlib.h>
@@ -276,9 +277,8 @@ START_TEST(breaksig_verify_accepts_only_the_break_message)
 }
 END_TEST
 
-Suite *breaksig_suite(void)
+TCase *ext_breaksig_tcase(void)
 {
-    Suite *s = suite_create("breaksig");
     TCase *tc = tcase_create("breaksig");
     int n = (int)N_BREAKSIG_VECTORS;
 
@@ -300,6 +300,5 @@ Suite *breaksig_suite(void)
     tcase_add_test(tc, breaksig_create_of_tack1_key_names_tack1);
     tcase_add_test(tc, breaksig_create_refuses_keys_that_cannot_sign);
     tcase_add_test(tc, breaksig_verify_accepts_only_the_break_message);
-    suite_add_tcase(s, tc);
-    return s;
+    return tc;
 }
