@@ -159,6 +159,186 @@ START_TEST(key_public_and_private_refuse_non_p256_keys)
 }
 END_TEST
 
+/* ---- raw ECDSA: tack_key_sign, tack_key_verify --------------------------- */
+
+/* The TACKs of the vectors whose signatures the README calls valid, read
+ * with OpenSSL's base64 decoder (tt_pem_bytes), not the library's. */
+static const char *const key_vector_tacks[] = {
+    "draft00/TACK1.pem",
+    "draft00/tackpy-unit-TACK.pem",
+};
+
+/* key_vector_message writes the message a vector TACK's signature covers,
+ * "tack_sig" || its first TACK_SIGNED_LEN wire bytes (draft-00 section
+ * 3.1), and its public key and signature, from the raw bytes. */
+static void key_vector_message(const char *rel, uint8_t pub[TACK_KEY_LEN],
+                               uint8_t msg[8 + TACK_SIGNED_LEN],
+                               uint8_t sig[TACK_SIG_LEN])
+{
+    size_t len = 0;
+    uint8_t *raw = tt_pem_bytes(rel, "TACK", 0, &len);
+
+    ck_assert_uint_eq(len, TACK_LEN);
+    memcpy(pub, raw, TACK_KEY_LEN);
+    memcpy(msg, "tack_sig", 8);
+    memcpy(msg + 8, raw, TACK_SIGNED_LEN);
+    memcpy(sig, raw + TACK_SIGNED_LEN, TACK_SIG_LEN);
+    free(raw);
+}
+
+START_TEST(key_verify_accepts_the_reference_signatures)
+{
+    uint8_t pub[TACK_KEY_LEN], msg[8 + TACK_SIGNED_LEN], sig[TACK_SIG_LEN];
+
+    key_vector_message(key_vector_tacks[_i], pub, msg, sig);
+    ck_assert_status(tack_key_verify(pub, msg, sizeof(msg), sig), TACK_OK);
+    /* the independent verifier agrees */
+    ck_assert_int_eq(tt_raw_verify(pub, msg, sizeof(msg), sig), 1);
+}
+END_TEST
+
+/* One byte changed anywhere (the signature, the message, the key) and the
+ * signature is refused: a wrong signature or message is
+ * TACK_ERR_BAD_SIGNATURE with OpenSSL's error queue left empty; a key
+ * changed is off the curve (TACK_ERR_BAD_KEY) or, if it lands on it, a
+ * key the signature is not by. */
+START_TEST(key_verify_refuses_every_flipped_byte)
+{
+    uint8_t pub[TACK_KEY_LEN], msg[8 + TACK_SIGNED_LEN], sig[TACK_SIG_LEN];
+    size_t i;
+
+    key_vector_message(key_vector_tacks[_i], pub, msg, sig);
+    for (i = 0; i < sizeof(sig); i++) {
+        sig[i] ^= 0x01;
+        ck_assert_status(tack_key_verify(pub, msg, sizeof(msg), sig),
+                         TACK_ERR_BAD_SIGNATURE);
+        ck_assert_int_eq(ERR_peek_error(), 0);
+        sig[i] ^= 0x01;
+    }
+    for (i = 0; i < sizeof(msg); i++) {
+        msg[i] ^= 0x80;
+        ck_assert_status(tack_key_verify(pub, msg, sizeof(msg), sig),
+                         TACK_ERR_BAD_SIGNATURE);
+        msg[i] ^= 0x80;
+    }
+    for (i = 0; i < sizeof(pub); i++) {
+        tack_status_t st;
+
+        pub[i] ^= 0x01;
+        st = tack_key_verify(pub, msg, sizeof(msg), sig);
+        ck_assert_msg(st == TACK_ERR_BAD_KEY || st == TACK_ERR_BAD_SIGNATURE,
+                      "public key byte %zu flipped: %s", i,
+                      tack_status_str(st));
+        pub[i] ^= 0x01;
+    }
+    /* a message one byte shorter or longer is another message */
+    ck_assert_status(tack_key_verify(pub, msg, sizeof(msg) - 1, sig),
+                     TACK_ERR_BAD_SIGNATURE);
+    ck_assert_status(tack_key_verify(pub, msg, sizeof(msg), sig), TACK_OK);
+}
+END_TEST
+
+START_TEST(key_sign_then_verify_round_trips_and_openssl_agrees)
+{
+    uint8_t msg[300], pub[TACK_KEY_LEN], raw[TACK_KEY_LEN], sig[TACK_SIG_LEN];
+    uint32_t seed = 0x5e1f;
+    EVP_PKEY *key = NULL;
+    size_t i, len;
+
+    ck_assert_status(tack_key_generate(&key), TACK_OK);
+    tt_raw_public(key, raw);
+    for (i = 0; i < sizeof(msg); i++) {
+        msg[i] = (uint8_t)tt_xorshift(&seed);
+    }
+    /* the empty message, short ones, one of a TACK's length, longer */
+    for (len = 0; len <= sizeof(msg); len += len < 8 ? 1 : 73) {
+        memset(pub, 0, sizeof(pub));
+        ck_assert_status(tack_key_sign(key, msg, len, pub, sig), TACK_OK);
+        ck_assert_mem_eq(pub, raw, TACK_KEY_LEN);
+        ck_assert_msg(tt_raw_verify(raw, msg, len, sig) == 1,
+                      "a message of %zu bytes: OpenSSL refuses the signature",
+                      len);
+        ck_assert_status(tack_key_verify(pub, msg, len, sig), TACK_OK);
+        sig[len % TACK_SIG_LEN] ^= 0x10;
+        ck_assert_status(tack_key_verify(pub, msg, len, sig),
+                         TACK_ERR_BAD_SIGNATURE);
+    }
+    EVP_PKEY_free(key);
+}
+END_TEST
+
+START_TEST(key_verify_accepts_an_independent_signature)
+{
+    static const uint8_t msg[] = "tack_sig, signed by OpenSSL's EVP";
+    uint8_t pub[TACK_KEY_LEN], sig[TACK_SIG_LEN];
+    EVP_PKEY *key = NULL;
+
+    ck_assert_status(tack_key_generate(&key), TACK_OK);
+    tt_raw_public(key, pub);
+    tt_raw_sign(key, msg, sizeof(msg), sig);
+    ck_assert_status(tack_key_verify(pub, msg, sizeof(msg), sig), TACK_OK);
+    EVP_PKEY_free(key);
+}
+END_TEST
+
+/* A key's wire forms give back the same key: the 32-byte scalar a key
+ * with the same public point, the 64-byte point a key that verifies but
+ * cannot sign. */
+START_TEST(key_wire_forms_round_trip_and_a_public_key_cannot_sign)
+{
+    static const uint8_t msg[] = "wire forms";
+    uint8_t priv[TACK_PRIV_LEN], pub[TACK_KEY_LEN], back[TACK_KEY_LEN];
+    uint8_t sig[TACK_SIG_LEN], out[TACK_KEY_LEN];
+    EVP_PKEY *key = NULL, *again = NULL, *public_only = NULL;
+
+    ck_assert_status(tack_key_generate(&key), TACK_OK);
+    ck_assert_status(tack_key_private(key, priv), TACK_OK);
+    ck_assert_status(tack_key_public(key, pub), TACK_OK);
+    tt_raw_private(key, out);
+    ck_assert_mem_eq(priv, out, TACK_PRIV_LEN);
+
+    ck_assert_status(tack_key_from_private(&again, priv), TACK_OK);
+    ck_assert_status(tack_key_public(again, back), TACK_OK);
+    ck_assert_mem_eq(back, pub, TACK_KEY_LEN);
+    ck_assert_status(tack_key_check_signing(again), TACK_OK);
+
+    ck_assert_status(tack_key_from_public(&public_only, pub), TACK_OK);
+    ck_assert_status(tack_key_public(public_only, back), TACK_OK);
+    ck_assert_mem_eq(back, pub, TACK_KEY_LEN);
+    ck_assert_status(tack_key_private(public_only, out), TACK_ERR_BAD_KEY);
+    ck_assert_status(tack_key_sign(public_only, msg, sizeof(msg), out, sig),
+                     TACK_ERR_BAD_KEY);
+    ck_assert_status(tack_key_check_signing(public_only), TACK_ERR_BAD_KEY);
+
+    /* what the scalar's key signs, the point's key verifies */
+    ck_assert_status(tack_key_sign(again, msg, sizeof(msg), out, sig), TACK_OK);
+    ck_assert_status(tack_key_verify(pub, msg, sizeof(msg), sig), TACK_OK);
+    OPENSSL_cleanse(priv, sizeof(priv));
+    EVP_PKEY_free(public_only);
+    EVP_PKEY_free(again);
+    EVP_PKEY_free(key);
+}
+END_TEST
+
+START_TEST(key_sign_refuses_a_key_that_is_not_p256)
+{
+    static const uint8_t msg[] = "not P-256";
+    EVP_PKEY *rsa = tt_make_rsa_key();
+    EVP_PKEY *p384 = EVP_EC_gen("P-384");
+    uint8_t pub[TACK_KEY_LEN], sig[TACK_SIG_LEN];
+
+    ck_assert_ptr_nonnull(p384);
+    ck_assert_status(tack_key_sign(rsa, msg, sizeof(msg), pub, sig),
+                     TACK_ERR_BAD_KEY);
+    ck_assert_status(tack_key_sign(p384, msg, sizeof(msg), pub, sig),
+                     TACK_ERR_BAD_KEY);
+    ck_assert_status(tack_key_check_signing(rsa), TACK_ERR_BAD_KEY);
+    ck_assert_status(tack_key_check_signing(p384), TACK_ERR_BAD_KEY);
+    EVP_PKEY_free(p384);
+    EVP_PKEY_free(rsa);
+}
+END_TEST
+
 /* ---- a token's key, without a token ----------------------------------------
  */
 
@@ -318,7 +498,9 @@ Suite *key_suite(void)
 {
     Suite *s = suite_create("key");
     TCase *forms = tcase_create("forms");
+    TCase *ecdsa = tcase_create("ecdsa");
     TCase *token = tcase_create("token");
+    int n = (int)(sizeof(key_vector_tacks) / sizeof(key_vector_tacks[0]));
 
     tcase_set_timeout(forms, TT_TIMEOUT);
     tcase_add_test(forms, key_generate_makes_distinct_p256_keys);
@@ -327,7 +509,18 @@ Suite *key_suite(void)
     tcase_add_test(forms, key_from_private_refuses_zero_and_scalars_from_n);
     tcase_add_test(forms, key_from_public_accepts_points_on_the_curve_only);
     tcase_add_test(forms, key_public_and_private_refuse_non_p256_keys);
+    tcase_add_test(forms,
+                   key_wire_forms_round_trip_and_a_public_key_cannot_sign);
     suite_add_tcase(s, forms);
+
+    tcase_set_timeout(ecdsa, TT_TIMEOUT);
+    tcase_add_loop_test(ecdsa, key_verify_accepts_the_reference_signatures, 0,
+                        n);
+    tcase_add_loop_test(ecdsa, key_verify_refuses_every_flipped_byte, 0, n);
+    tcase_add_test(ecdsa, key_sign_then_verify_round_trips_and_openssl_agrees);
+    tcase_add_test(ecdsa, key_verify_accepts_an_independent_signature);
+    tcase_add_test(ecdsa, key_sign_refuses_a_key_that_is_not_p256);
+    suite_add_tcase(s, ecdsa);
 
     tcase_set_timeout(token, TT_TIMEOUT);
     tcase_add_test(token, pkcs11_key_without_scalar_signs_a_tack_that_verifies);

@@ -8,6 +8,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include <openssl/evp.h>
 #include <openssl/x509.h>
@@ -257,6 +258,69 @@ START_TEST(store_header_and_pem_read_back)
 }
 END_TEST
 
+/* The reference certificates' names: the CN (neither has a
+ * subjectAltName) and the SPKI hashes t/vectors/README.md gives. */
+START_TEST(store_name_of_the_vector_certificates)
+{
+    static const struct {
+        const char *cert;
+        const char *want;
+    } known[] = {
+        {"draft00/serverX509Cert.pem", "test.trevp.net.rsa.bf3e45a3.tack.pem"},
+        {"draft02/serverX509Cert.pem", "localhost.rsa.c6e3b607.tack.pem"},
+    };
+    size_t i;
+
+    for (i = 0; i < sizeof(known) / sizeof(known[0]); i++) {
+        X509 *cert = tt_load_cert(known[i].cert);
+        char got[TACK_STORE_NAME_SIZE];
+
+        ck_assert_status(tack_cert_store_name(cert, got, sizeof(got)), TACK_OK);
+        ck_assert_str_eq(got, known[i].want);
+        ck_assert_int_eq(tack_store_name_ok(got), 1);
+        X509_free(cert);
+    }
+}
+END_TEST
+
+/* The header is what TACKpy wrote: for each vector file TACKpy made, its
+ * producer and time give back its first two lines, byte for byte. */
+START_TEST(store_header_writes_the_lines_tackpy_wrote)
+{
+    static const char *const files[] = {
+        "draft00/TACK1.pem",     "draft00/TACK_Break_Sigs.pem",
+        "draft00/TACK_Key1.pem", "draft00/TACKunrelated.pem",
+        "draft02/TACK1.pem",     "draft02/TACK2.pem",
+        "draft02/TACK_Key1.pem", "draft02/TACK_Key2.pem",
+    };
+    size_t i;
+
+    for (i = 0; i < sizeof(files) / sizeof(files[0]); i++) {
+        size_t len, head_len;
+        char *text = tt_read_vector(files[i], &len);
+        char producer[64], out[TACK_STORE_HEADER_SIZE], *nl, *end;
+        struct tm tm;
+
+        nl = strchr(text, '\n');
+        ck_assert_ptr_nonnull(nl);
+        ck_assert_int_eq(strncmp(text, "Created by ", 11), 0);
+        ck_assert_uint_lt((size_t)(nl - text) - 11, sizeof(producer));
+        memcpy(producer, text + 11, (size_t)(nl - text) - 11);
+        producer[nl - text - 11] = '\0';
+        memset(&tm, 0, sizeof(tm));
+        end = strptime(nl + 1, "Created at %Y-%m-%dT%H:%M:%SZ\n", &tm);
+        ck_assert_msg(end != NULL, "%s: no time on its second line", files[i]);
+        head_len = (size_t)(end - text);
+        ck_assert_status(
+            tack_store_header(out, sizeof(out), producer, timegm(&tm)),
+            TACK_OK);
+        ck_assert_uint_eq(strlen(out), head_len);
+        ck_assert_mem_eq(out, text, head_len);
+        free(text);
+    }
+}
+END_TEST
+
 Suite *store_suite(void)
 {
     Suite *s = suite_create("store");
@@ -272,10 +336,12 @@ Suite *store_suite(void)
     tcase_add_test(store, store_name_is_bounded);
     tcase_add_test(store, store_name_names_the_key_type);
     tcase_add_test(store, store_name_ok_is_what_a_store_reads);
+    tcase_add_test(store, store_name_of_the_vector_certificates);
     tcase_add_test(store, store_header_known_answer);
     tcase_add_test(store,
                    store_header_refuses_a_producer_that_breaks_the_lines);
     tcase_add_test(store, store_header_and_pem_read_back);
+    tcase_add_test(store, store_header_writes_the_lines_tackpy_wrote);
     suite_add_tcase(s, store);
     return s;
 }
