@@ -28,8 +28,7 @@
 #include "tack_key.h"
 #include "tack_ext.h"
 
-/* ---- wire forms -----------------------------------------------------------
- */
+/* ---- wire forms ---------------------------------------------------------- */
 
 START_TEST(key_generate_makes_distinct_p256_keys)
 {
@@ -339,8 +338,7 @@ START_TEST(key_sign_refuses_a_key_that_is_not_p256)
 }
 END_TEST
 
-/* ---- a token's key, without a token ----------------------------------------
- */
+/* ---- a token's key, without a token -------------------------------------- */
 
 /* The key the method signs with; each test runs in its own process. */
 static EVP_PKEY *tt_hidden;
@@ -444,8 +442,7 @@ START_TEST(pkcs11_key_signing_with_another_key_is_a_mismatch)
 }
 END_TEST
 
-/* ---- the library context a token's key signs in -----------------------------
- */
+/* ---- the library context a token's key signs in -------------------------- */
 
 START_TEST(key_libctx_is_null_for_keys_not_from_a_token)
 {
