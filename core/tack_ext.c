@@ -115,6 +115,17 @@ tack_status_t tack_verify(const tack_t *tack)
     return tack_key_verify(tack->public_key, msg, sizeof(msg), tack->signature);
 }
 
+tack_status_t tack_verify_with(const tack_t *tack, EVP_PKEY *key)
+{
+    uint8_t msg[8 + TACK_SIGNED_LEN];
+
+    if (tack == NULL || key == NULL) {
+        return TACK_ERR_INVALID_ARG;
+    }
+    tack_signed_message(tack, msg);
+    return tack_key_verify_with(key, msg, sizeof(msg), tack->signature);
+}
+
 tack_status_t tack_sign(tack_t *tack, EVP_PKEY *key)
 {
     uint8_t msg[8 + TACK_SIGNED_LEN];
@@ -252,6 +263,17 @@ tack_status_t tack_breaksig_verify(const tack_breaksig_t *sig)
     return tack_key_verify(sig->public_key,
                            (const uint8_t *)tack_breaksig_label,
                            sizeof(tack_breaksig_label) - 1, sig->signature);
+}
+
+tack_status_t tack_breaksig_verify_with(const tack_breaksig_t *sig,
+                                        EVP_PKEY *key)
+{
+    if (sig == NULL || key == NULL) {
+        return TACK_ERR_INVALID_ARG;
+    }
+    return tack_key_verify_with(key, (const uint8_t *)tack_breaksig_label,
+                                sizeof(tack_breaksig_label) - 1,
+                                sig->signature);
 }
 
 tack_status_t tack_breaksig_create(tack_breaksig_t *out, EVP_PKEY *key)

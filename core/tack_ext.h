@@ -114,6 +114,11 @@ int tack_equal(const tack_t *a, const tack_t *b);
  * bytes verifies (TACK_ERR_BAD_SIGNATURE).  Returns TACK_OK when both hold. */
 tack_status_t tack_verify(const tack_t *tack);
 
+/* tack_verify_with is tack_verify's signature check by |key|, the TACK's
+ * public_key made by tack_key_from_public (the caller's to keep for the
+ * many TACKs of one key, and to match to public_key). */
+tack_status_t tack_verify_with(const tack_t *tack, EVP_PKEY *key);
+
 /* tack_check_generation returns TACK_ERR_GENERATION when generation is below
  * min_generation, TACK_OK otherwise. */
 tack_status_t tack_check_generation(const tack_t *tack);
@@ -169,6 +174,11 @@ void tack_breaksig_encode(const tack_breaksig_t *sig,
 /* tack_breaksig_verify checks the key is a P-256 point (TACK_ERR_BAD_KEY) and
  * the signature over "tack_break_sig" verifies (TACK_ERR_BAD_SIGNATURE). */
 tack_status_t tack_breaksig_verify(const tack_breaksig_t *sig);
+
+/* tack_breaksig_verify_with is tack_breaksig_verify by |key|, as
+ * tack_verify_with. */
+tack_status_t tack_breaksig_verify_with(const tack_breaksig_t *sig,
+                                        EVP_PKEY *key);
 
 /* tack_breaksig_create fills |out| with the break signature of |key|, a
  * P-256 private key, with tack_sign's statuses (TACK_ERR_BAD_KEY,

@@ -340,18 +340,31 @@ tack_status_t tack_key_verify(const uint8_t pub[TACK_KEY_LEN],
                               const uint8_t sig[TACK_SIG_LEN])
 {
     EVP_PKEY *pkey = NULL;
-    ECDSA_SIG *esig = NULL;
-    BIGNUM *r = NULL, *s = NULL;
-    EVP_MD_CTX *md = NULL;
-    uint8_t *der = NULL;
-    int der_len, rc;
     tack_status_t st;
 
     st = tack_key_from_public(&pkey, pub);
     if (st != TACK_OK) {
         return st;
     }
-    st = TACK_ERR_CRYPTO;
+    st = tack_key_verify_with(pkey, msg, msg_len, sig);
+    EVP_PKEY_free(pkey);
+    return st;
+}
+
+tack_status_t tack_key_verify_with(EVP_PKEY *pkey, const uint8_t *msg,
+                                   size_t msg_len,
+                                   const uint8_t sig[TACK_SIG_LEN])
+{
+    ECDSA_SIG *esig = NULL;
+    BIGNUM *r = NULL, *s = NULL;
+    EVP_MD_CTX *md = NULL;
+    uint8_t *der = NULL;
+    int der_len, rc;
+    tack_status_t st = TACK_ERR_CRYPTO;
+
+    if (pkey == NULL || sig == NULL || (msg == NULL && msg_len > 0)) {
+        return TACK_ERR_INVALID_ARG;
+    }
     esig = ECDSA_SIG_new();
     r = BN_bin2bn(sig, 32, NULL);
     s = BN_bin2bn(sig + 32, 32, NULL);
@@ -379,7 +392,6 @@ done:
     OPENSSL_free(der);
     EVP_MD_CTX_free(md);
     ECDSA_SIG_free(esig);
-    EVP_PKEY_free(pkey);
     return st;
 }
 

@@ -65,6 +65,12 @@ tack_status_t tack_key_verify(const uint8_t pub[TACK_KEY_LEN],
                               const uint8_t *msg, size_t msg_len,
                               const uint8_t sig[TACK_SIG_LEN]);
 
+/* tack_key_verify_with is tack_key_verify by |pkey|, a key made once by
+ * tack_key_from_public for the many signatures of one TACK key. */
+tack_status_t tack_key_verify_with(EVP_PKEY *pkey, const uint8_t *msg,
+                                   size_t msg_len,
+                                   const uint8_t sig[TACK_SIG_LEN]);
+
 /* The most providers tack_key_libctx_add records for one context. */
 #define TACK_KEY_LIBCTX_MAX_PROVIDERS 4
 

@@ -57,6 +57,25 @@ START_TEST(breaksig_vectors_verify)
 }
 END_TEST
 
+/* tack_breaksig_verify_with, by the key made once, answers as
+ * tack_breaksig_verify: the vector verifies, a flipped signature bit
+ * does not. */
+START_TEST(breaksig_verify_with_a_key_made_once)
+{
+    tack_breaksig_t sig = load_vector(_i), bad = sig;
+    EVP_PKEY *key = NULL;
+
+    ck_assert_status(tack_key_from_public(&key, sig.public_key), TACK_OK);
+    ck_assert_status(tack_breaksig_verify_with(&sig, key), TACK_OK);
+    bad.signature[17] ^= 0x10;
+    ck_assert_status(tack_breaksig_verify_with(&bad, key),
+                     TACK_ERR_BAD_SIGNATURE);
+    ck_assert_status(tack_breaksig_verify_with(&sig, NULL),
+                     TACK_ERR_INVALID_ARG);
+    EVP_PKEY_free(key);
+}
+END_TEST
+
 START_TEST(breaksig_vectors_parse_to_the_pem_bytes)
 {
     const breaksig_vector_t *v = &breaksig_vectors[_i];
@@ -285,6 +304,7 @@ TCase *ext_breaksig_tcase(void)
     tcase_set_timeout(tc, TT_TIMEOUT);
     tcase_add_loop_test(tc, breaksig_vectors_have_readme_fingerprints, 0, n);
     tcase_add_loop_test(tc, breaksig_vectors_verify, 0, n);
+    tcase_add_loop_test(tc, breaksig_verify_with_a_key_made_once, 0, n);
     tcase_add_loop_test(tc, breaksig_vectors_parse_to_the_pem_bytes, 0, n);
     tcase_add_test(tc, breaksig_tackpy_first_names_the_tackpy_tack_key);
     tcase_add_test(tc, breaksig_draft00_sigs_do_not_name_tack1_key);

@@ -355,6 +355,42 @@ START_TEST(tack_every_signature_bit_flip_fails_verify)
 }
 END_TEST
 
+/* tack_verify_with, by a key made once, answers as tack_verify does: the
+ * vector verifies; every signature bit and every signed byte flipped
+ * (the public key's among them: they are signed) fails; another vector's
+ * key fails; no key is an argument error. */
+START_TEST(tack_verify_with_a_key_made_once_answers_as_tack_verify)
+{
+    tack_t good = tt_load_tack(tack_vectors[_i].file, 0);
+    tack_t other =
+        tt_load_tack(tack_vectors[(_i + 1) % N_TACK_VECTORS].file, 0);
+    EVP_PKEY *key = NULL, *wrong = NULL;
+    size_t bit;
+
+    ck_assert_status(tack_key_from_public(&key, good.public_key), TACK_OK);
+    ck_assert_status(tack_key_from_public(&wrong, other.public_key), TACK_OK);
+    ck_assert_status(tack_verify_with(&good, key), TACK_OK);
+    for (bit = 0; bit < (TACK_SIGNED_LEN + TACK_SIG_LEN) * 8; bit++) {
+        tack_t bad = good;
+        uint8_t wire[TACK_LEN];
+
+        tack_encode(&good, wire);
+        wire[bit / 8] ^= (uint8_t)(1u << (bit % 8));
+        ck_assert_status(tack_parse(&bad, wire, sizeof(wire)), TACK_OK);
+        ck_assert_msg(tack_verify_with(&bad, key) == TACK_ERR_BAD_SIGNATURE,
+                      "bit %zu flipped", bit);
+    }
+    if (memcmp(good.public_key, other.public_key, TACK_KEY_LEN)) {
+        ck_assert_status(tack_verify_with(&good, wrong),
+                         TACK_ERR_BAD_SIGNATURE);
+    }
+    ck_assert_status(tack_verify_with(&good, NULL), TACK_ERR_INVALID_ARG);
+    ck_assert_status(tack_verify_with(NULL, key), TACK_ERR_INVALID_ARG);
+    EVP_PKEY_free(key);
+    EVP_PKEY_free(wrong);
+}
+END_TEST
+
 START_TEST(tack_every_signed_field_bit_flip_fails_verify)
 {
     tack_t good = tt_load_tack(tack_vectors[_i].file, 0);
@@ -732,6 +768,8 @@ TCase *ext_tack_tcase(void)
     tcase_add_loop_test(tc, tack_every_signature_bit_flip_fails_verify, 0, n);
     tcase_add_loop_test(tc, tack_every_signed_field_bit_flip_fails_verify, 0,
                         n);
+    tcase_add_loop_test(
+        tc, tack_verify_with_a_key_made_once_answers_as_tack_verify, 0, n);
     tcase_add_test(tc, tack_verify_rejects_points_off_the_curve);
     tcase_add_test(tc, tack_verify_rejects_zero_and_out_of_range_signatures);
     tcase_add_test(tc, tack_check_expiration_boundaries);
