@@ -267,3 +267,24 @@ int mt_ms_left(long deadline)
 
     return left < 0 ? 0 : (int)left;
 }
+
+apr_pool_t *mt_pool_apart(apr_pool_t *parent, const char *tag)
+{
+    apr_allocator_t *al = NULL;
+    apr_pool_t *p = NULL;
+
+    if (apr_allocator_create(&al) == APR_SUCCESS) {
+        apr_allocator_max_free_set(al, 1); /* keep nothing freed */
+        if (apr_pool_create_ex(&p, parent, NULL, al) == APR_SUCCESS) {
+            apr_allocator_owner_set(al, p);
+        } else {
+            apr_allocator_destroy(al);
+            p = NULL;
+        }
+    }
+    if (!p) {
+        apr_pool_create(&p, parent);
+    }
+    apr_pool_tag(p, tag);
+    return p;
+}

@@ -57,6 +57,10 @@ typedef struct {
     struct mt_status *status;     /* mod_tack_status.c */
 } mt_gen_t;
 
+/* Where TackStateFile is when the configuration says nothing: a persistent
+ * directory (not the runtime directory, a tmpfs wiped at every boot). */
+#define MT_STATE_DEFAULT "/var/lib/apache2/tack/state.json"
+
 /* What outlives a generation, in the process pool. */
 typedef struct {
     struct mt_vcache *vcache;      /* mod_tack_load.c */
@@ -114,6 +118,12 @@ static inline const ap_directive_t *mt_where(cmd_parms *cmd)
 /* mt_openssl_log logs each error on OpenSSL's queue for the vhost |s|,
  * after |what| was attempted, and empties the queue. */
 void mt_openssl_log(server_rec *s, const char *what);
+
+/* mt_pool_apart makes a subpool of |parent| with an allocator of its own,
+ * tagged |tag|: what a pass holds only for a while (the memory, the guard)
+ * goes back to malloc when it is destroyed, not to the free lists httpd's
+ * allocator keeps for good. */
+apr_pool_t *mt_pool_apart(apr_pool_t *parent, const char *tag);
 
 /* mt_warning_add appends |warning| to |*list|, made in |p| when NULL. */
 void mt_warning_add(apr_pool_t *p, apr_array_header_t **list,

@@ -344,6 +344,7 @@ static const char *mt_cmd_TackStateFile(cmd_parms *cmd, void *dcfg,
               ap_server_root_relative(cmd->pool, arg))) {
         return apr_psprintf(cmd->pool, "TackStateFile %s: invalid path", arg);
     }
+    mt_load_vcache_file(mt_conf_get(cmd->server)->state_file);
     return NULL;
 }
 

@@ -85,8 +85,7 @@ void mt_guard_gen_init(mt_gen_t *gen)
 {
     struct mt_guard *gd = apr_pcalloc(gen->pconf, sizeof(*gd));
 
-    apr_pool_create(&gd->pool, gen->pconf);
-    apr_pool_tag(gd->pool, "tack_guard");
+    gd->pool = mt_pool_apart(gen->pconf, "tack_guard");
     gd->notes = apr_array_make(gd->pool, 16, sizeof(mt_guard_note_t));
     gd->problems = apr_hash_make(gen->pconf);
     gen->guard = gd;

@@ -9,9 +9,13 @@
  * returns the reason a file is not served, for the directive (under -t) or
  * the start-up report (mod_tack_resolve.c, mod_tack_store.c) to show.
  */
+#include <errno.h>
+#include <fcntl.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <unistd.h>
+#include <sys/stat.h>
 
 #include "httpd.h"
 #include "http_config.h"
@@ -24,6 +28,8 @@
 #include <openssl/sha.h>
 
 #include "mod_tack_load.h"
+#include "tack_file.h"
+#include "tack_key.h"
 #include "tack_pem.h"
 
 APLOG_USE_MODULE(tack);
@@ -169,21 +175,27 @@ static const char *mt_tackfile_extras(apr_pool_t *p, mt_file_t *f,
 
 /* Signatures verified in this process, keyed by the SHA-256 of the exact
  * bytes of the signed object (a 166-byte TACK, a 128-byte break
- * signature): only a successful verification is remembered, and the key
- * covers every signed byte, so a hit is as good as verifying again.  httpd
- * reads its configuration twice at start-up and again at every graceful
- * restart, and a provider's vhosts share break-signature files and TACK keys:
- * without this, start-up re-verified every ECDSA signature several times over
- * (bench/findings.md).
+ * signature, the TACK key among them): only a successful verification is
+ * remembered, and the key covers every signed byte, so a hit is as good as
+ * verifying again.  httpd reads its configuration twice at start-up and
+ * again at every graceful restart, and a provider's vhosts share
+ * break-signature files and TACK keys (bench/findings.md).
  *
  * The cache is the process's (mt_proc_t.vcache), not a static: httpd
- * unloads and reloads the module between configuration passes.  One table,
- * each entry stamped with the last pass that used it: mt_load_proc_init
- * starts a pass, mt_load_vcache_prune drops what the finished pass did
- * not use (its entries are reused).  So a restart finds the previous pass's
- * signatures, and memory stays bounded by one configuration's TACKs: about
- * 90 bytes a TACK, where two generations of tables cost twice that at the
- * peak of every start (bench/findings.md, memory). */
+ * unloads and reloads the module between configuration passes.  Each entry
+ * is stamped with the last pass that used it; mt_load_vcache_end drops
+ * what the finished pass did not use (its entries are reused), so memory
+ * stays bounded by one configuration's TACKs.  The TACK keys are kept the
+ * same way, each made into an EVP_PKEY once: one key usually signs
+ * thousands of TACKs, and making it costs a third of a verification.
+ *
+ * The digests outlive the process in a file beside TackStateFile (the
+ * state file's name and ".verified"), so that a later start verifies only
+ * what changed: read at the first signature a process has not verified,
+ * written by a real start or restart whose digests changed.  It is trusted
+ * only as the memory's directory is (docs/security.md): owned by root, or
+ * by the user an httpd started without root runs as, and writable by its
+ * owner alone, file and directory. */
 typedef struct mt_vent {
     union {
         uint8_t digest[SHA256_DIGEST_LENGTH]; /* in the table */
@@ -192,11 +204,29 @@ typedef struct mt_vent {
     apr_uint32_t pass; /* the last pass that used it */
 } mt_vent_t;
 
+typedef struct mt_vkey {
+    uint8_t pub[TACK_KEY_LEN];
+    EVP_PKEY *pkey;
+    apr_uint32_t pass;
+} mt_vkey_t;
+
+/* The file: this magic, then the digests, 32 bytes each. */
+#define MT_VFILE_MAGIC "TACKVRF1"
+#define MT_VFILE_MAGIC_LEN 8
+#define MT_VFILE_MAX (1u << 20) /* digests */
+
 typedef struct mt_vcache {
     apr_pool_t *pool;
     apr_hash_t *seen; /* digest -> mt_vent_t * */
+    apr_hash_t *keys; /* public key -> mt_vkey_t * */
     mt_vent_t *free;
     apr_uint32_t pass;
+    const char *file;    /* the digests' file: beside the memory */
+    char *file_set;      /* TackStateFile's, in pool, or NULL */
+    int file_read;       /* read (or tried) by this process */
+    int dirty;           /* the table differs from the file */
+    const char *problem; /* why the file was not used, once */
+    int write_said;      /* that it could not be written, once */
 } mt_vcache_t;
 
 static mt_vcache_t *mt_vcache_get(void)
@@ -204,27 +234,190 @@ static mt_vcache_t *mt_vcache_get(void)
     return mt_proc()->vcache;
 }
 
-void mt_load_proc_init(mt_proc_t *proc, apr_pool_t *pproc)
+static apr_status_t mt_vcache_keys_free(void *data)
 {
-    mt_vcache_t *vc;
+    mt_vcache_t *vc = data;
+    apr_hash_index_t *hi;
 
-    if (proc->vcache) {
-        proc->vcache->pass++; /* a new pass of the same process */
-        return;
+    for (hi = apr_hash_first(NULL, vc->keys); hi; hi = apr_hash_next(hi)) {
+        mt_vkey_t *k = apr_hash_this_val(hi);
+
+        EVP_PKEY_free(k->pkey);
+        k->pkey = NULL;
     }
-    vc = apr_pcalloc(pproc, sizeof(*vc));
-    apr_pool_create(&vc->pool, pproc);
-    apr_pool_tag(vc->pool, "mod_tack_verified");
-    vc->seen = apr_hash_make(vc->pool);
-    vc->pass = 1;
-    proc->vcache = vc;
+    return APR_SUCCESS;
 }
 
-void mt_load_vcache_prune(server_rec *s)
+void mt_load_proc_init(mt_proc_t *proc, apr_pool_t *pproc)
+{
+    mt_vcache_t *vc = proc->vcache;
+
+    if (vc) {
+        vc->pass++; /* a new pass of the same process */
+    } else {
+        vc = apr_pcalloc(pproc, sizeof(*vc));
+        apr_pool_create(&vc->pool, pproc);
+        apr_pool_tag(vc->pool, "mod_tack_verified");
+        vc->seen = apr_hash_make(vc->pool);
+        vc->keys = apr_hash_make(vc->pool);
+        apr_pool_cleanup_register(vc->pool, vc, mt_vcache_keys_free,
+                                  apr_pool_cleanup_null);
+        vc->pass = 1;
+        proc->vcache = vc;
+    }
+    /* until TackStateFile says otherwise, this pass */
+    vc->file = MT_STATE_DEFAULT ".verified";
+}
+
+void mt_load_vcache_file(const char *state_file)
+{
+    mt_vcache_t *vc = mt_vcache_get();
+    size_t n = strlen(state_file);
+
+    if (!vc->file_set || strncmp(vc->file_set, state_file, n) ||
+        strcmp(vc->file_set + n, ".verified")) {
+        /* a new name: once per change, not per pass */
+        vc->file_set = apr_pstrcat(vc->pool, state_file, ".verified", NULL);
+    }
+    vc->file = vc->file_set;
+}
+
+/* mt_vent_new takes an entry for |digest|, used by this pass. */
+static void mt_vent_add(mt_vcache_t *vc, const uint8_t *digest,
+                        apr_uint32_t pass)
+{
+    mt_vent_t *e;
+
+    if (vc->free) {
+        e = vc->free;
+        vc->free = e->u.next;
+    } else {
+        e = apr_palloc(vc->pool, sizeof(*e));
+    }
+    memcpy(e->u.digest, digest, SHA256_DIGEST_LENGTH);
+    e->pass = pass;
+    apr_hash_set(vc->seen, e->u.digest, SHA256_DIGEST_LENGTH, e);
+}
+
+/* mt_vfile_trusted returns NULL when |fd|, the file |path| opened, and its
+ * directory may be believed, or why not. */
+static const char *mt_vfile_trusted(apr_pool_t *p, const char *path, int fd,
+                                    struct stat *sb)
+{
+    char *dir = apr_pstrdup(p, path), *slash = strrchr(dir, '/');
+    struct stat db;
+    uid_t me = geteuid();
+
+    if (fstat(fd, sb) != 0) {
+        return apr_psprintf(p, "cannot be examined (%s)", strerror(errno));
+    }
+    if (!S_ISREG(sb->st_mode)) {
+        return "not a regular file";
+    }
+    if (sb->st_uid != 0 && sb->st_uid != me) {
+        return apr_psprintf(p, "owned by uid %ld, not by root",
+                            (long)sb->st_uid);
+    }
+    if (sb->st_mode & (S_IWGRP | S_IWOTH)) {
+        return sb->st_mode & S_IWOTH ? "writable by everyone"
+                                     : "writable by its group";
+    }
+    if (slash) {
+        *(slash == dir ? slash + 1 : slash) = '\0';
+    }
+    if (!slash || stat(dir, &db) != 0 || (db.st_uid != 0 && db.st_uid != me) ||
+        (db.st_mode & (S_IWGRP | S_IWOTH))) {
+        return "in a directory root does not own alone (as "
+               "TackStateFile's must be)";
+    }
+    return NULL;
+}
+
+/* mt_vcache_read adds the digests of the file to the table, each as used
+ * by the previous pass: this pass keeps those it meets again. */
+static void mt_vcache_read(mt_vcache_t *vc)
+{
+    apr_pool_t *p;
+    struct stat sb;
+    const char *why = NULL;
+    uint8_t *buf = NULL;
+    size_t len, i;
+    ssize_t got;
+    int fd;
+
+    vc->file_read = 1;
+    fd = open(vc->file, O_RDONLY | O_NOFOLLOW | O_CLOEXEC | O_NONBLOCK);
+    if (fd < 0) {
+        if (errno != ENOENT) {
+            vc->problem = apr_psprintf(vc->pool, "%s: cannot be read (%s)",
+                                       vc->file, strerror(errno));
+        }
+        return;
+    }
+    apr_pool_create(&p, vc->pool);
+    why = mt_vfile_trusted(p, vc->file, fd, &sb);
+    if (!why) {
+        len = (size_t)sb.st_size;
+        if (len < MT_VFILE_MAGIC_LEN ||
+            (len - MT_VFILE_MAGIC_LEN) % SHA256_DIGEST_LENGTH ||
+            (len - MT_VFILE_MAGIC_LEN) / SHA256_DIGEST_LENGTH > MT_VFILE_MAX) {
+            why = "not a file of verified signatures (its length)";
+        } else {
+            buf = apr_palloc(p, len);
+            got = read(fd, buf, len);
+            if (got != (ssize_t)len ||
+                memcmp(buf, MT_VFILE_MAGIC, MT_VFILE_MAGIC_LEN)) {
+                why = "not a file of verified signatures (its start)";
+            }
+        }
+    }
+    close(fd);
+    if (why) {
+        vc->problem = apr_psprintf(vc->pool, "%s: %s", vc->file, why);
+        vc->dirty = 1; /* replaced by what this start verifies */
+    } else {
+        for (i = MT_VFILE_MAGIC_LEN; i < len; i += SHA256_DIGEST_LENGTH) {
+            if (!apr_hash_get(vc->seen, buf + i, SHA256_DIGEST_LENGTH)) {
+                mt_vent_add(vc, buf + i, vc->pass - 1);
+            }
+        }
+    }
+    apr_pool_destroy(p);
+}
+
+/* mt_vcache_key returns the TACK key |pub| made into an EVP_PKEY once
+ * per process, or NULL with |*st| saying why it cannot be. */
+static EVP_PKEY *mt_vcache_key(mt_vcache_t *vc, const uint8_t *pub,
+                               tack_status_t *st)
+{
+    mt_vkey_t *k = apr_hash_get(vc->keys, pub, TACK_KEY_LEN);
+    EVP_PKEY *pkey = NULL;
+
+    if (k == NULL) {
+        *st = tack_key_from_public(&pkey, pub);
+        if (*st != TACK_OK) {
+            return NULL;
+        }
+        k = apr_palloc(vc->pool, sizeof(*k));
+        memcpy(k->pub, pub, TACK_KEY_LEN);
+        k->pkey = pkey;
+        apr_hash_set(vc->keys, k->pub, TACK_KEY_LEN, k);
+    }
+    k->pass = vc->pass;
+    return k->pkey;
+}
+
+const char *mt_load_vcache_end(apr_pool_t *p, int say, int save)
 {
     mt_vcache_t *vc = mt_vcache_get();
     apr_hash_index_t *hi;
+    const char *problem = say ? vc->problem : NULL;
+    unsigned char *buf, *at;
+    unsigned n;
 
+    if (say) {
+        vc->problem = NULL;
+    }
     /* Deleting the current entry while iterating is allowed by APR. */
     for (hi = apr_hash_first(NULL, vc->seen); hi; hi = apr_hash_next(hi)) {
         mt_vent_t *e = apr_hash_this_val(hi);
@@ -233,62 +426,99 @@ void mt_load_vcache_prune(server_rec *s)
             apr_hash_set(vc->seen, e->u.digest, sizeof(e->u.digest), NULL);
             e->u.next = vc->free;
             vc->free = e;
+            vc->dirty = 1;
         }
     }
+    for (hi = apr_hash_first(NULL, vc->keys); hi; hi = apr_hash_next(hi)) {
+        mt_vkey_t *k = apr_hash_this_val(hi);
+
+        if (k->pass != vc->pass) {
+            /* its few bytes stay in the pool; a key back later is new */
+            apr_hash_set(vc->keys, k->pub, TACK_KEY_LEN, NULL);
+            EVP_PKEY_free(k->pkey);
+            k->pkey = NULL;
+        }
+    }
+    n = apr_hash_count(vc->seen);
+    if (!save || !vc->dirty || n > MT_VFILE_MAX) {
+        return problem;
+    }
+    buf = at = apr_palloc(p, MT_VFILE_MAGIC_LEN +
+                                 (apr_size_t)n * SHA256_DIGEST_LENGTH);
+    memcpy(at, MT_VFILE_MAGIC, MT_VFILE_MAGIC_LEN);
+    at += MT_VFILE_MAGIC_LEN;
+    for (hi = apr_hash_first(NULL, vc->seen); hi; hi = apr_hash_next(hi)) {
+        mt_vent_t *e = apr_hash_this_val(hi);
+
+        memcpy(at, e->u.digest, SHA256_DIGEST_LENGTH);
+        at += SHA256_DIGEST_LENGTH;
+    }
+    if (tack_file_replace(vc->file, buf, (size_t)(at - buf), 0600, 0) !=
+        TACK_OK) {
+        /* no root, say: the next start verifies all again */
+        if (!problem && !vc->write_said) {
+            vc->write_said = 1;
+            problem = apr_psprintf(p, "%s: cannot be written (%s)", vc->file,
+                                   strerror(errno));
+        }
+        return problem;
+    }
+    vc->dirty = 0;
+    return problem;
 }
 
-/* mt_vcache_verify returns TACK_OK when |bytes| were verified before in
- * this pass or the previous one, and otherwise runs |verify| on |obj| and
- * remembers a success. */
-static tack_status_t mt_vcache_verify(server_rec *s, const uint8_t *bytes,
-                                      size_t len,
-                                      tack_status_t (*verify)(const void *),
-                                      const void *obj)
+/* mt_vcache_verify returns TACK_OK when |bytes| were verified before (in
+ * this pass, the previous one or the file), and otherwise runs |verify|
+ * on |obj| by the key |pub| and remembers a success. */
+static tack_status_t
+mt_vcache_verify(const uint8_t *bytes, size_t len, const uint8_t *pub,
+                 tack_status_t (*verify)(const void *, EVP_PKEY *),
+                 const void *obj)
 {
     mt_vcache_t *vc = mt_vcache_get();
     uint8_t digest[SHA256_DIGEST_LENGTH];
     unsigned int dlen = 0;
     tack_status_t st;
     mt_vent_t *e;
+    EVP_PKEY *key;
 
-    /* Keyed by SHA-256 of the signed object's bytes: 32 bytes an entry
-     * instead of 166, and a collision would need a SHA-256 collision. */
     if (!EVP_Digest(bytes, len, digest, &dlen, EVP_sha256(), NULL)) {
         ERR_clear_error();
-        st = verify(obj);
+        key = mt_vcache_key(vc, pub, &st);
+        st = key ? verify(obj, key) : st;
         ERR_clear_error();
         return st;
     }
     e = apr_hash_get(vc->seen, digest, sizeof(digest));
+    if (e == NULL && !vc->file_read) {
+        mt_vcache_read(vc);
+        e = apr_hash_get(vc->seen, digest, sizeof(digest));
+    }
     if (e != NULL) {
         e->pass = vc->pass;
         return TACK_OK;
     }
-    st = verify(obj);
+    key = mt_vcache_key(vc, pub, &st);
+    if (key) {
+        st = verify(obj, key);
+    }
     ERR_clear_error();
     if (st != TACK_OK) {
         return st;
     }
-    if (vc->free) {
-        e = vc->free;
-        vc->free = e->u.next;
-    } else {
-        e = apr_palloc(vc->pool, sizeof(*e));
-    }
-    memcpy(e->u.digest, digest, sizeof(digest));
-    e->pass = vc->pass;
-    apr_hash_set(vc->seen, e->u.digest, sizeof(e->u.digest), e);
+    mt_vent_add(vc, digest, vc->pass);
+    vc->dirty = 1;
     return TACK_OK;
 }
 
-static tack_status_t mt_verify_tack(const void *obj)
+static tack_status_t mt_verify_tack(const void *obj, EVP_PKEY *key)
 {
-    return tack_verify(obj);
+    return tack_verify_with(obj, key);
 }
 
-static tack_status_t mt_verify_breaksig(const void *obj)
+static tack_status_t mt_verify_breaksig(const void *obj, EVP_PKEY *key)
 {
-    return tack_breaksig_verify(obj);
+    return tack_breaksig_verify_with(obj, key);
 }
 
 /* mt_validate_cached is tack_validate(tack, NULL, now) with the signature
@@ -300,7 +530,8 @@ static tack_status_t mt_validate_cached(server_rec *s, const tack_t *tack,
     tack_status_t st;
 
     tack_encode(tack, wire);
-    st = mt_vcache_verify(s, wire, sizeof(wire), mt_verify_tack, tack);
+    st = mt_vcache_verify(wire, sizeof(wire), tack->public_key, mt_verify_tack,
+                          tack);
     if (st == TACK_OK) {
         st = tack_check_generation(tack);
     }
@@ -316,7 +547,8 @@ static tack_status_t mt_breaksig_verify_cached(server_rec *s,
     uint8_t wire[TACK_BREAKSIG_LEN];
 
     tack_breaksig_encode(sig, wire);
-    return mt_vcache_verify(s, wire, sizeof(wire), mt_verify_breaksig, sig);
+    return mt_vcache_verify(wire, sizeof(wire), sig->public_key,
+                            mt_verify_breaksig, sig);
 }
 
 /* The checks a client runs that need no certificate: signature,

@@ -22,11 +22,19 @@ int mt_cert_describe(apr_pool_t *p, X509 *x509, const char *label,
 
 /* mt_load_gen_init makes the part of |gen| (pre_config); mt_load_proc_init
  * starts a pass of the process's verified-signature cache, made in |pproc|
- * the first time; mt_load_vcache_prune ends it, forgetting what the pass
- * did not use. */
+ * the first time; mt_load_vcache_end ends it. */
 void mt_load_gen_init(mt_gen_t *gen);
 void mt_load_proc_init(mt_proc_t *proc, apr_pool_t *pproc);
-void mt_load_vcache_prune(server_rec *s);
+
+/* mt_load_vcache_file names TackStateFile |state_file| for this pass: the
+ * verified signatures are kept beside it (else beside the default). */
+void mt_load_vcache_file(const char *state_file);
+
+/* mt_load_vcache_end ends a configuration pass: it forgets the verified
+ * signatures this pass did not use and, when |save|, writes the file of
+ * them if they changed.  When |say|, returns why the file could not be
+ * used (read or written), once a process; else NULL. */
+const char *mt_load_vcache_end(apr_pool_t *p, int say, int save);
 
 /* mt_load_tackfile reads and verifies every TACK of |f|; returns NULL or
  * why nothing of it may be served (|*expired|: only its expiry). */

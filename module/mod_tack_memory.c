@@ -32,9 +32,6 @@
 
 APLOG_USE_MODULE(tack);
 
-/* Where the memory lives when TackStateFile says nothing: a persistent
- * directory (not the runtime directory, a tmpfs wiped at every boot). */
-#define TACK_STATE_DEFAULT "/var/lib/apache2/tack/state.json"
 /* A state file larger than this is not read: about 150,000 remembered
  * keys; reading more would cost seconds of every restart. */
 #define TACK_STATE_MAX (64 * 1024 * 1024)
@@ -49,10 +46,11 @@ struct mt_memory {
     apr_hash_t *names; /* "name:port" of every id in mem with a key served
                         * with activation */
     int loaded;
-    int missing;    /* the file was not there: said when created */
-    int keep;       /* it could not be read: never overwritten */
-    long ahead;     /* its latest time, when later than the clock */
-    int clock_back; /* the clock is earlier: said, not rewritten */
+    int missing;         /* the file was not there: said when created */
+    int keep;            /* it could not be read: never overwritten */
+    long ahead;          /* its latest time, when later than the clock */
+    int clock_back;      /* the clock is earlier: said, not rewritten */
+    struct stat read_as; /* the file this pass read, st_ino 0: none */
 };
 
 /* mt_memory_reset empties |mm| for the next pass's reading. */
@@ -71,8 +69,7 @@ void mt_memory_gen_init(mt_gen_t *gen)
 {
     struct mt_memory *mm = apr_pcalloc(gen->pconf, sizeof(*mm));
 
-    apr_pool_create(&mm->pool, gen->pconf);
-    apr_pool_tag(mm->pool, "tack_memory");
+    mm->pool = mt_pool_apart(gen->pconf, "tack_memory");
     mt_memory_reset(mm);
     gen->memory = mm;
 }
@@ -86,7 +83,7 @@ const char *mt_memory_file(void)
 {
     const mt_conf_t *conf = mt_conf_get(ap_server_conf);
 
-    return conf->state_file ? conf->state_file : TACK_STATE_DEFAULT;
+    return conf->state_file ? conf->state_file : MT_STATE_DEFAULT;
 }
 
 const char *mt_memory_path(apr_pool_t *p, const char *suffix)
@@ -291,13 +288,16 @@ static void mt_mem_merge(apr_pool_t *p, const char *id,
  * symbolic link is not followed: whoever could plant one would make the
  * parent, as root, read any file of the machine. */
 static const char *mt_state_read(apr_pool_t *p, const char *path, char **text,
-                                 size_t *len)
+                                 size_t *len, struct stat *as)
 {
     struct stat sb;
     tack_status_t st;
 
     if (lstat(path, &sb) != 0) {
         return apr_psprintf(p, "%s", strerror(errno));
+    }
+    if (as) {
+        *as = sb;
     }
     if (S_ISLNK(sb.st_mode)) {
         return "a symbolic link, not followed (name the file itself)";
@@ -364,7 +364,7 @@ void mt_memory_load(server_rec *s)
         mm->missing = 1;
         return;
     }
-    why = mt_state_read(p, path, &text, &len);
+    why = mt_state_read(p, path, &text, &len, &mm->read_as);
     if (why) {
         mm->keep = 1;
         ap_log_error(APLOG_MARK, APLOG_WARNING, 0, s,
@@ -672,7 +672,8 @@ static int mt_state_lock(apr_pool_t *p, server_rec *s, const char *path,
  * pass serves are its own to decide (a key let lapse stays gone); a file
  * that is gone or cannot be parsed now adds nothing. */
 static void mt_mem_reread(apr_pool_t *p, const char *path,
-                          const apr_array_header_t *served, long now)
+                          const apr_array_header_t *served, long now,
+                          const struct stat *read_as)
 {
     tack_state_t *state = NULL;
     char *text = NULL, err[128];
@@ -680,9 +681,21 @@ static void mt_mem_reread(apr_pool_t *p, const char *path,
     const tack_state_key_t *keys;
     const char *id;
     apr_hash_t *ours = apr_hash_make(p);
+    struct stat sb;
     int j;
 
-    if (mt_state_read(p, path, &text, &len)) {
+    /* The file this pass read, unchanged (a writer replaces it: a new
+     * inode), holds nothing new: not parsed twice. */
+    if (read_as->st_ino && lstat(path, &sb) == 0 &&
+        sb.st_ino == read_as->st_ino && sb.st_dev == read_as->st_dev &&
+        sb.st_size == read_as->st_size &&
+        sb.st_mtim.tv_sec == read_as->st_mtim.tv_sec &&
+        sb.st_mtim.tv_nsec == read_as->st_mtim.tv_nsec &&
+        sb.st_ctim.tv_sec == read_as->st_ctim.tv_sec &&
+        sb.st_ctim.tv_nsec == read_as->st_ctim.tv_nsec) {
+        return;
+    }
+    if (mt_state_read(p, path, &text, &len, NULL)) {
         return;
     }
     for (j = 0; j < served->nelts; j++) {
@@ -772,7 +785,7 @@ void mt_memory_end(server_rec *s_main, const apr_array_header_t *served)
                          "sharing the file wrote meanwhile may be lost",
                          mt_memory_file(), lockwhy);
         }
-        mt_mem_reread(mm->pool, mt_memory_file(), served, now);
+        mt_mem_reread(mm->pool, mt_memory_file(), served, now, &mm->read_as);
         err = mt_mem_write(mm->pool, mt_memory_file(), now);
         if (lockfd >= 0) {
             close(lockfd);

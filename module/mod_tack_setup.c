@@ -15,6 +15,7 @@
  *    for SSLCertificateFile (and SSLEngine, SSLProtocol), and any problem
  *    refuses the configuration (mt_setup_check).
  */
+#include <malloc.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -521,8 +522,7 @@ static int mt_setup_vhost(apr_pool_t *p, apr_pool_t *tmp, server_rec *s,
 static int mt_setup_end(apr_pool_t *ptemp, server_rec *s_main, int all_known)
 {
     int problems = 0;
-
-    mt_load_vcache_prune(s_main);
+    const char *why;
     if (!mt_quiet()) {
         mt_warn_plain_vhosts(s_main);
     }
@@ -543,6 +543,19 @@ static int mt_setup_end(apr_pool_t *ptemp, server_rec *s_main, int all_known)
     problems += mt_guard_check(s_main);
     mt_guard_end(s_main);
     mt_resolve_log_warnings(s_main);
+    /* after the memory made its directory: a notice, since the cost of a
+     * file not used is a start that verifies every signature again */
+    why = mt_load_vcache_end(ptemp, !mt_quiet(), !mt_quiet() && !mt_strict());
+    if (why) {
+        ap_log_error(APLOG_MARK, APLOG_NOTICE, 0, s_main,
+                     "TACK00154: %s: this start verifies every signature "
+                     "the file would have spared (slower, nothing more)",
+                     why);
+    }
+    /* The pass's peak (the memory's JSON, read and written whole; OpenSSL's
+     * verifications) was freed to malloc, which keeps it: given back, so
+     * that the parent, and every child forked from it, does not carry it */
+    malloc_trim(0);
     return problems;
 }
 

@@ -256,8 +256,9 @@ like(log_since($mark, $h->error_log), qr/TACK00044: TackStateFile \S+state\.json
 @s = @{ slot() };
 ok(@s == 1 && $s[0]{tack_id} eq $K2 && $s[0]{serving}, '... remembering K2');
 is(sprintf('%o', (stat $state)[2] & 07777), '644', 'the memory file is mode 0644');
-my @tmp = grep { $_ ne "$state.lock" } glob("$state.* $d/var/tack/.state.json.*");
-is(scalar(@tmp), 0, 'no temporary file left beside it (its lock file, STATEFILE.lock, stays)');
+my @tmp = grep { $_ ne "$state.lock" && $_ ne "$state.verified" }
+    glob("$state.* $d/var/tack/.state.json.*");
+is(scalar(@tmp), 0, 'no temporary file left beside it (its lock file, STATEFILE.lock, and the verified signatures, STATEFILE.verified, stay)');
 my $good = TackHelpers::read_file($state);
 
 # its directory: root's alone, or refused under -t and warned at a start

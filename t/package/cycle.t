@@ -403,7 +403,8 @@ is($rc, 0, 'removed again') or diag($out);
 # keys it signed with, and what an interrupted atomic write leaves (those
 # three made here: this test's server signs nothing and has no token).
 my @state_files = map { "$vstate/$_" } qw(state.json state.json.lock
-    state.json.pin-refused state.json.pin-key state.json.signing-keys .state.json.Ab3dE9);
+    state.json.pin-refused state.json.pin-key state.json.signing-keys
+    state.json.verified .state.json.Ab3dE9);
 write_file($_, "{}\n") for grep { !-e $_ } @state_files;
 # The administrator's copy, named like a temporary file but not of its
 # shape (six of mkstemp's letters and digits): kept.

@@ -28,7 +28,8 @@ my $vstate = '/var/lib/apache2/tack';
 # an interrupted write of each leaves (tack_file_write_temp: ".NAME." and
 # six of mkstemp's letters and digits).
 my @ours = qw(state.json state.json.lock state.json.pin-refused state.json.pin-key
-    state.json.signing-keys .state.json.Ab3dE9 .state.json.pin-refused.ZZZZZZ
+    state.json.signing-keys state.json.verified .state.json.Ab3dE9
+    .state.json.pin-refused.ZZZZZZ .state.json.verified.q1W2e3
     .state.json.pin-key.x9Z0aB .state.json.signing-keys.000000);
 # What is not: the administrator's, named like them but not of that shape.
 my @not_ours = qw(.state.json.old-01 .state.json.ab.d12 .state.json.bak
