@@ -185,9 +185,9 @@ static const char *mt_tackfile_extras(apr_pool_t *p, mt_file_t *f,
  * unloads and reloads the module between configuration passes.  Each entry
  * is stamped with the last pass that used it; mt_load_vcache_end drops
  * what the finished pass did not use (its entries are reused), so memory
- * stays bounded by one configuration's TACKs.  The TACK keys are kept the
- * same way, each made into an EVP_PKEY once: one key usually signs
- * thousands of TACKs, and making it costs a third of a verification.
+ * stays bounded by one configuration's TACKs.  Each TACK key is made into
+ * an EVP_PKEY once a generation: one key usually signs thousands of
+ * TACKs, and making it costs a quarter of a verification.
  *
  * The digests outlive the process in a file beside TackStateFile (the
  * state file's name and ".verified"), so that a later start verifies only
@@ -207,7 +207,6 @@ typedef struct mt_vent {
 typedef struct mt_vkey {
     uint8_t pub[TACK_KEY_LEN];
     EVP_PKEY *pkey;
-    apr_uint32_t pass;
 } mt_vkey_t;
 
 /* The file: this magic, then the digests, 32 bytes each. */
@@ -218,7 +217,7 @@ typedef struct mt_vkey {
 typedef struct mt_vcache {
     apr_pool_t *pool;
     apr_hash_t *seen; /* digest -> mt_vent_t * */
-    apr_hash_t *keys; /* public key -> mt_vkey_t * */
+    apr_hash_t *keys; /* public key -> mt_vkey_t *, the generation's */
     mt_vent_t *free;
     apr_uint32_t pass;
     const char *file;    /* the digests' file: beside the memory */
@@ -234,6 +233,9 @@ static mt_vcache_t *mt_vcache_get(void)
     return mt_proc()->vcache;
 }
 
+/* The keys are the generation's, freed by a cleanup of pconf: one in the
+ * process pool would call into this module after httpd unloaded it and
+ * mapped it anew (every pass does), and crash httpd as it exits. */
 static apr_status_t mt_vcache_keys_free(void *data)
 {
     mt_vcache_t *vc = data;
@@ -243,8 +245,8 @@ static apr_status_t mt_vcache_keys_free(void *data)
         mt_vkey_t *k = apr_hash_this_val(hi);
 
         EVP_PKEY_free(k->pkey);
-        k->pkey = NULL;
     }
+    vc->keys = NULL;
     return APR_SUCCESS;
 }
 
@@ -259,12 +261,12 @@ void mt_load_proc_init(mt_proc_t *proc, apr_pool_t *pproc)
         apr_pool_create(&vc->pool, pproc);
         apr_pool_tag(vc->pool, "mod_tack_verified");
         vc->seen = apr_hash_make(vc->pool);
-        vc->keys = apr_hash_make(vc->pool);
-        apr_pool_cleanup_register(vc->pool, vc, mt_vcache_keys_free,
-                                  apr_pool_cleanup_null);
         vc->pass = 1;
         proc->vcache = vc;
     }
+    vc->keys = apr_hash_make(mt_gen()->pconf);
+    apr_pool_cleanup_register(mt_gen()->pconf, vc, mt_vcache_keys_free,
+                              apr_pool_cleanup_null);
     /* until TackStateFile says otherwise, this pass */
     vc->file = MT_STATE_DEFAULT ".verified";
 }
@@ -385,26 +387,34 @@ static void mt_vcache_read(mt_vcache_t *vc)
     apr_pool_destroy(p);
 }
 
-/* mt_vcache_key returns the TACK key |pub| made into an EVP_PKEY once
- * per process, or NULL with |*st| saying why it cannot be. */
-static EVP_PKEY *mt_vcache_key(mt_vcache_t *vc, const uint8_t *pub,
-                               tack_status_t *st)
+/* mt_vcache_run runs |verify| on |obj| by the TACK key |pub|, made into an
+ * EVP_PKEY once a generation (made for the call when there is none). */
+static tack_status_t mt_vcache_run(mt_vcache_t *vc, const uint8_t *pub,
+                                   tack_status_t (*verify)(const void *,
+                                                           EVP_PKEY *),
+                                   const void *obj)
 {
-    mt_vkey_t *k = apr_hash_get(vc->keys, pub, TACK_KEY_LEN);
+    mt_vkey_t *k = vc->keys ? apr_hash_get(vc->keys, pub, TACK_KEY_LEN) : NULL;
     EVP_PKEY *pkey = NULL;
+    tack_status_t st;
 
-    if (k == NULL) {
-        *st = tack_key_from_public(&pkey, pub);
-        if (*st != TACK_OK) {
-            return NULL;
-        }
-        k = apr_palloc(vc->pool, sizeof(*k));
+    if (k) {
+        return verify(obj, k->pkey);
+    }
+    st = tack_key_from_public(&pkey, pub);
+    if (st != TACK_OK) {
+        return st;
+    }
+    st = verify(obj, pkey);
+    if (vc->keys) {
+        k = apr_palloc(apr_hash_pool_get(vc->keys), sizeof(*k));
         memcpy(k->pub, pub, TACK_KEY_LEN);
         k->pkey = pkey;
         apr_hash_set(vc->keys, k->pub, TACK_KEY_LEN, k);
+    } else {
+        EVP_PKEY_free(pkey);
     }
-    k->pass = vc->pass;
-    return k->pkey;
+    return st;
 }
 
 const char *mt_load_vcache_end(apr_pool_t *p, int say, int save)
@@ -427,16 +437,6 @@ const char *mt_load_vcache_end(apr_pool_t *p, int say, int save)
             e->u.next = vc->free;
             vc->free = e;
             vc->dirty = 1;
-        }
-    }
-    for (hi = apr_hash_first(NULL, vc->keys); hi; hi = apr_hash_next(hi)) {
-        mt_vkey_t *k = apr_hash_this_val(hi);
-
-        if (k->pass != vc->pass) {
-            /* its few bytes stay in the pool; a key back later is new */
-            apr_hash_set(vc->keys, k->pub, TACK_KEY_LEN, NULL);
-            EVP_PKEY_free(k->pkey);
-            k->pkey = NULL;
         }
     }
     n = apr_hash_count(vc->seen);
@@ -480,12 +480,10 @@ mt_vcache_verify(const uint8_t *bytes, size_t len, const uint8_t *pub,
     unsigned int dlen = 0;
     tack_status_t st;
     mt_vent_t *e;
-    EVP_PKEY *key;
 
     if (!EVP_Digest(bytes, len, digest, &dlen, EVP_sha256(), NULL)) {
         ERR_clear_error();
-        key = mt_vcache_key(vc, pub, &st);
-        st = key ? verify(obj, key) : st;
+        st = mt_vcache_run(vc, pub, verify, obj);
         ERR_clear_error();
         return st;
     }
@@ -498,10 +496,7 @@ mt_vcache_verify(const uint8_t *bytes, size_t len, const uint8_t *pub,
         e->pass = vc->pass;
         return TACK_OK;
     }
-    key = mt_vcache_key(vc, pub, &st);
-    if (key) {
-        st = verify(obj, key);
-    }
+    st = mt_vcache_run(vc, pub, verify, obj);
     ERR_clear_error();
     if (st != TACK_OK) {
         return st;
