@@ -18,6 +18,17 @@
 # the second with a hand-signed TACK at min_generation and generation 1:
 # its successor keeps them (clients that saw it refuse a lower
 # generation), as a first start's state file cannot say.
+#
+# On Debian 13 (libfaketime 0.9.10+2024-06-05, which wraps getrandom,
+# getentropy and getpid; OpenSSL 3.5) a child's first handshake after the
+# faked clock jumps is now and then refused by mod_ssl before TLS begins:
+# AH01990 (OpenSSL's DRBG reports too little entropy) and AH01962 (SSL_new
+# failed), before any extension callback runs.  The same test at dbe4b4b,
+# which passed there before, did it in 2 runs of 6; never on Debian 12.
+# The day's handshake, when mod_ssl logged AH01962 for it, is tried once
+# more, and must then get a valid TACK like any other day; a case may have
+# at most 3 such lines (counted in its test name), whatever connection
+# they were for.
 use strict;
 use warnings FATAL => 'all';
 use FindBin;
@@ -29,7 +40,7 @@ use POSIX ();
 use TackTest;
 use TackHelpers qw(tackpy_pem write_file);
 
-plan tests => 38;
+plan tests => 42;
 
 my $FAKETIME = '/usr/lib/x86_64-linux-gnu/faketime/libfaketime.so.1';
 ok(-e $FAKETIME, "libfaketime is installed ($FAKETIME; apt-get install libfaketime)")
@@ -128,7 +139,10 @@ C
             $resigned = $day if TackHelpers::wait_until($day == 15 ? 20 : 0,
                 sub { $h->log_since(0) =~ /TACK00037|TACK00152/ });
         }
+        my $mark = $h->log_mark;
         my $t = served_tack($h->port, 'nl.test');
+        $t = served_tack($h->port, 'nl.test')
+            if !$t && $h->log_since($mark) =~ /AH01962:/;
         my $ok = 0;
         if ($t) {
             write_file("$d/served.pem", tackpy_pem('TACK', $t->{bytes}));
@@ -145,7 +159,10 @@ C
     like($log, qr/^\[\w{3} $last\] .*resuming normal operations/m,
          "$name: httpd's clock was faked (the last graceful is logged on day 180)");
     $h->stop;
-    log_clean(0, $allowed, $h->error_log);
+    my $refused = () = $log =~ /AH01962:/g;
+    cmp_ok($refused, '<=', 3,
+           "$name: connections mod_ssl refused before TLS (AH01962, OpenSSL's DRBG under libfaketime): $refused");
+    log_clean(0, [ @$allowed, qr/AH01962:/, qr/AH01990:/ ], $h->error_log);
     my @r;
     for my $day (@bad) {
         if (@r && $r[-1][1] == $day - 1) { $r[-1][1] = $day }
