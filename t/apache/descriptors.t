@@ -77,7 +77,9 @@ sub children_of {
     my ($ppid) = @_;
     my @kids;
     for my $stat (glob '/proc/[0-9]*/stat') {
-        my $line = TackHelpers::slurp($stat) // next;
+        # a process may exit between the glob and the open: not a child
+        open(my $fh, '<', $stat) or next;
+        my $line = do { local $/; <$fh> } // next;
         my ($pid, $comm, $pp) = $line =~ /^(\d+) \((.*)\) \S+ (\d+)/s or next;
         push @kids, [$pid, $comm] if $pp == $ppid;
     }
