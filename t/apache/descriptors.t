@@ -77,9 +77,8 @@ sub children_of {
     my ($ppid) = @_;
     my @kids;
     for my $stat (glob '/proc/[0-9]*/stat') {
-        # a process may exit between the glob and the open: not a child
-        open(my $fh, '<', $stat) or next;
-        my $line = do { local $/; <$fh> } // next;
+        # a process may exit between the glob and the read: not a child
+        my $line = TackHelpers::read_file($stat) // next;
         my ($pid, $comm, $pp) = $line =~ /^(\d+) \((.*)\) \S+ (\d+)/s or next;
         push @kids, [$pid, $comm] if $pp == $ppid;
     }
