@@ -301,7 +301,7 @@ static int mt_agent_theirs(apr_pool_t *p, const mt_pending_t *pd,
                  "since the start expires at %s, the next start serves the "
                  "file's",
                  mt_vhost_name_buf(pd->s, vname), file, sg->key,
-                 sg->fingerprint, pd->cert.label, pd->replaces->expiry);
+                 sg->fingerprint, pd->cert.label, MT_ITEM_EXPIRY(pd->replaces));
     return 1;
 }
 

@@ -71,7 +71,6 @@ void mt_gen_start(apr_pool_t *pconf, apr_pool_t *pproc)
     mt_gen_t *gen = apr_pcalloc(pconf, sizeof(*gen));
 
     gen->pconf = pconf;
-    gen->ssl_seen = apr_hash_make(pconf);
     mt_gen_current = gen;
     apr_pool_cleanup_register(pconf, gen, mt_gen_end, apr_pool_cleanup_null);
     if (!mt_proc_current) {
@@ -143,19 +142,6 @@ const char *mt_vhost_name(server_rec *s)
 mt_conf_t *mt_conf_get(server_rec *s)
 {
     return ap_get_module_config(s->module_config, &tack_module);
-}
-
-int mt_ssl_seen(server_rec *s)
-{
-    return apr_hash_get(mt_gen()->ssl_seen, &s, sizeof(s)) != NULL;
-}
-
-void mt_ssl_seen_set(server_rec *s, int seen)
-{
-    mt_gen_t *gen = mt_gen();
-    server_rec **key = seen ? apr_pmemdup(gen->pconf, &s, sizeof(s)) : &s;
-
-    apr_hash_set(gen->ssl_seen, key, sizeof(s), seen ? "" : NULL);
 }
 
 /* mt_read_error says why |path| could not be read (|st| not TACK_OK). */

@@ -45,7 +45,6 @@ typedef struct mt_pending mt_pending_t;
 /* One configuration generation, in pconf: each member one file's part. */
 typedef struct {
     apr_pool_t *pconf;
-    apr_hash_t *ssl_seen;         /* mt_ssl_seen's vhosts */
     struct mt_sigloads *sigloads; /* mod_tack_load.c */
     struct mt_stores *stores;     /* mod_tack_store.c */
     struct mt_memory *memory;     /* mod_tack_memory.c */
@@ -77,11 +76,6 @@ mt_proc_t *mt_proc(void);
 
 /* mt_conf_get returns the (merged) configuration of |s|. */
 mt_conf_t *mt_conf_get(server_rec *s);
-
-/* mt_ssl_seen returns 1 when the pass found |s| to be an SSL vhost
- * (mt_ssl_seen_set, by mod_tack_setup.c), else 0. */
-int mt_ssl_seen(server_rec *s);
-void mt_ssl_seen_set(server_rec *s, int seen);
 
 /* mt_strict returns 1 under "apache2 -t" (every problem an error), 0 at
  * a real start; mt_quiet 1 in the first, discarded pass of a start. */

@@ -340,11 +340,11 @@ static const char *mt_cmd_TackStateFile(cmd_parms *cmd, void *dcfg,
     if (err) {
         return err;
     }
-    if (!(mt_conf_get(cmd->server)->state_file =
+    if (!(mt_conf_get(cmd->server)->main->state_file =
               ap_server_root_relative(cmd->pool, arg))) {
         return apr_psprintf(cmd->pool, "TackStateFile %s: invalid path", arg);
     }
-    mt_load_vcache_file(mt_conf_get(cmd->server)->state_file);
+    mt_load_vcache_file(mt_conf_get(cmd->server)->main->state_file);
     return NULL;
 }
 
@@ -381,7 +381,7 @@ static const char *mt_cmd_TackSigningWait(cmd_parms *cmd, void *dcfg,
                             "from 0 to 300",
                             arg);
     }
-    mt_conf_get(cmd->server)->sign_wait = v;
+    mt_conf_get(cmd->server)->main->sign_wait = v;
     return NULL;
 }
 
@@ -392,7 +392,7 @@ static const char *mt_cmd_TackSigningRetry(cmd_parms *cmd, void *dcfg,
                                            const char *arg, const char *max)
 {
     const char *err = ap_check_cmd_context(cmd, GLOBAL_ONLY);
-    mt_conf_t *conf = mt_conf_get(cmd->server);
+    mt_main_conf_t *conf;
     int v, m;
 
     if (err) {
@@ -404,6 +404,7 @@ static const char *mt_cmd_TackSigningRetry(cmd_parms *cmd, void *dcfg,
                             "from 1 to 3600",
                             arg);
     }
+    conf = mt_conf_get(cmd->server)->main;
     conf->sign_retry = v;
     conf->sign_retry_max = TACK_UNSET;
     if (!max) {
@@ -443,7 +444,7 @@ static const char *mt_cmd_TackStoreOwner(cmd_parms *cmd, void *dcfg,
     if (!getpwnam(arg)) {
         return apr_psprintf(cmd->pool, "TackStoreOwner %s: no such user", arg);
     }
-    mt_conf_get(cmd->server)->store_owner = arg;
+    mt_conf_get(cmd->server)->main->store_owner = arg;
     return NULL;
 }
 
@@ -551,9 +552,13 @@ void *mt_config_create(apr_pool_t *p, server_rec *s)
     conf->required = TACK_UNSET;
     conf->sign_min_gen = TACK_UNSET;
     conf->sign_gen = TACK_UNSET;
-    conf->sign_wait = TACK_UNSET;
-    conf->sign_retry = TACK_UNSET;
-    conf->sign_retry_max = TACK_UNSET;
+    if (!s->is_virtual) {
+        /* the GLOBAL_ONLY directives' (a vhost's stays NULL) */
+        conf->main = apr_pcalloc(p, sizeof(*conf->main));
+        conf->main->sign_wait = TACK_UNSET;
+        conf->main->sign_retry = TACK_UNSET;
+        conf->main->sign_retry_max = TACK_UNSET;
+    }
     return conf;
 }
 

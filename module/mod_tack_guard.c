@@ -655,7 +655,7 @@ static void mt_recover_one(apr_pool_t *p, server_rec *s,
                  "it",
                  mt_vhost_name_buf(s, name), failed->kind, failed->path,
                  failed->error, cert->label, item->fingerprint,
-                 item->file->path, item->expiry);
+                 item->file->path, MT_ITEM_EXPIRY(item));
 }
 
 /* mt_recover_floor serves again, in place of |cert|'s TACK number |t|
@@ -705,17 +705,17 @@ static void mt_recover_floor(apr_pool_t *p, server_rec *s, mt_sel_t *sel,
     item = mt_load_item(p, s, "TackStateFile", mt_memory_file(),
                         low->file->where, NULL, &good);
     cert->tacks[t] = item;
-    ap_log_error(APLOG_MARK, APLOG_ERR, 0, s,
-                 "TACK00143: vhost %s: %s: the TACK of %s %s under key %s has "
-                 "generation %u, below min_generation %d, which a TACK under "
-                 "that key served here raised (clients that saw it would "
-                 "refuse it: certificate_revoked); the TACK served before, "
-                 "generation %u, is served again from TackStateFile %s (it "
-                 "expires %s): sign one at generation %d (" TACK_PROG
-                 " sign -g %d)",
-                 mt_vhost_name_buf(s, name), cert->label, low->file->kind,
-                 low->file->path, low->fingerprint, low->tack.generation, floor,
-                 good.generation, item->file->path, item->expiry, floor, floor);
+    ap_log_error(
+        APLOG_MARK, APLOG_ERR, 0, s,
+        "TACK00143: vhost %s: %s: the TACK of %s %s under key %s has "
+        "generation %u, below min_generation %d, which a TACK under "
+        "that key served here raised (clients that saw it would "
+        "refuse it: certificate_revoked); the TACK served before, "
+        "generation %u, is served again from TackStateFile %s (it "
+        "expires %s): sign one at generation %d (" TACK_PROG " sign -g %d)",
+        mt_vhost_name_buf(s, name), cert->label, low->file->kind,
+        low->file->path, low->fingerprint, low->tack.generation, floor,
+        good.generation, item->file->path, MT_ITEM_EXPIRY(item), floor, floor);
 }
 
 /* A file broken between the configuration test and a restart must not

@@ -19,7 +19,6 @@
 #include "httpd.h"
 #include "http_config.h"
 #include "http_log.h"
-#include "apr_atomic.h"
 #include "apr_strings.h"
 
 #include <openssl/ssl.h>
@@ -168,14 +167,15 @@ static void mt_note_expired(mt_rt_t *rt, mt_slot_t *slot, int i)
     const mt_item_t *item = slot->tacks[i];
     char name[TACK_NAME_SIZE];
 
-    if (apr_atomic_cas32(&slot->expired_logged[i], 1, 0) != 0) {
+    if (__atomic_fetch_or(&slot->expired_logged, 1u << i, __ATOMIC_RELAXED) &
+        (1u << i)) {
         return;
     }
     ap_log_error(APLOG_MARK, APLOG_WARNING, 0, rt->s,
                  "TACK00053: vhost %s: %s %s: TACK (key %s) expired at "
                  "%s; no longer served%s",
                  mt_rt_name(rt, name), item->file->kind, item->file->path,
-                 item->fingerprint, item->expiry,
+                 item->fingerprint, MT_ITEM_EXPIRY(item),
                  rt->nsigs ? " (break signatures still are)" : "");
 }
 
@@ -207,8 +207,8 @@ mt_log_answer(SSL *ssl, conn_rec *c, const mt_rt_t *rt, const mt_slot_t *slot,
                    : slot->ntacks > 1 ? " and another"
                                       : "",
                    late ? 1u : (unsigned)__builtin_popcount(mask),
-                   rt->format == TACK_FORMAT_02 ? 0 : rt->nsigs, body->len,
-                   body->len ? "" : " (extension omitted)");
+                   rt->format == TACK_FORMAT_02 ? 0 : (apr_size_t)rt->nsigs,
+                   body->len, body->len ? "" : " (extension omitted)");
 }
 
 /* mt_cb_ext_add answers a ClientHello that carried the request (OpenSSL

@@ -171,6 +171,15 @@ static const char *mt_tackfile_extras(apr_pool_t *p, mt_file_t *f,
     return NULL;
 }
 
+const mt_main_conf_t *mt_main_conf(void)
+{
+    static const mt_main_conf_t none = {NULL, NULL, TACK_UNSET, TACK_UNSET,
+                                        TACK_UNSET};
+    const mt_conf_t *conf = ap_server_conf ? mt_conf_get(ap_server_conf) : NULL;
+
+    return conf && conf->main ? conf->main : &none;
+}
+
 /* ---- signatures already verified ------------------------------------- */
 
 /* Signatures verified in this process, keyed by the SHA-256 of the exact
@@ -196,12 +205,9 @@ static const char *mt_tackfile_extras(apr_pool_t *p, mt_file_t *f,
  * only as the memory's directory is (docs/security.md): owned by root, or
  * by the user an httpd started without root runs as, and writable by its
  * owner alone, file and directory. */
-typedef struct mt_vent {
-    union {
-        uint8_t digest[SHA256_DIGEST_LENGTH]; /* in the table */
-        struct mt_vent *next;                 /* on the free list */
-    } u;
-    apr_uint32_t pass; /* the last pass that used it */
+typedef struct {
+    uint8_t digest[SHA256_DIGEST_LENGTH];
+    apr_uint32_t pass; /* the last pass that used it; 0: a free place */
 } mt_vent_t;
 
 typedef struct mt_vkey {
@@ -216,10 +222,16 @@ typedef struct mt_vkey {
 
 typedef struct mt_vcache {
     apr_pool_t *pool;
-    apr_hash_t *seen; /* digest -> mt_vent_t * */
-    apr_hash_t *keys; /* public key -> mt_vkey_t *, the generation's */
-    mt_vent_t *free;
-    apr_uint32_t pass;
+    /* The digests: open addressing, |cap| places (a power of two, at
+     * most three quarters used), found by their first bytes (SHA-256's:
+     * uniform).  36 bytes a digest, 48 to 96 with the free places: an
+     * apr_hash_t costs about 100 (its entry, the value, and the arrays it
+     * outgrew, all kept by the pool), paid in the parent and every child.
+     * malloc'd, so that an outgrown table is given back. */
+    mt_vent_t *ents;
+    size_t cap, n;
+    apr_hash_t *keys;    /* public key -> mt_vkey_t *, the generation's */
+    apr_uint32_t pass;   /* from 2: an entry of the file's is pass - 1 */
     const char *file;    /* the digests' file: beside the memory */
     char *file_set;      /* TackStateFile's, in pool, or NULL */
     int file_read;       /* read (or tried) by this process */
@@ -260,8 +272,7 @@ void mt_load_proc_init(mt_proc_t *proc, apr_pool_t *pproc)
         vc = apr_pcalloc(pproc, sizeof(*vc));
         apr_pool_create(&vc->pool, pproc);
         apr_pool_tag(vc->pool, "mod_tack_verified");
-        vc->seen = apr_hash_make(vc->pool);
-        vc->pass = 1;
+        vc->pass = 2;
         proc->vcache = vc;
     }
     vc->keys = apr_hash_make(mt_gen()->pconf);
@@ -284,21 +295,67 @@ void mt_load_vcache_file(const char *state_file)
     vc->file = vc->file_set;
 }
 
-/* mt_vent_new takes an entry for |digest|, used by this pass. */
+/* mt_vent_place returns the place of |digest| in |ents| (|cap| places),
+ * or the free place where it would go. */
+static mt_vent_t *mt_vent_place(mt_vent_t *ents, size_t cap,
+                                const uint8_t *digest)
+{
+    size_t i;
+
+    memcpy(&i, digest, sizeof(i));
+    for (i &= cap - 1;; i = (i + 1) & (cap - 1)) {
+        if (!ents[i].pass ||
+            !memcmp(ents[i].digest, digest, SHA256_DIGEST_LENGTH)) {
+            return &ents[i];
+        }
+    }
+}
+
+static mt_vent_t *mt_vent_find(const mt_vcache_t *vc, const uint8_t *digest)
+{
+    mt_vent_t *e = vc->cap ? mt_vent_place(vc->ents, vc->cap, digest) : NULL;
+
+    return e && e->pass ? e : NULL;
+}
+
+/* mt_vent_rehash moves the entries used by |keep| or a later pass (all:
+ * 0) into a table of |cap| places; 0 when out of memory (nothing moved). */
+static int mt_vent_rehash(mt_vcache_t *vc, size_t cap, apr_uint32_t keep)
+{
+    mt_vent_t *ents = calloc(cap, sizeof(*ents));
+    size_t i, n = 0;
+
+    if (!ents) {
+        return 0;
+    }
+    for (i = 0; i < vc->cap; i++) {
+        if (vc->ents[i].pass && vc->ents[i].pass >= keep) {
+            *mt_vent_place(ents, cap, vc->ents[i].digest) = vc->ents[i];
+            n++;
+        }
+    }
+    free(vc->ents);
+    vc->ents = ents;
+    vc->cap = cap;
+    vc->n = n;
+    return 1;
+}
+
+/* mt_vent_add remembers |digest| as used by |pass| (not found before);
+ * when memory runs out it is not remembered (verified again next time). */
 static void mt_vent_add(mt_vcache_t *vc, const uint8_t *digest,
                         apr_uint32_t pass)
 {
     mt_vent_t *e;
 
-    if (vc->free) {
-        e = vc->free;
-        vc->free = e->u.next;
-    } else {
-        e = apr_palloc(vc->pool, sizeof(*e));
+    if ((vc->n + 1) * 4 > vc->cap * 3 &&
+        !mt_vent_rehash(vc, vc->cap ? vc->cap * 2 : 64, 0)) {
+        return;
     }
-    memcpy(e->u.digest, digest, SHA256_DIGEST_LENGTH);
+    e = mt_vent_place(vc->ents, vc->cap, digest);
+    memcpy(e->digest, digest, SHA256_DIGEST_LENGTH);
     e->pass = pass;
-    apr_hash_set(vc->seen, e->u.digest, SHA256_DIGEST_LENGTH, e);
+    vc->n++;
 }
 
 /* mt_vfile_trusted returns NULL when |fd|, the file |path| opened, and its
@@ -379,7 +436,7 @@ static void mt_vcache_read(mt_vcache_t *vc)
         vc->dirty = 1; /* replaced by what this start verifies */
     } else {
         for (i = MT_VFILE_MAGIC_LEN; i < len; i += SHA256_DIGEST_LENGTH) {
-            if (!apr_hash_get(vc->seen, buf + i, SHA256_DIGEST_LENGTH)) {
+            if (!mt_vent_find(vc, buf + i)) {
                 mt_vent_add(vc, buf + i, vc->pass - 1);
             }
         }
@@ -420,46 +477,53 @@ static tack_status_t mt_vcache_run(mt_vcache_t *vc, const uint8_t *pub,
 const char *mt_load_vcache_end(apr_pool_t *p, int say, int save)
 {
     mt_vcache_t *vc = mt_vcache_get();
-    apr_hash_index_t *hi;
     const char *problem = say ? vc->problem : NULL;
     unsigned char *buf, *at;
-    unsigned n;
+    tack_status_t st;
+    size_t i, n = 0, cap = 64;
+    int err;
 
     if (say) {
         vc->problem = NULL;
     }
-    /* Deleting the current entry while iterating is allowed by APR. */
-    for (hi = apr_hash_first(NULL, vc->seen); hi; hi = apr_hash_next(hi)) {
-        mt_vent_t *e = apr_hash_this_val(hi);
-
-        if (e->pass != vc->pass) {
-            apr_hash_set(vc->seen, e->u.digest, sizeof(e->u.digest), NULL);
-            e->u.next = vc->free;
-            vc->free = e;
-            vc->dirty = 1;
-        }
+    /* What this pass did not use is dropped: the table is made anew,
+     * sized to what is kept (out of memory, the old entries stay: each
+     * was verified, so a hit on one is still a true answer). */
+    for (i = 0; i < vc->cap; i++) {
+        n += vc->ents[i].pass == vc->pass;
     }
-    n = apr_hash_count(vc->seen);
+    if (n < vc->n) {
+        while (n * 4 > cap * 3) {
+            cap *= 2;
+        }
+        mt_vent_rehash(vc, cap, vc->pass);
+        vc->dirty = 1;
+    }
     if (!save || !vc->dirty || n > MT_VFILE_MAX) {
         return problem;
     }
-    buf = at = apr_palloc(p, MT_VFILE_MAGIC_LEN +
-                                 (apr_size_t)n * SHA256_DIGEST_LENGTH);
+    /* malloc'd, not |p|'s: ptemp's blocks stay mapped in the parent */
+    buf = at = malloc(MT_VFILE_MAGIC_LEN + n * SHA256_DIGEST_LENGTH);
+    if (!buf) {
+        return problem;
+    }
     memcpy(at, MT_VFILE_MAGIC, MT_VFILE_MAGIC_LEN);
     at += MT_VFILE_MAGIC_LEN;
-    for (hi = apr_hash_first(NULL, vc->seen); hi; hi = apr_hash_next(hi)) {
-        mt_vent_t *e = apr_hash_this_val(hi);
-
-        memcpy(at, e->u.digest, SHA256_DIGEST_LENGTH);
-        at += SHA256_DIGEST_LENGTH;
+    for (i = 0; i < vc->cap; i++) {
+        if (vc->ents[i].pass == vc->pass) {
+            memcpy(at, vc->ents[i].digest, SHA256_DIGEST_LENGTH);
+            at += SHA256_DIGEST_LENGTH;
+        }
     }
-    if (tack_file_replace(vc->file, buf, (size_t)(at - buf), 0600, 0) !=
-        TACK_OK) {
+    st = tack_file_replace(vc->file, buf, (size_t)(at - buf), 0600, 0);
+    err = errno;
+    free(buf);
+    if (st != TACK_OK) {
         /* no root, say: the next start verifies all again */
         if (!problem && !vc->write_said) {
             vc->write_said = 1;
             problem = apr_psprintf(p, "%s: cannot be written (%s)", vc->file,
-                                   strerror(errno));
+                                   strerror(err));
         }
         return problem;
     }
@@ -487,10 +551,10 @@ mt_vcache_verify(const uint8_t *bytes, size_t len, const uint8_t *pub,
         ERR_clear_error();
         return st;
     }
-    e = apr_hash_get(vc->seen, digest, sizeof(digest));
+    e = mt_vent_find(vc, digest);
     if (e == NULL && !vc->file_read) {
         mt_vcache_read(vc);
-        e = apr_hash_get(vc->seen, digest, sizeof(digest));
+        e = mt_vent_find(vc, digest);
     }
     if (e != NULL) {
         e->pass = vc->pass;
@@ -609,7 +673,6 @@ const char *mt_load_tackfile(apr_pool_t *p, mt_file_t *f, int *expired)
         item->tack = tacks[i];
         item->expires = tack_expiration_time(&tacks[i]);
         tack_fingerprint(tacks[i].public_key, item->fingerprint);
-        tack_time_format(tacks[i].expiration, item->expiry);
 
         st = mt_validate_cached(f->s, &tacks[i], now);
         if (st == TACK_ERR_GENERATION) {
@@ -623,7 +686,7 @@ const char *mt_load_tackfile(apr_pool_t *p, mt_file_t *f, int *expired)
             *expired = 1;
             return apr_psprintf(p, "%s %s: %s (key %s) expired at %s", f->kind,
                                 f->path, mt_item_name(p, item),
-                                item->fingerprint, item->expiry);
+                                item->fingerprint, MT_ITEM_EXPIRY(item));
         }
         if (st != TACK_OK) {
             return apr_psprintf(p, "%s %s: %s: %s", f->kind, f->path,
@@ -758,6 +821,5 @@ mt_item_t *mt_load_item(apr_pool_t *p, server_rec *s, const char *kind,
     item->expires = tack_expiration_time(tack);
     item->matched = 1;
     tack_fingerprint(tack->public_key, item->fingerprint);
-    tack_time_format(tack->expiration, item->expiry);
     return item;
 }

@@ -23,6 +23,11 @@ int mt_cert_describe(apr_pool_t *p, X509 *x509, const char *label,
 /* mt_load_gen_init makes the part of |gen| (pre_config); mt_load_proc_init
  * starts a pass of the process's verified-signature cache, made in |pproc|
  * the first time; mt_load_vcache_end ends it. */
+/* mt_main_conf returns the main server's TackStateFile, TackStoreOwner,
+ * TackSigningWait and TackSigningRetry, with their defaults (NULL,
+ * TACK_UNSET) when none is given, and before the configuration is read. */
+const mt_main_conf_t *mt_main_conf(void);
+
 void mt_load_gen_init(mt_gen_t *gen);
 void mt_load_proc_init(mt_proc_t *proc, apr_pool_t *pproc);
 

@@ -91,7 +91,7 @@ void mt_md_watch(server_rec *s_main)
     for (s = s_main; s; s = s->next) {
         const mt_conf_t *conf = mt_conf_get(s);
 
-        if (mt_ssl_seen(s) && conf->sign_key && *conf->sign_key &&
+        if (conf->ssl_seen && conf->sign_key && *conf->sign_key &&
             conf->store && conf->store->loaded && !conf->store->error) {
             APR_ARRAY_PUSH(md->vhosts, server_rec *) = s;
         }

@@ -27,6 +27,7 @@
 #include "apr_strings.h"
 
 #include "mod_tack_memory.h"
+#include "mod_tack_load.h"
 #include "tack_file.h"
 #include "tack_state.h"
 
@@ -81,9 +82,9 @@ static struct mt_memory *mt_memory_get(void)
 
 const char *mt_memory_file(void)
 {
-    const mt_conf_t *conf = mt_conf_get(ap_server_conf);
+    const char *file = mt_main_conf()->state_file;
 
-    return conf->state_file ? conf->state_file : MT_STATE_DEFAULT;
+    return file ? file : MT_STATE_DEFAULT;
 }
 
 const char *mt_memory_path(apr_pool_t *p, const char *suffix)

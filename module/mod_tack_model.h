@@ -9,19 +9,32 @@
 
 typedef struct mt_late mt_late_t; /* mod_tack_background.h */
 
-/* One TACK of a file, verified when the directive was read. */
+/* One TACK of a file, verified when the directive was read.  One per
+ * TACK'd vhost: sized to what is read (its expiry as text is made when
+ * said, MT_ITEM_EXPIRY). */
 struct mt_item {
     struct mt_file *file;
-    unsigned index; /* 1-based position in its file */
-    tack_t tack;
-    time_t expires;
-    char fingerprint[TACK_FINGERPRINT_SIZE];
-    char expiry[TACK_TIME_SIZE];
-    int matched;        /* matched a certificate of any vhost */
-    int ends_with_cert; /* a certificate it serves ends first: no warning */
-    int resigning;      /* the background signs its successor: no warning */
     struct mt_item *next_same; /* store: the next with its target_hash */
+    time_t expires;
+    tack_t tack;
+    char fingerprint[TACK_FINGERPRINT_SIZE];
+    unsigned char index;              /* 1-based position in its file */
+    unsigned char matched : 1;        /* matched a certificate of any vhost */
+    unsigned char ends_with_cert : 1; /* a certificate it serves ends
+                                       * first: no warning */
+    unsigned char resigning : 1;      /* the background signs its
+                                       * successor: no warning */
 };
+
+/* MT_ITEM_EXPIRY(it) is |it|'s expiration as text ("2027-01-02T03:04Z"),
+ * in a buffer that lives until the end of the enclosing block. */
+#define MT_ITEM_EXPIRY(it) mt_item_expiry((it), (char[TACK_TIME_SIZE]){0})
+static inline const char *mt_item_expiry(const struct mt_item *it,
+                                         char buf[TACK_TIME_SIZE])
+{
+    tack_time_format(it->tack.expiration, buf);
+    return buf;
+}
 
 /* One TackFile directive, or one file of a TackStore. */
 struct mt_file {
@@ -31,17 +44,19 @@ struct mt_file {
     const char *path;             /* resolved against ServerRoot */
     const char *name; /* a store file's name in its directory, or NULL */
     const ap_directive_t *where; /* its line, for messages */
-    int inactive;                /* "TackFile FILE inactive" */
-    int stat_known; /* a store file's owner and mode, of the bytes read */
-    uid_t uid;
-    mode_t mode;
-    int removed;       /* replaced by mt_store_replace_older: not reported */
-    int server_level;  /* outside any <VirtualHost> */
     const char *error; /* why none of it is served (real start), or NULL */
-    int expired;       /* ... only its expiry (|items| kept for the record) */
     apr_array_header_t *warnings; /* served, but said: const char *, NULL */
-    int nitems;
-    mt_item_t *items; /* nitems of them, allocated by count */
+    mt_item_t *items;             /* nitems of them, allocated by count */
+    uid_t uid;                    /* a store file's owner and mode, of */
+    mode_t mode;                  /* ... the bytes read (stat_known) */
+    unsigned char nitems;         /* 1, or 2 (a draft-02 pair) */
+    unsigned char expired;        /* items left out for their expiry alone (the
+                                   * error says so; kept for the record) */
+    unsigned char inactive : 1;   /* "TackFile FILE inactive" */
+    unsigned char stat_known : 1; /* uid and mode are known */
+    unsigned char removed : 1;    /* replaced by mt_store_replace_older: not
+                                   * reported */
+    unsigned char server_level : 1; /* outside any <VirtualHost> */
 };
 
 /* One TackBreakSigsFile directive. */
@@ -81,33 +96,41 @@ struct mt_store {
                                    * expired file, or NULL */
 };
 
-/* A server's configuration, merged into each vhost's own copy. */
+/* The main server's own settings (GLOBAL_ONLY directives), made with its
+ * mt_conf_t; mt_main_conf reads them. */
+typedef struct {
+    const char *state_file;  /* TackStateFile, or NULL */
+    const char *store_owner; /* TackStoreOwner, or NULL */
+    /* TackSigningWait, TackSigningRetry's two (seconds; TACK_UNSET) */
+    int sign_wait, sign_retry, sign_retry_max;
+} mt_main_conf_t;
+
+/* A server's configuration, merged into each vhost's own copy.  One per
+ * vhost, TACK'd or not: small fields small (bench/findings.md). */
 struct mt_conf {
     apr_array_header_t *files;         /* mt_file_t *, written here; NULL */
     apr_array_header_t *server_files;  /* main server's: candidates; NULL */
     apr_array_header_t *sigfiles;      /* mt_sigfile_t *, own/inherited */
-    size_t num_sigs;                   /* break signatures in own sigfiles */
     mt_store_t *store;                 /* TackStore, own or inherited */
-    int store_set;                     /* TackStore given here (maybe none) */
     const char *store_arg;             /* ... its path (or "none") as read */
     const ap_directive_t *store_where; /* ... and its line */
     const char *store_twice; /* a second TackStore here, said at the pass */
-    int pin_activation;
-    int format;
-    int tls13;
-    int required; /* TackRequired: 1, 0, or TACK_UNSET (mt_resolve_required) */
     /* TackSigningKey (a path, a pkcs11: URI, "" for none, NULL: unset),
      * TackSigningPassword, TackSigningGeneration: each inherits alone. */
     const char *sign_key;
     const ap_directive_t *sign_key_where;
     const char *sign_pw;
     const ap_directive_t *sign_pw_where;
-    int sign_min_gen, sign_gen; /* TACK_UNSET: 0 */
-    /* TackSigningWait, TackSigningRetry's two (main server; seconds) */
-    int sign_wait, sign_retry, sign_retry_max;
-    const char *state_file;    /* TackStateFile (main server), or NULL */
-    const char *store_owner;   /* TackStoreOwner (main server), or NULL */
-    apr_array_header_t *lapse; /* TackLetPinsLapse TACK IDs, or NULL */
+    apr_array_header_t *lapse;    /* TackLetPinsLapse TACK IDs, or NULL */
+    mt_main_conf_t *main;         /* the main server's; NULL in a vhost */
+    short sign_min_gen, sign_gen; /* 0-255, TACK_UNSET: 0 */
+    signed char pin_activation;   /* 1, 0, TACK_UNSET */
+    signed char format;           /* TACK_FORMAT_*, TACK_UNSET */
+    signed char tls13;            /* 1, 0, TACK_UNSET */
+    signed char required;         /* TackRequired: 1, 0, TACK_UNSET */
+    unsigned char store_set;      /* TackStore given here (maybe none) */
+    unsigned char ssl_seen;       /* mod_ssl serves it (set by the pass) */
+    unsigned char num_sigs;       /* break signatures in own sigfiles (<= 8) */
 };
 
 /* A problem of a vhost found at configuration time, for the status page. */

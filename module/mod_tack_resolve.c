@@ -545,7 +545,8 @@ void mt_resolve_warn_expiry(server_rec *s, const mt_sel_t *sel)
                              "TACK00010: vhost %s: %s %s: TACK (key "
                              "%s) expires at %s, in %s; sign a new one",
                              mt_vhost_name(s), item->file->kind,
-                             item->file->path, item->fingerprint, item->expiry,
+                             item->file->path, item->fingerprint,
+                             MT_ITEM_EXPIRY(item),
                              mt_duration(s->process->pconf,
                                          (long)(item->expires - now)));
             }

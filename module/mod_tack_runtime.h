@@ -20,29 +20,31 @@ typedef struct {
 struct mt_slot {
     X509 *cert; /* mod_ssl's, alive as long as this table */
     const char *key_type;
-    int ntacks;
-    apr_uint32_t expired_logged[TACK_EXT02_MAX_TACKS]; /* once per process */
     const mt_item_t *tacks[TACK_EXT02_MAX_TACKS];
     const mt_body_t *bodies;
     mt_ctr_t *ctr;
     const mt_item_t *lapsed;     /* mt_certsel_t.lapsed */
     const mt_pending_t *pending; /* mt_background_answer, once signed */
+    apr_uint32_t expired_logged; /* bit i: tacks[i]'s, once per process */
+    unsigned char ntacks;
 };
 
-/* What one vhost's SSL_CTX serves: the callbacks' argument. */
+/* What one vhost's SSL_CTX serves: the callbacks' argument.  Small
+ * fields small: at 10,000 vhosts every byte here is 10 KB in the parent
+ * (bench/findings.md). */
 struct mt_rt {
     server_rec *s; /* its name for log lines: mt_rt_name */
-    int format;
-    int pin_activation;
-    int tls13;
-    int required;   /* mt_sel_t.required */
-    int registered; /* 0 when SSL_CTX_add_custom_ext failed */
     const mt_store_t *store;
-    size_t nsigs;
     const char *const *sig_keys;  /* nsigs fingerprints */
     const char *const *sig_files; /* where each is from */
-    int nslots;
-    mt_slot_t *slots;
+    mt_slot_t *slots;             /* nslots + 1 */
+    unsigned char format;
+    unsigned char pin_activation;
+    unsigned char tls13;
+    unsigned char required;   /* mt_sel_t.required */
+    unsigned char registered; /* 0 when SSL_CTX_add_custom_ext failed */
+    unsigned char nslots;     /* at most TACK_MAX_SLOTS */
+    unsigned char nsigs;      /* at most TACK_MAX_BREAKSIGS */
 };
 
 /* The variables set on requests. */

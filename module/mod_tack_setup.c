@@ -380,7 +380,8 @@ static void mt_log_serving(server_rec *s, const mt_sel_t *sel)
                          "TACK00056: vhost %s: serving TACK %s (%s, key %s, "
                          "expires %s%s) for %s",
                          mt_vhost_name_buf(s, name), item->file->path,
-                         item->file->kind, item->fingerprint, item->expiry,
+                         item->file->kind, item->fingerprint,
+                         MT_ITEM_EXPIRY(item),
                          sel->format == TACK_FORMAT_02 && item->file->inactive
                              ? ", inactive"
                              : "",
@@ -449,7 +450,7 @@ static void mt_warn_plain_vhosts(server_rec *s_main)
     for (s = s_main->next; s; s = s->next) {
         mt_conf_t *conf = mt_conf_get(s);
 
-        if (!mt_ssl_seen(s) && mt_resolve_own_directives(s, conf)) {
+        if (!conf->ssl_seen && mt_resolve_own_directives(s, conf)) {
             ap_log_error(APLOG_MARK, APLOG_WARNING, 0, s,
                          "TACK00062: vhost %s: Tack directives in a virtual "
                          "host without SSLEngine on: nothing is served here "
@@ -595,7 +596,7 @@ void mt_setup_server(apr_pool_t *p, server_rec *s, SSL_CTX *ctx)
         tmp = p;
     }
     memset(certs, 0, sizeof(certs));
-    mt_ssl_seen_set(s, 1);
+    conf->ssl_seen = 1;
     n = mt_ctx_certs(s, tmp, ctx, certs);
     mt_setup_vhost(p, tmp, s, conf, certs, n, 1, ctx,
                    SSL_CTX_get_min_proto_version(ctx) >= TLS1_3_VERSION);
@@ -642,7 +643,7 @@ int mt_setup_check(apr_pool_t *pconf, apr_pool_t *plog, apr_pool_t *ptemp,
         if (!has_own && !ssl_on) {
             continue; /* only the store, and no TLS here */
         }
-        mt_ssl_seen_set(s, ssl_on); /* mt_warn_plain_vhosts */
+        conf->ssl_seen = ssl_on; /* mt_warn_plain_vhosts */
         if (!ssl_on && s->is_virtual && mt_resolve_own_directives(s, conf)) {
             continue; /* nothing is served here: said at the end */
         }

@@ -228,7 +228,7 @@ mt_item_t *mt_sign_one(apr_pool_t *p, server_rec *s, const mt_conf_t *conf,
                  "TackSigningKey %s (key %s, generation %u, expires %s, "
                  "with the certificate)%s%s",
                  mt_vhost_name_buf(s, vname), cert->label, sg->key,
-                 item->fingerprint, tack.generation, item->expiry,
+                 item->fingerprint, tack.generation, MT_ITEM_EXPIRY(item),
                  written ? "; written to " : "", written ? path : "");
     return item;
 }
@@ -241,7 +241,7 @@ void mt_sign_replaced(server_rec *s, const mt_item_t *old)
                  "TACK00037: vhost %s: the TACK of %s %s expires at %s; "
                  "serving the one just signed instead",
                  mt_vhost_name_buf(s, vname), old->file->kind, old->file->path,
-                 old->expiry);
+                 MT_ITEM_EXPIRY(old));
 }
 
 /* mt_sign_queue leaves |cert| to the background: its TACK is signed after

@@ -41,6 +41,7 @@
 #include <openssl/evp.h>
 
 #include "mod_tack_signer.h"
+#include "mod_tack_load.h"
 #include "mod_tack_secret.h"
 #include "tack_key.h"
 #include "tack_pem.h"
@@ -127,24 +128,21 @@ static apr_status_t mt_signer_forget_all(void *unused)
 /* The main server's TackSigningWait and TackSigningRetry. */
 int mt_signer_wait_secs(void)
 {
-    int v =
-        ap_server_conf ? mt_conf_get(ap_server_conf)->sign_wait : TACK_UNSET;
+    int v = mt_main_conf()->sign_wait;
 
     return v == TACK_UNSET ? TACK_SIGN_WAIT_SECS : v;
 }
 
 int mt_signer_retry_secs(void)
 {
-    int v =
-        ap_server_conf ? mt_conf_get(ap_server_conf)->sign_retry : TACK_UNSET;
+    int v = mt_main_conf()->sign_retry;
 
     return v == TACK_UNSET ? TACK_SIGN_RETRY_SECS : v;
 }
 
 int mt_signer_retry_max_secs(void)
 {
-    int v = ap_server_conf ? mt_conf_get(ap_server_conf)->sign_retry_max
-                           : TACK_UNSET;
+    int v = mt_main_conf()->sign_retry_max;
 
     return v == TACK_UNSET ? TACK_SIGN_RETRY_MAX_SECS : v;
 }

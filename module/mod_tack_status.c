@@ -172,7 +172,7 @@ static void mt_ctr_carry(apr_pool_t *ptemp, const mt_ctrgen_t *prev,
 
 typedef struct {
     int rank;
-    mt_rt_t *rt;
+    const void *key; /* a server_rec, then a table */
 } mt_ranked_t;
 
 static int mt_ranked_cmp(const void *a, const void *b)
@@ -180,40 +180,61 @@ static int mt_ranked_cmp(const void *a, const void *b)
     return ((const mt_ranked_t *)a)->rank - ((const mt_ranked_t *)b)->rank;
 }
 
+static int mt_ranked_key_cmp(const void *a, const void *b)
+{
+    const void *x = ((const mt_ranked_t *)a)->key;
+    const void *y = ((const mt_ranked_t *)b)->key;
+
+    return x < y ? -1 : x > y;
+}
+
 /* mt_status_order puts the vhosts in configuration order, for the page,
  * the JSON and the metrics.  httpd links each <VirtualHost> in front of
  * the ones read before it (core.c, virtualhost_section: s->next =
  * main_server->next) and mod_ssl initialises them in list order, so they
  * arrive as: the main server, the last vhost, ..., the first.  The rank
- * comes from the list, not from the order of arrival. */
-static void mt_status_order(apr_pool_t *ptemp, server_rec *s_main)
+ * comes from the list, not from the order of arrival.  The two arrays are
+ * malloc'd, not the pass's: at 10,000 vhosts what ptemp holds at the end
+ * of the pass stays mapped in the parent (APR keeps what its pools free),
+ * while malloc_trim gives this back. */
+static void mt_status_order(server_rec *s_main)
 {
     struct mt_status *ms = mt_status_get();
-    apr_hash_t *rank = apr_hash_make(ptemp);
-    mt_ranked_t *v = apr_palloc(ptemp, sizeof(*v) * ms->rts->nelts);
+    mt_ranked_t *list, *v, *hit;
+    size_t n = 0, i;
     server_rec *s;
-    int n = 0, i;
 
     for (s = s_main->next; s; s = s->next) {
         n++;
     }
-    for (s = s_main->next; s; s = s->next) {
-        int *r = apr_palloc(ptemp, sizeof(*r));
-
-        *r = n--; /* the first vhost read is the last in the list: 1 */
-        apr_hash_set(rank, apr_pmemdup(ptemp, &s, sizeof(s)), sizeof(s), r);
+    list = malloc(sizeof(*list) * (n + 1));
+    v = malloc(sizeof(*v) * ((size_t)ms->rts->nelts + 1));
+    if (!list || !v) {
+        free(list);
+        free(v);
+        return; /* the order of arrival, then */
     }
-    for (i = 0; i < ms->rts->nelts; i++) {
+    i = 0;
+    for (s = s_main->next; s; s = s->next, i++) {
+        list[i].key = s;
+        list[i].rank = (int)(n - i); /* the first vhost read is last: 1 */
+    }
+    qsort(list, n, sizeof(*list), mt_ranked_key_cmp);
+    for (i = 0; i < (size_t)ms->rts->nelts; i++) {
         mt_rt_t *rt = APR_ARRAY_IDX(ms->rts, i, mt_rt_t *);
-        const int *r = apr_hash_get(rank, &rt->s, sizeof(rt->s));
+        mt_ranked_t want = {0, rt->s};
 
-        v[i].rank = rt->s == s_main ? 0 : r ? *r : INT_MAX - 1;
-        v[i].rt = rt;
+        hit = n ? bsearch(&want, list, n, sizeof(*list), mt_ranked_key_cmp)
+                : NULL;
+        v[i].rank = rt->s == s_main ? 0 : hit ? hit->rank : INT_MAX - 1;
+        v[i].key = rt;
     }
-    qsort(v, ms->rts->nelts, sizeof(*v), mt_ranked_cmp);
-    for (i = 0; i < ms->rts->nelts; i++) {
-        APR_ARRAY_IDX(ms->rts, i, mt_rt_t *) = v[i].rt;
+    qsort(v, (size_t)ms->rts->nelts, sizeof(*v), mt_ranked_cmp);
+    for (i = 0; i < (size_t)ms->rts->nelts; i++) {
+        APR_ARRAY_IDX(ms->rts, i, const mt_rt_t *) = v[i].key;
     }
+    free(list);
+    free(v);
 }
 
 /* |ptemp| holds what only the hand-over needs; a failure costs shared
@@ -233,7 +254,7 @@ int mt_status_post_config(apr_pool_t *pconf, apr_pool_t *ptemp, server_rec *s)
     if (mt_quiet() || !ms->rts->nelts) {
         return OK;
     }
-    mt_status_order(ptemp, s);
+    mt_status_order(s);
     for (i = 0; i < ms->rts->nelts; i++) {
         n += (size_t)APR_ARRAY_IDX(ms->rts, i, mt_rt_t *)->nslots + 1;
     }
@@ -457,7 +478,8 @@ static void mt_problems_slot(mt_pass_t *ps, int k, int required, time_t now)
                     apr_psprintf(ps->p, "TACK key %s expires in %s (%s): %s",
                                  it->fingerprint,
                                  mt_duration(ps->p, (long)(it->expires - now)),
-                                 it->expiry, mt_utf8(ps->p, it->file->path)));
+                                 MT_ITEM_EXPIRY(it),
+                                 mt_utf8(ps->p, it->file->path)));
             }
             continue;
         }
@@ -465,14 +487,15 @@ static void mt_problems_slot(mt_pass_t *ps, int k, int required, time_t now)
         mt_emit(ps, TACK_PROBLEM_ERROR, "expired", k,
                 apr_psprintf(ps->p,
                              "TACK key %s expired %s, no longer served: %s",
-                             it->fingerprint, it->expiry,
+                             it->fingerprint, MT_ITEM_EXPIRY(it),
                              mt_utf8(ps->p, it->file->path)));
     }
     if (!live && !expired && slot->lapsed && !n) {
         /* expired before this start: left out, and counted as expired */
         mt_emit(ps, TACK_PROBLEM_ERROR, "expired", k,
                 apr_psprintf(ps->p, "TACK key %s expired %s, not served: %s",
-                             slot->lapsed->fingerprint, slot->lapsed->expiry,
+                             slot->lapsed->fingerprint,
+                             MT_ITEM_EXPIRY(slot->lapsed),
                              mt_utf8(ps->p, slot->lapsed->file->path)));
     } else if (!live && !expired && required) {
         mt_emit(ps, TACK_PROBLEM_ERROR, "no_tack", k,
@@ -742,7 +765,8 @@ static int mt_status_hook(request_rec *r, int flags)
         "</dl>\n<p>Details: the <code>tack-status</code> handler "
         "(see docs/directives.md).</p>\n",
         t.vhosts, t.vhosts == 1 ? "" : "s", t.serving, t.expiring, t.expired,
-        t.soonest ? ap_escape_html2(r->pool, t.soonest->expiry, 0) : "none",
+        t.soonest ? ap_escape_html2(r->pool, MT_ITEM_EXPIRY(t.soonest), 0)
+                  : "none",
         mt_status_iso_time(r->pool, ms->since), t.requested, t.served);
     return OK;
 }

@@ -199,7 +199,8 @@ static void mt_html_tacks(request_rec *r, apr_pool_t *p, const mt_rt_t *rt,
                            (unsigned)it->tack.generation);
             } else if (c == 2) {
                 ap_rprintf(r, "<span title=\"%s\">%.10s</span>",
-                           mt_esc(p, it->expiry), mt_esc(p, it->expiry));
+                           mt_esc(p, MT_ITEM_EXPIRY(it)),
+                           mt_esc(p, MT_ITEM_EXPIRY(it)));
             } else if (c == 3) {
                 if (days < 0) {
                     ap_rputs("<span class=\"bad\">expired</span>", r);
@@ -303,7 +304,7 @@ static void mt_html_summary(request_rec *r, const mt_totals_t *t)
                                     : "per process: no shared memory",
         t->vhosts, t->vhosts == 1 ? "" : "s", t->serving, t->tacks,
         t->tacks == 1 ? "" : "s", t->expiring, t->expired,
-        t->soonest ? mt_esc(r->pool, t->soonest->expiry) : "none",
+        t->soonest ? mt_esc(r->pool, MT_ITEM_EXPIRY(t->soonest)) : "none",
         t->soonest ? " (" : "",
         t->soonest ? mt_esc(r->pool, mt_rt_name(t->soonest_rt, name)) : "",
         t->soonest ? ")" : "", t->requested, t->served);

@@ -51,7 +51,7 @@ static json_t *mt_json_tack(apr_pool_t *p, const mt_rt_t *rt,
                      "key", mt_utf8(p, item->fingerprint), "min_generation",
                      (int)item->tack.min_generation, "generation",
                      (int)item->tack.generation, "expires",
-                     mt_utf8(p, item->expiry), "days_left",
+                     mt_utf8(p, MT_ITEM_EXPIRY(item)), "days_left",
                      (json_int_t)mt_days_left(item->expires, now), "expired",
                      item->expires <= now, "target_hash",
                      mt_hex(p, item->tack.target_hash, TACK_HASH_LEN), "file",
@@ -299,7 +299,7 @@ int mt_status_json(request_rec *r, time_t now)
         return OK;
     }
     mt_status_totals(r->pool, &t, now);
-    soonest = t.soonest ? mt_utf8(r->pool, t.soonest->expiry) : NULL;
+    soonest = t.soonest ? mt_utf8(r->pool, MT_ITEM_EXPIRY(t.soonest)) : NULL;
     soonest_vhost =
         t.soonest ? mt_utf8(r->pool, mt_rt_name(t.soonest_rt, name)) : NULL;
     if (!mt_json_member(

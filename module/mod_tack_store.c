@@ -248,7 +248,7 @@ static void mt_store_load(apr_pool_t *p, server_rec *s, mt_store_t *st)
  * or 0 when it is not set or not known. */
 static int mt_store_owner_uid(uid_t *uid)
 {
-    const char *owner = mt_conf_get(ap_server_conf)->store_owner;
+    const char *owner = mt_main_conf()->store_owner;
     struct passwd *pw = owner ? getpwnam(owner) : NULL;
 
     if (pw) {
@@ -262,7 +262,7 @@ static int mt_store_owner_uid(uid_t *uid)
  * chown, which would serve what that user put there. */
 static const char *mt_store_foreign(apr_pool_t *p, const mt_file_t *f)
 {
-    const char *owner = mt_conf_get(ap_server_conf)->store_owner;
+    const char *owner = mt_main_conf()->store_owner;
     struct passwd *who = getpwuid(f->uid);
     const char *name = who ? who->pw_name : "an unknown user";
 
@@ -452,7 +452,7 @@ static const char *mt_store_untrusted(apr_pool_t *p, const char *path,
                                       const struct stat *sb,
                                       const uid_t *owner_uid)
 {
-    const char *owner = mt_conf_get(ap_server_conf)->store_owner;
+    const char *owner = mt_main_conf()->store_owner;
 
     if (sb->st_uid != 0 && !(owner_uid && sb->st_uid == *owner_uid)) {
         struct passwd *who = getpwuid(sb->st_uid);
@@ -546,7 +546,7 @@ static void mt_store_check_trust(apr_pool_t *p, mt_store_t *st)
 static int mt_store_report_trust(server_rec *s_main, mt_store_t *st)
 {
     apr_pool_t *p = s_main->process->pconf;
-    const char *owner = mt_conf_get(ap_server_conf)->store_owner;
+    const char *owner = mt_main_conf()->store_owner;
     struct passwd *pw = owner ? getpwnam(owner) : NULL;
     int strict = mt_strict(), problems = 0, j;
     const char *why;
@@ -660,7 +660,7 @@ static void mt_store_report_expiring(server_rec *s_main, const mt_store_t *st,
         ap_log_error(APLOG_MARK, APLOG_DEBUG, 0, s_main,
                      "TACK00019: TackStore %s: TACK (key %s) "
                      "expires at %s",
-                     it->file->path, it->fingerprint, it->expiry);
+                     it->file->path, it->fingerprint, MT_ITEM_EXPIRY(it));
     }
     if (!n) {
         return;
@@ -671,7 +671,7 @@ static void mt_store_report_expiring(server_rec *s_main, const mt_store_t *st,
         "within 30 days, the first %s at %s, in %s; "
         "sign new ones",
         st->path, n, n == 1 ? "" : "s", n == 1 ? "s" : "", first->file->path,
-        first->expiry,
+        MT_ITEM_EXPIRY(first),
         mt_duration(s_main->process->pconf, (long)(first->expires - now)));
 }
 
