@@ -36,6 +36,7 @@
  * reloaded on restart).
  */
 #include <limits.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
@@ -172,7 +173,8 @@ static void mt_ctr_carry(apr_pool_t *ptemp, const mt_ctrgen_t *prev,
 
 typedef struct {
     int rank;
-    const void *key; /* a server_rec, then a table */
+    const server_rec *s; /* the list's, by which a table finds its rank */
+    mt_rt_t *rt;         /* a table, once ranked */
 } mt_ranked_t;
 
 static int mt_ranked_cmp(const void *a, const void *b)
@@ -182,8 +184,8 @@ static int mt_ranked_cmp(const void *a, const void *b)
 
 static int mt_ranked_key_cmp(const void *a, const void *b)
 {
-    const void *x = ((const mt_ranked_t *)a)->key;
-    const void *y = ((const mt_ranked_t *)b)->key;
+    uintptr_t x = (uintptr_t)((const mt_ranked_t *)a)->s;
+    uintptr_t y = (uintptr_t)((const mt_ranked_t *)b)->s;
 
     return x < y ? -1 : x > y;
 }
@@ -216,22 +218,22 @@ static void mt_status_order(server_rec *s_main)
     }
     i = 0;
     for (s = s_main->next; s; s = s->next, i++) {
-        list[i].key = s;
+        list[i].s = s;
         list[i].rank = (int)(n - i); /* the first vhost read is last: 1 */
     }
     qsort(list, n, sizeof(*list), mt_ranked_key_cmp);
     for (i = 0; i < (size_t)ms->rts->nelts; i++) {
         mt_rt_t *rt = APR_ARRAY_IDX(ms->rts, i, mt_rt_t *);
-        mt_ranked_t want = {0, rt->s};
+        mt_ranked_t want = {0, rt->s, NULL};
 
         hit = n ? bsearch(&want, list, n, sizeof(*list), mt_ranked_key_cmp)
                 : NULL;
         v[i].rank = rt->s == s_main ? 0 : hit ? hit->rank : INT_MAX - 1;
-        v[i].key = rt;
+        v[i].rt = rt;
     }
     qsort(v, (size_t)ms->rts->nelts, sizeof(*v), mt_ranked_cmp);
     for (i = 0; i < (size_t)ms->rts->nelts; i++) {
-        APR_ARRAY_IDX(ms->rts, i, const mt_rt_t *) = v[i].key;
+        APR_ARRAY_IDX(ms->rts, i, mt_rt_t *) = v[i].rt;
     }
     free(list);
     free(v);
