@@ -38,13 +38,14 @@ struct mt_rt {
     const char *const *sig_keys;  /* nsigs fingerprints */
     const char *const *sig_files; /* where each is from */
     mt_slot_t *slots;             /* nslots + 1 */
+    int nslots; /* an int: the handshake's loop bound (a byte costs it
+                 * four instructions a handshake) */
     unsigned char format;
-    unsigned char pin_activation;
-    unsigned char tls13;
-    unsigned char required;   /* mt_sel_t.required */
-    unsigned char registered; /* 0 when SSL_CTX_add_custom_ext failed */
-    unsigned char nslots;     /* at most TACK_MAX_SLOTS */
-    unsigned char nsigs;      /* at most TACK_MAX_BREAKSIGS */
+    unsigned char nsigs; /* at most TACK_MAX_BREAKSIGS */
+    unsigned char pin_activation : 1;
+    unsigned char tls13 : 1;
+    unsigned char required : 1;   /* mt_sel_t.required */
+    unsigned char registered : 1; /* 0 when SSL_CTX_add_custom_ext failed */
 };
 
 /* The variables set on requests. */
