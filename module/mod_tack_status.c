@@ -44,6 +44,7 @@
 #include "httpd.h"
 #include "http_config.h"
 #include "http_log.h"
+#include "http_main.h"
 #include "http_protocol.h"
 #include "apr_shm.h"
 #include "apr_strings.h"
@@ -93,7 +94,7 @@ void mt_status_gen_init(mt_gen_t *gen)
 {
     struct mt_status *ms = apr_pcalloc(gen->pconf, sizeof(*ms));
 
-    ms->rts = apr_array_make(gen->pconf, 16, sizeof(mt_rt_t *));
+    ms->rts = apr_array_make(gen->pconf, 1, sizeof(mt_rt_t *));
     gen->status = ms;
 }
 
@@ -106,6 +107,18 @@ void mt_status_add(apr_pool_t *pconf, mt_rt_t *rt)
 {
     struct mt_status *ms = mt_status_get();
 
+    if (!ms->rts->nelts) {
+        /* Sized once to every server of the configuration (each has at
+         * most one table): grown by doubling, the arrays it outgrew stay
+         * in pconf, about 26 bytes a vhost at 10,000 against 8. */
+        const server_rec *s;
+        int n = 0;
+
+        for (s = ap_server_conf; s; s = s->next) {
+            n++;
+        }
+        ms->rts = apr_array_make(pconf, n, sizeof(mt_rt_t *));
+    }
     APR_ARRAY_PUSH(ms->rts, mt_rt_t *) = rt;
 }
 
