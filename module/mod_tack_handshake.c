@@ -32,6 +32,11 @@ APLOG_USE_MODULE(tack);
  * counts here; no handshake runs before. */
 static mt_ctr_t mt_ctr_unset;
 
+/* What a certificate the table does not know gets when the vhost has no
+ * break signatures: nothing, and no allocation for it. */
+static const mt_body_t mt_body_none;
+static const mt_slot_t mt_slot_none;
+
 /* mt_body_build encodes the body for the TACKs of |slot| selected by
  * |mask|.  Returns an empty body when there is nothing to send. */
 static mt_body_t mt_body_build(apr_pool_t *p, server_rec *s,
@@ -83,6 +88,7 @@ static mt_body_t mt_body_build(apr_pool_t *p, server_rec *s,
 mt_rt_t *mt_handshake_build(apr_pool_t *p, server_rec *s, const mt_sel_t *sel)
 {
     mt_rt_t *rt = apr_pcalloc(p, sizeof(*rt));
+    mt_body_t other;
     int c, i;
     size_t k;
     unsigned mask;
@@ -108,23 +114,19 @@ mt_rt_t *mt_handshake_build(apr_pool_t *p, server_rec *s, const mt_sel_t *sel)
     /* Sized by count, as the rest: at 10,000 vhosts every byte per vhost
      * is 10 KB in the parent and again in each child (bench/findings.md). */
     rt->nslots = sel->ncerts;
-    rt->slots = apr_pcalloc(p, sizeof(mt_slot_t) * (sel->ncerts + 1));
-    for (c = 0; c <= sel->ncerts; c++) {
+    rt->slots = apr_pcalloc(p, sizeof(mt_slot_t) * sel->ncerts); /* not NULL */
+    for (c = 0; c < sel->ncerts; c++) {
         mt_slot_t *slot = &rt->slots[c];
         mt_body_t *bodies;
 
-        /* The last slot stands for a certificate the table does not know:
-         * no certificate, no TACK, the vhost's break signatures only. */
-        if (c < sel->ncerts) {
-            slot->cert = sel->certs[c].x509;
-            slot->lapsed = sel->certs[c].ntacks ? NULL : sel->certs[c].lapsed;
-            slot->key_type = sel->certs[c].key_type;
-            slot->ntacks = sel->certs[c].ntacks;
-            for (i = 0; i < slot->ntacks; i++) {
-                slot->tacks[i] = sel->certs[c].tacks[i];
-            }
-            slot->pending = sel->certs[c].pending;
+        slot->cert = sel->certs[c].x509;
+        slot->lapsed = sel->certs[c].ntacks ? NULL : sel->certs[c].lapsed;
+        slot->key_type = sel->certs[c].key_type;
+        slot->ntacks = sel->certs[c].ntacks;
+        for (i = 0; i < slot->ntacks; i++) {
+            slot->tacks[i] = sel->certs[c].tacks[i];
         }
+        slot->pending = sel->certs[c].pending;
         bodies = apr_palloc(p, sizeof(*bodies) << slot->ntacks);
         for (mask = 0; mask < (1u << slot->ntacks); mask++) {
             bodies[mask] = mt_body_build(p, s, sel, slot, mask);
@@ -132,6 +134,12 @@ mt_rt_t *mt_handshake_build(apr_pool_t *p, server_rec *s, const mt_sel_t *sel)
         slot->bodies = bodies;
         slot->ctr = &mt_ctr_unset;
     }
+    /* A certificate the table does not know: no TACK, the vhost's break
+     * signatures only. */
+    other = mt_body_build(p, s, sel, NULL, 0);
+    rt->other =
+        other.len ? apr_pmemdup(p, &other, sizeof(other)) : &mt_body_none;
+    rt->other_ctr = &mt_ctr_unset;
     return rt;
 }
 
@@ -211,6 +219,43 @@ mt_log_answer(SSL *ssl, conn_rec *c, const mt_rt_t *rt, const mt_slot_t *slot,
                    body->len, body->len ? "" : " (extension omitted)");
 }
 
+/* mt_answer counts the answer |body| in |ctr|, notes it on the connection
+ * and hands it to OpenSSL: the end of every handshake's callback. */
+static inline int mt_answer(SSL *ssl, conn_rec *c, const mt_rt_t *rt,
+                            const mt_slot_t *slot, mt_ctr_t *ctr, unsigned mask,
+                            const mt_body_t *body, const unsigned char **out,
+                            size_t *outlen)
+{
+    __atomic_fetch_add(&ctr->requested, 1, __ATOMIC_RELAXED);
+    if (body->served) {
+        __atomic_fetch_add(&ctr->served, 1, __ATOMIC_RELAXED);
+    }
+    if (c) {
+        ap_set_module_config(c->conn_config, &tack_module, (void *)body);
+        if (APLOG_CS_IS_LEVEL(c, rt->s, APLOG_DEBUG)) {
+            mt_log_answer(ssl, c, rt, slot, mask, body);
+        }
+    }
+    if (body->len == 0) {
+        return 0;
+    }
+    *out = body->data;
+    *outlen = body->len;
+    return 1;
+}
+
+/* mt_answer_other answers for a certificate the table does not know: the
+ * vhost's break signatures only.  Out of line and cold: inline, the
+ * registers it needs cost every handshake 4 to 6 instructions
+ * (bench-callgrind.sh: 160 to 162 a handshake, against 156). */
+static int __attribute__((noinline, cold))
+mt_answer_other(SSL *ssl, conn_rec *c, const mt_rt_t *rt,
+                const unsigned char **out, size_t *outlen)
+{
+    return mt_answer(ssl, c, rt, &mt_slot_none, rt->other_ctr, 0, rt->other,
+                     out, outlen);
+}
+
 /* mt_cb_ext_add answers a ClientHello that carried the request (OpenSSL
  * calls it only then, and, with SSL_EXT_IGNORE_ON_RESUMPTION, only on full
  * handshakes).  mod_ssl has switched to the SNI vhost's SSL_CTX by now, so
@@ -228,18 +273,19 @@ static int mt_cb_ext_add(SSL *ssl, unsigned int ext_type, unsigned int context,
     mt_rt_t *rt = add_arg;
     X509 *cert = SSL_get_certificate(ssl);
     conn_rec *c = SSL_get_app_data(ssl);
-    mt_slot_t *slot = &rt->slots[rt->nslots];
+    mt_slot_t *slot = rt->slots, *end = slot + rt->nslots;
     const mt_body_t *body;
     const mt_late_t *late;
     unsigned mask = 0;
     int i;
 
-    for (i = 0; i < rt->nslots; i++) {
-        if (rt->slots[i].cert == cert) {
-            slot = &rt->slots[i];
-            break;
+    for (; slot != end; slot++) {
+        if (slot->cert == cert) {
+            goto known;
         }
     }
+    return mt_answer_other(ssl, c, rt, out, outlen);
+known:
     if (slot->pending && (late = mt_background_answer(slot->pending)) &&
         time(NULL) < (time_t)late->expires * 60) {
         /* signed in the background since the start */
@@ -258,31 +304,17 @@ static int mt_cb_ext_add(SSL *ssl, unsigned int ext_type, unsigned int context,
         }
         body = &slot->bodies[mask];
     }
-    __atomic_fetch_add(&slot->ctr->requested, 1, __ATOMIC_RELAXED);
-    if (body->served) {
-        __atomic_fetch_add(&slot->ctr->served, 1, __ATOMIC_RELAXED);
-    }
-    if (c) {
-        ap_set_module_config(c->conn_config, &tack_module, (void *)body);
-        if (APLOG_CS_IS_LEVEL(c, rt->s, APLOG_DEBUG)) {
-            mt_log_answer(ssl, c, rt, slot, mask, body);
-        }
-    }
-    if (body->len == 0) {
-        return 0;
-    }
-    *out = body->data;
-    *outlen = body->len;
-    return 1;
+    return mt_answer(ssl, c, rt, slot, slot->ctr, mask, body, out, outlen);
 }
 
 void mt_handshake_counters(mt_rt_t *rt, mt_ctr_t *ctrs)
 {
     int k;
 
-    for (k = 0; k <= rt->nslots; k++) {
+    for (k = 0; k < rt->nslots; k++) {
         rt->slots[k].ctr = &ctrs[k];
     }
+    rt->other_ctr = &ctrs[rt->nslots];
 }
 
 /* rt->registered says whether OpenSSL took it (the status page shows a

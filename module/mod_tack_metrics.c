@@ -233,7 +233,8 @@ static void mt_prom_vhost(request_rec *r, apr_pool_t *p,
         return;
     }
     for (k = 0; k <= last; k++) {
-        const mt_slot_t *slot = &rt->slots[k];
+        mt_slot_t tmp;
+        const mt_slot_t *slot = mt_rt_slot(rt, k, &tmp);
         const char *labels = mt_prom_cert_labels(p, vhost, rt, slot);
 
         if (f->level != TACK_PROM_TACK) {

@@ -15,8 +15,8 @@ typedef struct {
     apr_uint64_t served;    /* of those, the ones that received a TACK */
 } mt_ctr_t;
 
-/* One certificate of a vhost (the last slot: one not in the table);
- * bodies[] is indexed by the set of its unexpired TACKs (bit i: tacks[i]). */
+/* One certificate of a vhost; bodies[] is indexed by the set of its
+ * unexpired TACKs (bit i: tacks[i]). */
 struct mt_slot {
     X509 *cert; /* mod_ssl's, alive as long as this table */
     const char *key_type;
@@ -37,7 +37,11 @@ struct mt_rt {
     const mt_store_t *store;
     const char *const *sig_keys;  /* nsigs fingerprints */
     const char *const *sig_files; /* where each is from */
-    mt_slot_t *slots;             /* nslots + 1 */
+    mt_slot_t *slots;             /* nslots */
+    /* for a certificate not in slots: the break signatures only, and its
+     * counters (as a slot of its own it cost 96 bytes a vhost) */
+    const mt_body_t *other;
+    mt_ctr_t *other_ctr;
     int nslots; /* an int: the handshake's loop bound (a byte costs it
                  * four instructions a handshake) */
     unsigned char format;
@@ -57,6 +61,19 @@ static inline apr_uint64_t mt_ctr_load(const apr_uint64_t *v)
     return __atomic_load_n(v, __ATOMIC_RELAXED);
 }
 
+/* mt_rt_slot returns slot |k| of |rt|, 0 <= k <= nslots; the last, for a
+ * certificate the table does not know (no TACK, the break signatures
+ * only), is made in |tmp|. */
+static inline const mt_slot_t *mt_rt_slot(const mt_rt_t *rt, int k,
+                                          mt_slot_t *tmp)
+{
+    if (k < rt->nslots) {
+        return &rt->slots[k];
+    }
+    *tmp = (mt_slot_t){.bodies = rt->other, .ctr = rt->other_ctr};
+    return tmp;
+}
+
 /* mt_rt_name is mt_vhost_name_buf for a runtime table. */
 #define mt_rt_name(rt, buf) mt_vhost_name_buf((rt)->s, (buf))
 
@@ -65,7 +82,8 @@ static inline apr_uint64_t mt_ctr_load(const apr_uint64_t *v)
 const char *mt_slot_subject(const mt_slot_t *slot, char buf[TACK_SUBJECT_SIZE]);
 
 /* mt_handshake_build builds, in |p|, the table of |s| from |sel|;
- * mt_handshake_counters points its slots at |ctrs| (nslots + 1);
+ * mt_handshake_counters points its slots at |ctrs| (nslots, then the
+ * other certificate's);
  * mt_handshake_register registers extension 0xF300 on |ctx| for |rt| (TLS
  * 1.3 too when rt->tls13) and returns 1, or 0 (logged). */
 mt_rt_t *mt_handshake_build(apr_pool_t *p, server_rec *s, const mt_sel_t *sel);

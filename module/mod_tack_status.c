@@ -307,7 +307,9 @@ int mt_status_post_config(apr_pool_t *pconf, apr_pool_t *ptemp, server_rec *s)
         mt_rt_t *rt = APR_ARRAY_IDX(ms->rts, i, mt_rt_t *);
 
         for (k = 0; k <= rt->nslots; k++) {
-            mt_ctr_key(rt, &rt->slots[k], keys[next + (size_t)k]);
+            mt_slot_t tmp;
+
+            mt_ctr_key(rt, mt_rt_slot(rt, k, &tmp), keys[next + (size_t)k]);
         }
         mt_handshake_counters(rt, &gen->ctrs[next]);
         next += (size_t)rt->nslots + 1;
@@ -628,7 +630,8 @@ static void mt_totals_vhost(apr_pool_t *p, mt_totals_t *t, const mt_rt_t *rt,
 
     t->vhosts++;
     for (k = 0; k <= rt->nslots; k++) {
-        const mt_slot_t *slot = &rt->slots[k];
+        mt_slot_t tmp;
+        const mt_slot_t *slot = mt_rt_slot(rt, k, &tmp);
 
         t->requested += mt_ctr_load(&slot->ctr->requested);
         t->served += mt_ctr_load(&slot->ctr->served);

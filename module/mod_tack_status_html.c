@@ -258,7 +258,8 @@ static void mt_html_vhost(request_rec *r, apr_pool_t *p, const mt_rt_t *rt,
 
     mt_status_problems(p, rt, now, 0, mt_html_mark_slot, worst);
     for (k = 0; k < rows; k++) {
-        const mt_slot_t *slot = &rt->slots[k];
+        mt_slot_t tmp;
+        const mt_slot_t *slot = mt_rt_slot(rt, k, &tmp);
 
         ap_rprintf(r, "<tr class=\"%s\">",
                    mt_html_class(k < rt->nslots ? worst[k] : 0));

@@ -162,7 +162,8 @@ static json_t *mt_json_vhost(apr_pool_t *p, const mt_rt_t *rt, time_t now)
     int k;
 
     for (k = 0; certs && k <= rt->nslots; k++) {
-        const mt_slot_t *slot = &rt->slots[k];
+        mt_slot_t tmp;
+        const mt_slot_t *slot = mt_rt_slot(rt, k, &tmp);
         apr_uint64_t r = mt_ctr_load(&slot->ctr->requested);
         apr_uint64_t s = mt_ctr_load(&slot->ctr->served);
 
