@@ -171,7 +171,7 @@ static void mt_agent_publish(const mt_pending_t *pd, const mt_item_t *item)
 {
     uint8_t buf[TACK_ANSWER_MAX];
     unsigned char inactive = 0;
-    const tack_t *t = &item->tack;
+    const tack_t *t = MT_ITEM_TACK(item);
     size_t len = 0;
 
     if (!pd->late ||
@@ -182,8 +182,8 @@ static void mt_agent_publish(const mt_pending_t *pd, const mt_item_t *item)
     }
     memcpy(pd->late->data, buf, len);
     memcpy(pd->late->served, item->fingerprint, TACK_FINGERPRINT_SIZE);
-    pd->late->expires = item->tack.expiration;
-    pd->late->tack = item->tack;
+    pd->late->tack = *t;
+    pd->late->expires = t->expiration;
     pd->late->written = item->file->store != NULL;
     __atomic_store_n(&pd->late->ready, 1, __ATOMIC_RELEASE);
 }
@@ -371,9 +371,9 @@ static int mt_agent_round(apr_pool_t *p, apr_hash_t *said, char *done,
             continue;
         }
         mt_signer_allow(mt_signer_answer_secs());
-        item =
-            mt_sign_one(p, pd->s, pd->conf, sg, &pd->cert, pd->expires,
-                        pd->write, pd->replaces ? &pd->replaces->tack : NULL);
+        item = mt_sign_one(p, pd->s, pd->conf, sg, &pd->cert, pd->expires,
+                           pd->write,
+                           pd->replaces ? MT_ITEM_TACK(pd->replaces) : NULL);
         if (!item && sg->fd >= 0) {
             done[i] = 1; /* a signature that does not verify (TACK00038) */
             continue;

@@ -197,9 +197,8 @@ void mt_guard_note(server_rec *s, const mt_conf_t *conf, const mt_sel_t *sel,
         for (k = 0; k < cert->ntacks; k++) {
             uint8_t *raw = apr_palloc(p, TACK_LEN);
 
-            tack_encode(&cert->tacks[k]->tack, raw);
-            memcpy(n->sv.keys[k], cert->tacks[k]->tack.public_key,
-                   TACK_KEY_LEN);
+            memcpy(raw, cert->tacks[k]->wire, TACK_LEN);
+            memcpy(n->sv.keys[k], mt_item_key(cert->tacks[k]), TACK_KEY_LEN);
             n->sv.tacks[k] = raw;
         }
         n->sv.nkeys = cert->ntacks;
@@ -680,17 +679,17 @@ static void mt_recover_floor(apr_pool_t *p, server_rec *s, mt_sel_t *sel,
             mt_memory_keys(apr_psprintf(gd->pool, "%s %s",
                                         APR_ARRAY_IDX(names, i, const char *),
                                         cert->key_type ? cert->key_type : "?")),
-            low->tack.public_key, now, &m);
+            MT_ITEM_TACK(low)->public_key, now, &m);
         if (f > floor) {
             floor = f;
         }
         if (f >= 0 && m->has_tack &&
             tack_parse(&good, m->tack, TACK_LEN) == TACK_OK &&
-            good.generation > low->tack.generation) {
+            good.generation > MT_ITEM_TACK(low)->generation) {
             best = m;
         }
     }
-    if (low->tack.generation >= floor || !best ||
+    if (MT_ITEM_TACK(low)->generation >= floor || !best ||
         tack_parse(&good, best->tack, TACK_LEN) != TACK_OK ||
         good.generation < floor ||
         tack_check_target_hash(&good, cert->hash) != TACK_OK ||
@@ -714,7 +713,7 @@ static void mt_recover_floor(apr_pool_t *p, server_rec *s, mt_sel_t *sel,
         "generation %u, is served again from TackStateFile %s (it "
         "expires %s): sign one at generation %d (" TACK_PROG " sign -g %d)",
         mt_vhost_name_buf(s, name), cert->label, low->file->kind,
-        low->file->path, low->fingerprint, low->tack.generation, floor,
+        low->file->path, low->fingerprint, MT_ITEM_TACK(low)->generation, floor,
         good.generation, item->file->path, MT_ITEM_EXPIRY(item), floor, floor);
 }
 
@@ -767,7 +766,7 @@ void mt_guard_recover(apr_pool_t *p, server_rec *s, const mt_conf_t *conf,
             int t, have = 0;
 
             for (t = 0; t < cert->ntacks; t++) {
-                have |= mt_key_equal(cert->tacks[t]->tack.public_key, m->key);
+                have |= mt_key_equal(mt_item_key(cert->tacks[t]), m->key);
             }
             if (!have && cert->x509 &&
                 cert->ntacks < (sel->format == TACK_FORMAT_02 ? 2 : 1)) {

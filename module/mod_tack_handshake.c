@@ -23,6 +23,7 @@
 
 #include <openssl/ssl.h>
 
+#include "mod_tack_load.h"
 #include "mod_tack_runtime.h"
 #include "mod_tack_background.h"
 
@@ -44,6 +45,7 @@ static mt_body_t mt_body_build(apr_pool_t *p, server_rec *s,
                                unsigned mask)
 {
     mt_body_t body = {NULL, 0, NULL};
+    tack_t decoded[TACK_EXT02_MAX_TACKS];
     const tack_t *tacks[TACK_EXT02_MAX_TACKS];
     unsigned char inactive[TACK_EXT02_MAX_TACKS];
     tack_status_t st;
@@ -56,7 +58,9 @@ static mt_body_t mt_body_build(apr_pool_t *p, server_rec *s,
         /* draft-00 carries one TACK: the first, when it is live */
         if ((mask & (1u << i)) && (sel->format == TACK_FORMAT_02 || i == 0)) {
             inactive[n] = (unsigned char)slot->tacks[i]->file->inactive;
-            tacks[n++] = &slot->tacks[i]->tack;
+            tack_parse(&decoded[n], slot->tacks[i]->wire, TACK_LEN);
+            tacks[n] = &decoded[n];
+            n++;
         }
     }
     st = tack_answer_encode(sel->format, sel->pin_activation, tacks, inactive,
@@ -113,6 +117,10 @@ mt_rt_t *mt_handshake_build(apr_pool_t *p, server_rec *s, const mt_sel_t *sel)
     }
     /* Sized by count, as the rest: at 10,000 vhosts every byte per vhost
      * is 10 KB in the parent and again in each child (bench/findings.md). */
+    /* No TACK, the break signatures only: the body for a certificate the
+     * table does not know, and every slot's bodies[0] (one copy of the
+     * bytes: a vhost with break signatures paid for three) */
+    other = mt_body_build(p, s, sel, NULL, 0);
     rt->nslots = sel->ncerts;
     rt->slots = apr_pcalloc(p, sizeof(mt_slot_t) * sel->ncerts); /* not NULL */
     for (c = 0; c < sel->ncerts; c++) {
@@ -128,17 +136,22 @@ mt_rt_t *mt_handshake_build(apr_pool_t *p, server_rec *s, const mt_sel_t *sel)
         }
         slot->pending = sel->certs[c].pending;
         bodies = apr_palloc(p, sizeof(*bodies) << slot->ntacks);
-        for (mask = 0; mask < (1u << slot->ntacks); mask++) {
+        bodies[0] = other;
+        for (mask = 1; mask < (1u << slot->ntacks); mask++) {
             bodies[mask] = mt_body_build(p, s, sel, slot, mask);
+            for (i = 0; i < slot->ntacks; i++) {
+                if (mask & (1u << i)) { /* its one copy: the served one */
+                    mt_load_settle(sel->certs[c].tacks[i], bodies[mask].data,
+                                   bodies[mask].len);
+                }
+            }
         }
         slot->bodies = bodies;
         slot->ctr = &mt_ctr_unset;
     }
-    /* A certificate the table does not know: no TACK, the vhost's break
-     * signatures only. */
-    other = mt_body_build(p, s, sel, NULL, 0);
-    rt->other =
-        other.len ? apr_pmemdup(p, &other, sizeof(other)) : &mt_body_none;
+    rt->other = !other.len   ? &mt_body_none
+                : rt->nslots ? &rt->slots[0].bodies[0]
+                             : apr_pmemdup(p, &other, sizeof(other));
     rt->other_ctr = &mt_ctr_unset;
     return rt;
 }

@@ -610,6 +610,73 @@ static tack_status_t mt_breaksig_verify_cached(server_rec *s,
                             mt_verify_breaksig, sig);
 }
 
+/* The load's part of the generation (mt_gen_t.sigloads), made in
+ * pre_config: each break-signature file read in this pass, by path
+ * (mt_sigload_t *, in pconf). */
+struct mt_sigloads {
+    apr_hash_t *loaded;
+    /* a pool of its own (mt_pool_apart): the TackFiles' TACK bytes until
+     * the pass ends, and the list of their items (mt_item_t *) */
+    apr_pool_t *staging;
+    apr_array_header_t *staged;
+};
+
+static const uint8_t *mt_tack_bytes(apr_pool_t *p, const tack_t *tack)
+{
+    uint8_t *wire = apr_palloc(p, TACK_LEN);
+
+    tack_encode(tack, wire);
+    return wire;
+}
+
+/* A store's TACKs stay where they are read (its index keys them by their
+ * target_hash); a TackFile's wait in the staging pool for the body that
+ * serves them, mt_load_settle. */
+static void mt_load_stage(apr_pool_t *p, mt_item_t *item, const tack_t *tack)
+{
+    struct mt_sigloads *sl = mt_gen()->sigloads;
+
+    if (item->file->store || !sl->staging) {
+        item->wire = mt_tack_bytes(p, tack);
+        return;
+    }
+    item->wire = mt_tack_bytes(sl->staging, tack);
+    item->staged = 1;
+    APR_ARRAY_PUSH(sl->staged, mt_item_t *) = item;
+}
+
+void mt_load_settle(mt_item_t *it, const uint8_t *bytes, size_t len)
+{
+    const uint8_t *at =
+        it->staged && bytes ? memmem(bytes, len, it->wire, TACK_LEN) : NULL;
+
+    if (at) {
+        it->wire = at;
+        it->staged = 0;
+    }
+}
+
+void mt_load_settle_end(apr_pool_t *pconf)
+{
+    struct mt_sigloads *sl = mt_gen()->sigloads;
+    int i;
+
+    if (!sl->staging) {
+        return;
+    }
+    for (i = 0; i < sl->staged->nelts; i++) {
+        mt_item_t *it = APR_ARRAY_IDX(sl->staged, i, mt_item_t *);
+
+        if (it->staged) { /* served by no body: an error, unmatched... */
+            it->wire = apr_pmemdup(pconf, it->wire, TACK_LEN);
+            it->staged = 0;
+        }
+    }
+    apr_pool_destroy(sl->staging); /* to malloc, which the pass trims */
+    sl->staging = NULL;
+    sl->staged = NULL;
+}
+
 /* The checks a client runs that need no certificate: signature,
  * generation, expiration. */
 const char *mt_load_tackfile(apr_pool_t *p, mt_file_t *f, int *expired)
@@ -670,7 +737,7 @@ const char *mt_load_tackfile(apr_pool_t *p, mt_file_t *f, int *expired)
 
         item->file = f;
         item->index = (unsigned)i + 1;
-        item->tack = tacks[i];
+        mt_load_stage(p, item, &tacks[i]);
         item->expires = tack_expiration_time(&tacks[i]);
         tack_fingerprint(tacks[i].public_key, item->fingerprint);
 
@@ -712,18 +779,13 @@ typedef struct {
     char fingerprints[TACK_MAX_BREAKSIGS][TACK_FINGERPRINT_SIZE];
 } mt_sigload_t;
 
-/* The load's part of the generation (mt_gen_t.sigloads), made in
- * pre_config: each break-signature file read in this pass, by path
- * (mt_sigload_t *, in pconf). */
-struct mt_sigloads {
-    apr_hash_t *loaded;
-};
-
 void mt_load_gen_init(mt_gen_t *gen)
 {
     struct mt_sigloads *sl = apr_pcalloc(gen->pconf, sizeof(*sl));
 
     sl->loaded = apr_hash_make(gen->pconf);
+    sl->staging = mt_pool_apart(gen->pconf, "tack_staged");
+    sl->staged = apr_array_make(sl->staging, 64, sizeof(mt_item_t *));
     gen->sigloads = sl;
 }
 
@@ -817,7 +879,7 @@ mt_item_t *mt_load_item(apr_pool_t *p, server_rec *s, const char *kind,
     f->items = item;
     item->file = f;
     item->index = 1;
-    item->tack = *tack;
+    item->wire = mt_tack_bytes(p, tack);
     item->expires = tack_expiration_time(tack);
     item->matched = 1;
     tack_fingerprint(tack->public_key, item->fingerprint);

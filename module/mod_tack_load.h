@@ -20,14 +20,14 @@ const char *mt_key_type_name(int nid);
 int mt_cert_describe(apr_pool_t *p, X509 *x509, const char *label,
                      mt_certsel_t *out);
 
-/* mt_load_gen_init makes the part of |gen| (pre_config); mt_load_proc_init
- * starts a pass of the process's verified-signature cache, made in |pproc|
- * the first time; mt_load_vcache_end ends it. */
 /* mt_main_conf returns the main server's TackStateFile, TackStoreOwner,
  * TackSigningWait and TackSigningRetry, with their defaults (NULL,
  * TACK_UNSET) when none is given, and before the configuration is read. */
 const mt_main_conf_t *mt_main_conf(void);
 
+/* mt_load_gen_init makes the part of |gen| (pre_config); mt_load_proc_init
+ * starts a pass of the process's verified-signature cache, made in |pproc|
+ * the first time; mt_load_vcache_end ends it. */
 void mt_load_gen_init(mt_gen_t *gen);
 void mt_load_proc_init(mt_proc_t *proc, apr_pool_t *pproc);
 
@@ -42,8 +42,18 @@ void mt_load_vcache_file(const char *state_file);
 const char *mt_load_vcache_end(apr_pool_t *p, int say, int save);
 
 /* mt_load_tackfile reads and verifies every TACK of |f|; returns NULL or
- * why nothing of it may be served (|*expired|: only its expiry). */
+ * why nothing of it may be served (|*expired|: only its expiry).  A
+ * TackFile's TACK bytes are staged until the pass ends; a store file's are
+ * in |p|. */
 const char *mt_load_tackfile(apr_pool_t *p, mt_file_t *f, int *expired);
+
+/* mt_load_settle points |it|'s TACK, when staged, at its copy in the
+ * |len| bytes at |bytes| (a body that serves it, which lives as long as
+ * the configuration); mt_load_settle_end copies the TACKs still staged to
+ * |pconf| and frees the staging pool, at the end of a pass.  A TACK'd
+ * vhost keeps one copy of its TACK: the one on the wire. */
+void mt_load_settle(mt_item_t *it, const uint8_t *bytes, size_t len);
+void mt_load_settle_end(apr_pool_t *pconf);
 
 /* mt_load_writable returns a warning naming |directive| and |path| when
  * its group or everyone can write it, else NULL. */

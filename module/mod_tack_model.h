@@ -11,14 +11,17 @@ typedef struct mt_late mt_late_t; /* mod_tack_background.h */
 
 /* One TACK of a file, verified when the directive was read.  One per
  * TACK'd vhost: sized to what is read (its expiry as text is made when
- * said, MT_ITEM_EXPIRY). */
+ * said, MT_ITEM_EXPIRY; its fields decoded when read, MT_ITEM_TACK). */
 struct mt_item {
     struct mt_file *file;
     struct mt_item *next_same; /* store: the next with its target_hash */
+    /* its TACK_LEN bytes: a TackFile's are staged while the pass runs,
+     * then the ones in a body that serves it (mt_load_settle) */
+    const uint8_t *wire;
     time_t expires;
-    tack_t tack;
     char fingerprint[TACK_FINGERPRINT_SIZE];
     unsigned char index;              /* 1-based position in its file */
+    unsigned char staged : 1;         /* |wire| in the pass's staging pool */
     unsigned char matched : 1;        /* matched a certificate of any vhost */
     unsigned char ends_with_cert : 1; /* a certificate it serves ends
                                        * first: no warning */
@@ -26,13 +29,33 @@ struct mt_item {
                                        * successor: no warning */
 };
 
+/* MT_ITEM_TACK(it) is |it|'s TACK decoded, in a tack_t that lives until
+ * the end of the enclosing block (bytes verified when read: it decodes). */
+#define MT_ITEM_TACK(it) mt_item_tack((it), &(tack_t){0})
+static inline const tack_t *mt_item_tack(const struct mt_item *it, tack_t *t)
+{
+    (void)tack_parse(t, it->wire, TACK_LEN);
+    return t;
+}
+
+/* Its TACK's public key and target_hash, read in place: the fields are at
+ * fixed offsets of the wire form (tack-protocol.md, "TACK"). */
+static inline const uint8_t *mt_item_key(const struct mt_item *it)
+{
+    return it->wire;
+}
+static inline const uint8_t *mt_item_target(const struct mt_item *it)
+{
+    return it->wire + TACK_KEY_LEN + 2 + 4;
+}
+
 /* MT_ITEM_EXPIRY(it) is |it|'s expiration as text ("2027-01-02T03:04Z"),
  * in a buffer that lives until the end of the enclosing block. */
 #define MT_ITEM_EXPIRY(it) mt_item_expiry((it), (char[TACK_TIME_SIZE]){0})
 static inline const char *mt_item_expiry(const struct mt_item *it,
                                          char buf[TACK_TIME_SIZE])
 {
-    tack_time_format(it->tack.expiration, buf);
+    tack_time_format((uint32_t)(it->expires / 60), buf);
     return buf;
 }
 

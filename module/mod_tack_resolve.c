@@ -88,8 +88,7 @@ static int mt_select(apr_pool_t *p, server_rec *s, int format,
                           TACK_WHERE(item->file->where), cert->label);
     }
     for (j = 0; j < cert->ntacks; j++) {
-        if (mt_key_equal(cert->tacks[j]->tack.public_key,
-                         item->tack.public_key)) {
+        if (mt_key_equal(mt_item_key(cert->tacks[j]), mt_item_key(item))) {
             return mt_problem(
                 s, "TACK00003",
                 "%s %s (" TACK_WHERE_FMT "): %s has the key %s of "
@@ -175,7 +174,7 @@ static int mt_resolve_item(apr_pool_t *p, server_rec *s, mt_sel_t *out,
     for (c = 0; c < out->ncerts; c++) {
         mt_certsel_t *cert = &out->certs[c];
 
-        if (tack_check_target_hash(&item->tack, cert->hash) != TACK_OK) {
+        if (tack_check_target_hash(MT_ITEM_TACK(item), cert->hash) != TACK_OK) {
             continue;
         }
         hit = 1;
@@ -193,7 +192,7 @@ static int mt_resolve_item(apr_pool_t *p, server_rec *s, mt_sel_t *out,
             "matches none of the vhost's certificates (%s); sign one for the "
             "certificate in use: " TACK_PROG " sign -k KEY -c CERT -o %s",
             f->path, TACK_WHERE(f->where),
-            mt_hex(p, item->tack.target_hash, TACK_HASH_LEN),
+            mt_hex(p, MT_ITEM_TACK(item)->target_hash, TACK_HASH_LEN),
             mt_item_name(p, item), item->fingerprint,
             out->ncerts ? mt_cert_list(p, out->certs, out->ncerts) : "none",
             f->path);
@@ -334,7 +333,7 @@ static int mt_resolve_broken_keys(server_rec *s, mt_sel_t *out)
 
         for (k = 0; k < cert->ntacks; k++) {
             mt_item_t *item = cert->tacks[k];
-            size_t j = mt_breaksig_find(out, item->tack.public_key);
+            size_t j = mt_breaksig_find(out, mt_item_key(item));
 
             if (j == out->nsigs) {
                 continue;
@@ -370,8 +369,8 @@ static const mt_item_t *mt_lapsed_in(const apr_array_header_t *files,
 
     for (i = 0; i < mt_nelts(files); i++) {
         for (k = 0; f[i]->error && k < f[i]->expired; k++) {
-            if (tack_check_target_hash(&f[i]->items[k].tack, cert->hash) ==
-                TACK_OK) {
+            if (tack_check_target_hash(MT_ITEM_TACK(&f[i]->items[k]),
+                                       cert->hash) == TACK_OK) {
                 return &f[i]->items[k];
             }
         }
@@ -513,7 +512,7 @@ void mt_resolve_mark_cert_bound(const mt_sel_t *sel)
         for (k = 0; end && k < sel->certs[c].ntacks; k++) {
             mt_item_t *item = sel->certs[c].tacks[k];
 
-            if ((uint32_t)(end / 60) <= item->tack.expiration) {
+            if ((uint32_t)(end / 60) <= MT_ITEM_TACK(item)->expiration) {
                 /* the certificate's expiry comes first, and a renewed
                  * certificate needs a new TACK anyway: no warning */
                 item->ends_with_cert = 1;

@@ -553,6 +553,7 @@ static int mt_setup_end(apr_pool_t *ptemp, server_rec *s_main, int all_known)
                      "the file would have spared (slower, nothing more)",
                      why);
     }
+    mt_load_settle_end(mt_gen()->pconf);
     /* The pass's peak (the memory's JSON, read and written whole; OpenSSL's
      * verifications) was freed to malloc, which keeps it: given back, so
      * that the parent, and every child forked from it, does not carry it */

@@ -334,7 +334,7 @@ static void mt_sign_cert(apr_pool_t *p, server_rec *s, const mt_conf_t *conf,
     int k, mine = -1;
 
     for (k = 0; k < cert->ntacks; k++) {
-        if (mt_key_equal(cert->tacks[k]->tack.public_key, sg->pub)) {
+        if (mt_key_equal(mt_item_key(cert->tacks[k]), sg->pub)) {
             mine = k;
         }
     }
@@ -368,7 +368,7 @@ static void mt_sign_cert(apr_pool_t *p, server_rec *s, const mt_conf_t *conf,
         return;
     }
     if (mine >= 0 &&
-        (uint32_t)(end / 60) <= cert->tacks[mine]->tack.expiration) {
+        (uint32_t)(end / 60) <= MT_ITEM_TACK(cert->tacks[mine])->expiration) {
         return; /* the certificate ends first: a new TACK would gain nothing */
     }
     if (due) {
@@ -393,7 +393,7 @@ static void mt_sign_cert(apr_pool_t *p, server_rec *s, const mt_conf_t *conf,
         }
     }
     item = mt_sign_one(p, s, conf, sg, cert, (uint32_t)(end / 60), !pinned,
-                       mine >= 0 ? &cert->tacks[mine]->tack : NULL);
+                       mine >= 0 ? MT_ITEM_TACK(cert->tacks[mine]) : NULL);
     if (!item) {
         if (!pinned && sg->fd < 0 && cert->ntacks <= 1) {
             mt_sign_queue(s, conf, sel, cert, sg, (uint32_t)(end / 60), 1,
@@ -405,7 +405,7 @@ static void mt_sign_cert(apr_pool_t *p, server_rec *s, const mt_conf_t *conf,
         char fpr[TACK_FINGERPRINT_SIZE];
 
         tack_time_format((uint32_t)(pinned / 60), when);
-        tack_fingerprint(cert->tacks[0]->tack.public_key, fpr);
+        tack_fingerprint(mt_item_key(cert->tacks[0]), fpr);
         ap_log_error(APLOG_MARK, APLOG_ERR, 0, s,
                      "TACK00067: vhost %s: %s %s holds a TACK for %s under "
                      "key %s, but clients pinned TackSigningKey's key %s "

@@ -195,8 +195,9 @@ static void mt_html_tacks(request_rec *r, apr_pool_t *p, const mt_rt_t *rt,
                 ap_rprintf(r, "<code>%s</code>%s", mt_esc(p, it->fingerprint),
                            it->file->inactive ? " (inactive)" : "");
             } else if (c == 1) {
-                ap_rprintf(r, "%u/%u", (unsigned)it->tack.min_generation,
-                           (unsigned)it->tack.generation);
+                ap_rprintf(r, "%u/%u",
+                           (unsigned)MT_ITEM_TACK(it)->min_generation,
+                           (unsigned)MT_ITEM_TACK(it)->generation);
             } else if (c == 2) {
                 ap_rprintf(r, "<span title=\"%s\">%.10s</span>",
                            mt_esc(p, MT_ITEM_EXPIRY(it)),
@@ -213,7 +214,7 @@ static void mt_html_tacks(request_rec *r, apr_pool_t *p, const mt_rt_t *rt,
                                it->file->path);
             } else {
                 const char *hex =
-                    mt_hex(p, it->tack.target_hash, TACK_HASH_LEN);
+                    mt_hex(p, MT_ITEM_TACK(it)->target_hash, TACK_HASH_LEN);
 
                 ap_rprintf(r, "<code title=\"%s\">%.*s&hellip;</code>", hex,
                            TACK_HTML_HASH_SHOWN, hex);

@@ -123,9 +123,9 @@ static void mt_store_index(mt_store_t *st, mt_file_t *f, time_t now)
         mt_item_t *head, *last = NULL, *it;
         int dup = 0;
 
-        head = apr_hash_get(st->by_hash, item->tack.target_hash, TACK_HASH_LEN);
+        head = apr_hash_get(st->by_hash, mt_item_target(item), TACK_HASH_LEN);
         for (it = head; it; it = it->next_same) {
-            dup |= tack_equal(&it->tack, &item->tack);
+            dup |= !memcmp(it->wire, item->wire, TACK_LEN);
             last = it;
         }
         if (dup) {
@@ -136,7 +136,7 @@ static void mt_store_index(mt_store_t *st, mt_file_t *f, time_t now)
         if (last) {
             last->next_same = item;
         } else {
-            apr_hash_set(st->by_hash, item->tack.target_hash, TACK_HASH_LEN,
+            apr_hash_set(st->by_hash, mt_item_target(item), TACK_HASH_LEN,
                          item);
         }
         if (item->expires - now < TACK_EXPIRY_WARN_SECS) {
@@ -310,7 +310,7 @@ void mt_store_ready(mt_store_t *st)
                 if (!st->expired_by_hash) {
                     st->expired_by_hash = apr_hash_make(p);
                 }
-                apr_hash_set(st->expired_by_hash, f->items[0].tack.target_hash,
+                apr_hash_set(st->expired_by_hash, mt_item_target(&f->items[0]),
                              TACK_HASH_LEN, &f->items[0]);
             }
             f->nitems = 0;
@@ -803,8 +803,8 @@ static int mt_store_superseded(const mt_item_t *old, const tack_t *tack,
 {
     return (old->file->nitems == 1 || old->file->expired == 1) &&
            strcmp(old->file->path, path) != 0 &&
-           mt_key_equal(old->tack.public_key, tack->public_key) &&
-           old->tack.expiration <= tack->expiration;
+           mt_key_equal(mt_item_key(old), tack->public_key) &&
+           MT_ITEM_TACK(old)->expiration <= tack->expiration;
 }
 
 /* mt_store_remove removes |old|'s file, superseded by |path|: logged. */
