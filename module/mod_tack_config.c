@@ -72,7 +72,7 @@ static const char *mt_store_twice(cmd_parms *cmd, mt_conf_t *conf,
 {
     const char *msg;
 
-    if (!conf->store_arg || !strcmp(conf->store_arg, path)) {
+    if (!conf->store_line || !strcmp(conf->store_line->arg, path)) {
         return NULL;
     }
     msg = apr_psprintf(
@@ -81,13 +81,35 @@ static const char *mt_store_twice(cmd_parms *cmd, mt_conf_t *conf,
         ") in one context: the one read later would replace the other "
         "silently, by the order of the included files; keep one (a "
         "TackStore of its own in each virtual host that needs another)",
-        conf->store_arg, TACK_WHERE(conf->store_where), path,
+        conf->store_line->arg, TACK_WHERE(conf->store_line->where), path,
         TACK_WHERE(cmd->directive));
     if (mt_strict()) {
         return msg;
     }
-    conf->store_twice = msg;
+    conf->store_line->twice = msg;
     return NULL;
+}
+
+/* mt_store_line records the TackStore line |arg| of |conf|. */
+static void mt_store_line(cmd_parms *cmd, mt_conf_t *conf, const char *arg)
+{
+    if (!conf->store_line) {
+        conf->store_line = apr_pcalloc(cmd->pool, sizeof(*conf->store_line));
+    }
+    conf->store_line->arg = arg;
+    conf->store_line->where = cmd->directive;
+}
+
+/* mt_sign_make makes the signing settings of a context: the first
+ * TackSigning* line of a context does (a vhost's are its own until the
+ * merge). */
+static mt_sign_conf_t *mt_sign_make(apr_pool_t *p)
+{
+    mt_sign_conf_t *sign = apr_pcalloc(p, sizeof(*sign));
+
+    sign->min_gen = TACK_UNSET;
+    sign->gen = TACK_UNSET;
+    return sign;
 }
 
 static const char *mt_cmd_TackStore(cmd_parms *cmd, void *dcfg, const char *arg)
@@ -101,8 +123,7 @@ static const char *mt_cmd_TackStore(cmd_parms *cmd, void *dcfg, const char *arg)
         if ((err = mt_store_twice(cmd, conf, "none"))) {
             return err;
         }
-        conf->store_arg = "none";
-        conf->store_where = cmd->directive;
+        mt_store_line(cmd, conf, "none");
         conf->store = NULL;
         return NULL;
     }
@@ -116,8 +137,7 @@ static const char *mt_cmd_TackStore(cmd_parms *cmd, void *dcfg, const char *arg)
     if ((err = mt_store_twice(cmd, conf, path))) {
         return err;
     }
-    conf->store_arg = path;
-    conf->store_where = cmd->directive;
+    mt_store_line(cmd, conf, path);
     st = mt_store_get(cmd, path);
     if (st->error && mt_strict()) {
         return st->error;
@@ -130,7 +150,7 @@ static const char *mt_cmd_TackFile(cmd_parms *cmd, void *dcfg, const char *arg,
                                    const char *flag)
 {
     mt_conf_t *conf = mt_conf_get(cmd->server);
-    mt_file_t *f;
+    mt_file_t *f, **last;
     const char *err;
     int expired;
 
@@ -162,10 +182,9 @@ static const char *mt_cmd_TackFile(cmd_parms *cmd, void *dcfg, const char *arg,
         f->expired = expired ? f->nitems : 0;
         f->nitems = 0;
     }
-    if (!conf->files) {
-        conf->files = apr_array_make(cmd->pool, 1, sizeof(mt_file_t *));
+    for (last = &conf->files; *last; last = &(*last)->next) {
     }
-    APR_ARRAY_PUSH(conf->files, mt_file_t *) = f;
+    *last = f; /* in the order of the lines */
     return NULL;
 }
 
@@ -252,18 +271,23 @@ static const char *mt_cmd_TackSigningKey(cmd_parms *cmd, void *dcfg,
                                          const char *arg)
 {
     mt_conf_t *conf = mt_conf_get(cmd->server);
+    mt_sign_conf_t *sign;
 
-    conf->sign_key_where = mt_where(cmd);
+    if (!conf->sign) {
+        conf->sign = mt_sign_make(cmd->pool);
+    }
+    sign = conf->sign;
+    sign->key_where = mt_where(cmd);
     if (!strcasecmp(arg, "none")) {
-        conf->sign_key = "";
+        sign->key = "";
     } else if (!strncasecmp(arg, "pkcs11:", 7)) {
         if (ap_strcasestr(arg, "pin-value=")) {
             return "TackSigningKey: the PKCS#11 URI carries pin-value: the PIN "
                    "does not belong in httpd.conf; take it out and name its "
                    "source with TackSigningPassword file:, exec: or env:";
         }
-        conf->sign_key = arg;
-    } else if (!(conf->sign_key = mt_server_path(cmd, arg))) {
+        sign->key = arg;
+    } else if (!(sign->key = mt_server_path(cmd, arg))) {
         return apr_psprintf(cmd->pool, "TackSigningKey %s: invalid file path",
                             arg);
     }
@@ -275,6 +299,7 @@ static const char *mt_cmd_TackSigningPassword(cmd_parms *cmd, void *dcfg,
                                               const char *arg)
 {
     mt_conf_t *conf = mt_conf_get(cmd->server);
+    mt_sign_conf_t *sign;
     const char *err = mt_secret_pw_syntax(cmd->pool, arg);
 
     if (err) {
@@ -290,8 +315,12 @@ static const char *mt_cmd_TackSigningPassword(cmd_parms *cmd, void *dcfg,
         arg =
             apr_pstrcat(cmd->pool, apr_pstrndup(cmd->pool, arg, 5), path, NULL);
     }
-    conf->sign_pw = arg;
-    conf->sign_pw_where = mt_where(cmd);
+    if (!conf->sign) {
+        conf->sign = mt_sign_make(cmd->pool);
+    }
+    sign = conf->sign;
+    sign->pw = arg;
+    sign->pw_where = mt_where(cmd);
     return NULL;
 }
 
@@ -303,6 +332,7 @@ static const char *mt_cmd_TackSigningGeneration(cmd_parms *cmd, void *dcfg,
                                                 const char *gen)
 {
     mt_conf_t *conf = mt_conf_get(cmd->server);
+    mt_sign_conf_t *sign;
     const char *arg[2] = {min, gen ? gen : min};
     int val[2], i;
 
@@ -325,8 +355,12 @@ static const char *mt_cmd_TackSigningGeneration(cmd_parms *cmd, void *dcfg,
                             "TACK)",
                             val[0], val[1]);
     }
-    conf->sign_min_gen = val[0];
-    conf->sign_gen = val[1];
+    if (!conf->sign) {
+        conf->sign = mt_sign_make(cmd->pool);
+    }
+    sign = conf->sign;
+    sign->min_gen = (short)val[0];
+    sign->gen = (short)val[1];
     return NULL;
 }
 
@@ -550,8 +584,6 @@ void *mt_config_create(apr_pool_t *p, server_rec *s)
     conf->format = TACK_UNSET;
     conf->tls13 = TACK_UNSET;
     conf->required = TACK_UNSET;
-    conf->sign_min_gen = TACK_UNSET;
-    conf->sign_gen = TACK_UNSET;
     if (!s->is_virtual) {
         /* the GLOBAL_ONLY directives' (a vhost's stays NULL) */
         conf->main = apr_pcalloc(p, sizeof(*conf->main));
@@ -593,20 +625,26 @@ void *mt_config_merge(apr_pool_t *p, void *basev, void *addv)
     if (mrg->required == TACK_UNSET) {
         mrg->required = base->required;
     }
-    if (!mrg->sign_key) {
-        mrg->sign_key = base->sign_key;
-        mrg->sign_key_where = base->sign_key_where;
-    }
-    if (!mrg->sign_pw) {
-        mrg->sign_pw = base->sign_pw;
-        mrg->sign_pw_where = base->sign_pw_where;
+    if (!mrg->sign) {
+        mrg->sign = base->sign; /* shared: read only from here on */
+    } else if (base->sign) {
+        mt_sign_conf_t *own = mrg->sign;
+
+        if (!own->key) {
+            own->key = base->sign->key;
+            own->key_where = base->sign->key_where;
+        }
+        if (!own->pw) {
+            own->pw = base->sign->pw;
+            own->pw_where = base->sign->pw_where;
+        }
+        if (own->gen == TACK_UNSET) {
+            own->min_gen = base->sign->min_gen;
+            own->gen = base->sign->gen;
+        }
     }
     if (!mrg->lapse) {
         mrg->lapse = base->lapse;
-    }
-    if (mrg->sign_gen == TACK_UNSET) {
-        mrg->sign_min_gen = base->sign_min_gen;
-        mrg->sign_gen = base->sign_gen;
     }
     return mrg;
 }

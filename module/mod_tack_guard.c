@@ -525,17 +525,15 @@ static int mt_guard_floor_report(const mt_guard_note_t *n, long now)
      * and the floor (mod_tack_sign.c), said here under -t. */
     if (mt_strict() && n->signing &&
         (floor = mt_guard_floor_in(mem, n->signing, now, &m)) > 0 &&
-        (n->sv.conf->sign_gen == TACK_UNSET ? 0 : n->sv.conf->sign_gen) <
-            floor) {
+        mt_conf_sign_gen(n->sv.conf, 0) < floor) {
         tack_fingerprint(n->signing, fpr);
-        ap_log_error(
-            APLOG_MARK, APLOG_WARNING, 0, n->s,
-            "TACK00146: vhost %s: TackSigningGeneration %d is below "
-            "min_generation %d, which a TACK under key %s served "
-            "here raised; TackSigningKey signs at %d instead (say "
-            "TackSigningGeneration %d %d to make it so)",
-            name, n->sv.conf->sign_gen == TACK_UNSET ? 0 : n->sv.conf->sign_gen,
-            floor, fpr, floor, floor, floor);
+        ap_log_error(APLOG_MARK, APLOG_WARNING, 0, n->s,
+                     "TACK00146: vhost %s: TackSigningGeneration %d is below "
+                     "min_generation %d, which a TACK under key %s served "
+                     "here raised; TackSigningKey signs at %d instead (say "
+                     "TackSigningGeneration %d %d to make it so)",
+                     name, mt_conf_sign_gen(n->sv.conf, 0), floor, fpr, floor,
+                     floor, floor);
     }
     return problems;
 }
@@ -607,12 +605,11 @@ void mt_guard_end(server_rec *s_main)
  * could not be loaded in this pass for another reason than its expiry. */
 static const mt_file_t *mt_failed_file(const mt_conf_t *conf)
 {
-    mt_file_t **f = mt_elts(conf->files);
-    int i;
+    const mt_file_t *f;
 
-    for (i = 0; i < mt_nelts(conf->files); i++) {
-        if (f[i]->error && !f[i]->expired) {
-            return f[i];
+    for (f = conf->files; f; f = f->next) {
+        if (f->error && !f->expired) {
+            return f;
         }
     }
     if (conf->store && conf->store->loaded && conf->store->bad->nelts) {

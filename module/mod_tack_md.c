@@ -91,8 +91,8 @@ void mt_md_watch(server_rec *s_main)
     for (s = s_main; s; s = s->next) {
         const mt_conf_t *conf = mt_conf_get(s);
 
-        if (conf->ssl_seen && conf->sign_key && *conf->sign_key &&
-            conf->store && conf->store->loaded && !conf->store->error) {
+        if (conf->ssl_seen && mt_conf_signs(conf) && conf->store &&
+            conf->store->loaded && !conf->store->error) {
             APR_ARRAY_PUSH(md->vhosts, server_rec *) = s;
         }
     }

@@ -70,15 +70,17 @@ struct mt_file {
     const char *error; /* why none of it is served (real start), or NULL */
     apr_array_header_t *warnings; /* served, but said: const char *, NULL */
     mt_item_t *items;             /* nitems of them, allocated by count */
-    uid_t uid;                    /* a store file's owner and mode, of */
-    mode_t mode;                  /* ... the bytes read (stat_known) */
-    unsigned char nitems;         /* 1, or 2 (a draft-02 pair) */
-    unsigned char expired;        /* items left out for their expiry alone (the
-                                   * error says so; kept for the record) */
-    unsigned char inactive : 1;   /* "TackFile FILE inactive" */
-    unsigned char stat_known : 1; /* uid and mode are known */
-    unsigned char removed : 1;    /* replaced by mt_store_replace_older: not
-                                   * reported */
+    struct mt_file *next;  /* the next TackFile line of its context, or NULL
+                            * (a list: an array cost a vhost 40 bytes) */
+    uid_t uid;             /* a store file's owner and mode, of */
+    mode_t mode;           /* ... the bytes read (stat_known) */
+    unsigned char nitems;  /* 1, or 2 (a draft-02 pair) */
+    unsigned char expired; /* items left out for their expiry alone (the
+                            * error says so; kept for the record) */
+    unsigned char inactive : 1;     /* "TackFile FILE inactive" */
+    unsigned char stat_known : 1;   /* uid and mode are known */
+    unsigned char removed : 1;      /* replaced by mt_store_replace_older: not
+                                     * reported */
     unsigned char server_level : 1; /* outside any <VirtualHost> */
 };
 
@@ -128,25 +130,36 @@ typedef struct {
     int sign_wait, sign_retry, sign_retry_max;
 } mt_main_conf_t;
 
+/* TackSigningKey (a path, a pkcs11: URI, "" for none, NULL: unset),
+ * TackSigningPassword and TackSigningGeneration of a context: each
+ * inherits alone.  Made by the first of them: most vhosts have none. */
+typedef struct {
+    const char *key;
+    const ap_directive_t *key_where;
+    const char *pw;
+    const ap_directive_t *pw_where;
+    short min_gen, gen; /* 0-255, TACK_UNSET: 0 */
+} mt_sign_conf_t;
+
+/* A TackStore line of a context, for what is said of it (not inherited). */
+typedef struct {
+    const char *arg;             /* its path (or "none") as read */
+    const ap_directive_t *where; /* ... and its line */
+    const char *twice;           /* a second TackStore here, said at the pass */
+} mt_store_line_t;
+
 /* A server's configuration, merged into each vhost's own copy.  One per
- * vhost, TACK'd or not: small fields small (bench/findings.md). */
+ * vhost, TACK'd or not: small fields small, what few vhosts set out of
+ * line (bench/findings.md). */
 struct mt_conf {
-    apr_array_header_t *files;         /* mt_file_t *, written here; NULL */
-    apr_array_header_t *server_files;  /* main server's: candidates; NULL */
-    apr_array_header_t *sigfiles;      /* mt_sigfile_t *, own/inherited */
-    mt_store_t *store;                 /* TackStore, own or inherited */
-    const char *store_arg;             /* ... its path (or "none") as read */
-    const ap_directive_t *store_where; /* ... and its line */
-    const char *store_twice; /* a second TackStore here, said at the pass */
-    /* TackSigningKey (a path, a pkcs11: URI, "" for none, NULL: unset),
-     * TackSigningPassword, TackSigningGeneration: each inherits alone. */
-    const char *sign_key;
-    const ap_directive_t *sign_key_where;
-    const char *sign_pw;
-    const ap_directive_t *sign_pw_where;
+    mt_file_t *files;             /* TackFile lines written here; NULL */
+    mt_file_t *server_files;      /* main server's: candidates; NULL */
+    apr_array_header_t *sigfiles; /* mt_sigfile_t *, own/inherited */
+    mt_store_t *store;            /* TackStore, own or inherited */
+    mt_store_line_t *store_line;  /* TackStore written here, or NULL */
+    mt_sign_conf_t *sign;         /* own or inherited, or NULL: mt_conf_sign */
     apr_array_header_t *lapse;    /* TackLetPinsLapse TACK IDs, or NULL */
     mt_main_conf_t *main;         /* the main server's; NULL in a vhost */
-    short sign_min_gen, sign_gen; /* 0-255, TACK_UNSET: 0 */
     signed char pin_activation;   /* 1, 0, TACK_UNSET */
     signed char format;           /* TACK_FORMAT_*, TACK_UNSET */
     signed char tls13;            /* 1, 0, TACK_UNSET */
@@ -155,6 +168,29 @@ struct mt_conf {
     unsigned char ssl_seen;       /* mod_ssl serves it (set by the pass) */
     unsigned char num_sigs;       /* break signatures in own sigfiles (<= 8) */
 };
+
+/* mt_conf_sign returns |conf|'s signing settings, all unset when none is
+ * given; mt_conf_signs whether it names a TackSigningKey (not "none"). */
+static inline const mt_sign_conf_t *mt_conf_sign(const mt_conf_t *conf)
+{
+    static const mt_sign_conf_t unset = {NULL, NULL,       NULL,
+                                         NULL, TACK_UNSET, TACK_UNSET};
+
+    return conf->sign ? conf->sign : &unset;
+}
+static inline int mt_conf_signs(const mt_conf_t *conf)
+{
+    return conf->sign && conf->sign->key && *conf->sign->key;
+}
+
+/* mt_conf_sign_gen returns TackSigningGeneration's generation (with |min|,
+ * its min_generation): 0 when it is not given. */
+static inline int mt_conf_sign_gen(const mt_conf_t *conf, int min)
+{
+    const mt_sign_conf_t *sign = mt_conf_sign(conf);
+
+    return sign->gen == TACK_UNSET ? 0 : min ? sign->min_gen : sign->gen;
+}
 
 /* A problem of a vhost found at configuration time, for the status page. */
 #define TACK_PROBLEM_ERROR 2   /* something is not served: red */

@@ -200,23 +200,23 @@ static int mt_resolve_item(apr_pool_t *p, server_rec *s, mt_sel_t *out,
     return problems;
 }
 
-/* mt_resolve_files offers every TACK of the usable files of |files|
- * (TackFile lines, in order) to the certificates of |out|; |inherited| and
- * |must_match| as for mt_resolve_item.  Returns the number of problems. */
+/* mt_resolve_files offers every TACK of the usable files of the list
+ * |files| (TackFile lines, in order) to the certificates of |out|;
+ * |inherited| and |must_match| as for mt_resolve_item.  Returns the number
+ * of problems. */
 static int mt_resolve_files(apr_pool_t *p, server_rec *s, mt_sel_t *out,
-                            const apr_array_header_t *files, int inherited,
-                            int must_match)
+                            mt_file_t *files, int inherited, int must_match)
 {
-    mt_file_t **f = mt_elts(files);
-    int problems = 0, i, k;
+    mt_file_t *f;
+    int problems = 0, k;
 
-    for (i = 0; i < mt_nelts(files); i++) {
-        if (!mt_file_usable(s, f[i], out->format, &problems)) {
+    for (f = files; f; f = f->next) {
+        if (!mt_file_usable(s, f, out->format, &problems)) {
             continue;
         }
-        for (k = 0; k < f[i]->nitems; k++) {
-            problems += mt_resolve_item(p, s, out, f[i], &f[i]->items[k],
-                                        inherited, must_match);
+        for (k = 0; k < f->nitems; k++) {
+            problems += mt_resolve_item(p, s, out, f, &f->items[k], inherited,
+                                        must_match);
         }
     }
     return problems;
@@ -360,18 +360,19 @@ static int mt_resolve_broken_keys(server_rec *s, mt_sel_t *out)
     return problems;
 }
 
-/* mt_lapsed_in returns an expired TACK of |files| for |cert|, or NULL. */
-static const mt_item_t *mt_lapsed_in(const apr_array_header_t *files,
+/* mt_lapsed_in returns an expired TACK of the list |files| for |cert|, or
+ * NULL. */
+static const mt_item_t *mt_lapsed_in(const mt_file_t *files,
                                      const mt_certsel_t *cert)
 {
-    mt_file_t **f = mt_elts(files);
-    int i, k;
+    const mt_file_t *f;
+    int k;
 
-    for (i = 0; i < mt_nelts(files); i++) {
-        for (k = 0; f[i]->error && k < f[i]->expired; k++) {
-            if (tack_check_target_hash(MT_ITEM_TACK(&f[i]->items[k]),
+    for (f = files; f; f = f->next) {
+        for (k = 0; f->error && k < f->expired; k++) {
+            if (tack_check_target_hash(MT_ITEM_TACK(&f->items[k]),
                                        cert->hash) == TACK_OK) {
-                return &f[i]->items[k];
+                return &f->items[k];
             }
         }
     }
@@ -420,7 +421,7 @@ static int mt_resolve_required(const mt_conf_t *conf, const mt_sel_t *sel)
     if (conf->required != TACK_UNSET) {
         return conf->required;
     }
-    if (sel->store || sel->nsigs || (conf->sign_key && *conf->sign_key)) {
+    if (sel->store || sel->nsigs || mt_conf_signs(conf)) {
         return 1;
     }
     for (c = 0; c < sel->ncerts; c++) {
@@ -464,7 +465,7 @@ int mt_resolve_own_directives(server_rec *s, const mt_conf_t *conf)
             return 1;
         }
     }
-    return mt_nelts(conf->files) > 0;
+    return conf->files != NULL;
 }
 
 /* Most clients negotiate ECDSA: a TACK for the RSA certificate alone
@@ -475,7 +476,7 @@ void mt_resolve_warn_partial(server_rec *s, const mt_conf_t *conf,
     const char *without = NULL;
     int c, with = 0;
 
-    if (mt_quiet() || sel->ncerts < 2 || (conf->sign_key && *conf->sign_key)) {
+    if (mt_quiet() || sel->ncerts < 2 || mt_conf_signs(conf)) {
         return; /* TackSigningKey signs for the others at the start */
     }
     for (c = 0; c < sel->ncerts; c++) {
@@ -563,13 +564,13 @@ int mt_resolve_log_load_errors(server_rec *s_main)
     }
     for (s = s_main; s; s = s->next) {
         mt_conf_t *conf = mt_conf_get(s);
-        mt_file_t **tf = mt_elts(conf->files);
+        const mt_file_t *tf;
         mt_sigfile_t **sf = mt_elts(conf->sigfiles);
 
         /* A vhost may share the main server's break-signature list: each
          * file is logged with the server it was written in only. */
-        for (i = 0; i < mt_nelts(conf->files); i++) {
-            if (!tf[i]->error || tf[i]->s != s) {
+        for (tf = conf->files; tf; tf = tf->next) {
+            if (!tf->error || tf->s != s) {
                 continue;
             }
             problems++;
@@ -577,8 +578,7 @@ int mt_resolve_log_load_errors(server_rec *s_main)
                          "TACK00011: vhost %s: %s (" TACK_WHERE_FMT
                          "); this TACK file is "
                          "not served",
-                         mt_vhost_name(s), tf[i]->error,
-                         TACK_WHERE(tf[i]->where));
+                         mt_vhost_name(s), tf->error, TACK_WHERE(tf->where));
         }
         for (i = 0; i < mt_nelts(conf->sigfiles); i++) {
             if (!sf[i]->error || sf[i]->s != s) {
@@ -605,24 +605,24 @@ int mt_resolve_log_warnings(server_rec *s_main)
     }
     for (s = s_main; s; s = s->next) {
         mt_conf_t *conf = mt_conf_get(s);
-        mt_file_t **tf = mt_elts(conf->files);
+        const mt_file_t *tf;
         mt_sigfile_t **sf = mt_elts(conf->sigfiles);
 
-        if (conf->store_twice) {
+        if (conf->store_line && conf->store_line->twice) {
             n++;
             ap_log_error(APLOG_MARK, APLOG_WARNING, 0, s,
                          "TACK00148: vhost %s: %s; the later is used",
-                         mt_vhost_name(s), conf->store_twice);
+                         mt_vhost_name(s), conf->store_line->twice);
         }
-        for (i = 0; i < mt_nelts(conf->files); i++) {
-            apr_array_header_t *w = tf[i]->warnings;
+        for (tf = conf->files; tf; tf = tf->next) {
+            apr_array_header_t *w = tf->warnings;
 
-            for (j = 0; tf[i]->s == s && w && j < w->nelts; j++, n++) {
+            for (j = 0; tf->s == s && w && j < w->nelts; j++, n++) {
                 ap_log_error(APLOG_MARK, APLOG_WARNING, 0, s,
                              "TACK00059: vhost %s: %s (" TACK_WHERE_FMT ")",
                              mt_vhost_name(s),
                              APR_ARRAY_IDX(w, j, const char *),
-                             TACK_WHERE(tf[i]->where));
+                             TACK_WHERE(tf->where));
             }
         }
         for (i = 0; i < mt_nelts(conf->sigfiles); i++) {
@@ -641,14 +641,14 @@ int mt_resolve_log_warnings(server_rec *s_main)
 int mt_resolve_check_unmatched(server_rec *s_main)
 {
     mt_conf_t *conf = mt_conf_get(s_main);
-    mt_file_t **tf = mt_elts(conf->files);
-    int problems = 0, i, k;
+    const mt_file_t *tf;
+    int problems = 0, k;
 
-    for (i = 0; i < mt_nelts(conf->files); i++) {
-        for (k = 0; k < tf[i]->nitems; k++) {
-            mt_item_t *item = &tf[i]->items[k];
+    for (tf = conf->files; tf; tf = tf->next) {
+        for (k = 0; k < tf->nitems; k++) {
+            mt_item_t *item = &tf->items[k];
 
-            if (tf[i]->error || item->matched) {
+            if (tf->error || item->matched) {
                 continue;
             }
             problems++;
@@ -660,7 +660,7 @@ int mt_resolve_check_unmatched(server_rec *s_main)
                          "): target_hash of %s "
                          "(key %s) matches no certificate of any virtual "
                          "host%s",
-                         tf[i]->path, TACK_WHERE(tf[i]->where),
+                         tf->path, TACK_WHERE(tf->where),
                          mt_item_name(s_main->process->pconf, item),
                          item->fingerprint, mt_strict() ? "" : "; not served");
         }

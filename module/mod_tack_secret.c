@@ -403,11 +403,11 @@ static void mt_secret_child_init(apr_pool_t *p, server_rec *s_main)
     server_rec *s;
 
     for (s = s_main; s; s = s->next) {
-        const mt_conf_t *conf = mt_conf_get(s);
+        const char *pw = mt_conf_sign(mt_conf_get(s))->pw;
         char *v;
 
-        if (conf->sign_pw && !strncmp(conf->sign_pw, "env:", 4) &&
-            (v = getenv(conf->sign_pw + 4)) != NULL && *v) {
+        if (pw && !strncmp(pw, "env:", 4) && (v = getenv(pw + 4)) != NULL &&
+            *v) {
             OPENSSL_cleanse(v, strlen(v));
         }
     }

@@ -329,16 +329,15 @@ static int mt_setup_serverinfo(server_rec *s, const mt_tree_certs_t *tc)
  * out because they expired (a warning: a condition of time). */
 static void mt_setup_warn_expired(server_rec *s, const mt_conf_t *conf)
 {
-    mt_file_t **f = mt_elts(conf->files);
-    int i;
+    const mt_file_t *f;
 
-    for (i = 0; i < mt_nelts(conf->files); i++) {
-        if (f[i]->error && f[i]->expired) {
+    for (f = conf->files; f; f = f->next) {
+        if (f->error && f->expired) {
             ap_log_error(APLOG_MARK, APLOG_WARNING, 0, s,
                          "TACK00024: %s (" TACK_WHERE_FMT "); left out: sign "
                          "a new one (an expired TACK is warned about, not "
                          "refused)",
-                         f[i]->error, TACK_WHERE(f[i]->where));
+                         f->error, TACK_WHERE(f->where));
         }
     }
 }
@@ -481,7 +480,7 @@ static int mt_setup_vhost(apr_pool_t *p, apr_pool_t *tmp, server_rec *s,
 
     problems = mt_resolve(tmp, s, conf, certs, n, known, &sel);
     if (ctx) {
-        if (conf->sign_key && *conf->sign_key) {
+        if (mt_conf_signs(conf)) {
             mt_md_mark_fallback(tmp, s, &sel);
         }
         mt_sign_vhost(p, s, conf, &sel);
@@ -506,7 +505,7 @@ static int mt_setup_vhost(apr_pool_t *p, apr_pool_t *tmp, server_rec *s,
     mt_resolve_warn_expiry(s, &sel);
     mt_resolve_warn_partial(s, conf, &sel);
     mt_warn_tls13_only(s, tls13_only, &sel);
-    if (!problems && (ctx || !(conf->sign_key && *conf->sign_key))) {
+    if (!problems && (ctx || !mt_conf_signs(conf))) {
         /* not when a problem of its own was said (a TACK left out), nor
          * under -t where a TackSigningKey signs them at the start */
         mt_warn_required(s, &sel);
@@ -634,7 +633,7 @@ int mt_setup_check(apr_pool_t *pconf, apr_pool_t *plog, apr_pool_t *ptemp,
         if (s == s_main || s->is_virtual) {
             mt_setup_warn_expired(s, conf);
         }
-        has_tacks = mt_nelts(conf->files) || mt_nelts(conf->server_files);
+        has_tacks = conf->files || conf->server_files;
         has_own = has_tacks || mt_nelts(conf->sigfiles);
         if (!has_own && !conf->store && !mt_guard_remembers(s)) {
             continue; /* nothing to check: leave its certificates alone */

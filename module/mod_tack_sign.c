@@ -129,10 +129,8 @@ mt_item_t *mt_sign_one(apr_pool_t *p, server_rec *s, const mt_conf_t *conf,
         return NULL; /* the signer is gone: said once (sg->error) */
     }
     memset(&tack, 0, sizeof(tack));
-    tack.min_generation =
-        (uint8_t)(conf->sign_gen == TACK_UNSET ? 0 : conf->sign_min_gen);
-    tack.generation =
-        (uint8_t)(conf->sign_gen == TACK_UNSET ? 0 : conf->sign_gen);
+    tack.min_generation = (uint8_t)mt_conf_sign_gen(conf, 1);
+    tack.generation = (uint8_t)mt_conf_sign_gen(conf, 0);
     /* Never below what clients of the name saw under this key: they
      * would refuse it (certificate_revoked). */
     floor = mt_guard_floor(s, cert->key_type, sg->pub);
@@ -218,8 +216,8 @@ mt_item_t *mt_sign_one(apr_pool_t *p, server_rec *s, const mt_conf_t *conf,
     } else {
         sg->nkept++;
     }
-    item = mt_load_item(p, s, "TackSigningKey", path, conf->sign_key_where,
-                        written, &tack);
+    item = mt_load_item(p, s, "TackSigningKey", path,
+                        mt_conf_sign(conf)->key_where, written, &tack);
     apr_hash_set(tb->done, apr_pmemdup(tb->pool, id, sizeof(id)), sizeof(id),
                  item);
     sg->nsigned++;
@@ -461,8 +459,7 @@ void mt_sign_vhost(apr_pool_t *p, server_rec *s, const mt_conf_t *conf,
     size_t j;
     int c;
 
-    if (!conf->sign_key || !*conf->sign_key || mt_strict() || mt_quiet() ||
-        !sel->ncerts) {
+    if (!mt_conf_signs(conf) || mt_strict() || mt_quiet() || !sel->ncerts) {
         return;
     }
     sg = mt_signer_get(s, conf);
@@ -493,7 +490,7 @@ const uint8_t *mt_sign_public(server_rec *s, const mt_conf_t *conf)
 {
     mt_signer_t *sg;
 
-    if (!conf->sign_key || !*conf->sign_key || mt_quiet()) {
+    if (!mt_conf_signs(conf) || mt_quiet()) {
         return NULL; /* nothing is signed in the discarded first pass */
     }
     sg = mt_signer_get(s, conf);
@@ -509,7 +506,7 @@ int mt_sign_check(apr_pool_t *ptemp, server_rec *s_main)
         mt_conf_t *conf = mt_conf_get(s);
         mt_signer_t *sg;
 
-        if (!conf->sign_key || !*conf->sign_key) {
+        if (!mt_conf_signs(conf)) {
             continue;
         }
         sg = mt_signer_get(s, conf);

@@ -609,13 +609,15 @@ tack_status_t mt_signer_sign(mt_signer_t *sg, tack_t *tack)
 /* mt_signer_id names the signer of |conf|: its key and password source. */
 static const char *mt_signer_id(apr_pool_t *p, const mt_conf_t *conf)
 {
-    return apr_pstrcat(p, conf->sign_key, "\n",
-                       conf->sign_pw ? conf->sign_pw : "", NULL);
+    const mt_sign_conf_t *sign = mt_conf_sign(conf);
+
+    return apr_pstrcat(p, sign->key, "\n", sign->pw ? sign->pw : "", NULL);
 }
 
 mt_signer_t *mt_signer_add(server_rec *s, const mt_conf_t *conf, int *created)
 {
     mt_signers_t *sgs = mt_signer_part();
+    const mt_sign_conf_t *sign = mt_conf_sign(conf);
     const char *id;
     mt_signer_t *sg;
 
@@ -640,10 +642,10 @@ mt_signer_t *mt_signer_add(server_rec *s, const mt_conf_t *conf, int *created)
         return sg;
     }
     sg = apr_pcalloc(sgs->pool, sizeof(*sg));
-    sg->key = conf->sign_key;
-    sg->pw = conf->sign_pw;
-    sg->where = conf->sign_key_where;
-    sg->pw_where = conf->sign_pw_where;
+    sg->key = sign->key;
+    sg->pw = sign->pw;
+    sg->where = sign->key_where;
+    sg->pw_where = sign->pw_where;
     sg->fd = -1;
     apr_hash_set(sgs->signers, id, APR_HASH_KEY_STRING, sg);
     *created = 1;

@@ -418,8 +418,8 @@ static const mt_item_t *mt_status_late_item(apr_pool_t *p, const mt_rt_t *rt,
                            ? mt_store_path(p, rt->store, slot->cert)
                            : NULL;
     mt_item_t *it = mt_load_item(
-        p, rt->s, "TackSigningKey", path ? path : conf->sign_key,
-        conf->sign_key_where, path ? rt->store : NULL, &late->tack);
+        p, rt->s, "TackSigningKey", path ? path : mt_conf_sign(conf)->key,
+        mt_conf_sign(conf)->key_where, path ? rt->store : NULL, &late->tack);
 
     it->ends_with_cert = 1;
     return it;
@@ -452,6 +452,7 @@ static void mt_problems_waiting(mt_pass_t *ps, int k)
     apr_time_t now = apr_time_now(),
                failed = mt_background_last_error(error, sizeof(error));
     long waited = (long)apr_time_sec(now - since);
+    const char *key = mt_conf_sign(mt_conf_get(ps->rt->s))->key;
 
     mt_emit(ps,
             failed || waited > 2 * mt_signer_retry_secs()
@@ -461,8 +462,7 @@ static void mt_problems_waiting(mt_pass_t *ps, int k)
             apr_psprintf(ps->p,
                          "waits for its TACK from TackSigningKey %s since %s "
                          "(%s), served without one until then%s%s",
-                         mt_utf8(ps->p, mt_conf_get(ps->rt->s)->sign_key),
-                         mt_status_iso_time(ps->p, since),
+                         mt_utf8(ps->p, key), mt_status_iso_time(ps->p, since),
                          mt_duration(ps->p, waited), failed ? ": " : "",
                          failed ? mt_utf8(ps->p, error) : ""));
 }
