@@ -105,15 +105,13 @@ mt_rt_t *mt_handshake_build(apr_pool_t *p, server_rec *s, const mt_sel_t *sel)
     rt->store = sel->store;
     rt->nsigs = sel->nsigs;
     if (sel->nsigs) {
-        const char **keys = apr_palloc(p, sel->nsigs * sizeof(*keys));
-        const char **files = apr_palloc(p, sel->nsigs * sizeof(*files));
+        const char **sigs = apr_palloc(p, 2 * sel->nsigs * sizeof(*sigs));
 
         for (k = 0; k < sel->nsigs; k++) {
-            keys[k] = sel->sigfiles[k]->fingerprints[sel->sigidx[k]];
-            files[k] = sel->sigfiles[k]->path;
+            sigs[2 * k] = sel->sigfiles[k]->fingerprints[sel->sigidx[k]];
+            sigs[2 * k + 1] = sel->sigfiles[k]->path;
         }
-        rt->sig_keys = keys;
-        rt->sig_files = files;
+        rt->sigs = sigs;
     }
     /* Sized by count, as the rest: at 10,000 vhosts every byte per vhost
      * is 10 KB in the parent and again in each child (bench/findings.md). */
@@ -129,7 +127,6 @@ mt_rt_t *mt_handshake_build(apr_pool_t *p, server_rec *s, const mt_sel_t *sel)
 
         slot->cert = sel->certs[c].x509;
         slot->lapsed = sel->certs[c].ntacks ? NULL : sel->certs[c].lapsed;
-        slot->key_type = sel->certs[c].key_type;
         slot->ntacks = sel->certs[c].ntacks;
         for (i = 0; i < slot->ntacks; i++) {
             slot->tacks[i] = sel->certs[c].tacks[i];
@@ -218,7 +215,7 @@ mt_log_answer(SSL *ssl, conn_rec *c, const mt_rt_t *rt, const mt_slot_t *slot,
                    "(%u live), %" APR_SIZE_T_FMT " break signature(s); "
                    "answer %" APR_SIZE_T_FMT " bytes%s",
                    mt_rt_name(rt, name), SSL_get_version(ssl),
-                   slot->cert ? slot->key_type : "unknown",
+                   slot->cert ? mt_slot_key_type(slot) : "unknown",
                    mt_slot_subject(slot, subject),
                    late || slot->ntacks ? "TACK key " : "no TACK",
                    late           ? answer->served
@@ -367,4 +364,11 @@ const char *mt_slot_subject(const mt_slot_t *slot, char buf[TACK_SUBJECT_SIZE])
         tack_cert_name(slot->cert, buf, TACK_SUBJECT_SIZE);
     }
     return buf;
+}
+
+const char *mt_slot_key_type(const mt_slot_t *slot)
+{
+    return slot->cert ? mt_key_type_name(
+                            EVP_PKEY_get_base_id(X509_get0_pubkey(slot->cert)))
+                      : NULL;
 }

@@ -211,10 +211,10 @@ static const char *mt_prom_cert_labels(apr_pool_t *p, const char *vhost,
         return apr_pstrcat(p, "vhost=\"", vhost,
                            "\",key_type=\"other\",subject=\"\"", NULL);
     }
-    return apr_pstrcat(p, "vhost=\"", vhost, "\",key_type=\"",
-                       mt_prom_label(p, slot->key_type), "\",subject=\"",
-                       mt_prom_label(p, mt_slot_subject(slot, subject)), "\"",
-                       NULL);
+    return apr_pstrcat(
+        p, "vhost=\"", vhost, "\",key_type=\"",
+        mt_prom_label(p, mt_slot_key_type(slot)), "\",subject=\"",
+        mt_prom_label(p, mt_slot_subject(slot, subject)), "\"", NULL);
 }
 
 static void mt_prom_vhost(request_rec *r, apr_pool_t *p,

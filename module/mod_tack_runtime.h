@@ -19,7 +19,6 @@ typedef struct {
  * unexpired TACKs (bit i: tacks[i]). */
 struct mt_slot {
     X509 *cert; /* mod_ssl's, alive as long as this table */
-    const char *key_type;
     const mt_item_t *tacks[TACK_EXT02_MAX_TACKS];
     const mt_body_t *bodies;
     mt_ctr_t *ctr;
@@ -35,9 +34,9 @@ struct mt_slot {
 struct mt_rt {
     server_rec *s; /* its name for log lines: mt_rt_name */
     const mt_store_t *store;
-    const char *const *sig_keys;  /* nsigs fingerprints */
-    const char *const *sig_files; /* where each is from */
-    mt_slot_t *slots;             /* nslots */
+    /* nsigs break signatures: a fingerprint, then the file it is from */
+    const char *const *sigs;
+    mt_slot_t *slots; /* nslots */
     /* for a certificate not in slots: the break signatures only, and its
      * counters (as a slot of its own it cost 96 bytes a vhost) */
     const mt_body_t *other;
@@ -80,6 +79,10 @@ static inline const mt_slot_t *mt_rt_slot(const mt_rt_t *rt, int k,
 /* mt_slot_subject writes the subject of |slot|'s certificate into |buf|
  * ("" for the last slot) and returns |buf|. */
 const char *mt_slot_subject(const mt_slot_t *slot, char buf[TACK_SUBJECT_SIZE]);
+
+/* mt_slot_key_type names the key type of |slot|'s certificate ("RSA",
+ * "ECDSA"...), read from it when said; NULL for the last slot. */
+const char *mt_slot_key_type(const mt_slot_t *slot);
 
 /* mt_handshake_build builds, in |p|, the table of |s| from |sel|;
  * mt_handshake_counters points its slots at |ctrs| (nslots, then the

@@ -67,8 +67,9 @@ static void mt_html_short(request_rec *r, apr_pool_t *p, const char *cls,
 static const char *mt_html_subject(apr_pool_t *p, const mt_slot_t *slot)
 {
     char subject[TACK_SUBJECT_SIZE];
+    const char *type = mt_slot_key_type(slot);
 
-    return apr_pstrcat(p, slot->key_type ? slot->key_type : "?", " ",
+    return apr_pstrcat(p, type ? type : "?", " ",
                        mt_slot_subject(slot, subject), NULL);
 }
 
@@ -234,8 +235,8 @@ static void mt_html_vhost_cells(request_rec *r, apr_pool_t *p,
     size_t j;
 
     for (j = 0; j < rt->nsigs; j++) {
-        sigs = apr_pstrcat(p, sigs, j ? "\n" : "", rt->sig_keys[j], " from ",
-                           rt->sig_files[j], NULL);
+        sigs = apr_pstrcat(p, sigs, j ? "\n" : "", rt->sigs[2 * j], " from ",
+                           rt->sigs[2 * j + 1], NULL);
     }
     ap_rprintf(r,
                "<td rowspan=\"%d\" class=\"v %s\" id=\"v%pp\">%s%s</td>"

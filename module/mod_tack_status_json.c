@@ -86,7 +86,7 @@ static json_t *mt_json_cert(apr_pool_t *p, const mt_rt_t *rt,
     tack_spki_hash(slot->cert, spki);
     return json_pack("{s:s, s:s?, s:s, s:o, s:o}", "subject",
                      mt_utf8(p, mt_slot_subject(slot, subject)), "key_type",
-                     mt_utf8(p, slot->key_type), "spki_sha256",
+                     mt_utf8(p, mt_slot_key_type(slot)), "spki_sha256",
                      mt_hex(p, spki, sizeof(spki)), "tacks", tacks,
                      "handshakes", ctrs);
 }
@@ -112,7 +112,8 @@ static void mt_json_problem(void *data, const mt_rt_t *rt,
                   mt_severity_name(pr->severity), "kind",
                   mt_utf8(jp->p, pr->kind), "certificate",
                   slot ? mt_utf8(jp->p, mt_slot_subject(slot, subject)) : NULL,
-                  "key_type", slot ? mt_utf8(jp->p, slot->key_type) : NULL,
+                  "key_type",
+                  slot ? mt_utf8(jp->p, mt_slot_key_type(slot)) : NULL,
                   "message", mt_utf8(jp->p, pr->message));
     if (json_array_append_new(jp->list, v)) {
         json_decref(jp->list);
@@ -146,8 +147,8 @@ static json_t *mt_json_sigs(apr_pool_t *p, const mt_rt_t *rt)
     for (j = 0; sigs && j < rt->nsigs; j++) {
         if (json_array_append_new(sigs,
                                   json_pack("{s:s, s:s}", "key",
-                                            mt_utf8(p, rt->sig_keys[j]), "file",
-                                            mt_utf8(p, rt->sig_files[j])))) {
+                                            mt_utf8(p, rt->sigs[2 * j]), "file",
+                                            mt_utf8(p, rt->sigs[2 * j + 1])))) {
             json_decref(sigs);
             sigs = NULL;
         }
