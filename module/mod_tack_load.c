@@ -222,12 +222,12 @@ typedef struct mt_vkey {
 
 typedef struct mt_vcache {
     apr_pool_t *pool;
-    /* The digests: open addressing, |cap| places (a power of two, at
-     * most three quarters used), found by their first bytes (SHA-256's:
-     * uniform).  36 bytes a digest, 48 to 96 with the free places: an
-     * apr_hash_t costs about 100 (its entry, the value, and the arrays it
-     * outgrew, all kept by the pool), paid in the parent and every child.
-     * malloc'd, so that an outgrown table is given back. */
+    /* The digests: open addressing, |cap| places (at most three quarters
+     * used; between passes, about that), found by their first bytes
+     * (SHA-256's: uniform).  36 bytes a digest, 48 with the free places:
+     * an apr_hash_t costs about 100 (its entry, the value, and the arrays
+     * it outgrew, all kept by the pool), paid in the parent and every
+     * child.  malloc'd, so that an outgrown table is given back. */
     mt_vent_t *ents;
     size_t cap, n;
     apr_hash_t *keys;    /* public key -> mt_vkey_t *, the generation's */
@@ -295,15 +295,15 @@ void mt_load_vcache_file(const char *state_file)
     vc->file = vc->file_set;
 }
 
-/* mt_vent_place returns the place of |digest| in |ents| (|cap| places),
- * or the free place where it would go. */
+/* mt_vent_place returns the place of |digest| in |ents| (|cap| places, a
+ * free one among them), or the free place where it would go. */
 static mt_vent_t *mt_vent_place(mt_vent_t *ents, size_t cap,
                                 const uint8_t *digest)
 {
     size_t i;
 
     memcpy(&i, digest, sizeof(i));
-    for (i &= cap - 1;; i = (i + 1) & (cap - 1)) {
+    for (i %= cap;; i = i + 1 < cap ? i + 1 : 0) {
         if (!ents[i].pass ||
             !memcmp(ents[i].digest, digest, SHA256_DIGEST_LENGTH)) {
             return &ents[i];
@@ -480,24 +480,27 @@ const char *mt_load_vcache_end(apr_pool_t *p, int say, int save)
     const char *problem = say ? vc->problem : NULL;
     unsigned char *buf, *at;
     tack_status_t st;
-    size_t i, n = 0, cap = 64;
+    size_t i, n = 0, cap;
     int err;
 
     if (say) {
         vc->problem = NULL;
     }
     /* What this pass did not use is dropped: the table is made anew,
-     * sized to what is kept (out of memory, the old entries stay: each
-     * was verified, so a hit on one is still a true answer). */
+     * sized to what is kept, three quarters full (grown by doubling while
+     * the pass added, it was up to five eighths empty: 36 bytes a place,
+     * kept in the parent and every child).  Out of memory, the old
+     * entries stay: each was verified, so a hit on one is still a true
+     * answer. */
     for (i = 0; i < vc->cap; i++) {
         n += vc->ents[i].pass == vc->pass;
     }
+    cap = n * 4 / 3 + 1 > 64 ? n * 4 / 3 + 1 : 64;
     if (n < vc->n) {
-        while (n * 4 > cap * 3) {
-            cap *= 2;
-        }
-        mt_vent_rehash(vc, cap, vc->pass);
         vc->dirty = 1;
+    }
+    if (n < vc->n || cap < vc->cap) {
+        mt_vent_rehash(vc, cap, vc->pass);
     }
     if (!save || !vc->dirty || n > MT_VFILE_MAX) {
         return problem;
