@@ -676,17 +676,17 @@ static void mt_recover_floor(apr_pool_t *p, server_rec *s, mt_sel_t *sel,
             mt_memory_keys(apr_psprintf(gd->pool, "%s %s",
                                         APR_ARRAY_IDX(names, i, const char *),
                                         cert->key_type ? cert->key_type : "?")),
-            MT_ITEM_TACK(low)->public_key, now, &m);
+            mt_item_key(low), now, &m);
         if (f > floor) {
             floor = f;
         }
         if (f >= 0 && m->has_tack &&
             tack_parse(&good, m->tack, TACK_LEN) == TACK_OK &&
-            good.generation > MT_ITEM_TACK(low)->generation) {
+            good.generation > mt_item_gen(low)) {
             best = m;
         }
     }
-    if (MT_ITEM_TACK(low)->generation >= floor || !best ||
+    if (mt_item_gen(low) >= floor || !best ||
         tack_parse(&good, best->tack, TACK_LEN) != TACK_OK ||
         good.generation < floor ||
         tack_check_target_hash(&good, cert->hash) != TACK_OK ||
@@ -710,7 +710,7 @@ static void mt_recover_floor(apr_pool_t *p, server_rec *s, mt_sel_t *sel,
         "generation %u, is served again from TackStateFile %s (it "
         "expires %s): sign one at generation %d (" TACK_PROG " sign -g %d)",
         mt_vhost_name_buf(s, name), cert->label, low->file->kind,
-        low->file->path, low->fingerprint, MT_ITEM_TACK(low)->generation, floor,
+        low->file->path, low->fingerprint, mt_item_gen(low), floor,
         good.generation, item->file->path, MT_ITEM_EXPIRY(item), floor, floor);
 }
 

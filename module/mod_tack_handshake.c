@@ -113,12 +113,12 @@ mt_rt_t *mt_handshake_build(apr_pool_t *p, server_rec *s, const mt_sel_t *sel)
         }
         rt->sigs = sigs;
     }
-    /* Sized by count, as the rest: at 10,000 vhosts every byte per vhost
-     * is 10 KB in the parent and again in each child (bench/findings.md). */
     /* No TACK, the break signatures only: the body for a certificate the
      * table does not know, and every slot's bodies[0] (one copy of the
      * bytes: a vhost with break signatures paid for three) */
     other = mt_body_build(p, s, sel, NULL, 0);
+    /* Sized by count, as the rest: at 10,000 vhosts every byte per vhost
+     * is 10 KB in the parent and again in each child (bench/findings.md). */
     rt->nslots = sel->ncerts;
     rt->slots = apr_pcalloc(p, sizeof(mt_slot_t) * sel->ncerts); /* not NULL */
     for (c = 0; c < sel->ncerts; c++) {

@@ -134,13 +134,13 @@ static apr_int64_t mt_v_left(const mt_rt_t *rt, const mt_slot_t *slot,
 static apr_int64_t mt_v_gen(const mt_rt_t *rt, const mt_slot_t *slot,
                             const mt_item_t *item, time_t now)
 {
-    return MT_ITEM_TACK(item)->generation;
+    return mt_item_gen(item);
 }
 
 static apr_int64_t mt_v_min_gen(const mt_rt_t *rt, const mt_slot_t *slot,
                                 const mt_item_t *item, time_t now)
 {
-    return MT_ITEM_TACK(item)->min_generation;
+    return mt_item_min_gen(item);
 }
 
 static apr_int64_t mt_v_activates(const mt_rt_t *rt, const mt_slot_t *slot,

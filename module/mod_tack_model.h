@@ -38,15 +38,33 @@ static inline const tack_t *mt_item_tack(const struct mt_item *it, tack_t *t)
     return t;
 }
 
-/* Its TACK's public key and target_hash, read in place: the fields are at
- * fixed offsets of the wire form (tack-protocol.md, "TACK"). */
+/* Its TACK's fields read in place, at their fixed offsets in the wire
+ * form (tack-protocol.md, "TACK"): no decoding for one field. */
 static inline const uint8_t *mt_item_key(const struct mt_item *it)
 {
     return it->wire;
 }
+static inline int mt_item_min_gen(const struct mt_item *it)
+{
+    return it->wire[TACK_KEY_LEN];
+}
+static inline int mt_item_gen(const struct mt_item *it)
+{
+    return it->wire[TACK_KEY_LEN + 1];
+}
+static inline uint32_t mt_item_expiration(const struct mt_item *it)
+{
+    return (uint32_t)(it->expires / 60); /* minutes, as on the wire */
+}
 static inline const uint8_t *mt_item_target(const struct mt_item *it)
 {
     return it->wire + TACK_KEY_LEN + 2 + 4;
+}
+/* mt_item_targets says whether |it|'s target_hash is |spki_hash|. */
+static inline int mt_item_targets(const struct mt_item *it,
+                                  const uint8_t *spki_hash)
+{
+    return CRYPTO_memcmp(mt_item_target(it), spki_hash, TACK_HASH_LEN) == 0;
 }
 
 /* MT_ITEM_EXPIRY(it) is |it|'s expiration as text ("2027-01-02T03:04Z"),
@@ -55,7 +73,7 @@ static inline const uint8_t *mt_item_target(const struct mt_item *it)
 static inline const char *mt_item_expiry(const struct mt_item *it,
                                          char buf[TACK_TIME_SIZE])
 {
-    tack_time_format((uint32_t)(it->expires / 60), buf);
+    tack_time_format(mt_item_expiration(it), buf);
     return buf;
 }
 

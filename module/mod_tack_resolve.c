@@ -174,7 +174,7 @@ static int mt_resolve_item(apr_pool_t *p, server_rec *s, mt_sel_t *out,
     for (c = 0; c < out->ncerts; c++) {
         mt_certsel_t *cert = &out->certs[c];
 
-        if (tack_check_target_hash(MT_ITEM_TACK(item), cert->hash) != TACK_OK) {
+        if (!mt_item_targets(item, cert->hash)) {
             continue;
         }
         hit = 1;
@@ -192,7 +192,7 @@ static int mt_resolve_item(apr_pool_t *p, server_rec *s, mt_sel_t *out,
             "matches none of the vhost's certificates (%s); sign one for the "
             "certificate in use: " TACK_PROG " sign -k KEY -c CERT -o %s",
             f->path, TACK_WHERE(f->where),
-            mt_hex(p, MT_ITEM_TACK(item)->target_hash, TACK_HASH_LEN),
+            mt_hex(p, mt_item_target(item), TACK_HASH_LEN),
             mt_item_name(p, item), item->fingerprint,
             out->ncerts ? mt_cert_list(p, out->certs, out->ncerts) : "none",
             f->path);
@@ -370,8 +370,7 @@ static const mt_item_t *mt_lapsed_in(const mt_file_t *files,
 
     for (f = files; f; f = f->next) {
         for (k = 0; f->error && k < f->expired; k++) {
-            if (tack_check_target_hash(MT_ITEM_TACK(&f->items[k]),
-                                       cert->hash) == TACK_OK) {
+            if (mt_item_targets(&f->items[k], cert->hash)) {
                 return &f->items[k];
             }
         }
@@ -513,7 +512,7 @@ void mt_resolve_mark_cert_bound(const mt_sel_t *sel)
         for (k = 0; end && k < sel->certs[c].ntacks; k++) {
             mt_item_t *item = sel->certs[c].tacks[k];
 
-            if ((uint32_t)(end / 60) <= MT_ITEM_TACK(item)->expiration) {
+            if ((uint32_t)(end / 60) <= mt_item_expiration(item)) {
                 /* the certificate's expiry comes first, and a renewed
                  * certificate needs a new TACK anyway: no warning */
                 item->ends_with_cert = 1;

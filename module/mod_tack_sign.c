@@ -366,7 +366,7 @@ static void mt_sign_cert(apr_pool_t *p, server_rec *s, const mt_conf_t *conf,
         return;
     }
     if (mine >= 0 &&
-        (uint32_t)(end / 60) <= MT_ITEM_TACK(cert->tacks[mine])->expiration) {
+        (uint32_t)(end / 60) <= mt_item_expiration(cert->tacks[mine])) {
         return; /* the certificate ends first: a new TACK would gain nothing */
     }
     if (due) {

@@ -196,9 +196,8 @@ static void mt_html_tacks(request_rec *r, apr_pool_t *p, const mt_rt_t *rt,
                 ap_rprintf(r, "<code>%s</code>%s", mt_esc(p, it->fingerprint),
                            it->file->inactive ? " (inactive)" : "");
             } else if (c == 1) {
-                ap_rprintf(r, "%u/%u",
-                           (unsigned)MT_ITEM_TACK(it)->min_generation,
-                           (unsigned)MT_ITEM_TACK(it)->generation);
+                ap_rprintf(r, "%u/%u", (unsigned)mt_item_min_gen(it),
+                           (unsigned)mt_item_gen(it));
             } else if (c == 2) {
                 ap_rprintf(r, "<span title=\"%s\">%.10s</span>",
                            mt_esc(p, MT_ITEM_EXPIRY(it)),
@@ -214,8 +213,7 @@ static void mt_html_tacks(request_rec *r, apr_pool_t *p, const mt_rt_t *rt,
                 mt_html_short2(r, p, "e f", file ? file + 1 : it->file->path,
                                it->file->path);
             } else {
-                const char *hex =
-                    mt_hex(p, MT_ITEM_TACK(it)->target_hash, TACK_HASH_LEN);
+                const char *hex = mt_hex(p, mt_item_target(it), TACK_HASH_LEN);
 
                 ap_rprintf(r, "<code title=\"%s\">%.*s&hellip;</code>", hex,
                            TACK_HTML_HASH_SHOWN, hex);

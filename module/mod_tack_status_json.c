@@ -49,15 +49,14 @@ static json_t *mt_json_tack(apr_pool_t *p, const mt_rt_t *rt,
 {
     return json_pack("{s:s, s:i, s:i, s:s, s:I, s:b, s:s, s:s, s:s, s:b}",
                      "key", mt_utf8(p, item->fingerprint), "min_generation",
-                     (int)MT_ITEM_TACK(item)->min_generation, "generation",
-                     (int)MT_ITEM_TACK(item)->generation, "expires",
+                     (int)mt_item_min_gen(item), "generation",
+                     (int)mt_item_gen(item), "expires",
                      mt_utf8(p, MT_ITEM_EXPIRY(item)), "days_left",
                      (json_int_t)mt_days_left(item->expires, now), "expired",
                      item->expires <= now, "target_hash",
-                     mt_hex(p, MT_ITEM_TACK(item)->target_hash, TACK_HASH_LEN),
-                     "file", mt_utf8(p, item->file->path), "source",
-                     item->file->kind, "activates_pins",
-                     mt_status_activates_pins(rt, item));
+                     mt_hex(p, mt_item_target(item), TACK_HASH_LEN), "file",
+                     mt_utf8(p, item->file->path), "source", item->file->kind,
+                     "activates_pins", mt_status_activates_pins(rt, item));
 }
 
 static json_t *mt_json_cert(apr_pool_t *p, const mt_rt_t *rt,

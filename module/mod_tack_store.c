@@ -804,7 +804,7 @@ static int mt_store_superseded(const mt_item_t *old, const tack_t *tack,
     return (old->file->nitems == 1 || old->file->expired == 1) &&
            strcmp(old->file->path, path) != 0 &&
            mt_key_equal(mt_item_key(old), tack->public_key) &&
-           MT_ITEM_TACK(old)->expiration <= tack->expiration;
+           mt_item_expiration(old) <= tack->expiration;
 }
 
 /* mt_store_remove removes |old|'s file, superseded by |path|: logged. */
